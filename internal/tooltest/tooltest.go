@@ -1,0 +1,63 @@
+// Package tooltest lets tests depend on external validators (fsck.fat, mtools,
+// sleuthkit, GNU ar, llvm-ar, Debian's makefs, cc) without making them a hard
+// requirement on a developer's machine.
+//
+// A test that needs a tool calls Need. Where the tool is missing the test is
+// skipped with a message naming the tool and the Debian package that provides
+// it, unless the environment variable FIXTUREGEN_REQUIRE_TOOLS is set to 1, as
+// .ci/run does: then the test fails, so that CI can never pass by skipping.
+package tooltest
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns a missing tool from a
+// skip into a failure.
+const RequireEnv = "FIXTUREGEN_REQUIRE_TOOLS"
+
+// packages maps a command to the Debian package that installs it, for the
+// skip message.
+var packages = map[string]string{
+	"fsck.fat": "dosfstools",
+	"mkfs.fat": "dosfstools",
+	"mcopy":    "mtools",
+	"mdir":     "mtools",
+	"mmd":      "mtools",
+	"fls":      "sleuthkit",
+	"fsstat":   "sleuthkit",
+	"istat":    "sleuthkit",
+	"icat":     "sleuthkit",
+	"makefs":   "makefs",
+	"ar":       "binutils",
+	"nm":       "binutils",
+	"ranlib":   "binutils",
+	"llvm-ar":  "llvm",
+	"llvm-nm":  "llvm",
+	"cc":       "gcc",
+	"gcc":      "gcc",
+}
+
+// Required reports whether missing tools fail tests instead of skipping them.
+func Required() bool { return os.Getenv(RequireEnv) == "1" }
+
+// Need returns the path of the named command. When it cannot be found the
+// test is skipped, or failed when FIXTUREGEN_REQUIRE_TOOLS=1.
+func Need(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	msg := name + " not found in PATH"
+	if pkg, ok := packages[name]; ok {
+		msg += " (apt-get install " + pkg + ")"
+	}
+	if Required() {
+		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
+	}
+	t.Skipf("skipping: %s; set %s=1 to make this a failure", msg, RequireEnv)
+	return ""
+}
