@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func init() {
+	register(command{
+		Name:    "help",
+		Usage:   "help [command]",
+		Summary: "show the list of commands, or the usage of one",
+		Run:     runHelp,
+	})
+}
+
+// printUsage writes the program's usage and the list of commands to w.
+func printUsage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("usage: fixturegen <command> [arguments]\n\n")
+	b.WriteString("fixturegen builds FAT and FFS images and ar archives reproducibly,\n")
+	b.WriteString("as FreeBSD makefs(8) and ar(1) would.\n\nCommands:\n")
+	width := 0
+	list := sortedCommands()
+	for _, c := range list {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range list {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.Name, c.Summary)
+	}
+	b.WriteString("\nRun 'fixturegen help <command>' for the usage of a command.\n")
+	io.WriteString(w, b.String())
+}
+
+// runHelp prints the usage of the program, or of the command named in args,
+// to standard output.
+func runHelp(e *env, args []string) error {
+	switch len(args) {
+	case 0:
+		printUsage(e.Stdout)
+		return nil
+	case 1:
+	default:
+		return usagef("help: too many arguments")
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		return fmt.Errorf("help: unknown command %q; run 'fixturegen help' for the list", args[0])
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: fixturegen %s\n\n%s\n", c.Usage, capitalize(c.Summary)+".")
+	if c.Help != "" {
+		b.WriteString("\n")
+		b.WriteString(strings.TrimLeft(c.Help, "\n"))
+		if !strings.HasSuffix(c.Help, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	if c.Name == "makefs" {
+		b.WriteString("\n")
+		b.WriteString(makefsTypesHelp())
+	}
+	_, err := io.WriteString(e.Stdout, b.String())
+	return err
+}
+
+// capitalize upper-cases the first letter of an ASCII sentence.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

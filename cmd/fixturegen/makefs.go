@@ -1,0 +1,342 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The makefs command accepts the command line of FreeBSD makefs(8):
+//
+//	makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile]
+//	       [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir]
+//	       [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size]
+//	       [-s image-size] [-T timestamp] [-t fs-type]
+//	       image-file directory|manifest [extra-directory ...]
+//
+// makefs.go parses it into a makefsArgs; each file system type registers a
+// makefsType (makefs_msdos.go, makefs_ffs.go) that builds the image.
+
+func init() {
+	register(command{
+		Name:    "makefs",
+		Usage:   "makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile] [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir] [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size] [-s image-size] [-T timestamp] [-t fs-type] image-file directory|manifest [extra-directory ...]",
+		Summary: "create a file system image from a directory tree, as makefs(8) does",
+		Help:    makefsHelp,
+		Run:     runMakefs,
+	})
+}
+
+const makefsHelp = `Options are those of FreeBSD makefs(8); -o takes the options of the
+file system type, comma-separated, as key or key=value.
+
+Sizes (-s -m -M -O -R -S -b -f) are decimal numbers of bytes with an
+optional suffix: b (512), k (1024), m (1024^2), g (1024^3), t (1024^4)
+or w (4, the size of an int); "AxB" is the product of A and B. A '%'
+at the end of -b or -f asks for a percentage of the image size.
+
+-T takes a file, whose modification time is used, or else a number of
+seconds since the Epoch; without -T, SOURCE_DATE_EPOCH clamps times.
+`
+
+// makefsArgs is the parsed common makefs command line.
+type makefsArgs struct {
+	Env  *env
+	Type string     // -t, default "ffs"
+	Opts []fsOption // -o, repeatable, comma-separated key[=value] in command-line order
+
+	Size, MinSize, MaxSize, Offset, Roundup int64 // -s (sets min and max), -m, -M, -O, -R; 0 = unset
+	FreeBlocks, FreeFiles                   int64 // -b, -f
+	FreeBlocksPct, FreeFilesPct             int   // -b, -f with a '%' suffix
+
+	SectorSize int        // -S; 0 = unset
+	Timestamp  *time.Time // -T: a file's modification time, or seconds since the Epoch
+	Spec       string     // -F, absolute
+	Exclude    bool       // -x
+	Sparse     bool       // -Z (or the older -p)
+	ByteOrder  string     // -B, normalised to "be" or "le"; "" = unset
+	Dups       bool       // -D: duplicate paths in a manifest are not an error
+	Debug      int64      // -d debug mask (accepted, unused)
+	UserDB     string     // -N, absolute
+
+	Image    string   // image-file, absolute
+	Manifest string   // the second argument when it is an mtree manifest (absolute, or "-" for standard input)
+	Dirs     []string // source directories, absolute: the second argument when it is one, then every extra-directory
+}
+
+// fsOption is one key[=value] item of -o.
+type fsOption struct {
+	Key, Value string
+	HasValue   bool
+}
+
+// makefsType is a file system type that makefs -t can build.
+type makefsType struct {
+	Name string
+	Run  func(a *makefsArgs) error
+}
+
+var makefsTypes = map[string]makefsType{}
+
+// registerMakefsType adds a file system type; it is called from init
+// functions, and registering a name twice panics at start-up.
+func registerMakefsType(t makefsType) {
+	if _, dup := makefsTypes[t.Name]; dup {
+		panic("fixturegen: makefs type " + t.Name + " registered twice")
+	}
+	makefsTypes[t.Name] = t
+}
+
+// makefsTypesHelp lists the registered file system types.
+func makefsTypesHelp() string {
+	names := make([]string, 0, len(makefsTypes))
+	for n := range makefsTypes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "File system types: none yet.\n"
+	}
+	return "File system types: " + strings.Join(names, ", ") + ".\n"
+}
+
+func runMakefs(e *env, args []string) error {
+	a, err := parseMakefsArgs(e, args)
+	if err != nil {
+		return err
+	}
+	t, ok := makefsTypes[a.Type]
+	if !ok {
+		return fmt.Errorf("makefs: file system type %q is not supported", a.Type)
+	}
+	return t.Run(a)
+}
+
+// parseMakefsArgs parses the makefs command line as FreeBSD makefs does,
+// and checks that the sources exist. Errors in options are usage errors
+// that name the option.
+func parseMakefsArgs(e *env, args []string) (*makefsArgs, error) {
+	opts, rest, err := getopt("makefs", args, "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ")
+	if err != nil {
+		return nil, err
+	}
+	a := &makefsArgs{Env: e, Type: "ffs"}
+	for _, o := range opts {
+		if err := a.setOption(o.Name, o.Arg); err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) < 2 {
+		return nil, usagef("makefs: missing image-file or directory")
+	}
+	if a.Exclude && a.Spec == "" {
+		return nil, usagef("makefs: -x requires -F mtree-specfile")
+	}
+	a.Image = e.abs(rest[0])
+	for i, src := range rest[1:] {
+		if i == 0 && src == "-" {
+			a.Manifest = "-"
+			continue
+		}
+		path := e.abs(src)
+		fi, err := os.Stat(path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("makefs: cannot stat %q: %v", src, err)
+		}
+		switch {
+		case fi.IsDir():
+			a.Dirs = append(a.Dirs, path)
+		case i == 0 && fi.Mode().IsRegular():
+			a.Manifest = path
+		case i == 0:
+			return nil, fmt.Errorf("makefs: %q: not a file or directory", src)
+		default:
+			return nil, fmt.Errorf("makefs: %q: not a directory", src)
+		}
+	}
+	return a, nil
+}
+
+// setOption applies one command-line option.
+func (a *makefsArgs) setOption(name byte, arg string) error {
+	e := a.Env
+	bad := func(err error) error { return usagef("makefs: -%c %s: %v", name, arg, err) }
+	size := func(min, max int64) (int64, error) {
+		n, err := parseSize(arg)
+		if err == nil && (n < min || n > max) {
+			err = fmt.Errorf("must be between %d and %d", min, max)
+		}
+		if err != nil {
+			return 0, bad(err)
+		}
+		return n, nil
+	}
+	var err error
+	switch name {
+	case 'B':
+		switch arg {
+		case "be", "4321", "big":
+			a.ByteOrder = "be"
+		case "le", "1234", "little":
+			a.ByteOrder = "le"
+		default:
+			return bad(errors.New("invalid byte order (want be, 4321, big, le, 1234 or little)"))
+		}
+	case 'b', 'f':
+		var n int64
+		pct := strings.HasSuffix(arg, "%")
+		if pct {
+			n, err = parseSize(strings.TrimSuffix(arg, "%"))
+			if err == nil && n > 99 {
+				err = errors.New("percentage must be between 0 and 99")
+			}
+			if err != nil {
+				return bad(err)
+			}
+		} else if n, err = size(0, math.MaxInt64); err != nil {
+			return err
+		}
+		switch {
+		case name == 'b' && pct:
+			a.FreeBlocksPct = int(n)
+		case name == 'b':
+			a.FreeBlocks = n
+		case pct:
+			a.FreeFilesPct = int(n)
+		default:
+			a.FreeFiles = n
+		}
+	case 'D':
+		a.Dups = true
+	case 'd':
+		if a.Debug, err = strconv.ParseInt(arg, 0, 64); err != nil {
+			return bad(errors.New("invalid debug mask"))
+		}
+	case 'F':
+		a.Spec = e.abs(arg)
+	case 'M':
+		a.MinSize, err = size(1, math.MaxInt64)
+	case 'm':
+		a.MaxSize, err = size(1, math.MaxInt64)
+	case 'N':
+		a.UserDB = e.abs(arg)
+	case 'O':
+		a.Offset, err = size(0, math.MaxInt64)
+	case 'o':
+		for item := range strings.SplitSeq(arg, ",") {
+			if item == "" {
+				return bad(errors.New("empty option"))
+			}
+			k, v, has := strings.Cut(item, "=")
+			a.Opts = append(a.Opts, fsOption{Key: k, Value: v, HasValue: has})
+		}
+	case 'p', 'Z':
+		a.Sparse = true
+	case 'R':
+		a.Roundup, err = size(0, math.MaxInt64)
+	case 's':
+		a.Size, err = size(1, math.MaxInt64)
+		a.MinSize, a.MaxSize = a.Size, a.Size
+	case 'S':
+		var n int64
+		n, err = size(1, math.MaxInt32)
+		a.SectorSize = int(n)
+	case 't':
+		a.Type = arg
+	case 'T':
+		t, terr := parseTimestamp(e, arg)
+		if terr != nil {
+			return bad(terr)
+		}
+		a.Timestamp = &t
+	case 'x':
+		a.Exclude = true
+	}
+	return err
+}
+
+// parseTimestamp reads the argument of -T as makefs does: the modification
+// time of the file arg names if it exists, or else a number of seconds since
+// the Epoch (decimal, or 0x hex or 0 octal, as strtoll base 0 reads it).
+func parseTimestamp(e *env, arg string) (time.Time, error) {
+	if fi, err := os.Stat(e.abs(arg)); err == nil {
+		return fi.ModTime().UTC(), nil
+	}
+	n, err := strconv.ParseInt(arg, 0, 64)
+	if err != nil {
+		return time.Time{}, errors.New("neither an existing file nor a number of seconds since the Epoch")
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
+
+// Errors of parseSize.
+var (
+	errSizeSyntax = errors.New("invalid size: want a decimal number with an optional suffix b, k, m, g, t or w, or a product AxB")
+	errSizeRange  = errors.New("size out of range")
+)
+
+// parseSize reads a size as makefs(8) does (strsuftoll in its sources): a
+// decimal number with an optional suffix b (512-byte blocks), k, m, g, t
+// (powers of 1024) or w (the 4 bytes of an int); two or more such numbers
+// joined by 'x' (or the older '*') give their product.
+func parseSize(s string) (int64, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, errSizeSyntax
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, errSizeRange
+	}
+	if i < len(s) {
+		var mul int64
+		switch s[i] {
+		case 'b':
+			mul = 512
+		case 'k':
+			mul = 1 << 10
+		case 'm':
+			mul = 1 << 20
+		case 'g':
+			mul = 1 << 30
+		case 't':
+			mul = 1 << 40
+		case 'w':
+			mul = 4
+		}
+		if mul != 0 {
+			if n > math.MaxInt64/mul {
+				return 0, errSizeRange
+			}
+			n *= mul
+			i++
+		}
+	}
+	if i == len(s) {
+		return n, nil
+	}
+	if s[i] != 'x' && s[i] != '*' {
+		return 0, errSizeSyntax
+	}
+	m, err := parseSize(s[i+1:])
+	if err != nil {
+		return 0, err
+	}
+	if m != 0 && n > math.MaxInt64/m {
+		return 0, errSizeRange
+	}
+	return n * m, nil
+}
