@@ -6,6 +6,7 @@ require (
 	github.com/magefile/mage v1.17.2 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )
 
 tool github.com/magefile/mage
