@@ -1,0 +1,56 @@
+// Package fstree is the source-tree model that fixturegen's image writers
+// lay out: a tree of nodes, each with a name, type, mode, owner, times,
+// size, link target, device number, file flags, hard-link group and a
+// source for its contents.
+//
+// A tree comes from a host directory (WalkDir, which uses lstat and never
+// follows symbolic links), from an io/fs.FS (FromFS), from an mtree(5)
+// specification merged into either (ApplySpec, as makefs -F does), or from
+// a specification alone (ApplySpec with a nil tree).
+//
+// # Order
+//
+// The children of every directory are sorted bytewise by name, as FreeBSD
+// makefs(8) sorts them, and Tree.Walk visits nodes depth-first and
+// pre-order. Nothing depends on readdir order or map iteration order.
+//
+// # Times
+//
+// Times follow one rule, applied after the tree is built and after a spec
+// is merged:
+//
+//   - If Options.Timestamp is set (makefs -T: an epoch, or a file whose
+//     modification time is used; see ParseTimestamp), it replaces every
+//     time of every node: atime, mtime, ctime and birth time.
+//   - Otherwise, if Options.SourceDateEpoch is set (OptionsFromEnv reads
+//     $SOURCE_DATE_EPOCH), every time later than it becomes it; earlier
+//     times are kept, and an unknown birth time stays unknown (zero).
+//   - Otherwise every time is the file's own (or the spec's).
+//
+// All times are in UTC. An mtree time keyword sets a node's atime, mtime,
+// ctime and birth time. A node that a spec creates without a time keyword
+// gets Options.Timestamp, else Options.SourceDateEpoch, else the Unix epoch
+// (0): makefs would use the time it was started, which is not reproducible.
+//
+// # Hard links
+//
+// Non-directories that share a device and inode number on the host form a
+// hard-link group. The first node of a group in walk order is its primary;
+// the others have HardLink pointing to it, and every member's Nlink is the
+// number of names the group has inside the tree (links from outside the
+// tree do not count). A directory's Nlink is 2 plus its subdirectories.
+// Writers store one inode per group, with the primary's metadata.
+//
+// # Device numbers
+//
+// Node.Rdev uses the Linux (glibc) encoding on every host, so trees are the
+// same everywhere; Major, Minor and Mkdev convert.
+//
+// # Platforms
+//
+// On Linux, WalkDir reads metadata with statx(2) and records birth times
+// where the file system has them; on Darwin and FreeBSD it uses the birth
+// time of stat(2). Elsewhere among Unix systems only the modification time
+// is read. On Windows (and other non-Unix systems) uid and gid are 0, the
+// mode is the permission bits Go reports, and there are no hard-link groups.
+package fstree

@@ -1,0 +1,101 @@
+package fstree
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options control how a tree's metadata is normalised. The zero value (or a
+// nil *Options) keeps every time as found.
+type Options struct {
+	// Timestamp, when set, replaces every time of every node (makefs -T).
+	Timestamp *time.Time
+	// SourceDateEpoch, when set and Timestamp is not, clamps every time to
+	// at most this value (see https://reproducible-builds.org/specs/source-date-epoch/).
+	SourceDateEpoch *time.Time
+}
+
+// SourceDateEpochEnv is the environment variable OptionsFromEnv reads.
+const SourceDateEpochEnv = "SOURCE_DATE_EPOCH"
+
+// ParseTimestamp parses the argument of makefs -T: a decimal number of
+// seconds since the Unix epoch or, when the argument is not a number, the
+// path of a file whose modification time is used.
+func ParseTimestamp(arg string) (time.Time, error) {
+	if sec, err := strconv.ParseInt(arg, 10, 64); err == nil {
+		return time.Unix(sec, 0).UTC(), nil
+	}
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %q is neither a number of seconds nor a file: %v", ErrTimestamp, arg, err)
+	}
+	return fi.ModTime().UTC(), nil
+}
+
+// OptionsFromEnv returns options whose SourceDateEpoch is taken from the
+// environment variable SOURCE_DATE_EPOCH (a decimal number of seconds since
+// the Unix epoch) when it is set and not empty. A malformed value is an
+// error naming the variable.
+func OptionsFromEnv() (*Options, error) {
+	opts := new(Options)
+	v, ok := os.LookupEnv(SourceDateEpochEnv)
+	if !ok || v == "" {
+		return opts, nil
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || sec < 0 {
+		return nil, fmt.Errorf("%w: %s=%q is not a non-negative decimal number of seconds", ErrTimestamp, SourceDateEpochEnv, v)
+	}
+	t := time.Unix(sec, 0).UTC()
+	opts.SourceDateEpoch = &t
+	return opts, nil
+}
+
+// defaultTime is the time of nodes an mtree spec creates without a time
+// keyword: Timestamp, else SourceDateEpoch, else the Unix epoch.
+func (o *Options) defaultTime() time.Time {
+	switch {
+	case o == nil:
+	case o.Timestamp != nil:
+		return o.Timestamp.UTC()
+	case o.SourceDateEpoch != nil:
+		return o.SourceDateEpoch.UTC()
+	}
+	return time.Unix(0, 0).UTC()
+}
+
+// normalize applies the time rule of the package documentation to every
+// node of t, and converts all times to UTC.
+func (o *Options) normalize(t *Tree) {
+	var fix func(*time.Time)
+	switch {
+	case o != nil && o.Timestamp != nil:
+		ts := o.Timestamp.UTC()
+		fix = func(p *time.Time) { *p = ts }
+	case o != nil && o.SourceDateEpoch != nil:
+		sde := o.SourceDateEpoch.UTC()
+		fix = func(p *time.Time) {
+			if p.After(sde) {
+				*p = sde
+			} else if !p.IsZero() {
+				*p = p.UTC()
+			}
+		}
+	default:
+		fix = func(p *time.Time) {
+			if !p.IsZero() {
+				*p = p.UTC()
+			}
+		}
+	}
+	t.Walk(func(_ string, n *Node) error {
+		fix(&n.Atime)
+		fix(&n.Mtime)
+		fix(&n.Ctime)
+		fix(&n.Birthtime)
+		return nil
+	})
+}

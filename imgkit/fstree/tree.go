@@ -1,0 +1,341 @@
+package fstree
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these where
+// one applies, so callers can test them with errors.Is.
+var (
+	ErrNotRegular   = errors.New("fstree: not a regular file")
+	ErrSpecSyntax   = errors.New("fstree: mtree spec syntax error")
+	ErrSpecKeyword  = errors.New("fstree: unknown mtree keyword")
+	ErrSpecValue    = errors.New("fstree: bad mtree keyword value")
+	ErrSpecMissing  = errors.New("fstree: mtree entry lacks a required keyword")
+	ErrTypeConflict = errors.New("fstree: type in mtree spec differs from the file")
+	ErrBadFlag      = errors.New("fstree: unknown file flag")
+	ErrTimestamp    = errors.New("fstree: bad timestamp")
+)
+
+// Type is the type of a node, named as mtree(5) names it in its type keyword.
+type Type uint8
+
+// The node types. The zero Type is not valid.
+const (
+	TypeFile Type = iota + 1
+	TypeDir
+	TypeSymlink
+	TypeFIFO
+	TypeSocket
+	TypeChar
+	TypeBlock
+)
+
+var typeNames = [...]string{
+	TypeFile:    "file",
+	TypeDir:     "dir",
+	TypeSymlink: "link",
+	TypeFIFO:    "fifo",
+	TypeSocket:  "socket",
+	TypeChar:    "char",
+	TypeBlock:   "block",
+}
+
+// String returns the mtree(5) name of the type: "file", "dir", "link",
+// "fifo", "socket", "char" or "block".
+func (t Type) String() string {
+	if int(t) < len(typeNames) && typeNames[t] != "" {
+		return typeNames[t]
+	}
+	return "Type(" + itoa(uint64(t)) + ")"
+}
+
+// parseType returns the Type that mtree(5) names s, or 0.
+func parseType(s string) Type {
+	for t, name := range typeNames {
+		if name != "" && name == s {
+			return Type(t)
+		}
+	}
+	return 0
+}
+
+// Node is one file, directory, symbolic link or special file of a tree.
+type Node struct {
+	Name     string // base name; the root's Name is "."
+	Type     Type
+	Mode     uint32 // permission bits plus setuid 04000, setgid 02000 and sticky 01000 (mask 07777)
+	UID, GID uint32
+	// Uname and Gname are the user and group names from an mtree spec,
+	// when it gives them; a walk of a directory leaves them empty.
+	Uname, Gname string
+	// Size is the file size in bytes; 0 for directories and special
+	// files, len(Link) for symbolic links.
+	Size int64
+	// Atime, Mtime, Ctime and Birthtime are in UTC. Birthtime is zero where
+	// the operating system does not report one (and for spec-only nodes
+	// without a time keyword or timestamp option).
+	Atime, Mtime, Ctime, Birthtime time.Time
+	Link                           string // symbolic link target
+	// Rdev is the device number of a character or block device in the
+	// Linux (glibc) encoding on every host; use Major and Minor.
+	Rdev uint64
+	// Flags holds file flags (chflags(2)) from an mtree spec, as FreeBSD's
+	// UF_ and SF_ values (see FlagNodump and the others).
+	Flags uint32
+	// Nlink is the number of names this node has inside the tree: for a
+	// member of a hard-link group the size of the group, for a directory
+	// 2 plus its subdirectories, else 1.
+	Nlink uint32
+	// HardLink is, for the second and later names of a hard-link group in
+	// walk order, the first node of the group; nil otherwise.
+	HardLink *Node
+	// Children of a directory, sorted bytewise by Name.
+	Children []*Node
+	// Parent is nil for the root.
+	Parent *Node
+	// SourcePath is the host path of the file's contents when they come
+	// from the host file system (a directory walk, or an mtree contents
+	// keyword); Open then returns an *os.File.
+	SourcePath string
+
+	fsys      fs.FS  // with fsPath: contents for trees built by FromFS
+	fsPath    string //
+	dev, ino  uint64 // host identity, for hard-link groups; ino 0 = none
+	hostNlink uint64 // the host's link count; > 1 makes a hard-link candidate
+}
+
+// Open returns the contents of a regular file. For a node whose SourcePath
+// is set it returns an *os.File; for a tree from FromFS, the fs.FS's file;
+// for a file an mtree spec creates without contents, Size zero bytes.
+// Open on any other type returns an error wrapping ErrNotRegular.
+func (n *Node) Open() (fs.File, error) {
+	if n.Type != TypeFile {
+		return nil, &fs.PathError{Op: "open", Path: n.Path(), Err: ErrNotRegular}
+	}
+	switch {
+	case n.SourcePath != "":
+		return os.Open(n.SourcePath)
+	case n.fsys != nil:
+		return n.fsys.Open(n.fsPath)
+	}
+	return &zeroFile{node: n}, nil
+}
+
+// Path returns the slash-separated path of n from the root of its tree;
+// the root's path is ".".
+func (n *Node) Path() string {
+	if n.Parent == nil {
+		return "."
+	}
+	var parts []string
+	for m := n; m.Parent != nil; m = m.Parent {
+		parts = append(parts, m.Name)
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
+}
+
+// child returns the child of directory n named name, or nil.
+func (n *Node) child(name string) *Node {
+	i, ok := slices.BinarySearchFunc(n.Children, name, func(c *Node, name string) int {
+		return cmp.Compare(c.Name, name)
+	})
+	if !ok {
+		return nil
+	}
+	return n.Children[i]
+}
+
+// addChild inserts c into the children of n, keeping them sorted.
+func (n *Node) addChild(c *Node) {
+	i, _ := slices.BinarySearchFunc(n.Children, c.Name, func(c *Node, name string) int {
+		return cmp.Compare(c.Name, name)
+	})
+	n.Children = slices.Insert(n.Children, i, c)
+	c.Parent = n
+}
+
+// sortChildren sorts the children of n bytewise by name.
+func (n *Node) sortChildren() {
+	slices.SortFunc(n.Children, func(a, b *Node) int { return cmp.Compare(a.Name, b.Name) })
+}
+
+// Tree is a tree of nodes rooted at a directory.
+type Tree struct {
+	Root *Node
+}
+
+// Walk calls fn for every node of the tree, depth-first and pre-order, the
+// children of each directory in bytewise order of their names: the order
+// in which makefs(8) lays a tree out. The root's path is "."; other paths
+// have no "./" prefix. If fn returns fs.SkipDir for a directory its
+// children are skipped; fs.SkipAll stops the walk and Walk returns nil.
+// Any other error stops the walk and is returned.
+func (t *Tree) Walk(fn func(path string, n *Node) error) error {
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	err := walk(".", t.Root, fn)
+	if err == fs.SkipAll || err == fs.SkipDir {
+		return nil
+	}
+	return err
+}
+
+func walk(p string, n *Node, fn func(string, *Node) error) error {
+	if err := fn(p, n); err != nil {
+		if err == fs.SkipDir && n.Type == TypeDir {
+			return nil
+		}
+		return err
+	}
+	for _, c := range n.Children {
+		cp := c.Name
+		if p != "." {
+			cp = p + "/" + c.Name
+		}
+		if err := walk(cp, c, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Lookup returns the node at the slash-separated path p ("." or "" for the
+// root; a leading "./" or "/" is allowed), or nil if there is none.
+func (t *Tree) Lookup(p string) *Node {
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	p = path.Clean("/" + p)
+	n := t.Root
+	if p == "/" {
+		return n
+	}
+	for _, name := range strings.Split(p[1:], "/") {
+		if n = n.child(name); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// Major returns the major number of a device number in the encoding of
+// Node.Rdev.
+func Major(rdev uint64) uint32 {
+	return uint32((rdev>>8)&0xfff) | uint32((rdev>>32)&^0xfff)
+}
+
+// Minor returns the minor number of a device number in the encoding of
+// Node.Rdev.
+func Minor(rdev uint64) uint32 {
+	return uint32(rdev&0xff) | uint32((rdev>>12)&^0xff)
+}
+
+// Mkdev returns the device number with the given major and minor numbers in
+// the encoding of Node.Rdev (that of Linux and glibc).
+func Mkdev(major, minor uint32) uint64 {
+	return uint64(major&0xfff)<<8 | uint64(major&^0xfff)<<32 |
+		uint64(minor&0xff) | uint64(minor&^0xff)<<12
+}
+
+// zeroFile is the content of a regular file that an mtree spec creates
+// without a contents keyword: Size zero bytes.
+type zeroFile struct {
+	node *Node
+	off  int64
+}
+
+func (f *zeroFile) Stat() (fs.FileInfo, error) { return nodeInfo{f.node}, nil }
+func (f *zeroFile) Close() error               { return nil }
+
+func (f *zeroFile) Read(b []byte) (int, error) {
+	n, err := f.ReadAt(b, f.off)
+	f.off += int64(n)
+	return n, err
+}
+
+// ReadAt reads zeros as io.ReaderAt does.
+func (f *zeroFile) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("fstree: negative offset")
+	}
+	if off >= f.node.Size {
+		return 0, io.EOF
+	}
+	n := len(b)
+	if rem := f.node.Size - off; int64(n) > rem {
+		n = int(rem)
+	}
+	clear(b[:n])
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// nodeInfo is the fs.FileInfo of a node.
+type nodeInfo struct{ n *Node }
+
+func (i nodeInfo) Name() string       { return i.n.Name }
+func (i nodeInfo) Size() int64        { return i.n.Size }
+func (i nodeInfo) ModTime() time.Time { return i.n.Mtime }
+func (i nodeInfo) IsDir() bool        { return i.n.Type == TypeDir }
+func (i nodeInfo) Sys() any           { return i.n }
+func (i nodeInfo) Mode() fs.FileMode {
+	m := fs.FileMode(i.n.Mode & 0777)
+	if i.n.Mode&04000 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if i.n.Mode&02000 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if i.n.Mode&01000 != 0 {
+		m |= fs.ModeSticky
+	}
+	switch i.n.Type {
+	case TypeDir:
+		m |= fs.ModeDir
+	case TypeSymlink:
+		m |= fs.ModeSymlink
+	case TypeFIFO:
+		m |= fs.ModeNamedPipe
+	case TypeSocket:
+		m |= fs.ModeSocket
+	case TypeChar:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case TypeBlock:
+		m |= fs.ModeDevice
+	}
+	return m
+}
+
+// itoa formats u in decimal.
+func itoa(u uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+		if u == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// errUnknownType is the error for a file whose st_mode has no known type.
+type errUnknownType uint32
+
+func (e errUnknownType) Error() string {
+	return "unknown file type in mode " + itoa(uint64(e))
+}
