@@ -1,0 +1,73 @@
+package bcache
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// modes lists the modes every behaviour test runs in.
+var modes = []Mode{ModeMmap, ModeCopy}
+
+func TestBasic(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "img")
+			im, err := Create(path, 1<<20, &Options{Mode: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Abort()
+			if im.Mode() != m {
+				t.Fatalf("Mode() = %v, want %v", im.Mode(), m)
+			}
+			b, err := im.Getblk(512, 1024)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !b.Fresh() {
+				t.Error("Getblk buffer not fresh")
+			}
+			copy(b.Data(), "hello")
+			if err := im.Bwrite(b); err != nil {
+				t.Fatal(err)
+			}
+			b, err = im.Bread(512, 512)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Fresh() || string(b.Data()[:5]) != "hello" {
+				t.Errorf("Bread: fresh %v data %q", b.Fresh(), b.Data()[:5])
+			}
+			im.Brelse(b)
+			if _, err := im.WriteAt([]byte("world"), 4096); err != nil {
+				t.Fatal(err)
+			}
+			if err := im.CopyFrom(8192, bytes.NewReader([]byte("bulk")), 4); err != nil {
+				t.Fatal(err)
+			}
+			if err := im.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, 1<<20)
+			copy(want[512:], "hello")
+			copy(want[4096:], "world")
+			copy(want[8192:], "bulk")
+			if !bytes.Equal(got, want) {
+				t.Error("image bytes differ")
+			}
+			if err := im.Abort(); err != nil {
+				t.Errorf("Abort after Commit: %v", err)
+			}
+			if _, err := im.Getblk(0, 512); !errors.Is(err, ErrClosed) {
+				t.Errorf("Getblk after Commit: %v", err)
+			}
+		})
+	}
+}

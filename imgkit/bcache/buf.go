@@ -1,0 +1,197 @@
+package bcache
+
+import (
+	"fmt"
+	"sort"
+)
+
+// A Buf is a block of the image handed out by Getblk or Bread. It is held
+// until Bwrite or Brelse releases it; after that its Data must not be used.
+type Buf struct {
+	im    *Image
+	off   int64
+	data  []byte
+	fresh bool
+	held  bool
+}
+
+// Data returns the block's bytes. In mmap mode they are the mapped bytes of
+// the image themselves, so writes to them are writes to the image (and may
+// fault; see Image.Guard). In copy mode they are an owned buffer that Bwrite
+// writes back.
+func (b *Buf) Data() []byte { return b.data }
+
+// Off returns the byte offset of the block in the image.
+func (b *Buf) Off() int64 { return b.off }
+
+// Fresh reports whether the buffer was allocated by Getblk (zeroed, never
+// read) rather than read by Bread.
+func (b *Buf) Fresh() bool { return b.fresh }
+
+func (b *Buf) end() int64 { return b.off + int64(len(b.data)) }
+
+// Getblk returns a fresh block: the bytes [off, off+size) of the image,
+// zeroed and never read from the file. If a buffer at off is still held, it is
+// returned as it is, not wiped (grown to size if it is shorter). A block that
+// overlaps a different held buffer is an error wrapping ErrOverlap.
+//
+// In mmap mode the zeroing skips the parts of the block that were never
+// handed out or written before: they are still holes of the sparse file, and
+// stay holes unless the caller writes to them.
+func (im *Image) Getblk(off int64, size int) (*Buf, error) {
+	return im.getbuf(off, size, true)
+}
+
+// Bread returns a block holding the existing bytes [off, off+size) of the
+// image. If a buffer at off is still held, it is returned as it is, not
+// re-read (grown to size if it is shorter). A block that overlaps a different
+// held buffer is an error wrapping ErrOverlap.
+func (im *Image) Bread(off int64, size int) (*Buf, error) {
+	return im.getbuf(off, size, false)
+}
+
+func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
+	if err := im.checkOpen(); err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("%w: block size %d at offset %#x", ErrRange, size, off)
+	}
+	if err := im.checkRange(off, int64(size)); err != nil {
+		return nil, err
+	}
+	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= off })
+	if i < len(im.held) && im.held[i].off == off {
+		b := im.held[i]
+		if size > len(b.data) {
+			if err := b.Grow(size); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	}
+	if err := im.checkOverlap(i, off, int64(size)); err != nil {
+		return nil, err
+	}
+	b := &Buf{im: im, off: off, fresh: fresh, held: true}
+	if im.data != nil {
+		if fresh {
+			if err := im.zero(off, int64(size)); err != nil {
+				return nil, err
+			}
+		} else {
+			im.markTouched(off, int64(size))
+		}
+		b.data = im.data[off : off+int64(size) : off+int64(size)]
+	} else {
+		b.data = make([]byte, size)
+		if !fresh {
+			if _, err := im.f.ReadAt(b.data, off); err != nil {
+				return nil, fmt.Errorf("bcache: reading %s at offset %#x: %w", im.name, off, err)
+			}
+		}
+	}
+	im.held = append(im.held, nil)
+	copy(im.held[i+1:], im.held[i:])
+	im.held[i] = b
+	return b, nil
+}
+
+// checkOverlap reports ErrOverlap if [off, off+n) overlaps a held buffer
+// other than one starting at off; i is where a buffer at off sorts in held.
+func (im *Image) checkOverlap(i int, off, n int64) error {
+	if i > 0 && im.held[i-1].end() > off {
+		p := im.held[i-1]
+		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off, n, p.off)
+	}
+	if i < len(im.held) && im.held[i].off == off {
+		i++
+	}
+	if i < len(im.held) && im.held[i].off < off+n {
+		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off, n, im.held[i].off)
+	}
+	return nil
+}
+
+// release takes b out of the held set.
+func (im *Image) release(b *Buf) {
+	b.held = false
+	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= b.off })
+	if i < len(im.held) && im.held[i] == b {
+		copy(im.held[i:], im.held[i+1:])
+		im.held[len(im.held)-1] = nil
+		im.held = im.held[:len(im.held)-1]
+	}
+}
+
+// Bwrite writes the buffer to the image and releases it. In copy mode that is
+// one pwrite; in mmap mode the bytes are already in the image.
+func (im *Image) Bwrite(b *Buf) error {
+	if b == nil || b.im != im || !b.held {
+		return ErrNotHeld
+	}
+	im.release(b)
+	if im.data != nil {
+		return nil
+	}
+	if _, err := im.f.WriteAt(b.data, b.off); err != nil {
+		return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, b.off, err)
+	}
+	return nil
+}
+
+// Brelse releases a buffer without writing it. In copy mode its changes are
+// dropped; in mmap mode they are already in the image, so a buffer that was
+// changed must be released with Bwrite for both modes to agree. Releasing a
+// buffer that is not held does nothing.
+func (im *Image) Brelse(b *Buf) {
+	if b == nil || b.im != im || !b.held {
+		return
+	}
+	im.release(b)
+}
+
+// Grow extends the held buffer in place to size bytes, as FFS does when it
+// extends a file's last fragments; the added bytes are zero (in mmap mode,
+// added bytes that were never handed out before are left as holes). In mmap
+// mode Data stays the mapped bytes. Growing past the end of the image or into
+// another held buffer is an error, and so is shrinking.
+func (b *Buf) Grow(size int) error {
+	im := b.im
+	if im == nil || !b.held {
+		return ErrNotHeld
+	}
+	if err := im.checkOpen(); err != nil {
+		return err
+	}
+	old := len(b.data)
+	switch {
+	case size < old:
+		return fmt.Errorf("%w: from %d to %d bytes at offset %#x", ErrShrink, old, size, b.off)
+	case size == old:
+		return nil
+	}
+	if err := im.checkRange(b.off, int64(size)); err != nil {
+		return err
+	}
+	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= b.off })
+	if err := im.checkOverlap(i, b.off, int64(size)); err != nil {
+		return err
+	}
+	if im.data != nil {
+		if err := im.zero(b.off+int64(old), int64(size-old)); err != nil {
+			return err
+		}
+		b.data = im.data[b.off : b.off+int64(size) : b.off+int64(size)]
+		return nil
+	}
+	if size <= cap(b.data) {
+		b.data = b.data[:size]
+		clear(b.data[old:])
+		return nil
+	}
+	d := make([]byte, size)
+	copy(d, b.data)
+	b.data = d
+	return nil
+}

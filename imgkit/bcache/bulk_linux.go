@@ -1,0 +1,56 @@
+package bcache
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// copyFileRangeSupported reports whether copyFileRange can work here.
+const copyFileRangeSupported = true
+
+// defaultBulk is the CopyFrom path BulkAuto stands for; the package
+// benchmarks chose it (see doc.go).
+const defaultBulk = BulkRead
+
+// copyFileRange copies n bytes from src's current offset (which it advances)
+// into dst at off with copy_file_range(2). It returns how many bytes it
+// copied; fewer than n with a nil error means src ended.
+func copyFileRange(dst *os.File, off int64, src *os.File, n int64) (int64, error) {
+	drc, err := dst.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	srcRC, err := src.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var done int64
+	var cerr error
+	err = drc.Control(func(dfd uintptr) {
+		err := srcRC.Control(func(sfd uintptr) {
+			woff := off
+			for done < n {
+				m, err := unix.CopyFileRange(int(sfd), nil, int(dfd), &woff, int(min(n-done, 1<<30)), 0)
+				if err == unix.EINTR {
+					continue
+				}
+				if err != nil {
+					cerr = err
+					return
+				}
+				if m == 0 {
+					return
+				}
+				done += int64(m)
+			}
+		})
+		if cerr == nil {
+			cerr = err
+		}
+	})
+	if err == nil {
+		err = cerr
+	}
+	return done, err
+}

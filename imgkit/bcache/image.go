@@ -1,0 +1,462 @@
+package bcache
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Errors returned by the block cache.
+var (
+	ErrRange    = errors.New("bcache: range outside the image")
+	ErrMode     = errors.New("bcache: unknown cache mode")
+	ErrNoMmap   = errors.New("bcache: mmap mode is not available for this image")
+	ErrOverlap  = errors.New("bcache: block overlaps a held buffer")
+	ErrNotHeld  = errors.New("bcache: buffer is not held by this image")
+	ErrShrink   = errors.New("bcache: Grow cannot shrink a buffer")
+	ErrHeld     = errors.New("bcache: buffers still held at commit")
+	ErrClosed   = errors.New("bcache: image already committed or aborted")
+	ErrShortSrc = errors.New("bcache: source shorter than the requested copy")
+	ErrNotFile  = errors.New("bcache: output path is a directory")
+)
+
+// Bulk selects how CopyFrom moves file contents into the image.
+type Bulk int
+
+const (
+	// BulkAuto uses the path the package benchmarks found fastest; see the
+	// package documentation for the numbers.
+	BulkAuto Bulk = iota
+	// BulkRead reads the source with read(2): straight into the mapped bytes
+	// in mmap mode, into a heap buffer that is then written with pwrite(2)
+	// in copy mode.
+	BulkRead
+	// BulkCopyFileRange uses copy_file_range(2) from the source file into the
+	// image file when the source is an *os.File and the system has the call
+	// (Linux); otherwise it behaves as BulkRead.
+	BulkCopyFileRange
+)
+
+// Options configure Create. The zero value (or a nil *Options) is the
+// default: ModeAuto, no fsync, mode 0o644.
+type Options struct {
+	// Mode chooses the cache mode; see Mode.
+	Mode Mode
+	// Sync makes Commit flush the image to stable storage (msync and fsync
+	// of the file, fsync of its directory) before and after the rename.
+	Sync bool
+	// Perm is the permission of the final file; 0 means 0o644. It is set
+	// exactly with fchmod, whatever the umask.
+	Perm os.FileMode
+	// Bulk chooses the CopyFrom path; see Bulk.
+	Bulk Bulk
+	// Prefault makes the copy-mode bulk path touch every page of its heap
+	// buffer before each pwrite (the FreeBSD ar(1) workaround). It is off by
+	// default because it does not pay on Linux; see the package documentation.
+	Prefault bool
+}
+
+const (
+	stateOpen = iota
+	stateCommitted
+	stateAborted
+)
+
+// An Image is an image file under construction. It is written through block
+// buffers (Getblk, Bread, Bwrite, Brelse) and the bulk helpers (WriteAt,
+// CopyFrom), and becomes visible at its final path only at Commit. An Image
+// is not safe for concurrent use.
+type Image struct {
+	name   string // the final path as given to Create
+	target string // where Commit puts the image: name with symlinks resolved
+	tmp    string // the temporary file
+	stream bool   // target is not a regular file: copy the bytes there at Commit
+	f      *os.File
+	size   int64
+	mode   Mode
+	opts   Options
+	state  int
+
+	data    []byte   // the MAP_SHARED mapping (mmap mode)
+	touched []uint64 // mmap mode: one bit per trackSize bytes ever handed out or written
+	held    []*Buf   // buffers not yet released, sorted by offset
+	bulkBuf []byte   // copy mode: the CopyFrom heap buffer
+}
+
+// Create makes a temporary file beside path (in the same directory, named
+// like .path.tmp-123456), sizes it to size bytes with ftruncate, so that
+// everything not written stays a hole, and maps it in mmap mode. The final
+// path is not touched until Commit.
+//
+// When path names something other than a regular file or a new name (a
+// character device such as /dev/stdout, a fifo), the image is built in a
+// temporary file under os.TempDir, in copy mode unless Options.Mode asks for
+// mmap, and Commit streams it to path instead of renaming over it.
+func Create(path string, size int64, opts *Options) (*Image, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Perm == 0 {
+		o.Perm = 0o644
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("%w: size %d", ErrRange, size)
+	}
+	im := &Image{name: path, target: path, size: size, opts: o}
+	dir := filepath.Dir(path)
+	regular := true
+	if fi, err := os.Stat(path); err == nil {
+		switch {
+		case fi.IsDir():
+			return nil, fmt.Errorf("%w: %s", ErrNotFile, path)
+		case fi.Mode().IsRegular():
+			if t, err := filepath.EvalSymlinks(path); err == nil {
+				im.target = t
+				dir = filepath.Dir(t)
+			}
+		default:
+			regular = false
+			im.stream = true
+			dir = os.TempDir()
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("bcache: %w", err)
+	}
+	mode, err := resolveMode(o.Mode, size, regular)
+	if err != nil {
+		return nil, err
+	}
+	im.mode = mode
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("bcache: %w", err)
+	}
+	im.f, im.tmp = f, f.Name()
+	if err := f.Truncate(size); err != nil {
+		im.Abort()
+		return nil, fmt.Errorf("bcache: sizing %s: %w", im.tmp, err)
+	}
+	if mode == ModeMmap && size > 0 {
+		data, err := mmapFile(f, size)
+		if err != nil {
+			if o.Mode == ModeMmap {
+				im.Abort()
+				return nil, fmt.Errorf("%w: %s: %v", ErrNoMmap, path, err)
+			}
+			im.mode = ModeCopy // the file system refuses mappings
+		} else {
+			im.data = data
+			im.touched = make([]uint64, (size+trackSize*64-1)/(trackSize*64))
+		}
+	}
+	return im, nil
+}
+
+// Name returns the final path of the image, as given to Create.
+func (im *Image) Name() string { return im.name }
+
+// Size returns the size of the image in bytes.
+func (im *Image) Size() int64 { return im.size }
+
+// Mode returns the effective cache mode: ModeMmap or ModeCopy, never ModeAuto.
+func (im *Image) Mode() Mode { return im.mode }
+
+// checkRange reports an error unless [off, off+n) lies within the image.
+func (im *Image) checkRange(off, n int64) error {
+	if off < 0 || n < 0 || off > im.size || n > im.size-off {
+		return fmt.Errorf("%w: [%#x, +%#x) in an image of %#x bytes", ErrRange, off, n, im.size)
+	}
+	return nil
+}
+
+// checkOpen reports ErrClosed once the image is committed or aborted.
+func (im *Image) checkOpen() error {
+	if im.state != stateOpen {
+		return ErrClosed
+	}
+	return nil
+}
+
+// WriteAt writes p at byte offset off of the image. It implements
+// io.WriterAt, for small metadata written in one go. A held buffer that
+// overlaps the range sees the new bytes in both modes.
+func (im *Image) WriteAt(p []byte, off int64) (int, error) {
+	if err := im.checkOpen(); err != nil {
+		return 0, err
+	}
+	if err := im.checkRange(off, int64(len(p))); err != nil {
+		return 0, err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if im.data != nil {
+		im.markTouched(off, int64(len(p)))
+		err := im.guard(func() error {
+			copy(im.data[off:], p)
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	n, err := im.f.WriteAt(p, off)
+	if err != nil {
+		return n, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off, err)
+	}
+	im.writeThrough(p, off)
+	return n, nil
+}
+
+// writeThrough copies p, just written to the file at off, into every held
+// copy-mode buffer it overlaps, so that they see what a mapping would show.
+func (im *Image) writeThrough(p []byte, off int64) {
+	end := off + int64(len(p))
+	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].end() > off })
+	for ; i < len(im.held) && im.held[i].off < end; i++ {
+		b := im.held[i]
+		lo, hi := max(off, b.off), min(end, b.end())
+		copy(b.data[lo-b.off:hi-b.off], p[lo-off:hi-off])
+	}
+}
+
+// refreshHeld re-reads from the file the parts of held copy-mode buffers that
+// overlap [off, off+n), after a write that bypassed them.
+func (im *Image) refreshHeld(off, n int64) error {
+	end := off + n
+	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].end() > off })
+	for ; i < len(im.held) && im.held[i].off < end; i++ {
+		b := im.held[i]
+		lo, hi := max(off, b.off), min(end, b.end())
+		if _, err := im.f.ReadAt(b.data[lo-b.off:hi-b.off], lo); err != nil {
+			return fmt.Errorf("bcache: reading %s at offset %#x: %w", im.name, lo, err)
+		}
+	}
+	return nil
+}
+
+// CopyFrom copies exactly n bytes from r into the image at byte offset off.
+// It is the bulk path for file contents: in mmap mode it reads straight into
+// the mapped bytes; when r is an *os.File it may instead use
+// copy_file_range(2) (see Options.Bulk). A source that ends before n bytes is
+// an error wrapping ErrShortSrc. A held buffer that overlaps the range sees
+// the new bytes in both modes.
+func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
+	if err := im.checkOpen(); err != nil {
+		return err
+	}
+	if err := im.checkRange(off, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	bulk := im.opts.Bulk
+	if bulk == BulkAuto {
+		bulk = defaultBulk
+	}
+	if src, ok := r.(*os.File); ok && bulk == BulkCopyFileRange && copyFileRangeSupported {
+		if im.data != nil {
+			im.markTouched(off, n)
+		}
+		done, err := copyFileRange(im.f, off, src, n)
+		if err == nil && done < n {
+			err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
+		}
+		if err == nil || done > 0 {
+			if err != nil {
+				return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+			}
+			if im.data == nil {
+				return im.refreshHeld(off, n)
+			}
+			return nil
+		}
+		// Nothing copied and the call is refused (another file system,
+		// an old kernel): fall back to reading.
+	}
+	if im.data != nil {
+		im.markTouched(off, n)
+		return im.guard(func() error {
+			m, err := io.ReadFull(r, im.data[off:off+n])
+			return im.shortErr(err, off, int64(m), n)
+		})
+	}
+	return im.copyViaHeap(off, r, n)
+}
+
+// bulkSize is the size of the copy-mode CopyFrom buffer.
+const bulkSize = 1 << 20
+
+// copyViaHeap is the copy-mode bulk path: read into a heap buffer, pwrite it.
+func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
+	if im.bulkBuf == nil {
+		im.bulkBuf = make([]byte, bulkSize)
+	}
+	for done := int64(0); done < n; {
+		chunk := im.bulkBuf[:min(int64(len(im.bulkBuf)), n-done)]
+		m, err := io.ReadFull(r, chunk)
+		if err != nil {
+			return im.shortErr(err, off, done+int64(m), n)
+		}
+		if im.opts.Prefault {
+			prefault(chunk)
+		}
+		if _, err := im.f.WriteAt(chunk, off+done); err != nil {
+			return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off+done, err)
+		}
+		im.writeThrough(chunk, off+done)
+		done += int64(m)
+	}
+	return nil
+}
+
+// shortErr turns the result of a ReadFull of a CopyFrom source into an error.
+func (im *Image) shortErr(err error, off, done, n int64) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: %d of %d bytes for %s at offset %#x", ErrShortSrc, done, n, im.name, off)
+	}
+	return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+}
+
+// prefault reads one byte of every page of p, so that the pages are resident
+// before p is handed to write(2).
+func prefault(p []byte) {
+	var sink byte
+	for i := 0; i < len(p); i += 4096 {
+		sink += p[i]
+	}
+	if len(p) > 0 {
+		sink += p[len(p)-1]
+	}
+	prefaultSink = sink
+}
+
+var prefaultSink byte
+
+// Commit makes the image visible at its final path: it flushes the mapping
+// (msync in mmap mode), fsyncs when Options.Sync is set, sets the permission
+// with fchmod, closes the file and renames it over the final path, so a
+// reader of that path sees either the old file or the complete new one. For
+// a non-regular output (a device, a fifo) the bytes are streamed to it
+// instead. Commit fails with ErrHeld while buffers are held. On any failure
+// the temporary file is removed and the final path is left as it was.
+func (im *Image) Commit() error {
+	if err := im.checkOpen(); err != nil {
+		return err
+	}
+	if len(im.held) > 0 {
+		return fmt.Errorf("%w: %d, the first at offset %#x", ErrHeld, len(im.held), im.held[0].off)
+	}
+	if err := im.commit(); err != nil {
+		im.Abort()
+		return err
+	}
+	im.state = stateCommitted
+	return nil
+}
+
+func (im *Image) commit() error {
+	if im.data != nil {
+		err := msync(im.data, im.opts.Sync)
+		if uerr := munmap(im.data); err == nil {
+			err = uerr
+		}
+		im.data = nil
+		if err != nil {
+			return fmt.Errorf("bcache: flushing %s: %w", im.name, err)
+		}
+	}
+	if im.stream {
+		return im.streamOut()
+	}
+	if err := im.f.Chmod(im.opts.Perm & fs.ModePerm); err != nil {
+		return fmt.Errorf("bcache: %w", err)
+	}
+	if im.opts.Sync {
+		if err := im.f.Sync(); err != nil {
+			return fmt.Errorf("bcache: %w", err)
+		}
+	}
+	if err := im.f.Close(); err != nil {
+		im.f = nil
+		return fmt.Errorf("bcache: %w", err)
+	}
+	im.f = nil
+	if err := os.Rename(im.tmp, im.target); err != nil {
+		return fmt.Errorf("bcache: %w", err)
+	}
+	im.tmp = ""
+	if im.opts.Sync {
+		syncDir(filepath.Dir(im.target))
+	}
+	return nil
+}
+
+// streamOut copies the finished temporary file to a non-regular output.
+func (im *Image) streamOut() error {
+	out, err := os.OpenFile(im.target, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("bcache: %w", err)
+	}
+	_, err = io.Copy(out, io.NewSectionReader(im.f, 0, im.size))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("bcache: writing %s: %w", im.name, err)
+	}
+	im.f.Close()
+	im.f = nil
+	os.Remove(im.tmp)
+	im.tmp = ""
+	return nil
+}
+
+// syncDir fsyncs a directory so that a rename in it is durable. Errors are
+// ignored: not every system can sync a directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// Abort discards the image: it unmaps and removes the temporary file and
+// leaves the final path as it was. It is a no-op after Commit or a previous
+// Abort, so `defer im.Abort()` is the idiom.
+func (im *Image) Abort() error {
+	if im.state != stateOpen {
+		return nil
+	}
+	im.state = stateAborted
+	var err error
+	if im.data != nil {
+		err = munmap(im.data)
+		im.data = nil
+	}
+	if im.f != nil {
+		im.f.Close()
+		im.f = nil
+	}
+	if im.tmp != "" {
+		if rerr := os.Remove(im.tmp); rerr != nil && err == nil {
+			err = rerr
+		}
+		im.tmp = ""
+	}
+	for _, b := range im.held {
+		b.held = false
+	}
+	im.held = nil
+	return err
+}

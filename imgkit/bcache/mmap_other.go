@@ -1,0 +1,17 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package bcache
+
+import (
+	"errors"
+	"os"
+)
+
+// mmapSupported reports whether this system has the mmap mode.
+const mmapSupported = false
+
+var errNoMmap = errors.New("mmap not supported on this system")
+
+func mmapFile(*os.File, int64) ([]byte, error) { return nil, errNoMmap }
+func munmap([]byte) error                      { return nil }
+func msync([]byte, bool) error                 { return nil }
