@@ -45,6 +45,7 @@ type command struct {
 	Run     func(e *env, args []string) error
 
 	pending bool // a stand-in until the real command registers
+	hidden  bool // left out of the command list (commands for tests)
 }
 
 // commands holds the registered subcommands by name.

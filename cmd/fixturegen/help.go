@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ func printUsage(w io.Writer) {
 	b.WriteString("fixturegen builds FAT and FFS images and ar archives reproducibly,\n")
 	b.WriteString("as FreeBSD makefs(8) and ar(1) would.\n\nCommands:\n")
 	width := 0
-	list := sortedCommands()
+	list := slices.DeleteFunc(sortedCommands(), func(c *command) bool { return c.hidden })
 	for _, c := range list {
 		width = max(width, len(c.Name))
 	}
