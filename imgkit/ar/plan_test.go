@@ -1,0 +1,98 @@
+package ar
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// sources used across the byte-identity tests.
+var (
+	srcA = cFile{"a", `int ga = 1; static int sa = 2; int common_c; __attribute__((weak)) int wk = 3;
+extern int undef_x; __attribute__((weak)) extern int wundef;
+__attribute__((visibility("hidden"))) int hid = 4;
+int fa(void){ return ga + sa + undef_x + (wundef?1:0); }
+`}
+	srcB    = cFile{"b", "int fb(void){ return 2; }\nint averyveryverylongsymbolname_b = 5;\n"}
+	srcC    = cFile{"c", "int c1 = 1;\n"}
+	srcLong = cFile{"a_member_name_longer_than_fifteen", "int longmember(void){return 7;}\n"}
+	src15   = cFile{"abcdefghijk", "int fifteen = 15;\n"} // abcdefghijk.o is 13 bytes
+	srcE    = cFile{"e", "static int x;\n"}
+)
+
+type planCase struct {
+	name  string
+	files []string // relative to the test dir
+}
+
+func setupDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	compile(t, dir, []cFile{srcA, srcB, srcC, srcLong, src15, srcE}, "-fcommon")
+	os.WriteFile(filepath.Join(dir, "notobj.txt"), []byte("hello\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "odd.txt"), []byte("abc"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	run(t, dir, "cp", "c.o", "sub/c.o")
+	run(t, dir, "cp", "c.o", "abcdefghijklm.o") // 15 bytes
+	run(t, dir, "cp", "c.o", "abcdefghijklmn.o")
+	run(t, dir, "cp", "c.o", "abcdefghijklmno.o")
+	run(t, dir, "cp", "c.o", "sub/abcdefghijklm.o")
+	return dir
+}
+
+var planCases = []planCase{
+	{"few", []string{"a.o", "b.o", "c.o"}},
+	{"long", []string{"a.o", "a_member_name_longer_than_fifteen.o", "abcdefghijklm.o", "abcdefghijklmn.o", "abcdefghijklmno.o"}},
+	{"nonobject", []string{"notobj.txt", "a.o", "odd.txt", "b.o"}},
+	{"onlytext", []string{"notobj.txt"}},
+	{"nosyms", []string{"e.o"}},
+	{"nosyms2", []string{"e.o", "odd.txt"}},
+	{"dup", []string{"abcdefghijklmno.o", "c.o", "abcdefghijklmno.o"}},
+	{"empty", nil},
+}
+
+func TestPlanMatchesGNUAndLLVM(t *testing.T) {
+	gnu := tooltest.Need(t, "ar")
+	llvm := tooltest.Need(t, "llvm-ar")
+	dir := setupDir(t)
+	for _, c := range planCases {
+		for _, thin := range []bool{false, true} {
+			name := c.name
+			mods := "rcsD"
+			if thin {
+				name += "/thin"
+				mods += "T"
+			}
+			t.Run(name, func(t *testing.T) {
+				for _, tool := range []struct {
+					path   string
+					compat Compat
+					format Format
+					extra  []string
+				}{
+					{gnu, CompatGNU, FormatGNU, nil},
+					{llvm, CompatLLVM, FormatGNU, nil},
+					{llvm, CompatLLVM, FormatBSD, []string{"--format=bsd"}},
+				} {
+					if thin && tool.format == FormatBSD {
+						continue
+					}
+					ref := filepath.Join(dir, fmt.Sprintf("ref-%s-%v-%v-%v.a", c.name, thin, tool.compat, tool.format))
+					os.Remove(ref)
+					args := append(append([]string{}, tool.extra...), mods, ref)
+					run(t, dir, tool.path, append(args, c.files...)...)
+					want, err := os.ReadFile(ref)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := planBytes(t, fileEntries(t, dir, c.files, thin), &Options{Compat: tool.compat, Format: tool.format, Thin: thin})
+					sameBytes(t, filepath.Base(tool.path)+" "+strings.Join(args[:len(args)-1], " "), got, want)
+				}
+			})
+		}
+	}
+}

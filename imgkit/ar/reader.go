@@ -1,0 +1,447 @@
+package ar
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Header describes one archive member.
+type Header struct {
+	// Name is the member name: the file's base name, or for a thin archive
+	// (and with the P modifier) the path as stored.
+	Name string
+	// ModTime is ar_date, whole seconds; the Unix epoch when zero.
+	ModTime time.Time
+	// Uid and Gid are ar_uid and ar_gid.
+	Uid, Gid int
+	// Mode is ar_mode as stored: permission bits, and file type bits when
+	// the writer stored them (GNU ar with U stores st_mode, e.g. 0o100644).
+	Mode int64
+	// Size is the size of the member data in bytes.
+	Size int64
+
+	// raw holds ar_date..ar_mode as read, so that rewriting an archive
+	// carries them over byte for byte as GNU ar does.
+	raw    [32]byte
+	hasRaw bool
+}
+
+// A Member is a member of an archive read by a Reader.
+type Member struct {
+	Header
+	// HeaderOffset is the byte offset of the member's header, the value the
+	// symbol index refers to.
+	HeaderOffset int64
+	// DataOffset is the byte offset of the member's data in the archive, or
+	// -1 for the members of a thin archive, whose data lives in the file
+	// named by Name, relative to the archive's directory.
+	DataOffset int64
+	// Symbols are the symbol index entries that point at this member, in
+	// index order.
+	Symbols []string
+}
+
+// A Symbol is one entry of an archive's symbol index.
+type Symbol struct {
+	Name string
+	// Offset is the header offset the entry points at.
+	Offset int64
+	// Member is the index in Reader.Members of the member at Offset, or -1
+	// when no member starts there.
+	Member int
+}
+
+// IndexKind tells which symbol index an archive has.
+type IndexKind int
+
+// Symbol index kinds.
+const (
+	IndexNone   IndexKind = iota
+	IndexGNU              // "/": 32-bit big-endian fields
+	IndexGNU64            // "/SYM64/": 64-bit big-endian fields
+	IndexBSD              // "__.SYMDEF": 32-bit little-endian ranlib structs
+	IndexBSD64            // "__.SYMDEF_64": 64-bit little-endian ranlib structs
+)
+
+// A Reader reads an archive held in an io.ReaderAt. NewReader parses every
+// header up front; members' data is read only on demand.
+type Reader struct {
+	r       io.ReaderAt
+	size    int64
+	thin    bool
+	format  Format
+	members []Member
+	symbols []Symbol
+	index   IndexKind
+	strtab  []byte // the GNU "//" member
+}
+
+// maxSpecial bounds the symbol index and long-name table a Reader loads into
+// memory.
+const maxSpecial = 1 << 30
+
+// NewReader reads the archive of size bytes in r. It returns an error that
+// names the byte offset of the first malformed structure.
+func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	ar := &Reader{r: r, size: size}
+	if err := ar.parse(); err != nil {
+		return nil, err
+	}
+	return ar, nil
+}
+
+func (ar *Reader) errorf(off int64, sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: %s at byte %#x", sentinel, fmt.Sprintf(format, args...), off)
+}
+
+func (ar *Reader) parse() error {
+	var m [magicLen]byte
+	if ar.size < magicLen {
+		return ar.errorf(0, ErrFormat, "file of %d bytes is too short", ar.size)
+	}
+	if _, err := ar.r.ReadAt(m[:], 0); err != nil {
+		return fmt.Errorf("ar: reading magic: %w", err)
+	}
+	switch string(m[:]) {
+	case magic:
+	case thinMagic:
+		ar.thin = true
+	default:
+		return ar.errorf(0, ErrFormat, "bad magic %q", m[:])
+	}
+	var symtab []byte
+	var symtabName string
+	var symtabOff int64
+	off := int64(magicLen)
+	first := true
+	for off < ar.size {
+		// A lone "\n" after the last member is padding some writers leave.
+		if ar.size-off == 1 {
+			var b [1]byte
+			if _, err := ar.r.ReadAt(b[:], off); err == nil && b[0] == '\n' {
+				break
+			}
+		}
+		if ar.size-off < headerLen {
+			return ar.errorf(off, ErrTruncated, "member header of %d bytes", ar.size-off)
+		}
+		var h header
+		if _, err := ar.r.ReadAt(h[:], off); err != nil {
+			return fmt.Errorf("ar: reading header at byte %#x: %w", off, err)
+		}
+		if string(h.arFmag()) != fmag {
+			return ar.errorf(off, ErrHeader, "bad header terminator %q", h.arFmag())
+		}
+		size, ok := parseNum(h.arSize(), 10)
+		if !ok {
+			return ar.errorf(off+48, ErrHeader, "bad size field %q", h.arSize())
+		}
+		dataOff := off + headerLen
+		rawName := string(h.arName())
+		name := strings.TrimRight(rawName, " ")
+		special := false
+		inArchive := true // the member's data follows its header
+		switch {
+		case name == gnuSymtabName || name == gnuSym64Name:
+			special = true
+			if symtab != nil {
+				break // a second index is kept as a plain member by GNU ar; ignore it here
+			}
+			if !first {
+				// GNU ar reads an index only at the start; later ones are ignored.
+				break
+			}
+			if size > maxSpecial || size > ar.size-dataOff {
+				return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+			}
+			symtab = make([]byte, size)
+			if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
+				return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
+			}
+			symtabName, symtabOff = name, dataOff
+			ar.format = FormatGNU
+		case name == gnuStrtabName:
+			special = true
+			if size > maxSpecial || size > ar.size-dataOff {
+				return ar.errorf(off, ErrTruncated, "long-name table of %d bytes", size)
+			}
+			ar.strtab = make([]byte, size)
+			if _, err := ar.r.ReadAt(ar.strtab, dataOff); err != nil {
+				return ar.errorf(dataOff, ErrTruncated, "long-name table: %v", err)
+			}
+			ar.format = FormatGNU
+		case strings.HasPrefix(name, bsdLongPrefix):
+			n, ok := parseNum([]byte(name[len(bsdLongPrefix):]), 10)
+			if !ok || n > size || n > 4096 {
+				return ar.errorf(off, ErrName, "bad BSD name length %q", name)
+			}
+			nb := make([]byte, n)
+			if n > ar.size-dataOff {
+				return ar.errorf(dataOff, ErrTruncated, "BSD long name of %d bytes", n)
+			}
+			if _, err := ar.r.ReadAt(nb, dataOff); err != nil {
+				return ar.errorf(dataOff, ErrTruncated, "BSD long name: %v", err)
+			}
+			name = string(bytes.TrimRight(nb, "\x00"))
+			dataOff += n
+			size -= n
+			ar.format = FormatBSD
+			if first && (name == bsdSymdefName || name == bsdSymdefSorted || name == bsdSymdef64Name) {
+				special = true
+				if size > maxSpecial || size > ar.size-dataOff {
+					return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+				}
+				symtab = make([]byte, size)
+				if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
+					return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
+				}
+				symtabName, symtabOff = name, dataOff
+			}
+		case first && (name == bsdSymdefName || name == bsdSymdefSorted || name == bsdSymdef64Name):
+			special = true
+			if size > maxSpecial || size > ar.size-dataOff {
+				return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+			}
+			symtab = make([]byte, size)
+			if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
+				return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
+			}
+			symtabName, symtabOff = name, dataOff
+			ar.format = FormatBSD
+		case len(name) > 1 && name[0] == '/' && name[1] >= '0' && name[1] <= '9':
+			// GNU long name: "/offset" into the "//" table. In thin
+			// archives byte 15 may hold a stray '/' (see doc.go).
+			digits := strings.TrimRight(strings.TrimRight(rawName, " /"), " ")
+			v, ok := parseNum([]byte(digits[1:]), 10)
+			if !ok {
+				return ar.errorf(off, ErrName, "bad long-name reference %q", name)
+			}
+			if ar.strtab == nil || v >= int64(len(ar.strtab)) {
+				return ar.errorf(off, ErrName, "long-name reference %q outside the long-name table", name)
+			}
+			s := ar.strtab[v:]
+			end := bytes.IndexByte(s, '\n')
+			if end < 0 {
+				end = len(s)
+			}
+			name = strings.TrimSuffix(string(s[:end]), "/")
+			if ar.thin {
+				inArchive = false
+			}
+		default:
+			name = strings.TrimSuffix(name, "/")
+			if ar.thin {
+				inArchive = false
+			}
+		}
+		first = false
+		if !special && ar.thin && !inArchive {
+			// Thin members: the header records the size of the external file.
+		} else if size > ar.size-dataOff {
+			return ar.errorf(off, ErrTruncated, "member %q of %d bytes", name, size)
+		}
+		if !special {
+			mh := Member{HeaderOffset: off, DataOffset: dataOff}
+			if ar.thin && !inArchive {
+				mh.DataOffset = -1
+			}
+			mh.Name = name
+			mh.Size = size
+			date, ok1 := parseNum(h.arDate(), 10)
+			uid, ok2 := parseNum(h.arUID(), 10)
+			gid, ok3 := parseNum(h.arGID(), 10)
+			mode, ok4 := parseNum(h.arMode(), 8)
+			if !ok1 || !ok2 || !ok3 || !ok4 {
+				return ar.errorf(off+16, ErrHeader, "bad date, uid, gid or mode field in header of %q", name)
+			}
+			mh.ModTime = time.Unix(date, 0).UTC()
+			mh.Uid, mh.Gid, mh.Mode = int(uid), int(gid), mode
+			copy(mh.raw[:], h.meta())
+			mh.hasRaw = true
+			ar.members = append(ar.members, mh)
+		}
+		next := dataOff + size
+		if ar.thin && !special && !inArchive {
+			next = dataOff
+		}
+		off = next + pad2(next)
+	}
+	if symtab != nil {
+		if err := ar.parseSymtab(symtabName, symtab, symtabOff); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ar *Reader) parseSymtab(name string, b []byte, base int64) error {
+	bad := func(at int64, what string) error {
+		return ar.errorf(base+at, ErrSymtab, "%s", what)
+	}
+	var offs []int64
+	var strs []byte
+	var strx []int64
+	switch name {
+	case gnuSymtabName, gnuSym64Name:
+		w := int64(4)
+		ar.index = IndexGNU
+		if name == gnuSym64Name {
+			w = 8
+			ar.index = IndexGNU64
+		}
+		if int64(len(b)) < w {
+			return bad(0, "too short for the symbol count")
+		}
+		var n uint64
+		if w == 4 {
+			n = uint64(binary.BigEndian.Uint32(b))
+		} else {
+			n = binary.BigEndian.Uint64(b)
+		}
+		if n > uint64(int64(len(b))-w)/uint64(w) {
+			return bad(0, fmt.Sprintf("symbol count %d larger than the index", n))
+		}
+		offs = make([]int64, n)
+		for i := range offs {
+			p := b[w+int64(i)*w:]
+			if w == 4 {
+				offs[i] = int64(binary.BigEndian.Uint32(p))
+			} else {
+				v := binary.BigEndian.Uint64(p)
+				if v > 1<<62 {
+					return bad(w+int64(i)*w, "offset out of range")
+				}
+				offs[i] = int64(v)
+			}
+		}
+		strs = b[w+int64(n)*w:]
+		// Names are consecutive NUL-terminated strings.
+		pos := int64(0)
+		for i := range offs {
+			if pos >= int64(len(strs)) {
+				return bad(w+int64(n)*w+pos, fmt.Sprintf("symbol name %d of %d missing", i, n))
+			}
+			strx = append(strx, pos)
+			e := bytes.IndexByte(strs[pos:], 0)
+			if e < 0 {
+				e = len(strs) - int(pos)
+			}
+			pos += int64(e) + 1
+		}
+	default: // BSD ranlib
+		w := int64(4)
+		ar.index = IndexBSD
+		if name == bsdSymdef64Name {
+			w = 8
+			ar.index = IndexBSD64
+		}
+		get := func(p []byte) uint64 {
+			if w == 4 {
+				return uint64(binary.LittleEndian.Uint32(p))
+			}
+			return binary.LittleEndian.Uint64(p)
+		}
+		if int64(len(b)) < w {
+			return bad(0, "too short for the ranlib size")
+		}
+		rsize := get(b)
+		if rsize > uint64(int64(len(b))-w) || rsize%uint64(2*w) != 0 {
+			return bad(0, fmt.Sprintf("ranlib size %d does not fit", rsize))
+		}
+		n := int64(rsize) / (2 * w)
+		rest := b[w+int64(rsize):]
+		if int64(len(rest)) < w {
+			return bad(w+int64(rsize), "too short for the string table size")
+		}
+		ssize := get(rest)
+		if ssize > uint64(int64(len(rest))-w) {
+			return bad(w+int64(rsize), fmt.Sprintf("string table size %d does not fit", ssize))
+		}
+		strs = rest[w : w+int64(ssize)]
+		offs = make([]int64, n)
+		strx = make([]int64, n)
+		for i := int64(0); i < n; i++ {
+			p := b[w+i*2*w:]
+			sx, o := get(p), get(p[w:])
+			if sx >= uint64(len(strs)) {
+				return bad(w+i*2*w, fmt.Sprintf("symbol name offset %d outside the string table", sx))
+			}
+			if o > 1<<62 {
+				return bad(w+i*2*w+w, "offset out of range")
+			}
+			strx[i], offs[i] = int64(sx), int64(o)
+		}
+	}
+	byOff := make(map[int64]int, len(ar.members))
+	for i := range ar.members {
+		byOff[ar.members[i].HeaderOffset] = i
+	}
+	ar.symbols = make([]Symbol, len(offs))
+	for i := range offs {
+		s := strs[strx[i]:]
+		if e := bytes.IndexByte(s, 0); e >= 0 {
+			s = s[:e]
+		}
+		mi, ok := byOff[offs[i]]
+		if !ok {
+			mi = -1
+		}
+		ar.symbols[i] = Symbol{Name: string(s), Offset: offs[i], Member: mi}
+		if mi >= 0 {
+			ar.members[mi].Symbols = append(ar.members[mi].Symbols, string(s))
+		}
+	}
+	return nil
+}
+
+// Members returns the archive's members in archive order, without the
+// symbol index and long-name table. The slice is the Reader's own.
+func (ar *Reader) Members() []Member { return ar.members }
+
+// Symbols returns the symbol index entries in index order.
+func (ar *Reader) Symbols() []Symbol { return ar.symbols }
+
+// Index tells which symbol index the archive has.
+func (ar *Reader) Index() IndexKind { return ar.index }
+
+// Thin reports whether the archive is a GNU thin archive.
+func (ar *Reader) Thin() bool { return ar.thin }
+
+// Format reports the archive's layout: FormatBSD if it has BSD names or a
+// __.SYMDEF index, else FormatGNU.
+func (ar *Reader) Format() Format { return ar.format }
+
+// Section returns a reader over member i's data. For a thin archive it
+// returns an error wrapping ErrThin.
+func (ar *Reader) Section(i int) (*io.SectionReader, error) {
+	if i < 0 || i >= len(ar.members) {
+		return nil, fmt.Errorf("ar: member %d out of range", i)
+	}
+	m := &ar.members[i]
+	if m.DataOffset < 0 {
+		return nil, fmt.Errorf("%w: %s", ErrThin, m.Name)
+	}
+	return io.NewSectionReader(ar.r, m.DataOffset, m.Size), nil
+}
+
+// String formats an IndexKind.
+func (k IndexKind) String() string {
+	switch k {
+	case IndexNone:
+		return "none"
+	case IndexGNU:
+		return "/"
+	case IndexGNU64:
+		return "/SYM64/"
+	case IndexBSD:
+		return "__.SYMDEF"
+	case IndexBSD64:
+		return "__.SYMDEF_64"
+	}
+	return "IndexKind(" + strconv.Itoa(int(k)) + ")"
+}

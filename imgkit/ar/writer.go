@@ -1,0 +1,559 @@
+package ar
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Format selects an archive layout.
+type Format int
+
+// Archive layouts.
+const (
+	// FormatGNU is the System V / GNU layout: names end in '/', long names
+	// live in a "//" member, the symbol index is "/" (or "/SYM64/").
+	FormatGNU Format = iota
+	// FormatBSD is the 4.4BSD layout as llvm-ar --format=bsd writes it:
+	// every name as "#1/len" ahead of the data, the index as "__.SYMDEF".
+	FormatBSD
+)
+
+// String returns "gnu" or "bsd".
+func (f Format) String() string {
+	if f == FormatBSD {
+		return "bsd"
+	}
+	return "gnu"
+}
+
+// Compat selects whose bytes to match where GNU ar and llvm-ar disagree
+// (see the package documentation for the list).
+type Compat int
+
+// Compatibility targets.
+const (
+	CompatGNU  Compat = iota // GNU binutils ar (the default)
+	CompatLLVM               // llvm-ar
+)
+
+// Options control how an archive is laid out. The zero value writes what
+// GNU "ar rcsD" writes.
+type Options struct {
+	Format Format
+	Compat Compat
+	// Thin writes a GNU thin archive ("!<thin>\n"): headers and the index
+	// only; each member's Name is the path of its file relative to the
+	// archive's directory.
+	Thin bool
+	// NoIndex leaves the symbol index out (ar S).
+	NoIndex bool
+	// Sym64Threshold is the member offset from which the GNU index uses
+	// 64-bit fields ("/SYM64/"); 0 means 1<<32. With CompatGNU the test is
+	// GNU ar's (an indexed member starting at or beyond it), with
+	// CompatLLVM llvm-ar's (the last member starting at or beyond it, as
+	// llvm-ar's SYM64_THRESHOLD environment variable sets).
+	Sym64Threshold int64
+	// IndexTime is the date of the symbol index header; the zero value
+	// writes 0, as "ar D" does.
+	IndexTime time.Time
+}
+
+// An Entry is a member to be written by a Plan: its header and where its
+// bytes come from.
+type Entry struct {
+	Header
+	// Data holds the member's Size bytes. It is read once for the symbols
+	// (ELF section headers and symbol table only) and once to copy the
+	// bytes. For a thin archive it may be nil: then Symbols must be given or
+	// the member gets no index entries.
+	Data io.ReaderAt
+	// Symbols, when not nil, are the member's index entries and Data is not
+	// scanned for them.
+	Symbols []string
+	// IsObject reports, with Symbols, whether the member counts as an
+	// object (an archive with an object and no symbols still gets an empty
+	// index).
+	IsObject bool
+}
+
+// A Plan is an archive laid out in full before any byte is written: symbol
+// index, long-name table and the offset of every member. Because both GNU
+// and BSD layouts put the index first, and the index holds member offsets,
+// nothing can be written before every member's size and symbols are known;
+// a Plan therefore takes members whose data can be read twice (io.ReaderAt)
+// and then streams the archive in one pass (WriteTo), or writes it at fixed
+// offsets (WriteAtTo) into an image of Size bytes.
+type Plan struct {
+	opts    Options
+	entries []Entry
+	head    []byte // magic, index and long-name table
+	hdrs    [][]byte
+	offs    []int64 // header offsets
+	size    int64
+}
+
+// NewPlan lays out entries. It reads the symbols of each entry without
+// Symbols from its Data.
+func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
+	p := &Plan{entries: entries}
+	if opts != nil {
+		p.opts = *opts
+	}
+	if p.opts.Thin && p.opts.Format == FormatBSD {
+		return nil, fmt.Errorf("ar: thin archives exist only in the GNU format")
+	}
+	hasObject := false
+	nsyms := 0
+	for i := range p.entries {
+		e := &p.entries[i]
+		if e.Size < 0 {
+			return nil, fmt.Errorf("ar: member %q: negative size", e.Name)
+		}
+		if e.Symbols == nil && e.Data != nil && !p.opts.NoIndex {
+			e.Symbols, e.IsObject = elfSymbols(e.Data, e.Size)
+			if e.Symbols == nil {
+				e.Symbols = []string{}
+			}
+		}
+		if e.IsObject {
+			hasObject = true
+		}
+		nsyms += len(e.Symbols)
+		if strings.IndexByte(e.Name, 0) >= 0 || e.Name == "" {
+			return nil, fmt.Errorf("%w: %q", ErrName, e.Name)
+		}
+	}
+	if p.opts.Format == FormatBSD {
+		return p, p.layoutBSD(hasObject)
+	}
+	return p, p.layoutGNU(hasObject)
+}
+
+// Size returns the archive's size in bytes.
+func (p *Plan) Size() int64 { return p.size }
+
+// Offsets returns the header offset of each entry.
+func (p *Plan) Offsets() []int64 { return p.offs }
+
+// memberMeta fills a header's date..mode fields from h, or from the raw
+// bytes h was read with.
+func (p *Plan) memberMeta(hd *header, h *Header) error {
+	if h.hasRaw {
+		copy(hd.meta(), h.raw[:])
+		return nil
+	}
+	if !fillDec(hd.arDate(), h.ModTime.Unix()) && !h.ModTime.IsZero() {
+		return fmt.Errorf("%w: date of %q", ErrFieldRange, h.Name)
+	}
+	if h.ModTime.IsZero() {
+		fill(hd.arDate(), "0")
+	}
+	if !fillDec(hd.arUID(), int64(h.Uid)) || !fillDec(hd.arGID(), int64(h.Gid)) {
+		return fmt.Errorf("%w: uid or gid of %q", ErrFieldRange, h.Name)
+	}
+	if !fillOct(hd.arMode(), h.Mode) {
+		return fmt.Errorf("%w: mode of %q", ErrFieldRange, h.Name)
+	}
+	return nil
+}
+
+func (p *Plan) indexDate() string {
+	if p.opts.IndexTime.IsZero() {
+		return "0"
+	}
+	return fmt.Sprint(p.opts.IndexTime.Unix())
+}
+
+// layoutGNU lays the archive out as GNU ar (or llvm-ar) does.
+func (p *Plan) layoutGNU(hasObject bool) error {
+	gnu := p.opts.Compat == CompatGNU
+	// Long-name table.
+	var strtab bytes.Buffer
+	nameRef := make([]string, len(p.entries))
+	seen := map[string]int{}
+	for i := range p.entries {
+		name := p.entries[i].Name
+		if !p.opts.Thin && len(name) <= 15 {
+			nameRef[i] = name + "/"
+			continue
+		}
+		if !gnu && !p.opts.Thin {
+			if o, ok := seen[name]; ok {
+				nameRef[i] = fmt.Sprintf("/%d", o)
+				continue
+			}
+			seen[name] = strtab.Len()
+		}
+		nameRef[i] = fmt.Sprintf("/%d", strtab.Len())
+		strtab.WriteString(name)
+		strtab.WriteString("/\n")
+	}
+	if strtab.Len()%2 == 1 {
+		strtab.WriteByte('\n')
+	}
+	// Member headers (without offsets yet).
+	p.hdrs = make([][]byte, len(p.entries))
+	for i := range p.entries {
+		e := &p.entries[i]
+		var hd header
+		for j := range hd {
+			hd[j] = ' '
+		}
+		if gnu && p.opts.Thin && len(e.Name) >= 15 {
+			// GNU ar first writes the base name with its '/' and then
+			// overwrites bytes 0..14 with the long-name reference: a base
+			// name of exactly 15 bytes leaves its '/' in byte 15.
+			if b := baseName(e.Name); len(b) == 15 {
+				hd[15] = '/'
+			}
+		}
+		if len(nameRef[i]) > nameLen {
+			return fmt.Errorf("%w: long-name offset of %q", ErrFieldRange, e.Name)
+		}
+		copy(hd.arName(), nameRef[i])
+		if err := p.memberMeta(&hd, &e.Header); err != nil {
+			return err
+		}
+		if !fillDec(hd.arSize(), e.Size) {
+			return fmt.Errorf("%w: size of %q", ErrFieldRange, e.Name)
+		}
+		copy(hd.arFmag(), fmag)
+		p.hdrs[i] = hd[:]
+	}
+	// Index contents: count, offsets, names.
+	var names bytes.Buffer
+	nsyms := 0
+	for i := range p.entries {
+		for _, s := range p.entries[i].Symbols {
+			names.WriteString(s)
+			names.WriteByte(0)
+			nsyms++
+		}
+	}
+	writeIndex := !p.opts.NoIndex && hasObject
+	if writeIndex && !gnu && nsyms == 0 {
+		names.WriteString("\x00\x00\x00") // llvm-ar's empty table
+	}
+	strtabHdr := int64(0)
+	if strtab.Len() > 0 {
+		strtabHdr = headerLen + int64(strtab.Len())
+	}
+	memberSpan := func(i int) int64 {
+		n := int64(headerLen)
+		if !p.opts.Thin {
+			n += p.entries[i].Size + pad2(p.entries[i].Size)
+		}
+		return n
+	}
+	layout := func(indexLen int64) {
+		off := int64(magicLen) + indexLen + strtabHdr
+		p.offs = make([]int64, len(p.entries))
+		for i := range p.entries {
+			p.offs[i] = off
+			off += memberSpan(i)
+		}
+		p.size = off
+	}
+	idx32 := func() int64 {
+		n := 4 + 4*int64(nsyms) + int64(names.Len())
+		return n + pad2(n)
+	}
+	idx64 := func() int64 {
+		n := 8 + 8*int64(nsyms) + int64(names.Len())
+		if gnu {
+			return alignUp(n, 8)
+		}
+		return n + pad2(n)
+	}
+	threshold := p.opts.Sym64Threshold
+	if threshold <= 0 {
+		threshold = 1 << 32
+	}
+	use64 := false
+	if writeIndex {
+		layout(headerLen + idx32())
+		if gnu {
+			for i := range p.entries {
+				if len(p.entries[i].Symbols) > 0 && p.offs[i] >= threshold {
+					use64 = true
+				}
+			}
+		} else if len(p.offs) > 0 && p.offs[len(p.offs)-1] >= threshold {
+			use64 = true
+		}
+		if use64 {
+			layout(headerLen + idx64())
+		}
+	} else {
+		layout(0)
+	}
+	var head bytes.Buffer
+	if p.opts.Thin && (len(p.entries) > 0 || !gnu) {
+		// GNU ar writes an empty thin archive with the regular magic.
+		head.WriteString(thinMagic)
+	} else {
+		head.WriteString(magic)
+	}
+	if writeIndex {
+		var hd header
+		for j := range hd {
+			hd[j] = ' '
+		}
+		ilen := idx32()
+		w := 4
+		if use64 {
+			ilen = idx64()
+			w = 8
+			copy(hd.arName(), gnuSym64Name)
+		} else {
+			copy(hd.arName(), gnuSymtabName)
+		}
+		fill(hd.arDate(), p.indexDate())
+		fill(hd.arUID(), "0")
+		fill(hd.arGID(), "0")
+		fill(hd.arMode(), "0")
+		fillDec(hd.arSize(), ilen)
+		copy(hd.arFmag(), fmag)
+		head.Write(hd[:])
+		start := head.Len()
+		var b [8]byte
+		put := func(v int64) {
+			if w == 4 {
+				putBE32(b[:], uint32(v))
+			} else {
+				putBE64(b[:], uint64(v))
+			}
+			head.Write(b[:w])
+		}
+		put(int64(nsyms))
+		for i := range p.entries {
+			if !use64 && p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
+				return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
+			}
+			for range p.entries[i].Symbols {
+				put(p.offs[i])
+			}
+		}
+		head.Write(names.Bytes())
+		for int64(head.Len()-start) < ilen {
+			head.WriteByte(0)
+		}
+	}
+	if strtab.Len() > 0 {
+		var hd header
+		for j := range hd {
+			hd[j] = ' '
+		}
+		copy(hd.arName(), gnuStrtabName)
+		fillDec(hd.arSize(), int64(strtab.Len()))
+		copy(hd.arFmag(), fmag)
+		head.Write(hd[:])
+		head.Write(strtab.Bytes())
+	}
+	p.head = head.Bytes()
+	return nil
+}
+
+// layoutBSD lays the archive out as llvm-ar --format=bsd does.
+func (p *Plan) layoutBSD(hasObject bool) error {
+	// Each member's name goes after its header, padded with NULs so that
+	// the data starts at a multiple of 8 bytes.
+	bsdHeader := func(pos int64, name string, h *Header, size int64) ([]byte, error) {
+		after := pos + headerLen + int64(len(name))
+		padded := int64(len(name)) + (alignUp(after, 8) - after)
+		var hd header
+		for j := range hd {
+			hd[j] = ' '
+		}
+		fill(hd.arName(), bsdLongPrefix+fmt.Sprint(padded))
+		if h == nil {
+			fill(hd.arDate(), p.indexDate())
+			fill(hd.arUID(), "0")
+			fill(hd.arGID(), "0")
+			fill(hd.arMode(), "0")
+		} else if err := p.memberMeta(&hd, h); err != nil {
+			return nil, err
+		}
+		if !fillDec(hd.arSize(), padded+size) {
+			return nil, fmt.Errorf("%w: size of %q", ErrFieldRange, name)
+		}
+		copy(hd.arFmag(), fmag)
+		out := make([]byte, 0, headerLen+padded)
+		out = append(out, hd[:]...)
+		out = append(out, name...)
+		for int64(len(out)) < headerLen+padded {
+			out = append(out, 0)
+		}
+		return out, nil
+	}
+	var strs bytes.Buffer
+	nsyms := 0
+	for i := range p.entries {
+		for _, s := range p.entries[i].Symbols {
+			strs.WriteString(s)
+			strs.WriteByte(0)
+			nsyms++
+		}
+	}
+	writeIndex := !p.opts.NoIndex && hasObject
+	if writeIndex && nsyms == 0 {
+		strs.WriteString("\x00\x00\x00")
+	}
+	var idx []byte
+	off := int64(magicLen)
+	if writeIndex {
+		n := 4 + 8*int64(nsyms) + 4 + int64(strs.Len())
+		n = alignUp(n, 8)
+		h, err := bsdHeader(off, bsdSymdefName, nil, n)
+		if err != nil {
+			return err
+		}
+		idx = h
+		off += int64(len(h)) + n
+	}
+	p.hdrs = make([][]byte, len(p.entries))
+	p.offs = make([]int64, len(p.entries))
+	for i := range p.entries {
+		e := &p.entries[i]
+		h, err := bsdHeader(off, e.Name, &e.Header, e.Size)
+		if err != nil {
+			return err
+		}
+		p.hdrs[i] = h
+		p.offs[i] = off
+		off += int64(len(h)) + e.Size + pad2(e.Size)
+	}
+	p.size = off
+	var head bytes.Buffer
+	head.WriteString(magic)
+	if writeIndex {
+		start := head.Len() + len(idx)
+		head.Write(idx)
+		var b [4]byte
+		putLE32(b[:], uint32(8*nsyms))
+		head.Write(b[:])
+		sx := 0
+		for i := range p.entries {
+			if p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
+				return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
+			}
+			for _, s := range p.entries[i].Symbols {
+				putLE32(b[:], uint32(sx))
+				head.Write(b[:])
+				putLE32(b[:], uint32(p.offs[i]))
+				head.Write(b[:])
+				sx += len(s) + 1
+			}
+		}
+		putLE32(b[:], uint32(strs.Len()))
+		head.Write(b[:])
+		head.Write(strs.Bytes())
+		want := start + int(alignUp(int64(4+8*nsyms+4+strs.Len()), 8))
+		for head.Len() < want {
+			head.WriteByte(0)
+		}
+	}
+	p.head = head.Bytes()
+	return nil
+}
+
+// WriteTo streams the archive to w in one pass: the head, then each member's
+// header and data. It copies each member's data from its Data with
+// io.Copy, so an *os.File destination can use copy_file_range.
+func (p *Plan) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	write := func(b []byte) error {
+		m, err := w.Write(b)
+		n += int64(m)
+		return err
+	}
+	if err := write(p.head); err != nil {
+		return n, err
+	}
+	for i := range p.entries {
+		e := &p.entries[i]
+		if err := write(p.hdrs[i]); err != nil {
+			return n, err
+		}
+		if p.opts.Thin {
+			continue
+		}
+		if e.Size > 0 {
+			m, err := io.Copy(w, io.NewSectionReader(e.Data, 0, e.Size))
+			n += m
+			if err != nil {
+				return n, err
+			}
+			if m < e.Size {
+				return n, fmt.Errorf("%w: %q: %d of %d bytes", ErrShortWrite, e.Name, m, e.Size)
+			}
+		}
+		if e.Size%2 == 1 {
+			if err := write([]byte{'\n'}); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// An Image is where WriteAtTo puts an archive: fixed-offset writes for the
+// small parts and a bulk copy for member data. *bcache.Image satisfies it.
+type Image interface {
+	WriteAt(p []byte, off int64) (int, error)
+	CopyFrom(off int64, r io.Reader, n int64) error
+}
+
+// WriteAtTo writes the archive into img at offsets 0..Size. Member data
+// whose Data is an *os.File is handed to CopyFrom as that file positioned
+// at 0, so the image's fastest bulk path applies; other sources go through
+// an io.SectionReader.
+func (p *Plan) WriteAtTo(img Image) error {
+	if _, err := img.WriteAt(p.head, 0); err != nil {
+		return err
+	}
+	nl := []byte{'\n'}
+	for i := range p.entries {
+		e := &p.entries[i]
+		off := p.offs[i]
+		if _, err := img.WriteAt(p.hdrs[i], off); err != nil {
+			return err
+		}
+		if p.opts.Thin {
+			continue
+		}
+		off += int64(len(p.hdrs[i]))
+		if e.Size > 0 {
+			var src io.Reader
+			if f, ok := e.Data.(*os.File); ok {
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return err
+				}
+				src = f
+			} else {
+				src = io.NewSectionReader(e.Data, 0, e.Size)
+			}
+			if err := img.CopyFrom(off, src, e.Size); err != nil {
+				return fmt.Errorf("ar: member %q: %w", e.Name, err)
+			}
+		}
+		if e.Size%2 == 1 {
+			if _, err := img.WriteAt(nl, off+e.Size); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// baseName is the part of a slash-separated path after its last '/'.
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
