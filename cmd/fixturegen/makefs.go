@@ -3,13 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // The makefs command accepts the command line of FreeBSD makefs(8):
@@ -339,4 +343,122 @@ func parseSize(s string) (int64, error) {
 		return 0, errSizeRange
 	}
 	return n * m, nil
+}
+
+// treeOptions returns the time rule of the command line: -T, or else
+// SOURCE_DATE_EPOCH from the command's environment.
+func (a *makefsArgs) treeOptions() (*fstree.Options, error) {
+	opts := &fstree.Options{Timestamp: a.Timestamp}
+	if v := a.Env.getenv(fstree.SourceDateEpochEnv); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("makefs: %s=%q: want a decimal number of seconds since the Epoch", fstree.SourceDateEpochEnv, v)
+		}
+		t := time.Unix(n, 0).UTC()
+		opts.SourceDateEpoch = &t
+	}
+	return opts, nil
+}
+
+// tree builds the source tree as makefs does: the manifest or the first
+// directory, with every extra directory merged into it (directories merge;
+// any other name present in two sources is an error), then the -F spec
+// applied (with -x, what it does not name is left out). Times follow -T or
+// SOURCE_DATE_EPOCH.
+func (a *makefsArgs) tree() (*fstree.Tree, error) {
+	opts, err := a.treeOptions()
+	if err != nil {
+		return nil, err
+	}
+	var t *fstree.Tree
+	if a.Manifest != "" {
+		spec, err := a.readSpec(a.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = fstree.ApplySpec(nil, spec, false, opts); err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+	}
+	for _, dir := range a.Dirs {
+		d, err := fstree.WalkDir(dir, opts)
+		if err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+		if t == nil {
+			t = d
+			continue
+		}
+		if err := mergeTree(t.Root, d.Root, dir); err != nil {
+			return nil, err
+		}
+	}
+	if a.Spec != "" {
+		spec, err := a.readSpec(a.Spec)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = fstree.ApplySpec(t, spec, a.Exclude, opts); err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+	}
+	return t, nil
+}
+
+// readSpec reads an mtree spec file, or standard input for "-".
+func (a *makefsArgs) readSpec(name string) (*fstree.Spec, error) {
+	var r io.Reader = a.Env.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
+		r = strings.NewReader("")
+	}
+	spec, err := fstree.ReadSpec(r, name)
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %v", err)
+	}
+	spec.Dir = a.Env.Dir
+	return spec, nil
+}
+
+// mergeTree moves the children of the directory src (from the source
+// directory srcDir) into the directory dst, as makefs merges an
+// extra-directory: directories present in both merge recursively, keeping
+// dst's metadata; any other name present in both is an error.
+func mergeTree(dst, src *fstree.Node, srcDir string) error {
+	added := false
+	for _, c := range src.Children {
+		var old *fstree.Node
+		for _, d := range dst.Children {
+			if d.Name == c.Name {
+				old = d
+				break
+			}
+		}
+		switch {
+		case old == nil:
+			c.Parent = dst
+			dst.Children = append(dst.Children, c)
+			if c.Type == fstree.TypeDir {
+				dst.Nlink++
+			}
+			added = true
+		case old.Type == fstree.TypeDir && c.Type == fstree.TypeDir:
+			if err := mergeTree(old, c, srcDir); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("makefs: cannot merge %s %q with the %s already there",
+				c.Type, filepath.Join(srcDir, filepath.FromSlash(c.Path())), old.Type)
+		}
+	}
+	if added {
+		sort.Slice(dst.Children, func(i, j int) bool { return dst.Children[i].Name < dst.Children[j].Name })
+	}
+	return nil
 }

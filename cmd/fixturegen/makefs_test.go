@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 func TestParseSize(t *testing.T) {
@@ -210,5 +212,65 @@ func TestPanicBecomesError(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := runMain(&env{Stderr: &stderr}, []string{"test-panic"}); code != 1 || stderr.String() != "fixturegen: test-panic: internal error: boom\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestMakefsTree(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"one/a/x", "one/b", "two/a/y", "two/c/z", "three/b"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(f), 0o644)
+	}
+	late := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(dir, "one", "b"), late, late)
+	sde := ""
+	e := &env{Dir: dir, Getenv: func(k string) string {
+		if k == "SOURCE_DATE_EPOCH" {
+			return sde
+		}
+		return ""
+	}}
+	a, err := parseMakefsArgs(e, []string{"out.img", "one", "two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sde = "1000000000"
+	tr, err := a.tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	tr.Walk(func(p string, n *fstree.Node) error {
+		paths = append(paths, p)
+		return nil
+	})
+	if g, w := strings.Join(paths, " "), ". a a/x a/y b c c/z"; g != w {
+		t.Errorf("merged tree %q, want %q", g, w)
+	}
+	if n := tr.Lookup("c/z"); n == nil || n.Parent != tr.Lookup("c") || tr.Lookup("c").Parent != tr.Root {
+		t.Errorf("parents not set after merge")
+	}
+	if n := tr.Root.Nlink; n != 4 {
+		t.Errorf("root Nlink = %d, want 4 (2 + a, c)", n)
+	}
+	if b := tr.Lookup("b"); !b.Mtime.Equal(time.Unix(1000000000, 0)) {
+		t.Errorf("SOURCE_DATE_EPOCH did not clamp: mtime %v", b.Mtime)
+	}
+
+	// -T wins over SOURCE_DATE_EPOCH.
+	a, _ = parseMakefsArgs(e, []string{"-T", "5", "out.img", "one"})
+	if tr, err = a.tree(); err != nil || !tr.Lookup("b").Mtime.Equal(time.Unix(5, 0)) {
+		t.Errorf("-T 5: %v", err)
+	}
+
+	a, _ = parseMakefsArgs(e, []string{"out.img", "one", "three"})
+	if _, err := a.tree(); err == nil || !strings.Contains(err.Error(), `cannot merge file "`+filepath.Join(dir, "three", "b")+`" with the file already there`) {
+		t.Errorf("conflicting merge: %v", err)
+	}
+	sde = "soon"
+	a, _ = parseMakefsArgs(e, []string{"out.img", "one"})
+	if _, err := a.tree(); err == nil || !strings.Contains(err.Error(), `SOURCE_DATE_EPOCH="soon"`) {
+		t.Errorf("bad SOURCE_DATE_EPOCH: %v", err)
 	}
 }
