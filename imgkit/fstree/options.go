@@ -16,6 +16,10 @@ type Options struct {
 	// SourceDateEpoch, when set and Timestamp is not, clamps every time to
 	// at most this value (see https://reproducible-builds.org/specs/source-date-epoch/).
 	SourceDateEpoch *time.Time
+	// LookupUser and LookupGroup map an mtree uname or gname that comes
+	// without a uid or gid keyword to its number (makefs -N). When nil,
+	// the host's user and group databases are used (os/user).
+	LookupUser, LookupGroup func(name string) (uint32, error)
 }
 
 // SourceDateEpochEnv is the environment variable OptionsFromEnv reads.

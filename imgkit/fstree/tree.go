@@ -81,8 +81,7 @@ type Node struct {
 	// files, len(Link) for symbolic links.
 	Size int64
 	// Atime, Mtime, Ctime and Birthtime are in UTC. Birthtime is zero where
-	// the operating system does not report one (and for spec-only nodes
-	// without a time keyword or timestamp option).
+	// the operating system does not report one.
 	Atime, Mtime, Ctime, Birthtime time.Time
 	Link                           string // symbolic link target
 	// Rdev is the device number of a character or block device in the
