@@ -1,0 +1,264 @@
+package msdos
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// shortChar maps an ASCII character to the character FreeBSD's msdosfs
+// stores in a short name: letters are upper-cased, characters a short name
+// may not hold map to 0 (dropped). Non-ASCII characters are dropped too:
+// FreeBSD makefs maps single bytes through a code-page table, which for
+// UTF-8 names gives meaningless bytes; fixturegen keeps short names ASCII
+// and lets the long name carry the real name.
+func shortChar(r rune) byte {
+	switch {
+	case r >= 'a' && r <= 'z':
+		return byte(r - 'a' + 'A')
+	case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return byte(r)
+	}
+	switch r {
+	case '!', '#', '$', '%', '&', '\'', '(', ')', '+', '-', '@', '^', '_', '`', '{', '}', '~':
+		return byte(r)
+	}
+	return 0
+}
+
+// Results of shortName, named after what FreeBSD's unix2dosfn returns.
+const (
+	convInvalid = 0 // no short name can be made (or no room for the tail)
+	convSame    = 1 // the short name is the name itself: no long name needed
+	convCase    = 2 // the short name differs from the name but loses nothing
+	convLossy   = 3 // characters were dropped; a ~N tail was inserted
+)
+
+// shortName makes the 11-byte short name of name with generation number
+// gen (1 for the first try) following the rules of FreeBSD's msdosfs, which
+// makefs uses: the extension is the part after the last dot that is
+// followed by something other than dots and blanks (a leading dot does not
+// start an extension), trailing dots and blanks are ignored, characters are
+// mapped by shortChar, and a name that lost characters gets a "~gen" tail
+// in its base part. It returns the name and one of the conv* results.
+func shortName(name string, gen int) (dn [11]byte, conv int) {
+	for i := range dn {
+		dn[i] = ' '
+	}
+	u := []rune(name)
+	n := len(u)
+	blank := true
+	for _, r := range u {
+		if r != ' ' && r != '.' {
+			blank = false
+			break
+		}
+	}
+	if n == 0 || blank {
+		return dn, convInvalid
+	}
+	conv = convSame
+	// Find the extension: ext is the index of its first character, trail
+	// the index after a run of dots not (yet) followed by anything else.
+	ext, trail := -1, -1
+	for i := 1; i < n; i++ {
+		switch u[i] {
+		case '.':
+			if trail < 0 {
+				trail = i + 1
+			}
+		case ' ':
+		default:
+			if trail >= 0 {
+				ext = trail
+			}
+			trail = -1
+		}
+	}
+	var baseEnd int
+	if ext >= 0 {
+		l := n - ext
+		if trail >= 0 {
+			l = trail - ext
+		}
+		i, j := 0, 8
+		for ; i < l && j < 11; i, j = i+1, j+1 {
+			c := shortChar(u[ext+i])
+			dn[j] = c
+			if rune(c) != u[ext+i] && conv != convLossy {
+				conv = convCase
+			}
+			if c == 0 {
+				conv = convLossy
+				dn[j] = ' '
+				j--
+			}
+		}
+		if i < l {
+			conv = convLossy
+		}
+		baseEnd = ext - 1
+	} else {
+		baseEnd = n
+		for baseEnd > 0 && (u[baseEnd-1] == ' ' || u[baseEnd-1] == '.') {
+			baseEnd--
+		}
+	}
+	keepBlanks := baseEnd <= 8
+	i, j := 0, 0
+	for ; i < baseEnd && j < 8; i, j = i+1, j+1 {
+		var c byte
+		if u[i] == ' ' && keepBlanks {
+			c = ' '
+		} else {
+			c = shortChar(u[i])
+		}
+		dn[j] = c
+		if rune(c) != u[i] && conv != convLossy {
+			conv = convCase
+		}
+		if c == 0 {
+			conv = convLossy
+			dn[j] = ' '
+			j--
+		}
+	}
+	if i < baseEnd {
+		conv = convLossy
+	}
+	if j == 0 {
+		dn[0] = '_'
+	}
+	if dn[0] == slotDeleted {
+		dn[0] = slotE5
+	}
+	if conv != convLossy {
+		if gen > 1 {
+			return dn, convInvalid
+		}
+		return dn, conv
+	}
+	if gen > 999999 {
+		return dn, convInvalid
+	}
+	tail := "~" + strconv.Itoa(gen)
+	k := 8
+	for k > 0 && dn[k-1] == ' ' {
+		k--
+	}
+	if len(tail) > 8-k {
+		k = 8 - len(tail)
+	}
+	copy(dn[k:], tail)
+	return dn, convLossy
+}
+
+// forbiddenLong lists the printable characters a long name may not hold
+// (fatgen103); control characters are forbidden as well.
+const forbiddenLong = "\"*/:<>?\\|"
+
+// checkName reports why name cannot be stored on FAT, or nil. It returns
+// the name as UTF-16.
+func checkName(name string) ([]uint16, error) {
+	if !utf8.ValidString(name) {
+		return nil, fmt.Errorf("name is not valid UTF-8")
+	}
+	for _, r := range name {
+		if r < 0x20 || strings.ContainsRune(forbiddenLong, r) {
+			return nil, fmt.Errorf("name holds %q, which FAT forbids", r)
+		}
+	}
+	if strings.Trim(name, ". ") == "" {
+		return nil, fmt.Errorf("name is only dots and blanks")
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return nil, fmt.Errorf("name ends in a dot or blank, which FAT drops")
+	}
+	w := utf16.Encode([]rune(name))
+	if len(w) > maxLongNameLen {
+		return nil, fmt.Errorf("name is %d UTF-16 units long; FAT allows %d", len(w), maxLongNameLen)
+	}
+	return w, nil
+}
+
+// foldName is the key under which names that differ only by case collide.
+func foldName(name string) string {
+	return strings.ToLower(strings.ToUpper(name))
+}
+
+// longSlots returns the number of long-name entries a name of n UTF-16
+// units needs.
+func longSlots(n int) int { return (n + charsPerSlot - 1) / charsPerSlot }
+
+// putLongEntries writes the long-name entries for w in front of the short
+// entry with checksum sum: dst receives len(w)/13 rounded up entries, the
+// one with the highest ordinal (flagged lastLongOrd) first. Unused units
+// after the name are a 0x0000 terminator then 0xFFFF padding; as in
+// FreeBSD's msdosfs, a name of 254 or 255 units gets no terminator.
+func putLongEntries(dst []byte, w []uint16, sum byte) {
+	slots := longSlots(len(w))
+	for k := slots; k >= 1; k-- {
+		l := (*longEntry)(dst[(slots-k)*dirEntrySize:][:dirEntrySize])
+		ord := byte(k)
+		if k == slots {
+			ord |= lastLongOrd
+		}
+		l.ord()[0] = ord
+		l.attr()[0] = attrLongName
+		l.typ()[0] = 0
+		l.chksum()[0] = sum
+		le.PutUint16(l.fstClusLO(), 0)
+		for i := 0; i < charsPerSlot; i++ {
+			p := (k-1)*charsPerSlot + i
+			var u uint16
+			switch {
+			case p < len(w):
+				u = w[p]
+			case p == len(w) && len(w) < maxLongNameLen-1:
+				u = 0
+			default:
+				u = 0xffff
+			}
+			l.setUnit(i, u)
+		}
+	}
+}
+
+// shortNameString renders an 11-byte short name as NAME.EXT, honouring the
+// NTRes lower-case bits and the 0x05 stand-in for 0xE5.
+func shortNameString(dn []byte, ntres byte) string {
+	var b [11]byte
+	copy(b[:], dn)
+	if b[0] == slotE5 {
+		b[0] = slotDeleted
+	}
+	base := strings.TrimRight(string(b[:8]), " ")
+	ext := strings.TrimRight(string(b[8:11]), " ")
+	if ntres&ntLowerBase != 0 {
+		base = strings.ToLower(base)
+	}
+	if ntres&ntLowerExt != 0 {
+		ext = strings.ToLower(ext)
+	}
+	if ext == "" {
+		return latin1(base)
+	}
+	return latin1(base) + "." + latin1(ext)
+}
+
+// latin1 turns bytes ≥ 0x80 of a short name into runes of the same value,
+// so that any byte sequence gives valid UTF-8.
+func latin1(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			r := make([]rune, len(s))
+			for j := 0; j < len(s); j++ {
+				r[j] = rune(s[j])
+			}
+			return string(r)
+		}
+	}
+	return s
+}

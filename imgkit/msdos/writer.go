@@ -1,0 +1,616 @@
+package msdos
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// Write lays the tree t out as a FAT volume with the options o, as FreeBSD
+// makefs -t msdos does, and writes it to path through the block cache
+// (options c). The image appears at path only when complete: on any error
+// the temporary file is removed and path is left as it was.
+func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
+	w, err := prepare(t, o)
+	if err != nil {
+		return err
+	}
+	im, err := bcache.Create(path, w.fileSize, c)
+	if err != nil {
+		return err
+	}
+	defer im.Abort()
+	if err := im.Guard(func() error { return w.write(im) }); err != nil {
+		return err
+	}
+	return im.Commit()
+}
+
+// Layout describes the volume Write would make, for tools and tests.
+type Layout struct {
+	FATType           int
+	BytesPerSector    int
+	SectorsPerCluster int
+	ReservedSectors   int
+	NumFATs           int
+	SectorsPerFAT     int
+	RootEntries       int
+	TotalSectors      int64
+	Clusters          int   // usable clusters
+	UsedClusters      int   // clusters the tree takes
+	ImageSize         int64 // bytes of the image file, offset included
+	VolumeID          uint32
+}
+
+// Plan computes the layout Write would produce for t and o without
+// writing anything.
+func Plan(t *fstree.Tree, o *Options) (*Layout, error) {
+	w, err := prepare(t, o)
+	if err != nil {
+		return nil, err
+	}
+	g := w.g
+	return &Layout{
+		FATType: g.FATType, BytesPerSector: int(g.BytesPerSec), SectorsPerCluster: int(g.SecPerClus),
+		ReservedSectors: int(g.RsvdSecCnt), NumFATs: int(g.NumFATs), SectorsPerFAT: int(g.FATSz),
+		RootEntries: int(g.RootEntCnt), TotalSectors: int64(g.TotSec), Clusters: int(g.maxCluster() - 1),
+		UsedClusters: int(w.p.nextFree - reservedFATEnts), ImageSize: w.fileSize, VolumeID: w.volID,
+	}, nil
+}
+
+// writer holds everything decided before the first byte is written.
+type writer struct {
+	o        Options
+	p        *plan
+	g        *geometry
+	fileSize int64
+	volID    uint32
+}
+
+func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
+	w := &writer{}
+	if opts != nil {
+		w.o = *opts
+	}
+	o := &w.o
+	if o.BytesPerSector == 0 {
+		o.BytesPerSector = 512
+	}
+	if o.Size > 0 {
+		if o.MinSize == 0 {
+			o.MinSize = o.Size
+		}
+		if o.MaxSize == 0 {
+			o.MaxSize = o.Size
+		}
+	}
+	if o.MinSize < 0 || o.MaxSize < 0 || o.Offset < 0 || o.CreateSize < 0 {
+		return nil, fmt.Errorf("%w: negative size or offset", ErrParams)
+	}
+	if o.MaxSize > 0 && o.MinSize > o.MaxSize {
+		return nil, fmt.Errorf("%w: minimum size %d is larger than maximum size %d", ErrParams, o.MinSize, o.MaxSize)
+	}
+	if err := o.loadBootstrap(); err != nil {
+		return nil, err
+	}
+	warn := func(s string) {
+		if o.Warn != nil {
+			fmt.Fprintln(o.Warn, s)
+		}
+	}
+	p, err := makePlan(t, o.VolumeLabel != "", warn)
+	if err != nil {
+		return nil, err
+	}
+	w.p = p
+	switch {
+	case o.MaxSize > 0:
+		w.fileSize = max(o.CreateSize, o.Offset+o.MaxSize)
+		if w.g, err = w.fixed(); err != nil {
+			return nil, err
+		}
+	case o.CreateSize > 0 || o.Sectors > 0 || o.Floppy != "":
+		w.fileSize = o.CreateSize
+		if w.g, err = w.fixed(); err != nil {
+			return nil, err
+		}
+	default:
+		lo := uint64(1)
+		if o.MinSize > o.Offset {
+			lo = uint64((o.MinSize - o.Offset + int64(o.BytesPerSector) - 1) / int64(o.BytesPerSector))
+		}
+		if w.g, err = w.smallest(lo); err != nil {
+			return nil, err
+		}
+		w.fileSize = o.Offset + int64(w.g.TotSec)*int64(w.g.BytesPerSec)
+	}
+	for _, s := range w.g.Warnings {
+		warn("msdos: warning: " + s)
+	}
+	if end := o.Offset + int64(w.g.TotSec)*int64(w.g.BytesPerSec); end > w.fileSize {
+		w.fileSize = end
+	}
+	if err := p.allocate(w.g); err != nil {
+		return nil, err
+	}
+	if o.VolumeIDSet {
+		w.volID = o.VolumeID
+	} else {
+		w.volID = p.volumeID(w.g, o)
+	}
+	return w, nil
+}
+
+// fixed computes the geometry for a given image size and checks the tree
+// fits; when it does not, the error says how large an image it needs.
+func (w *writer) fixed() (*geometry, error) {
+	g, err := computeGeometry(&w.o, w.fileSize)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.p.fits(g); err != nil {
+		var fe *fitError
+		if errors.As(err, &fe) && fe.small {
+			if need := w.needed(); need > 0 {
+				return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given)", err, need, w.fileSize)
+			}
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// needed returns the smallest image size in bytes that holds the tree with
+// the same options but no size, or 0 when there is none.
+func (w *writer) needed() int64 {
+	o := w.o
+	o.MaxSize, o.MinSize, o.Size, o.CreateSize, o.Sectors = 0, 0, 0, 0, 0
+	if o.Floppy != "" {
+		return 0
+	}
+	w2 := &writer{o: o, p: w.p}
+	g, err := w2.smallest(1)
+	if err != nil {
+		return 0
+	}
+	return o.Offset + int64(g.TotSec)*int64(g.BytesPerSec)
+}
+
+// try computes the geometry for a volume of n sectors and checks the fit.
+// It reports whether n is large enough ("not too small") and the error, if
+// any.
+func (w *writer) try(n uint64) (g *geometry, bigEnough bool, err error) {
+	bps := uint64(w.o.BytesPerSector)
+	size := uint64(w.o.Offset) + n*bps
+	g, err = computeGeometry(&w.o, int64(size))
+	if err != nil {
+		var pe *paramError
+		if errors.As(err, &pe) && pe.small {
+			return nil, false, err
+		}
+		return nil, true, err
+	}
+	if err := w.p.fits(g); err != nil {
+		var fe *fitError
+		if errors.As(err, &fe) && fe.small {
+			return nil, false, err
+		}
+		return nil, true, err
+	}
+	return g, true, nil
+}
+
+// smallest finds the smallest volume of at least lo sectors that holds the
+// tree. Within a range of sizes where the default cluster size does not
+// change, a larger volume never holds less, so each range is searched by
+// bisection, smallest range first.
+func (w *writer) smallest(lo uint64) (*geometry, error) {
+	const top = 0xffffffff
+	bounds := []uint64{6000, 1 << 17, 1 << 19, 1 << 21, top}
+	if w.o.SectorsPerCluster != 0 || w.o.BlockSize != 0 {
+		bounds = []uint64{top}
+	}
+	a := uint64(1)
+	var lastErr error
+	for _, b := range bounds {
+		start := max(a, lo)
+		a = b + 1
+		if start > b {
+			continue
+		}
+		_, ok, err := w.try(b)
+		if !ok {
+			lastErr = err
+			continue
+		}
+		if err != nil && !isTooLarge(err) {
+			// A failure no size cures (bad option, full root).
+			if _, ok2, err2 := w.try(start); ok2 && err2 != nil && !isTooLarge(err2) {
+				return nil, err2
+			}
+		}
+		l, h := start, b
+		for l < h {
+			m := l + (h-l)/2
+			if _, ok, _ := w.try(m); ok {
+				h = m
+			} else {
+				l = m + 1
+			}
+		}
+		g, _, err := w.try(l)
+		if err == nil {
+			return g, nil
+		}
+		if !isTooLarge(err) {
+			return nil, err
+		}
+		lastErr = err
+	}
+	if lastErr == nil {
+		lastErr = fmt.Errorf("%w: no FAT volume holds the tree", ErrNoSpace)
+	}
+	return nil, lastErr
+}
+
+func isTooLarge(err error) bool {
+	var pe *paramError
+	return errors.As(err, &pe) && pe.large
+}
+
+// write puts every byte of the volume into the image.
+func (w *writer) write(im *bcache.Image) error {
+	if err := w.writeReserved(im); err != nil {
+		return err
+	}
+	if err := w.writeFATs(im); err != nil {
+		return err
+	}
+	for _, d := range w.p.dirs {
+		if err := w.writeDir(im, d); err != nil {
+			return err
+		}
+	}
+	for _, e := range w.p.files {
+		if err := w.writeFile(im, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) sectorOff(lsn uint32) int64 {
+	return w.o.Offset + int64(lsn)*int64(w.g.BytesPerSec)
+}
+
+// writeReserved writes the boot sector, its FAT32 backup and the FSInfo
+// sectors (and bootstrap sectors), as newfs_msdos does.
+func (w *writer) writeReserved(im *bcache.Image) error {
+	g := w.g
+	fat32 := g.FATType == 32
+	bps := g.BytesPerSec
+	bss := g.BootSectors
+	hasBackup := fat32 && g.BkBootSec != 0xffff
+	sector := make([]byte, bps)
+	for lsn := uint32(0); lsn < g.RsvdSecCnt; lsn++ {
+		x := lsn
+		if len(w.o.bootstrap) > 0 && hasBackup && bss <= g.BkBootSec && x >= g.BkBootSec {
+			x -= g.BkBootSec
+		}
+		clear(sector)
+		wrote := false
+		if len(w.o.bootstrap) > 0 && x < bss {
+			copy(sector, w.o.bootstrap[int64(x)*int64(bps):][:bps])
+			wrote = true
+		}
+		switch {
+		case lsn == 0 || (hasBackup && lsn == g.BkBootSec):
+			w.fillBootSector((*bootSector)(sector[:512]))
+			wrote = true
+		case fat32 && g.FSInfo != 0xffff && (lsn == g.FSInfo || (hasBackup && lsn == g.BkBootSec+g.FSInfo)):
+			f := (*fsInfoSector)(sector[:512])
+			le.PutUint32(f.leadSig(), fsiLeadSig)
+			le.PutUint32(f.strucSig(), fsiStrucSig)
+			le.PutUint32(f.freeCount(), fsiUnknown)
+			le.PutUint32(f.nxtFree(), fsiUnknown)
+			le.PutUint32(f.trailSig(), fsiTrailSig)
+			wrote = true
+		}
+		if wrote {
+			if _, err := im.WriteAt(sector, w.sectorOff(lsn)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bootCode is the x86 stub newfs_msdos puts after the extended BPB of a
+// volume made without -o bootstrap: it prints the message that follows it
+// and reboots on a key press.
+var bootCode = append([]byte{
+	0xfa, 0x31, 0xc0, 0x8e, 0xd0, 0xbc, 0x00, 0x7c, 0xfb, 0x8e, 0xd8, 0xe8, 0x00, 0x00,
+	0x5e, 0x83, 0xc6, 0x19, 0xbb, 0x07, 0x00, 0xfc, 0xac, 0x84, 0xc0, 0x74, 0x06, 0xb4,
+	0x0e, 0xcd, 0x10, 0xeb, 0xf5, 0x30, 0xe4, 0xcd, 0x16, 0xcd, 0x19,
+}, "\r\nNon-system disk\r\nPress any key to reboot\r\n\x00"...)
+
+// fillBootSector writes the BPB and extended boot record into b, over
+// whatever bootstrap bytes it holds.
+func (w *writer) fillBootSector(b *bootSector) {
+	g := w.g
+	fat32 := g.FATType == 32
+	le.PutUint16(b.bytsPerSec(), uint16(g.BytesPerSec))
+	b.secPerClus()[0] = uint8(g.SecPerClus)
+	le.PutUint16(b.rsvdSecCnt(), uint16(g.RsvdSecCnt))
+	b.numFATs()[0] = uint8(g.NumFATs)
+	le.PutUint16(b.rootEntCnt(), uint16(g.RootEntCnt))
+	if g.TotSec <= 0xffff {
+		le.PutUint16(b.totSec16(), uint16(g.TotSec))
+		le.PutUint32(b.totSec32(), 0)
+	} else {
+		le.PutUint16(b.totSec16(), 0)
+		le.PutUint32(b.totSec32(), g.TotSec)
+	}
+	b.media()[0] = g.Media
+	if fat32 {
+		le.PutUint16(b.fatSz16(), 0)
+	} else {
+		le.PutUint16(b.fatSz16(), uint16(g.FATSz))
+	}
+	le.PutUint16(b.secPerTrk(), uint16(g.SecPerTrk))
+	le.PutUint16(b.numHeads(), uint16(g.NumHeads))
+	le.PutUint32(b.hiddSec(), g.HiddSec)
+	if fat32 {
+		le.PutUint32(b.fatSz32(), g.FATSz)
+		le.PutUint16(b.extFlags(), 0)
+		le.PutUint16(b.fsVer(), 0)
+		le.PutUint32(b.rootClus(), g.RootClus)
+		le.PutUint16(b.fsInfo(), uint16(g.FSInfo))
+		le.PutUint16(b.bkBootSec(), uint16(g.BkBootSec))
+		clear(b[52:64]) // BPB_Reserved
+	}
+	b.drvNum(fat32)[0] = 0
+	b.ext(fat32)[1] = 0 // BS_Reserved1
+	b.bootSig(fat32)[0] = extBootSig
+	le.PutUint32(b.volID(fat32), w.volID)
+	copy(b.volLab(fat32), labelBytes(w.o.VolumeLabel))
+	typ := fmt.Sprintf("FAT%-5d", g.FATType)
+	copy(b.filSysType(fat32), typ)
+	if len(w.o.bootstrap) == 0 {
+		x := bootCodeOffset(fat32)
+		b.jmpBoot()[0] = 0xeb
+		b.jmpBoot()[1] = byte(x - 2)
+		b.jmpBoot()[2] = 0x90
+		oem := "BSD4.4  "
+		if w.o.OEMSet {
+			oem = w.o.OEMString
+		}
+		copy(b.oemName(), fmt.Sprintf("%-8s", oem))
+		copy(b[x:], bootCode)
+		le.PutUint16(b.signature(), bootSig)
+	}
+}
+
+// labelBytes is the 11-byte volume label as newfs_msdos writes it:
+// upper-cased, padded with blanks, "NO NAME" when none is given.
+func labelBytes(label string) []byte {
+	if label == "" {
+		label = "NO NAME"
+	}
+	b := []byte(fmt.Sprintf("%-11s", label))[:11]
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	if b[0] == slotDeleted {
+		b[0] = slotE5
+	}
+	return b
+}
+
+// writeFATs writes every FAT copy, a window of entries at a time, from the
+// extents the allocation made.
+func (w *writer) writeFATs(im *bcache.Image) error {
+	g := w.g
+	type link struct {
+		e    extent
+		next uint32 // cluster after the extent's last, or 0 for end of chain
+	}
+	var links []link
+	addChain := func(ext []extent) {
+		for i, e := range ext {
+			var nx uint32
+			if i+1 < len(ext) {
+				nx = ext[i+1].start
+			}
+			links = append(links, link{e, nx})
+		}
+	}
+	for _, d := range w.p.dirs {
+		addChain(d.ext)
+	}
+	for _, f := range w.p.files {
+		addChain(f.ext)
+	}
+	sort.Slice(links, func(i, j int) bool { return links[i].e.start < links[j].e.start })
+
+	end := w.p.nextFree // entries [0, end) are written
+	const window = 1 << 15
+	buf := make([]byte, fatBytes(g.FATType, window))
+	mark := eoc(g.FATType)
+	li := 0
+	for c0 := uint32(0); c0 < end; c0 += window {
+		c1 := min(end, c0+window)
+		clear(buf)
+		set := func(n, v uint32) { setFATEntry(buf, g.FATType, n-c0, v) }
+		if c0 == 0 {
+			set(0, mark&^0xff|uint32(g.Media)) // FAT[0]: the media byte
+			set(1, mark)                       // FAT[1]: end of chain
+		}
+		for li < len(links) && links[li].e.start < c1 {
+			l := links[li]
+			last := l.e.start + l.e.n - 1
+			for n := max(l.e.start, c0); n <= last && n < c1; n++ {
+				if n < last {
+					set(n, n+1)
+				} else if l.next != 0 {
+					set(n, l.next)
+				} else {
+					set(n, mark)
+				}
+			}
+			if last >= c1 {
+				break // continues in the next window
+			}
+			li++
+		}
+		nbytes := fatBytes(g.FATType, int64(c1-c0))
+		boff := fatBytes(g.FATType, int64(c0))
+		for i := uint32(0); i < g.NumFATs; i++ {
+			off := w.o.Offset + g.fatStart() + int64(i)*int64(g.FATSz)*int64(g.BytesPerSec) + boff
+			if _, err := im.WriteAt(buf[:nbytes], off); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// times returns the times written for n: all of them are the timestamp
+// when one is set.
+func (w *writer) times(n *fstree.Node) (mtime, atime time.Time) {
+	if w.o.Timestamp != nil {
+		return *w.o.Timestamp, *w.o.Timestamp
+	}
+	return n.Mtime, n.Atime
+}
+
+// putEntry fills a short entry for a file or directory.
+func (w *writer) putEntry(d *dirEntry, name []byte, attr byte, n *fstree.Node, cluster uint32, size uint32) {
+	mt, at := w.times(n)
+	copy(d.name(), name)
+	d.attr()[0] = attr
+	d.ntRes()[0] = 0
+	cd, ct, tenth := dosTime(mt)
+	d.crtTimeTenth()[0] = tenth
+	le.PutUint16(d.crtTime(), ct)
+	le.PutUint16(d.crtDate(), cd)
+	ad, _, _ := dosTime(at)
+	le.PutUint16(d.lstAccDate(), ad)
+	if w.g.FATType == 32 {
+		le.PutUint16(d.fstClusHI(), uint16(cluster>>16))
+	} else {
+		le.PutUint16(d.fstClusHI(), 0)
+	}
+	le.PutUint16(d.wrtTime(), ct)
+	le.PutUint16(d.wrtDate(), cd)
+	le.PutUint16(d.fstClusLO(), uint16(cluster))
+	le.PutUint32(d.fileSize(), size)
+}
+
+var (
+	dotName    = []byte(".          ")
+	dotDotName = []byte("..         ")
+)
+
+// dirBytes builds the contents of directory d.
+func (w *writer) dirBytes(d *pdir, size int64) []byte {
+	buf := make([]byte, size)
+	pos := 0
+	next := func() []byte {
+		b := buf[pos : pos+dirEntrySize]
+		pos += dirEntrySize
+		return b
+	}
+	if d.parent == nil {
+		if w.o.VolumeLabel != "" {
+			e := (*dirEntry)(next())
+			copy(e.name(), labelBytes(w.o.VolumeLabel))
+			e.attr()[0] = AttrVolumeID | AttrArchive
+			t := w.p.root.node.Mtime
+			if w.o.Timestamp != nil {
+				t = *w.o.Timestamp
+			}
+			dd, dt, _ := dosTime(t)
+			le.PutUint16(e.wrtTime(), dt)
+			le.PutUint16(e.wrtDate(), dd)
+		}
+	} else {
+		w.putEntry((*dirEntry)(next()), dotName, AttrDirectory, d.node, d.firstCluster(), 0)
+		parent := d.parent.firstCluster()
+		if d.parent.parent == nil {
+			parent = 0
+		}
+		w.putEntry((*dirEntry)(next()), dotDotName, AttrDirectory, d.node, parent, 0)
+	}
+	for _, e := range d.entries {
+		if e.long != nil {
+			k := longSlots(len(e.long))
+			putLongEntries(buf[pos:pos+k*dirEntrySize], e.long, shortNameChecksum(e.short[:]))
+			pos += k * dirEntrySize
+		}
+		de := (*dirEntry)(next())
+		if e.dir != nil {
+			w.putEntry(de, e.short[:], AttrDirectory, e.node, e.dir.firstCluster(), 0)
+		} else {
+			attr := byte(AttrArchive)
+			if e.node.Mode&0o200 == 0 {
+				attr |= AttrReadOnly
+			}
+			var first uint32
+			if len(e.ext) > 0 {
+				first = e.ext[0].start
+			}
+			w.putEntry(de, e.short[:], attr, e.node, first, uint32(e.node.Size))
+		}
+	}
+	return buf
+}
+
+func (w *writer) clusterOff(c uint32) int64 {
+	return w.o.Offset + w.g.dataStart() + int64(c-reservedFATEnts)*w.g.clusterBytes()
+}
+
+// writeDir writes directory d to its clusters (or the FAT12/16 root area).
+func (w *writer) writeDir(im *bcache.Image, d *pdir) error {
+	cb := w.g.clusterBytes()
+	if len(d.ext) == 0 {
+		buf := w.dirBytes(d, int64(w.g.RootEntCnt)*dirEntrySize)
+		_, err := im.WriteAt(buf, w.o.Offset+w.g.rootStart())
+		return err
+	}
+	var n int64
+	for _, x := range d.ext {
+		n += int64(x.n)
+	}
+	buf := w.dirBytes(d, n*cb)
+	for _, x := range d.ext {
+		part := buf[:int64(x.n)*cb]
+		buf = buf[len(part):]
+		if _, err := im.WriteAt(part, w.clusterOff(x.start)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile copies a file's contents into its clusters.
+func (w *writer) writeFile(im *bcache.Image, e *pent) error {
+	f, err := e.node.Open()
+	if err != nil {
+		return fmt.Errorf("msdos: %s: %w", e.path, err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	off := w.clusterOff(e.ext[0].start)
+	if err := im.CopyFrom(off, r, e.node.Size); err != nil {
+		return fmt.Errorf("msdos: %s: %w", e.path, err)
+	}
+	return nil
+}
