@@ -1,0 +1,230 @@
+// Command fsbench measures how long image builders take on the benchmark
+// trees of internal/benchtree, as a ratio to the floor: the time to read
+// every file of the tree and write all their bytes into one file, as cat(1)
+// of every file into one output would, with the page cache warm.
+//
+// Usage:
+//
+//	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees]
+//
+// It generates the trees under -dir when they are missing (or stale), times
+// each contender on each tree (best of -runs), and prints a markdown table:
+// one row per contender, one column per tree, each cell "time (ratio to
+// floor)". Contenders register themselves in contenders.go and beside it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/fixturegen/fixturegen/internal/benchtree"
+)
+
+func main() {
+	trees := flag.String("trees", strings.Join(benchtree.Kinds, ","), "comma-separated tree kinds to measure")
+	runs := flag.Int("runs", 3, "runs per measurement; the best is reported")
+	dir := flag.String("dir", ".trees", "directory for the generated trees and the outputs")
+	only := flag.String("only", "", "comma-separated contender names to run (default: all available)")
+	flag.Parse()
+	if err := run(strings.Split(*trees, ","), *runs, *dir, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "fsbench:", err)
+		os.Exit(1)
+	}
+}
+
+// treeInfo is a generated tree.
+type treeInfo struct {
+	Kind  string
+	Dir   string
+	Files int
+	Bytes int64
+}
+
+func run(kinds []string, runs int, dir, only string) error {
+	if runs < 1 {
+		return fmt.Errorf("-runs %d: want at least 1", runs)
+	}
+	var trees []treeInfo
+	for _, k := range kinds {
+		k = strings.TrimSpace(k)
+		p, err := benchtree.PlanFor(k)
+		if err != nil {
+			return err
+		}
+		td := filepath.Join(dir, k)
+		fmt.Fprintf(os.Stderr, "fsbench: generating %s tree in %s (if missing)\n", k, td)
+		if err := benchtree.Generate(td, k); err != nil {
+			return err
+		}
+		trees = append(trees, treeInfo{Kind: k, Dir: td, Files: len(p.Files), Bytes: p.Size()})
+	}
+	outRoot := filepath.Join(dir, "out")
+	if err := os.MkdirAll(outRoot, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(outRoot)
+
+	list := []contender{{Name: "floor: cat of every file into one (read+write)", Run: floor}}
+	for _, c := range contenders {
+		if only != "" && !contains(strings.Split(only, ","), c.Name) {
+			continue
+		}
+		if c.Available != nil && !c.Available() {
+			fmt.Fprintf(os.Stderr, "fsbench: %s: not available here, skipped\n", c.Name)
+			continue
+		}
+		list = append(list, c)
+	}
+
+	results := make([][]time.Duration, len(list))
+	for ti, t := range trees {
+		// Warm the page cache: read the whole tree once.
+		if err := floor(t.Dir, outRoot); err != nil {
+			return err
+		}
+		for ci, c := range list {
+			fmt.Fprintf(os.Stderr, "fsbench: %s on %s...\n", c.Name, t.Kind)
+			best, err := measure(c, t.Dir, outRoot, runs)
+			if err != nil {
+				return fmt.Errorf("%s on %s: %v", c.Name, t.Kind, err)
+			}
+			if ti == 0 {
+				results[ci] = make([]time.Duration, len(trees))
+			}
+			results[ci][ti] = best
+		}
+	}
+	printTable(os.Stdout, trees, list, results, runs)
+	return nil
+}
+
+// measure runs c on tree runs times, each into a fresh empty directory, and
+// returns the best time. Removing the outputs is not timed.
+func measure(c contender, tree, outRoot string, runs int) (time.Duration, error) {
+	best := time.Duration(1<<63 - 1)
+	for i := range runs {
+		out := filepath.Join(outRoot, fmt.Sprintf("run%d", i))
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		err := c.Run(tree, out)
+		d := time.Since(start)
+		os.RemoveAll(out)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, d)
+	}
+	return best, nil
+}
+
+// floor reads every regular file of tree in walk order and writes its bytes
+// to one file in outdir, with read(2) and write(2) through one buffer.
+func floor(tree, outdir string) error {
+	out, err := os.Create(filepath.Join(outdir, "floor.bin"))
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	err = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		return copyFile(out, p, buf)
+	})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// copyFile appends the file at path to w by read and write calls (not
+// io.Copy, which would use copy_file_range or sendfile on Linux).
+func copyFile(w io.Writer, path string, buf []byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]time.Duration, runs int) {
+	fmt.Fprintf(w, "Machine: %s, %d cores (GOMAXPROCS %d), Linux %s, %s, %s; best of %d runs, page cache warm.\n\n",
+		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), kernel(), runtime.Version(),
+		time.Now().UTC().Format("2006-01-02"), runs)
+	fmt.Fprintf(w, "| contender |")
+	for _, t := range trees {
+		fmt.Fprintf(w, " %s: %d files, %.0f MiB |", t.Kind, t.Files, float64(t.Bytes)/(1<<20))
+	}
+	fmt.Fprintf(w, "\n| --- |%s\n", strings.Repeat(" ---: |", len(trees)))
+	for ci, c := range list {
+		fmt.Fprintf(w, "| %s |", c.Name)
+		for ti := range trees {
+			d, f := results[ci][ti], results[0][ti]
+			fmt.Fprintf(w, " %s (%.2fx) |", fmtDuration(d), float64(d)/float64(f))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func kernel() string {
+	data, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return "(unknown kernel)"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}
