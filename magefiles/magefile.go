@@ -1,0 +1,57 @@
+//go:build mage
+
+// This is fixturegen's own magefile. Run "go tool mage -l" for the targets;
+// mage is a tool dependency in go.mod, so nothing needs installing.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/magefile/mage/sh"
+)
+
+// Fixtures builds the fixture catalogue in fixtures/ and checks it against fixtures/fixtures.sum.
+//
+// It runs "go run ./cmd/fixturegen build". To record new sums after a
+// deliberate change, run "go run ./cmd/fixturegen build -update".
+func Fixtures() error {
+	return sh.RunV("go", "run", "./cmd/fixturegen", "build")
+}
+
+// Test runs every test of the module (go test ./...).
+//
+// Tests that need an external validator skip when it is missing, unless
+// FIXTUREGEN_REQUIRE_TOOLS=1 (as in .ci/run), which makes them fail.
+func Test() error {
+	return sh.RunV("go", "test", "./...")
+}
+
+// Bench measures the builders against the copy floor on the benchmark trees, then runs the imgkit Go benchmarks.
+//
+// The first part is bench/cmd/fsbench (a separate module under bench/): it
+// generates the trees under bench/.trees on first use (about 620 MiB) and
+// prints a markdown table of times and ratios to the floor. Choose trees
+// with FIXTUREGEN_BENCH_TREES=small,medium,big and runs with
+// FIXTUREGEN_BENCH_RUNS (default 3). The second part is
+// go test -run '^$' -bench . ./imgkit/...
+func Bench() error {
+	args := []string{"run", "./cmd/fsbench"}
+	if t := os.Getenv("FIXTUREGEN_BENCH_TREES"); t != "" {
+		args = append(args, "-trees", t)
+	}
+	if r := os.Getenv("FIXTUREGEN_BENCH_RUNS"); r != "" {
+		args = append(args, "-runs", r)
+	}
+	fmt.Println("## go " + strings.Join(args, " ") + " (in bench/)")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = "bench"
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("fsbench: %v", err)
+	}
+	fmt.Println("\n## go test -run '^$' -bench . ./imgkit/...")
+	return sh.RunV("go", "test", "-run", "^$", "-bench", ".", "./imgkit/...")
+}
