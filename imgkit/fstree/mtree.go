@@ -62,8 +62,16 @@ type specKeys struct {
 	rdev         uint64
 }
 
-// merge sets in k every keyword that o sets.
+// merge sets in k every keyword that o sets. A user given by only one of
+// uid and uname in o replaces both in k (and likewise for groups), as the
+// later keyword wins in mtree.
 func (k *specKeys) merge(o *specKeys) {
+	if o.set&(kUID|kUname) == kUID || o.set&(kUID|kUname) == kUname {
+		k.set &^= kUID | kUname
+	}
+	if o.set&(kGID|kGname) == kGID || o.set&(kGID|kGname) == kGname {
+		k.set &^= kGID | kGname
+	}
 	if o.set&kType != 0 {
 		k.typ = o.typ
 	}
@@ -389,7 +397,7 @@ func (p *specParser) parseKeys(words []string) (*specKeys, error) {
 			return nil, p.errorf(ErrSpecValue, "%s needs a value (%s=...)", kw, kw)
 		}
 		if err := k.parse(bit, val); err != nil {
-			return nil, p.errorf(ErrSpecValue, "%s=%s: %v", kw, val, err)
+			return nil, p.errorf(ErrSpecValue, "%s=%s: %w", kw, val, err)
 		}
 		k.set |= bit
 	}
