@@ -79,6 +79,7 @@ type Reader struct {
 	symbols []Symbol
 	index   IndexKind
 	strtab  []byte // the GNU "//" member
+	fst     *fsTree
 }
 
 // maxSpecial bounds the symbol index and long-name table a Reader loads into
@@ -234,7 +235,12 @@ func (ar *Reader) parse() error {
 				inArchive = false
 			}
 		default:
-			name = strings.TrimSuffix(name, "/")
+			// A short GNU name ends at its first '/', as GNU ar reads it
+			// (llvm-ar only drops a trailing '/'); BSD short names have
+			// none and are space padded.
+			if i := strings.IndexByte(name, '/'); i > 0 {
+				name = name[:i]
+			}
 			if ar.thin {
 				inArchive = false
 			}

@@ -1,0 +1,234 @@
+package ar
+
+import (
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// The Reader is an io/fs.FS over the archive's members.
+//
+// Each member is a regular file named by its member name. Member names that
+// hold '/' (thin archives, the P modifier) are exposed as paths, with their
+// directories synthesised. A name that appears more than once is exposed as
+// given for its first occurrence and as "name;N" for the Nth (N >= 2), the
+// count GNU ar's N modifier uses. Names that are not valid fs.FS paths
+// (absolute, with ".." elements) are left out of the FS; Members lists them.
+// Directories list their entries in archive order. Reading a member of a
+// thin archive fails with ErrThin.
+var (
+	_ fs.FS        = (*Reader)(nil)
+	_ fs.ReadDirFS = (*Reader)(nil)
+	_ fs.StatFS    = (*Reader)(nil)
+)
+
+// fsTree maps each exposed path to a member index (files) or to -1
+// (directories), and each directory to its entries.
+type fsTree struct {
+	files map[string]int
+	dirs  map[string][]string // directory → child names in archive order
+}
+
+func (ar *Reader) tree() *fsTree {
+	if ar.fst != nil {
+		return ar.fst
+	}
+	t := &fsTree{files: map[string]int{}, dirs: map[string][]string{".": nil}}
+	count := map[string]int{}
+	for i, m := range ar.members {
+		count[m.Name]++
+		p := m.Name
+		if n := count[m.Name]; n > 1 {
+			p += ";" + strconv.Itoa(n)
+		}
+		if !fs.ValidPath(p) || p == "." {
+			continue
+		}
+		if _, dup := t.files[p]; dup {
+			continue
+		}
+		if _, isDir := t.dirs[p]; isDir {
+			continue
+		}
+		// Make sure the parents exist and are not files.
+		ok := true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, f := t.files[d]; f {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		t.files[p] = i
+		child := p
+		for {
+			d := path.Dir(child)
+			_, exists := t.dirs[d]
+			t.dirs[d] = append(t.dirs[d], path.Base(child))
+			if exists || d == "." {
+				break
+			}
+			child = d
+		}
+	}
+	ar.fst = t
+	return t
+}
+
+// Open opens the member or directory name.
+func (ar *Reader) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	t := ar.tree()
+	if i, ok := t.files[name]; ok {
+		m := &ar.members[i]
+		f := &memberFile{info: fileInfo{name: path.Base(name), m: m}}
+		if m.DataOffset >= 0 {
+			f.r = io.NewSectionReader(ar.r, m.DataOffset, m.Size)
+		}
+		return f, nil
+	}
+	if _, ok := t.dirs[name]; ok {
+		ents, _ := ar.ReadDir(name)
+		return &dirFile{info: fileInfo{name: path.Base(name), dir: true}, ents: ents}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// Stat describes the member or directory name.
+func (ar *Reader) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	t := ar.tree()
+	if i, ok := t.files[name]; ok {
+		return fileInfo{name: path.Base(name), m: &ar.members[i]}, nil
+	}
+	if _, ok := t.dirs[name]; ok {
+		return fileInfo{name: path.Base(name), dir: true}, nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// ReadDir lists directory name, sorted by name as fs.ReadDirFS requires.
+func (ar *Reader) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	t := ar.tree()
+	kids, ok := t.dirs[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	seen := map[string]bool{}
+	var ents []fs.DirEntry
+	for _, k := range kids {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		full := path.Join(name, k)
+		info, _ := ar.Stat(full)
+		ents = append(ents, fs.FileInfoToDirEntry(info))
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+// fileInfo is the fs.FileInfo of a member or a synthesised directory.
+type fileInfo struct {
+	name string
+	m    *Member
+	dir  bool
+}
+
+func (fi fileInfo) Name() string { return fi.name }
+func (fi fileInfo) Size() int64 {
+	if fi.dir {
+		return 0
+	}
+	return fi.m.Size
+}
+func (fi fileInfo) Mode() fs.FileMode {
+	if fi.dir {
+		return fs.ModeDir | 0o755
+	}
+	return fs.FileMode(fi.m.Mode & 0o777)
+}
+func (fi fileInfo) ModTime() time.Time {
+	if fi.dir {
+		return time.Unix(0, 0).UTC()
+	}
+	return fi.m.ModTime
+}
+func (fi fileInfo) IsDir() bool { return fi.dir }
+
+// Sys returns the *Member for a member, nil for a directory.
+func (fi fileInfo) Sys() any {
+	if fi.dir {
+		return nil
+	}
+	return fi.m
+}
+
+// memberFile is an open member.
+type memberFile struct {
+	info fileInfo
+	r    *io.SectionReader
+}
+
+func (f *memberFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memberFile) Read(p []byte) (int, error) {
+	if f.r == nil {
+		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: ErrThin}
+	}
+	return f.r.Read(p)
+}
+func (f *memberFile) ReadAt(p []byte, off int64) (int, error) {
+	if f.r == nil {
+		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: ErrThin}
+	}
+	return f.r.ReadAt(p, off)
+}
+func (f *memberFile) Seek(off int64, whence int) (int64, error) {
+	if f.r == nil {
+		return 0, &fs.PathError{Op: "seek", Path: f.info.name, Err: ErrThin}
+	}
+	return f.r.Seek(off, whence)
+}
+func (f *memberFile) Close() error { return nil }
+
+// dirFile is an open directory.
+type dirFile struct {
+	info fileInfo
+	ents []fs.DirEntry
+	pos  int
+}
+
+func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *dirFile) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: fs.ErrInvalid}
+}
+func (d *dirFile) Close() error { return nil }
+func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.ents[d.pos:]
+	if n <= 0 {
+		d.pos = len(d.ents)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(rest) {
+		n = len(rest)
+	}
+	d.pos += n
+	return rest[:n], nil
+}
+

@@ -1,0 +1,178 @@
+package ar
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// A Writer writes an archive tar-style: WriteHeader, then the member's data
+// with Write, for each member, then Close.
+//
+// Both the GNU and the BSD layout start with the symbol index, and the index
+// holds every member's offset, so no byte of the archive can be written
+// before the last member is known. A Writer therefore keeps member data in a
+// spool (memory up to SpoolMemory bytes, then one temporary file) and
+// writes the whole archive to the underlying io.Writer in Close, in one
+// pass. Programs that have their members as files should build a Plan
+// instead, which reads each file where it is and never spools.
+//
+// Errors are sticky: after one, every call returns it.
+type Writer struct {
+	w       io.Writer
+	opts    Options
+	sp      spool
+	entries []Entry
+	remain  int64 // bytes still expected for the current member
+	err     error
+	closed  bool
+}
+
+// SpoolMemory is how many bytes of member data a Writer keeps in memory
+// before it moves its spool to a temporary file.
+var SpoolMemory int64 = 32 << 20
+
+// NewWriter returns a Writer that writes an archive to w laid out as opts
+// says (nil: what GNU "ar rcsD" writes).
+func NewWriter(w io.Writer, opts *Options) *Writer {
+	aw := &Writer{w: w}
+	if opts != nil {
+		aw.opts = *opts
+	}
+	return aw
+}
+
+// WriteHeader starts a new member. h.Size bytes must then be written. For a
+// thin archive no data is written; the member's symbols are read from the
+// file h.Name names, relative to the current directory, when it exists.
+func (aw *Writer) WriteHeader(h *Header) error {
+	if aw.err != nil {
+		return aw.err
+	}
+	if aw.closed {
+		return ErrWriteAfter
+	}
+	if aw.remain > 0 {
+		aw.err = fmt.Errorf("%w: %d bytes missing before the next header", ErrShortWrite, aw.remain)
+		return aw.err
+	}
+	if h.Size < 0 || h.Name == "" {
+		aw.err = fmt.Errorf("%w: %q of size %d", ErrName, h.Name, h.Size)
+		return aw.err
+	}
+	e := Entry{Header: *h}
+	if aw.opts.Thin {
+		if f, err := os.Open(h.Name); err == nil {
+			e.Symbols, e.IsObject = elfSymbols(f, h.Size)
+			f.Close()
+		}
+		if e.Symbols == nil {
+			e.Symbols = []string{}
+		}
+	} else {
+		aw.remain = h.Size
+		e.Data = io.NewSectionReader(&aw.sp, aw.sp.size, h.Size)
+	}
+	aw.entries = append(aw.entries, e)
+	return nil
+}
+
+// Write writes data of the current member.
+func (aw *Writer) Write(p []byte) (int, error) {
+	if aw.err != nil {
+		return 0, aw.err
+	}
+	if aw.closed {
+		return 0, ErrWriteAfter
+	}
+	if int64(len(p)) > aw.remain {
+		aw.err = ErrWriteTooLong
+		return 0, aw.err
+	}
+	if err := aw.sp.write(p); err != nil {
+		aw.err = err
+		return 0, err
+	}
+	aw.remain -= int64(len(p))
+	return len(p), nil
+}
+
+// Close writes the archive and releases the spool. It does not close the
+// underlying writer.
+func (aw *Writer) Close() error {
+	if aw.closed {
+		return aw.err
+	}
+	aw.closed = true
+	defer aw.sp.release()
+	if aw.err != nil {
+		return aw.err
+	}
+	if aw.remain > 0 {
+		aw.err = fmt.Errorf("%w: %d bytes missing", ErrShortWrite, aw.remain)
+		return aw.err
+	}
+	p, err := NewPlan(aw.entries, &aw.opts)
+	if err != nil {
+		aw.err = err
+		return err
+	}
+	if _, err := p.WriteTo(aw.w); err != nil {
+		aw.err = err
+		return err
+	}
+	return nil
+}
+
+// spool keeps written bytes in memory, then in a temporary file.
+type spool struct {
+	mem  []byte
+	f    *os.File
+	size int64
+}
+
+func (s *spool) write(p []byte) error {
+	if s.f == nil && s.size+int64(len(p)) > SpoolMemory {
+		f, err := os.CreateTemp("", "fixturegen-ar-spool-*")
+		if err != nil {
+			return fmt.Errorf("ar: spool: %w", err)
+		}
+		os.Remove(f.Name()) // unlinked: gone when closed, even on a crash
+		if _, err := f.Write(s.mem); err != nil {
+			f.Close()
+			return fmt.Errorf("ar: spool: %w", err)
+		}
+		s.f, s.mem = f, nil
+	}
+	if s.f != nil {
+		if _, err := s.f.WriteAt(p, s.size); err != nil {
+			return fmt.Errorf("ar: spool: %w", err)
+		}
+	} else {
+		s.mem = append(s.mem, p...)
+	}
+	s.size += int64(len(p))
+	return nil
+}
+
+func (s *spool) ReadAt(p []byte, off int64) (int, error) {
+	if s.f != nil {
+		return s.f.ReadAt(p, off)
+	}
+	if off >= int64(len(s.mem)) {
+		return 0, io.EOF
+	}
+	n := copy(p, s.mem[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (s *spool) release() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	s.mem = nil
+}
