@@ -54,10 +54,10 @@ type arCmd struct {
 	files    []string
 
 	create, det, index, noIndex, newer, verbose, keepDates bool
-	fullPath, truncate, offsets, thin                         bool
-	format                                                    ar.Format
-	formatSet                                                 bool
-	compat                                                    ar.Compat
+	fullPath, truncate, offsets, thin                      bool
+	format                                                 ar.Format
+	formatSet                                              bool
+	compat                                                 ar.Compat
 }
 
 const arOps = "dmpqrstx"

@@ -115,11 +115,11 @@ func elfSymbols(r io.ReaderAt, size int64) (names []string, isObject bool) {
 		b := sh[i*shentsize:]
 		if is64 {
 			return section{
-				typ:     uint64(bo.Uint32(b[4:])), // sh_type
-				off:     bo.Uint64(b[24:]),        // sh_offset
-				size:    bo.Uint64(b[32:]),        // sh_size
+				typ:     uint64(bo.Uint32(b[4:])),  // sh_type
+				off:     bo.Uint64(b[24:]),         // sh_offset
+				size:    bo.Uint64(b[32:]),         // sh_size
 				link:    uint64(bo.Uint32(b[40:])), // sh_link
-				entsize: bo.Uint64(b[56:]),        // sh_entsize
+				entsize: bo.Uint64(b[56:]),         // sh_entsize
 			}
 		}
 		return section{

@@ -16,13 +16,13 @@ const (
 
 // Special member names.
 const (
-	gnuSymtabName   = "/"               // System V / GNU symbol index, 32-bit fields
-	gnuSym64Name    = "/SYM64/"         // GNU symbol index, 64-bit fields
-	gnuStrtabName   = "//"              // GNU long-name table
-	bsdSymdefName   = "__.SYMDEF"       // 4.4BSD ranlib table
+	gnuSymtabName   = "/"                // System V / GNU symbol index, 32-bit fields
+	gnuSym64Name    = "/SYM64/"          // GNU symbol index, 64-bit fields
+	gnuStrtabName   = "//"               // GNU long-name table
+	bsdSymdefName   = "__.SYMDEF"        // 4.4BSD ranlib table
 	bsdSymdefSorted = "__.SYMDEF SORTED" // Darwin's sorted ranlib table
-	bsdSymdef64Name = "__.SYMDEF_64"    // Darwin's 64-bit ranlib table
-	bsdLongPrefix   = "#1/"             // 4.4BSD: the name follows the header, #1/<length>
+	bsdSymdef64Name = "__.SYMDEF_64"     // Darwin's 64-bit ranlib table
+	bsdLongPrefix   = "#1/"              // 4.4BSD: the name follows the header, #1/<length>
 )
 
 // Field widths of struct ar_hdr.
@@ -53,17 +53,17 @@ func (h *header) meta() []byte { return h[16:48] }
 // Errors returned by this package. Errors about a particular archive wrap
 // one of these and name the byte offset where the problem is.
 var (
-	ErrFormat     = errors.New("ar: not an archive")
-	ErrHeader     = errors.New("ar: invalid member header")
-	ErrTruncated  = errors.New("ar: archive truncated")
-	ErrName       = errors.New("ar: invalid member name")
-	ErrSymtab     = errors.New("ar: invalid symbol index")
-	ErrFieldRange = errors.New("ar: header field out of range")
-	ErrThin       = errors.New("ar: member data is not in a thin archive")
-	ErrWriteAfter = errors.New("ar: write after close")
+	ErrFormat       = errors.New("ar: not an archive")
+	ErrHeader       = errors.New("ar: invalid member header")
+	ErrTruncated    = errors.New("ar: archive truncated")
+	ErrName         = errors.New("ar: invalid member name")
+	ErrSymtab       = errors.New("ar: invalid symbol index")
+	ErrFieldRange   = errors.New("ar: header field out of range")
+	ErrThin         = errors.New("ar: member data is not in a thin archive")
+	ErrWriteAfter   = errors.New("ar: write after close")
 	ErrWriteTooLong = errors.New("ar: write too long")
-	ErrShortWrite = errors.New("ar: member data shorter than its header size")
-	ErrTooBig     = errors.New("ar: archive too large for the symbol index format")
+	ErrShortWrite   = errors.New("ar: member data shorter than its header size")
+	ErrTooBig       = errors.New("ar: archive too large for the symbol index format")
 )
 
 // fill writes s left-justified into f and pads it with spaces. It reports
@@ -119,8 +119,12 @@ func pad2(n int64) int64 { return n & 1 }
 func alignUp(n, a int64) int64 { return (n + a - 1) &^ (a - 1) }
 
 // be32/be64/le32/le64 store integers without reflection.
-func putBE32(b []byte, v uint32) { b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v) }
-func putLE32(b []byte, v uint32) { b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24) }
+func putBE32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}
+func putLE32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
 func putBE64(b []byte, v uint64) {
 	putBE32(b, uint32(v>>32))
 	putBE32(b[4:], uint32(v))

@@ -231,4 +231,3 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	d.pos += n
 	return rest[:n], nil
 }
-

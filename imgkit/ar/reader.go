@@ -61,11 +61,11 @@ type IndexKind int
 
 // Symbol index kinds.
 const (
-	IndexNone   IndexKind = iota
-	IndexGNU              // "/": 32-bit big-endian fields
-	IndexGNU64            // "/SYM64/": 64-bit big-endian fields
-	IndexBSD              // "__.SYMDEF": 32-bit little-endian ranlib structs
-	IndexBSD64            // "__.SYMDEF_64": 64-bit little-endian ranlib structs
+	IndexNone  IndexKind = iota
+	IndexGNU             // "/": 32-bit big-endian fields
+	IndexGNU64           // "/SYM64/": 64-bit big-endian fields
+	IndexBSD             // "__.SYMDEF": 32-bit little-endian ranlib structs
+	IndexBSD64           // "__.SYMDEF_64": 64-bit little-endian ranlib structs
 )
 
 // A Reader reads an archive held in an io.ReaderAt. NewReader parses every
