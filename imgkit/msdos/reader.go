@@ -1,0 +1,635 @@
+package msdos
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf16"
+)
+
+// FS is a FAT12, FAT16 or FAT32 volume opened for reading. It implements
+// fs.FS, fs.ReadDirFS, fs.StatFS and fs.ReadFileFS. Names are matched
+// exactly as listed by ReadDir (the long name when there is one). An FS is
+// safe for concurrent use when its io.ReaderAt is.
+type FS struct {
+	r          io.ReaderAt
+	size       int64
+	fatType    int
+	bps        int64
+	clusBytes  int64
+	fatOff     int64
+	fatBytes   int64
+	rootOff    int64 // FAT12/16 root directory
+	rootEnts   int64
+	rootClus   uint32 // FAT32 root directory cluster
+	dataOff    int64
+	maxCluster uint32
+	label      string
+	volID      uint32
+	fat        []byte // the first FAT, read whole
+	root       *Entry
+}
+
+// Entry describes one directory entry: what FAT stores about a file or
+// directory. Sys() of the fs.FileInfo values from this package returns the
+// *Entry.
+type Entry struct {
+	Name      string    // the long name, or the short name when there is none
+	ShortName string    // the 8.3 name as NAME.EXT
+	Attr      uint8     // DIR_Attr
+	NTRes     uint8     // DIR_NTRes
+	Created   time.Time // DIR_CrtDate, DIR_CrtTime, DIR_CrtTimeTenth (UTC)
+	Modified  time.Time // DIR_WrtDate, DIR_WrtTime (UTC)
+	Accessed  time.Time // DIR_LstAccDate (UTC, day precision)
+	Cluster   uint32    // first cluster (DIR_FstClusHI:DIR_FstClusLO)
+	Size      int64     // DIR_FileSize (0 for directories)
+	Offset    int64     // byte offset of the short entry in the image
+	chain     []uint32
+	isRoot    bool
+}
+
+// IsDir reports whether the entry is a directory.
+func (e *Entry) IsDir() bool { return e.Attr&AttrDirectory != 0 }
+
+// Chain returns the entry's cluster chain (nil for an empty file and for a
+// FAT12/16 root directory).
+func (e *Entry) Chain() []uint32 { return slices.Clone(e.chain) }
+
+// OpenFile opens the FAT image at name. Close the returned io.Closer when
+// done with the FS.
+func OpenFile(name string) (*FS, io.Closer, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	fsys, err := Open(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return fsys, f, nil
+}
+
+func formatErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+}
+
+// Open reads the FAT volume that starts at byte 0 of r, which holds size
+// bytes. It checks the boot sector and reads the first FAT; directories
+// and files are read when asked for.
+func Open(r io.ReaderAt, size int64) (*FS, error) {
+	var b bootSector
+	if size < int64(len(b)) {
+		return nil, formatErr("image of %d bytes is smaller than a boot sector", size)
+	}
+	if _, err := r.ReadAt(b[:], 0); err != nil {
+		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
+	}
+	if le.Uint16(b.signature()) != bootSig {
+		return nil, formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
+	}
+	bps := int64(le.Uint16(b.bytsPerSec()))
+	if bps < 512 || bps > 4096 || bps&(bps-1) != 0 {
+		return nil, formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
+	}
+	spc := int64(b.secPerClus()[0])
+	if spc == 0 || spc&(spc-1) != 0 {
+		return nil, formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
+	}
+	rsvd := int64(le.Uint16(b.rsvdSecCnt()))
+	if rsvd == 0 {
+		return nil, formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
+	}
+	nfats := int64(b.numFATs()[0])
+	if nfats == 0 {
+		return nil, formatErr("BPB_NumFATs is 0 at byte 0x10")
+	}
+	rootEnts := int64(le.Uint16(b.rootEntCnt()))
+	totSec := int64(le.Uint16(b.totSec16()))
+	if totSec == 0 {
+		totSec = int64(le.Uint32(b.totSec32()))
+	}
+	fatSz := int64(le.Uint16(b.fatSz16()))
+	if fatSz == 0 {
+		fatSz = int64(le.Uint32(b.fatSz32()))
+	}
+	if fatSz == 0 {
+		return nil, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
+	}
+	if totSec*bps > size {
+		return nil, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
+	}
+	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
+	dataSec := rsvd + nfats*fatSz + rootSecs
+	if dataSec >= totSec {
+		return nil, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
+	}
+	clusters := (totSec - dataSec) / spc
+	f := &FS{r: r, size: size, bps: bps, clusBytes: spc * bps}
+	switch {
+	case clusters < 4085:
+		f.fatType = 12
+	case clusters < 65525:
+		f.fatType = 16
+	default:
+		f.fatType = 32
+	}
+	fat32 := f.fatType == 32
+	if fat32 != (rootEnts == 0) {
+		return nil, formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", rootEnts, f.fatType, clusters)
+	}
+	f.fatOff = rsvd * bps
+	f.fatBytes = fatSz * bps
+	need := fatBytes(f.fatType, clusters+reservedFATEnts)
+	if need > f.fatBytes {
+		return nil, formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
+	}
+	f.rootOff = (rsvd + nfats*fatSz) * bps
+	f.rootEnts = rootEnts
+	f.dataOff = dataSec * bps
+	f.maxCluster = uint32(clusters + 1)
+	if b.bootSig(fat32)[0] == extBootSig {
+		f.volID = le.Uint32(b.volID(fat32))
+		f.label = strings.TrimRight(string(b.volLab(fat32)), " ")
+	}
+	// Read the first FAT: its size is bounded by the volume size checked
+	// above.
+	f.fat = make([]byte, need)
+	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
+		return nil, fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
+	}
+	f.root = &Entry{Name: ".", Attr: AttrDirectory, isRoot: true}
+	if fat32 {
+		f.rootClus = le.Uint32(b.rootClus())
+		chain, err := f.dirChain(f.rootClus)
+		if err != nil {
+			return nil, fmt.Errorf("root directory: %w", err)
+		}
+		f.root.Cluster = f.rootClus
+		f.root.chain = chain
+	}
+	return f, nil
+}
+
+// FATType returns 12, 16 or 32.
+func (f *FS) FATType() int { return f.fatType }
+
+// VolumeID returns BS_VolID.
+func (f *FS) VolumeID() uint32 { return f.volID }
+
+// Label returns BS_VolLab without trailing blanks.
+func (f *FS) Label() string { return f.label }
+
+// ClusterSize returns the cluster size in bytes.
+func (f *FS) ClusterSize() int64 { return f.clusBytes }
+
+// chainOf follows the chain from start. want, when not negative, is the
+// number of clusters the caller needs; the walk stops there. A chain that
+// loops, leaves the volume or ends early is an error.
+func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
+	if want == 0 {
+		return nil, nil
+	}
+	limit := int64(f.maxCluster) - 1
+	if want > limit {
+		return nil, formatErr("%d clusters needed from cluster %d; the volume has %d", want, start, limit)
+	}
+	var chain []uint32
+	c := start
+	for {
+		if c < reservedFATEnts || c > f.maxCluster {
+			return nil, formatErr("cluster %d in chain from %d is outside 2..%d", c, start, f.maxCluster)
+		}
+		chain = append(chain, c)
+		if want > 0 && int64(len(chain)) == want {
+			return chain, nil
+		}
+		if int64(len(chain)) > limit {
+			return nil, formatErr("cluster chain from %d loops", start)
+		}
+		next := fatEntry(f.fat, f.fatType, c)
+		if next >= eoc(f.fatType)&^7 {
+			if want > 0 {
+				return nil, formatErr("cluster chain from %d ends after %d clusters; %d needed", start, len(chain), want)
+			}
+			return chain, nil
+		}
+		c = next
+	}
+}
+
+// maxDirBytes is the largest directory FAT allows: 65536 entries.
+const maxDirBytes = 65536 * dirEntrySize
+
+// dirChain follows a directory's chain, which may not exceed maxDirBytes.
+func (f *FS) dirChain(start uint32) ([]uint32, error) {
+	var chain []uint32
+	c := start
+	for {
+		if c < reservedFATEnts || c > f.maxCluster {
+			return nil, formatErr("cluster %d in directory chain from %d is outside 2..%d", c, start, f.maxCluster)
+		}
+		chain = append(chain, c)
+		if int64(len(chain))*f.clusBytes > max(maxDirBytes, f.clusBytes) {
+			return nil, formatErr("directory chain from cluster %d is longer than 65536 entries (or loops)", start)
+		}
+		next := fatEntry(f.fat, f.fatType, c)
+		if next >= eoc(f.fatType)&^7 {
+			return chain, nil
+		}
+		c = next
+	}
+}
+
+func (f *FS) clusterOff(c uint32) int64 {
+	return f.dataOff + int64(c-reservedFATEnts)*f.clusBytes
+}
+
+// readDir reads and parses the directory e.
+func (f *FS) readDir(e *Entry) ([]*Entry, error) {
+	var data []byte
+	var offs []int64 // image offset of each chunk
+	var chunk int64
+	if e.isRoot && f.fatType != 32 {
+		data = make([]byte, f.rootEnts*dirEntrySize)
+		if _, err := f.r.ReadAt(data, f.rootOff); err != nil {
+			return nil, fmt.Errorf("msdos: reading root directory at byte %#x: %w", f.rootOff, err)
+		}
+		offs, chunk = []int64{f.rootOff}, int64(len(data))
+	} else {
+		chain := e.chain
+		if chain == nil {
+			if e.Cluster == 0 {
+				return nil, nil
+			}
+			var err error
+			if chain, err = f.dirChain(e.Cluster); err != nil {
+				return nil, err
+			}
+			e.chain = chain
+		}
+		data = make([]byte, int64(len(chain))*f.clusBytes)
+		chunk = f.clusBytes
+		for i, c := range chain {
+			off := f.clusterOff(c)
+			offs = append(offs, off)
+			if _, err := f.r.ReadAt(data[int64(i)*f.clusBytes:][:f.clusBytes], off); err != nil {
+				return nil, fmt.Errorf("msdos: reading directory cluster %d at byte %#x: %w", c, off, err)
+			}
+		}
+	}
+	var out []*Entry
+	var long []uint16
+	var longSum byte
+	nextOrd := 0
+	seen := map[string]bool{}
+	for p := 0; p+dirEntrySize <= len(data); p += dirEntrySize {
+		raw := data[p : p+dirEntrySize]
+		if raw[0] == slotFree {
+			break
+		}
+		if raw[0] == slotDeleted {
+			long, nextOrd = nil, 0
+			continue
+		}
+		if raw[11]&attrLongMask == attrLongName {
+			l := (*longEntry)(raw)
+			ord := int(l.ord()[0])
+			if ord&lastLongOrd != 0 {
+				n := ord &^ lastLongOrd
+				if n == 0 || n > 20 {
+					long, nextOrd = nil, 0
+					continue
+				}
+				long = make([]uint16, n*charsPerSlot)
+				longSum = l.chksum()[0]
+				nextOrd = n
+			} else if ord != nextOrd || l.chksum()[0] != longSum || long == nil {
+				long, nextOrd = nil, 0
+				continue
+			}
+			for i := 0; i < charsPerSlot; i++ {
+				long[(nextOrd-1)*charsPerSlot+i] = l.unit(i)
+			}
+			nextOrd--
+			continue
+		}
+		d := (*dirEntry)(raw)
+		attr := d.attr()[0]
+		if attr&AttrVolumeID != 0 {
+			long, nextOrd = nil, 0
+			continue
+		}
+		if raw[0] == '.' && (string(raw[:11]) == ".          " || string(raw[:11]) == "..         ") {
+			long, nextOrd = nil, 0
+			continue
+		}
+		ent := &Entry{
+			ShortName: shortNameString(d.name(), d.ntRes()[0]),
+			Attr:      attr,
+			NTRes:     d.ntRes()[0],
+			Created:   fromDOSTime(le.Uint16(d.crtDate()), le.Uint16(d.crtTime()), d.crtTimeTenth()[0]),
+			Modified:  fromDOSTime(le.Uint16(d.wrtDate()), le.Uint16(d.wrtTime()), 0),
+			Accessed:  fromDOSTime(le.Uint16(d.lstAccDate()), 0, 0),
+			Cluster:   d.firstCluster(f.fatType == 32),
+			Offset:    offs[int64(p)/chunk] + int64(p)%chunk,
+		}
+		ent.Name = ent.ShortName
+		if long != nil && nextOrd == 0 && longSum == shortNameChecksum(d.name()) {
+			n := 0
+			for n < len(long) && long[n] != 0 {
+				n++
+			}
+			if name := string(utf16.Decode(long[:n])); name != "" {
+				ent.Name = name
+			}
+		}
+		long, nextOrd = nil, 0
+		if !ent.IsDir() {
+			ent.Size = int64(le.Uint32(d.fileSize()))
+		}
+		if !fs.ValidPath(ent.Name) || strings.Contains(ent.Name, "/") || ent.Name == "." || ent.Name == ".." || seen[ent.Name] {
+			continue // unusable or duplicate name: skip it rather than break fs.FS rules
+		}
+		seen[ent.Name] = true
+		out = append(out, ent)
+	}
+	return out, nil
+}
+
+// lookup finds the entry for a slash-separated path.
+func (f *FS) lookup(op, name string) (*Entry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	e := f.root
+	if name == "." {
+		return e, nil
+	}
+	for _, part := range strings.Split(name, "/") {
+		if !e.IsDir() {
+			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		list, err := f.readDir(e)
+		if err != nil {
+			return nil, &fs.PathError{Op: op, Path: name, Err: err}
+		}
+		var found *Entry
+		for _, c := range list {
+			if c.Name == part {
+				found = c
+				break
+			}
+		}
+		if found == nil {
+			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		e = found
+	}
+	return e, nil
+}
+
+// Entry returns what the directory entry for name holds, including its
+// cluster chain.
+func (f *FS) Entry(name string) (*Entry, error) {
+	e, err := f.lookup("entry", name)
+	if err != nil {
+		return nil, err
+	}
+	if e.chain == nil && e.Cluster != 0 {
+		var chain []uint32
+		var err error
+		if e.IsDir() {
+			chain, err = f.dirChain(e.Cluster)
+		} else {
+			chain, err = f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes)
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "entry", Path: name, Err: err}
+		}
+		e.chain = chain
+	}
+	c := *e
+	c.chain = slices.Clone(e.chain)
+	return &c, nil
+}
+
+// Open opens the named file or directory.
+func (f *FS) Open(name string) (fs.File, error) {
+	e, err := f.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if e.IsDir() {
+		list, err := f.readDir(e)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return &dir{fsys: f, e: e, name: name, list: list}, nil
+	}
+	if e.Size > 0 {
+		if e.Cluster == 0 {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr("file of %d bytes has no cluster", e.Size)}
+		}
+		chain, err := f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		e.chain = chain
+	}
+	return &file{fsys: f, e: e, name: name}, nil
+}
+
+// ReadDir reads the named directory, sorted by name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	e, err := f.lookup("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	if !e.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	list, err := f.readDir(e)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	out := make([]fs.DirEntry, len(list))
+	for i, c := range list {
+		out[i] = fs.FileInfoToDirEntry(&info{c})
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// Stat returns the fs.FileInfo of the named file.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	e, err := f.lookup("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return &info{e}, nil
+}
+
+// ReadFile reads the named file.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	fl, err := f.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	r, ok := fl.(*file)
+	if !ok {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	buf := make([]byte, r.e.Size)
+	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// info is the fs.FileInfo of an entry.
+type info struct{ e *Entry }
+
+func (i *info) Name() string {
+	if i.e.isRoot {
+		return "."
+	}
+	return i.e.Name
+}
+func (i *info) Size() int64 { return i.e.Size }
+func (i *info) Mode() fs.FileMode {
+	if i.e.IsDir() {
+		return fs.ModeDir | 0o755
+	}
+	if i.e.Attr&AttrReadOnly != 0 {
+		return 0o444
+	}
+	return 0o644
+}
+func (i *info) ModTime() time.Time { return i.e.Modified }
+func (i *info) IsDir() bool        { return i.e.IsDir() }
+func (i *info) Sys() any           { return i.e }
+
+// file is an open regular file.
+type file struct {
+	fsys   *FS
+	e      *Entry
+	name   string
+	off    int64
+	closed bool
+}
+
+func (fl *file) Stat() (fs.FileInfo, error) { return &info{fl.e}, nil }
+func (fl *file) Close() error {
+	if fl.closed {
+		return &fs.PathError{Op: "close", Path: fl.name, Err: fs.ErrClosed}
+	}
+	fl.closed = true
+	return nil
+}
+
+func (fl *file) Read(p []byte) (int, error) {
+	if fl.closed {
+		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrClosed}
+	}
+	n, err := fl.ReadAt(p, fl.off)
+	fl.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// ReadAt reads the file's bytes at off through its cluster chain.
+func (fl *file) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrInvalid}
+	}
+	size := fl.e.Size
+	if off >= size {
+		return 0, io.EOF
+	}
+	want := p
+	if int64(len(want)) > size-off {
+		want = want[:size-off]
+	}
+	cb := fl.fsys.clusBytes
+	n := 0
+	for n < len(want) {
+		pos := off + int64(n)
+		ci := pos / cb
+		within := pos % cb
+		// Read as many physically consecutive clusters as possible at once.
+		run := int64(1)
+		for ci+run < int64(len(fl.e.chain)) && fl.e.chain[ci+run] == fl.e.chain[ci]+uint32(run) && (run*cb-within) < int64(len(want)-n) {
+			run++
+		}
+		chunk := min(int64(len(want)-n), run*cb-within)
+		m, err := fl.fsys.r.ReadAt(want[n:n+int(chunk)], fl.fsys.clusterOff(fl.e.chain[ci])+within)
+		n += m
+		if err != nil && !(err == io.EOF && int64(m) == chunk) {
+			return n, &fs.PathError{Op: "read", Path: fl.name, Err: err}
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (fl *file) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += fl.off
+	case io.SeekEnd:
+		offset += fl.e.Size
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: fl.name, Err: fs.ErrInvalid}
+	}
+	fl.off = offset
+	return offset, nil
+}
+
+// dir is an open directory.
+type dir struct {
+	fsys *FS
+	e    *Entry
+	name string
+	list []*Entry
+	pos  int
+}
+
+func (d *dir) Stat() (fs.FileInfo, error) { return &info{d.e}, nil }
+func (d *dir) Close() error               { return nil }
+func (d *dir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
+}
+
+// ReadDir returns the directory's entries in on-disk order.
+func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.list[d.pos:]
+	if n > 0 && len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > 0 && len(rest) > n {
+		rest = rest[:n]
+	}
+	d.pos += len(rest)
+	out := make([]fs.DirEntry, len(rest))
+	for i, c := range rest {
+		out[i] = fs.FileInfoToDirEntry(&info{c})
+	}
+	return out, nil
+}
