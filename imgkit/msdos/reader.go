@@ -205,10 +205,27 @@ func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
 		return nil, formatErr("%d clusters needed from cluster %d; the volume has %d", want, start, limit)
 	}
 	var chain []uint32
+	var seen map[uint32]bool
 	c := start
 	for {
 		if c < reservedFATEnts || c > f.maxCluster {
 			return nil, formatErr("cluster %d in chain from %d is outside 2..%d", c, start, f.maxCluster)
+		}
+		if k := len(chain); k > 0 && c <= chain[k-1] {
+			// A backward jump: from here on, remember every cluster to
+			// catch a chain that loops.
+			if seen == nil {
+				seen = make(map[uint32]bool, len(chain))
+				for _, x := range chain {
+					seen[x] = true
+				}
+			}
+		}
+		if seen != nil {
+			if seen[c] {
+				return nil, formatErr("cluster chain from %d loops at cluster %d", start, c)
+			}
+			seen[c] = true
 		}
 		chain = append(chain, c)
 		if want > 0 && int64(len(chain)) == want {
