@@ -322,8 +322,14 @@ func (c *arCmd) run() error {
 		default:
 			return fmt.Errorf("ar: %s: no such file or directory", c.archive)
 		}
-	} else if c.thin && !l.r.Thin() && (c.op == 'r' || c.op == 'q') && len(l.entries) > 0 {
-		return fmt.Errorf("ar: %s: cannot convert an existing archive to a thin archive", c.archive)
+	} else if c.op == 'r' || c.op == 'q' {
+		// As GNU ar, refuse to change the kind of an existing archive.
+		if c.thin && !l.r.Thin() && len(l.entries) > 0 {
+			return fmt.Errorf("ar: %s: cannot convert an existing archive to a thin archive", c.archive)
+		}
+		if !c.thin && l.r.Thin() {
+			return fmt.Errorf("ar: %s: cannot convert an existing thin archive to a normal archive", c.archive)
+		}
 	}
 	if l.exists && l.r.Thin() {
 		c.thin = true
@@ -340,6 +346,9 @@ func (c *arCmd) run() error {
 	case 'm':
 		if err := c.move(l); err != nil {
 			return err
+		}
+		if c.compat == ar.CompatLLVM {
+			c.moveLLVM(l)
 		}
 	case 'r', 'q':
 		if err := c.replace(l); err != nil {
@@ -515,6 +524,9 @@ func (c *arCmd) move(l *loaded) error {
 		if i < 0 {
 			return fmt.Errorf("ar: %s: no entry %s in archive", c.archive, file)
 		}
+		if c.compat == ar.CompatLLVM {
+			continue
+		}
 		e, o := l.entries[i], l.orig[i]
 		l.entries = removeAt(l.entries, i)
 		l.orig = removeAt(l.orig, i)
@@ -526,6 +538,34 @@ func (c *arCmd) move(l *loaded) error {
 		}
 	}
 	return nil
+}
+
+// moveLLVM is m as llvm-ar does it: the named members leave their places
+// and go, in archive order, as one block to the end or to relpos.
+func (c *arCmd) moveLLVM(l *loaded) {
+	var moved []ar.Entry
+	var keep []ar.Entry
+	for _, e := range l.entries {
+		hit := false
+		for _, file := range c.files {
+			if c.matches(file, e.Name) {
+				hit = true
+				break
+			}
+		}
+		if hit {
+			moved = append(moved, e)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	at := c.position(keep, len(keep))
+	out := append(append(append([]ar.Entry{}, keep[:at]...), moved...), keep[at:]...)
+	l.entries = out
+	l.orig = make([]bool, len(out))
+	for i := range l.orig {
+		l.orig[i] = true
+	}
 }
 
 // selected calls fn for the members the command line names (all when none

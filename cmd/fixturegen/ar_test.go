@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// arRun runs "fixturegen ar args..." in-process in dir.
+func arRun(t *testing.T, dir string, vars map[string]string, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	e := &env{Stdout: &out, Stderr: &out, Dir: dir, Getenv: func(k string) string { return vars[k] }}
+	err := run(e, args)
+	return out.String(), err
+}
+
+// toolRun runs an external program in dir.
+func toolRun(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "TZ=UTC"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// crafted writes n small ELF objects with distinct symbols: obj%03d.o.
+func crafted(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	var names []string
+	for i := 0; i < n; i++ {
+		o := elfgen.Object{Is64: true, Text: []byte{0xc3}, Syms: []elfgen.Sym{
+			{Name: fmt.Sprintf("func_%03d", i), Bind: elfgen.STB_GLOBAL, Type: elfgen.STT_FUNC, Shndx: elfgen.TextSection},
+			{Name: fmt.Sprintf("data_%03d_with_a_longer_name", i), Bind: elfgen.STB_WEAK, Shndx: elfgen.TextSection},
+		}}
+		name := fmt.Sprintf("obj%03d.o", i)
+		if i%7 == 0 {
+			name = fmt.Sprintf("object_with_long_name_%03d.o", i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), o.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// arFixtures compiles the shared inputs of the ar tests into dir.
+func arFixtures(t *testing.T, dir string) {
+	t.Helper()
+	tooltest.Need(t, "cc")
+	srcs := map[string]string{
+		"a":                                 "int ga = 1; int common_c; __attribute__((weak)) int wk = 3; extern int ux; int fa(void){ return ga + ux; }\n",
+		"b":                                 "int fb(void){ return 2; }\nint averyveryverylongsymbolname_b = 5;\n",
+		"c":                                 "int c1 = 1;\n",
+		"a_member_name_longer_than_fifteen": "int longmember(void){return 7;}\n",
+		"big":                               "char big_array[16 << 20] = {1};\nint big_func(void){return big_array[5];}\n",
+		"ux":                                "int ux = 40;\n",
+		"main":                              "int fa(void); int fb(void); int longmember(void);\nint main(void){ return fa() + fb() + longmember() == 50 ? 0 : 1; }\n",
+	}
+	for n, s := range srcs {
+		if err := os.WriteFile(filepath.Join(dir, n+".c"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-c", "-fcommon"}
+	for n := range srcs {
+		args = append(args, n+".c")
+	}
+	toolRun(t, dir, nil, "cc", args...)
+	os.WriteFile(filepath.Join(dir, "notobj.txt"), []byte("hello\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "odd.txt"), []byte("abc"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "abcdefghijklm.o"), mustRead(t, filepath.Join(dir, "c.o")), 0o644)
+	// c2.o: a second c.o with other contents, to replace c.o with.
+	os.WriteFile(filepath.Join(dir, "new", "c.o"), nil, 0o644)
+	os.MkdirAll(filepath.Join(dir, "new"), 0o755)
+	o := elfgen.Object{Is64: true, Text: []byte{0xc3, 0xc3}, Syms: []elfgen.Sym{{Name: "c_replaced", Bind: elfgen.STB_GLOBAL, Shndx: elfgen.TextSection}}}
+	os.WriteFile(filepath.Join(dir, "new", "c.o"), o.Bytes(), 0o644)
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// arScenario is a sequence of ar command lines; "%A" stands for the
+// archive, which each tool gets its own copy of.
+type arScenario struct {
+	name  string
+	steps [][]string
+	bsd   bool // also compare with llvm-ar --format=bsd
+	env   map[string]string
+	// gnuOnly scenarios use what llvm-ar lacks (the f modifier) or gets
+	// wrong (llvm-ar 14 d turns a thin archive into a regular one).
+	gnuOnly bool
+}
+
+func arScenarios(many []string) []arScenario {
+	few := []string{"a.o", "b.o", "c.o"}
+	base := append([]string{"rcsD", "%A"}, "a.o", "b.o", "notobj.txt", "c.o", "odd.txt", "a_member_name_longer_than_fifteen.o")
+	return []arScenario{
+		{name: "few", steps: [][]string{append([]string{"rcsD", "%A"}, few...)}, bsd: true},
+		{name: "longnames", steps: [][]string{{"rcsD", "%A", "a_member_name_longer_than_fifteen.o", "a.o", "sub/abcdefghijklm.o"}}, bsd: true},
+		{name: "500objects", steps: [][]string{append([]string{"rcsD", "%A"}, many...)}, bsd: true},
+		{name: "nonobject", steps: [][]string{{"rcsD", "%A", "notobj.txt", "a.o", "odd.txt"}}, bsd: true},
+		{name: "16MiB", steps: [][]string{{"rcsD", "%A", "a.o", "big.o", "c.o"}}, bsd: true},
+		{name: "replace", steps: [][]string{base, {"rsD", "%A", "new/c.o"}}, bsd: true},
+		{name: "replace-after", steps: [][]string{base, {"rvaD", "a.o", "%A", "notobj.txt", "ux.o"}}},
+		{name: "replace-before", steps: [][]string{base, {"rbD", "c.o", "%A", "ux.o", "odd.txt"}}},
+		{name: "quick", steps: [][]string{base, {"qD", "%A", "c.o", "ux.o"}}, bsd: true},
+		{name: "quick-noindex", steps: [][]string{{"qcSD", "%A", "a.o", "b.o"}}, bsd: true},
+		{name: "delete", steps: [][]string{base, {"dD", "%A", "b.o", "odd.txt", "missing.o"}}, bsd: true},
+		{name: "move", steps: [][]string{base, {"mD", "%A", "a.o", "notobj.txt"}}, bsd: true},
+		{name: "move-after", steps: [][]string{base, {"maD", "b.o", "%A", "c.o", "a.o"}}},
+		{name: "move-before", steps: [][]string{base, {"mbD", "b.o", "%A", "odd.txt", "a.o"}}},
+		{name: "s-without-index", steps: [][]string{{"rcSD", "%A", "a.o", "b.o", "notobj.txt"}, {"sD", "%A"}}, bsd: true},
+		{name: "S-drops-index", steps: [][]string{base, {"rSD", "%A", "c.o"}}},
+		{name: "thin", steps: [][]string{{"rcsDT", "%A", "a.o", "sub/abcdefghijklm.o", "a_member_name_longer_than_fifteen.o", "notobj.txt"}}},
+		{name: "thin-edit", gnuOnly: true, steps: [][]string{{"rcsDT", "%A", "a.o", "b.o", "c.o"}, {"dD", "%A", "b.o"}, {"rDT", "%A", "ux.o"}}},
+		{name: "truncate", gnuOnly: true, steps: [][]string{{"rcfD", "%A", "a_member_name_longer_than_fifteen.o", "c.o"}}},
+		{name: "sym64", env: map[string]string{"FIXTUREGEN_AR_SYM64_THRESHOLD": "1000"}, steps: [][]string{{"rcsD", "%A", "c.o", "a.o", "b.o"}}},
+	}
+}
+
+// TestArMatchesGNUAndLLVM runs each scenario with fixturegen ar, GNU ar
+// and llvm-ar and compares the archives byte for byte.
+func TestArMatchesGNUAndLLVM(t *testing.T) {
+	gnu := tooltest.Need(t, "ar")
+	llvm := tooltest.Need(t, "llvm-ar")
+	dir := t.TempDir()
+	arFixtures(t, dir)
+	many := crafted(t, dir, 500)
+	for _, sc := range arScenarios(many) {
+		t.Run(sc.name, func(t *testing.T) {
+			type variant struct {
+				tool  string
+				extra []string // fixturegen options for this comparison
+				pre   []string // the tool's options
+			}
+			vs := []variant{{tool: gnu}, {tool: llvm, extra: []string{"--compat=llvm"}}}
+			if sc.gnuOnly {
+				vs = vs[:1]
+			}
+			if sc.bsd {
+				vs = append(vs, variant{tool: llvm, extra: []string{"--format=bsd"}, pre: []string{"--format=bsd"}})
+			}
+			for vi, v := range vs {
+				if sc.env != nil && v.tool == gnu {
+					continue // GNU ar has no threshold knob; see TestSym64GNU
+				}
+				fg := filepath.Join(dir, fmt.Sprintf("fg-%s-%d.a", sc.name, vi))
+				ref := filepath.Join(dir, fmt.Sprintf("ref-%s-%d.a", sc.name, vi))
+				var toolEnv []string
+				for k, val := range sc.env {
+					if k == "FIXTUREGEN_AR_SYM64_THRESHOLD" {
+						toolEnv = append(toolEnv, "SYM64_THRESHOLD="+val)
+					}
+				}
+				for _, st := range sc.steps {
+					fgArgs := []string{"ar"}
+					fgArgs = append(fgArgs, v.extra...)
+					var refArgs []string
+					refArgs = append(refArgs, v.pre...)
+					for _, a := range st {
+						if a == "%A" {
+							fgArgs = append(fgArgs, filepath.Base(fg))
+							refArgs = append(refArgs, filepath.Base(ref))
+						} else {
+							fgArgs = append(fgArgs, a)
+							refArgs = append(refArgs, a)
+						}
+					}
+					if out, err := arRun(t, dir, sc.env, fgArgs...); err != nil {
+						t.Fatalf("fixturegen %s: %v\n%s", strings.Join(fgArgs, " "), err, out)
+					}
+					toolRun(t, dir, toolEnv, v.tool, refArgs...)
+				}
+				got, want := mustRead(t, fg), mustRead(t, ref)
+				what := filepath.Base(v.tool) + " " + strings.Join(v.pre, " ")
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: %s", what, firstDifference(got, want))
+				}
+			}
+		})
+	}
+}
+
+// firstDifference says where two archives first differ, in terms of the
+// reference archive's structure.
+func firstDifference(got, want []byte) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	where := "the symbol index or long-name table"
+	if r, err := ar.NewReader(bytes.NewReader(want), int64(len(want))); err == nil {
+		ms := r.Members()
+		for j := len(ms) - 1; j >= 0; j-- {
+			if int64(i) >= ms[j].HeaderOffset {
+				where = fmt.Sprintf("member %d %q (header at %#x)", j, ms[j].Name, ms[j].HeaderOffset)
+				break
+			}
+		}
+	}
+	lo := max(0, i-8)
+	return fmt.Sprintf("got %d bytes, want %d; first difference at byte %#x in %s: got %q, want %q",
+		len(got), len(want), i, where, got[lo:min(len(got), i+24)], want[lo:min(len(want), i+24)])
+}
