@@ -8,6 +8,14 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
+var typeWords = map[fstree.Type]string{
+	fstree.TypeSymlink: "symbolic link",
+	fstree.TypeFIFO:    "fifo",
+	fstree.TypeSocket:  "socket",
+	fstree.TypeChar:    "character device",
+	fstree.TypeBlock:   "block device",
+}
+
 // pent is one entry a directory will hold.
 type pent struct {
 	node  *fstree.Node
@@ -98,7 +106,7 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 			}
 		case c.Type == fstree.TypeDir:
 		default:
-			warn(fmt.Sprintf("msdos: skipping %s %s: FAT holds only files and directories", c.Type, cpath))
+			warn(fmt.Sprintf("msdos: skipping %s %s: FAT holds only files and directories", typeWords[c.Type], cpath))
 			continue
 		}
 		w, err := checkName(c.Name)

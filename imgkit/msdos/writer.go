@@ -151,6 +151,12 @@ func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
 func (w *writer) fixed() (*geometry, error) {
 	g, err := computeGeometry(&w.o, w.fileSize)
 	if err != nil {
+		var pe *paramError
+		if errors.As(err, &pe) && pe.small {
+			if need := w.needed(); need > 0 {
+				return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given)", err, need, w.fileSize)
+			}
+		}
 		return nil, err
 	}
 	if err := w.p.fits(g); err != nil {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/msdos"
+)
+
+// makefs -t msdos: FAT12/16/32 images as FreeBSD makefs(8) makes them, by
+// imgkit/msdos. Every -o option of makefs's msdos type is accepted by name
+// or one-letter key; -s, -m, -M, -O, -S and -T apply as makefs applies
+// them, and without a size the smallest image that holds the tree is made.
+
+func init() {
+	registerMakefsType(makefsType{Name: "msdos", Run: runMakefsMsdos})
+}
+
+func runMakefsMsdos(a *makefsArgs) error {
+	o, err := msdosOptions(a)
+	if err != nil {
+		return err
+	}
+	mode, err := bcache.ParseMode(a.Env.getenv(bcache.EnvMode))
+	if err != nil {
+		return fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+	}
+	t, err := a.tree()
+	if err != nil {
+		return err
+	}
+	if err := msdos.Write(a.Image, t, o, &bcache.Options{Mode: mode}); err != nil {
+		return fmt.Errorf("makefs: %w", err)
+	}
+	return nil
+}
+
+// msdosOptions turns the makefs command line into msdos.Options.
+func msdosOptions(a *makefsArgs) (*msdos.Options, error) {
+	o := &msdos.Options{}
+	for _, opt := range a.Opts {
+		if err := msdos.ParseOption(o, opt.Key, opt.Value); err != nil {
+			if errors.Is(err, msdos.ErrOption) {
+				return nil, usagef("makefs: -o %s: %v", optString(opt), err)
+			}
+			return nil, fmt.Errorf("makefs: -o %s: %w", optString(opt), err)
+		}
+	}
+	if a.SectorSize != 0 {
+		switch {
+		case o.BytesPerSector == 0:
+			o.BytesPerSector = a.SectorSize
+		case o.BytesPerSector != a.SectorSize:
+			return nil, usagef("makefs: inconsistent sector size: -S %d, -o bytes_per_sector=%d", a.SectorSize, o.BytesPerSector)
+		}
+	}
+	o.Size, o.MinSize, o.MaxSize = a.Size, a.MinSize, a.MaxSize
+	if a.Offset != 0 {
+		o.Offset = a.Offset
+	}
+	o.Timestamp = a.Timestamp
+	o.Warn = a.Env.Stderr
+	if o.Bootstrap != "" && o.Bootstrap[0] != '/' && containsSlash(o.Bootstrap) {
+		o.Bootstrap = a.Env.abs(o.Bootstrap)
+	}
+	return o, nil
+}
+
+func optString(o fsOption) string {
+	if o.HasValue {
+		return o.Key + "=" + o.Value
+	}
+	return o.Key
+}
+
+func containsSlash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return true
+		}
+	}
+	return false
+}
