@@ -223,3 +223,134 @@ func firstDifference(got, want []byte) string {
 	return fmt.Sprintf("got %d bytes, want %d; first difference at byte %#x in %s: got %q, want %q",
 		len(got), len(want), i, where, got[lo:min(len(got), i+24)], want[lo:min(len(want), i+24)])
 }
+
+// TestArRealConsumers links a program against an archive fixturegen made
+// without ranlib, lists it with nm --print-armap and GNU ar t, and checks
+// that GNU ar x gives back every member unchanged.
+func TestArRealConsumers(t *testing.T) {
+	tooltest.Need(t, "ar")
+	tooltest.Need(t, "nm")
+	dir := t.TempDir()
+	arFixtures(t, dir)
+	members := []string{"a.o", "b.o", "notobj.txt", "a_member_name_longer_than_fifteen.o", "ux.o", "odd.txt"}
+	if out, err := arRun(t, dir, nil, append([]string{"ar", "rc", "libx.a"}, members...)...); err != nil {
+		t.Fatalf("fixturegen ar rc: %v\n%s", err, out)
+	}
+	toolRun(t, dir, nil, "cc", "-o", "prog", "main.o", "-L.", "-lx")
+	toolRun(t, dir, nil, "./prog")
+	armap := toolRun(t, dir, nil, "nm", "--print-armap", "libx.a")
+	for _, want := range []string{"fa in a.o", "ga in a.o", "common_c in a.o", "wk in a.o", "fb in b.o",
+		"longmember in a_member_name_longer_than_fifteen.o", "ux in ux.o"} {
+		if !strings.Contains(armap, want+"\n") {
+			t.Errorf("nm --print-armap lacks %q:\n%s", want, armap)
+		}
+	}
+	if got, want := toolRun(t, dir, nil, "ar", "t", "libx.a"), strings.Join(members, "\n")+"\n"; got != want {
+		t.Errorf("ar t: got %q, want %q", got, want)
+	}
+	xdir := filepath.Join(dir, "x")
+	os.Mkdir(xdir, 0o755)
+	toolRun(t, xdir, nil, "ar", "x", "../libx.a")
+	for _, m := range members {
+		if !bytes.Equal(mustRead(t, filepath.Join(xdir, m)), mustRead(t, filepath.Join(dir, m))) {
+			t.Errorf("ar x: %s differs from the original", m)
+		}
+	}
+}
+
+// TestArSym64GNU forces the GNU /SYM64/ index with a low threshold and
+// checks that GNU nm reads it: the offsets and names are right and the
+// table is padded to 8 bytes as GNU ar pads it.
+func TestArSym64GNU(t *testing.T) {
+	tooltest.Need(t, "nm")
+	dir := t.TempDir()
+	arFixtures(t, dir)
+	vars := map[string]string{"FIXTUREGEN_AR_SYM64_THRESHOLD": "100"}
+	if out, err := arRun(t, dir, vars, "ar", "rcs", "lib64.a", "c.o", "odd.txt", "a.o"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b := mustRead(t, filepath.Join(dir, "lib64.a"))
+	if string(b[8:15]) != "/SYM64/" {
+		t.Fatalf("no /SYM64/ member: %q", b[8:24])
+	}
+	r, err := ar.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Index() != ar.IndexGNU64 {
+		t.Fatalf("index %v, want /SYM64/", r.Index())
+	}
+	if size := r.Members()[0].HeaderOffset - 8 - 60; size%8 != 0 {
+		t.Errorf("/SYM64/ table of %d bytes, GNU ar pads it to 8", size)
+	}
+	armap := toolRun(t, dir, nil, "nm", "--print-armap", "lib64.a")
+	for _, want := range []string{"c1 in c.o", "fa in a.o", "common_c in a.o"} {
+		if !strings.Contains(armap, want+"\n") {
+			t.Errorf("nm --print-armap lacks %q:\n%s", want, armap)
+		}
+	}
+	toolRun(t, dir, nil, "cc", "-o", "prog", "main.o", "-L.", "-l64", "b.o", "a_member_name_longer_than_fifteen.o", "ux.o")
+}
+
+// TestArErrorsLeaveArchive checks that a failing edit leaves the archive
+// exactly as it was, with a one-line error naming the file at fault.
+func TestArErrorsLeaveArchive(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "one.txt"), []byte("one\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "two.txt"), []byte("two\n"), 0o644)
+	if out, err := arRun(t, dir, nil, "ar", "rc", "lib.a", "one.txt"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before := mustRead(t, filepath.Join(dir, "lib.a"))
+	unreadable := filepath.Join(dir, "unreadable.txt")
+	os.WriteFile(unreadable, []byte("x"), 0o000)
+	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ar", "r", "lib.a", "two.txt", "missing.o"}, "missing.o"},
+		{[]string{"ar", "q", "lib.a", "adir"}, "adir"},
+		{[]string{"ar", "m", "lib.a", "nothere.o"}, "nothere.o"},
+		{[]string{"ar", "rz", "lib.a", "two.txt"}, "'z'"},
+		{[]string{"ar", "rT", "lib.a", "two.txt"}, "lib.a"},
+	}
+	if os.Geteuid() != 0 { // root reads anything
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"ar", "r", "lib.a", "unreadable.txt"}, "unreadable.txt"})
+	}
+	for _, c := range cases {
+		out, err := arRun(t, dir, nil, c.args...)
+		if err == nil {
+			t.Errorf("%s: no error\n%s", strings.Join(c.args, " "), out)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: error %q should be one line naming %s", strings.Join(c.args, " "), msg, c.want)
+		}
+		if got := mustRead(t, filepath.Join(dir, "lib.a")); !bytes.Equal(got, before) {
+			t.Errorf("%s: archive changed", strings.Join(c.args, " "))
+		}
+	}
+	// A corrupt archive is not rewritten.
+	bad := append(append([]byte{}, before[:len(before)-3]...), "zz"...)
+	os.WriteFile(filepath.Join(dir, "bad.a"), bad, 0o644)
+	for _, op := range []string{"r", "d", "s", "t", "x"} {
+		_, err := arRun(t, dir, nil, "ar", op, "bad.a", "two.txt")
+		if err == nil || !strings.Contains(err.Error(), "bad.a") || !strings.Contains(err.Error(), "at byte 0x") {
+			t.Errorf("ar %s bad.a: error %v should name bad.a and the offset", op, err)
+		}
+		if got := mustRead(t, filepath.Join(dir, "bad.a")); !bytes.Equal(got, bad) {
+			t.Errorf("ar %s bad.a: archive changed", op)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
