@@ -8,12 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// shortChar maps an ASCII character to the character FreeBSD's msdosfs
-// stores in a short name: letters are upper-cased, characters a short name
-// may not hold map to 0 (dropped). Non-ASCII characters are dropped too:
-// FreeBSD makefs maps single bytes through a code-page table, which for
-// UTF-8 names gives meaningless bytes; fixturegen keeps short names ASCII
-// and lets the long name carry the real name.
+// shortChar maps a character to the character stored for it in a short
+// name: letters are upper-cased, characters a short name may not hold map
+// to 0 (dropped). This is FreeBSD msdosfs's table with two changes, made
+// because FreeBSD's choices give short names that fatgen103 forbids or
+// that sleuthkit refuses to list: '+' is dropped (fatgen103 forbids it in
+// short names) and so are non-ASCII characters (FreeBSD maps single bytes
+// through a code-page table, which for UTF-8 names gives meaningless
+// bytes; here short names stay ASCII and the long name carries the real
+// name).
 func shortChar(r rune) byte {
 	switch {
 	case r >= 'a' && r <= 'z':
@@ -22,7 +25,7 @@ func shortChar(r rune) byte {
 		return byte(r)
 	}
 	switch r {
-	case '!', '#', '$', '%', '&', '\'', '(', ')', '+', '-', '@', '^', '_', '`', '{', '}', '~':
+	case '!', '#', '$', '%', '&', '\'', '(', ')', '-', '@', '^', '_', '`', '{', '}', '~':
 		return byte(r)
 	}
 	return 0
@@ -106,15 +109,12 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 			baseEnd--
 		}
 	}
-	keepBlanks := baseEnd <= 8
+	// FreeBSD keeps blanks of a base of 8 or fewer characters; they are
+	// dropped here, as Windows does, since sleuthkit skips short names
+	// with embedded blanks.
 	i, j := 0, 0
 	for ; i < baseEnd && j < 8; i, j = i+1, j+1 {
-		var c byte
-		if u[i] == ' ' && keepBlanks {
-			c = ' '
-		} else {
-			c = shortChar(u[i])
-		}
+		c := shortChar(u[i])
 		dn[j] = c
 		if rune(c) != u[i] && conv != convLossy {
 			conv = convCase

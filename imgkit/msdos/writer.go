@@ -322,8 +322,16 @@ func (w *writer) writeReserved(im *bcache.Image) error {
 			f := (*fsInfoSector)(sector[:512])
 			le.PutUint32(f.leadSig(), fsiLeadSig)
 			le.PutUint32(f.strucSig(), fsiStrucSig)
-			le.PutUint32(f.freeCount(), fsiUnknown)
-			le.PutUint32(f.nxtFree(), fsiUnknown)
+			// newfs_msdos leaves both counts unknown and makefs never
+			// fills them in; fsck.fat reports that as a fault, so the
+			// true values are written.
+			free := g.maxCluster() - 1 - (w.p.nextFree - reservedFATEnts)
+			le.PutUint32(f.freeCount(), free)
+			nxt := uint32(fsiUnknown)
+			if w.p.nextFree <= g.maxCluster() {
+				nxt = w.p.nextFree
+			}
+			le.PutUint32(f.nxtFree(), nxt)
 			le.PutUint32(f.trailSig(), fsiTrailSig)
 			wrote = true
 		}
