@@ -1,0 +1,185 @@
+package ar
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// sample builds an archive in memory from name/data pairs with a Writer.
+func sample(t testing.TB, opts *Options, files ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, opts)
+	for i := 0; i < len(files); i += 2 {
+		h := &Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}
+		if err := w.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, files[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func obj(syms ...string) string {
+	o := elfgen.Object{Is64: true, Text: []byte{0xc3}}
+	for _, s := range syms {
+		o.Syms = append(o.Syms, elfgen.Sym{Name: s, Bind: elfgen.STB_GLOBAL, Shndx: elfgen.TextSection})
+	}
+	return string(o.Bytes())
+}
+
+func TestReaderFS(t *testing.T) {
+	for _, f := range []Format{FormatGNU, FormatBSD} {
+		t.Run(f.String(), func(t *testing.T) {
+			a := sample(t, &Options{Format: f},
+				"one.o", obj("one", "uno"),
+				"a_name_longer_than_sixteen_bytes.txt", "long\n",
+				"one.o", "second one.o\n",
+				"odd", "abc",
+				"one.o", "third\n")
+			r, err := NewReader(bytes.NewReader(a), int64(len(a)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fstest.TestFS(r, "one.o", "one.o;2", "one.o;3", "odd", "a_name_longer_than_sixteen_bytes.txt"); err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range map[string]string{"one.o;2": "second one.o\n", "odd": "abc", "one.o;3": "third\n"} {
+				got, err := fs.ReadFile(r, name)
+				if err != nil || string(got) != want {
+					t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+				}
+			}
+			syms := r.Symbols()
+			if len(syms) != 2 || syms[0].Name != "one" || syms[1].Name != "uno" || syms[0].Member != 0 {
+				t.Errorf("symbols %+v", syms)
+			}
+			if m := r.Members()[0]; len(m.Symbols) != 2 || m.Mode != 0o644 || !m.ModTime.Equal(time.Unix(0, 0)) {
+				t.Errorf("member 0 %+v", m)
+			}
+		})
+	}
+}
+
+// TestWriterMatchesPlan checks that the streaming Writer, spooling to memory
+// and to a file, writes what a Plan over the same members writes.
+func TestWriterMatchesPlan(t *testing.T) {
+	files := []string{"x.o", obj("x1", "x2"), "data.bin", strings.Repeat("d", 3001), "a_long_member_name.o", obj("long")}
+	var es []Entry
+	for i := 0; i < len(files); i += 2 {
+		es = append(es, Entry{Header: Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}, Data: strings.NewReader(files[i+1])})
+	}
+	for _, f := range []Format{FormatGNU, FormatBSD} {
+		p, err := NewPlan(append([]Entry{}, es...), &Options{Format: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		p.WriteTo(&want)
+		got := sample(t, &Options{Format: f}, files...)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%v: Writer and Plan differ", f)
+		}
+		old := SpoolMemory
+		SpoolMemory = 100
+		got = sample(t, &Options{Format: f}, files...)
+		SpoolMemory = old
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%v: Writer spooling to a file differs from Plan", f)
+		}
+	}
+}
+
+func TestWriterErrors(t *testing.T) {
+	w := NewWriter(io.Discard, nil)
+	w.WriteHeader(&Header{Name: "a", Size: 2})
+	if _, err := w.Write([]byte("abc")); !errors.Is(err, ErrWriteTooLong) {
+		t.Errorf("long write: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, ErrWriteTooLong) {
+		t.Errorf("sticky error: %v", err)
+	}
+	w = NewWriter(io.Discard, nil)
+	w.WriteHeader(&Header{Name: "a", Size: 2})
+	w.Write([]byte("a"))
+	if err := w.Close(); !errors.Is(err, ErrShortWrite) {
+		t.Errorf("short member: %v", err)
+	}
+}
+
+// TestELFClasses checks the index of crafted objects of both classes and
+// byte orders against GNU ar, symbol kind by symbol kind.
+func TestELFClasses(t *testing.T) {
+	gnu := tooltest.Need(t, "ar")
+	dir := t.TempDir()
+	syms := []elfgen.Sym{
+		{Name: "f.c", Type: elfgen.STT_FILE, Shndx: elfgen.SHN_ABS},
+		{Name: ".text", Type: elfgen.STT_SECTION, Shndx: elfgen.TextSection},
+		{Name: "local", Shndx: elfgen.TextSection},
+		{Name: "global", Bind: elfgen.STB_GLOBAL, Type: elfgen.STT_FUNC, Shndx: elfgen.TextSection},
+		{Name: "weak", Bind: elfgen.STB_WEAK, Shndx: elfgen.TextSection},
+		{Name: "unique", Bind: elfgen.STB_GNU_UNIQUE, Type: elfgen.STT_OBJECT, Shndx: elfgen.TextSection},
+		{Name: "undefined", Bind: elfgen.STB_GLOBAL},
+		{Name: "weak_undefined", Bind: elfgen.STB_WEAK},
+		{Name: "common", Bind: elfgen.STB_GLOBAL, Type: elfgen.STT_OBJECT, Shndx: elfgen.SHN_COMMON, Value: 8, Size: 8},
+		{Name: "absolute", Bind: elfgen.STB_GLOBAL, Shndx: elfgen.SHN_ABS, Value: 0x1234},
+	}
+	var names []string
+	for _, c := range []struct {
+		is64, be bool
+		machine  uint16
+	}{{true, false, 0}, {false, false, 0}, {true, true, 21}, {false, true, 8}, {false, false, 40}, {true, false, 183}} {
+		o := elfgen.Object{Is64: c.is64, BigEndian: c.be, Machine: c.machine, Text: []byte{0, 0, 0, 0}, Syms: syms}
+		name := fmt.Sprintf("elf%d-%v-%d.o", map[bool]int{false: 32, true: 64}[c.is64], map[bool]string{false: "le", true: "be"}[c.be], c.machine)
+		os.WriteFile(filepath.Join(dir, name), o.Bytes(), 0o644)
+		names = append(names, name)
+	}
+	run(t, dir, gnu, append([]string{"rcsD", "ref.a"}, names...)...)
+	want, _ := os.ReadFile(filepath.Join(dir, "ref.a"))
+	got := planBytes(t, fileEntries(t, dir, names, false), nil)
+	sameBytes(t, "crafted ELF classes", got, want)
+	r, err := NewReader(bytes.NewReader(got), int64(len(got)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Members()[0]; strings.Join(m.Symbols, " ") != "global weak unique common absolute" {
+		t.Errorf("index entries %q", m.Symbols)
+	}
+}
+
+// TestReaderErrors feeds damaged archives and checks for positional errors.
+func TestReaderErrors(t *testing.T) {
+	good := sample(t, nil, "x.o", obj("x"), "a_long_member_name.txt", "hi\n")
+	cases := map[string]func([]byte) []byte{
+		"magic":     func(b []byte) []byte { b[0] = '?'; return b },
+		"fmag":      func(b []byte) []byte { b[8+58] = 'x'; return b },
+		"size":      func(b []byte) []byte { copy(b[8+48:], "99999999x "); return b },
+		"truncated": func(b []byte) []byte { return b[:len(b)-5] },
+		"longname":  func(b []byte) []byte { i := bytes.LastIndex(b, []byte("/0 ")); copy(b[i:], "/999"); return b },
+		"symcount":  func(b []byte) []byte { b[68] = 0x7f; return b },
+	}
+	for name, damage := range cases {
+		b := damage(append([]byte{}, good...))
+		_, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		if err == nil || !strings.Contains(err.Error(), "at byte 0x") {
+			t.Errorf("%s: error %v does not name an offset", name, err)
+		}
+	}
+}
