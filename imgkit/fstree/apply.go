@@ -30,7 +30,7 @@ import (
 //     database as makefs does; give uid and gid for specs whose result must
 //     not depend on the host.
 //   - An entry with the ignore keyword is not descended into; with exclude,
-//     what lies under it is kept.
+//     what lies under it is kept. The nochange keyword has no effect.
 //
 // With exclude (makefs -x), nodes the spec does not name are removed.
 // Hard-link groups and times are then recomputed as WalkDir computes them.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -344,5 +345,42 @@ func TestSpecDeterministic(t *testing.T) {
 		if dump(a) != dump(b) {
 			t.Fatal("two applications of one spec differ")
 		}
+	}
+}
+
+func TestSpecOnlyFileAndTypeNames(t *testing.T) {
+	tr, err := ApplySpec(nil, readSpec(t, "f type=file mode=04755 uid=0 gid=0 size=5\n"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := tr.Lookup("f").Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Name() != "f" || fi.Size() != 5 || fi.IsDir() || fi.Mode() != fs.ModeSetuid|0o755 || !fi.ModTime().Equal(time.Unix(0, 0)) {
+		t.Errorf("Stat: %v %v", fi, err)
+	}
+	ra := f.(io.ReaderAt)
+	b := make([]byte, 4)
+	if n, err := ra.ReadAt(b, 3); n != 2 || err != io.EOF {
+		t.Errorf("ReadAt past the end: %d %v", n, err)
+	}
+	for typ, name := range map[Type]string{TypeFile: "file", TypeDir: "dir", TypeSymlink: "link", TypeFIFO: "fifo", TypeSocket: "socket", TypeChar: "char", TypeBlock: "block", 0: "Type(0)", 99: "Type(99)"} {
+		if typ.String() != name {
+			t.Errorf("Type(%d).String() = %q", typ, typ.String())
+		}
+	}
+}
+
+func TestHostUserLookup(t *testing.T) {
+	// uname without uid uses the host's user database, as makefs does.
+	tr, err := ApplySpec(nil, readSpec(t, "f type=file mode=0644 uname=root gid=0\n"), false, nil)
+	if err != nil {
+		t.Skip("no user root here:", err)
+	}
+	if n := tr.Lookup("f"); n.UID != 0 || n.Uname != "root" {
+		t.Errorf("uname=root: uid %d uname %q", n.UID, n.Uname)
 	}
 }
