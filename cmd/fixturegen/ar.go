@@ -262,7 +262,7 @@ func (c *arCmd) load() (*loaded, error) {
 	r, err := ar.NewReader(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("ar: %s: %w", c.archive, err)
+		return nil, libError(c.archive, err)
 	}
 	l.f, l.r, l.exists, l.perm = f, r, true, st.Mode().Perm()
 	for i, m := range r.Members() {
@@ -691,7 +691,7 @@ func (c *arCmd) write(l *loaded) error {
 	}
 	p, err := ar.NewPlan(l.entries, opts)
 	if err != nil {
-		return fmt.Errorf("ar: %s: %w", c.archive, err)
+		return libError(c.archive, err)
 	}
 	return writeArchive(c.e.abs(c.archive), c.archive, p, l.perm)
 }
@@ -782,3 +782,20 @@ func runRanlib(e *env, args []string) error {
 func rewrap(err error) error {
 	return errors.New("ranlib: " + strings.TrimPrefix(err.Error(), "ar: "))
 }
+
+// libError prefixes an imgkit/ar error with the command and file name,
+// dropping the library's own "ar: " prefix.
+func libError(file string, err error) error {
+	return &fileError{file: file, err: err}
+}
+
+type fileError struct {
+	file string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "ar: " + e.file + ": " + strings.TrimPrefix(e.err.Error(), "ar: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
