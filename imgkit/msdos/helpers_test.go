@@ -22,9 +22,10 @@ var baseTime = time.Date(2021, 6, 15, 13, 45, 31, 0, time.UTC)
 // srcFile describes one file of a test source tree; a name ending in "/"
 // is a directory.
 type srcFile struct {
-	name string
-	size int
-	mode os.FileMode
+	name  string
+	size  int
+	mode  os.FileMode
+	mtime time.Time // zero: baseTime plus 3 s per position in the list
 }
 
 // makeSource creates the files under dir, with deterministic contents
@@ -52,7 +53,10 @@ func makeSource(t testing.TB, dir string, files []srcFile) {
 		if err := os.Chmod(p, mode); err != nil {
 			t.Fatal(err)
 		}
-		mt := baseTime.Add(time.Duration(i) * 3 * time.Second)
+		mt := f.mtime
+		if mt.IsZero() {
+			mt = baseTime.Add(time.Duration(i) * 3 * time.Second)
+		}
 		if err := os.Chtimes(p, mt, mt); err != nil {
 			t.Fatal(err)
 		}

@@ -305,7 +305,12 @@ func (p *plan) volumeID(g *geometry, o *Options) uint32 {
 	walk = func(d *pdir) {
 		for _, e := range d.entries {
 			n := e.node
-			fmt.Fprintf(h, "%s %q %d %d %d\n", n.Type, e.path, n.Size, n.Mtime.Unix(), n.Mode&0o777)
+			ro := e.dir == nil && n.Mode&0o200 == 0
+			mt := n.Mtime
+			if o.Timestamp != nil {
+				mt = *o.Timestamp
+			}
+			fmt.Fprintf(h, "%s %q %d %d %v\n", n.Type, e.path, n.Size, mt.UnixNano(), ro)
 			if e.dir != nil {
 				walk(e.dir)
 			}

@@ -364,7 +364,7 @@ func (f *FS) readDir(e *Entry) ([]*Entry, error) {
 		ent.Name = ent.ShortName
 		if long != nil && nextOrd == 0 && longSum == shortNameChecksum(d.name()) {
 			n := 0
-			for n < len(long) && long[n] != 0 {
+			for n < len(long) && long[n] != 0 && long[n] != 0xffff {
 				n++
 			}
 			if name := string(utf16.Decode(long[:n])); name != "" {

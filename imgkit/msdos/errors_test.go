@@ -1,0 +1,187 @@
+package msdos
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// writeErr builds a tree from files (plus extra setup) and returns the
+// error Write gives; it checks that no image is left behind.
+func writeErr(t *testing.T, files []srcFile, setup func(dir string), o *Options) error {
+	t.Helper()
+	dir := t.TempDir()
+	makeSource(t, dir, files)
+	if setup != nil {
+		setup(dir)
+	}
+	tr, err := fstree.WalkDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	img := filepath.Join(out, "e.img")
+	if err := os.WriteFile(img, []byte("previous"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	werr := Write(img, tr, o, nil)
+	if werr != nil {
+		b, _ := os.ReadFile(img)
+		if string(b) != "previous" {
+			t.Errorf("a failed Write changed the existing image")
+		}
+		ents, _ := os.ReadDir(out)
+		if len(ents) != 1 {
+			t.Errorf("a failed Write left %d files behind", len(ents))
+		}
+	}
+	return werr
+}
+
+func TestWriteErrors(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		files  []srcFile
+		setup  func(dir string)
+		o      Options
+		target error
+		want   []string // substrings of the message
+	}{
+		{"case only", []srcFile{{name: "d/Foo.txt"}, {name: "d/foo.TXT"}}, nil, Options{}, ErrName,
+			[]string{"d/Foo.txt and d/foo.TXT differ only by case"}},
+		{"colon", []srcFile{{name: "a:b"}}, nil, Options{}, ErrName, []string{"a:b", "FAT forbids"}},
+		{"star", []srcFile{{name: "x/a*b"}}, nil, Options{}, ErrName, []string{"x/a*b", `'*'`}},
+		{"question", []srcFile{{name: "why?"}}, nil, Options{}, ErrName, []string{"why?"}},
+		{"backslash", []srcFile{{name: `a\b`}}, nil, Options{}, ErrName, []string{`a\b`}},
+		{"control", []srcFile{{name: "tab\there"}}, nil, Options{}, ErrName, []string{"tab"}},
+		{"trailing dot", []srcFile{{name: "dir/name."}}, nil, Options{}, ErrName, []string{"dir/name.", "ends in a dot"}},
+		{"4 GiB", nil, func(dir string) {
+			f, _ := os.Create(filepath.Join(dir, "huge.bin"))
+			f.Truncate(1 << 32)
+			f.Close()
+		}, Options{}, ErrFileTooBig, []string{"huge.bin", "4294967296 bytes", "4294967295"}},
+		{"does not fit", []srcFile{{name: "big", size: 3 << 20}}, nil, Options{Size: 1 << 20}, ErrNoSpace,
+			[]string{"needs", "clusters", "at least", "bytes is needed"}},
+		{"metadata too big", []srcFile{{name: "a", size: 1}}, nil, Options{Size: 4096}, ErrParams,
+			[]string{"exceeds", "at least"}},
+		{"root full", manyFiles(600), nil, Options{}, ErrRootFull,
+			[]string{"root directory needs", "holds 512", "directory_entries"}},
+		{"root full fat16", manyFiles(100), nil, Options{FATType: 16, DirectoryEntries: 64}, ErrRootFull,
+			[]string{"holds 64"}},
+		{"too few clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 32, Size: 8 << 20}, ErrParams,
+			[]string{"clusters is too few for FAT32", "65525 to 268435444"}},
+		{"too many clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 12, Size: 64 << 20, SectorsPerCluster: 1}, ErrParams,
+			[]string{"clusters is too many for FAT12", "1 to 4084"}},
+		{"fat32 dirents", []srcFile{{name: "a"}}, nil, Options{FATType: 32, DirectoryEntries: 512}, ErrParams,
+			[]string{"directory_entries is not a legal FAT32 option"}},
+		{"info sector fat16", []srcFile{{name: "a"}}, nil, Options{FATType: 16, InfoSector: 1}, ErrParams,
+			[]string{"info_sector is not a legal FAT12/16 option"}},
+		{"block and spc", []srcFile{{name: "a"}}, nil, Options{BlockSize: 4096, SectorsPerCluster: 8}, ErrParams,
+			[]string{"both block_size and sectors_per_cluster"}},
+		{"bad label", []srcFile{{name: "a"}}, nil, Options{VolumeLabel: "a.b"}, ErrParams, []string{`volume_label "a.b"`}},
+		{"long OEM", []srcFile{{name: "a"}}, nil, Options{OEMString: "123456789", OEMSet: true}, ErrParams, []string{"OEM_string"}},
+		{"media", []srcFile{{name: "a"}}, nil, Options{MediaDescriptor: 0x12, MediaDescriptorSet: true}, ErrParams, []string{"media_descriptor 0x12"}},
+		{"vanished source", []srcFile{{name: "gone", size: 10}}, nil, Options{}, nil, []string{"gone"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			var err error
+			if c.name == "vanished source" {
+				dir := t.TempDir()
+				makeSource(t, dir, c.files)
+				tr, _ := fstree.WalkDir(dir, nil)
+				os.Remove(filepath.Join(dir, "gone"))
+				img := filepath.Join(t.TempDir(), "v.img")
+				err = Write(img, tr, &o, nil)
+				if _, serr := os.Stat(img); serr == nil {
+					t.Error("image left behind")
+				}
+			} else {
+				err = writeErr(t, c.files, c.setup, &o)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if c.target != nil && !errors.Is(err, c.target) {
+				t.Errorf("error %q is not %v", err, c.target)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func manyFiles(n int) []srcFile {
+	var out []srcFile
+	for i := 0; i < n; i++ {
+		out = append(out, srcFile{name: strings.Repeat("F", 1+i%7) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))})
+	}
+	return out
+}
+
+func TestSkipWarnings(t *testing.T) {
+	dir := t.TempDir()
+	makeSource(t, dir, []srcFile{{name: "file", size: 3}})
+	os.Symlink("file", filepath.Join(dir, "link"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+	os.Link(filepath.Join(dir, "file"), filepath.Join(dir, "hard"))
+	tr, err := fstree.WalkDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	img := filepath.Join(t.TempDir(), "w.img")
+	if err := Write(img, tr, &Options{Warn: &warn}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"skipping symbolic link link", "skipping fifo fifo", "skipping hard link hard"} {
+		if !strings.Contains(warn.String(), w) {
+			t.Errorf("warnings %q lack %q", warn.String(), w)
+		}
+	}
+	fsys := openImage(t, img)
+	ents, _ := fsys.ReadDir(".")
+	if len(ents) != 1 || ents[0].Name() != "file" {
+		t.Errorf("root holds %v, want only file", ents)
+	}
+}
+
+// TestNameTooLong uses an in-memory tree: Linux cannot hold a name of more
+// than 255 bytes, but an mtree spec or an fs.FS can.
+func TestNameTooLong(t *testing.T) {
+	root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755}
+	for _, name := range []string{strings.Repeat("é", 255), strings.Repeat("é", 256), strings.Repeat("𝄞", 128)} {
+		root.Children = []*fstree.Node{{Name: name, Type: fstree.TypeFile, Mode: 0o644, Parent: root}}
+		tr := &fstree.Tree{Root: root}
+		img := filepath.Join(t.TempDir(), "l.img")
+		err := Write(img, tr, nil, nil)
+		units := len([]rune(name))
+		if strings.HasPrefix(name, "𝄞") {
+			units *= 2
+		}
+		if units <= 255 {
+			if err != nil {
+				t.Errorf("%d units: %v", units, err)
+				continue
+			}
+			fsys := openImage(t, img)
+			if _, err := fsys.Stat(name); err != nil {
+				t.Errorf("%d units: %v", units, err)
+			}
+			fsckClean(t, img)
+			continue
+		}
+		if !errors.Is(err, ErrName) || !strings.Contains(err.Error(), "UTF-16 units long; FAT allows 255") {
+			t.Errorf("%d units: error %v", units, err)
+		}
+	}
+}
