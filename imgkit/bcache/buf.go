@@ -1,9 +1,6 @@
 package bcache
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // A Buf is a block of the image handed out by Getblk or Bread. It is held
 // until Bwrite or Brelse releases it; after that its Data must not be used.
@@ -60,7 +57,7 @@ func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 	if err := im.checkRange(off, int64(size)); err != nil {
 		return nil, err
 	}
-	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= off })
+	i := im.heldIndex(off)
 	if i < len(im.held) && im.held[i].off == off {
 		b := im.held[i]
 		if size > len(b.data) {
@@ -73,7 +70,8 @@ func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 	if err := im.checkOverlap(i, off, int64(size)); err != nil {
 		return nil, err
 	}
-	b := &Buf{im: im, off: off, fresh: fresh, held: true}
+	b := im.newBuf() // zeroed; set the fields one by one to spare write barriers
+	b.im, b.off, b.fresh, b.held = im, off, fresh, true
 	if im.data != nil {
 		if fresh {
 			if err := im.zero(off, int64(size)); err != nil {
@@ -91,9 +89,13 @@ func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 			}
 		}
 	}
-	im.held = append(im.held, nil)
-	copy(im.held[i+1:], im.held[i:])
-	im.held[i] = b
+	if i == len(im.held) {
+		im.held = append(im.held, b)
+	} else {
+		im.held = append(im.held, nil)
+		copy(im.held[i+1:], im.held[i:])
+		im.held[i] = b
+	}
 	return b, nil
 }
 
@@ -116,9 +118,11 @@ func (im *Image) checkOverlap(i int, off, n int64) error {
 // release takes b out of the held set.
 func (im *Image) release(b *Buf) {
 	b.held = false
-	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= b.off })
+	i := im.heldIndex(b.off)
 	if i < len(im.held) && im.held[i] == b {
-		copy(im.held[i:], im.held[i+1:])
+		if i < len(im.held)-1 {
+			copy(im.held[i:], im.held[i+1:])
+		}
 		im.held[len(im.held)-1] = nil
 		im.held = im.held[:len(im.held)-1]
 	}
@@ -174,7 +178,7 @@ func (b *Buf) Grow(size int) error {
 	if err := im.checkRange(b.off, int64(size)); err != nil {
 		return err
 	}
-	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].off >= b.off })
+	i := im.heldIndex(b.off)
 	if err := im.checkOverlap(i, b.off, int64(size)); err != nil {
 		return err
 	}
@@ -194,4 +198,48 @@ func (b *Buf) Grow(size int) error {
 	copy(d, b.data)
 	b.data = d
 	return nil
+}
+
+// heldIndex returns the index of the first held buffer at or after off.
+func (im *Image) heldIndex(off int64) int {
+	lo, hi := 0, len(im.held)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if im.held[m].off < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// heldEndingAfter returns the index of the first held buffer that ends after
+// off. Held buffers do not overlap, so their ends are sorted too.
+func (im *Image) heldEndingAfter(off int64) int {
+	lo, hi := 0, len(im.held)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if im.held[m].end() <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// bufSlab is how many Buf structs newBuf allocates at a time. A released Buf
+// is never reused (a stale pointer to it must not alias a newer block); the
+// slab only saves the garbage collector one small object per block.
+const bufSlab = 128
+
+// newBuf returns an unused Buf.
+func (im *Image) newBuf() *Buf {
+	if len(im.slab) == 0 {
+		im.slab = make([]Buf, bufSlab)
+	}
+	b := &im.slab[0]
+	im.slab = im.slab[1:]
+	return b
 }

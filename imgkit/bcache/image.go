@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // Errors returned by the block cache.
@@ -81,10 +80,12 @@ type Image struct {
 	opts   Options
 	state  int
 
-	data    []byte   // the MAP_SHARED mapping (mmap mode)
-	touched []uint64 // mmap mode: one bit per trackSize bytes ever handed out or written
-	held    []*Buf   // buffers not yet released, sorted by offset
-	bulkBuf []byte   // copy mode: the CopyFrom heap buffer
+	data       []byte   // the MAP_SHARED mapping (mmap mode)
+	touched    []uint64 // mmap mode: one bit per chunk ever handed out or written
+	trackShift uint     // log2 of the chunk size of touched
+	held       []*Buf   // buffers not yet released, sorted by offset
+	slab       []Buf    // unused Buf structs, allocated in bulk
+	bulkBuf    []byte   // copy mode: the CopyFrom heap buffer
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -151,7 +152,7 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 			im.mode = ModeCopy // the file system refuses mappings
 		} else {
 			im.data = data
-			im.touched = make([]uint64, (size+trackSize*64-1)/(trackSize*64))
+			im.initTrack()
 		}
 	}
 	return im, nil
@@ -218,7 +219,7 @@ func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 // copy-mode buffer it overlaps, so that they see what a mapping would show.
 func (im *Image) writeThrough(p []byte, off int64) {
 	end := off + int64(len(p))
-	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].end() > off })
+	i := im.heldEndingAfter(off)
 	for ; i < len(im.held) && im.held[i].off < end; i++ {
 		b := im.held[i]
 		lo, hi := max(off, b.off), min(end, b.end())
@@ -230,7 +231,7 @@ func (im *Image) writeThrough(p []byte, off int64) {
 // overlap [off, off+n), after a write that bypassed them.
 func (im *Image) refreshHeld(off, n int64) error {
 	end := off + n
-	i := sort.Search(len(im.held), func(i int) bool { return im.held[i].end() > off })
+	i := im.heldEndingAfter(off)
 	for ; i < len(im.held) && im.held[i].off < end; i++ {
 		b := im.held[i]
 		lo, hi := max(off, b.off), min(end, b.end())

@@ -2,18 +2,41 @@ package bcache
 
 import "math/bits"
 
-// trackSize is the granularity of the mmap-mode record of bytes that may be
-// non-zero. Any granularity is correct (bytes never handed out are zero); 4096
-// matches the block size of common file systems, so a hole is never filled by
-// zeroing a neighbour's range.
-const trackSize = 4096
+// The mmap mode keeps one bit per chunk of the image recording whether the
+// chunk was ever handed out or written; a chunk never touched still reads as
+// zero and is a hole of the sparse file, so Getblk need not (and must not,
+// to keep the hole) clear it. Any chunk size is correct; the smaller it is,
+// the fewer bytes Getblk clears needlessly. Chunks are 512 bytes, the
+// smallest sector, unless that would make the bitmap larger than
+// maxTrackBits bits (16 MiB, an image over 64 GiB): then they double until it
+// fits.
+const (
+	minTrackShift = 9
+	maxTrackBits  = 1 << 27
+)
+
+// trackShiftFor returns the chunk size, as a shift, for an image of size bytes.
+func trackShiftFor(size int64) uint {
+	s := uint(minTrackShift)
+	for size>>s > maxTrackBits {
+		s++
+	}
+	return s
+}
+
+// initTrack allocates the bitmap of touched chunks.
+func (im *Image) initTrack() {
+	im.trackShift = trackShiftFor(im.size)
+	chunks := (im.size + 1<<im.trackShift - 1) >> im.trackShift
+	im.touched = make([]uint64, (chunks+63)/64)
+}
 
 // markTouched records that [off, off+n) may now hold non-zero bytes.
 func (im *Image) markTouched(off, n int64) {
 	if n <= 0 {
 		return
 	}
-	first, last := off/trackSize, (off+n-1)/trackSize
+	first, last := off>>im.trackShift, (off+n-1)>>im.trackShift
 	for c := first; c <= last; {
 		w, bit := c/64, c%64
 		span := min(64-bit, last-c+1)
@@ -38,10 +61,17 @@ func (im *Image) zero(off, n int64) error {
 		return nil
 	}
 	end := off + n
-	first, last := off/trackSize, (end-1)/trackSize
+	first, last := off>>im.trackShift, (end-1)>>im.trackShift
+	if w := first / 64; w == last/64 {
+		// Fast path: the range lies in one bitmap word.
+		mask := maskBits(first%64, last-first+1)
+		if im.touched[w]&mask == 0 {
+			im.touched[w] |= mask
+			return nil
+		}
+	}
 	var err error
 	for c := first; c <= last; {
-		// Find a run of touched chunks starting at c.
 		w, bit := c/64, c%64
 		word := im.touched[w] >> uint(bit)
 		if word == 0 {
@@ -52,11 +82,11 @@ func (im *Image) zero(off, n int64) error {
 		if c > last {
 			break
 		}
-		run := c
+		run := c + 1
 		for run <= last && im.touched[run/64]&(1<<uint(run%64)) != 0 {
 			run++
 		}
-		lo, hi := max(off, c*trackSize), min(end, run*trackSize)
+		lo, hi := max(off, c<<im.trackShift), min(end, run<<im.trackShift)
 		if err == nil {
 			err = im.guard(func() error {
 				clear(im.data[lo:hi])
