@@ -176,3 +176,21 @@ func TestBuild(t *testing.T) {
 		t.Errorf("bad flag: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// FuzzParseManifest checks that no manifest makes the parser panic and that
+// every entry it accepts names a clean relative output among its arguments.
+func FuzzParseManifest(f *testing.F) {
+	f.Add("# c\na.img: makefs -t msdos a.img 'src dir' \\\n  extra\n")
+	f.Add("x: ar rcs \"x\" a.o # c\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		entries, err := parseManifest(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range entries {
+			if !validName(m.Name) || len(m.Args) < 2 {
+				t.Fatalf("accepted %+v", m)
+			}
+		}
+	})
+}

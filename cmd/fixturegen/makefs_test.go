@@ -274,3 +274,23 @@ func TestMakefsTree(t *testing.T) {
 		t.Errorf("bad SOURCE_DATE_EPOCH: %v", err)
 	}
 }
+
+// FuzzParseSize checks that any string gives a non-negative size or an
+// error, never a panic, and that accepted sizes are makefs syntax.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1440k", "512x2880", "2bx3w", "0x10", "9223372036854775807", "1x%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("parseSize(%q) = %d", s, n)
+		}
+		if strings.Trim(s, "0123456789bkmgtwx*") != "" {
+			t.Fatalf("parseSize(%q) accepted a foreign character", s)
+		}
+	})
+}
