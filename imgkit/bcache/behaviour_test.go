@@ -163,7 +163,7 @@ func TestShortSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range modes {
-		for _, bulk := range []Bulk{BulkRead, BulkCopyFileRange} {
+		for _, bulk := range []Bulk{BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource} {
 			im, err := Create(filepath.Join(t.TempDir(), "img"), 4096, &Options{Mode: m, Bulk: bulk})
 			if err != nil {
 				t.Fatal(err)
@@ -325,5 +325,57 @@ func TestCommitReplaces(t *testing.T) {
 				t.Errorf("symlink replaced: %v", err)
 			}
 		})
+	}
+}
+
+// TestCopyFromAdvancesSource checks that CopyFrom consumes exactly n bytes
+// of the source, on every path, and that a long copy from an unaligned
+// source offset crosses the source-mapping windows correctly.
+func TestCopyFromAdvancesSource(t *testing.T) {
+	const long = mapWindowForTest + 3<<20 + 123
+	p := make([]byte, long+1000)
+	for i := range p {
+		p[i] = byte(i*131) ^ byte(i>>12)
+	}
+	src := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(src, p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range modes {
+		for _, bulk := range []Bulk{BulkAuto, BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource} {
+			im, err := Create(filepath.Join(t.TempDir(), "img"), 2*long, &Options{Mode: m, Bulk: bulk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Abort()
+			f, err := os.Open(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := im.CopyFrom(0, f, 3); err != nil {
+				t.Fatal(err)
+			}
+			if err := im.CopyFrom(10, f, 3); err != nil {
+				t.Fatal(err)
+			}
+			f.Seek(777, io.SeekStart)
+			if err := im.CopyFrom(long/2+5, f, long); err != nil {
+				t.Fatal(err)
+			}
+			if pos, _ := f.Seek(0, io.SeekCurrent); pos != 777+long {
+				t.Errorf("%v/%d: source offset %d after CopyFrom, want %d", m, bulk, pos, 777+long)
+			}
+			if err := im.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(im.Name())
+			if !bytes.Equal(got[0:3], p[0:3]) || !bytes.Equal(got[10:13], p[3:6]) {
+				t.Errorf("%v/%d: consecutive CopyFrom wrote %q %q", m, bulk, got[0:3], got[10:13])
+			}
+			if i := firstDiff(got[long/2+5:long/2+5+long], p[777:777+long]); i >= 0 {
+				t.Errorf("%v/%d: long copy differs at byte %#x", m, bulk, i)
+			}
+		}
 	}
 }

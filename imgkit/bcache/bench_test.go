@@ -201,73 +201,55 @@ func benchSourceFile(b *testing.B, dir string) string {
 	return src
 }
 
+// BenchmarkBulk64M copies a 64 MiB source file into an image by every
+// CopyFrom path, each once per iteration in turn, and reports the best time
+// of each as MB/s (metric "<variant>-MB/s"), robust against other load.
 func BenchmarkBulk64M(b *testing.B) {
 	dir := b.TempDir()
 	src := benchSourceFile(b, dir)
 	path := filepath.Join(dir, "img")
-	for _, c := range []struct {
-		name string
-		opts Options
+	vs := []struct {
+		name     string
+		opts     Options
+		prefault bool
 	}{
-		{"c-copy-read-pwrite", Options{Mode: ModeCopy, Bulk: BulkRead}},
-		{"d-copy-read-prefault-pwrite", Options{Mode: ModeCopy, Bulk: BulkRead, Prefault: true}},
-		{"a-mmap-read-into-mapping", Options{Mode: ModeMmap, Bulk: BulkRead}},
-		{"b-mmap-copy_file_range", Options{Mode: ModeMmap, Bulk: BulkCopyFileRange}},
-		{"b-copy-copy_file_range", Options{Mode: ModeCopy, Bulk: BulkCopyFileRange}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(benchSource)
-			for b.Loop() {
-				f, err := os.Open(src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				im, err := Create(path, benchSource+8192, &c.opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := im.CopyFrom(4096, f, benchSource); err != nil {
-					b.Fatal(err)
-				}
-				if err := im.Commit(); err != nil {
-					b.Fatal(err)
-				}
-				f.Close()
-				b.StopTimer()
-				os.Remove(path)
-				b.StartTimer()
-			}
-			if c.name == "c-copy-read-pwrite" {
-				recordBase("bulk", b)
-			} else {
-				reportRatio("bulk", b)
-			}
-		})
+		{"a-mmap-read-into-mapping", Options{Mode: ModeMmap, Bulk: BulkRead}, false},
+		{"b-mmap-copy_file_range", Options{Mode: ModeMmap, Bulk: BulkCopyFileRange}, false},
+		{"b-copy-copy_file_range", Options{Mode: ModeCopy, Bulk: BulkCopyFileRange}, false},
+		{"c-mmap-read-pwrite", Options{Mode: ModeMmap, Bulk: BulkPwrite}, false},
+		{"c-copy-read-pwrite", Options{Mode: ModeCopy, Bulk: BulkPwrite}, false},
+		{"d-copy-read-prefault-pwrite", Options{Mode: ModeCopy, Bulk: BulkPwrite}, true},
+		{"e-mmap-mapsrc-pwrite", Options{Mode: ModeMmap, Bulk: BulkMapSource}, false},
+		{"e-copy-mapsrc-pwrite", Options{Mode: ModeCopy, Bulk: BulkMapSource}, false},
+		{"f-copy-mapsrc-prefault-pwrite", Options{Mode: ModeCopy, Bulk: BulkMapSource}, true},
 	}
-}
-
-// BenchmarkCallOverhead measures one Getblk+Bwrite pair on a mapped image
-// whose pages are already resident: the cache's own cost per block.
-func BenchmarkCallOverhead(b *testing.B) {
-	for _, m := range []Mode{ModeMmap, ModeCopy} {
-		b.Run(m.String(), func(b *testing.B) {
-			im, err := Create(filepath.Join(b.TempDir(), "img"), 1<<20, &Options{Mode: m})
+	best := make([]time.Duration, len(vs))
+	for b.Loop() {
+		for i, v := range vs {
+			start := time.Now()
+			f, err := os.Open(src)
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer im.Abort()
-			off := int64(0)
-			for b.Loop() {
-				buf, err := im.Getblk(off, 512)
-				if err != nil {
-					b.Fatal(err)
-				}
-				buf.Data()[0] = 1
-				if err := im.Bwrite(buf); err != nil {
-					b.Fatal(err)
-				}
-				off = (off + 512) % (1 << 20)
+			im, err := Create(path, benchSource+8192, &v.opts)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			im.prefault = v.prefault
+			if err := im.CopyFrom(4096, f, benchSource); err != nil {
+				b.Fatal(err)
+			}
+			if err := im.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+			if d := time.Since(start); best[i] == 0 || d < best[i] {
+				best[i] = d
+			}
+			os.Remove(path)
+		}
+	}
+	for i, v := range vs {
+		b.ReportMetric(float64(benchSource)/best[i].Seconds()/1e6, v.name+"-MB/s")
 	}
 }

@@ -9,9 +9,12 @@ import (
 // copyFileRangeSupported reports whether copyFileRange can work here.
 const copyFileRangeSupported = true
 
-// defaultBulk is the CopyFrom path BulkAuto stands for; the package
-// benchmarks chose it (see doc.go).
-const defaultBulk = BulkRead
+// defaultBulkMmap and defaultBulkCopy are the CopyFrom paths BulkAuto stands
+// for in each mode; the package benchmarks chose them (see doc.go).
+const (
+	defaultBulkMmap = BulkMapSource
+	defaultBulkCopy = BulkMapSource
+)
 
 // copyFileRange copies n bytes from src's current offset (which it advances)
 // into dst at off with copy_file_range(2). It returns how many bytes it

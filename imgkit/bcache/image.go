@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 )
 
 // Errors returned by the block cache.
@@ -38,6 +39,14 @@ const (
 	// image file when the source is an *os.File and the system has the call
 	// (Linux); otherwise it behaves as BulkRead.
 	BulkCopyFileRange
+	// BulkPwrite reads the source into a heap buffer and writes it with
+	// pwrite(2), in both modes.
+	BulkPwrite
+	// BulkMapSource maps the source read-only and writes it into the image
+	// with pwrite(2) straight from that mapping: one copy and no read(2). It
+	// needs an *os.File on a regular file and a system with mmap; otherwise
+	// it behaves as BulkPwrite.
+	BulkMapSource
 )
 
 // Options configure Create. The zero value (or a nil *Options) is the
@@ -53,10 +62,6 @@ type Options struct {
 	Perm os.FileMode
 	// Bulk chooses the CopyFrom path; see Bulk.
 	Bulk Bulk
-	// Prefault makes the copy-mode bulk path touch every page of its heap
-	// buffer before each pwrite (the FreeBSD ar(1) workaround). It is off by
-	// default because it does not pay on Linux; see the package documentation.
-	Prefault bool
 }
 
 const (
@@ -85,7 +90,8 @@ type Image struct {
 	trackShift uint     // log2 of the chunk size of touched
 	held       []*Buf   // buffers not yet released, sorted by offset
 	slab       []Buf    // unused Buf structs, allocated in bulk
-	bulkBuf    []byte   // copy mode: the CopyFrom heap buffer
+	bulkBuf    []byte   // the CopyFrom heap buffer
+	prefault   bool     // touch pages before pwrite (benchmarks only; it does not pay)
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -243,11 +249,10 @@ func (im *Image) refreshHeld(off, n int64) error {
 }
 
 // CopyFrom copies exactly n bytes from r into the image at byte offset off.
-// It is the bulk path for file contents: in mmap mode it reads straight into
-// the mapped bytes; when r is an *os.File it may instead use
-// copy_file_range(2) (see Options.Bulk). A source that ends before n bytes is
-// an error wrapping ErrShortSrc. A held buffer that overlaps the range sees
-// the new bytes in both modes.
+// It is the bulk path for file contents; Options.Bulk chooses how (see Bulk
+// and the package documentation for the measured default). A source that
+// ends before n bytes is an error wrapping ErrShortSrc. A held buffer that
+// overlaps the range sees the new bytes in both modes.
 func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if err := im.checkOpen(); err != nil {
 		return err
@@ -260,29 +265,51 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	}
 	bulk := im.opts.Bulk
 	if bulk == BulkAuto {
-		bulk = defaultBulk
-	}
-	if src, ok := r.(*os.File); ok && bulk == BulkCopyFileRange && copyFileRangeSupported {
+		bulk = defaultBulkCopy
 		if im.data != nil {
-			im.markTouched(off, n)
+			bulk = defaultBulkMmap
 		}
-		done, err := copyFileRange(im.f, off, src, n)
-		if err == nil && done < n {
-			err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
-		}
-		if err == nil || done > 0 {
-			if err != nil {
-				return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+	}
+	if src, ok := r.(*os.File); ok {
+		var done int64
+		var err error
+		switch {
+		case bulk == BulkCopyFileRange && copyFileRangeSupported:
+			if im.data != nil {
+				im.markTouched(off, n)
 			}
+			done, err = copyFileRange(im.f, off, src, n)
+			if err == nil && done < n {
+				err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
+			}
+		case bulk == BulkMapSource && mmapSupported:
+			if im.data != nil {
+				im.markTouched(off, n)
+			}
+			done, err = im.copyMappedSource(off, src, n)
+			if done == 0 && err == nil {
+				break // not a regular file, or too short: read it below
+			}
+			if err == nil {
+				done = n
+			}
+		}
+		if err == nil && done == n {
 			if im.data == nil {
 				return im.refreshHeld(off, n)
 			}
 			return nil
 		}
+		if done > 0 {
+			return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+		}
 		// Nothing copied and the call is refused (another file system,
-		// an old kernel): fall back to reading.
+		// an old kernel, a source that is not a regular file): fall back.
+		if bulk == BulkMapSource {
+			bulk = BulkPwrite
+		}
 	}
-	if im.data != nil {
+	if im.data != nil && bulk == BulkRead {
 		im.markTouched(off, n)
 		return im.guard(func() error {
 			m, err := io.ReadFull(r, im.data[off:off+n])
@@ -295,8 +322,13 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 // bulkSize is the size of the copy-mode CopyFrom buffer.
 const bulkSize = 1 << 20
 
-// copyViaHeap is the copy-mode bulk path: read into a heap buffer, pwrite it.
+// copyViaHeap reads into a heap buffer and writes it with pwrite. In mmap
+// mode the writes reach the mapping through the page cache, which Linux and
+// the BSDs keep coherent with file writes.
 func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
+	if im.data != nil {
+		im.markTouched(off, n)
+	}
 	if im.bulkBuf == nil {
 		im.bulkBuf = make([]byte, bulkSize)
 	}
@@ -306,13 +338,15 @@ func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
 		if err != nil {
 			return im.shortErr(err, off, done+int64(m), n)
 		}
-		if im.opts.Prefault {
+		if im.prefault {
 			prefault(chunk)
 		}
 		if _, err := im.f.WriteAt(chunk, off+done); err != nil {
 			return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off+done, err)
 		}
-		im.writeThrough(chunk, off+done)
+		if im.data == nil {
+			im.writeThrough(chunk, off+done)
+		}
 		done += int64(m)
 	}
 	return nil
@@ -343,6 +377,24 @@ func prefault(p []byte) {
 }
 
 var prefaultSink byte
+
+// prefaultSafe is prefault for a mapping of a file that may be truncated
+// under it: a fault becomes an error.
+func prefaultSafe(p []byte) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if e, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("bcache: fault reading the source at address %#x", e.Addr())
+				return
+			}
+			panic(r)
+		}
+	}()
+	prefault(p)
+	return nil
+}
 
 // Commit makes the image visible at its final path: it flushes the mapping
 // (msync in mmap mode), fsyncs when Options.Sync is set, sets the permission

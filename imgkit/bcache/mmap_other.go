@@ -1,4 +1,4 @@
-//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+//go:build !(linux || darwin || freebsd || netbsd || dragonfly)
 
 package bcache
 
@@ -15,3 +15,5 @@ var errNoMmap = errors.New("mmap not supported on this system")
 func mmapFile(*os.File, int64) ([]byte, error) { return nil, errNoMmap }
 func munmap([]byte) error                      { return nil }
 func msync([]byte, bool) error                 { return nil }
+
+func (im *Image) copyMappedSource(int64, *os.File, int64) (int64, error) { return 0, nil }

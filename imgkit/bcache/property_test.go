@@ -315,10 +315,8 @@ func runProperty(t *testing.T, seed uint64, steps int) {
 	if err := os.WriteFile(srcPath, s.srcBuf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bulks := [2]Bulk{BulkRead, BulkCopyFileRange}
-	if seed%2 == 1 {
-		bulks[0], bulks[1] = bulks[1], bulks[0]
-	}
+	all := []Bulk{BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource, BulkAuto}
+	bulks := [2]Bulk{all[seed%5], all[(seed/5)%5]}
 	for k, m := range modes {
 		im, err := Create(filepath.Join(dir, m.String()), s.size, &Options{Mode: m, Bulk: bulks[k]})
 		if err != nil {
