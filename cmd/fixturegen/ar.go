@@ -693,13 +693,35 @@ func (c *arCmd) write(l *loaded) error {
 	if err != nil {
 		return libError(c.archive, err)
 	}
-	return writeArchive(c.e.abs(c.archive), c.archive, p, l.perm)
+	bo := &bcache.Options{Perm: l.perm}
+	if c.e.getenv(bcache.EnvMode) == "" {
+		bo.Mode, bo.Bulk = arCacheMode(l.entries)
+	}
+	return writeArchive(c.e.abs(c.archive), c.archive, p, bo)
+}
+
+// arCacheMode picks the block-cache mode and bulk path for an archive from
+// the shape of its members, after BenchmarkRcsD16MiB and BenchmarkRcsD500 in
+// imgkit/ar: archives of large members are written fastest in copy mode
+// with copy_file_range (16 MiB object: 4.7-5.7 ms against 4.0 ms for
+// copying the file, where mmap with read takes 10-11 ms); archives of many
+// small members fastest through the mapping (500 objects: 4.5 ms against
+// 7-10 ms in copy mode, which pays one pwrite per header).
+func arCacheMode(entries []ar.Entry) (bcache.Mode, bcache.Bulk) {
+	var total int64
+	for _, e := range entries {
+		total += e.Size
+	}
+	if len(entries) > 0 && total/int64(len(entries)) >= 256<<10 {
+		return bcache.ModeCopy, bcache.BulkCopyFileRange
+	}
+	return bcache.ModeAuto, bcache.BulkAuto
 }
 
 // writeArchive writes p into a new file beside path and renames it over
 // path only when complete.
-func writeArchive(path, shown string, p *ar.Plan, perm fs.FileMode) error {
-	im, err := bcache.Create(path, p.Size(), &bcache.Options{Perm: perm})
+func writeArchive(path, shown string, p *ar.Plan, bo *bcache.Options) error {
+	im, err := bcache.Create(path, p.Size(), bo)
 	if err != nil {
 		return fmt.Errorf("ar: %s: %w", shown, err)
 	}

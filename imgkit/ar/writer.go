@@ -517,6 +517,7 @@ func (p *Plan) WriteAtTo(img Image) error {
 		return err
 	}
 	nl := []byte{'\n'}
+	var scratch []byte
 	for i := range p.entries {
 		e := &p.entries[i]
 		off := p.offs[i]
@@ -527,15 +528,26 @@ func (p *Plan) WriteAtTo(img Image) error {
 			continue
 		}
 		off += int64(len(p.hdrs[i]))
-		if e.Size > 0 {
-			var src io.Reader
-			if f, ok := e.Data.(*os.File); ok {
-				if _, err := f.Seek(0, io.SeekStart); err != nil {
-					return err
+		if e.Size > 0 && e.Size <= smallMember {
+			// Small members: one read into a scratch buffer and one
+			// WriteAt cost less than setting up the bulk path.
+			if cap(scratch) < int(e.Size) {
+				scratch = make([]byte, smallMember)
+			}
+			b := scratch[:e.Size]
+			if n, err := e.Data.ReadAt(b, 0); n < len(b) {
+				if err == nil || err == io.EOF {
+					err = fmt.Errorf("%w: %d of %d bytes", ErrShortWrite, n, len(b))
 				}
-				src = f
-			} else {
-				src = io.NewSectionReader(e.Data, 0, e.Size)
+				return fmt.Errorf("ar: member %q: %w", e.Name, err)
+			}
+			if _, err := img.WriteAt(b, off); err != nil {
+				return err
+			}
+		} else if e.Size > 0 {
+			src, err := bulkSource(e.Data, e.Size)
+			if err != nil {
+				return fmt.Errorf("ar: member %q: %w", e.Name, err)
 			}
 			if err := img.CopyFrom(off, src, e.Size); err != nil {
 				return fmt.Errorf("ar: member %q: %w", e.Name, err)
@@ -548,6 +560,32 @@ func (p *Plan) WriteAtTo(img Image) error {
 		}
 	}
 	return nil
+}
+
+// smallMember is the size up to which WriteAtTo copies a member through a
+// scratch buffer rather than Image.CopyFrom (see BenchmarkRcsD500).
+const smallMember = 64 << 10
+
+// bulkSource returns a reader of the n bytes of data for Image.CopyFrom.
+// When the bytes are (a section of) an *os.File it returns that file
+// positioned at their start, so that CopyFrom can use its file-to-file path
+// (copy_file_range); the other sources get an io.SectionReader.
+func bulkSource(data io.ReaderAt, n int64) (io.Reader, error) {
+	f, off := data, int64(0)
+	if sr, ok := data.(*io.SectionReader); ok {
+		var size int64
+		f, off, size = sr.Outer()
+		if size < n {
+			return io.NewSectionReader(data, 0, n), nil
+		}
+	}
+	if osf, ok := f.(*os.File); ok {
+		if _, err := osf.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return osf, nil
+	}
+	return io.NewSectionReader(data, 0, n), nil
 }
 
 // baseName is the part of a slash-separated path after its last '/'.

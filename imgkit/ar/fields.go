@@ -1,0 +1,147 @@
+package ar
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// This file describes an archive field by field, for tools that explain
+// how two archives differ (imgkit/inspect, "fixturegen diff"). Header
+// fields are named as ar(5) names them: "ar member header date" is ar_date.
+
+// A Field is one field of an archive.
+type Field struct {
+	// Path names the structure: "archive" for the magic, "symbol index"
+	// and "long-name table" for the special members, or the member's name
+	// as the Reader's fs.FS exposes it ("b.o", "b.o;2" for a second b.o).
+	Path string
+	// Name says which field: "ar member header date", "data", ...
+	Name string
+	// Offset and Size locate the field in the archive; Offset is -1 for a
+	// field that has no single place (a member's index entries).
+	Offset, Size int64
+	// Value is the field's value as text.
+	Value string
+}
+
+// headerFieldNames names the fields of struct ar_hdr, in order, with their
+// offsets and widths.
+var headerFieldNames = []struct {
+	name     string
+	off, len int
+}{
+	{"ar member header name", 0, nameLen},
+	{"ar member header date", 16, dateLen},
+	{"ar member header uid", 28, uidLen},
+	{"ar member header gid", 34, gidLen},
+	{"ar member header mode", 40, modeLen},
+	{"ar member header size", 48, sizeLen},
+	{"ar member header fmag", 58, 2},
+}
+
+// Fields describes the archive in r (size bytes): its magic, the symbol
+// index and long-name table, and for each member its header fields, its
+// data (size and SHA-256; thin archives have none) and the symbols the
+// index gives it. Each (Path, Name) pair appears once.
+func Fields(r io.ReaderAt, size int64) ([]Field, error) {
+	rd, err := NewReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	var m [magicLen]byte
+	if _, err := r.ReadAt(m[:], 0); err != nil {
+		return nil, err
+	}
+	out := []Field{{Path: "archive", Name: "magic", Offset: 0, Size: magicLen, Value: strconv.Quote(string(m[:]))}}
+	members := rd.Members()
+
+	// The special members sit between the magic and the first member.
+	end := size
+	if len(members) > 0 {
+		end = members[0].HeaderOffset
+	}
+	for off := int64(magicLen); off+headerLen <= end; {
+		var h header
+		if _, err := r.ReadAt(h[:], off); err != nil {
+			return nil, err
+		}
+		n, ok := parseNum(h.arSize(), 10)
+		if !ok || n < 0 || n > size-off-headerLen {
+			break
+		}
+		name := strings.TrimRight(string(h.arName()), " ")
+		what := "special member " + strconv.Quote(name)
+		switch name {
+		case gnuSymtabName, gnuSym64Name, bsdSymdefName, bsdSymdefSorted, bsdSymdef64Name:
+			what = "symbol index"
+		case gnuStrtabName:
+			what = "long-name table"
+		default:
+			if strings.HasPrefix(name, bsdLongPrefix) {
+				what = "symbol index" // BSD: "#1/len" followed by __.SYMDEF
+			}
+		}
+		out = headerFields(out, what, off, &h)
+		sum, err := hashSection(r, off+headerLen, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
+		off += headerLen + n + pad2(n)
+	}
+	if len(rd.Symbols()) > 0 || rd.Index() != IndexNone {
+		out = append(out, Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
+	}
+
+	count := map[string]int{}
+	for i, mem := range members {
+		count[mem.Name]++
+		p := mem.Name
+		if n := count[mem.Name]; n > 1 {
+			p += ";" + strconv.Itoa(n)
+		}
+		var h header
+		if _, err := r.ReadAt(h[:], mem.HeaderOffset); err != nil {
+			return nil, fmt.Errorf("ar: reading header at byte %#x: %w", mem.HeaderOffset, err)
+		}
+		out = headerFields(out, p, mem.HeaderOffset, &h)
+		if mem.DataOffset >= 0 {
+			sec, err := rd.Section(i)
+			if err != nil {
+				return nil, err
+			}
+			sum, err := hashSection(sec, 0, mem.Size)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Field{Path: p, Name: "data", Offset: mem.DataOffset, Size: mem.Size, Value: sum})
+		}
+		if len(mem.Symbols) > 0 {
+			out = append(out, Field{Path: p, Name: "symbol index entries", Offset: -1, Value: strings.Join(mem.Symbols, " ")})
+		}
+	}
+	return out, nil
+}
+
+// headerFields appends the fields of the header h at off. Values are
+// quoted without their space padding.
+func headerFields(out []Field, p string, off int64, h *header) []Field {
+	for _, f := range headerFieldNames {
+		out = append(out, Field{Path: p, Name: f.name, Offset: off + int64(f.off), Size: int64(f.len),
+			Value: strconv.Quote(strings.TrimRight(string(h[f.off:f.off+f.len]), " "))})
+	}
+	return out
+}
+
+// hashSection returns "N bytes, sha256:..." for n bytes of r at off.
+func hashSection(r io.ReaderAt, off, n int64) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(r, off, n)); err != nil {
+		return "", fmt.Errorf("ar: reading data at byte %#x: %w", off, err)
+	}
+	return strconv.FormatInt(n, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
