@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
@@ -351,6 +352,42 @@ func TestArErrorsLeaveArchive(t *testing.T) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestArUMatches checks U (real dates, ids and modes) against GNU ar and
+// llvm-ar. The index is dated with the current time by all three, so its
+// date field is masked.
+func TestArUMatches(t *testing.T) {
+	gnu := tooltest.Need(t, "ar")
+	llvm := tooltest.Need(t, "llvm-ar")
+	dir := t.TempDir()
+	arFixtures(t, dir)
+	when := time.Unix(1700000000, 0)
+	for _, f := range []string{"a.o", "b.o", "notobj.txt"} {
+		os.Chtimes(filepath.Join(dir, f), when, when)
+	}
+	os.Chmod(filepath.Join(dir, "b.o"), 0o755)
+	mask := func(b []byte) []byte {
+		if len(b) > 8+28 && b[8] == '/' {
+			copy(b[8+16:8+28], "XXXXXXXXXXXX")
+		}
+		return b
+	}
+	for _, v := range []struct {
+		tool  string
+		extra []string
+	}{{gnu, nil}, {llvm, []string{"--compat=llvm"}}} {
+		os.Remove(filepath.Join(dir, "u-fg.a"))
+		os.Remove(filepath.Join(dir, "u-ref.a"))
+		if out, err := arRun(t, dir, nil, append(append([]string{"ar"}, v.extra...), "rcsU", "u-fg.a", "a.o", "b.o", "notobj.txt")...); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		toolRun(t, dir, nil, v.tool, "rcsU", "u-ref.a", "a.o", "b.o", "notobj.txt")
+		got, want := mask(mustRead(t, filepath.Join(dir, "u-fg.a"))), mask(mustRead(t, filepath.Join(dir, "u-ref.a")))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s rcsU: %s", filepath.Base(v.tool), firstDifference(got, want))
 		}
 	}
 }
