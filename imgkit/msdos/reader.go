@@ -51,6 +51,58 @@ type Entry struct {
 	Offset    int64     // byte offset of the short entry in the image
 	chain     []uint32
 	isRoot    bool
+	kids      []*Entry // for directories: the entries, read by scan
+	kidsErr   error    // why the directory could not be read
+}
+
+// maxDepth bounds how deep directories may nest.
+const maxDepth = 256
+
+// scan reads every directory once, depth-first from the root. A
+// directory cluster belongs to the first directory entry that reaches it
+// (in that order); later entries pointing at it (cross-linked or cyclic
+// directories in a damaged image) are dropped, so the tree is finite and
+// reading it costs at most one pass over the directories.
+func (f *FS) scan() {
+	claimed := map[uint32]bool{}
+	if f.fatType == 32 {
+		claimed[f.rootClus] = true
+	}
+	type item struct {
+		e     *Entry
+		depth int
+	}
+	stack := []item{{f.root, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		kids, err := f.parseDir(it.e)
+		if err != nil {
+			it.e.kidsErr = err
+			continue
+		}
+		keep := kids[:0]
+		for _, k := range kids {
+			if k.IsDir() {
+				if claimed[k.Cluster] || it.depth >= maxDepth {
+					continue
+				}
+				claimed[k.Cluster] = true
+			}
+			keep = append(keep, k)
+		}
+		it.e.kids = keep
+		for i := len(keep) - 1; i >= 0; i-- {
+			if keep[i].IsDir() {
+				stack = append(stack, item{keep[i], it.depth + 1})
+			}
+		}
+	}
+}
+
+// readDir returns the entries of directory e.
+func (f *FS) readDir(e *Entry) ([]*Entry, error) {
+	return e.kids, e.kidsErr
 }
 
 // IsDir reports whether the entry is a directory.
@@ -178,6 +230,7 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 		f.root.Cluster = f.rootClus
 		f.root.chain = chain
 	}
+	f.scan()
 	return f, nil
 }
 
@@ -272,8 +325,8 @@ func (f *FS) clusterOff(c uint32) int64 {
 	return f.dataOff + int64(c-reservedFATEnts)*f.clusBytes
 }
 
-// readDir reads and parses the directory e.
-func (f *FS) readDir(e *Entry) ([]*Entry, error) {
+// parseDir reads and parses the directory e.
+func (f *FS) parseDir(e *Entry) ([]*Entry, error) {
 	var data []byte
 	var offs []int64 // image offset of each chunk
 	var chunk int64
@@ -377,6 +430,9 @@ func (f *FS) readDir(e *Entry) ([]*Entry, error) {
 		}
 		if !fs.ValidPath(ent.Name) || strings.Contains(ent.Name, "/") || ent.Name == "." || ent.Name == ".." || seen[ent.Name] {
 			continue // unusable or duplicate name: skip it rather than break fs.FS rules
+		}
+		if ent.IsDir() && ent.Cluster == 0 {
+			continue // would be the FAT12/16 root again
 		}
 		seen[ent.Name] = true
 		out = append(out, ent)

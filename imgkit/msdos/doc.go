@@ -1,0 +1,102 @@
+// Package msdos writes FAT12, FAT16 and FAT32 images as FreeBSD makefs -t
+// msdos makes them, and reads any FAT image back as an io/fs.FS.
+//
+// # Writing
+//
+// Write lays an fstree.Tree out as a FAT volume and writes it through the
+// block cache (imgkit/bcache), so the image appears at its path only when
+// complete. The layout follows FreeBSD's makefs, which formats the image
+// with newfs_msdos's mkfs_msdos.c and fills it with a port of the msdosfs
+// kernel code:
+//
+//   - Volume parameters (Options, one field per -o option of makefs(8)'s
+//     msdos type) are selected as newfs_msdos selects them for an image
+//     file: 63 sectors per track, 255 heads, no hidden sectors, media
+//     descriptor 0xF0, 2 FATs, 512 root entries on FAT12/16, one reserved
+//     sector on FAT12/16 and at least 16 KiB of reserved sectors (32 of 512
+//     bytes) on FAT32 with the FSInfo sector at 1 and the backup boot
+//     sector at 2. The default cluster size comes from the sector count
+//     (up to 6000 sectors 1, up to 2^17 8, up to 2^19 16, up to 2^21 32,
+//     else 64 sectors); the FAT type, unless fat_type is given, is the
+//     smallest that the size allows (FAT12 below 4085 clusters, FAT16 below
+//     65525 or whenever directory_entries is given, else FAT32). A forced
+//     type with too few or too many clusters is an error naming the count
+//     and the allowed range. The boot sector carries OEM name "BSD4.4  ",
+//     newfs_msdos's boot stub and "NO NAME" unless volume_label is given;
+//     the label is also the root directory's first entry.
+//   - Without a size (-s, -M, size, create_size or floppy) the image is
+//     the smallest that holds the tree with the other options; makefs
+//     requires a size. With -m it is at least that large. When a tree does
+//     not fit a given size, the error says how large an image it needs.
+//   - The tree is laid out depth-first, pre-order, children in bytewise
+//     order. A directory's first cluster is allocated before its entry is
+//     added to its parent; a directory grows by a cluster when an entry
+//     does not fit; a file's clusters are allocated at once, after its
+//     entry. Empty files take no cluster. On FAT12/16 a root directory
+//     with more entries than the root holds is an error naming the limit.
+//   - Short names are made as FreeBSD's msdosfs makes them (upper-cased,
+//     characters a short name cannot hold dropped, the extension after the
+//     last dot cut to 3 characters, the base to 8), and a name that lost
+//     characters gets a "~N" tail, N being the first number not yet taken
+//     in the directory (so ~10, ~11 and on after ~9). Any name that is not
+//     already an exact upper-case 8.3 name gets long-name entries.
+//     Long names are UTF-8 decoded to UTF-16, surrogate pairs included
+//     (makefs widens bytes to UCS-2).
+//   - Names FAT cannot hold are errors that name the path: names with
+//     control characters or any of " * / : < > ? \ |, names that end in a
+//     dot or blank (FAT would drop them), names longer than 255 UTF-16
+//     units, and names in one directory that differ only by case.
+//   - Files without the owner write bit get the read-only attribute.
+//     Symbolic links, devices, fifos and sockets are skipped with a
+//     warning naming each (Options.Warn), as makefs skips them; so are the
+//     second and later names of a hard-linked file (makefs skips them
+//     silently; FAT cannot share clusters). A file of 4 GiB or more is an
+//     error.
+//
+// Times are written in UTC, never through the local time zone. A FAT time
+// counts 2-second units, so DIR_WrtTime rounds an odd second down;
+// DIR_CrtTime and DIR_CrtDate hold the modification time too, with
+// DIR_CrtTimeTenth keeping the odd second and hundredths (makefs leaves the
+// creation fields zero; birth and change times cannot be set by users and
+// would make images irreproducible). DIR_LstAccDate is the access date.
+// Dates before 1980 become 1980-01-01 00:00:00, dates after 2107 become
+// 2107-12-31 23:59:58. With Options.Timestamp (-T) every time is the
+// timestamp. The volume label entry carries the root directory's time.
+//
+// # Deliberate differences from FreeBSD makefs
+//
+//   - newfs_msdos counts an image file in 512-byte units even with larger
+//     sectors, claiming up to 8 times the sectors the file holds; here the
+//     file is counted in bytes_per_sector units.
+//   - makefs leaves FSI_Free_Count and FSI_Nxt_Free at 0xFFFFFFFF
+//     ("unknown"), which fsck.fat reports; the true values are written.
+//   - FreeBSD puts '+' and blanks into short names; fatgen103 forbids '+'
+//     and sleuthkit does not list short names with embedded blanks, so
+//     both are dropped (the name then gets a ~N tail and a long name).
+//     Non-ASCII characters are dropped from short names rather than mapped
+//     byte by byte through a code page.
+//   - A long name of 254 or 255 units has no 0x0000 terminator, as in
+//     FreeBSD; shorter names have one when their last entry has room.
+//
+// # Volume id
+//
+// Unless volume_id is given, BS_VolID is not taken from the clock as
+// newfs_msdos does: it is the first four bytes, read little-endian, of the
+// SHA-256 of a text that lists "fixturegen msdos volume id v1"; the FAT
+// type, bytes per sector, sectors per cluster, total sectors, reserved
+// sectors, number of FATs and root entries; the volume label and OEM
+// string; then, for every file and directory in layout order, its type,
+// path, size, modification time in nanoseconds and read-only bit. The same
+// tree and options always give the same id.
+//
+// # Reading
+//
+// Open and OpenFile read a FAT12/16/32 volume (type from the cluster count
+// as fatgen103 specifies) and return an *FS, which implements fs.FS,
+// fs.ReadDirFS, fs.StatFS and fs.ReadFileFS. Names are the long names
+// where present, else the short names (lower-cased per DIR_NTRes);
+// FS.Entry gives the short name, attributes, times and cluster chain of a
+// path. Sizes read from the image are checked against the volume before
+// anything is allocated, cluster chains that loop or leave the volume are
+// errors, and a directory may not exceed 65536 entries.
+package msdos
