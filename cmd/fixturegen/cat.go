@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
+)
+
+func init() {
+	register(command{
+		Name:    "cat",
+		Usage:   "cat image path ...",
+		Summary: "print files from an image or archive",
+		Help: `cat copies each named file of a FAT image or an ar archive to standard
+output, in order. Paths are slash-separated, relative to the root (a
+leading '/' is allowed), as "fixturegen ls" lists them.`,
+		Run: runCat,
+	})
+}
+
+func runCat(e *env, args []string) error {
+	if len(args) < 2 {
+		return usagef("cat: want an image and at least one path")
+	}
+	f, size, err := openImage(e, "cat", args[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fsys, _, err := inspect.Open(f, size)
+	if err != nil {
+		if errors.Is(err, inspect.ErrUnknownFormat) {
+			return fmt.Errorf("cat: %s: not an image or archive of a known format (%s)", args[0], knownFormats())
+		}
+		return fmt.Errorf("cat: %s: %v", args[0], err)
+	}
+	for _, p := range args[1:] {
+		name := strings.TrimPrefix(p, "/")
+		if name == "" {
+			name = "."
+		}
+		name = path.Clean(name)
+		if !fs.ValidPath(name) {
+			return fmt.Errorf("cat: %s: invalid path", p)
+		}
+		if err := catOne(e.Stdout, fsys, name); err != nil {
+			return fmt.Errorf("cat: %s: %s: %v", args[0], p, err)
+		}
+	}
+	return nil
+}
+
+func catOne(w io.Writer, fsys fs.FS, name string) error {
+	file, err := fsys.Open(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	if _, err := io.Copy(w, file); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return err
+	}
+	return nil
+}

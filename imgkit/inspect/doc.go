@@ -1,0 +1,21 @@
+// Package inspect looks inside fixture images and archives without mounting
+// them: it detects the format of a file, opens it as an io/fs.FS, lists its
+// tree, and explains by structure how two files differ.
+//
+// Formats are kept in a small registry (Register): each Format says how to
+// recognise its files from their first bytes, how to open one as an fs.FS,
+// what extra column a listing shows (the FAT short name, the ar member
+// offset) and how to describe a file field by field. FAT images
+// (imgkit/msdos) and ar archives (imgkit/ar) are registered by this
+// package; a new format adds one Register call.
+//
+// Diff compares two files. When their formats are the same and both parse,
+// it matches the fields of both descriptions by structure and name — the
+// boot sector's BPB_SecPerClus, the directory entry of /DIR/A.TXT,
+// the "ar member header date" of b.o — and reports each field whose value
+// differs with its offset, old and new value; files present on one side
+// only; structures that moved. Byte ranges that differ outside every
+// reported field (free space, slack, anything the format's description does
+// not cover, or files in no known format) are reported as ranges. The
+// report is bounded: at most MaxChanges lines.
+package inspect
