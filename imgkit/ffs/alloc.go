@@ -1,0 +1,481 @@
+package ffs
+
+import "fmt"
+
+// This file keeps the cylinder groups in memory while a tree is laid out
+// and allocates blocks and fragments from them with the policy of
+// makefs's ffs/ffs_alloc.c (itself the kernel's ffs_alloc.c of 4.4BSD):
+// a preferred block, else the next free one after it in the same group,
+// else quadratic rehash over the groups, else a brute-force search.
+
+// csum is struct csum / csum_total: the summary counts of a group or of
+// the whole file system.
+type csum struct{ ndir, nbfree, nifree, nffree int64 }
+
+// alloc is the allocation state of a file system under construction.
+type alloc struct {
+	g          *geometry
+	o          order
+	cgs        []cylGroup // each fs_cgsize bytes, in the image's byte order
+	cs         []csum     // fs_cs(fs, cg): per-group summaries
+	total      csum       // fs_cstotal
+	maxcluster []int64    // fs_maxcluster
+}
+
+func (a *alloc) blksfree(c int64) []byte {
+	return a.cgs[c][a.g.freeoff:a.g.nextfreeoff]
+}
+func (a *alloc) inosused(c int64) []byte {
+	return a.cgs[c][a.g.iusedoff:a.g.freeoff]
+}
+func (a *alloc) clustersfree(c int64) []byte { return a.cgs[c][a.g.clusteroff:a.g.nextfreeoff] }
+func (a *alloc) clustersum(c int64, i int64) []byte {
+	return a.cgs[c][a.g.clustersumoff+4*i:][:4]
+}
+
+func setbit(m []byte, i int64)         { m[i>>3] |= 1 << (i & 7) }
+func clrbit(m []byte, i int64)         { m[i>>3] &^= 1 << (i & 7) }
+func isset(m []byte, i int64) bool     { return m[i>>3]&(1<<(i&7)) != 0 }
+func (a *alloc) add(b []byte, v int64) { a.o.add32(b, v) }
+
+// isblock, clrblock and setblock test and change the free bits of the
+// fragments of block h (ffs_isblock, ffs_clrblock, ffs_setblock).
+func (a *alloc) isblock(m []byte, h int64) bool {
+	switch a.g.frag {
+	case 8:
+		return m[h] == 0xff
+	case 4:
+		mask := byte(0x0f) << ((h & 1) << 2)
+		return m[h>>1]&mask == mask
+	case 2:
+		mask := byte(0x03) << ((h & 3) << 1)
+		return m[h>>2]&mask == mask
+	default:
+		mask := byte(0x01) << (h & 7)
+		return m[h>>3]&mask == mask
+	}
+}
+
+func (a *alloc) clrblock(m []byte, h int64) {
+	switch a.g.frag {
+	case 8:
+		m[h] = 0
+	case 4:
+		m[h>>1] &^= 0x0f << ((h & 1) << 2)
+	case 2:
+		m[h>>2] &^= 0x03 << ((h & 3) << 1)
+	default:
+		m[h>>3] &^= 0x01 << (h & 7)
+	}
+}
+
+func (a *alloc) setblock(m []byte, h int64) {
+	switch a.g.frag {
+	case 8:
+		m[h] = 0xff
+	case 4:
+		m[h>>1] |= 0x0f << ((h & 1) << 2)
+	case 2:
+		m[h>>2] |= 0x03 << ((h & 3) << 1)
+	default:
+		m[h>>3] |= 0x01 << (h & 7)
+	}
+}
+
+// newAlloc builds every cylinder group as mkfs's initcg does, and the
+// totals as mkfs computes them. utime is the time written into each group.
+func newAlloc(g *geometry, o order, utime int64) *alloc {
+	a := &alloc{g: g, o: o, cgs: make([]cylGroup, g.ncg), cs: make([]csum, g.ncg), maxcluster: make([]int64, g.ncg)}
+	for c := int64(0); c < g.ncg; c++ {
+		a.initcg(c, utime)
+		a.maxcluster[c] = g.contigsumsize
+	}
+	csfrags := howmany(g.cssize, g.fsize)
+	a.total.nbfree = (g.dsize+csfrags)>>g.fragshift - howmany(csfrags, g.frag)
+	a.total.nffree = g.size % g.frag
+	if r := csfrags % g.frag; r > 0 {
+		a.total.nffree += g.frag - r
+	}
+	a.total.nifree = g.ncg*g.ipg - rootIno
+	return a
+}
+
+func (a *alloc) initcg(c int64, utime int64) {
+	g, o := a.g, a.o
+	cg := make(cylGroup, g.cgsize)
+	a.cgs[c] = cg
+	cbase := g.cgbase(c)
+	dmax := min(cbase+g.fpg, g.size)
+	dlower := g.cgsblock(c) - cbase
+	dupper := g.cgdmin(c) - cbase
+	if c == 0 {
+		dupper += howmany(g.cssize, g.fsize)
+	}
+	o.put32(cg.cgMagic(), cgMagic)
+	o.put32(cg.cgCgx(), c)
+	ndblk := dmax - cbase
+	o.put32(cg.cgNdblk(), ndblk)
+	if g.contigsumsize > 0 {
+		o.put32(cg.cgNclusterblks(), ndblk>>g.fragshift)
+	}
+	if g.version == 2 {
+		o.put64(cg.cgTime(), utime)
+		o.put32(cg.cgNiblk(), g.ipg)
+		o.put32(cg.cgInitediblk(), min(g.ipg, 2*g.inopb))
+	} else {
+		if c == g.ncg-1 {
+			o.put16(cg.cgOldNcyl(), howmany(ndblk, g.fpg/g.oldCpg))
+		} else {
+			o.put16(cg.cgOldNcyl(), g.oldCpg)
+		}
+		o.put32(cg.cgOldTime(), utime)
+		o.put16(cg.cgOldNiblk(), g.ipg)
+		o.put32(cg.cgOldBtotoff(), g.oldBtotoff)
+		o.put32(cg.cgOldBoff(), g.oldBoff)
+	}
+	o.put32(cg.cgIusedoff(), g.iusedoff)
+	o.put32(cg.cgFreeoff(), g.freeoff)
+	o.put32(cg.cgNextfreeoff(), g.nextfreeoff)
+	if g.contigsumsize > 0 {
+		o.put32(cg.cgClustersumoff(), g.clustersumoff)
+		o.put32(cg.cgClusteroff(), g.clusteroff)
+	}
+	s := &a.cs[c]
+	s.nifree = g.ipg
+	if c == 0 {
+		for k := int64(0); k < rootIno; k++ {
+			setbit(a.inosused(c), k)
+			s.nifree--
+		}
+	}
+	free := a.blksfree(c)
+	var frsum [maxFrag]int64
+	if c > 0 {
+		for d, blkno := int64(0), int64(0); d < dlower; d, blkno = d+g.frag, blkno+1 {
+			a.setblock(free, blkno)
+			if g.contigsumsize > 0 {
+				setbit(a.clustersfree(c), blkno)
+			}
+			s.nbfree++
+		}
+	}
+	if i := dupper & (g.frag - 1); i != 0 {
+		frsum[g.frag-i]++
+		for d := dupper + g.frag - i; dupper < d; dupper++ {
+			setbit(free, dupper)
+			s.nffree++
+		}
+	}
+	d, blkno := dupper, dupper>>g.fragshift
+	for ; d+g.frag <= ndblk; d, blkno = d+g.frag, blkno+1 {
+		a.setblock(free, blkno)
+		if g.contigsumsize > 0 {
+			setbit(a.clustersfree(c), blkno)
+		}
+		s.nbfree++
+	}
+	if d < ndblk {
+		frsum[ndblk-d]++
+		for ; d < ndblk; d++ {
+			setbit(free, d)
+			s.nffree++
+		}
+	}
+	for i, n := range frsum {
+		if n != 0 {
+			o.put32(cg.cgFrsum(i), n)
+		}
+	}
+	if g.contigsumsize > 0 {
+		nblks := ndblk >> g.fragshift
+		m := a.clustersfree(c)
+		run := int64(0)
+		for i := int64(0); i < nblks; i++ {
+			if isset(m, i) {
+				run++
+			} else if run != 0 {
+				a.add(a.clustersum(c, min(run, g.contigsumsize)), 1)
+				run = 0
+			}
+		}
+		if run != 0 {
+			a.add(a.clustersum(c, min(run, g.contigsumsize)), 1)
+		}
+	}
+	a.syncCs(c)
+}
+
+// syncCs copies the group's summary into its cg_cs.
+func (a *alloc) syncCs(c int64) {
+	cs := a.cgs[c].cgCs()
+	s := a.cs[c]
+	a.o.put32(cs[0:4], s.ndir)
+	a.o.put32(cs[4:8], s.nbfree)
+	a.o.put32(cs[8:12], s.nifree)
+	a.o.put32(cs[12:16], s.nffree)
+}
+
+// allocBlock is ffs_alloc: it allocates size bytes (a whole block or some
+// fragments) for a file whose inode is ino, near bpref, and returns the
+// fragment address.
+func (a *alloc) allocBlock(ino, bpref, size int64) (int64, error) {
+	g := a.g
+	if size == g.bsize && a.total.nbfree == 0 {
+		return 0, fmt.Errorf("%w: no free block for inode %d", ErrNoSpace, ino)
+	}
+	if bpref >= g.size {
+		bpref = 0
+	}
+	var cg int64
+	if bpref == 0 {
+		cg = g.inoToCg(ino)
+	} else {
+		cg = g.dtog(bpref)
+	}
+	bno := a.hashalloc(cg, bpref, size)
+	if bno <= 0 {
+		return 0, fmt.Errorf("%w: no free space of %d bytes for inode %d", ErrNoSpace, size, ino)
+	}
+	return bno, nil
+}
+
+// hashalloc is ffs_hashalloc: the preferred group, then quadratic rehash,
+// then brute force.
+func (a *alloc) hashalloc(cg, pref, size int64) int64 {
+	ncg := a.g.ncg
+	if r := a.alloccg(cg, pref, size); r > 0 {
+		return r
+	}
+	icg := cg
+	for i := int64(1); i < ncg; i *= 2 {
+		cg += i
+		if cg >= ncg {
+			cg -= ncg
+		}
+		if r := a.alloccg(cg, 0, size); r > 0 {
+			return r
+		}
+	}
+	cg = (icg + 2) % ncg
+	for i := int64(2); i < ncg; i++ {
+		if r := a.alloccg(cg, 0, size); r > 0 {
+			return r
+		}
+		cg++
+		if cg == ncg {
+			cg = 0
+		}
+	}
+	return 0
+}
+
+// alloccg is ffs_alloccg: allocate in group c, or return 0.
+func (a *alloc) alloccg(c, bpref, size int64) int64 {
+	g, o := a.g, a.o
+	cgp := a.cgs[c]
+	if a.cs[c].nbfree == 0 && size == g.bsize {
+		return 0
+	}
+	if size == g.bsize {
+		return a.alloccgblk(c, bpref)
+	}
+	frags := g.numfrags(size)
+	allocsiz := frags
+	for ; allocsiz < g.frag; allocsiz++ {
+		if o.u32(cgp.cgFrsum(int(allocsiz))) != 0 {
+			break
+		}
+	}
+	if allocsiz == g.frag {
+		if a.cs[c].nbfree == 0 {
+			return 0
+		}
+		bno := a.alloccgblk(c, bpref)
+		bp := g.dtogd(bno)
+		for i := frags; i < g.frag; i++ {
+			setbit(a.blksfree(c), bp+i)
+		}
+		i := g.frag - frags
+		a.cs[c].nffree += i
+		a.total.nffree += i
+		a.add(cgp.cgFrsum(int(i)), 1)
+		a.syncCs(c)
+		return bno
+	}
+	bno := a.mapsearch(c, bpref, allocsiz)
+	if bno < 0 {
+		return 0
+	}
+	for i := int64(0); i < frags; i++ {
+		clrbit(a.blksfree(c), bno+i)
+	}
+	a.cs[c].nffree -= frags
+	a.total.nffree -= frags
+	a.add(cgp.cgFrsum(int(allocsiz)), -1)
+	if frags != allocsiz {
+		a.add(cgp.cgFrsum(int(allocsiz-frags)), 1)
+	}
+	a.syncCs(c)
+	return c*g.fpg + bno
+}
+
+// alloccgblk is ffs_alloccgblk: allocate a whole block in group c.
+func (a *alloc) alloccgblk(c, bpref int64) int64 {
+	g, o := a.g, a.o
+	cgp := a.cgs[c]
+	free := a.blksfree(c)
+	var bno int64
+	if bpref == 0 || g.dtog(bpref) != c {
+		bpref = int64(o.i32(cgp.cgRotor()))
+	} else {
+		bpref = bpref &^ (g.frag - 1) // blknum
+		bno = g.dtogd(bpref)
+		if a.isblock(free, bno>>g.fragshift) {
+			goto gotit
+		}
+	}
+	bno = a.mapsearch(c, bpref, g.frag)
+	if bno < 0 {
+		return 0
+	}
+	o.put32(cgp.cgRotor(), bno)
+gotit:
+	blkno := bno >> g.fragshift
+	a.clrblock(free, blkno)
+	a.clusteracct(c, blkno, -1)
+	a.cs[c].nbfree--
+	a.total.nbfree--
+	a.syncCs(c)
+	return c*g.fpg + bno
+}
+
+// mapsearch is ffs_mapsearch: find a run of exactly allocsiz free
+// fragments in group c, starting at the byte of bpref (or of cg_frotor),
+// and return its fragment number in the group, or -1.
+func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
+	g, o := a.g, a.o
+	cgp := a.cgs[c]
+	free := a.blksfree(c)
+	var start int64
+	if bpref != 0 {
+		start = g.dtogd(bpref) / 8
+	} else {
+		start = int64(o.i32(cgp.cgFrotor())) / 8
+	}
+	nbytes := howmany(g.fpg, 8)
+	tbl := fragtbl[g.frag]
+	mask := byte(1) << (allocsiz - 1 + g.frag%8)
+	found := int64(-1)
+	for i := start; i < nbytes; i++ {
+		if tbl[free[i]]&mask != 0 {
+			found = i
+			break
+		}
+	}
+	if found < 0 {
+		for i := int64(0); i <= start && i < nbytes; i++ {
+			if tbl[free[i]]&mask != 0 {
+				found = i
+				break
+			}
+		}
+	}
+	if found < 0 {
+		return -1
+	}
+	bno := found * 8
+	o.put32(cgp.cgFrotor(), bno)
+	for end := bno + 8; bno < end; bno += g.frag {
+		blk := int(free[bno>>3]>>(bno&7)) & (0xff >> (8 - g.frag)) // blkmap
+		blk <<= 1
+		field, subfield := around[allocsiz], inside[allocsiz]
+		for pos := int64(0); pos <= g.frag-allocsiz; pos++ {
+			if blk&field == subfield {
+				return bno + pos
+			}
+			field <<= 1
+			subfield <<= 1
+		}
+	}
+	return -1
+}
+
+// clusteracct is ffs_clusteracct: update the cluster map and summary of
+// group c for block blkno being freed (cnt 1) or allocated (cnt -1).
+func (a *alloc) clusteracct(c, blkno, cnt int64) {
+	g := a.g
+	if g.contigsumsize <= 0 {
+		return
+	}
+	m := a.clustersfree(c)
+	if cnt > 0 {
+		setbit(m, blkno)
+	} else {
+		clrbit(m, blkno)
+	}
+	nclusterblks := int64(a.o.u32(a.cgs[c].cgNclusterblks()))
+	start := blkno + 1
+	end := min(start+g.contigsumsize, nclusterblks)
+	i := start
+	for ; i < end && isset(m, i); i++ {
+	}
+	forw := i - start
+	start = blkno - 1
+	end = max(start-g.contigsumsize, -1)
+	i = start
+	for ; i > end && isset(m, i); i-- {
+	}
+	back := start - i
+	i = min(back+forw+1, g.contigsumsize)
+	a.add(a.clustersum(c, i), cnt)
+	if back > 0 {
+		a.add(a.clustersum(c, back), -cnt)
+	}
+	if forw > 0 {
+		a.add(a.clustersum(c, forw), -cnt)
+	}
+	for i = g.contigsumsize; i > 0; i-- {
+		if a.o.i32(a.clustersum(c, i)) > 0 {
+			break
+		}
+	}
+	a.maxcluster[c] = i
+}
+
+// blkpref is ffs_blkpref_ufs1/ufs2: the preferred fragment address of
+// logical block lbn of inode ino, which is entry indx of the block-pointer
+// array bap (the inode's direct blocks or an indirect block).
+func (a *alloc) blkpref(ino, lbn, indx int64, bap []int64) int64 {
+	g := a.g
+	if indx%g.maxbpg == 0 || bap[indx-1] == 0 {
+		if lbn < nDAddr+g.nindir {
+			cg := g.inoToCg(ino)
+			return g.fpg*cg + g.frag
+		}
+		var startcg int64
+		if indx == 0 || bap[indx-1] == 0 {
+			startcg = g.inoToCg(ino) + lbn/g.maxbpg
+		} else {
+			startcg = g.dtog(bap[indx-1] + 1)
+		}
+		startcg %= g.ncg
+		avgbfree := a.total.nbfree / g.ncg
+		for cg := startcg; cg < g.ncg; cg++ {
+			if a.cs[cg].nbfree >= avgbfree {
+				return g.fpg*cg + g.frag
+			}
+		}
+		// UFS1's loop includes startcg a second time; UFS2's does not.
+		last := startcg
+		if g.version == 1 {
+			last++
+		}
+		for cg := int64(0); cg < last; cg++ {
+			if a.cs[cg].nbfree >= avgbfree {
+				return g.fpg*cg + g.frag
+			}
+		}
+		return 0
+	}
+	return bap[indx-1] + g.frag
+}

@@ -1,0 +1,273 @@
+package ffs
+
+import (
+	"fmt"
+)
+
+// geometry is the layout of a file system: the values mkfs computes for
+// struct fs, kept as numbers until the superblock is encoded. Addresses are
+// in fragments (fs_fsize units) unless the name says otherwise.
+type geometry struct {
+	version    int   // 1 or 2
+	sectorSize int   // bytes per device block (DEV_BSIZE as makefs -S sets it)
+	sblockloc  int64 // fs_sblockloc: byte offset of the superblock
+
+	bsize, fsize, frag  int64 // fs_bsize, fs_fsize, fs_frag
+	bshift, fshift      int64 // fs_bshift, fs_fshift
+	fragshift, fsbtodb  int64 // fs_fragshift, fs_fsbtodb
+	nindir, inopb       int64 // fs_nindir, fs_inopb
+	size, dsize         int64 // fs_size, fs_dsize in fragments
+	sblkno, cblkno      int64 // fs_sblkno, fs_cblkno
+	iblkno, dblkno      int64 // fs_iblkno, fs_dblkno
+	ncg, fpg, ipg       int64 // fs_ncg, fs_fpg, fs_ipg
+	cgsize, cssize      int64 // fs_cgsize, fs_cssize in bytes
+	csaddr              int64 // fs_csaddr
+	maxbsize, maxcontig int64 // fs_maxbsize, fs_maxcontig
+	contigsumsize       int64 // fs_contigsumsize
+	maxbpg, minfree     int64 // fs_maxbpg, fs_minfree
+	optim               int64 // fs_optim
+	avgfilesize         int64 // fs_avgfilesize
+	avgfpdir            int64 // fs_avgfpdir
+	maxfilesize         int64 // fs_maxfilesize
+	maxsymlinklen       int64 // fs_maxsymlinklen
+	oldCpg, oldNspf     int64 // fs_old_cpg, fs_old_nspf (UFS1)
+	density             int64 // bytes per inode after any reduction
+
+	// Offsets inside a cylinder group block (struct cg).
+	iusedoff, freeoff, nextfreeoff int64
+	oldBtotoff, oldBoff            int64
+	clustersumoff, clusteroff      int64
+}
+
+// params are the inputs of mkfs: the validated options and the size.
+type params struct {
+	version              int
+	sectorSize           int
+	size                 int64 // bytes
+	bsize, fsize         int64
+	density              int64
+	minfree              int64
+	optim                int64
+	maxcontig, maxbpg    int64
+	avgfilesize, avgfpdr int64
+	extent, maxbpcg      int64
+	sblockloc            int64
+}
+
+func powerOf2(n int64) bool { return n > 0 && n&(n-1) == 0 }
+
+func howmany(x, y int64) int64 { return (x + y - 1) / y }
+func roundup(x, y int64) int64 { return howmany(x, y) * y }
+
+func ilog2(n int64) int64 {
+	var s int64
+	for n > 1 {
+		n >>= 1
+		s++
+	}
+	return s
+}
+
+// cgSizeFor is CGSIZE_IF: the bytes a cylinder group block needs for ipg
+// inodes and fpg fragments.
+func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
+	n := int64(cgStructSz) + 4 + g.oldCpg*4 + g.oldCpg*2 + howmany(ipg, 8) + howmany(fpg, 8)
+	if g.contigsumsize > 0 {
+		n += g.contigsumsize*4 + howmany(fpg>>g.fragshift, 8)
+	}
+	return n
+}
+
+// mkfs computes the geometry as makefs's ffs/mkfs.c does (after newfs(8)).
+func mkfs(p *params) (*geometry, error) {
+	g := &geometry{version: p.version, sectorSize: p.sectorSize}
+	fssize := p.size / int64(p.sectorSize) // in sectors
+	if fssize <= 0 {
+		return nil, fmt.Errorf("%w: size %d is too small", ErrParams, p.size)
+	}
+	if p.avgfilesize <= 0 || p.avgfpdr <= 0 {
+		return nil, fmt.Errorf("%w: avgfilesize and avgfpdir must be positive", ErrParams)
+	}
+	g.avgfilesize, g.avgfpdir = p.avgfilesize, p.avgfpdr
+	g.bsize, g.fsize = p.bsize, p.fsize
+	switch {
+	case !powerOf2(g.bsize):
+		return nil, fmt.Errorf("%w: bsize %d is not a power of 2", ErrParams, g.bsize)
+	case !powerOf2(g.fsize):
+		return nil, fmt.Errorf("%w: fsize %d is not a power of 2", ErrParams, g.fsize)
+	case g.fsize < int64(p.sectorSize):
+		return nil, fmt.Errorf("%w: fsize %d is smaller than the sector size %d", ErrParams, g.fsize, p.sectorSize)
+	case g.bsize < minBSize:
+		return nil, fmt.Errorf("%w: bsize %d is too small (minimum %d)", ErrParams, g.bsize, minBSize)
+	case g.bsize > maxBSize:
+		return nil, fmt.Errorf("%w: bsize %d is too large (maximum %d)", ErrParams, g.bsize, maxBSize)
+	case g.bsize < g.fsize:
+		return nil, fmt.Errorf("%w: bsize %d is smaller than fsize %d", ErrParams, g.bsize, g.fsize)
+	case g.bsize/g.fsize > maxFrag:
+		return nil, fmt.Errorf("%w: fsize %d is too small for bsize %d (minimum %d)", ErrParams, g.fsize, g.bsize, g.bsize/maxFrag)
+	}
+	if p.extent < g.bsize || !powerOf2(p.extent) {
+		g.maxbsize = g.bsize
+	} else if p.extent > fsMaxContg*g.bsize {
+		g.maxbsize = fsMaxContg * g.bsize
+	} else {
+		g.maxbsize = p.extent
+	}
+	g.maxcontig = p.maxcontig
+	if g.maxcontig < g.maxbsize/g.bsize {
+		g.maxcontig = g.maxbsize / g.bsize
+	}
+	if g.maxcontig > 1 {
+		g.contigsumsize = min(g.maxcontig, fsMaxContg)
+	}
+	g.bshift, g.fshift = ilog2(g.bsize), ilog2(g.fsize)
+	g.frag = g.bsize / g.fsize
+	g.fragshift = ilog2(g.frag)
+	g.fsbtodb = ilog2(g.fsize / int64(p.sectorSize))
+	g.size = fssize >> g.fsbtodb
+	g.sblockloc = p.sblockloc
+	if g.version == 1 {
+		g.nindir = g.bsize / 4
+		g.inopb = g.bsize / dinode1Size
+		g.maxsymlinklen = maxSymlinkLen1
+		g.oldNspf = g.fsize / int64(p.sectorSize)
+		g.oldCpg = 1
+	} else {
+		g.nindir = g.bsize / 8
+		g.inopb = g.bsize / dinode2Size
+		g.maxsymlinklen = maxSymlinkLen2
+	}
+	g.sblkno = roundup(howmany(g.sblockloc+sblockSize, g.fsize), g.frag)
+	g.cblkno = g.sblkno + roundup(howmany(sblockSize, g.fsize), g.frag)
+	g.iblkno = g.cblkno + g.frag
+	g.maxfilesize = g.bsize*nDAddr - 1
+	sizepb := g.bsize
+	for i := 0; i < nIAddr; i++ {
+		sizepb *= g.nindir
+		g.maxfilesize += sizepb
+	}
+
+	// Blocks per cylinder group: enough for the density, then as many as
+	// the cylinder group block can map.
+	inopf := g.inopb / g.frag // INOPF
+	density := p.density
+	var fragsperinode, minfpg int64
+	for {
+		fragsperinode = max(g.numfrags(density), 1)
+		if density <= 0 {
+			return nil, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
+		}
+		minfpg = min(fragsperinode*g.inopb, g.size)
+		g.ipg = g.inopb
+		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
+		g.fpg = max(g.fpg, minfpg)
+		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
+		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
+		g.fpg = max(g.fpg, minfpg)
+		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
+		if g.cgSizeFor(g.ipg, g.fpg) < g.bsize {
+			break
+		}
+		density -= g.fsize
+	}
+	g.density = density
+	maxblkspercg := p.maxbpcg
+	if maxblkspercg <= 0 || maxblkspercg >= g.size {
+		maxblkspercg = g.size - 1
+	}
+	for ; g.fpg < maxblkspercg; g.fpg += g.frag {
+		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
+		if g.size/g.fpg < 1 {
+			break
+		}
+		cs := g.cgSizeFor(g.ipg, g.fpg)
+		if cs < g.bsize {
+			continue
+		}
+		if cs == g.bsize {
+			break
+		}
+		g.fpg -= g.frag
+		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
+		break
+	}
+	for {
+		g.ncg = howmany(g.size, g.fpg)
+		lastminfpg := roundup(g.iblkno+g.ipg/inopf, g.frag)
+		if g.size < lastminfpg {
+			return nil, fmt.Errorf("%w: file system size %d fragments is below the minimum %d", ErrParams, g.size, lastminfpg)
+		}
+		if g.size%g.fpg >= lastminfpg || g.size%g.fpg == 0 {
+			break
+		}
+		g.fpg -= g.frag
+		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
+	}
+	g.cgsize = roundup(g.cgSizeFor(g.ipg, g.fpg), g.fsize)
+	g.dblkno = g.iblkno + g.ipg/inopf
+	g.csaddr = g.cgdmin(0)
+	g.cssize = roundup(g.ncg*csumSize, g.fsize)
+	csfrags := howmany(g.cssize, g.fsize)
+	g.dsize = g.size - g.sblkno - g.ncg*(g.dblkno-g.sblkno) - csfrags
+	g.minfree, g.maxbpg, g.optim = p.minfree, p.maxbpg, p.optim
+	if g.ncg*g.ipg > 1<<32-1 {
+		return nil, fmt.Errorf("%w: too many inodes (%d)", ErrParams, g.ncg*g.ipg)
+	}
+
+	// Offsets of the maps in the cylinder group block (initcg).
+	start := int64(cgSpaceOff)
+	if g.version == 2 {
+		g.iusedoff = start
+	} else {
+		g.oldBtotoff = start
+		g.oldBoff = start + g.oldCpg*4
+		g.iusedoff = g.oldBoff + g.oldCpg*2
+	}
+	g.freeoff = g.iusedoff + howmany(g.ipg, 8)
+	if g.contigsumsize <= 0 {
+		g.nextfreeoff = g.freeoff + howmany(g.fpg, 8)
+	} else {
+		g.clustersumoff = roundup(g.freeoff+howmany(g.fpg, 8)-4, 4)
+		g.clusteroff = g.clustersumoff + (g.contigsumsize+1)*4
+		g.nextfreeoff = g.clusteroff + howmany(g.fpg>>g.fragshift, 8)
+	}
+	if g.nextfreeoff > g.cgsize {
+		return nil, fmt.Errorf("%w: cylinder group too big", ErrParams)
+	}
+	return g, nil
+}
+
+// Address arithmetic of fs.h. UFS1's fs_old_cgoffset is 0, so cgstart is
+// cgbase for both versions.
+func (g *geometry) cgbase(c int64) int64   { return g.fpg * c }
+func (g *geometry) cgsblock(c int64) int64 { return g.cgbase(c) + g.sblkno }
+func (g *geometry) cgtod(c int64) int64    { return g.cgbase(c) + g.cblkno }
+func (g *geometry) cgimin(c int64) int64   { return g.cgbase(c) + g.iblkno }
+func (g *geometry) cgdmin(c int64) int64   { return g.cgbase(c) + g.dblkno }
+func (g *geometry) dtog(d int64) int64     { return d / g.fpg }
+func (g *geometry) dtogd(d int64) int64    { return d % g.fpg }
+func (g *geometry) inoToCg(ino int64) int64 {
+	return ino / g.ipg
+}
+
+// inoToFsba is ino_to_fsba: the fragment address of the block holding ino.
+func (g *geometry) inoToFsba(ino int64) int64 {
+	return g.cgimin(g.inoToCg(ino)) + ((ino%g.ipg)/g.inopb)<<g.fragshift
+}
+
+// inodeOff is the byte offset in the file system of inode ino.
+func (g *geometry) inodeOff(ino int64) int64 {
+	return g.inoToFsba(ino)*g.fsize + (ino%g.inopb)*g.dinodeSize()
+}
+
+func (g *geometry) dinodeSize() int64 {
+	if g.version == 1 {
+		return dinode1Size
+	}
+	return dinode2Size
+}
+
+func (g *geometry) fragroundup(n int64) int64 { return roundup(n, g.fsize) }
+func (g *geometry) numfrags(n int64) int64    { return n >> g.fshift }
+func (g *geometry) lblkno(off int64) int64    { return off >> g.bshift }
+func (g *geometry) blkoff(off int64) int64    { return off & (g.bsize - 1) }

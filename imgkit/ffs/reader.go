@@ -1,0 +1,756 @@
+package ffs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// FS is a read-only view of a UFS1 or UFS2 image as an io/fs.FS. It
+// implements fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS;
+// Open and Stat follow symbolic links inside the image, Lstat and ReadLink
+// do not. Inode gives the on-disk facts of a path.
+type FS struct {
+	r    io.ReaderAt
+	size int64
+	o    order
+	g    geometry
+	sb   superblock
+}
+
+// Superblock offsets searched, in the order of FreeBSD's SBLOCKSEARCH.
+var sblockSearch = []int64{sblockUFS2, sblockUFS1, 0, 262144}
+
+// Limits that bound what a corrupt image can make the reader allocate.
+const (
+	maxDirSize   = 1 << 28 // bytes of one directory read at once
+	maxLinkDepth = 40      // symbolic links followed in one lookup
+)
+
+// Open reads the superblock of the FFS image in r (size bytes) and returns
+// the file system. The image may be UFS1 or UFS2, in either byte order,
+// with its superblock at any of the standard offsets.
+func Open(r io.ReaderAt, size int64) (*FS, error) {
+	var firstErr error
+	for _, off := range sblockSearch {
+		if off+sblockSize > size {
+			continue
+		}
+		f := &FS{r: r, size: size}
+		if _, err := r.ReadAt(f.sb[:], off); err != nil {
+			return nil, fmt.Errorf("ffs: reading superblock at byte %#x: %w", off, err)
+		}
+		err := f.parse(off)
+		if err == nil {
+			return f, nil
+		}
+		if firstErr == nil && !errors.Is(err, errNoMagic) {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return nil, fmt.Errorf("%w: no FFS superblock found", ErrFormat)
+}
+
+var errNoMagic = errors.New("no magic")
+
+// parse checks the superblock read from byte off and fills the geometry.
+func (f *FS) parse(off int64) error {
+	s := &f.sb
+	var o order
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		switch bo.Uint32(s.fsMagic()) {
+		case fsUFS1Magic, fsUFS2Magic:
+			o = order{bo}
+		}
+		if o.ByteOrder != nil {
+			break
+		}
+	}
+	if o.ByteOrder == nil {
+		return errNoMagic
+	}
+	f.o = o
+	g := &f.g
+	bad := func(field string, v int64) error {
+		return fmt.Errorf("%w: superblock at byte %#x: bad %s %d", ErrFormat, off, field, v)
+	}
+	g.version = 1
+	if o.u32(s.fsMagic()) == fsUFS2Magic {
+		g.version = 2
+		if sl := o.i64(s.fsSblockloc()); sl != off {
+			return bad("fs_sblockloc", sl)
+		}
+	} else if off == sblockUFS2 {
+		// A UFS1 superblock is never looked for at SBLOCK_UFS2.
+		return errNoMagic
+	}
+	g.sblockloc = off
+	g.bsize = int64(o.i32(s.fsBsize()))
+	g.fsize = int64(o.i32(s.fsFsize()))
+	g.frag = int64(o.i32(s.fsFrag()))
+	switch {
+	case !powerOf2(g.bsize) || g.bsize < minBSize || g.bsize > maxBSize:
+		return bad("fs_bsize", g.bsize)
+	case !powerOf2(g.fsize) || g.fsize < 512 || g.fsize > g.bsize:
+		return bad("fs_fsize", g.fsize)
+	case g.frag != g.bsize/g.fsize || g.frag > maxFrag:
+		return bad("fs_frag", g.frag)
+	}
+	g.bshift, g.fshift, g.fragshift = ilog2(g.bsize), ilog2(g.fsize), ilog2(g.frag)
+	g.sblkno = int64(o.i32(s.fsSblkno()))
+	g.cblkno = int64(o.i32(s.fsCblkno()))
+	g.iblkno = int64(o.i32(s.fsIblkno()))
+	g.dblkno = int64(o.i32(s.fsDblkno()))
+	g.ncg = int64(o.u32(s.fsNcg()))
+	g.ipg = int64(o.u32(s.fsIpg()))
+	g.fpg = int64(o.u32(s.fsFpg()))
+	g.inopb = int64(o.i32(s.fsInopb()))
+	g.nindir = int64(o.i32(s.fsNindir()))
+	g.maxsymlinklen = int64(o.i32(s.fsMaxsymlinklen()))
+	if g.version == 2 {
+		g.size = o.i64(s.fsSize())
+	} else {
+		g.size = int64(o.i32(s.fsOldSize()))
+	}
+	ds := g.dinodeSize()
+	switch {
+	case g.inopb != g.bsize/ds:
+		return bad("fs_inopb", g.inopb)
+	case g.nindir != g.bsize/(ds/32):
+		return bad("fs_nindir", g.nindir)
+	case g.ncg <= 0 || g.ncg > 1<<24:
+		return bad("fs_ncg", g.ncg)
+	case g.fpg <= 0 || g.fpg%g.frag != 0 || g.fpg > 1<<31:
+		return bad("fs_fpg", g.fpg)
+	case g.ipg <= 0 || g.ipg%g.inopb != 0 || g.ipg > 1<<31:
+		return bad("fs_ipg", g.ipg)
+	case g.size <= 0 || g.size > g.ncg*g.fpg || g.size <= (g.ncg-1)*g.fpg:
+		return bad("fs_size", g.size)
+	case g.iblkno < 0 || g.iblkno+g.ipg/(g.inopb/g.frag)*1 > g.fpg:
+		return bad("fs_iblkno", g.iblkno)
+	case g.maxsymlinklen < 0 || g.maxsymlinklen > int64(nDAddr+nIAddr)*(ds/32):
+		return bad("fs_maxsymlinklen", g.maxsymlinklen)
+	}
+	return nil
+}
+
+// Version returns 1 for UFS1 and 2 for UFS2.
+func (f *FS) Version() int { return f.g.version }
+
+// ByteOrder returns the byte order of the image.
+func (f *FS) ByteOrder() binary.ByteOrder { return f.o.ByteOrder }
+
+// BlockSize and FragSize return fs_bsize and fs_fsize.
+func (f *FS) BlockSize() int { return int(f.g.bsize) }
+
+// FragSize returns fs_fsize.
+func (f *FS) FragSize() int { return int(f.g.fsize) }
+
+// readAt reads exactly len(b) bytes at byte offset off of the image.
+func (f *FS) readAt(b []byte, off int64) error {
+	if off < 0 || off+int64(len(b)) > f.size {
+		return fmt.Errorf("%w: read of %d bytes at byte %#x is outside the image", ErrFormat, len(b), off)
+	}
+	_, err := f.r.ReadAt(b, off)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// Inode is the on-disk record of one inode.
+type Inode struct {
+	Ino    uint32
+	Mode   uint32 // di_mode: type and permission bits
+	Nlink  uint16
+	UID    uint32
+	GID    uint32
+	Size   int64
+	Blocks int64 // di_blocks (512-byte units)
+	Flags  uint32
+	Gen    int32
+	Rdev   uint64 // di_rdev as stored (FreeBSD's encoding)
+	Atime  time.Time
+	Mtime  time.Time
+	Ctime  time.Time
+	// Birthtime is zero for UFS1 and where the image has none.
+	Birthtime time.Time
+	// Direct and Indirect are di_db and di_ib: fragment addresses.
+	Direct   [nDAddr]int64
+	Indirect [nIAddr]int64
+	// Link is the target of a symbolic link stored in the inode.
+	short []byte
+}
+
+// IsDir reports whether the inode is a directory.
+func (in *Inode) IsDir() bool { return in.Mode&ifmt == ifdir }
+
+func (f *FS) inode(ino int64) (*Inode, error) {
+	g := &f.g
+	if ino < rootIno || ino >= g.ncg*g.ipg {
+		return nil, fmt.Errorf("%w: inode number %d out of range", ErrFormat, ino)
+	}
+	ds := g.dinodeSize()
+	b := make([]byte, ds)
+	off := g.inodeOff(ino)
+	if err := f.readAt(b, off); err != nil {
+		return nil, err
+	}
+	o := f.o
+	in := &Inode{Ino: uint32(ino)}
+	if g.version == 1 {
+		d := (*dinode1)(b)
+		in.Mode = uint32(o.u16(d.diMode()))
+		in.Nlink = o.u16(d.diNlink())
+		in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
+		in.Size = int64(o.u64(d.diSize()))
+		in.Blocks = int64(o.u32(d.diBlocks()))
+		in.Flags = o.u32(d.diFlags())
+		in.Gen = o.i32(d.diGen())
+		in.Atime = time.Unix(int64(o.i32(d.diAtime())), int64(o.i32(d.diAtimensec()))).UTC()
+		in.Mtime = time.Unix(int64(o.i32(d.diMtime())), int64(o.i32(d.diMtimensec()))).UTC()
+		in.Ctime = time.Unix(int64(o.i32(d.diCtime())), int64(o.i32(d.diCtimensec()))).UTC()
+		for i := range in.Direct {
+			in.Direct[i] = int64(o.i32(d.diDb(i)))
+		}
+		for i := range in.Indirect {
+			in.Indirect[i] = int64(o.i32(d.diIb(i)))
+		}
+		in.Rdev = uint64(o.u32(d.diRdev()))
+		in.short = slices.Clone(d.diShortlink())
+	} else {
+		d := (*dinode2)(b)
+		in.Mode = uint32(o.u16(d.diMode()))
+		in.Nlink = o.u16(d.diNlink())
+		in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
+		in.Size = int64(o.u64(d.diSize()))
+		in.Blocks = int64(o.u64(d.diBlocks()))
+		in.Flags = o.u32(d.diFlags())
+		in.Gen = o.i32(d.diGen())
+		in.Atime = time.Unix(o.i64(d.diAtime()), int64(o.i32(d.diAtimensec()))).UTC()
+		in.Mtime = time.Unix(o.i64(d.diMtime()), int64(o.i32(d.diMtimensec()))).UTC()
+		in.Ctime = time.Unix(o.i64(d.diCtime()), int64(o.i32(d.diCtimensec()))).UTC()
+		if bt := o.i64(d.diBirthtime()); bt != 0 || o.i32(d.diBirthnsec()) != 0 {
+			in.Birthtime = time.Unix(bt, int64(o.i32(d.diBirthnsec()))).UTC()
+		}
+		for i := range in.Direct {
+			in.Direct[i] = o.i64(d.diDb(i))
+		}
+		for i := range in.Indirect {
+			in.Indirect[i] = o.i64(d.diIb(i))
+		}
+		in.Rdev = o.u64(d.diRdev())
+		in.short = slices.Clone(d.diShortlink())
+	}
+	if in.Size < 0 || in.Size > 1<<56 {
+		return nil, fmt.Errorf("%w: inode %d at byte %#x: bad di_size %d", ErrFormat, ino, off, in.Size)
+	}
+	return in, nil
+}
+
+// bmap returns the fragment address of logical block lbn of the inode
+// (0 for a hole). ind caches indirect blocks by address.
+func (f *FS) bmap(in *Inode, lbn int64, ind map[int64][]int64) (int64, error) {
+	g := &f.g
+	if lbn < nDAddr {
+		return in.Direct[lbn], nil
+	}
+	lbn -= nDAddr
+	span := int64(1)
+	for level := 0; level < nIAddr; level++ {
+		span *= g.nindir
+		if lbn >= span {
+			lbn -= span
+			continue
+		}
+		addr := in.Indirect[level]
+		for l := level; ; l-- {
+			if addr == 0 {
+				return 0, nil
+			}
+			span /= g.nindir
+			bap, err := f.indirect(addr, ind)
+			if err != nil {
+				return 0, err
+			}
+			addr = bap[lbn/span]
+			lbn %= span
+			if l == 0 {
+				return addr, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%w: inode %d: block beyond the triple indirect", ErrFormat, in.Ino)
+}
+
+func (f *FS) indirect(addr int64, cache map[int64][]int64) ([]int64, error) {
+	if bap, ok := cache[addr]; ok {
+		return bap, nil
+	}
+	g := &f.g
+	if addr < 0 || addr >= g.size {
+		return nil, fmt.Errorf("%w: indirect block address %d out of range", ErrFormat, addr)
+	}
+	b := make([]byte, g.bsize)
+	if err := f.readAt(b, addr*g.fsize); err != nil {
+		return nil, err
+	}
+	bap := make([]int64, g.nindir)
+	for i := range bap {
+		if g.version == 1 {
+			bap[i] = int64(f.o.i32(b[4*i:]))
+		} else {
+			bap[i] = f.o.i64(b[8*i:])
+		}
+	}
+	if len(cache) > 64 {
+		clear(cache)
+	}
+	cache[addr] = bap
+	return bap, nil
+}
+
+// readData reads bytes [off, off+len(p)) of the inode's contents.
+func (f *FS) readData(in *Inode, p []byte, off int64, ind map[int64][]int64) error {
+	g := &f.g
+	for len(p) > 0 {
+		lbn := off >> g.bshift
+		bo := off & (g.bsize - 1)
+		n := min(int64(len(p)), g.bsize-bo)
+		addr, err := f.bmap(in, lbn, ind)
+		if err != nil {
+			return err
+		}
+		if addr == 0 {
+			clear(p[:n])
+		} else {
+			if addr < 0 || addr >= g.size {
+				return fmt.Errorf("%w: inode %d: block address %d out of range", ErrFormat, in.Ino, addr)
+			}
+			if err := f.readAt(p[:n], addr*g.fsize+bo); err != nil {
+				return err
+			}
+		}
+		p, off = p[n:], off+n
+	}
+	return nil
+}
+
+// BlockList returns the fragment addresses of the inode's data blocks in
+// file order, then those of its indirect blocks, as istat lists them.
+func (f *FS) BlockList(in *Inode) (data, indirect []int64, err error) {
+	g := &f.g
+	ind := map[int64][]int64{}
+	nblk := howmany(in.Size, g.bsize)
+	if in.Mode&ifmt == iflnk && in.Size < g.maxsymlinklen {
+		nblk = 0
+	}
+	if in.Mode&ifmt == ifchr || in.Mode&ifmt == ifblk {
+		nblk = 0
+	}
+	if nblk > in.Blocks*512/g.fsize+1 {
+		return nil, nil, fmt.Errorf("%w: inode %d: size %d needs more blocks than di_blocks %d", ErrFormat, in.Ino, in.Size, in.Blocks)
+	}
+	for lbn := int64(0); lbn < nblk; lbn++ {
+		a, err := f.bmap(in, lbn, ind)
+		if err != nil {
+			return nil, nil, err
+		}
+		data = append(data, a)
+	}
+	var walk func(addr int64, level int) error
+	walk = func(addr int64, level int) error {
+		if addr == 0 {
+			return nil
+		}
+		indirect = append(indirect, addr)
+		if level == 0 {
+			return nil
+		}
+		bap, err := f.indirect(addr, ind)
+		if err != nil {
+			return err
+		}
+		for _, a := range bap {
+			if err := walk(a, level-1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for level, a := range in.Indirect {
+		if err := walk(a, level); err != nil {
+			return nil, nil, err
+		}
+	}
+	return data, indirect, nil
+}
+
+// DirEntry is one entry of an FFS directory as stored.
+type DirEntry struct {
+	Name string
+	Ino  uint32
+	Type uint8 // d_type
+}
+
+// readDirInode reads and checks the entries of directory inode in,
+// without "." and "..".
+func (f *FS) readDirInode(in *Inode) ([]DirEntry, error) {
+	if in.Size > maxDirSize || in.Size%dirBlkSiz != 0 {
+		return nil, fmt.Errorf("%w: directory inode %d: bad size %d", ErrFormat, in.Ino, in.Size)
+	}
+	b := make([]byte, in.Size)
+	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {
+		return nil, err
+	}
+	var out []DirEntry
+	for blk := 0; blk < len(b); blk += dirBlkSiz {
+		for pos := blk; pos < blk+dirBlkSiz; {
+			e := b[pos:]
+			reclen := int(f.o.u16(dReclen(e)))
+			namlen := int(dNamlen(e)[0])
+			if reclen < direntHeader || reclen%4 != 0 || pos+reclen > blk+dirBlkSiz || direntSize(namlen) > reclen {
+				return nil, fmt.Errorf("%w: directory inode %d: bad entry at byte %#x of the directory", ErrFormat, in.Ino, pos)
+			}
+			ino := f.o.u32(dIno(e))
+			name := string(dName(e)[:namlen])
+			pos += reclen
+			if ino == 0 || name == "." || name == ".." {
+				continue
+			}
+			if strings.ContainsRune(name, '/') || name == "" || strings.ContainsRune(name, 0) {
+				return nil, fmt.Errorf("%w: directory inode %d: bad name %q", ErrFormat, in.Ino, name)
+			}
+			out = append(out, DirEntry{Name: name, Ino: ino, Type: dType(e)[0]})
+		}
+	}
+	return out, nil
+}
+
+// lookup resolves name to its inode, following symbolic links in every
+// element, and in the last one only if follow is set.
+func (f *FS) lookup(op, name string, follow bool) (*Inode, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	in, err := f.walk(name, follow, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return in, nil
+}
+
+func (f *FS) walk(name string, follow bool, depth int) (*Inode, error) {
+	in, err := f.inode(rootIno)
+	if err != nil {
+		return nil, err
+	}
+	if name == "." {
+		return in, nil
+	}
+	elems := strings.Split(name, "/")
+	dir := ""
+	for i, el := range elems {
+		if !in.IsDir() {
+			return nil, fs.ErrNotExist
+		}
+		ents, err := f.readDirInode(in)
+		if err != nil {
+			return nil, err
+		}
+		var found *DirEntry
+		for j := range ents {
+			if ents[j].Name == el {
+				found = &ents[j]
+				break
+			}
+		}
+		if found == nil {
+			return nil, fs.ErrNotExist
+		}
+		if in, err = f.inode(int64(found.Ino)); err != nil {
+			return nil, err
+		}
+		last := i == len(elems)-1
+		if in.Mode&ifmt == iflnk && (!last || follow) {
+			if depth >= maxLinkDepth {
+				return nil, errors.New("too many levels of symbolic links")
+			}
+			target, err := f.readlink(in)
+			if err != nil {
+				return nil, err
+			}
+			p := path.Join(dir, target)
+			if strings.HasPrefix(target, "/") {
+				p = path.Clean(strings.TrimPrefix(target, "/"))
+			}
+			if p == "" || p == "/" {
+				p = "."
+			}
+			if strings.HasPrefix(p, "../") || p == ".." {
+				return nil, fs.ErrNotExist
+			}
+			if !last {
+				p = path.Join(p, strings.Join(elems[i+1:], "/"))
+			}
+			return f.walk(p, follow, depth+1)
+		}
+		dir = path.Join(dir, el)
+	}
+	return in, nil
+}
+
+func (f *FS) readlink(in *Inode) (string, error) {
+	if in.Size < f.g.maxsymlinklen {
+		if in.Size > int64(len(in.short)) {
+			return "", fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
+		}
+		return string(in.short[:in.Size]), nil
+	}
+	if in.Size > 1<<16 {
+		return "", fmt.Errorf("%w: inode %d: symbolic link too long", ErrFormat, in.Ino)
+	}
+	b := make([]byte, in.Size)
+	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// Inode returns the inode of name, not following a final symbolic link.
+func (f *FS) Inode(name string) (*Inode, error) { return f.lookup("inode", name, false) }
+
+// ReadLink returns the target of the symbolic link name.
+func (f *FS) ReadLink(name string) (string, error) {
+	in, err := f.lookup("readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if in.Mode&ifmt != iflnk {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	t, err := f.readlink(in)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return t, nil
+}
+
+// Lstat returns the FileInfo of name without following a final symbolic link.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) {
+	in, err := f.lookup("lstat", name, false)
+	if err != nil {
+		return nil, err
+	}
+	return &fileInfo{name: path.Base(name), in: in}, nil
+}
+
+// Stat returns the FileInfo of name.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	in, err := f.lookup("stat", name, true)
+	if err != nil {
+		return nil, err
+	}
+	return &fileInfo{name: path.Base(name), in: in}, nil
+}
+
+// ReadFile returns the contents of the regular file name.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	in, err := f.lookup("readfile", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if in.Mode&ifmt != ifreg {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("not a regular file")}
+	}
+	if in.Size > f.size*int64(f.g.nindir) {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fmt.Errorf("%w: size %d", ErrFormat, in.Size)}
+	}
+	b := make([]byte, in.Size)
+	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: err}
+	}
+	return b, nil
+}
+
+// ReadDir returns the entries of directory name sorted by name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	in, err := f.lookup("readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if !in.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	ents, err := f.readDirInode(in)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	out := make([]fs.DirEntry, 0, len(ents))
+	for _, e := range ents {
+		cin, err := f.inode(int64(e.Ino))
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+		}
+		out = append(out, fs.FileInfoToDirEntry(&fileInfo{name: e.Name, in: cin}))
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// Open opens name for reading.
+func (f *FS) Open(name string) (fs.File, error) {
+	in, err := f.lookup("open", name, true)
+	if err != nil {
+		return nil, err
+	}
+	fi := &fileInfo{name: path.Base(name), in: in}
+	if in.IsDir() {
+		ents, err := f.ReadDir(name)
+		if err != nil {
+			return nil, err
+		}
+		return &dir{fi: fi, ents: ents}, nil
+	}
+	return &file{f: f, fi: fi, ind: map[int64][]int64{}}, nil
+}
+
+// fileInfo is the fs.FileInfo of an inode.
+type fileInfo struct {
+	name string
+	in   *Inode
+}
+
+func (fi *fileInfo) Name() string       { return fi.name }
+func (fi *fileInfo) Size() int64        { return fi.in.Size }
+func (fi *fileInfo) ModTime() time.Time { return fi.in.Mtime }
+func (fi *fileInfo) IsDir() bool        { return fi.in.IsDir() }
+func (fi *fileInfo) Sys() any           { return fi.in }
+func (fi *fileInfo) Mode() fs.FileMode {
+	m := fs.FileMode(fi.in.Mode & 0o777)
+	if fi.in.Mode&0o4000 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if fi.in.Mode&0o2000 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if fi.in.Mode&0o1000 != 0 {
+		m |= fs.ModeSticky
+	}
+	switch fi.in.Mode & ifmt {
+	case ifdir:
+		m |= fs.ModeDir
+	case iflnk:
+		m |= fs.ModeSymlink
+	case ififo:
+		m |= fs.ModeNamedPipe
+	case ifsock:
+		m |= fs.ModeSocket
+	case ifchr:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case ifblk:
+		m |= fs.ModeDevice
+	case ifreg:
+	default:
+		m |= fs.ModeIrregular
+	}
+	return m
+}
+
+// file is an open non-directory.
+type file struct {
+	f   *FS
+	fi  *fileInfo
+	off int64
+	ind map[int64][]int64
+}
+
+func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
+func (x *file) Close() error               { return nil }
+func (x *file) Read(p []byte) (int, error) {
+	in := x.fi.in
+	if in.Mode&ifmt != ifreg {
+		if in.Mode&ifmt == iflnk {
+			return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: errors.New("is a symbolic link")}
+		}
+		return 0, io.EOF
+	}
+	if x.off >= in.Size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), in.Size-x.off)
+	if err := x.f.readData(in, p[:n], x.off, x.ind); err != nil {
+		return 0, err
+	}
+	x.off += n
+	return int(n), nil
+}
+
+// ReadAt implements io.ReaderAt.
+func (x *file) ReadAt(p []byte, off int64) (int, error) {
+	in := x.fi.in
+	if off < 0 {
+		return 0, errors.New("ffs: negative offset")
+	}
+	if off >= in.Size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), in.Size-off)
+	if err := x.f.readData(in, p[:n], off, x.ind); err != nil {
+		return 0, err
+	}
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
+}
+
+// Seek implements io.Seeker.
+func (x *file) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += x.off
+	case io.SeekEnd:
+		off += x.fi.in.Size
+	}
+	if off < 0 {
+		return 0, errors.New("ffs: negative offset")
+	}
+	x.off = off
+	return off, nil
+}
+
+// dir is an open directory.
+type dir struct {
+	fi   *fileInfo
+	ents []fs.DirEntry
+	pos  int
+}
+
+func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
+func (d *dir) Close() error               { return nil }
+func (d *dir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errors.New("is a directory")}
+}
+func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.ents[d.pos:]
+	if n <= 0 {
+		d.pos = len(d.ents)
+		return slices.Clone(rest), nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(rest))
+	d.pos += n
+	return slices.Clone(rest[:n]), nil
+}

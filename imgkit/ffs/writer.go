@@ -1,0 +1,959 @@
+package ffs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// Write lays the tree t out as an FFS image at path, as makefs -t ffs
+// does, through the block cache. The image appears at path only when it
+// is complete.
+func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
+	if o == nil {
+		o = &Options{}
+	}
+	w, err := prepare(t, o)
+	if err != nil {
+		return err
+	}
+	im, err := bcache.Create(path, o.Offset+w.fsBytes, c)
+	if err != nil {
+		return err
+	}
+	defer im.Abort()
+	if err := im.Guard(func() error { return w.write(im) }); err != nil {
+		return err
+	}
+	return im.Commit()
+}
+
+// writer holds the state of one image being written.
+type writer struct {
+	t     *fstree.Tree
+	opts  *Options
+	o     order
+	g     *geometry
+	a     *alloc
+	p     params
+	utime int64  // fs_time, fs_id[0], cg_time
+	seed  uint64 // of fs_id[1] and di_gen
+	inos  int64  // inodes the tree needs, with the two reserved ones
+	im    *bcache.Image
+	base  int64 // byte offset of the file system in the image file
+
+	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
+	written map[*fstree.Node]bool
+	next    int64 // next inode number
+	inited  []int64
+	fsBytes int64
+	zero    []byte
+}
+
+func (w *writer) warnf(format string, args ...any) {
+	if w.opts.Warn != nil {
+		fmt.Fprintf(w.opts.Warn, format+"\n", args...)
+	}
+}
+
+// primary returns the node whose inode a name uses.
+func primary(n *fstree.Node) *fstree.Node {
+	if n.HardLink != nil {
+		return n.HardLink
+	}
+	return n
+}
+
+// skip reports whether a node is left out of the image (sockets, with
+// CompatDebian, whose makefs does not store them).
+func (w *writer) skip(n *fstree.Node) bool {
+	return w.opts.Compat == CompatDebian && n.Type == fstree.TypeSocket
+}
+
+// prepare validates the options, sizes the tree as makefs's ffs_validate
+// does and computes the geometry.
+func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
+	if t == nil || t.Root == nil {
+		return nil, fmt.Errorf("%w: empty tree", ErrParams)
+	}
+	w := &writer{t: t, opts: opts, o: order{binary.LittleEndian}}
+	if opts.ByteOrder != nil {
+		w.o = order{opts.ByteOrder}
+	}
+	p := &w.p
+	p.version = opts.Version
+	if p.version == 0 {
+		p.version = 1
+	}
+	if p.version != 1 && p.version != 2 {
+		return nil, fmt.Errorf("%w: version %d (want 1 or 2)", ErrOption, p.version)
+	}
+	p.sectorSize = opts.SectorSize
+	if p.sectorSize == 0 {
+		p.sectorSize = 512
+	}
+	if !powerOf2(int64(p.sectorSize)) || p.sectorSize < 512 || p.sectorSize > maxBSize {
+		return nil, fmt.Errorf("%w: sector size %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
+	}
+	dfrag, dblk := int64(4096), int64(32768)
+	if opts.Compat == CompatDebian {
+		dfrag, dblk = 1024, 8192
+	}
+	p.fsize = int64(opts.FSize)
+	if p.fsize == 0 {
+		p.fsize = max(dfrag, int64(p.sectorSize))
+	}
+	p.bsize = int64(opts.BSize)
+	if p.bsize == 0 {
+		p.bsize = min(dblk, 8*p.fsize)
+		if opts.FSize == 0 {
+			p.bsize = dblk
+		}
+	}
+	if !powerOf2(p.bsize) || p.bsize < minBSize || p.bsize > maxBSize {
+		return nil, fmt.Errorf("%w: bsize %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
+	}
+	if !powerOf2(p.fsize) || p.fsize < int64(p.sectorSize) || p.fsize > p.bsize || p.bsize/p.fsize > maxFrag {
+		return nil, fmt.Errorf("%w: fsize %d (want a power of 2 from %d to %d, and at least sector size %d)",
+			ErrParams, p.fsize, max(p.bsize/maxFrag, int64(p.sectorSize)), p.bsize, p.sectorSize)
+	}
+	p.minfree = minFreeDefault
+	if opts.Compat == CompatDebian {
+		p.minfree = minFreeNetBSD
+	}
+	if opts.MinFreeSet {
+		p.minfree = int64(opts.MinFree)
+	}
+	if p.minfree < 0 || p.minfree > 99 {
+		return nil, fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
+	}
+	switch opts.Optimization {
+	case "", "time":
+		p.optim = fsOptTime
+	case "space":
+		p.optim = fsOptSpace
+	default:
+		return nil, fmt.Errorf("%w: optimization %q (want time or space)", ErrOption, opts.Optimization)
+	}
+	p.maxcontig = max(1, min(maxPhys, maxBSize)/p.bsize)
+	p.maxbpg = int64(opts.MaxBPG)
+	if p.maxbpg == 0 {
+		p.maxbpg = p.bsize / 4
+	}
+	p.avgfilesize, p.avgfpdr = int64(opts.AvgFileSize), int64(opts.AvgFPDir)
+	if p.avgfilesize == 0 {
+		p.avgfilesize = avgFileSizeDflt
+	}
+	if p.avgfpdr == 0 {
+		p.avgfpdr = avgFPDirDflt
+	}
+	p.extent, p.maxbpcg = int64(opts.Extent), int64(opts.MaxBPCG)
+	p.sblockloc = sblockUFS1
+	if p.version == 2 && opts.Compat != CompatDebian {
+		p.sblockloc = sblockUFS2
+	}
+	if opts.Label != "" && len(opts.Label) >= maxVolLen {
+		return nil, fmt.Errorf("%w: label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
+	}
+
+	// Size the tree (ffs_size_dir, ffs_validate).
+	size, inodes := w.sizeTree()
+	inodes += rootIno
+	size += opts.FreeBlocks
+	inodes += opts.FreeFiles
+	if opts.FreeFilesPct > 0 {
+		inodes = inodes * int64(100+opts.FreeFilesPct) / 100
+	}
+	if opts.FreeBlocksPct > 0 {
+		size = size * int64(100+opts.FreeBlocksPct) / 100
+	}
+	size += sblockUFS1 + sblockSize
+	dsz := int64(dinode1Size)
+	if p.version == 2 {
+		dsz = dinode2Size
+	}
+	size += dsz * roundup(inodes, p.bsize/dsz)
+	if p.minfree > 0 {
+		size = size * (100 + p.minfree) / 100
+	}
+	minSize, maxSize := opts.MinSize, opts.MaxSize
+	if opts.Size > 0 {
+		minSize, maxSize = opts.Size, opts.Size
+	}
+	size = max(size, minSize)
+	size = roundup(size, p.bsize)
+	if opts.Roundup > 0 {
+		size = roundup(size, opts.Roundup)
+	}
+	p.density = int64(opts.Density)
+	if p.density == 0 {
+		p.density = size/inodes + 1
+	}
+	if maxSize > 0 && size > maxSize {
+		return nil, fmt.Errorf("%w: the tree needs %d bytes, more than the maximum size %d", ErrTooLarge, size, maxSize)
+	}
+	p.size = size
+	w.inos = inodes
+	g, err := mkfs(p)
+	if err != nil {
+		return nil, err
+	}
+	w.g = g
+	if g.density != p.density {
+		w.warnf("density reduced from %d to %d", p.density, g.density)
+	}
+	if free := g.ncg*g.ipg - rootIno + rootIno; free < inodes {
+		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise -s or lower density)", ErrNoSpace, free, inodes)
+	}
+	w.fsBytes = g.size * g.fsize
+	if w.fsBytes != size {
+		// fs_size is in fragments; makefs's image is size bytes.
+		w.fsBytes = size
+	}
+
+	// Time and ids.
+	if opts.Timestamp != nil {
+		w.utime = opts.Timestamp.Unix()
+	} else {
+		w.utime = latestMtime(t)
+	}
+	w.seed = splitmix(uint64(w.utime) ^ 0x4646535f49445f31) // "FFS_ID_1"
+	return w, nil
+}
+
+// latestMtime is the latest modification time in the tree, the default
+// fs_time: a function of the inputs, not of the clock.
+func latestMtime(t *fstree.Tree) int64 {
+	var m int64
+	t.Walk(func(_ string, n *fstree.Node) error {
+		if s := n.Mtime.Unix(); s > m {
+			m = s
+		}
+		return nil
+	})
+	return m
+}
+
+// splitmix is the SplitMix64 finaliser, the pseudo-random function behind
+// fs_id[1] and di_gen.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// fsID1 is fs_id[1]: makefs takes it from random(); here it is a function
+// of the time stamp, in random()'s range (31 bits).
+func (w *writer) fsID1() int64 { return int64(w.seed & 0x7fffffff) }
+
+// gen is di_gen of inode ino: a function of fs_id[1] and the inode number
+// in 1..2^31-1, as makefs takes it from random().
+func (w *writer) gen(ino int64) int64 {
+	return int64(splitmix(w.seed^uint64(ino))%0x7fffffff) + 1
+}
+
+// sizeTree is ffs_size_dir: the bytes and inodes makefs estimates for the
+// tree, before the reserved inodes and the slop are added.
+func (w *writer) sizeTree() (size, inodes int64) {
+	fsize := w.p.fsize
+	maxLink := int64(maxSymlinkLen1)
+	if w.p.version == 2 {
+		maxLink = maxSymlinkLen2
+	}
+	sized := map[*fstree.Node]bool{}
+	var dir func(d *fstree.Node)
+	dir = func(d *fstree.Node) {
+		cur := int64(0)
+		add := func(name string) {
+			this := int64(direntSize(len(name)))
+			if this+cur > roundup(cur, dirBlkSiz) {
+				cur = roundup(cur, dirBlkSiz)
+			}
+			cur += this
+		}
+		add(".")
+		add("..")
+		for _, n := range d.Children {
+			if w.skip(n) {
+				continue
+			}
+			add(n.Name)
+			if p := primary(n); !sized[p] {
+				sized[p] = true
+				inodes++
+				switch p.Type {
+				case fstree.TypeFile:
+					size += roundup(p.Size, fsize)
+				case fstree.TypeSymlink:
+					if l := int64(len(p.Link)) + 1; l >= maxLink {
+						size += roundup(l, fsize)
+					}
+				}
+			}
+			if n.Type == fstree.TypeDir {
+				dir(n)
+			}
+		}
+		size += roundup(cur, fsize)
+	}
+	dir(w.t.Root)
+	return size, inodes
+}
+
+// write builds the image: cylinder groups, the tree, then the superblocks.
+func (w *writer) write(im *bcache.Image) error {
+	w.im = im
+	w.base = w.opts.Offset
+	g := w.g
+	w.a = newAlloc(g, w.o, w.utime)
+	w.zero = make([]byte, g.bsize)
+
+	// makefs probes the last sector by writing the start of the
+	// superblock under construction there: only fs_old_flags is set.
+	probe := make([]byte, g.sectorSize)
+	probe[211] = fsFlagsUpdated
+	if err := w.writeAt(probe, w.fsBytes/int64(g.sectorSize)*int64(g.sectorSize)-int64(g.sectorSize)); err != nil {
+		return err
+	}
+	if err := w.initInodes(); err != nil {
+		return err
+	}
+	w.ino = map[*fstree.Node]int64{}
+	w.written = map[*fstree.Node]bool{}
+	w.next = rootIno
+	if err := w.populate(w.t.Root, nil); err != nil {
+		return err
+	}
+	return w.writeMeta()
+}
+
+func (w *writer) writeAt(b []byte, off int64) error {
+	_, err := w.im.WriteAt(b, w.base+off)
+	return err
+}
+
+// initInodes gives the inodes of fresh inode blocks their di_gen: every
+// block for UFS1, the first cg_initediblk inodes of each group for UFS2
+// (more are initialised as inodes are written, as makefs does).
+func (w *writer) initInodes() error {
+	g := w.g
+	w.inited = make([]int64, g.ncg)
+	for c := int64(0); c < g.ncg; c++ {
+		n := g.ipg
+		if g.version == 2 {
+			n = min(g.ipg, 2*g.inopb)
+		}
+		for i := int64(0); i < n; i += g.inopb {
+			if err := w.initInodeBlock(c*g.ipg + i); err != nil {
+				return err
+			}
+		}
+		w.inited[c] = n
+	}
+	return nil
+}
+
+// initInodeBlock writes the inode block starting at inode first, empty
+// but for di_gen.
+func (w *writer) initInodeBlock(first int64) error {
+	g := w.g
+	blk := make([]byte, g.bsize)
+	ds := g.dinodeSize()
+	for i := int64(0); i < g.inopb; i++ {
+		d := blk[i*ds:][:ds]
+		if g.version == 1 {
+			w.o.put32((*dinode1)(d).diGen(), w.gen(first+i))
+		} else {
+			w.o.put32((*dinode2)(d).diGen(), w.gen(first+i))
+		}
+	}
+	return w.writeAt(blk, g.inoToFsba(first)*g.fsize)
+}
+
+// dirent is one entry of a directory being built.
+type dirent struct {
+	name string
+	ino  int64
+	typ  byte
+}
+
+// dirBytes lays the entries out as makefs's ffs_make_dirbuf does: entries
+// packed, a new DIRBLKSIZ chunk when one does not fit, the last entry of
+// each chunk taking up its rest.
+func (w *writer) dirBytes(ents []dirent) []byte {
+	var buf []byte
+	cur, llen := 0, 0
+	for _, e := range ents {
+		reclen := direntSize(len(e.name))
+		if reclen+cur+llen > len(buf) {
+			buf = append(buf, make([]byte, dirBlkSiz)...)
+			cur = len(buf) - dirBlkSiz
+		} else if llen > 0 {
+			w.o.put16(dReclen(buf[cur:]), int64(llen))
+			cur += llen
+		}
+		d := buf[cur:]
+		w.o.put32(dIno(d), e.ino)
+		dType(d)[0] = e.typ
+		dNamlen(d)[0] = byte(len(e.name))
+		copy(dName(d), e.name)
+		w.o.put16(dReclen(d), int64(len(buf)-cur))
+		llen = reclen
+	}
+	return buf
+}
+
+func dtype(t fstree.Type) byte {
+	switch t {
+	case fstree.TypeFile:
+		return dtReg
+	case fstree.TypeDir:
+		return dtDir
+	case fstree.TypeSymlink:
+		return dtLnk
+	case fstree.TypeFIFO:
+		return dtFIFO
+	case fstree.TypeSocket:
+		return dtSock
+	case fstree.TypeChar:
+		return dtChr
+	case fstree.TypeBlock:
+		return dtBlk
+	}
+	return dtUnknown
+}
+
+func ifmtOf(t fstree.Type) int64 {
+	switch t {
+	case fstree.TypeFile:
+		return ifreg
+	case fstree.TypeDir:
+		return ifdir
+	case fstree.TypeSymlink:
+		return iflnk
+	case fstree.TypeFIFO:
+		return ififo
+	case fstree.TypeSocket:
+		return ifsock
+	case fstree.TypeChar:
+		return ifchr
+	case fstree.TypeBlock:
+		return ifblk
+	}
+	return 0
+}
+
+// populate is ffs_populate_dir: number the entries of directory d, write
+// d and its non-directory entries, then descend into its subdirectories.
+func (w *writer) populate(d *fstree.Node, parent *fstree.Node) error {
+	if parent == nil {
+		w.ino[d] = w.next
+		w.next++
+	}
+	dino := w.ino[d]
+	pino := dino
+	if parent != nil {
+		pino = w.ino[parent]
+	}
+	ents := []dirent{{".", dino, dtDir}, {"..", pino, dtDir}}
+	var kids []*fstree.Node
+	for _, n := range d.Children {
+		if w.skip(n) {
+			continue
+		}
+		p := primary(n)
+		if _, ok := w.ino[p]; !ok {
+			if w.next >= w.g.ncg*w.g.ipg {
+				return fmt.Errorf("%w: out of inodes at %s", ErrNoSpace, n.Path())
+			}
+			w.ino[p] = w.next
+			w.next++
+		}
+		ents = append(ents, dirent{n.Name, w.ino[p], dtype(p.Type)})
+		kids = append(kids, n)
+	}
+	if err := w.writeNode(d, w.dirBytes(ents)); err != nil {
+		return err
+	}
+	for _, n := range kids {
+		p := primary(n)
+		if n.Type == fstree.TypeDir || w.written[p] {
+			continue
+		}
+		w.written[p] = true
+		if err := w.writeNode(p, nil); err != nil {
+			return err
+		}
+	}
+	for _, n := range kids {
+		if n.Type == fstree.TypeDir {
+			if err := w.populate(n, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inode is an inode being built, in version-independent form.
+type inode struct {
+	ino    int64
+	db     [nDAddr]int64
+	ib     [nIAddr]int64
+	blocks int64 // di_blocks, in 512-byte units
+	size   int64
+	ind    map[int64][]int64 // indirect blocks by logical (negative) number
+	indAt  map[int64]int64   // their fragment addresses
+	indOrd []int64
+}
+
+// writeNode writes the inode of n and its data: dir is the directory's
+// contents for a directory.
+func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
+	ip := &inode{ino: w.ino[n]}
+	var err error
+	switch n.Type {
+	case fstree.TypeDir:
+		ip.size = int64(len(dir))
+		err = w.writeData(ip, n, dir)
+	case fstree.TypeFile:
+		ip.size = n.Size
+		if n.Size > 0 {
+			err = w.writeData(ip, n, nil)
+		}
+	case fstree.TypeSymlink:
+		ip.size = int64(len(n.Link))
+		if ip.size >= w.g.maxsymlinklen {
+			err = w.writeData(ip, n, []byte(n.Link))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return w.writeInode(ip, n)
+}
+
+// writeData allocates the blocks of a file as makefs's ffs_write_file and
+// ffs_balloc do (whole blocks, the last of a file of at most UFS_NDADDR
+// blocks cut to fragments) and writes its contents: mem, or the file's.
+func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
+	g := w.g
+	var src io.Reader
+	if mem == nil {
+		f, err := n.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src = f
+	}
+	// Runs of contiguous blocks are copied in one call.
+	var runOff, runLen int64 = -1, 0
+	flush := func() error {
+		if runLen == 0 {
+			return nil
+		}
+		var err error
+		if mem != nil {
+			err = w.writeAt(mem[:runLen], runOff)
+			mem = mem[runLen:]
+		} else {
+			err = w.im.CopyFrom(w.base+runOff, src, runLen)
+			if err != nil {
+				err = fmt.Errorf("ffs: %s: %w", n.Path(), err)
+			}
+		}
+		runOff, runLen = -1, 0
+		return err
+	}
+	for off := int64(0); off < ip.size; off += g.bsize {
+		chunk := min(ip.size-off, g.bsize)
+		lbn := off >> g.bshift
+		addr, nsize, err := w.balloc(ip, lbn, chunk)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Path(), err)
+		}
+		boff := addr * g.fsize
+		if runLen > 0 && runOff+runLen == boff {
+			runLen += chunk
+		} else {
+			if err := flush(); err != nil {
+				return err
+			}
+			runOff, runLen = boff, chunk
+		}
+		if pad := nsize - chunk; pad > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := w.writeAt(w.zero[:pad], boff+chunk); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	// Indirect blocks, in the order they were allocated.
+	buf := make([]byte, g.bsize)
+	for _, lbn := range ip.indOrd {
+		bap := ip.ind[lbn]
+		for i, v := range bap {
+			if g.version == 1 {
+				w.o.put32(buf[4*i:], v)
+			} else {
+				w.o.put64(buf[8*i:], v)
+			}
+		}
+		if err := w.writeAt(buf, ip.indAt[lbn]*g.fsize); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indir is one step of the path to a block: the logical number of the
+// indirect block (or of the inode's ib slot) and the offset in it.
+type indir struct{ lbn, off int64 }
+
+// getlbns is ufs_getlbns: the chain of indirect blocks that leads to
+// logical block bn (bn >= UFS_NDADDR).
+func (w *writer) getlbns(bn int64) ([]indir, error) {
+	g := w.g
+	realbn := bn
+	lognindir := ilog2(g.nindir)
+	bn -= nDAddr
+	var lbc, blockcnt int64
+	i := int64(nIAddr)
+	for {
+		if i == 0 {
+			return nil, fmt.Errorf("%w: file too large", ErrParams)
+		}
+		lbc += lognindir
+		blockcnt = 1 << lbc
+		if bn < blockcnt {
+			break
+		}
+		i--
+		bn -= blockcnt
+	}
+	metalbn := -(realbn - bn + nIAddr - i)
+	ap := []indir{{metalbn, nIAddr - i}}
+	for ; i <= nIAddr; i++ {
+		lbc -= lognindir
+		off := (bn >> lbc) & (g.nindir - 1)
+		ap = append(ap, indir{metalbn, off})
+		metalbn -= -1 + (off << lbc)
+	}
+	return ap, nil
+}
+
+// balloc is ffs_balloc for a file whose size is already final: it
+// allocates logical block lbn holding chunk bytes and returns its fragment
+// address and allocated size.
+func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err error) {
+	g, a := w.g, w.a
+	if lbn < nDAddr {
+		nsize = g.bsize
+		if ip.size < (lbn+1)*g.bsize {
+			nsize = g.fragroundup(chunk)
+		}
+		pref := a.blkpref(ip.ino, lbn, lbn, ip.db[:])
+		addr, err = a.allocBlock(ip.ino, pref, nsize)
+		if err != nil {
+			return 0, 0, err
+		}
+		ip.blocks += nsize / 512
+		ip.db[lbn] = addr
+		return addr, nsize, nil
+	}
+	indirs, err := w.getlbns(lbn)
+	if err != nil {
+		return 0, 0, err
+	}
+	if ip.ind == nil {
+		ip.ind, ip.indAt = map[int64][]int64{}, map[int64]int64{}
+	}
+	newInd := func(l, at int64) {
+		ip.ind[l] = make([]int64, g.nindir)
+		ip.indAt[l] = at
+		ip.indOrd = append(ip.indOrd, l)
+		ip.blocks += g.bsize / 512
+	}
+	var pref int64
+	num := len(indirs) - 1
+	nb := ip.ib[indirs[0].off]
+	if nb == 0 {
+		pref = a.blkpref(ip.ino, lbn, 0, nil)
+		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+			return 0, 0, err
+		}
+		newInd(indirs[1].lbn, nb)
+		ip.ib[indirs[0].off] = nb
+	}
+	var bap []int64
+	for i := 1; ; {
+		bap = ip.ind[indirs[i].lbn]
+		nb = bap[indirs[i].off]
+		if i == num {
+			break
+		}
+		i++
+		if nb != 0 {
+			continue
+		}
+		if pref == 0 {
+			pref = a.blkpref(ip.ino, lbn, 0, nil)
+		}
+		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+			return 0, 0, err
+		}
+		newInd(indirs[i].lbn, nb)
+		bap[indirs[i-1].off] = nb
+	}
+	pref = a.blkpref(ip.ino, lbn, indirs[num].off, bap)
+	if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+		return 0, 0, err
+	}
+	ip.blocks += g.bsize / 512
+	bap[indirs[num].off] = nb
+	return nb, g.bsize, nil
+}
+
+// fbsdDev encodes a device number as FreeBSD's makedev does; for major
+// and minor numbers below 256 it equals the old Linux encoding.
+func fbsdDev(rdev uint64) int64 {
+	maj, mnr := uint64(fstree.Major(rdev)), uint64(fstree.Minor(rdev))
+	return int64((maj&0xffffff00)<<32 | (maj&0xff)<<8 | (mnr&0xff00)<<24 | mnr&0xffff00ff)
+}
+
+// writeInode is ffs_write_inode: mark the inode used in its group and
+// store it.
+func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
+	g, a, o := w.g, w.a, w.o
+	ino := ip.ino
+	c := g.inoToCg(ino)
+	cgino := ino % g.ipg
+	setbit(a.inosused(c), cgino)
+	a.cs[c].nifree--
+	a.total.nifree--
+	if n.Type == fstree.TypeDir {
+		a.cs[c].ndir++
+		a.total.ndir++
+	}
+	a.syncCs(c)
+	if g.version == 2 {
+		for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+			if err := w.initInodeBlock(c*g.ipg + w.inited[c]); err != nil {
+				return err
+			}
+			w.inited[c] += g.inopb
+		}
+		o.put32(a.cgs[c].cgInitediblk(), w.inited[c])
+	}
+
+	debian := w.opts.Compat == CompatDebian
+	mode := ifmtOf(n.Type) | int64(n.Mode&0o7777)
+	gen := w.gen(ino)
+	if debian {
+		gen = 0
+	}
+	ts := func(t time.Time) (int64, int64) {
+		if t.IsZero() {
+			return 0, 0
+		}
+		return t.Unix(), int64(t.Nanosecond())
+	}
+	at, atn := ts(n.Atime)
+	mt, mtn := ts(n.Mtime)
+	ct, ctn := ts(n.Ctime)
+	bt, btn := ts(n.Birthtime)
+	if debian {
+		atn, mtn, ctn, bt, btn = 0, 0, 0, 0, 0
+		if g.version == 1 && w.opts.Timestamp != nil {
+			T := w.opts.Timestamp.Unix()
+			at, mt, ct = min(at, T), min(mt, T), min(ct, T)
+		}
+	}
+	var rdev int64
+	if n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock {
+		rdev = fbsdDev(n.Rdev)
+	}
+	if g.version == 1 {
+		var d dinode1
+		o.put16(d.diMode(), mode)
+		o.put16(d.diNlink(), int64(n.Nlink))
+		o.put64(d.diSize(), ip.size)
+		o.put32(d.diAtime(), at)
+		o.put32(d.diAtimensec(), atn)
+		o.put32(d.diMtime(), mt)
+		o.put32(d.diMtimensec(), mtn)
+		o.put32(d.diCtime(), ct)
+		o.put32(d.diCtimensec(), ctn)
+		for i, v := range ip.db {
+			o.put32(d.diDb(i), v)
+		}
+		for i, v := range ip.ib {
+			o.put32(d.diIb(i), v)
+		}
+		if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen1 {
+			copy(d.diShortlink(), n.Link)
+		}
+		if rdev != 0 {
+			o.put32(d.diRdev(), rdev)
+		}
+		o.put32(d.diFlags(), int64(n.Flags))
+		o.put32(d.diBlocks(), ip.blocks)
+		o.put32(d.diGen(), gen)
+		o.put32(d.diUID(), int64(n.UID))
+		o.put32(d.diGID(), int64(n.GID))
+		return w.writeAt(d[:], g.inodeOff(ino))
+	}
+	var d dinode2
+	o.put16(d.diMode(), mode)
+	o.put16(d.diNlink(), int64(n.Nlink))
+	o.put32(d.diUID(), int64(n.UID))
+	o.put32(d.diGID(), int64(n.GID))
+	o.put64(d.diSize(), ip.size)
+	o.put64(d.diBlocks(), ip.blocks)
+	o.put64(d.diAtime(), at)
+	o.put64(d.diMtime(), mt)
+	o.put64(d.diCtime(), ct)
+	o.put64(d.diBirthtime(), bt)
+	o.put32(d.diMtimensec(), mtn)
+	o.put32(d.diAtimensec(), atn)
+	o.put32(d.diCtimensec(), ctn)
+	o.put32(d.diBirthnsec(), btn)
+	o.put32(d.diGen(), gen)
+	o.put32(d.diFlags(), int64(n.Flags))
+	for i, v := range ip.db {
+		o.put64(d.diDb(i), v)
+	}
+	for i, v := range ip.ib {
+		o.put64(d.diIb(i), v)
+	}
+	if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen2 {
+		copy(d.diShortlink(), n.Link)
+	}
+	if rdev != 0 {
+		o.put64(d.diRdev(), rdev)
+	}
+	return w.writeAt(d[:], g.inodeOff(ino))
+}
+
+// writeMeta writes the cylinder groups, the summary area and every copy of
+// the superblock (ffs_write_superblock).
+func (w *writer) writeMeta() error {
+	g, a := w.g, w.a
+	for c := int64(0); c < g.ncg; c++ {
+		if err := w.writeAt(a.cgs[c], g.cgtod(c)*g.fsize); err != nil {
+			return err
+		}
+	}
+	cs := make([]byte, g.cssize)
+	for c := int64(0); c < g.ncg; c++ {
+		copy(cs[c*csumSize:], a.cgs[c].cgCs())
+	}
+	if err := w.writeAt(cs, g.csaddr*g.fsize); err != nil {
+		return err
+	}
+	sb := w.superblock()
+	if err := w.writeAt(sb[:], g.sblockloc); err != nil {
+		return err
+	}
+	for c := int64(0); c < g.ncg; c++ {
+		if err := w.writeAt(sb[:], g.cgsblock(c)*g.fsize); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// superblock encodes struct fs as makefs leaves it at the end.
+func (w *writer) superblock() *superblock {
+	g, a, o := w.g, w.a, w.o
+	s := new(superblock)
+	v1 := g.version == 1
+	o.put32(s.fsSblkno(), g.sblkno)
+	o.put32(s.fsCblkno(), g.cblkno)
+	o.put32(s.fsIblkno(), g.iblkno)
+	o.put32(s.fsDblkno(), g.dblkno)
+	o.put32(s.fsNcg(), g.ncg)
+	o.put32(s.fsBsize(), g.bsize)
+	o.put32(s.fsFsize(), g.fsize)
+	o.put32(s.fsFrag(), g.frag)
+	o.put32(s.fsMinfree(), g.minfree)
+	o.put32(s.fsBmask(), ^(g.bsize - 1))
+	o.put32(s.fsFmask(), ^(g.fsize - 1))
+	o.put32(s.fsBshift(), g.bshift)
+	o.put32(s.fsFshift(), g.fshift)
+	o.put32(s.fsMaxcontig(), g.maxcontig)
+	o.put32(s.fsMaxbpg(), g.maxbpg)
+	o.put32(s.fsFragshift(), g.fragshift)
+	o.put32(s.fsFsbtodb(), g.fsbtodb)
+	o.put32(s.fsSbsize(), min(g.fragroundup(sbStructSz), sblockSize))
+	o.put32(s.fsNindir(), g.nindir)
+	o.put32(s.fsInopb(), g.inopb)
+	o.put32(s.fsOptim(), g.optim)
+	o.put32(s.fsID0(), w.utime)
+	o.put32(s.fsID1(), w.fsID1())
+	o.put32(s.fsCssize(), g.cssize)
+	o.put32(s.fsCgsize(), g.cgsize)
+	o.put32(s.fsIpg(), g.ipg)
+	o.put32(s.fsFpg(), g.fpg)
+	if v1 {
+		spc := g.fpg * g.oldNspf
+		o.put32(s.fsOldCgmask(), -1)
+		o.put32(s.fsOldTime(), w.utime)
+		o.put32(s.fsOldSize(), g.size)
+		o.put32(s.fsOldDsize(), g.dsize)
+		o.put32(s.fsOldRps(), 60)
+		o.put32(s.fsOldNspf(), g.oldNspf)
+		o.put32(s.fsOldNpsect(), spc)
+		o.put32(s.fsOldInterleave(), 1)
+		o.put32(s.fsOldCsaddr(), g.csaddr)
+		o.put32(s.fsOldNsect(), spc)
+		o.put32(s.fsOldSpc(), spc)
+		o.put32(s.fsOldNcyl(), g.ncg)
+		o.put32(s.fsOldCpg(), g.oldCpg)
+		o.put32(s.fsOldPostblformat(), fsDynPostblFmt)
+		o.put32(s.fsOldNrpos(), 1)
+	}
+	oc := s.fsOldCstotal()
+	o.put32(oc[0:], a.total.ndir)
+	o.put32(oc[4:], a.total.nbfree)
+	o.put32(oc[8:], a.total.nifree)
+	o.put32(oc[12:], a.total.nffree)
+	s.fsClean()[0] = fsIsClean
+	s.fsOldFlags()[0] = fsFlagsUpdated
+	copy(s.fsVolname(), w.opts.Label)
+	o.put32(s.fsMaxbsize(), g.maxbsize)
+	o.put64(s.fsSblockloc(), g.sblockloc)
+	ct := s.fsCstotal()
+	o.put64(ct[0:], a.total.ndir)
+	o.put64(ct[8:], a.total.nbfree)
+	o.put64(ct[16:], a.total.nifree)
+	o.put64(ct[24:], a.total.nffree)
+	o.put64(s.fsTime(), w.utime)
+	o.put64(s.fsSize(), g.size)
+	o.put64(s.fsDsize(), g.dsize)
+	o.put64(s.fsCsaddr(), g.csaddr)
+	o.put32(s.fsAvgfilesize(), g.avgfilesize)
+	o.put32(s.fsAvgfpdir(), g.avgfpdir)
+	if w.opts.SoftUpdates {
+		o.put32(s.fsFlags(), fsDoSoftDep)
+	}
+	o.put32(s.fsContigsumsize(), g.contigsumsize)
+	o.put32(s.fsMaxsymlinklen(), g.maxsymlinklen)
+	o.put32(s.fsOldInodefmt(), fs44InodeFmt)
+	o.put64(s.fsMaxfilesize(), g.maxfilesize)
+	o.put64(s.fsQbmask(), g.bsize-1)
+	o.put64(s.fsQfmask(), g.fsize-1)
+	o.put32(s.fsMagic(), map[bool]int64{true: fsUFS1Magic, false: fsUFS2Magic}[v1])
+	return s
+}
