@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 )
 
 // Errors returned by the block cache.
@@ -100,9 +101,12 @@ type Image struct {
 // path is not touched until Commit.
 //
 // When path names something other than a regular file or a new name (a
-// character device such as /dev/stdout, a fifo), the image is built in a
-// temporary file under os.TempDir, in copy mode unless Options.Mode asks for
-// mmap, and Commit streams it to path instead of renaming over it.
+// character device, a fifo, anything under /dev or /proc such as
+// /dev/stdout), the image is built in a temporary file under os.TempDir, in
+// copy mode unless Options.Mode asks for mmap, and Commit streams it to path
+// instead of renaming over it. A path that is a symbolic link to a regular
+// file is resolved: the temporary file goes beside the link's target, which
+// Commit replaces, leaving the link.
 func Create(path string, size int64, opts *Options) (*Image, error) {
 	var o Options
 	if opts != nil {
@@ -117,7 +121,13 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 	im := &Image{name: path, target: path, size: size, opts: o}
 	dir := filepath.Dir(path)
 	regular := true
-	if fi, err := os.Stat(path); err == nil {
+	if isDevicePath(path) {
+		// Never create or rename anything in /dev or /proc: /dev/stdout
+		// may lead to a regular file, but it is a stream to its writer.
+		regular = false
+		im.stream = true
+		dir = os.TempDir()
+	} else if fi, err := os.Stat(path); err == nil {
 		switch {
 		case fi.IsDir():
 			return nil, fmt.Errorf("%w: %s", ErrNotFile, path)
@@ -162,6 +172,16 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		}
 	}
 	return im, nil
+}
+
+// isDevicePath reports whether path lies under /dev or /proc, where Create
+// streams instead of renaming.
+func isDevicePath(path string) bool {
+	if filepath.Separator != '/' {
+		return false
+	}
+	p := filepath.Clean(path)
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
 }
 
 // Name returns the final path of the image, as given to Create.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,7 +37,12 @@ func childPattern(off int64) byte { return byte(off/512) ^ 0xa5 }
 //   - "exit": the same, but exit without Commit or munmap: the temporary file
 //     must hold the pattern.
 //   - "hang": build the image, print "ready", then wait to be killed.
+//   - "rss": write a 256 MiB image in mmap mode and print the RssAnon line
+//     of /proc/self/status (Linux).
 func child(role, path string) error {
+	if role == "rss" {
+		return childRSS(path)
+	}
 	im, err := Create(path, 1<<20, &Options{Mode: ModeMmap})
 	if err != nil {
 		return err
@@ -94,4 +100,35 @@ func checkPattern(t *testing.T, file string) {
 			t.Fatalf("%s: byte %#x is %#x, want %#x (the mapping's writes were lost)", file, i, c, childPattern(int64(i)))
 		}
 	}
+}
+
+// childRSS writes every byte of a 256 MiB mmap image and prints RssAnon.
+func childRSS(path string) error {
+	im, err := Create(path, 256<<20, &Options{Mode: ModeMmap})
+	if err != nil {
+		return err
+	}
+	defer im.Abort()
+	for off := int64(0); off < im.Size(); off += 32768 {
+		b, err := im.Getblk(off, 32768)
+		if err != nil {
+			return err
+		}
+		for i := range b.Data() {
+			b.Data()[i] = byte(i)
+		}
+		if err := im.Bwrite(b); err != nil {
+			return err
+		}
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "RssAnon:") || strings.HasPrefix(line, "RssFile:") || strings.HasPrefix(line, "RssShmem:") {
+			fmt.Println(line)
+		}
+	}
+	return im.Commit()
 }

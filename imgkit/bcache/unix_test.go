@@ -277,3 +277,18 @@ func TestStreamToFifo(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamToDevNull writes an image to /dev/null: streamed, never renamed.
+func TestStreamToDevNull(t *testing.T) {
+	im := create(t, "/dev/null", 8192, ModeAuto)
+	if !im.stream || filepath.Dir(im.tmp) != filepath.Clean(os.TempDir()) {
+		t.Fatalf("/dev/null not streamed (temporary file %s)", im.tmp)
+	}
+	im.WriteAt([]byte("x"), 0)
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a character device: %v %v", fi.Mode(), err)
+	}
+}
