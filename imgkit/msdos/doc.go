@@ -58,7 +58,10 @@
 // DIR_CrtTime and DIR_CrtDate hold the modification time too, with
 // DIR_CrtTimeTenth keeping the odd second and hundredths (makefs leaves the
 // creation fields zero; birth and change times cannot be set by users and
-// would make images irreproducible). DIR_LstAccDate is the access date.
+// would make images irreproducible). DIR_LstAccDate is the modification
+// date as well: building an image reads every source file, which moves
+// access times forward (relatime), so a second build from the same tree
+// would otherwise differ from the first; makefs writes the access time.
 // Dates before 1980 become 1980-01-01 00:00:00, dates after 2107 become
 // 2107-12-31 23:59:58. With Options.Timestamp (-T) every time is the
 // timestamp. The volume label entry carries the root directory's time.

@@ -496,18 +496,20 @@ func (w *writer) writeFATs(im *bcache.Image) error {
 	return nil
 }
 
-// times returns the times written for n: all of them are the timestamp
-// when one is set.
-func (w *writer) times(n *fstree.Node) (mtime, atime time.Time) {
+// mtime returns the time written for n: its modification time, or the
+// timestamp when one is set. The access date is not taken from the
+// source's access time: building an image reads every file, which moves
+// access times forward (relatime), so the next build would differ.
+func (w *writer) mtime(n *fstree.Node) time.Time {
 	if w.o.Timestamp != nil {
-		return *w.o.Timestamp, *w.o.Timestamp
+		return *w.o.Timestamp
 	}
-	return n.Mtime, n.Atime
+	return n.Mtime
 }
 
 // putEntry fills a short entry for a file or directory.
 func (w *writer) putEntry(d *dirEntry, name []byte, attr byte, n *fstree.Node, cluster uint32, size uint32) {
-	mt, at := w.times(n)
+	mt := w.mtime(n)
 	copy(d.name(), name)
 	d.attr()[0] = attr
 	d.ntRes()[0] = 0
@@ -515,8 +517,7 @@ func (w *writer) putEntry(d *dirEntry, name []byte, attr byte, n *fstree.Node, c
 	d.crtTimeTenth()[0] = tenth
 	le.PutUint16(d.crtTime(), ct)
 	le.PutUint16(d.crtDate(), cd)
-	ad, _, _ := dosTime(at)
-	le.PutUint16(d.lstAccDate(), ad)
+	le.PutUint16(d.lstAccDate(), cd)
 	if w.g.FATType == 32 {
 		le.PutUint16(d.fstClusHI(), uint16(cluster>>16))
 	} else {
