@@ -186,6 +186,7 @@ func writeTree(t *testing.T, dir string, withSpecial bool) {
 	mk("a/frag3k", 3000, 2)
 	mk("b/direct", 12*8192, 3)
 	mk("b/single", 40*8192+123, 4)
+	mk("b/double", 3<<20+5, 7) // past the single indirect block at bsize 4096
 	mk("c/d/e/deep", 5000, 5)
 	mk("z", 20000, 6)
 	for i := 0; i < 60; i++ {
@@ -240,18 +241,27 @@ func TestCompatDebianBytes(t *testing.T) {
 	}{
 		{1, 8192, 1024, 8192, "4m", 4 << 20},
 		{2, 8192, 1024, 8192, "4m", 4 << 20},
-		{1, 4096, 512, 4096, "3m", 3 << 20},
-		{2, 4096, 4096, 16384, "3m", 3 << 20},
+		{1, 4096, 512, 4096, "8m", 8 << 20},
+		{2, 4096, 4096, 16384, "8m", 8 << 20},
 		{1, 32768, 4096, 65536, "8m", 8 << 20},
 		{2, 32768, 8192, 32768, "8m", 8 << 20},
-		{1, 8192, 1024, 2048, "1200k", 1200 << 10},
+		{1, 8192, 1024, 2048, "6m", 6 << 20},
+		{2, 4096, 512, 2048, "24m", 24 << 20}, // several cylinder groups
+		{1, 4096, 1024, 4096, "40m", 40 << 20},
+		{2, 8192, 1024, 0, "", 0},  // size and density from the tree
+		{1, 16384, 2048, 0, "", 0}, // size and density from the tree
 	} {
 		name := fmt.Sprintf("v%d-b%d-f%d-d%d-%s", c.version, c.bsize, c.fsize, c.density, c.size)
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			want := debianMakefs(t, filepath.Join(dir, "makefs.img"), src,
-				"-o", fmt.Sprintf("version=%d,bsize=%d,fsize=%d,density=%d", c.version, c.bsize, c.fsize, c.density),
-				"-s", c.size, "-T", fmt.Sprint(ts.Unix()))
+			args := []string{"-o", fmt.Sprintf("version=%d,bsize=%d,fsize=%d", c.version, c.bsize, c.fsize), "-T", fmt.Sprint(ts.Unix())}
+			if c.density != 0 {
+				args = append(args, "-o", fmt.Sprintf("density=%d", c.density))
+			}
+			if c.size != "" {
+				args = append(args, "-s", c.size)
+			}
+			want := debianMakefs(t, filepath.Join(dir, "makefs.img"), src, args...)
 			tree, err := fstree.WalkDir(src, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -195,7 +195,7 @@ func mkfs(p *params) (*geometry, error) {
 		g.ncg = howmany(g.size, g.fpg)
 		lastminfpg := roundup(g.iblkno+g.ipg/inopf, g.frag)
 		if g.size < lastminfpg {
-			return nil, fmt.Errorf("%w: file system size %d fragments is below the minimum %d", ErrParams, g.size, lastminfpg)
+			return nil, fmt.Errorf("%w: file system size %d fragments is below the minimum %d", ErrNoSpace, g.size, lastminfpg)
 		}
 		if g.size%g.fpg >= lastminfpg || g.size%g.fpg == 0 {
 			break

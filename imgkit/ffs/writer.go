@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,7 +18,7 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 	if o == nil {
 		o = &Options{}
 	}
-	w, err := prepare(t, o)
+	w, err := plan(t, o)
 	if err != nil {
 		return err
 	}
@@ -30,6 +31,33 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 		return err
 	}
 	return im.Commit()
+}
+
+// plan sizes the image. When the size is left to the writer (no
+// Options.Size) and makefs's estimate turns out too small for the
+// geometry or for the tree, as it can with large blocks, the size grows
+// until a dry run of the layout fits (CompatFreeBSD only: Debian's makefs
+// fails there, and so does CompatDebian).
+func plan(t *fstree.Tree, o *Options) (*writer, error) {
+	auto := o.Size == 0 && o.Compat != CompatDebian
+	var extra int64
+	for i := 0; ; i++ {
+		w, err := prepare(t, o, extra)
+		if err == nil && auto {
+			err = w.dryRun()
+		}
+		if err == nil || !auto || !errors.Is(err, ErrNoSpace) || i == 40 {
+			return w, err
+		}
+		extra = max(2*extra, maxBSize)
+	}
+}
+
+// dryRun lays the tree out without writing anything.
+func (w *writer) dryRun() error {
+	w.dry = true
+	defer func() { w.dry = false }()
+	return w.write(nil)
 }
 
 // writer holds the state of one image being written.
@@ -45,6 +73,7 @@ type writer struct {
 	inos  int64  // inodes the tree needs, with the two reserved ones
 	im    *bcache.Image
 	base  int64 // byte offset of the file system in the image file
+	dry   bool  // lay out only: no reads of file data, no writes
 
 	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
 	written map[*fstree.Node]bool
@@ -76,7 +105,7 @@ func (w *writer) skip(n *fstree.Node) bool {
 
 // prepare validates the options, sizes the tree as makefs's ffs_validate
 // does and computes the geometry.
-func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
+func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if t == nil || t.Root == nil {
 		return nil, fmt.Errorf("%w: empty tree", ErrParams)
 	}
@@ -184,7 +213,7 @@ func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
 	if opts.Size > 0 {
 		minSize, maxSize = opts.Size, opts.Size
 	}
-	size = max(size, minSize)
+	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
 	if opts.Roundup > 0 {
 		size = roundup(size, opts.Roundup)
@@ -206,7 +235,7 @@ func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
 	if g.density != p.density {
 		w.warnf("density reduced from %d to %d", p.density, g.density)
 	}
-	if free := g.ncg*g.ipg - rootIno + rootIno; free < inodes {
+	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise -s or lower density)", ErrNoSpace, free, inodes)
 	}
 	w.fsBytes = g.size * g.fsize
@@ -333,6 +362,9 @@ func (w *writer) write(im *bcache.Image) error {
 }
 
 func (w *writer) writeAt(b []byte, off int64) error {
+	if w.dry {
+		return nil
+	}
 	_, err := w.im.WriteAt(b, w.base+off)
 	return err
 }
@@ -544,7 +576,7 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
 	var src io.Reader
-	if mem == nil {
+	if mem == nil && !w.dry {
 		f, err := n.Open()
 		if err != nil {
 			return err
@@ -559,10 +591,12 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			return nil
 		}
 		var err error
-		if mem != nil {
+		switch {
+		case w.dry:
+		case mem != nil:
 			err = w.writeAt(mem[:runLen], runOff)
 			mem = mem[runLen:]
-		} else {
+		default:
 			err = w.im.CopyFrom(w.base+runOff, src, runLen)
 			if err != nil {
 				err = fmt.Errorf("ffs: %s: %w", n.Path(), err)

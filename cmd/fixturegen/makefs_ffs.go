@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/ffs"
+)
+
+// makefs -t ffs: UFS1 and UFS2 images as FreeBSD makefs(8) makes them, by
+// imgkit/ffs. Every -o option of makefs's ffs type is accepted, plus
+// compat=freebsd|debian, which selects the defaults and quirks of FreeBSD's
+// makefs (the default) or of the Debian package (see imgkit/ffs). -s, -m,
+// -M, -b, -f, -R, -O, -S, -B, -Z and -T apply as makefs applies them;
+// without a size the smallest image that holds the tree is made.
+
+func init() {
+	registerMakefsType(makefsType{Name: "ffs", Run: runMakefsFFS})
+}
+
+func runMakefsFFS(a *makefsArgs) error {
+	o, err := ffsOptions(a)
+	if err != nil {
+		return err
+	}
+	mode, err := bcache.ParseMode(a.Env.getenv(bcache.EnvMode))
+	if err != nil {
+		return fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+	}
+	t, err := a.tree()
+	if err != nil {
+		return err
+	}
+	if o.Timestamp == nil {
+		// fs_time follows SOURCE_DATE_EPOCH when -T is absent.
+		if topts, err := a.treeOptions(); err == nil && topts.SourceDateEpoch != nil {
+			o.Timestamp = topts.SourceDateEpoch
+		}
+	}
+	if err := ffs.Write(a.Image, t, o, &bcache.Options{Mode: mode}); err != nil {
+		return fmt.Errorf("makefs: %w", err)
+	}
+	return nil
+}
+
+// ffsOptions turns the makefs command line into ffs.Options.
+func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
+	o := &ffs.Options{}
+	for _, opt := range a.Opts {
+		if opt.Key == "compat" {
+			switch opt.Value {
+			case "freebsd":
+				o.Compat = ffs.CompatFreeBSD
+			case "debian":
+				o.Compat = ffs.CompatDebian
+			default:
+				return nil, usagef("makefs: -o %s: want compat=freebsd or compat=debian", optString(opt))
+			}
+			continue
+		}
+		if !opt.HasValue {
+			return nil, usagef("makefs: -o %s: option needs a value (%s=...)", opt.Key, opt.Key)
+		}
+		if err := ffs.ParseOption(o, opt.Key, opt.Value); err != nil {
+			if errors.Is(err, ffs.ErrOption) {
+				return nil, usagef("makefs: -o %s: %v", optString(opt), err)
+			}
+			return nil, fmt.Errorf("makefs: -o %s: %w", optString(opt), err)
+		}
+	}
+	o.SectorSize = a.SectorSize
+	o.Size, o.MinSize, o.MaxSize = a.Size, a.MinSize, a.MaxSize
+	o.FreeBlocks, o.FreeBlocksPct = a.FreeBlocks, a.FreeBlocksPct
+	o.FreeFiles, o.FreeFilesPct = a.FreeFiles, a.FreeFilesPct
+	o.Roundup, o.Offset, o.Sparse = a.Roundup, a.Offset, a.Sparse
+	switch a.ByteOrder {
+	case "be":
+		o.ByteOrder = binary.BigEndian
+	case "le":
+		o.ByteOrder = binary.LittleEndian
+	}
+	o.Timestamp = a.Timestamp
+	o.Warn = a.Env.Stderr
+	return o, nil
+}

@@ -1,0 +1,64 @@
+// Package ffs writes and reads UFS1 and UFS2 images of the Berkeley Fast
+// File System, as makefs(8) -t ffs makes them.
+//
+// # Writing
+//
+// Write lays an fstree.Tree out through the block cache (imgkit/bcache)
+// with the algorithms of makefs's ffs code: the geometry of its mkfs.c
+// (cylinder groups sized so that each group's map fits in one block), the
+// inode numbering and write order of ffs.c (each directory's entries are
+// numbered together, the directory and its files are written, then its
+// subdirectories in order), and the block allocator of ffs_alloc.c and
+// ffs_balloc.c (preferred block, rotor, quadratic rehash; files of up to
+// UFS_NDADDR blocks end in fragments, longer files in whole blocks).
+// Without Options.Size the image is the smallest makefs would choose for
+// the tree (its ffs_validate estimate), plus -b/-f slop.
+//
+// Every option of makefs -t ffs is supported: version, bsize, fsize,
+// density, minfree, maxbpg, avgfilesize, avgfpdir, extent, maxbpcg,
+// optimization, label and softupdates (see ParseOption), and the global
+// -s, -M, -m, -b, -f, -R, -O, -S, -Z and -B (Options).
+//
+// # FreeBSD and Debian
+//
+// FreeBSD's current makefs and the makefs Debian packages (a 2019 port of
+// NetBSD's) differ; Options.Compat selects which is followed.
+// CompatFreeBSD, the default: bsize 32768 and fsize 4096 unless given,
+// minfree 8, the UFS2 superblock at byte 65536, times written as the tree
+// has them (makefs -T sets them all, which fstree does before the writer
+// runs), birth times kept, sockets stored. CompatDebian: bsize 8192 and
+// fsize 1024, minfree 5, the UFS2 superblock at byte 8192, Options.Timestamp
+// clamping UFS1 inode times and no nanoseconds or birth times, di_gen 0 in
+// used inodes, sockets left out. In CompatDebian mode the image equals
+// Debian's makefs's byte for byte, for a tree whose readdir order is
+// bytewise, except in the fields makefs takes from random() or heap
+// pointers (fs_id[1], fs_csp, fs_maxcluster, di_gen): compat_test.go
+// checks that.
+//
+// Both keep makefs's quirks that show in the bytes: the last sector of the
+// image holds the first 512 bytes of a superblock under construction (only
+// fs_old_flags set), as makefs writes it to check that the size is
+// reachable; UFS2 inode blocks are initialised two per group and then one
+// at a time as inodes are written.
+//
+// # Determinism
+//
+// fs_time, fs_id[0] and cg_time are Options.Timestamp, else the latest
+// modification time in the tree. fs_id[1] is the low 31 bits of
+// SplitMix64 of that time xor 0x4646535f49445f31; di_gen of inode i is
+// SplitMix64(seed xor i) mod (2^31-1) plus 1, where seed is the SplitMix64
+// value behind fs_id[1]. Nothing else depends on the clock, the host or
+// the order of a directory walk.
+//
+// Device numbers are stored in FreeBSD's encoding (makedev), which equals
+// the Linux one for major and minor numbers below 256.
+//
+// # Reading
+//
+// Open reads any UFS1 or UFS2 image, in either byte order, with its
+// superblock at 65536, 8192, 0 or 262144, as an fs.FS that also implements
+// fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS; Inode and
+// BlockList give the inode number, block addresses and flags of a path.
+// Sizes read from the image are checked before they are trusted; a
+// corrupt image gives an error wrapping ErrFormat.
+package ffs
