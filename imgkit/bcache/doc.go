@@ -84,7 +84,7 @@
 //	32 KiB   20-21x  35-39x
 //
 // The mmap mode meets the goal of 20x at 512-byte sectors; what it costs over
-// the raw mapping is about 100 ns per Getblk+Bwrite pair
+// the raw mapping is 60-110 ns per Getblk+Bwrite pair
 // (BenchmarkCallOverhead); the rest is the kernel's page faults on a sparse
 // file, one per 4 KiB page.
 //

@@ -395,3 +395,12 @@ func TestPropertyModesAgree(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { runProperty(t, seed, steps) })
 	}
 }
+
+// FuzzModesAgree runs the property test from fuzzer-chosen seeds.
+func FuzzModesAgree(f *testing.F) {
+	f.Add(uint64(1), uint16(100))
+	f.Add(uint64(12345), uint16(400))
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
+		runProperty(t, seed, int(steps%600))
+	})
+}
