@@ -1,0 +1,9 @@
+//go:build !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd
+
+package main
+
+import "os"
+
+// isTerminal reports false: progress is shown only where a terminal can be
+// recognised with the termios ioctl.
+func isTerminal(f *os.File) bool { return false }
