@@ -201,10 +201,10 @@ type builder struct {
 type entryResult struct {
 	status   int  // statusBuilt, statusUpToDate, statusFailed
 	produced bool // the output exists (it may still fail its sum check)
-	sum     sumEntry
-	out     bytes.Buffer // the command's standard output, and build's line
-	errs    []string     // error lines (without "fixturegen: ")
-	explain string       // the structural diff of a mismatch, indented
+	sum      sumEntry
+	out      bytes.Buffer // the command's standard output, and build's line
+	errs     []string     // error lines (without "fixturegen: ")
+	explain  string       // the structural diff of a mismatch, indented
 }
 
 const (
