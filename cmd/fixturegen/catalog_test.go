@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// catalogDir is this repository's own catalogue.
+var catalogDir = filepath.Join("..", "..", "fixtures")
+
+// TestCatalogVerify rebuilds the repository's catalogue in a temporary
+// directory and checks it against fixtures/fixtures.sum: this is how CI
+// (go test ./...) runs "fixturegen verify" on it.
+func TestCatalogVerify(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := &env{Stdout: &stdout, Stderr: &stderr, Dir: ".", Getenv: func(string) string { return "" }}
+	if code := runMain(e, []string{"verify", "-C", catalogDir}); code != 0 {
+		t.Fatalf("fixturegen verify -C fixtures: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.HasSuffix(stdout.String(), " 0 failed\n") {
+		t.Errorf("verify output %q", stdout.String())
+	}
+}
+
+// TestCatalogValid builds the catalogue into a copy of its folder and
+// checks every output with an independent tool: fsck.fat for the FAT
+// images, GNU ar and llvm-nm for the archives. It also checks that inspect
+// recognises and lists each one.
+func TestCatalogValid(t *testing.T) {
+	cat, err := loadCatalog(&env{Dir: "."}, "test", catalogDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := copyInputs(cat, dir); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	e := &env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir, Getenv: func(string) string { return "" }}
+	os.WriteFile(filepath.Join(dir, sumName), readTestFile(t, filepath.Join(catalogDir, sumName)), 0o644)
+	if code := runMain(e, []string{"build", "-q", "-C", dir}); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr.String())
+	}
+	for _, m := range cat.entries {
+		out := filepath.Join(dir, filepath.FromSlash(m.Name))
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := f.Stat()
+		fsys, format, err := inspect.Open(f, fi.Size())
+		f.Close()
+		if err != nil || fsys == nil {
+			t.Errorf("%s: inspect.Open: %v", m.Name, err)
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			switch format.Name {
+			case "msdos":
+				tooltest.Need(t, "fsck.fat")
+				if b, err := exec.Command("fsck.fat", "-n", out).CombinedOutput(); err != nil {
+					t.Errorf("fsck.fat -n %s: %v\n%s", m.Name, err, b)
+				}
+			case "ar":
+				tooltest.Need(t, "ar")
+				if b, err := exec.Command("ar", "t", out).CombinedOutput(); err != nil || len(b) == 0 {
+					t.Errorf("ar t %s: %v\n%s", m.Name, err, b)
+				}
+				// llvm-nm reads both the GNU and the BSD symbol index.
+				tooltest.Need(t, "llvm-nm")
+				b, err := exec.Command("llvm-nm", "--print-armap", out).CombinedOutput()
+				if err != nil || !strings.Contains(string(b), "add in ") {
+					t.Errorf("llvm-nm --print-armap %s: %v: no index entry for add\n%s", m.Name, err, b)
+				}
+			default:
+				t.Errorf("%s: format %s", m.Name, format.Name)
+			}
+		})
+	}
+}
+
+func readTestFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
