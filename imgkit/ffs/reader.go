@@ -569,8 +569,11 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.IsDir() {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("is a directory")}
+	}
 	if in.Mode&ifmt != ifreg {
-		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("not a regular file")}
+		return []byte{}, nil // devices, fifos and sockets read as empty, as Open+Read does
 	}
 	if in.Size > f.size*int64(f.g.nindir) {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fmt.Errorf("%w: size %d", ErrFormat, in.Size)}
