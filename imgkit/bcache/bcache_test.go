@@ -8,8 +8,25 @@ import (
 	"testing"
 )
 
-// modes lists the modes every behaviour test runs in.
-var modes = []Mode{ModeMmap, ModeCopy}
+// modes lists the modes every behaviour test runs in: both where the system
+// has mmap, the copy mode alone elsewhere.
+var modes = availableModes()
+
+func availableModes() []Mode {
+	if mmapSupported {
+		return []Mode{ModeMmap, ModeCopy}
+	}
+	return []Mode{ModeCopy}
+}
+
+// pairModes are the modes the property test compares: mmap against copy, or
+// copy against copy (and the model) where there is no mmap.
+func pairModes() [2]Mode {
+	if mmapSupported {
+		return [2]Mode{ModeMmap, ModeCopy}
+	}
+	return [2]Mode{ModeCopy, ModeCopy}
+}
 
 func TestBasic(t *testing.T) {
 	for _, m := range modes {
