@@ -1,0 +1,156 @@
+// Package fixturetest provides testscript commands for tests that use
+// fixture images and archives: add them to testscript.Params.Cmds with
+//
+//	testscript.Run(t, testscript.Params{
+//		Dir:  "testdata/script",
+//		Cmds: fixturetest.Cmds(),
+//	})
+//
+// or merge Cmds() into a map of your own. The commands recognise FAT
+// images and ar archives (and every format registered with imgkit/inspect)
+// from their first bytes.
+//
+// The commands are:
+//
+//	cmpimg file1 file2
+//
+// Compare file1 and file2 byte for byte. When they differ, cmpimg fails
+// and logs what differs by structure: which file or structure in the image,
+// which field (by its specification's name, such as BPB_SecPerClus or "ar
+// member header date"), at which offset, with the old and new values; bytes
+// outside every parsed field are logged as byte ranges. With the '!' prefix
+// it fails when the files are identical, and says so. File names are
+// relative to the script's current directory.
+//
+//	imgls image
+//
+// List the files of image as "fixturegen ls" does, one line each — mode,
+// size, modification time (UTC), the FAT short name or the ar member's
+// header offset, and the path — to the script's stdout, for the stdout and
+// cmp commands that follow. It cannot be negated.
+//
+//	imgcat image path...
+//
+// Copy the named files of image to the script's stdout, in order. Paths are
+// slash-separated and relative to the image's root. It cannot be negated.
+//
+// A command with the wrong number of arguments, or negated where that is
+// not supported, fails with a "usage:" message.
+package fixturetest
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// Cmds returns the commands of this package by name, for
+// testscript.Params.Cmds. Each call returns a new map.
+func Cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"cmpimg": CmpImg,
+		"imgls":  ImgLs,
+		"imgcat": ImgCat,
+	}
+}
+
+// CmpImg implements "cmpimg file1 file2".
+func CmpImg(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpimg file1 file2")
+	}
+	a, sizeA := open(ts, args[0])
+	defer a.Close()
+	b, sizeB := open(ts, args[1])
+	defer b.Close()
+	rep, err := inspect.Diff(a, sizeA, b, sizeB)
+	ts.Check(err)
+	if rep.Same {
+		if neg {
+			ts.Fatalf("%s and %s are identical", args[0], args[1])
+		}
+		return
+	}
+	if neg {
+		return
+	}
+	var sb strings.Builder
+	rep.Write(&sb, args[0], args[1])
+	ts.Logf("%s", strings.TrimRight(sb.String(), "\n"))
+	ts.Fatalf("%s and %s differ", args[0], args[1])
+}
+
+// ImgLs implements "imgls image".
+func ImgLs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: imgls image")
+	}
+	f, size := open(ts, args[0])
+	defer f.Close()
+	if err := inspect.ListFile(ts.Stdout(), f, size); err != nil {
+		ts.Fatalf("imgls %s: %v", args[0], err)
+	}
+}
+
+// ImgCat implements "imgcat image path...".
+func ImgCat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: imgcat image path...")
+	}
+	f, size := open(ts, args[0])
+	defer f.Close()
+	fsys, _, err := inspect.Open(f, size)
+	if err != nil {
+		ts.Fatalf("imgcat %s: %v", args[0], err)
+	}
+	for _, p := range args[1:] {
+		name := path.Clean(strings.TrimPrefix(p, "/"))
+		if !fs.ValidPath(name) {
+			ts.Fatalf("imgcat %s: %s: invalid path", args[0], p)
+		}
+		if err := copyFile(ts.Stdout(), fsys, name); err != nil {
+			ts.Fatalf("imgcat %s: %s: %v", args[0], p, err)
+		}
+	}
+}
+
+func copyFile(w io.Writer, fsys fs.FS, name string) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// open opens a file named relative to the script's directory.
+func open(ts *testscript.TestScript, name string) (*os.File, int64) {
+	f, err := os.Open(ts.MkAbs(name))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		ts.Fatalf("%v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		ts.Fatalf("%s: not a regular file", name)
+	}
+	return f, fi.Size()
+}
