@@ -2,6 +2,10 @@
 
 // This is fixturegen's own magefile. Run "go tool mage -l" for the targets;
 // mage is a tool dependency in go.mod, so nothing needs installing.
+//
+// The catalogue targets (fixtures, fixturesVerify, fixturesUpdate,
+// fixturesClean) come from the same package users import in their
+// magefiles.
 package main
 
 import (
@@ -11,15 +15,10 @@ import (
 	"strings"
 
 	"github.com/magefile/mage/sh"
-)
 
-// Fixtures builds the fixture catalogue in fixtures/ and checks it against fixtures/fixtures.sum.
-//
-// It runs "go run ./cmd/fixturegen build". To record new sums after a
-// deliberate change, run "go run ./cmd/fixturegen build -update".
-func Fixtures() error {
-	return sh.RunV("go", "run", "./cmd/fixturegen", "build")
-}
+	// mage:import
+	_ "github.com/fixturegen/fixturegen/magefixtures"
+)
 
 // Test runs every test of the module (go test ./...).
 //

@@ -26,7 +26,7 @@ import (
 func init() {
 	register(command{
 		Name:    "build",
-		Usage:   "build [-C dir] [-j N] [-q] [-update] [-hash] [-force] [name ...]",
+		Usage:   "build [-C dir] [-j N] [-q] [-update] [-hash] [-force] [-clean] [name ...]",
 		Summary: "build the fixture catalogue that a fixtures/manifest describes",
 		Help:    buildHelp,
 		Run:     runBuild,
@@ -59,6 +59,9 @@ one stat per input and output. -hash compares the inputs' contents instead
 of their modification times; -force rebuilds everything. What the last
 build saw is kept in .fixturegen-state beside the manifest (do not commit
 it). An entry may use the output of an earlier entry as an input.
+
+-clean removes the outputs (all, or the named ones) and the build state
+instead of building; fixtures.sum and the inputs stay.
 
 -j N runs up to N entries at once (default: the number of CPUs); the
 outputs do not depend on it. On a terminal, a build that takes more than
@@ -95,6 +98,7 @@ type buildFlags struct {
 	dir                        string
 	jobs                       int
 	quiet, update, hash, force bool
+	clean                      bool
 	names                      []string
 }
 
@@ -108,8 +112,12 @@ func runBuild(e *env, args []string) error {
 	fl.BoolVar(&o.quiet, "q", false, "")
 	fl.BoolVar(&o.hash, "hash", false, "")
 	fl.BoolVar(&o.force, "force", false, "")
+	fl.BoolVar(&o.clean, "clean", false, "")
 	if err := fl.Parse(args); err != nil {
 		return usagef("build: %v", err)
+	}
+	if o.clean && (o.update || o.force || o.hash) {
+		return usagef("build: -clean does not go with -update, -force or -hash")
 	}
 	if o.jobs < 1 {
 		return usagef("build: -j %d: want at least 1", o.jobs)
@@ -119,12 +127,45 @@ func runBuild(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.clean {
+		return cleanCatalog(e, cat, o)
+	}
 	b := &builder{
 		e: e, cat: cat, flags: o, cmd: "build",
 		srcDir: cat.dir, outDir: cat.dir,
 		incremental: true,
 	}
 	return b.run()
+}
+
+// cleanCatalog removes the selected outputs, their temporary files and,
+// for a full clean, the build state.
+func cleanCatalog(e *env, cat *catalog, o buildFlags) error {
+	sel, err := cat.selectEntries("build", o.names)
+	if err != nil {
+		return err
+	}
+	removed := 0
+	for _, m := range sel {
+		p := filepath.Join(cat.dir, filepath.FromSlash(m.Name))
+		tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".build.tmp")
+		os.Remove(tmp)
+		switch err := os.Remove(p); {
+		case err == nil:
+			removed++
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("build: %v", err)
+		}
+	}
+	if len(o.names) == 0 {
+		if err := os.Remove(filepath.Join(cat.dir, stateName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("build: %v", err)
+		}
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.Stdout, "build: removed %d of %d outputs\n", removed, len(sel))
+	}
+	return nil
 }
 
 // catalog is a manifest with its sums.

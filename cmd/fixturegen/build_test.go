@@ -440,3 +440,30 @@ func listDir(t *testing.T, dir string) []string {
 	})
 	return names
 }
+
+func TestBuildClean(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":            "module m\n",
+		"fixtures/manifest": "a.img: test-write a.img a\nsub/b.img: test-write sub/b.img b\n",
+		"fixtures/sub/keep": "",
+	})
+	run := buildRunner(t)
+	if code, _, stderr := run(root, "build", "-update", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, stdout, stderr := run(root, "build", "-clean", "a.img"); code != 0 || stdout != "build: removed 1 of 1 outputs\n" {
+		t.Errorf("clean a.img: exit %d, %q %q", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(root, "build", "-clean"); code != 0 || stdout != "build: removed 1 of 2 outputs\n" {
+		t.Errorf("clean: exit %d, %q %q", code, stdout, stderr)
+	}
+	got := listDir(t, filepath.Join(root, "fixtures"))
+	want := []string{".", sumName, manifestName, "sub", "sub/keep"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after clean: %q, want %q", got, want)
+	}
+	if code, _, stderr := run(root, "build", "-clean", "-update"); code != 2 || !strings.Contains(stderr, "-clean does not go with") {
+		t.Errorf("clean -update: exit %d, %q", code, stderr)
+	}
+}
