@@ -73,15 +73,15 @@
 //
 // Writing a 256 MiB image block by block (Getblk, fill, Bwrite, then
 // Commit), as the speed-up over a baseline doing one pread and one pwrite per
-// 512-byte sector (3.5-4.2 s), best of 3 interleaved runs, CPU time (wall
+// 512-byte sector (3.5-4.2 s of CPU), best of 3 interleaved runs, CPU time (wall
 // time agrees within 5%):
 //
 //	go test -run '^$' -bench Write256MRatio -benchtime 3x ./imgkit/bcache/
 //
 //	block    copy    mmap    raw mapping, no cache (floor)
-//	512      6-7x    27-30x  37-39x
-//	4 KiB    12-14x  32-36x
-//	32 KiB   20-21x  35-39x
+//	512      6-7x    26-30x  36-39x
+//	4 KiB    11-14x  30-36x
+//	32 KiB   20-23x  33-39x
 //
 // The mmap mode meets the goal of 20x at 512-byte sectors; what it costs over
 // the raw mapping is 60-110 ns per Getblk+Bwrite pair
