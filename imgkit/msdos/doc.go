@@ -26,7 +26,8 @@
 //     the label is also the root directory's first entry.
 //   - Without a size (-s, -M, size, create_size or floppy) the image is
 //     the smallest that holds the tree with the other options; makefs
-//     requires a size. With -m it is at least that large. When a tree does
+//     requires a size. With -M (minimum size) it is at least that large; -m
+//     (maximum size), like -s, gives the size, as makefs uses it for FAT. When a tree does
 //     not fit a given size, the error says how large an image it needs.
 //   - The tree is laid out depth-first, pre-order, children in bytewise
 //     order. A directory's first cluster is allocated before its entry is

@@ -45,8 +45,8 @@ type Options struct {
 	// Global makefs options.
 	Offset  int64 // -O and offset (@): bytes before the volume in the image file
 	Size    int64 // -s: image size in bytes (sets MinSize and MaxSize)
-	MinSize int64 // -m
-	MaxSize int64 // -M
+	MinSize int64 // -M (makefs -M is the minimum size)
+	MaxSize int64 // -m (makefs -m is the maximum size)
 	// Timestamp (-T), when set, is the time written for the volume label
 	// entry and fed into the default volume id; the tree's own times are
 	// expected to have been set from it already (fstree.Options).
