@@ -1,12 +1,10 @@
 package msdos
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -126,33 +124,6 @@ func manyFiles(n int) []srcFile {
 		out = append(out, srcFile{name: strings.Repeat("F", 1+i%7) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))})
 	}
 	return out
-}
-
-func TestSkipWarnings(t *testing.T) {
-	dir := t.TempDir()
-	makeSource(t, dir, []srcFile{{name: "file", size: 3}})
-	os.Symlink("file", filepath.Join(dir, "link"))
-	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
-	os.Link(filepath.Join(dir, "file"), filepath.Join(dir, "hard"))
-	tr, err := fstree.WalkDir(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var warn bytes.Buffer
-	img := filepath.Join(t.TempDir(), "w.img")
-	if err := Write(img, tr, &Options{Warn: &warn}, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"skipping symbolic link link", "skipping fifo fifo", "skipping hard link hard"} {
-		if !strings.Contains(warn.String(), w) {
-			t.Errorf("warnings %q lack %q", warn.String(), w)
-		}
-	}
-	fsys := openImage(t, img)
-	ents, _ := fsys.ReadDir(".")
-	if len(ents) != 1 || ents[0].Name() != "file" {
-		t.Errorf("root holds %v, want only file", ents)
-	}
 }
 
 // TestNameTooLong uses an in-memory tree: Linux cannot hold a name of more
