@@ -7,8 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/fixturetest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -37,12 +40,60 @@ func TestScripts(t *testing.T) {
 			// Scenarios must not depend on the caller's environment.
 			e.Setenv("SOURCE_DATE_EPOCH", "")
 			e.Setenv("FIXTUREGEN_CACHE", os.Getenv("FIXTUREGEN_CACHE"))
+			setupGo(e)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
-		},
+		Cmds: scriptCmds(),
 	})
+}
+
+// scriptCmds returns the scenarios' own commands and those of fixturetest
+// (cmpimg, imgls, imgcat), which this repository's scenarios use as users'
+// scenarios would.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := fixturetest.Cmds()
+	cmds["exits"] = cmdExits
+	return cmds
+}
+
+var goEnv = sync.OnceValue(func() map[string]string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOROOT").Output()
+	if err != nil {
+		return nil
+	}
+	f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(f) != 3 {
+		return nil
+	}
+	m := map[string]string{"GOCACHE": f[0], "GOMODCACHE": f[1], "GOROOT": f[2]}
+	// The version of mage this module requires, which is in the module
+	// cache, for the mage scenarios' go get.
+	if v, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/magefile/mage").Output(); err == nil {
+		m["MAGE_VERSION"] = strings.TrimSpace(string(v))
+	}
+	return m
+})
+
+// setupGo gives the scenarios that run the go command (gogenerate_*,
+// mage_*) what they need to build a temporary module offline: REPO, the
+// root of this repository, for a replace directive; the caller's build and
+// module caches; GOPROXY=off, GOSUMDB=off and GOFLAGS=-mod=mod, so that
+// nothing is downloaded and go.sum is completed from the module cache; and a HOME of
+// their own (mage keeps its cache there).
+func setupGo(e *testscript.Env) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err == nil {
+		e.Setenv("REPO", root)
+	}
+	for k, v := range goEnv() {
+		e.Setenv(k, v)
+	}
+	e.Setenv("GOPROXY", "off")
+	e.Setenv("GOFLAGS", "-mod=mod")
+	e.Setenv("GOSUMDB", "off")
+	e.Setenv("GOTOOLCHAIN", "local")
+	e.Setenv("HOME", filepath.Join(e.WorkDir, ".home"))
+	e.Setenv("MAGEFILE_CACHE", filepath.Join(e.WorkDir, ".home", "magefile"))
 }
 
 // cmdExits implements the script command
