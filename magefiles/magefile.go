@@ -28,7 +28,7 @@ func Test() error {
 	return sh.RunV("go", "test", "./...")
 }
 
-// Bench measures the builders against the copy floor on the benchmark trees, then runs the imgkit Go benchmarks.
+// Bench measures the builders against the copy floor on the benchmark trees, then runs the Go benchmarks (imgkit, catalogue no-op build).
 //
 // The first part is bench/cmd/fsbench (a separate module under bench/): it
 // generates the trees under bench/.trees on first use (about 620 MiB) and

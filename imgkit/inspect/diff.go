@@ -34,7 +34,7 @@ type Change struct {
 	Field   string // the field's name, for KindField
 	OffA    int64  // offset in the first file, -1 when there is none
 	OffB    int64  // offset in the second file, -1 when there is none
-	Len     int64  // for KindBytes: the range's length
+	Len     int64  // for KindBytes: the range's length (OffA -1: the total of Old more ranges)
 	Old     string // value in the first file
 	New     string // value in the second file
 	Comment string // more about it ("first difference at byte 5 of the file")
@@ -280,7 +280,7 @@ func (r *Report) addRanges(ranges, covered [][2]int64, sizeA, sizeB int64, parse
 		r.add(c)
 	}
 	if restN > 0 {
-		r.add(Change{Kind: KindBytes, OffA: -1, OffB: -1, Len: restBytes, Comment: strconv.Itoa(restN) + " more ranges"})
+		r.add(Change{Kind: KindBytes, OffA: -1, OffB: -1, Len: restBytes, Old: strconv.Itoa(restN)})
 	}
 }
 
@@ -366,7 +366,7 @@ func (r *Report) Write(w io.Writer, nameA, nameB string) error {
 				where = " outside the fields above"
 			}
 			if c.OffA < 0 {
-				fmt.Fprintf(&b, "%s of other differences%s", sizeString(c.Len), where)
+				fmt.Fprintf(&b, "%s more ranges (%s) differ%s", c.Old, sizeString(c.Len), where)
 			} else {
 				fmt.Fprintf(&b, "bytes %s-%s (%s) differ%s", hexOff(c.OffA), hexOff(c.OffA+c.Len-1), sizeString(c.Len), where)
 			}
