@@ -22,8 +22,9 @@ type progress struct {
 	shown        bool
 }
 
-// progressDelay is how long a build runs before progress appears.
-const progressDelay = time.Second
+// progressDelay is how long a build runs before progress appears (a
+// variable for the tests).
+var progressDelay = time.Second
 
 // startProgress starts showing progress on w when w is a terminal and quiet
 // is false; otherwise the returned progress only counts.
