@@ -23,7 +23,7 @@ var (
 	ErrParams = errors.New("ffs: impossible parameters")
 	// ErrNoSpace reports a tree that does not fit the image.
 	ErrNoSpace = errors.New("ffs: no space")
-	// ErrTooLarge reports a tree larger than the maximum size (-M/-s).
+	// ErrTooLarge reports a tree larger than the maximum size (-m or -s).
 	ErrTooLarge = errors.New("ffs: image larger than the maximum size")
 )
 

@@ -208,6 +208,12 @@ func mkfs(p *params) (*geometry, error) {
 	g.csaddr = g.cgdmin(0)
 	g.cssize = roundup(g.ncg*csumSize, g.fsize)
 	csfrags := howmany(g.cssize, g.fsize)
+	// The first group must hold its metadata and the summary area up to a
+	// block boundary; makefs does not check this, and with a group that
+	// small its initcg marks fragments past the group's end free.
+	if d0 := roundup(g.dblkno+csfrags, g.frag); d0 > min(g.fpg, g.size) {
+		return nil, fmt.Errorf("%w: file system size %d fragments leaves no room for the first group's %d fragments of metadata", ErrNoSpace, g.size, d0)
+	}
 	g.dsize = g.size - g.sblkno - g.ncg*(g.dblkno-g.sblkno) - csfrags
 	g.minfree, g.maxbpg, g.optim = p.minfree, p.maxbpg, p.optim
 	if g.ncg*g.ipg > 1<<32-1 {

@@ -20,7 +20,7 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 	}
 	w, err := plan(t, o)
 	if err != nil {
-		return err
+		return explainSize(t, o, err)
 	}
 	im, err := bcache.Create(path, o.Offset+w.fsBytes, c)
 	if err != nil {
@@ -28,9 +28,78 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 	}
 	defer im.Abort()
 	if err := im.Guard(func() error { return w.write(im) }); err != nil {
-		return err
+		return explainSize(t, o, err)
 	}
 	return im.Commit()
+}
+
+// explainSize rewrites an error that says the tree does not fit the
+// image to say the smallest size that holds it: "the tree needs an image
+// of at least N bytes (-s M given)". It keeps the sentinel (ErrNoSpace or
+// ErrTooLarge); other errors are returned as they are.
+func explainSize(t *fstree.Tree, o *Options, err error) error {
+	sentinel := ErrNoSpace
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		sentinel = ErrTooLarge
+	case !errors.Is(err, ErrNoSpace):
+		return err
+	}
+	need, ok := neededSize(t, o)
+	if !ok {
+		return err
+	}
+	switch {
+	case o.Size > 0:
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (-s %d given)", sentinel, need, o.Size)
+	case o.MaxSize > 0 && sentinel == ErrTooLarge:
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (-m %d given)", sentinel, need, o.MaxSize)
+	}
+	return fmt.Errorf("%w: the tree needs an image of at least %d bytes, more than makefs's estimate (give it with -s)", sentinel, need)
+}
+
+// neededSize is the smallest image size, a multiple of the block size,
+// that holds the tree with the options o but for their size limits. It
+// assumes that a size that fits stays fitting when it grows, which holds
+// for makefs's geometry within the range searched: from makefs's estimate
+// to the size the automatic sizing settles on. The answer is checked.
+func neededSize(t *fstree.Tree, o *Options) (int64, bool) {
+	fits := func(size int64) (int64, bool) {
+		x := *o
+		x.Size, x.MinSize, x.MaxSize, x.Warn = size, 0, 0, nil
+		w, err := plan(t, &x)
+		if err == nil && size > 0 {
+			err = w.dryRun()
+		}
+		if err != nil {
+			return 0, false
+		}
+		return w.fsBytes, true
+	}
+	hiOpts := *o
+	hiOpts.Size, hiOpts.MinSize, hiOpts.MaxSize, hiOpts.Warn = 0, 0, 0, nil
+	w, err := planGrow(t, &hiOpts, true)
+	if err != nil {
+		return 0, false
+	}
+	hi := w.fsBytes
+	bs := w.p.bsize
+	if _, ok := fits(hi); !ok {
+		return 0, false
+	}
+	lo := int64(0) // known not to fit
+	for hi-lo > bs {
+		mid := lo + (hi-lo)/2/bs*bs
+		if mid <= lo {
+			mid = lo + bs
+		}
+		if _, ok := fits(mid); ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
 }
 
 // plan sizes the image. When the size is left to the writer (no
@@ -39,7 +108,11 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 // until a dry run of the layout fits (CompatFreeBSD only: Debian's makefs
 // fails there, and so does CompatDebian).
 func plan(t *fstree.Tree, o *Options) (*writer, error) {
-	auto := o.Size == 0 && o.Compat != CompatDebian
+	return planGrow(t, o, o.Size == 0 && o.Compat != CompatDebian)
+}
+
+// planGrow is plan, growing the size when auto is set.
+func planGrow(t *fstree.Tree, o *Options, auto bool) (*writer, error) {
 	var extra int64
 	for i := 0; ; i++ {
 		w, err := prepare(t, o, extra)
