@@ -31,7 +31,7 @@ func TestCatalogVerify(t *testing.T) {
 
 // TestCatalogValid builds the catalogue into a copy of its folder and
 // checks every output with an independent tool: fsck.fat for the FAT
-// images, GNU ar and llvm-nm for the archives. It also checks that inspect
+// images, GNU ar and llvm-nm for the archives, sleuthkit's fls for FFS. It also checks that inspect
 // recognises and lists each one.
 func TestCatalogValid(t *testing.T) {
 	cat, err := loadCatalog(&env{Dir: "."}, "test", catalogDir)
@@ -78,6 +78,12 @@ func TestCatalogValid(t *testing.T) {
 				b, err := exec.Command("llvm-nm", "--print-armap", out).CombinedOutput()
 				if err != nil || !strings.Contains(string(b), "add in ") {
 					t.Errorf("llvm-nm --print-armap %s: %v: no index entry for add\n%s", m.Name, err, b)
+				}
+			case "ffs":
+				tooltest.Need(t, "fls")
+				b, err := exec.Command("fls", "-f", "ufs", "-r", out).CombinedOutput()
+				if err != nil || !strings.Contains(string(b), "archive.tar.gz.txt") {
+					t.Errorf("fls -f ufs -r %s: %v\n%s", m.Name, err, b)
 				}
 			default:
 				t.Errorf("%s: format %s", m.Name, format.Name)

@@ -16,7 +16,8 @@ differs in words: which file or structure (path), which field (by its
 specification name, such as BPB_SecPerClus, DIR_WrtTime or "ar member
 header date"), at which byte offset, and the old and new values. Bytes that
 differ outside every parsed field, and files in no known format, are shown
-as byte ranges. -q prints nothing and only sets the exit status.
+as byte ranges; so are FFS images, which have no field description yet.
+-q prints nothing and only sets the exit status.
 
 The exit status is that of cmp(1): 0 when the files are identical, 1 when
 they differ, 2 (or 1 until the command line reports exit codes) when one

@@ -77,18 +77,21 @@ func Diff(a io.ReaderAt, sizeA int64, b io.ReaderAt, sizeB int64) (*Report, erro
 		rep.FormatB = fb.Name
 	}
 	var covered [][2]int64
-	if fa != nil && fa == fb && fa.Fields != nil {
-		fieldsA, errA := fa.Fields(a, sizeA)
-		fieldsB, errB := fb.Fields(b, sizeB)
-		rep.ParseErrA, rep.ParseErrB = errA, errB
-		var fsA, fsB fs.FS
-		if errA == nil && errB == nil {
-			fsA, _ = fa.Open(a, sizeA)
-			fsB, _ = fb.Open(b, sizeB)
-			if fa.Summary != nil && fsA != nil && fsB != nil {
-				rep.SummaryA, rep.SummaryB = fa.Summary(fsA), fa.Summary(fsB)
+	if fa != nil && fa == fb {
+		fsA, errA := fa.Open(a, sizeA)
+		fsB, errB := fb.Open(b, sizeB)
+		if errA != nil || errB != nil {
+			fsA, fsB = nil, nil // not a typed nil inside the interface
+		} else if fa.Summary != nil {
+			rep.SummaryA, rep.SummaryB = fa.Summary(fsA), fa.Summary(fsB)
+		}
+		if fa.Fields != nil {
+			fieldsA, errA := fa.Fields(a, sizeA)
+			fieldsB, errB := fb.Fields(b, sizeB)
+			rep.ParseErrA, rep.ParseErrB = errA, errB
+			if errA == nil && errB == nil {
+				covered = rep.compareFields(fieldsA, fieldsB, fsA, fsB)
 			}
-			covered = rep.compareFields(fieldsA, fieldsB, fsA, fsB)
 		}
 	}
 	rep.addRanges(ranges, covered, sizeA, sizeB, covered != nil)

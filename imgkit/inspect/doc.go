@@ -6,8 +6,10 @@
 // recognise its files from their first bytes, how to open one as an fs.FS,
 // what extra column a listing shows (the FAT short name, the ar member
 // offset) and how to describe a file field by field. FAT images
-// (imgkit/msdos) and ar archives (imgkit/ar) are registered by this
-// package; a new format adds one Register call.
+// (imgkit/msdos), ar archives (imgkit/ar) and FFS images (imgkit/ffs) are
+// registered by this package; a new format adds one Register call. FFS has
+// no field description yet, so its images are listed and read but diffed as
+// byte ranges.
 //
 // Diff compares two files. When their formats are the same and both parse,
 // it matches the fields of both descriptions by structure and name — the

@@ -16,8 +16,9 @@ var (
 	ErrUnknownFormat = errors.New("inspect: unknown format")
 )
 
-// HeadSize is how many leading bytes of a file Format.Match sees.
-const HeadSize = 4096
+// HeadSize is how many leading bytes of a file Format.Match sees: enough
+// for an FFS superblock at byte 65536.
+const HeadSize = 65536 + 8192
 
 // A Field is one field of a structure in an image or archive.
 type Field struct {

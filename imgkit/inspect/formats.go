@@ -7,11 +7,11 @@ import (
 	"strconv"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
-// The formats of this module. imgkit/ffs adds one more Register call here
-// when it lands.
+// The formats of this module.
 func init() {
 	Register(Format{
 		Name:     "msdos",
@@ -41,6 +41,43 @@ func init() {
 			return s + ", index " + v.Index().String()
 		},
 	})
+	// FFS has no field description yet: diff compares its images as bytes.
+	Register(Format{
+		Name:     "ffs",
+		Match:    matchFFS,
+		Open:     func(r io.ReaderAt, size int64) (fs.FS, error) { return ffs.Open(r, size) },
+		Describe: describeFFS,
+		Summary: func(fsys fs.FS) string {
+			v := fsys.(*ffs.FS)
+			return "UFS" + strconv.Itoa(v.Version()) + ", " + strconv.Itoa(v.BlockSize()) + "/" + strconv.Itoa(v.FragSize()) + " block/fragment"
+		},
+	})
+}
+
+// matchFFS recognises a UFS1 or UFS2 superblock, in either byte order, at
+// byte 8192 (UFS1, and UFS2 as NetBSD's makefs places it) or 65536 (UFS2):
+// fs_magic is at byte 1372 of the superblock.
+func matchFFS(head []byte) bool {
+	const magicOff = 1372
+	for _, sb := range []int{8192, 65536} {
+		if len(head) < sb+magicOff+4 {
+			continue
+		}
+		b := head[sb+magicOff:]
+		for _, m := range []uint32{binary.LittleEndian.Uint32(b), binary.BigEndian.Uint32(b)} {
+			if m == 0x011954 || m == 0x19540119 { // FS_UFS1_MAGIC, FS_UFS2_MAGIC
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func describeFFS(fi fs.FileInfo) string {
+	if in, ok := fi.Sys().(*ffs.Inode); ok && in != nil {
+		return "ino " + strconv.FormatUint(uint64(in.Ino), 10)
+	}
+	return ""
 }
 
 // fieldsOf adapts a format package's Fields function.

@@ -100,7 +100,7 @@ func TestDetect(t *testing.T) {
 			t.Errorf("Detect(%.8q) = %q, want %q", tc.data, got, tc.want)
 		}
 	}
-	if got := Formats(); strings.Join(got, ",") != "msdos,ar" {
+	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs" {
 		t.Errorf("Formats() = %q", got)
 	}
 }
