@@ -170,6 +170,12 @@ func runMain(e *env, args []string) int {
 		return 2
 	}
 	fmt.Fprintf(e.Stderr, "fixturegen: %s\n", oneLine(err.Error()))
+	// An error may choose its own exit status, as diff's trouble does
+	// (status 2, as cmp(1) exits when a file cannot be read).
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
 	return 1
 }
 
