@@ -13,8 +13,9 @@ import (
 )
 
 // FAT contenders: fixturegen's msdos writer in both cache modes, and
-// mkfs.fat -C followed by mcopy -s for an image of the same size (the
-// smallest that holds the tree, as fixturegen makes it without -s).
+// mkfs.fat -C followed by mcopy -s for an image of the same size and
+// layout (the smallest that holds the tree, as fixturegen makes it
+// without -s).
 
 func init() {
 	for _, m := range []struct {
@@ -34,30 +35,35 @@ func init() {
 		})
 	}
 	register(contender{
-		Name: "mkfs.fat -C + mcopy -s (same size)",
+		Name: "mkfs.fat -C + mcopy -s (same size and layout)",
 		Available: func() bool {
 			_, err1 := exec.LookPath("mkfs.fat")
 			_, err2 := exec.LookPath("mcopy")
 			return err1 == nil && err2 == nil
 		},
 		Run: func(tree, outdir string) error {
-			size, err := fatSize(tree)
+			l, err := fatLayout(tree)
 			if err != nil {
 				return err
 			}
 			img := filepath.Join(outdir, "fat.img")
-			if out, err := exec.Command("mkfs.fat", "-C", img, fmt.Sprint(size/1024)).CombinedOutput(); err != nil {
+			args := []string{"-C", "-a", "-F", fmt.Sprint(l.FATType), "-S", fmt.Sprint(l.BytesPerSector), "-s", fmt.Sprint(l.SectorsPerCluster)}
+			if l.FATType != 32 {
+				args = append(args, "-r", fmt.Sprint(l.RootEntries))
+			}
+			args = append(args, img, fmt.Sprint((l.ImageSize+1023)/1024))
+			if out, err := exec.Command("mkfs.fat", args...).CombinedOutput(); err != nil {
 				return fmt.Errorf("mkfs.fat: %v: %s", err, out)
 			}
 			ents, err := os.ReadDir(tree)
 			if err != nil {
 				return err
 			}
-			args := []string{"-s", "-i", img}
+			margs := []string{"-s", "-i", img}
 			for _, e := range ents {
-				args = append(args, filepath.Join(tree, e.Name()))
+				margs = append(margs, filepath.Join(tree, e.Name()))
 			}
-			cmd := exec.Command("mcopy", append(args, "::")...)
+			cmd := exec.Command("mcopy", append(margs, "::")...)
 			cmd.Env = append(os.Environ(), "MTOOLS_SKIP_CHECK=1")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("mcopy: %v: %s", err, out)
@@ -67,24 +73,34 @@ func init() {
 	})
 }
 
-var fatSizes sync.Map // tree path → image size in bytes
+var fatLayouts sync.Map // tree path → *msdos.Layout
 
-// fatSize is the size of the image fixturegen makes for tree, rounded up
-// to whole KiB for mkfs.fat; it is computed once per tree (the first of
-// the timed runs pays for it, and the best run is reported).
-func fatSize(tree string) (int64, error) {
-	if v, ok := fatSizes.Load(tree); ok {
-		return v.(int64), nil
+// fatLayout is the layout of the image fixturegen makes for tree without
+// a size (the smallest that holds it): mkfs.fat gets the same size, FAT
+// type, sector and cluster size and root entries. It is computed once per
+// tree (the first of the timed runs pays for it; the best run is
+// reported).
+func fatLayout(tree string) (*msdos.Layout, error) {
+	if v, ok := fatLayouts.Load(tree); ok {
+		return v.(*msdos.Layout), nil
 	}
 	t, err := fstree.WalkDir(tree, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	l, err := msdos.Plan(t, &msdos.Options{})
 	if err != nil {
+		return nil, err
+	}
+	fatLayouts.Store(tree, l)
+	return l, nil
+}
+
+// fatSize is the size in bytes of fixturegen's image for tree.
+func fatSize(tree string) (int64, error) {
+	l, err := fatLayout(tree)
+	if err != nil {
 		return 0, err
 	}
-	size := (l.ImageSize + 1023) / 1024 * 1024
-	fatSizes.Store(tree, size)
-	return size, nil
+	return l.ImageSize, nil
 }
