@@ -3,6 +3,7 @@ package ffs
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,8 +134,13 @@ func TestReaderCorrupt(t *testing.T) {
 	}
 }
 
-// walkAll reads everything reachable, ignoring errors.
+// walkAll reads everything reachable, ignoring errors. Each directory
+// inode is listed once and at most 10000 names are visited, so that a
+// corrupt image whose directories contain themselves (which the reader
+// allows, as a kernel would) does not make the walk exponential.
 func walkAll(f *FS) {
+	seen := map[uint32]bool{}
+	budget := 10000
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		if depth > 20 {
@@ -145,17 +151,23 @@ func walkAll(f *FS) {
 			return
 		}
 		for _, e := range ents {
+			if budget--; budget < 0 {
+				return
+			}
 			p := e.Name()
 			if dir != "." {
 				p = dir + "/" + p
 			}
-			f.Inode(p)
-			if in, err := f.Inode(p); err == nil {
+			in, err := f.Inode(p)
+			if err == nil {
 				f.BlockList(in)
 			}
 			switch {
 			case e.IsDir():
-				walk(p, depth+1)
+				if err == nil && !seen[in.Ino] {
+					seen[in.Ino] = true
+					walk(p, depth+1)
+				}
 			case e.Type().IsRegular():
 				f.ReadFile(p)
 			default:
@@ -166,12 +178,19 @@ func walkAll(f *FS) {
 	walk(".", 0)
 }
 
+// FuzzReader opens an image and reads everything reachable in it. The
+// image is b cut or zero-extended to size bytes (at most 16 MiB), so that
+// the committed corpus (testdata/fuzz/FuzzReader, see its README) can hold
+// the start of an image, up to its superblock, without the zeros behind
+// it; the seeds added here are whole images from the writer.
 func FuzzReader(f *testing.F) {
-	for _, seed := range [][]byte{fuzzSeed(f, 1), fuzzSeed(f, 2)} {
-		f.Add(seed)
+	for _, v := range []int{1, 2} {
+		seed := fuzzSeed(f, v)
+		f.Add(seed, uint32(len(seed)))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		fs, err := Open(bytes.NewReader(b), int64(len(b)))
+	f.Fuzz(func(t *testing.T, b []byte, size uint32) {
+		size = min(size, 16<<20)
+		fs, err := Open(zeroExtended(b), int64(size))
 		if err != nil {
 			return
 		}
@@ -179,8 +198,72 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
+// zeroExtended reads as b followed by zeros.
+type zeroExtended []byte
+
+func (z zeroExtended) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	clear(p)
+	if off < int64(len(z)) {
+		copy(p, z[off:])
+	}
+	return len(p), nil
+}
+
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/fuzz/FuzzReader from the writer")
+
+// TestFuzzCorpus checks that the committed corpus of FuzzReader opens as
+// the images it was cut from, and with -update-corpus writes it: for each
+// seed image, the bytes up to the end of its superblock and its size.
+func TestFuzzCorpus(t *testing.T) {
+	ts := time.Unix(1600000000, 0).UTC()
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "f"), []byte("hello"), 0o644)
+	os.Symlink("f", filepath.Join(src, "l"))
+	os.Mkdir(filepath.Join(src, "d"), 0o755)
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"ufs1-le", Options{Version: 1, BSize: 4096, FSize: 512}},
+		{"ufs1-be", Options{Version: 1, BSize: 4096, FSize: 512, ByteOrder: bigEndian}},
+		{"ufs2-sb8192", Options{Version: 2, BSize: 4096, FSize: 512, Compat: CompatDebian, Size: 40 << 10}},
+		{"ufs1-32k", Options{Version: 1}},
+	} {
+		c.o.Timestamp = &ts
+		img := build(t, src, &c.o, bcache.ModeAuto)
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := img[:f.g.sblockloc+sbStructSz]
+		path := filepath.Join("testdata", "fuzz", "FuzzReader", c.name)
+		want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nuint32(%d)\n", cut, len(img))
+		if *updateCorpus {
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s: stale; run go test ./imgkit/ffs -run TestFuzzCorpus -update-corpus", path)
+		}
+		// The cut image, zero-extended, has the same superblock.
+		g, err := Open(zeroExtended(cut), int64(len(img)))
+		if err != nil || g.g != f.g {
+			t.Errorf("%s: opens as %+v, %v; want %+v", c.name, g, err, f.g)
+		}
+	}
+}
+
 // fuzzSeed is a small image: superblock, group and inodes, nothing else.
-func fuzzSeed(f *testing.F, v int) []byte {
+func fuzzSeed(f testing.TB, v int) []byte {
 	dir := f.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("hello"), 0o644)
 	os.Symlink("f", filepath.Join(dir, "l"))
