@@ -53,6 +53,30 @@
 // Device numbers are stored in FreeBSD's encoding (makedev), which equals
 // the Linux one for major and minor numbers below 256.
 //
+// # Sparse images (-Z)
+//
+// FreeBSD makefs -Z makes the image file sparse instead of writing zeros
+// into every unused block. This writer's images are always sparse: the
+// file is created with ftruncate and only blocks that hold data or
+// metadata are written (see imgkit/bcache), so Options.Sparse (-Z) is
+// accepted and changes nothing; the bytes are the same with and without it.
+//
+// # Checking with sleuthkit
+//
+// sleuthkit (fsstat, fls, istat, icat) finds these images without -f ufs,
+// with two exceptions that are limits of sleuthkit 4.11.1 (tsk/fs/ffs.c),
+// not of the images. Its ffs_open looks for a UFS2 superblock at 65536,
+// then at 262144, and only then for a UFS1 one at 8192; it gives up when
+// the read at 262144 comes back short, so a UFS1 image smaller than
+// 263680 bytes (262144 plus its three-sector superblock read) is "Cannot
+// determine file system type" even with -f ufs, although the same bytes
+// followed by zeros open (TestSleuthkitSmallUFS1). A given minfree can
+// seem to cure it only by moving the automatic size across that line. And
+// it never looks for a UFS2 superblock at 8192, where CompatDebian (like
+// Debian's makefs) puts it, so it cannot read those images at all. It also
+// reads the 64-bit fs_time of a big-endian UFS2 image as its high half and
+// shows "Last Written: empty".
+//
 // # Reading
 //
 // Open reads any UFS1 or UFS2 image, in either byte order, with its
