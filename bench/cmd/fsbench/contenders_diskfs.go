@@ -16,8 +16,10 @@ import (
 // the size of fixturegen's smallest image plus an eighth (it runs out of
 // clusters at the exact size), and at least the smallest FAT32 volume.
 func init() {
+	const name = "go-diskfs FAT32 (size +1/8; at least 34 MiB)"
+	comparePeer(name, mtoolsName, "mtools")
 	register(contender{
-		Name: "go-diskfs FAT32 (size +1/8; at least 34 MiB)",
+		Name: name,
 		Run: func(tree, outdir string) error {
 			size, err := fatSize(tree)
 			if err != nil {

@@ -23,8 +23,10 @@ func init() {
 		mode bcache.Mode
 	}{{"mmap", bcache.ModeMmap}, {"copy", bcache.ModeCopy}} {
 		m := m
+		name := "fixturegen makefs -t msdos (" + m.name + ")"
+		comparePeer(name, mtoolsName, "mtools")
 		register(contender{
-			Name: "fixturegen makefs -t msdos (" + m.name + ")",
+			Name: name,
 			Run: func(tree, outdir string) error {
 				t, err := fstree.WalkDir(tree, nil)
 				if err != nil {
@@ -35,7 +37,7 @@ func init() {
 		})
 	}
 	register(contender{
-		Name: "mkfs.fat -C + mcopy -s (same size and layout)",
+		Name: mtoolsName,
 		Available: func() bool {
 			_, err1 := exec.LookPath("mkfs.fat")
 			_, err2 := exec.LookPath("mcopy")
@@ -72,6 +74,9 @@ func init() {
 		},
 	})
 }
+
+// mtoolsName is the row the FAT writers are compared with.
+const mtoolsName = "mkfs.fat -C + mcopy -s (same size and layout)"
 
 var fatLayouts sync.Map // tree path → *msdos.Layout
 
