@@ -1,0 +1,234 @@
+package ffs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// specTree builds a tree from an mtree specification alone.
+func specTree(t *testing.T, spec string) *fstree.Tree {
+	t.Helper()
+	s, err := fstree.ReadSpec(strings.NewReader(spec), "test.mtree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Unix(1600000000, 0).UTC()
+	tree, err := fstree.ApplySpec(nil, s, false, &fstree.Options{Timestamp: &ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// writeTreeImage writes tree with o to a file and returns its path and
+// the image opened with the reader.
+func writeTreeImage(t *testing.T, tree *fstree.Tree, o *Options) (string, *FS) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x.img")
+	if err := Write(path, tree, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fh.Close() })
+	fi, _ := fh.Stat()
+	f, err := Open(fh, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
+
+// TestTripleIndirect writes a file one block into its triple indirect
+// range (UFS2, bsize 4096: 12 + 512 + 512*512 blocks come first, 1 GiB),
+// from a spec-only file that reads as zeros, and reads its last block
+// back through the triple indirect chain. (sleuthkit's istat takes
+// minutes over such a file, so it is not asked.)
+func TestTripleIndirect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 1 GiB image")
+	}
+	const bsize = 4096
+	nindir := int64(bsize / 8)
+	blocks := nDAddr + nindir + nindir*nindir + 1
+	size := blocks*bsize - 100
+	tree := specTree(t, fmt.Sprintf(`/set uid=0 gid=0 mode=0644
+. type=dir mode=0755
+    big type=file size=%d
+    small type=file size=10
+`, size))
+	ts := time.Unix(1600000000, 0).UTC()
+	_, f := writeTreeImage(t, tree, &Options{Version: 2, BSize: bsize, FSize: bsize, Timestamp: &ts, MinFreeSet: true})
+	in, err := f.Inode("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Size != size || in.Indirect[2] == 0 {
+		t.Fatalf("big: size %d, di_ib %v; want size %d and a triple indirect block", in.Size, in.Indirect, size)
+	}
+	data, ind, err := f.BlockList(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Data blocks, plus 1 single, 1+512 double and 1+1+1 triple indirect.
+	if int64(len(data)) != blocks || int64(len(ind)) != 1+1+nindir+3 {
+		t.Fatalf("big: %d data and %d indirect blocks; want %d and %d", len(data), len(ind), blocks, 1+1+nindir+3)
+	}
+	if want := (blocks + int64(len(ind))) * bsize / 512; in.Blocks != want {
+		t.Errorf("big: di_blocks %d, want %d", in.Blocks, want)
+	}
+	fh, err := f.Open("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := make([]byte, 5000)
+	n, err := fh.(io.ReaderAt).ReadAt(tail, size-int64(len(tail)))
+	if n != len(tail) || (err != nil && err != io.EOF) || !bytes.Equal(tail, make([]byte, len(tail))) {
+		t.Fatalf("big: last bytes: %d, %v", n, err)
+	}
+	if got, err := f.ReadFile("small"); err != nil || len(got) != 10 {
+		t.Fatalf("small after big: %q, %v", got, err)
+	}
+}
+
+// TestFlags checks that file flags from a spec land in di_flags, for
+// both versions and byte orders.
+func TestFlags(t *testing.T) {
+	tree := specTree(t, `/set uid=0 gid=0 mode=0644 type=file
+. type=dir mode=0755
+    plain
+    immutable flags=schg
+    several flags=uchg,nodump,uarch,sappnd
+    d type=dir mode=0755 flags=opaque
+`)
+	want := map[string]uint32{
+		"plain": 0, "immutable": fstree.FlagSImmut,
+		"several": fstree.FlagUImmut | fstree.FlagNodump | fstree.FlagUArchive | fstree.FlagSAppend,
+		"d":       fstree.FlagOpaque,
+	}
+	for _, v := range []int{1, 2} {
+		for _, bo := range []string{"le", "be"} {
+			o := &Options{Version: v}
+			if bo == "be" {
+				o.ByteOrder = bigEndian
+			}
+			_, f := writeTreeImage(t, tree, o)
+			for name, flags := range want {
+				in, err := f.Inode(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.Flags != flags {
+					t.Errorf("v%d %s: %s: di_flags %#x, want %#x", v, bo, name, in.Flags, flags)
+				}
+			}
+		}
+	}
+}
+
+// TestSuperblockOptions checks -S, label and softupdates in the
+// superblock, with the reader and with fsstat.
+func TestSuperblockOptions(t *testing.T) {
+	tree := specTree(t, `/set uid=0 gid=0 mode=0644 type=file
+. type=dir mode=0755
+    f size=100000
+`)
+	for _, c := range []struct {
+		o       Options
+		fsbtodb int64
+		fsstat  []string
+	}{
+		{Options{Version: 2, Label: "FIXTURE", SoftUpdates: true}, 3, []string{"Volume Name: FIXTURE\n", "Flags:  Soft Dependencies\n"}},
+		{Options{Version: 2, SectorSize: 4096}, 0, []string{"File System Type: UFS 2\n"}},
+		{Options{Version: 1, SectorSize: 2048, BSize: 16384, FSize: 2048, Label: "a label of 31 bytes, the most.."}, 0, []string{"Block Size: 16384\n", "Fragment Size: 2048\n"}},
+		{Options{Version: 1, SectorSize: 1024, BSize: 8192, FSize: 4096}, 2, []string{"Fragment Size: 4096\n"}},
+	} {
+		t.Run(fmt.Sprintf("v%d-S%d-%q", c.o.Version, c.o.SectorSize, c.o.Label), func(t *testing.T) {
+			c.o.Size = 1 << 20 // sleuthkit reads no UFS1 image under 263680 bytes
+			path, f := writeTreeImage(t, tree, &c.o)
+			if got := int64(f.o.i32(f.sb.fsFsbtodb())); got != c.fsbtodb {
+				t.Errorf("fs_fsbtodb %d, want %d", got, c.fsbtodb)
+			}
+			if got := string(bytes.TrimRight(f.sb.fsVolname(), "\x00")); got != c.o.Label {
+				t.Errorf("fs_volname %q, want %q", got, c.o.Label)
+			}
+			if got, want := int64(f.o.i32(f.sb.fsFlags())), map[bool]int64{true: fsDoSoftDep}[c.o.SoftUpdates]; got != want {
+				t.Errorf("fs_flags %#x, want %#x", got, want)
+			}
+			if got, err := f.ReadFile("f"); err != nil || len(got) != 100000 {
+				t.Errorf("f: %d bytes, %v", len(got), err)
+			}
+			if _, err := exec.LookPath("fsstat"); err != nil {
+				return
+			}
+			out, err := exec.Command("fsstat", path).Output()
+			if err != nil {
+				t.Fatalf("fsstat: %v", err)
+			}
+			for _, s := range c.fsstat {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("fsstat does not say %q:\n%.600s", s, out)
+				}
+			}
+		})
+	}
+}
+
+// TestSparseOption checks that -Z changes no byte: images are always
+// written sparse.
+func TestSparseOption(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, false)
+	ts := time.Unix(1600000000, 0).UTC()
+	a := build(t, src, &Options{Version: 2, Timestamp: &ts}, bcache.ModeAuto)
+	b := build(t, src, &Options{Version: 2, Timestamp: &ts, Sparse: true}, bcache.ModeAuto)
+	if !bytes.Equal(a, b) {
+		t.Fatal("-Z changed the image")
+	}
+}
+
+// TestNeededSize checks that a tree that does not fit says the smallest
+// -s that holds it, and that it does.
+func TestNeededSize(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, false)
+	tree, err := fstree.WalkDir(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{Version: 1}, {Version: 2, BSize: 4096, FSize: 512}, {Version: 2, Compat: CompatDebian}} {
+		o.Size = 1 << 20
+		err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil)
+		var need int64
+		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) {
+			t.Fatalf("%+v: %v, want no space", o, err)
+		}
+		if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "at least"):], "at least %d bytes", &need); err != nil {
+			t.Fatalf("%v: no size: %v", o, err)
+		}
+		o.Size = need
+		if err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil); err != nil {
+			t.Errorf("-s %d: %v", need, err)
+		}
+		o.Size = need - int64(max(o.BSize, 32768))
+		if o.Compat == CompatDebian {
+			o.Size = need - 8192
+		}
+		if err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil); err == nil {
+			t.Errorf("-s %d (less than the %d said to be needed) works", o.Size, need)
+		}
+	}
+}
