@@ -693,29 +693,14 @@ func (c *arCmd) write(l *loaded) error {
 	if err != nil {
 		return libError(c.archive, err)
 	}
+	// ModeAuto: bcache takes FIXTUREGEN_CACHE, else the mapping. No mode
+	// is picked by member size any more: since bcache's WriteAt and
+	// CopyFrom write with pwrite in mmap mode too, "ar rcsD out.a" of one
+	// 16 MiB object took 9.0-9.9 ms in the default mode against 11-13 ms
+	// in copy mode with copy_file_range (the fixturegen binary, best of
+	// 30, the objects of imgkit/ar's BenchmarkRcsD16MiB).
 	bo := &bcache.Options{Perm: l.perm}
-	if c.e.getenv(bcache.EnvMode) == "" {
-		bo.Mode, bo.Bulk = arCacheMode(l.entries)
-	}
 	return writeArchive(c.e.abs(c.archive), c.archive, p, bo)
-}
-
-// arCacheMode picks the block-cache mode and bulk path for an archive from
-// the shape of its members, after BenchmarkRcsD16MiB and BenchmarkRcsD500 in
-// imgkit/ar: archives of large members are written fastest in copy mode
-// with copy_file_range (16 MiB object: 4.7-5.7 ms against 4.0 ms for
-// copying the file, where mmap with read takes 10-11 ms); archives of many
-// small members fastest through the mapping (500 objects: 4.5 ms against
-// 7-10 ms in copy mode, which pays one pwrite per header).
-func arCacheMode(entries []ar.Entry) (bcache.Mode, bcache.Bulk) {
-	var total int64
-	for _, e := range entries {
-		total += e.Size
-	}
-	if len(entries) > 0 && total/int64(len(entries)) >= 256<<10 {
-		return bcache.ModeCopy, bcache.BulkCopyFileRange
-	}
-	return bcache.ModeAuto, bcache.BulkAuto
 }
 
 // writeArchive writes p into a new file beside path and renames it over
