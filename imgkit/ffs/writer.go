@@ -154,7 +154,22 @@ type writer struct {
 	inited  []int64
 	fsBytes int64
 	zero    []byte
+	probe   int64 // byte offset of the probe sector (see write)
+
+	// File contents are copied in batches (bcache.Image.CopyFiles), after
+	// the layout has placed them: copies holds whole files that are one
+	// run of blocks and have a host path (copied concurrently), pieces
+	// the runs of other files; owners name the node of each entry.
+	copies, pieces          []bcache.FileCopy
+	copyOwners, pieceOwners []*fstree.Node
+
+	icache  inodeCache
+	copyErr error // of a batch made while laying out
 }
+
+// copyBatch is how many file copies are queued before they are made, which
+// bounds the memory the queue takes.
+const copyBatch = 4096
 
 func (w *writer) warnf(format string, args ...any) {
 	if w.opts.Warn != nil {
@@ -419,9 +434,12 @@ func (w *writer) write(im *bcache.Image) error {
 	// superblock under construction there: only fs_old_flags is set.
 	probe := make([]byte, g.sectorSize)
 	probe[211] = fsFlagsUpdated
-	if err := w.writeAt(probe, w.fsBytes/int64(g.sectorSize)*int64(g.sectorSize)-int64(g.sectorSize)); err != nil {
+	w.probe = w.fsBytes/int64(g.sectorSize)*int64(g.sectorSize) - int64(g.sectorSize)
+	if err := w.writeAt(probe, w.probe); err != nil {
 		return err
 	}
+	w.copies, w.pieces, w.copyOwners, w.pieceOwners = nil, nil, nil, nil
+	w.icache = inodeCache{addr: -1}
 	if err := w.initInodes(); err != nil {
 		return err
 	}
@@ -429,6 +447,12 @@ func (w *writer) write(im *bcache.Image) error {
 	w.written = map[*fstree.Node]bool{}
 	w.next = rootIno
 	if err := w.populate(w.t.Root, nil); err != nil {
+		return err
+	}
+	if err := w.flushCopies(); err != nil {
+		return err
+	}
+	if err := w.flushInodes(); err != nil {
 		return err
 	}
 	return w.writeMeta()
@@ -466,8 +490,16 @@ func (w *writer) initInodes() error {
 // initInodeBlock writes the inode block starting at inode first, empty
 // but for di_gen.
 func (w *writer) initInodeBlock(first int64) error {
+	blk := make([]byte, w.g.bsize)
+	w.fillInodeBlock(blk, first)
+	return w.writeAt(blk, w.g.inoToFsba(first)*w.g.fsize)
+}
+
+// fillInodeBlock sets blk to the inode block starting at inode first as
+// initInodeBlock writes it.
+func (w *writer) fillInodeBlock(blk []byte, first int64) {
 	g := w.g
-	blk := make([]byte, g.bsize)
+	clear(blk)
 	ds := g.dinodeSize()
 	for i := int64(0); i < g.inopb; i++ {
 		d := blk[i*ds:][:ds]
@@ -477,7 +509,62 @@ func (w *writer) initInodeBlock(first int64) error {
 			w.o.put32((*dinode2)(d).diGen(), w.gen(first+i))
 		}
 	}
-	return w.writeAt(blk, g.inoToFsba(first)*g.fsize)
+}
+
+// inodeCache holds the inode block that inodes are being written into, so
+// that the inodes of a directory, numbered and written one after another,
+// cost one write of their block rather than one each.
+type inodeCache struct {
+	addr    int64 // fragment address of the block; -1 when none
+	buf     []byte
+	flushed map[int64]bool // blocks written with inodes in them
+}
+
+// putInode stores the encoded inode d of number ino through the cache. The
+// block it lives in was initialised (initInodes or writeInode's lazy
+// initialisation) before any inode of it is stored.
+func (w *writer) putInode(ino int64, d []byte) error {
+	if w.dry {
+		return nil
+	}
+	g, c := w.g, &w.icache
+	addr := g.inoToFsba(ino)
+	if addr != c.addr {
+		if err := w.flushInodes(); err != nil {
+			return err
+		}
+		if c.buf == nil {
+			c.buf = make([]byte, g.bsize)
+			c.flushed = map[int64]bool{}
+		}
+		if c.flushed[addr] {
+			b, err := w.im.Bread(w.base+addr*g.fsize, int(g.bsize))
+			if err != nil {
+				return err
+			}
+			copy(c.buf, b.Data())
+			w.im.Brelse(b)
+		} else {
+			w.fillInodeBlock(c.buf, ino-ino%g.inopb)
+		}
+		c.addr = addr
+	}
+	copy(c.buf[(ino%g.inopb)*g.dinodeSize():], d)
+	return nil
+}
+
+// flushInodes writes the cached inode block.
+func (w *writer) flushInodes() error {
+	c := &w.icache
+	if c.addr < 0 || w.dry {
+		return nil
+	}
+	if err := w.writeAt(c.buf, c.addr*w.g.fsize); err != nil {
+		return err
+	}
+	c.flushed[c.addr] = true
+	c.addr = -1
+	return nil
 }
 
 // dirent is one entry of a directory being built.
@@ -645,20 +732,13 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 
 // writeData allocates the blocks of a file as makefs's ffs_write_file and
 // ffs_balloc do (whole blocks, the last of a file of at most UFS_NDADDR
-// blocks cut to fragments) and writes its contents: mem, or the file's.
+// blocks cut to fragments) and writes its contents: mem, or the file's,
+// which are queued for copyFiles.
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
-	var src io.Reader
-	if mem == nil && !w.dry {
-		f, err := n.Open()
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		src = f
-	}
-	// Runs of contiguous blocks are copied in one call.
+	// Runs of contiguous blocks are written in one call.
 	var runOff, runLen int64 = -1, 0
+	var runs [][2]int64 // image offset and length of each run of a file
 	flush := func() error {
 		if runLen == 0 {
 			return nil
@@ -670,10 +750,7 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			err = w.writeAt(mem[:runLen], runOff)
 			mem = mem[runLen:]
 		default:
-			err = w.im.CopyFrom(w.base+runOff, src, runLen)
-			if err != nil {
-				err = fmt.Errorf("ffs: %s: %w", n.Path(), err)
-			}
+			runs = append(runs, [2]int64{runOff, runLen})
 		}
 		runOff, runLen = -1, 0
 		return err
@@ -694,7 +771,11 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			}
 			runOff, runLen = boff, chunk
 		}
-		if pad := nsize - chunk; pad > 0 {
+		// makefs writes zeros after the data in the last fragment. The
+		// image is created empty (all zeros), and nothing but the probe
+		// sector is written to a fragment before it is allocated, so only
+		// a tail over the probe sector needs them.
+		if pad := nsize - chunk; pad > 0 && boff+chunk < w.probe+int64(g.sectorSize) && boff+nsize > w.probe {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -705,6 +786,11 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	}
 	if err := flush(); err != nil {
 		return err
+	}
+	if len(runs) > 0 {
+		if err := w.queueCopies(n, runs); err != nil {
+			return err
+		}
 	}
 	// Indirect blocks, in the order they were allocated.
 	buf := make([]byte, g.bsize)
@@ -722,6 +808,69 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 		}
 	}
 	return nil
+}
+
+// queueCopies queues the copies of file n's contents into runs (image
+// offsets and lengths, in file order), and makes the queued copies once
+// copyBatch of them are waiting.
+func (w *writer) queueCopies(n *fstree.Node, runs [][2]int64) error {
+	if len(runs) == 1 && n.SourcePath != "" {
+		w.copies = append(w.copies, bcache.FileCopy{Off: w.base + runs[0][0], N: runs[0][1], Path: n.SourcePath})
+		w.copyOwners = append(w.copyOwners, n)
+	} else {
+		var fileOff int64
+		for _, r := range runs {
+			from := fileOff
+			w.pieces = append(w.pieces, bcache.FileCopy{Off: w.base + r[0], N: r[1], Open: func() (io.ReadCloser, error) { return openAt(n, from) }})
+			w.pieceOwners = append(w.pieceOwners, n)
+			fileOff += r[1]
+		}
+	}
+	if len(w.copies)+len(w.pieces) >= copyBatch {
+		return w.flushCopies()
+	}
+	return nil
+}
+
+// flushCopies makes the queued file copies.
+func (w *writer) flushCopies() error {
+	for _, q := range []struct {
+		files  []bcache.FileCopy
+		owners []*fstree.Node
+	}{{w.copies, w.copyOwners}, {w.pieces, w.pieceOwners}} {
+		if len(q.files) == 0 {
+			continue
+		}
+		if i, err := w.im.CopyFiles(q.files); err != nil {
+			return fmt.Errorf("ffs: %s: %w", q.owners[i].Path(), err)
+		}
+	}
+	w.copies, w.pieces = w.copies[:0], w.pieces[:0]
+	w.copyOwners, w.pieceOwners = w.copyOwners[:0], w.pieceOwners[:0]
+	return nil
+}
+
+// openAt opens the contents of file n at byte off.
+func openAt(n *fstree.Node, off int64) (io.ReadCloser, error) {
+	f, err := n.Open()
+	if err != nil {
+		return nil, err
+	}
+	if off == 0 {
+		return f, nil
+	}
+	if sk, ok := f.(io.Seeker); ok {
+		if _, err := sk.Seek(off, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	if _, err := io.CopyN(io.Discard, f, off); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // indir is one step of the path to a block: the logical number of the
@@ -919,7 +1068,7 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 		o.put32(d.diGen(), gen)
 		o.put32(d.diUID(), int64(n.UID))
 		o.put32(d.diGID(), int64(n.GID))
-		return w.writeAt(d[:], g.inodeOff(ino))
+		return w.putInode(ino, d[:])
 	}
 	var d dinode2
 	o.put16(d.diMode(), mode)
@@ -950,7 +1099,7 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 	if rdev != 0 {
 		o.put64(d.diRdev(), rdev)
 	}
-	return w.writeAt(d[:], g.inodeOff(ino))
+	return w.putInode(ino, d[:])
 }
 
 // writeMeta writes the cylinder groups, the summary area and every copy of
