@@ -156,20 +156,8 @@ type writer struct {
 	zero    []byte
 	probe   int64 // byte offset of the probe sector (see write)
 
-	// File contents are copied in batches (bcache.Image.CopyFiles), after
-	// the layout has placed them: copies holds whole files that are one
-	// run of blocks and have a host path (copied concurrently), pieces
-	// the runs of other files; owners name the node of each entry.
-	copies, pieces          []bcache.FileCopy
-	copyOwners, pieceOwners []*fstree.Node
-
-	icache  inodeCache
-	copyErr error // of a batch made while laying out
+	icache inodeCache
 }
-
-// copyBatch is how many file copies are queued before they are made, which
-// bounds the memory the queue takes.
-const copyBatch = 4096
 
 func (w *writer) warnf(format string, args ...any) {
 	if w.opts.Warn != nil {
@@ -438,7 +426,6 @@ func (w *writer) write(im *bcache.Image) error {
 	if err := w.writeAt(probe, w.probe); err != nil {
 		return err
 	}
-	w.copies, w.pieces, w.copyOwners, w.pieceOwners = nil, nil, nil, nil
 	w.icache = inodeCache{addr: -1}
 	if err := w.initInodes(); err != nil {
 		return err
@@ -447,9 +434,6 @@ func (w *writer) write(im *bcache.Image) error {
 	w.written = map[*fstree.Node]bool{}
 	w.next = rootIno
 	if err := w.populate(w.t.Root, nil); err != nil {
-		return err
-	}
-	if err := w.flushCopies(); err != nil {
 		return err
 	}
 	if err := w.flushInodes(); err != nil {
@@ -732,13 +716,20 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 
 // writeData allocates the blocks of a file as makefs's ffs_write_file and
 // ffs_balloc do (whole blocks, the last of a file of at most UFS_NDADDR
-// blocks cut to fragments) and writes its contents: mem, or the file's,
-// which are queued for copyFiles.
+// blocks cut to fragments) and writes its contents: mem, or the file's.
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
-	// Runs of contiguous blocks are written in one call.
+	var src io.Reader
+	if mem == nil && !w.dry {
+		f, err := n.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src = f
+	}
+	// Runs of contiguous blocks are copied in one call.
 	var runOff, runLen int64 = -1, 0
-	var runs [][2]int64 // image offset and length of each run of a file
 	flush := func() error {
 		if runLen == 0 {
 			return nil
@@ -750,7 +741,10 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			err = w.writeAt(mem[:runLen], runOff)
 			mem = mem[runLen:]
 		default:
-			runs = append(runs, [2]int64{runOff, runLen})
+			err = w.im.CopyFrom(w.base+runOff, src, runLen)
+			if err != nil {
+				err = fmt.Errorf("ffs: %s: %w", n.Path(), err)
+			}
 		}
 		runOff, runLen = -1, 0
 		return err
@@ -787,11 +781,6 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	if len(runs) > 0 {
-		if err := w.queueCopies(n, runs); err != nil {
-			return err
-		}
-	}
 	// Indirect blocks, in the order they were allocated.
 	buf := make([]byte, g.bsize)
 	for _, lbn := range ip.indOrd {
@@ -808,69 +797,6 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 		}
 	}
 	return nil
-}
-
-// queueCopies queues the copies of file n's contents into runs (image
-// offsets and lengths, in file order), and makes the queued copies once
-// copyBatch of them are waiting.
-func (w *writer) queueCopies(n *fstree.Node, runs [][2]int64) error {
-	if len(runs) == 1 && n.SourcePath != "" {
-		w.copies = append(w.copies, bcache.FileCopy{Off: w.base + runs[0][0], N: runs[0][1], Path: n.SourcePath})
-		w.copyOwners = append(w.copyOwners, n)
-	} else {
-		var fileOff int64
-		for _, r := range runs {
-			from := fileOff
-			w.pieces = append(w.pieces, bcache.FileCopy{Off: w.base + r[0], N: r[1], Open: func() (io.ReadCloser, error) { return openAt(n, from) }})
-			w.pieceOwners = append(w.pieceOwners, n)
-			fileOff += r[1]
-		}
-	}
-	if len(w.copies)+len(w.pieces) >= copyBatch {
-		return w.flushCopies()
-	}
-	return nil
-}
-
-// flushCopies makes the queued file copies.
-func (w *writer) flushCopies() error {
-	for _, q := range []struct {
-		files  []bcache.FileCopy
-		owners []*fstree.Node
-	}{{w.copies, w.copyOwners}, {w.pieces, w.pieceOwners}} {
-		if len(q.files) == 0 {
-			continue
-		}
-		if i, err := w.im.CopyFiles(q.files); err != nil {
-			return fmt.Errorf("ffs: %s: %w", q.owners[i].Path(), err)
-		}
-	}
-	w.copies, w.pieces = w.copies[:0], w.pieces[:0]
-	w.copyOwners, w.pieceOwners = w.copyOwners[:0], w.pieceOwners[:0]
-	return nil
-}
-
-// openAt opens the contents of file n at byte off.
-func openAt(n *fstree.Node, off int64) (io.ReadCloser, error) {
-	f, err := n.Open()
-	if err != nil {
-		return nil, err
-	}
-	if off == 0 {
-		return f, nil
-	}
-	if sk, ok := f.(io.Seeker); ok {
-		if _, err := sk.Seek(off, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return f, nil
-	}
-	if _, err := io.CopyN(io.Discard, f, off); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // indir is one step of the path to a block: the logical number of the
