@@ -53,6 +53,29 @@
 // Device numbers are stored in FreeBSD's encoding (makedev), which equals
 // the Linux one for major and minor numbers below 256.
 //
+// A size that cannot hold the tree (Options.Size, or Options.MaxSize) is
+// an error wrapping ErrNoSpace or ErrTooLarge that names the smallest size
+// that does, found by laying the tree out at candidate sizes.
+//
+// # Speed and memory
+//
+// Inodes are written one inode block at a time (a directory's entries get
+// consecutive numbers), file contents with one bcache CopyFrom per run of
+// contiguous blocks, and nothing else touches the data area but the zero
+// tail of a fragment that lies over the probe sector. Measured with
+//
+//	cd bench && go run ./cmd/fsbench -runs 5 -only "..."
+//
+// (the fixturegen ffs and Debian makefs rows) on 2 shared cores, load
+// about 2.5, the medium tree (5000 files, 217 MiB) took 1.45–1.66 times
+// the floor and 0.53–0.67 times Debian makefs's time; the big tree (20
+// files of 20 MiB) 1.09–1.19 times the floor and 0.34–0.39 times makefs's.
+// The medium tree costs about 55000 system calls (strace -c), most of them
+// the open, fcntl, epoll_ctl, read and close of each source file (Go's
+// os.Open) and one pwrite per file. RssAnon, sampled every few
+// milliseconds from /proc/PID/status while the CLI ran, peaked at 16.4 MiB
+// on the medium tree and 6.4 MiB on the big one.
+//
 // # Sparse images (-Z)
 //
 // FreeBSD makefs -Z makes the image file sparse instead of writing zeros
