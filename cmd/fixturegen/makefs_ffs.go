@@ -13,8 +13,10 @@ import (
 // imgkit/ffs. Every -o option of makefs's ffs type is accepted, plus
 // compat=freebsd|debian, which selects the defaults and quirks of FreeBSD's
 // makefs (the default) or of the Debian package (see imgkit/ffs). -s, -m,
-// -M, -b, -f, -R, -O, -S, -B, -Z and -T apply as makefs applies them;
-// without a size the smallest image that holds the tree is made.
+// -M, -b, -f, -R, -O, -S, -B and -T apply as makefs applies them; -Z is
+// accepted and changes nothing, since every image is written sparse.
+// Without a size the smallest image that holds the tree is made; a size
+// too small is an error that names the smallest -s that works.
 
 func init() {
 	registerMakefsType(makefsType{Name: "ffs", Run: runMakefsFFS})
