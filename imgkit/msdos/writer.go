@@ -282,12 +282,7 @@ func (w *writer) write(im *bcache.Image) error {
 			return err
 		}
 	}
-	for _, e := range w.p.files {
-		if err := w.writeFile(im, e); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.writeFiles(im)
 }
 
 func (w *writer) sectorOff(lsn uint32) int64 {
@@ -615,17 +610,23 @@ func (w *writer) writeDir(im *bcache.Image, d *pdir) error {
 	return nil
 }
 
-// writeFile copies a file's contents into its clusters.
-func (w *writer) writeFile(im *bcache.Image, e *pent) error {
-	f, err := e.node.Open()
-	if err != nil {
-		return fmt.Errorf("msdos: %s: %w", e.path, err)
+// writeFiles copies every file's contents into its clusters, as one batch
+// of the block cache (which may copy several files at once; the bytes do
+// not depend on it, each file having its own clusters).
+func (w *writer) writeFiles(im *bcache.Image) error {
+	batch := make([]bcache.FileCopy, len(w.p.files))
+	for i, e := range w.p.files {
+		n := e.node
+		batch[i] = bcache.FileCopy{Off: w.clusterOff(e.ext[0].start), N: n.Size, Path: n.SourcePath}
+		if n.SourcePath == "" {
+			batch[i].Open = func() (io.ReadCloser, error) { return n.Open() }
+		}
 	}
-	defer f.Close()
-	var r io.Reader = f
-	off := w.clusterOff(e.ext[0].start)
-	if err := im.CopyFrom(off, r, e.node.Size); err != nil {
-		return fmt.Errorf("msdos: %s: %w", e.path, err)
+	if i, err := im.CopyFiles(batch); err != nil {
+		if i < 0 {
+			return err
+		}
+		return fmt.Errorf("msdos: %s: %w", w.p.files[i].path, err)
 	}
 	return nil
 }
