@@ -57,15 +57,36 @@
 // code that writes to Buf.Data should run inside Image.Guard, which does the
 // same for a whole function.
 //
+// # Writes that bypass the mapping
+//
+// WriteAt is one pwrite(2) in both modes, never a store into the mapping.
+// The first store to a page of a MAP_SHARED mapping faults, and on Linux
+// that fault reads around the page: for the holes of a new sparse image the
+// kernel allocates and zeroes up to read_ahead_kb of page cache per fault
+// (8 MiB on the benchmark machine), for pages that the file contents will
+// overwrite anyway. Metadata spread over the image between the file
+// contents, as FAT directories and FFS inode blocks are, paid that on
+// nearly every write. Getblk still hands out the mapped bytes: for blocks
+// filled one after another the read-around is what makes the faults cheap
+// (madvise(MADV_RANDOM), which turns it off, doubled the time to fill a
+// 256 MiB image block by block), so the cache leaves it on.
+//
 // # File contents: the bulk path
 //
-// CopyFrom copies file contents into the image. When the source is an
-// *os.File on a regular file, the default (BulkMapSource) maps the source
-// read-only and writes it into the image with pwrite in 1 MiB pieces: one
-// copy, no read(2). The alternatives are reading straight into the mapped
-// bytes (BulkRead), copy_file_range(2) (BulkCopyFileRange, Linux) and a heap
-// buffer with read and pwrite (BulkPwrite). In mmap mode the pwrite reaches
-// the mapping through the page cache, which these systems keep coherent.
+// CopyFrom copies file contents into the image. On Linux the default
+// (BulkAuto) reads the source into a 1 MiB heap buffer and writes it with
+// pwrite(2) (BulkPwrite); the alternatives are reading straight into the
+// mapped bytes (BulkRead), copy_file_range(2) (BulkCopyFileRange, Linux) and
+// pwrite from a read-only mapping of the source (BulkMapSource, still the
+// default on the other systems, where it has not been measured against the
+// others). In mmap mode the pwrite reaches the mapping through the page
+// cache, which these systems keep coherent.
+//
+// CopyFiles copies a batch of host files, one CopyFrom each in effect, with
+// up to four goroutines when nothing can observe the order (no buffer held,
+// every source a path, the pwrite path). Each file's bytes go to their own
+// range, so the image is the same whatever the scheduling; of several
+// failures the one with the lowest index is reported.
 //
 // # Measured numbers
 //
@@ -88,27 +109,65 @@
 // (BenchmarkCallOverhead); the rest is the kernel's page faults on a sparse
 // file, one per 4 KiB page.
 //
+// Writing 200 blocks of 8 KiB at scattered offsets of a new 256 MiB image,
+// as FAT directories and FFS inode blocks lie between file contents, best
+// of 5:
+//
+//	go test -run '^$' -bench ScatteredMetadata -benchtime 5x ./imgkit/bcache/
+//
+//	WriteAt (pwrite), mmap mode                 1.0 ms
+//	WriteAt (pwrite), copy mode                 1.1 ms
+//	Getblk, fill, Bwrite (stores, mmap mode)   62 ms
+//
+// The last row is what WriteAt cost in mmap mode when it stored into the
+// mapping: the read-around of each fault. A one-off experiment (not kept)
+// with madvise(MADV_RANDOM) on the mapping brought that row to 0.6 ms, but
+// doubled the time to fill a whole 256 MiB image in 4 KiB Getblk blocks
+// (89 ms to 187-191 ms), so the cache keeps the read-around for Getblk and
+// keeps WriteAt off the mapping.
+//
+// Copying the 5,000 files of the medium fsbench tree (217 MiB; 4,900 files
+// under 8 KiB) into one image, Create to Commit, best of 8, two runs:
+//
+//	go test -run '^$' -bench CopyMedium -benchtime 8x ./imgkit/bcache/
+//
+//	CopyFiles, 1 worker (= CopyFrom, read+pwrite)       117-122 ms
+//	CopyFiles, 2 workers                                  88-96 ms
+//	CopyFiles, 4 workers (the default)                    94-96 ms
+//	CopyFrom per file, read+pwrite (os.Open)            111-119 ms
+//	CopyFrom per file, copy_file_range                  106-131 ms
+//	CopyFrom per file, pwrite from a source mapping     152-158 ms
+//	CopyFrom per file, read into the mapping            132-140 ms
+//
 // Copying a 64 MiB source file (in the page cache) into an image, best of 10
 // interleaved runs:
 //
 //	go test -run '^$' -bench '^BenchmarkBulk64M$' -benchtime 10x ./imgkit/bcache/
 //
-//	(a) read(2) straight into the mapped bytes      1900-2500 MB/s
+//	(a) read(2) straight into the mapped bytes      1400-2500 MB/s
 //	(b) copy_file_range(2) into the image file      2400-3300 MB/s
 //	(c) read(2) into a heap buffer, pwrite(2)       2500-3300 MB/s
 //	(d) (c), prefaulting the buffer before pwrite   2600-3300 MB/s
 //	(e) pwrite(2) from a mapping of the source      3700-4600 MB/s
 //	(f) (e), prefaulting the mapping before pwrite  3400-4600 MB/s
 //
-// (e) is the default. Reading into the mapping is slowest because every
-// destination page takes a fault inside read(2); copy_file_range on ext4
-// (no reflink) is an in-kernel read and write. Prefaulting, which won 60x for
-// FreeBSD ar(1) on UFS (shared/reference/ar-prefault-before-write.txt), does
-// not pay on Linux: (d) and (f) are within the noise of (c) and (e), so the
-// cache does not prefault. What does matter on Linux is the size of each
-// pwrite from a source mapping not yet faulted in: one 16 MiB pwrite ran at
-// about 2300 MB/s, 1 MiB pieces at about 4000.
+// (e) wins for one large source written just before, and was the default
+// until whole builds were measured: mapping each source costs an mmap, a
+// munmap and the source's page faults per file, which loses to (c) by a
+// third on the medium tree above, and on the big fsbench tree (20 files of
+// 20 MiB, msdos build) too: 170-173 ms against 135-145 ms. So (c) is the
+// default. Reading into the mapping is slow because every destination page
+// takes a fault inside read(2); copy_file_range on ext4 (no reflink) is an
+// in-kernel read and write. Prefaulting, which won 60x for FreeBSD ar(1) on
+// UFS (shared/reference/ar-prefault-before-write.txt), does not pay on
+// Linux: (d) and (f) are within the noise of (c) and (e), so the cache does
+// not prefault. The size of each pwrite from a source mapping not yet
+// faulted in matters: one 16 MiB pwrite ran at about 2300 MB/s, 1 MiB pieces
+// at about 4000.
 //
 // Writing a 256 MiB image in mmap mode leaves RssAnon at about 1 MiB (the
-// image lives in the page cache, RssFile).
+// image lives in the page cache, RssFile). `fixturegen makefs -t msdos` of
+// the medium tree peaks at 13 MiB RssAnon (sampled from /proc/PID/status)
+// and 16 MiB maximum RSS (/usr/bin/time -v), four 1 MiB copy buffers
+// included.
 package bcache
