@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -204,17 +203,7 @@ func writeTree(t *testing.T, dir string, withSpecial bool) {
 		t.Fatal(err)
 	}
 	if withSpecial {
-		if err := syscall.Mkfifo(filepath.Join(dir, "c/fifo"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if os.Geteuid() == 0 {
-			if err := syscall.Mknod(filepath.Join(dir, "c/tty"), syscall.S_IFCHR|0o620, int(fstree.Mkdev(4, 1))); err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Mknod(filepath.Join(dir, "c/disk"), syscall.S_IFBLK|0o660, int(fstree.Mkdev(8, 3))); err != nil {
-				t.Fatal(err)
-			}
-		}
+		mkSpecialFiles(t, dir)
 	}
 	// Read everything once so that access times settle before both
 	// writers look at them.
