@@ -912,6 +912,7 @@ func (st *buildState) record(name, key, outPath string, sum sumEntry) {
 // output) has.
 func (st *buildState) key(dir string, m manifestEntry, contents bool, output func(string) (sumEntry, bool)) (string, error) {
 	h := sha256.New()
+	buf := make([]byte, 0, 512)
 	fmt.Fprintf(h, "fixturegen build key v1\x00%s\x00%t\x00", st.generator, contents)
 	for _, a := range m.Args {
 		h.Write([]byte(a))
@@ -938,18 +939,27 @@ func (st *buildState) key(dir string, m manifestEntry, contents bool, output fun
 			continue // not a file: an option value
 		}
 		fmt.Fprintf(h, "arg %s\x00", a)
-		if err := st.hashInput(h, p, ".", fi, contents); err != nil {
+		if err := st.hashInput(h, &buf, p, ".", fi, contents); err != nil {
 			return "", err
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// hashInput adds one input (and, for a directory, everything under it).
-func (st *buildState) hashInput(h io.Writer, p, rel string, fi fs.FileInfo, contents bool) error {
-	fmt.Fprintf(h, "%s\x00%o\x00%d\x00", rel, uint32(fi.Mode()), fi.Size())
+// hashInput adds one input (and, for a directory, everything under it)
+// to h. buf is scratch space, reused from call to call so that the
+// thousands of entries of a big input tree cost no allocation each.
+func (st *buildState) hashInput(h io.Writer, buf *[]byte, p, rel string, fi fs.FileInfo, contents bool) error {
+	b := append((*buf)[:0], rel...)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = append(b, 0)
 	switch {
 	case fi.Mode().IsRegular() && contents:
+		h.Write(b)
+		b = b[:0]
 		f, err := os.Open(p)
 		if err != nil {
 			return err
@@ -961,11 +971,15 @@ func (st *buildState) hashInput(h io.Writer, p, rel string, fi fs.FileInfo, cont
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, _ := os.Readlink(p)
-		fmt.Fprintf(h, "%s\x00", t)
+		b = append(b, t...)
+		b = append(b, 0)
 	}
 	if !contents {
-		fmt.Fprintf(h, "%d\x00", fi.ModTime().UnixNano())
+		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+		b = append(b, 0)
 	}
+	h.Write(b)
+	*buf = b
 	if !fi.IsDir() {
 		return nil
 	}
@@ -976,8 +990,14 @@ func (st *buildState) hashInput(h io.Writer, p, rel string, fi fs.FileInfo, cont
 	}
 	st.stats.Add(int64(len(ents)))
 	for _, cfi := range ents {
-		cp := filepath.Join(p, cfi.Name())
-		if err := st.hashInput(h, cp, path.Join(rel, cfi.Name()), cfi, contents); err != nil {
+		// Names from a directory hold no slash and are neither "." nor
+		// "..": joining them needs no cleaning.
+		name := cfi.Name()
+		crel := name
+		if rel != "." {
+			crel = rel + "/" + name
+		}
+		if err := st.hashInput(h, buf, p+string(filepath.Separator)+name, crel, cfi, contents); err != nil {
 			return err
 		}
 	}
