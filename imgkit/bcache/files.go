@@ -9,14 +9,17 @@ import (
 	"sync/atomic"
 )
 
-// A FileCopy is one file of a CopyFiles batch: its first N bytes go to byte
-// offset Off of the image. They come from the host file Path or, when Path
-// is empty, from the reader Open returns (which CopyFiles closes).
+// A FileCopy is one file, or one piece of a file, of a CopyFiles batch: N
+// bytes of it, from byte SrcOff on, go to byte offset Off of the image.
+// They come from the host file Path or, when Path is empty, from the reader
+// Open returns (which CopyFiles closes; it seeks it to SrcOff when it is an
+// io.Seeker, and otherwise reads and drops the first SrcOff bytes).
 type FileCopy struct {
-	Off  int64
-	N    int64
-	Path string
-	Open func() (io.ReadCloser, error)
+	Off    int64
+	N      int64
+	SrcOff int64
+	Path   string
+	Open   func() (io.ReadCloser, error)
 }
 
 // copyWorkers is how many goroutines CopyFiles copies with at most (and no
@@ -115,7 +118,9 @@ func (im *Image) copyOne(fc *FileCopy) error {
 	if err != nil {
 		return err
 	}
-	err = im.CopyFrom(fc.Off, r, fc.N)
+	if err = skipTo(r, fc.SrcOff); err == nil {
+		err = im.CopyFrom(fc.Off, r, fc.N)
+	}
 	if cerr := r.Close(); err == nil {
 		err = cerr
 	}
@@ -138,6 +143,9 @@ func (im *Image) copyPath(buf []byte, fc *FileCopy) error {
 		return err
 	}
 	defer f.Close()
+	if err := skipTo(f, fc.SrcOff); err != nil {
+		return err
+	}
 	for done := int64(0); done < fc.N; {
 		chunk := buf[:min(int64(len(buf)), fc.N-done)]
 		m, err := io.ReadFull(f, chunk)
@@ -148,6 +156,28 @@ func (im *Image) copyPath(buf []byte, fc *FileCopy) error {
 			return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, fc.Off+done, err)
 		}
 		done += int64(m)
+	}
+	return nil
+}
+
+// skipTo moves the reader r, just opened, to byte off of its source: by
+// seeking when it can, else by reading and dropping off bytes.
+func skipTo(r io.Reader, off int64) error {
+	if off == 0 {
+		return nil
+	}
+	if off < 0 {
+		return fmt.Errorf("bcache: negative source offset %d", off)
+	}
+	if sk, ok := r.(io.Seeker); ok {
+		_, err := sk.Seek(off, io.SeekStart)
+		return err
+	}
+	if m, err := io.CopyN(io.Discard, r, off); err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("%w: source ends at byte %d, before %d", ErrShortSrc, m, off)
+		}
+		return err
 	}
 	return nil
 }

@@ -161,3 +161,70 @@ func TestCopyFilesHeldBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyFilesSrcOff checks that pieces of files taken from SrcOff on land
+// where they should through every source kind: host paths (concurrent and
+// one by one), Open returning a seeker, and Open returning a plain reader;
+// and that a SrcOff past the end of the source is ErrShortSrc.
+func TestCopyFilesSrcOff(t *testing.T) {
+	dir := t.TempDir()
+	src := make([]byte, bulkSize+5000)
+	for i := range src {
+		src[i] = byte(i*13 + i>>9)
+	}
+	path := filepath.Join(dir, "src")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The file in three pieces, written to the image in reverse order.
+	pieces := [][2]int64{{0, 4096}, {4096, bulkSize}, {4096 + bulkSize, 904}}
+	size := int64(len(src)) + 3*8192
+	want := make([]byte, size)
+	var batch []FileCopy
+	off := int64(8192)
+	for k := len(pieces) - 1; k >= 0; k-- {
+		p := pieces[k]
+		copy(want[off:], src[p[0]:p[0]+p[1]])
+		batch = append(batch, FileCopy{Off: off, N: p[1], SrcOff: p[0], Path: path})
+		off += p[1] + 512
+	}
+	opens := map[string]func() (io.ReadCloser, error){
+		"path":   nil,
+		"seeker": func() (io.ReadCloser, error) { return os.Open(path) },
+		"reader": func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil },
+	}
+	out := filepath.Join(t.TempDir(), "img")
+	for name, open := range opens {
+		for _, workers := range []int{1, 4} {
+			for _, m := range modes {
+				b := append([]FileCopy(nil), batch...)
+				if open != nil {
+					for i := range b {
+						b[i].Path, b[i].Open = "", open
+					}
+				}
+				old := copyWorkers
+				copyWorkers = workers
+				i, err := buildFiles(t, out, size, &Options{Mode: m}, b)
+				copyWorkers = old
+				if err != nil {
+					t.Fatalf("%s/%d/%v: CopyFiles = %d, %v", name, workers, m, i, err)
+				}
+				got, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s/%d/%v: image differs from the model", name, workers, m)
+				}
+			}
+		}
+		b := []FileCopy{{Off: 0, N: 10, SrcOff: int64(len(src)) + 1, Path: path}}
+		if open != nil {
+			b[0].Path, b[0].Open = "", open
+		}
+		if _, err := buildFiles(t, out, size, nil, b); !errors.Is(err, ErrShortSrc) {
+			t.Errorf("%s: SrcOff past the end: %v, want ErrShortSrc", name, err)
+		}
+	}
+}

@@ -44,4 +44,8 @@ func (f rawFile) Read(p []byte) (int, error) {
 	}
 }
 
+func (f rawFile) Seek(off int64, whence int) (int64, error) {
+	return unix.Seek(int(f), off, whence)
+}
+
 func (f rawFile) Close() error { return unix.Close(int(f)) }

@@ -156,8 +156,18 @@ type writer struct {
 	zero    []byte
 	probe   int64 // byte offset of the probe sector (see write)
 
+	// File contents are copied in batches (bcache.Image.CopyFiles), after
+	// the layout has placed them: one entry per run of contiguous blocks of
+	// a file, owners naming the node of each entry.
+	copies     []bcache.FileCopy
+	copyOwners []*fstree.Node
+
 	icache inodeCache
 }
+
+// copyBatch is how many file copies are queued before they are made, which
+// bounds the memory the queue takes.
+const copyBatch = 4096
 
 func (w *writer) warnf(format string, args ...any) {
 	if w.opts.Warn != nil {
@@ -426,6 +436,7 @@ func (w *writer) write(im *bcache.Image) error {
 	if err := w.writeAt(probe, w.probe); err != nil {
 		return err
 	}
+	w.copies, w.copyOwners = nil, nil
 	w.icache = inodeCache{addr: -1}
 	if err := w.initInodes(); err != nil {
 		return err
@@ -434,6 +445,9 @@ func (w *writer) write(im *bcache.Image) error {
 	w.written = map[*fstree.Node]bool{}
 	w.next = rootIno
 	if err := w.populate(w.t.Root, nil); err != nil {
+		return err
+	}
+	if err := w.flushCopies(); err != nil {
 		return err
 	}
 	if err := w.flushInodes(); err != nil {
@@ -716,20 +730,12 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 
 // writeData allocates the blocks of a file as makefs's ffs_write_file and
 // ffs_balloc do (whole blocks, the last of a file of at most UFS_NDADDR
-// blocks cut to fragments) and writes its contents: mem, or the file's.
+// blocks cut to fragments) and writes its contents: mem, or the file's,
+// which are queued for flushCopies.
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
-	var src io.Reader
-	if mem == nil && !w.dry {
-		f, err := n.Open()
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		src = f
-	}
-	// Runs of contiguous blocks are copied in one call.
-	var runOff, runLen int64 = -1, 0
+	// Runs of contiguous blocks are written or queued as one piece.
+	var runOff, runLen, fileOff int64 = -1, 0, 0
 	flush := func() error {
 		if runLen == 0 {
 			return nil
@@ -741,11 +747,9 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			err = w.writeAt(mem[:runLen], runOff)
 			mem = mem[runLen:]
 		default:
-			err = w.im.CopyFrom(w.base+runOff, src, runLen)
-			if err != nil {
-				err = fmt.Errorf("ffs: %s: %w", n.Path(), err)
-			}
+			err = w.queueCopy(n, runOff, runLen, fileOff)
 		}
+		fileOff += runLen
 		runOff, runLen = -1, 0
 		return err
 	}
@@ -796,6 +800,39 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// queueCopy queues the copy of length bytes of file n, from byte fileOff
+// on, to image offset off of the file system, and makes the queued copies
+// once copyBatch of them are waiting.
+func (w *writer) queueCopy(n *fstree.Node, off, length, fileOff int64) error {
+	fc := bcache.FileCopy{Off: w.base + off, N: length, SrcOff: fileOff, Path: n.SourcePath}
+	if n.SourcePath == "" {
+		fc.Open = func() (io.ReadCloser, error) { return n.Open() }
+	}
+	w.copies = append(w.copies, fc)
+	w.copyOwners = append(w.copyOwners, n)
+	if len(w.copies) >= copyBatch {
+		return w.flushCopies()
+	}
+	return nil
+}
+
+// flushCopies makes the queued file copies. They may run concurrently:
+// each has its own blocks, so the bytes do not depend on the order.
+func (w *writer) flushCopies() error {
+	if len(w.copies) == 0 {
+		return nil
+	}
+	if i, err := w.im.CopyFiles(w.copies); err != nil {
+		if i < 0 {
+			return err
+		}
+		return fmt.Errorf("ffs: %s: %w", w.copyOwners[i].Path(), err)
+	}
+	clear(w.copyOwners)
+	w.copies, w.copyOwners = w.copies[:0], w.copyOwners[:0]
 	return nil
 }
 
