@@ -13,26 +13,29 @@ import (
 // getdents64 calls into one buffer and stats each entry relative to the
 // open directory (fstatat), so that the kernel resolves one name per entry
 // rather than the whole path: the up-to-date check of a no-op build is
-// mostly these calls. It keeps clear of os.File, whose Fd method would
+// mostly these calls. It also returns the number of system calls it
+// made (open, getdents64, fstatat, close). It keeps clear of os.File, whose Fd method would
 // cost two fcntl calls and whose open an epoll_ctl, per directory.
-func readDirInfo(p string) ([]fs.FileInfo, error) {
+func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
+	calls = 2 // open and close
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
 		fd, err = unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, 1, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	defer unix.Close(fd)
 	buf := make([]byte, 16<<10)
 	var names []string
 	for {
 		n, err := unix.Getdents(fd, buf)
+		calls++
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: p, Err: err}
+			return nil, calls, &fs.PathError{Op: "readdirent", Path: p, Err: err}
 		}
 		if n <= 0 {
 			break
@@ -41,7 +44,8 @@ func readDirInfo(p string) ([]fs.FileInfo, error) {
 	}
 	slices.Sort(names)
 	sts := make([]statInfo, len(names))
-	infos := make([]fs.FileInfo, len(names))
+	infos = make([]fs.FileInfo, len(names))
+	calls += len(names)
 	for i, n := range names {
 		s := &sts[i]
 		s.name = n
@@ -50,11 +54,11 @@ func readDirInfo(p string) ([]fs.FileInfo, error) {
 			err = unix.Fstatat(fd, n, &s.st, unix.AT_SYMLINK_NOFOLLOW)
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "lstat", Path: p + "/" + n, Err: err}
+			return nil, calls, &fs.PathError{Op: "lstat", Path: p + "/" + n, Err: err}
 		}
 		infos[i] = s
 	}
-	return infos, nil
+	return infos, calls, nil
 }
 
 // statInfo is an fs.FileInfo over a unix.Stat_t.
