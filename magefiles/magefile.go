@@ -60,7 +60,7 @@ func Bench() error {
 	}
 	// The catalogue's no-op build: 100 FAT fixtures over the medium tree's
 	// 5,000 files; noop/full-% is the no-op build's time as a share of a
-	// full build's, checks/fixture the stat calls per fixture.
+	// full build's, syscalls/fixture the system calls of its up-to-date checks per fixture.
 	fmt.Println("\n## go test -run '^$' -bench CatalogNoop -benchtime 10x ./cmd/fixturegen")
 	return sh.RunV("go", "test", "-run", "^$", "-bench", "CatalogNoop", "-benchtime", "10x", "./cmd/fixturegen")
 }
