@@ -6,6 +6,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -25,7 +28,11 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 		return nil, &fs.PathError{Op: "walk", Path: dir, Err: fmt.Errorf("not a directory (%v)", root.Type)}
 	}
 	root.Size = 0
-	if err := walkHost(dir, root); err != nil {
+	hw := &hostWalk{errs: map[*Node]dirErr{}}
+	hw.sem = make(chan struct{}, max(0, min(walkWorkers, 2*runtime.GOMAXPROCS(0))-1))
+	hw.dir(dir, root)
+	hw.wg.Wait()
+	if err := hw.firstErr(root); err != nil {
 		return nil, err
 	}
 	t := &Tree{Root: root}
@@ -34,35 +41,79 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 	return t, nil
 }
 
-// walkHost adds the entries of the host directory dir to node d.
-func walkHost(dir string, d *Node) error {
+// walkWorkers is how many goroutines WalkDir examines directories with at
+// most (and no more than twice GOMAXPROCS). Each directory is read and its
+// entries examined by one goroutine; the tree is the same whatever the
+// scheduling. The medium fsbench tree (5,000 files in 400 directories) was
+// walked in 9-10 ms with 4 against 12-16 ms with 1 on 2 cores (see
+// imgkit/bcache/doc.go). It is a variable so that tests can walk with one.
+var walkWorkers = 4
+
+// A hostWalk is one WalkDir in progress: directories are examined on the
+// calling goroutine or, while a slot of sem is free, on a new one.
+type hostWalk struct {
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs map[*Node]dirErr
+}
+
+// A dirErr is why a directory's walk stopped: at its entry index at (in
+// bytewise order of the names), or at -1 when reading the directory failed.
+type dirErr struct {
+	at  int
+	err error
+}
+
+// dir adds the entries of the host directory path to node d, in bytewise
+// order of their names, and walks the subdirectories among them. It stops
+// at the first entry that fails and records the error for firstErr.
+func (hw *hostWalk) dir(path string, d *Node) {
+	at, err := hw.entries(path, d)
+	if err != nil {
+		hw.mu.Lock()
+		hw.errs[d] = dirErr{at, err}
+		hw.mu.Unlock()
+	}
+}
+
+// entries does the work of dir and returns where and why it stopped.
+func (hw *hostWalk) entries(dir string, d *Node) (int, error) {
 	f, err := os.Open(dir)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
-		return &fs.PathError{Op: "readdir", Path: dir, Err: err}
+		return -1, &fs.PathError{Op: "readdir", Path: dir, Err: err}
 	}
+	slices.Sort(names)
 	d.Children = make([]*Node, 0, len(names))
-	for _, name := range names {
+	for i, name := range names {
 		p := filepath.Join(dir, name)
 		n := &Node{Name: name, Parent: d}
 		if err := lstatNode(p, n); err != nil {
-			return err
+			return i, err
 		}
 		switch n.Type {
 		case TypeFile:
 			n.SourcePath = p
 		case TypeSymlink:
 			if n.Link, err = os.Readlink(p); err != nil {
-				return err
+				return i, err
 			}
 			n.Size = int64(len(n.Link))
 		case TypeDir:
-			if err := walkHost(p, n); err != nil {
-				return err
+			select {
+			case hw.sem <- struct{}{}:
+				hw.wg.Add(1)
+				go func() {
+					defer func() { <-hw.sem; hw.wg.Done() }()
+					hw.dir(p, n)
+				}()
+			default:
+				hw.dir(p, n)
 			}
 		}
 		if n.Type != TypeFile && n.Type != TypeSymlink {
@@ -70,7 +121,31 @@ func walkHost(dir string, d *Node) error {
 		}
 		d.Children = append(d.Children, n)
 	}
-	d.sortChildren()
+	return 0, nil
+}
+
+// firstErr returns the error a walk of one goroutine would have stopped
+// at: the first in depth-first pre-order of the sorted tree. Every
+// directory is walked to its end or its own first error whatever happens
+// elsewhere, so the choice does not depend on scheduling.
+func (hw *hostWalk) firstErr(d *Node) error {
+	if len(hw.errs) == 0 {
+		return nil
+	}
+	de, failed := hw.errs[d]
+	if failed && de.at < 0 {
+		return de.err
+	}
+	for _, c := range d.Children {
+		if c.Type == TypeDir {
+			if err := hw.firstErr(c); err != nil {
+				return err
+			}
+		}
+	}
+	if failed {
+		return de.err
+	}
 	return nil
 }
 

@@ -3,9 +3,13 @@
 package fstree
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -70,5 +74,86 @@ func TestWalkDirSpecialFiles(t *testing.T) {
 	}
 	if n := f.Lookup("disk"); n.Type != TypeBlock || Major(n.Rdev) != 8 || Minor(n.Rdev) != 17 {
 		t.Errorf("FromFS block device: type %v rdev %d,%d", n.Type, Major(n.Rdev), Minor(n.Rdev))
+	}
+}
+
+// TestWalkDirWorkers checks that the tree WalkDir builds is the same with
+// one goroutine and with several, run after run.
+func TestWalkDirWorkers(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		for j := range i % 5 {
+			mkfile(t, dir, fmt.Sprintf("d%02d/s%d/f%d", i, j, i*j), strings.Repeat("x", i*j))
+		}
+		mkfile(t, dir, fmt.Sprintf("d%02d/file", i), "f")
+	}
+	if err := os.Link(filepath.Join(dir, "d03/file"), filepath.Join(dir, "d39/hard")); err != nil {
+		t.Fatal(err)
+	}
+	dump := func() string {
+		tr, err := WalkDir(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		tr.Walk(func(p string, n *Node) error {
+			hl := ""
+			if n.HardLink != nil {
+				hl = n.HardLink.Path()
+			}
+			fmt.Fprintf(&b, "%s %v %o %d %d %q %q\n", p, n.Type, n.Mode, n.Size, n.Nlink, hl, n.SourcePath)
+			return nil
+		})
+		return b.String()
+	}
+	old := walkWorkers
+	defer func() { walkWorkers = old }()
+	walkWorkers = 1
+	want := dump()
+	for _, w := range []int{2, 4, 8} {
+		walkWorkers = w
+		for range 5 {
+			if got := dump(); got != want {
+				t.Fatalf("%d workers: tree differs from one worker's:\n%s\nwant:\n%s", w, got, want)
+			}
+		}
+	}
+}
+
+// TestWalkDirFirstError checks that of several failing entries WalkDir
+// reports the first in walk order, whatever the number of workers: two
+// chains of directories deeper than PATH_MAX, under "a" and "b".
+func TestWalkDirFirstError(t *testing.T) {
+	dir := t.TempDir()
+	for _, top := range []string{"b", "a", "c"} {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := top
+		for depth := 0; depth < 40; depth++ {
+			if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			nfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			unix.Close(fd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd, name = nfd, strings.Repeat(top, 200)
+		}
+		unix.Close(fd)
+	}
+	old := walkWorkers
+	defer func() { walkWorkers = old }()
+	for _, w := range []int{1, 4} {
+		walkWorkers = w
+		for range 5 {
+			_, err := WalkDir(dir, nil)
+			var pe *fs.PathError
+			if !errors.As(err, &pe) || !strings.HasPrefix(pe.Path, filepath.Join(dir, "a")) {
+				t.Fatalf("%d workers: error %v, want one under %s", w, err, filepath.Join(dir, "a"))
+			}
+		}
 	}
 }
