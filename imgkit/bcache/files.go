@@ -14,10 +14,17 @@ import (
 // They come from the host file Path or, when Path is empty, from the reader
 // Open returns (which CopyFiles closes; it seeks it to SrcOff when it is an
 // io.Seeker, and otherwise reads and drops the first SrcOff bytes).
+//
+// Pad, when positive, says that the Pad bytes after the copied ones belong
+// to this copy too and are zero in the image (the slack of a file's last
+// cluster or fragment): CopyFiles may then write zeros there, so that the
+// contents of files that follow each other can go to the image in one
+// write.
 type FileCopy struct {
 	Off    int64
 	N      int64
 	SrcOff int64
+	Pad    int64
 	Path   string
 	Open   func() (io.ReadCloser, error)
 }
@@ -63,10 +70,28 @@ func (im *Image) CopyFiles(files []FileCopy) (int, error) {
 		}
 		return -1, nil
 	}
+	// Runs of files that follow each other (through their Pad) and fit
+	// the copy buffer together are copied as one unit: [first, end).
+	var units [][2]int
+	for i := 0; i < len(files); {
+		j := i + 1
+		for j < len(files) && im.follows(&files[j-1], &files[j]) &&
+			files[j].Off+files[j].N-files[i].Off <= bulkSize {
+			j++
+		}
+		units = append(units, [2]int{i, j})
+		i = j
+	}
 	if im.data != nil {
-		for i := range files {
-			if im.checkRange(files[i].Off, files[i].N) == nil {
-				im.markTouched(files[i].Off, files[i].N)
+		for _, u := range units {
+			for i := u[0]; i < u[1]; i++ {
+				n := files[i].N
+				if i+1 < u[1] {
+					n += files[i].Pad
+				}
+				if im.checkRange(files[i].Off, n) == nil {
+					im.markTouched(files[i].Off, n)
+				}
 			}
 		}
 	}
@@ -81,13 +106,21 @@ func (im *Image) CopyFiles(files []FileCopy) (int, error) {
 			defer wg.Done()
 			buf := make([]byte, bulkSize)
 			for {
-				i := next.Add(1) - 1
-				if i >= int64(len(files)) || i > failAt.Load() {
+				u := next.Add(1) - 1
+				if u >= int64(len(units)) || int64(units[u][0]) > failAt.Load() {
 					return
 				}
-				if err := im.copyPath(buf, &files[i]); err != nil {
+				first, end := units[u][0], units[u][1]
+				var i int
+				var err error
+				if end-first == 1 {
+					i, err = first, im.copyPath(buf, &files[first])
+				} else {
+					i, err = im.copyRun(buf, files, first, end)
+				}
+				if err != nil {
 					errs[i] = err
-					for f := failAt.Load(); i < f && !failAt.CompareAndSwap(f, i); f = failAt.Load() {
+					for f := failAt.Load(); int64(i) < f && !failAt.CompareAndSwap(f, int64(i)); f = failAt.Load() {
 					}
 				}
 			}
@@ -100,6 +133,53 @@ func (im *Image) CopyFiles(files []FileCopy) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// follows reports whether file b of a batch starts where a and its Pad end,
+// both copying something into a valid range from byte 0 of a host file.
+func (im *Image) follows(a, b *FileCopy) bool {
+	return a.Pad >= 0 && a.N > 0 && b.N > 0 && a.SrcOff == 0 && b.SrcOff == 0 &&
+		b.Off == a.Off+a.N+a.Pad && im.checkRange(a.Off, a.N+a.Pad) == nil &&
+		im.checkRange(b.Off, b.N) == nil
+}
+
+// copyRun copies the files [first, end) of a batch, which follow each other
+// and fit buf together, by reading them into buf (their Pad zeroed) and
+// writing it with one pwrite: one write where there were end-first, which
+// the medium fsbench tree, 4,900 of whose 5,000 files are under 8 KiB,
+// copies 10-15% faster (see doc.go). It returns the index of the file that
+// failed.
+func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, error) {
+	base := files[first].Off
+	last := &files[end-1]
+	out := buf[:last.Off+last.N-base]
+	for i := first; i < end; i++ {
+		fc := &files[i]
+		if i+1 < end {
+			clear(out[fc.Off+fc.N-base:][:fc.Pad])
+		}
+		f, err := openSource(fc.Path)
+		var m int
+		if err == nil {
+			m, err = io.ReadFull(f, out[fc.Off-base:][:fc.N])
+			f.Close()
+			if err != nil {
+				err = im.shortErr(err, fc.Off, int64(m), fc.N)
+			}
+		}
+		if err != nil {
+			// The files before this one are copied all the same, as
+			// CopyFiles promises.
+			if _, werr := im.f.WriteAt(out[:fc.Off-base], base); werr != nil {
+				return first, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, base, werr)
+			}
+			return i, err
+		}
+	}
+	if _, err := im.f.WriteAt(out, base); err != nil {
+		return first, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, base, err)
+	}
+	return 0, nil
 }
 
 // preallocMinDensity is how much of the span of a batch (from its first

@@ -46,6 +46,16 @@ func filesFixture(t *testing.T, n int) ([]FileCopy, []byte) {
 	return batch, want
 }
 
+// withPad returns a copy of batch whose files each pad up to the next one,
+// so that CopyFiles may copy runs of them with one write.
+func withPad(batch []FileCopy) []FileCopy {
+	b := append([]FileCopy(nil), batch...)
+	for i := 0; i+1 < len(b); i++ {
+		b[i].Pad = b[i+1].Off - b[i].Off - b[i].N
+	}
+	return b
+}
+
 func buildFiles(t *testing.T, path string, size int64, opts *Options, batch []FileCopy) (int, error) {
 	t.Helper()
 	im, err := Create(path, size, opts)
@@ -81,6 +91,7 @@ func TestCopyFiles(t *testing.T) {
 			batch []FileCopy
 		}{
 			{"paths", BulkAuto, batch},
+			{"paths-pad", BulkAuto, withPad(batch)},
 			{"paths-pwrite", BulkPwrite, batch},
 			{"paths-read", BulkRead, batch},
 			{"open", BulkAuto, viaOpen},
@@ -110,9 +121,15 @@ func TestCopyFiles(t *testing.T) {
 // CopyFrom: a missing file, a short file (ErrShortSrc), a range outside the
 // image (ErrRange, before anything is copied).
 func TestCopyFilesErrors(t *testing.T) {
-	batch, want := filesFixture(t, 40)
+	batch0, want := filesFixture(t, 40)
 	size := int64(len(want))
 	out := filepath.Join(t.TempDir(), "img")
+	for _, batch := range [][]FileCopy{batch0, withPad(batch0)} {
+		testCopyFilesErrors(t, batch, size, out)
+	}
+}
+
+func testCopyFilesErrors(t *testing.T, batch []FileCopy, size int64, out string) {
 	for _, m := range modes {
 		for run := range 20 {
 			b := append([]FileCopy(nil), batch...)
