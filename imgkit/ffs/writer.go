@@ -807,7 +807,10 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 // on, to image offset off of the file system, and makes the queued copies
 // once copyBatch of them are waiting.
 func (w *writer) queueCopy(n *fstree.Node, off, length, fileOff int64) error {
-	fc := bcache.FileCopy{Off: w.base + off, N: length, SrcOff: fileOff, Path: n.SourcePath}
+	// The slack of the last fragment is the file's and zero: the cache
+	// may write it, to copy files that follow each other in one write.
+	pad := (w.g.fsize - length%w.g.fsize) % w.g.fsize
+	fc := bcache.FileCopy{Off: w.base + off, N: length, SrcOff: fileOff, Pad: pad, Path: n.SourcePath}
 	if n.SourcePath == "" {
 		fc.Open = func() (io.ReadCloser, error) { return n.Open() }
 	}

@@ -615,9 +615,14 @@ func (w *writer) writeDir(im *bcache.Image, d *pdir) error {
 // not depend on it, each file having its own clusters).
 func (w *writer) writeFiles(im *bcache.Image) error {
 	batch := make([]bcache.FileCopy, len(w.p.files))
+	cb := w.g.clusterBytes()
 	for i, e := range w.p.files {
 		n := e.node
-		batch[i] = bcache.FileCopy{Off: w.clusterOff(e.ext[0].start), N: n.Size, Path: n.SourcePath}
+		// The slack of the last cluster is the file's and zero: the
+		// cache may write it, to copy files that follow each other in
+		// one write.
+		pad := (cb - n.Size%cb) % cb
+		batch[i] = bcache.FileCopy{Off: w.clusterOff(e.ext[0].start), N: n.Size, Pad: pad, Path: n.SourcePath}
 		if n.SourcePath == "" {
 			batch[i].Open = func() (io.ReadCloser, error) { return n.Open() }
 		}
