@@ -2,7 +2,6 @@ package bcache
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,8 +15,9 @@ import (
 )
 
 // BenchmarkCopyMediumExperiments copies the files of the medium benchmark
-// tree (as BenchmarkCopyMedium lays them out) with CopyFiles, with and
-// without preallocation, and by experiments not kept: reading the sources
+// tree (as BenchmarkCopyMedium lays them out) with CopyFiles: with and
+// without preallocation, and with each file's slack as its Pad (as the
+// msdos and ffs writers give it); and by experiments not kept: reading the sources
 // straight into the mapped bytes with one or two goroutines, after
 // read-around faults (the default), after madvise(MADV_POPULATE_WRITE) of
 // the data range, or after fallocate(2). It reports the best time of each
@@ -91,73 +91,16 @@ func BenchmarkCopyMediumExperiments(b *testing.B) {
 		}
 		return nil
 	}
-	// grouped copies runs of files whose slots follow each other, up to
-	// bulkSize bytes, with one pwrite per run (the slack between them
-	// written as zeros), as a writer could when the slack is its own.
-	grouped := func(im *Image, workers int) error {
-		var groups [][2]int // [first, end) indexes into batch
-		for i := 0; i < len(batch); {
-			j := i + 1
-			for j < len(batch) && batch[j].Off-batch[i].Off+batch[j].N <= bulkSize && batch[j].Off-(batch[j-1].Off+batch[j-1].N) < 8192 {
-				j++
-			}
-			groups = append(groups, [2]int{i, j})
-			i = j
-		}
-		preallocate(im.f, batch[0].Off, dataEnd-batch[0].Off)
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var ferr atomic.Value
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				buf := make([]byte, bulkSize)
-				for {
-					g := next.Add(1) - 1
-					if g >= int64(len(groups)) {
-						return
-					}
-					first, end := groups[g][0], groups[g][1]
-					if end-first == 1 {
-						if err := im.copyPath(buf, &batch[first]); err != nil {
-							ferr.Store(err)
-						}
-						continue
-					}
-					base := batch[first].Off
-					last := batch[end-1]
-					out := buf[:last.Off+last.N-base]
-					clear(out)
-					for _, fc := range batch[first:end] {
-						f, err := openSource(fc.Path)
-						if err == nil {
-							_, err = io.ReadFull(f, out[fc.Off-base:][:fc.N])
-							f.Close()
-						}
-						if err != nil {
-							ferr.Store(err)
-						}
-					}
-					if _, err := im.f.WriteAt(out, base); err != nil {
-						ferr.Store(err)
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		if err, ok := ferr.Load().(error); ok {
-			return err
-		}
-		return nil
+	padded := append([]FileCopy(nil), batch...)
+	for i := 0; i+1 < len(padded); i++ {
+		padded[i].Pad = padded[i+1].Off - padded[i].Off - padded[i].N
 	}
 	vs := []struct {
 		name string
 		run  func(im *Image) error
 	}{
 		{"copyfiles-prealloc", func(im *Image) error { _, err := im.CopyFiles(batch); return err }},
-		{"grouped-prealloc-4", func(im *Image) error { return grouped(im, 4) }},
-		{"grouped-prealloc-2", func(im *Image) error { return grouped(im, 2) }},
+		{"copyfiles-prealloc-pad", func(im *Image) error { _, err := im.CopyFiles(padded); return err }},
 		{"copyfiles-no-prealloc", func(im *Image) error {
 			preallocOn = false
 			defer func() { preallocOn = true }()
