@@ -60,21 +60,31 @@
 // # Speed and memory
 //
 // Inodes are written one inode block at a time (a directory's entries get
-// consecutive numbers), file contents with one bcache CopyFrom per run of
-// contiguous blocks, and nothing else touches the data area but the zero
-// tail of a fragment that lies over the probe sector. Measured with
+// consecutive numbers). File contents are queued while the tree is laid
+// out, one bcache.FileCopy per run of contiguous blocks (SrcOff its offset
+// in the file, Pad the slack of its last fragment), and copied in batches
+// of 4096 with bcache's CopyFiles: up to 4 workers, the data range
+// preallocated, small files that follow each other written together.
+// Nothing else touches the data area but the zero tail of a fragment that
+// lies over the probe sector. Measured with
 //
-//	cd bench && go run ./cmd/fsbench -runs 5 -only "..."
+//	cd bench && go run ./cmd/fsbench -trees small,medium,big -runs 5
 //
-// (the fixturegen ffs and Debian makefs rows) on 2 shared cores, load
-// about 2.5, the medium tree (5000 files, 217 MiB) took 1.45–1.66 times
-// the floor and 0.53–0.67 times Debian makefs's time; the big tree (20
-// files of 20 MiB) 1.09–1.19 times the floor and 0.34–0.39 times makefs's.
-// The medium tree costs about 55000 system calls (strace -c), most of them
-// the open, fcntl, epoll_ctl, read and close of each source file (Go's
-// os.Open) and one pwrite per file. RssAnon, sampled every few
-// milliseconds from /proc/PID/status while the CLI ran, peaked at 16.4 MiB
-// on the medium tree and 6.4 MiB on the big one.
+// on 2 shared cores (load 0.7-2.5), two runs, the medium tree (5000
+// files, 217 MiB) took, in mmap mode, 139 ms for UFS1 (1.07-1.09 times the
+// floor, 0.40-0.45 times Debian makefs's time) and 147-180 ms for UFS2
+// (1.15-1.38 times the floor, 0.51-0.52 times makefs's); the big tree (20
+// files of 20 MiB) 0.68-0.75 times the floor and 0.23-0.28 times makefs's.
+// Before the batched copy these were 1.45-1.66 and 0.53-0.67 on the
+// medium tree. Of a medium build, the walk takes about 12 ms and the block
+// allocator's map search about 18 ms of CPU (pprof); the medium tree
+// costs about 28000 system calls besides the Go runtime's (strace -c -f):
+// an open, read and close of each source file, one statx per entry for
+// the walk, and 5300 pwrites (small files seldom follow each other
+// through their fragment's slack, so few are written together). RssAnon, sampled every few milliseconds
+// from /proc/PID/status while the CLI ran, peaked at 16.4 MiB on the
+// medium tree and 6.4 MiB on the big one (before the batched copy, which
+// adds up to four 1 MiB buffers and the queue of 4096 copies).
 //
 // # Sparse images (-Z)
 //
