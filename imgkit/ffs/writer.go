@@ -154,7 +154,8 @@ type writer struct {
 	inited  []int64
 	fsBytes int64
 	zero    []byte
-	probe   int64 // byte offset of the probe sector (see write)
+	indbuf  []byte // one block: an indirect block as it is written
+	probe   int64  // byte offset of the probe sector (see write)
 
 	// File contents are copied in batches (bcache.Image.CopyFiles), after
 	// the layout has placed them: one entry per run of contiguous blocks of
@@ -785,8 +786,12 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	// Indirect blocks, in the order they were allocated.
-	buf := make([]byte, g.bsize)
+	// Indirect blocks, in the order they were allocated. Each fills its
+	// block, so the buffer is overwritten whole.
+	if len(ip.indOrd) > 0 && w.indbuf == nil {
+		w.indbuf = make([]byte, g.bsize)
+	}
+	buf := w.indbuf
 	for _, lbn := range ip.indOrd {
 		bap := ip.ind[lbn]
 		for i, v := range bap {
