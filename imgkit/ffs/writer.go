@@ -439,9 +439,7 @@ func (w *writer) write(im *bcache.Image) error {
 	}
 	w.copies, w.copyOwners = nil, nil
 	w.icache = inodeCache{addr: -1}
-	if err := w.initInodes(); err != nil {
-		return err
-	}
+	w.initInodes()
 	w.ino = map[*fstree.Node]int64{}
 	w.written = map[*fstree.Node]bool{}
 	w.next = rootIno
@@ -452,6 +450,9 @@ func (w *writer) write(im *bcache.Image) error {
 		return err
 	}
 	if err := w.flushInodes(); err != nil {
+		return err
+	}
+	if err := w.writeInitedInodes(); err != nil {
 		return err
 	}
 	return w.writeMeta()
@@ -467,8 +468,10 @@ func (w *writer) writeAt(b []byte, off int64) error {
 
 // initInodes gives the inodes of fresh inode blocks their di_gen: every
 // block for UFS1, the first cg_initediblk inodes of each group for UFS2
-// (more are initialised as inodes are written, as makefs does).
-func (w *writer) initInodes() error {
+// (more are initialised as inodes are written, as makefs does). Here it
+// only counts them, in inited; writeInitedInodes writes the blocks that
+// no inode was stored in, at the end.
+func (w *writer) initInodes() {
 	g := w.g
 	w.inited = make([]int64, g.ncg)
 	for c := int64(0); c < g.ncg; c++ {
@@ -476,22 +479,52 @@ func (w *writer) initInodes() error {
 		if g.version == 2 {
 			n = min(g.ipg, 2*g.inopb)
 		}
-		for i := int64(0); i < n; i += g.inopb {
-			if err := w.initInodeBlock(c*g.ipg + i); err != nil {
+		w.inited[c] = roundup(n, g.inopb)
+	}
+}
+
+// initRunBlocks bounds the inode blocks writeInitedInodes writes at once.
+const initRunBlocks = 64
+
+// writeInitedInodes writes the initialised inode blocks (initInodes and
+// writeInode's lazy initialisation) that hold no stored inode, as
+// fillInodeBlock makes them, each run of consecutive ones of a group with
+// one write. The blocks that hold inodes were written whole by
+// flushInodes from the same filling, and nothing else writes inode
+// blocks, so the image is the same as if every block had been written
+// when it was initialised, as makefs does.
+func (w *writer) writeInitedInodes() error {
+	if w.dry {
+		return nil
+	}
+	g := w.g
+	flushed := w.icache.flushed
+	var buf []byte
+	for c := int64(0); c < g.ncg; c++ {
+		for i := int64(0); i < w.inited[c]; {
+			first := c*g.ipg + i
+			if flushed[g.inoToFsba(first)] {
+				i += g.inopb
+				continue
+			}
+			n := int64(0)
+			for i < w.inited[c] && n < initRunBlocks && !flushed[g.inoToFsba(c*g.ipg+i)] {
+				i += g.inopb
+				n++
+			}
+			if buf == nil {
+				buf = make([]byte, initRunBlocks*g.bsize)
+			}
+			run := buf[:n*g.bsize]
+			for k := int64(0); k < n; k++ {
+				w.fillInodeBlock(run[k*g.bsize:][:g.bsize], first+k*g.inopb)
+			}
+			if err := w.writeAt(run, g.inoToFsba(first)*g.fsize); err != nil {
 				return err
 			}
 		}
-		w.inited[c] = n
 	}
 	return nil
-}
-
-// initInodeBlock writes the inode block starting at inode first, empty
-// but for di_gen.
-func (w *writer) initInodeBlock(first int64) error {
-	blk := make([]byte, w.g.bsize)
-	w.fillInodeBlock(blk, first)
-	return w.writeAt(blk, w.g.inoToFsba(first)*w.g.fsize)
 }
 
 // fillInodeBlock sets blk to the inode block starting at inode first as
@@ -520,7 +553,7 @@ type inodeCache struct {
 }
 
 // putInode stores the encoded inode d of number ino through the cache. The
-// block it lives in was initialised (initInodes or writeInode's lazy
+// block it lives in counts as initialised (initInodes or writeInode's lazy
 // initialisation) before any inode of it is stored.
 func (w *writer) putInode(ino int64, d []byte) error {
 	if w.dry {
@@ -976,10 +1009,7 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 	a.syncCs(c)
 	if g.version == 2 {
 		for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
-			if err := w.initInodeBlock(c*g.ipg + w.inited[c]); err != nil {
-				return err
-			}
-			w.inited[c] += g.inopb
+			w.inited[c] += g.inopb // written by writeInitedInodes
 		}
 		o.put32(a.cgs[c].cgInitediblk(), w.inited[c])
 	}
