@@ -364,7 +364,7 @@ gotit:
 //
 // It finds the byte ffs_mapsearch finds, faster: a zero byte (no free
 // fragment) never matches, so the search skips the zero bytes below
-// lowfree[c] and runs of zero bytes eight at a time.
+// lowfree[c], and bytes that cannot match eight at a time (findByte).
 func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	g, o := a.g, a.o
 	cgp := a.cgs[c]
@@ -379,9 +379,10 @@ func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	a.lowfree[c] = low
 	tbl := fragtbl[g.frag]
 	mask := byte(1) << (allocsiz - 1 + g.frag%8)
-	found := findByte(free, max(start, low), int64(len(free)), tbl, mask)
+	wholeFF := g.frag == 8 && allocsiz == 8
+	found := findByte(free, max(start, low), int64(len(free)), tbl, mask, wholeFF)
 	if found < 0 {
-		found = findByte(free, low, min(start+1, int64(len(free))), tbl, mask)
+		found = findByte(free, low, min(start+1, int64(len(free))), tbl, mask, wholeFF)
 	}
 	if found < 0 {
 		return -1
@@ -418,18 +419,35 @@ func nextNonzero(m []byte, i int64) int64 {
 }
 
 // findByte returns the index of the first byte b of m[i:end] with
-// tbl[b]&mask != 0, or -1. tbl[0] is 0 for every fragment table, so zero
-// bytes are skipped eight at a time.
-func findByte(m []byte, i, end int64, tbl *[256]byte, mask byte) int64 {
-	for i < end {
-		if i+8 <= end && binary.LittleEndian.Uint64(m[i:]) == 0 {
-			i += 8
+// tbl[b]&mask != 0, or -1. It looks at eight bytes at a time and skips
+// those that cannot match: all zero (tbl[0] is 0 in every fragment
+// table); only 0x00 and 0xff when tbl[0xff] lacks mask (a search for
+// fewer fragments than a block); or, when wholeFF says that only 0xff
+// matches (a whole block of 8 fragments), without a 0xff byte.
+func findByte(m []byte, i, end int64, tbl *[256]byte, mask byte, wholeFF bool) int64 {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	skipFF := tbl[0xff]&mask == 0
+	for ; i+8 <= end; i += 8 {
+		w := binary.LittleEndian.Uint64(m[i:])
+		if w == 0 {
 			continue
 		}
+		if skipFF && w == (w&lsb)*0xff {
+			continue
+		}
+		if v := ^w; wholeFF && (v-lsb)&^v&msb == 0 {
+			continue
+		}
+		for k := i; k < i+8; k++ {
+			if tbl[m[k]]&mask != 0 {
+				return k
+			}
+		}
+	}
+	for ; i < end; i++ {
 		if tbl[m[i]]&mask != 0 {
 			return i
 		}
-		i++
 	}
 	return -1
 }
