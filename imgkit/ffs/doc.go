@@ -66,25 +66,37 @@
 // of 4096 with bcache's CopyFiles: up to 4 workers, the data range
 // preallocated, small files that follow each other written together.
 // Nothing else touches the data area but the zero tail of a fragment that
-// lies over the probe sector. Measured with
+// lies over the probe sector. Inode blocks are written once: those that
+// hold inodes from the inode-block cache, the other initialised ones at
+// the end in runs. The map search skips free-map bytes that cannot match
+// eight at a time, and the all-zero bytes at the start of a group's map
+// through a per-group index, finding the byte ffs_mapsearch finds.
+// Measured with
 //
-//	cd bench && go run ./cmd/fsbench -trees small,medium,big -runs 5
+//	cd bench && go run ./cmd/fsbench -trees medium -runs 5 -only \
+//	  'fixturegen makefs -t ffs UFS1 compat=debian (mmap),Debian makefs -t ffs -o version=1,
+//	   fixturegen makefs -t ffs UFS2 compat=debian (mmap),Debian makefs -t ffs -o version=2'
 //
-// on 2 shared cores (load 0.7-2.5), two runs, the medium tree (5000
-// files, 217 MiB) took, in mmap mode, 139 ms for UFS1 (1.07-1.09 times the
-// floor, 0.40-0.45 times Debian makefs's time) and 147-180 ms for UFS2
-// (1.15-1.38 times the floor, 0.51-0.52 times makefs's); the big tree (20
-// files of 20 MiB) 0.68-0.75 times the floor and 0.23-0.28 times makefs's.
-// Before the batched copy these were 1.45-1.66 and 0.53-0.67 on the
-// medium tree. Of a medium build, the walk takes about 12 ms and the block
-// allocator's map search about 18 ms of CPU (pprof); the medium tree
-// costs about 28000 system calls besides the Go runtime's (strace -c -f):
-// an open, read and close of each source file, one statx per entry for
-// the walk, and 5300 pwrites (small files seldom follow each other
-// through their fragment's slack, so few are written together). RssAnon, sampled every few milliseconds
-// from /proc/PID/status while the CLI ran, peaked at 16.4 MiB on the
-// medium tree and 6.4 MiB on the big one (before the batched copy, which
-// adds up to four 1 MiB buffers and the queue of 4096 copies).
+// (as one argument, no space after the commas), on 2 shared cores (load 1.2-1.3), three runs, the medium tree (5000
+// files, 217 MiB) took, in mmap mode, 100-116 ms for UFS1 (0.79-0.91
+// times the floor, 0.37-0.41 times Debian makefs's time) and 103-119 ms
+// for UFS2 (0.77-0.91 times the floor, 0.34-0.38 times makefs's); the
+// code before this (commit 633a968), run alternately with it, took
+// 126-142 ms (0.44-0.45x makefs) and 139-151 ms (0.45-0.49x). The big
+// tree (20 files of 20 MiB) takes 0.63-0.69 times the floor and 0.22-0.24
+// times makefs's. In a medium build (pprof of ffs.Write in a loop) the
+// layout and metadata take 15-20 ms of CPU and the copy the rest; the map
+// search took 17 ms for UFS1 and 9 ms for UFS2 and now takes 1-2 ms. What
+// UFS2 does more than UFS1 is about 200 pwrites: twice the inode blocks
+// (256-byte inodes), and its lazily initialised inode blocks were written
+// twice; in-process the two took the same time within the noise before and
+// after. strace -c -f of the CLI on the medium tree: 5243 pwrites for UFS1
+// and 5377 for UFS2 (5342 and 5540 before), beside an open, read and close
+// of each source file and one statx per entry.
+// RssAnon, sampled every 2 ms from /proc/PID/status while the CLI ran
+// (three runs each), peaked at 11.9-15.7 MiB for UFS1 and 11.8-13.9 MiB
+// for UFS2 on the medium tree (VmRSS 17-20 MiB), with the batched copy's
+// queue and buffers.
 //
 // # Sparse images (-Z)
 //
