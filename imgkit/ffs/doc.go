@@ -77,8 +77,8 @@
 //	  'fixturegen makefs -t ffs UFS1 compat=debian (mmap),Debian makefs -t ffs -o version=1,
 //	   fixturegen makefs -t ffs UFS2 compat=debian (mmap),Debian makefs -t ffs -o version=2'
 //
-// (as one argument, no space after the commas), on 2 shared cores (load 1.2-1.3), three runs, the medium tree (5000
-// files, 217 MiB) took, in mmap mode, 100-116 ms for UFS1 (0.79-0.91
+// (as one argument, no space after the commas), on 2 shared cores (load
+// 1.2-1.3), three runs, the medium tree (5000 files, 217 MiB) took, in mmap mode, 100-116 ms for UFS1 (0.79-0.91
 // times the floor, 0.37-0.41 times Debian makefs's time) and 103-119 ms
 // for UFS2 (0.77-0.91 times the floor, 0.34-0.38 times makefs's); the
 // code before this (commit 633a968), run alternately with it, took
