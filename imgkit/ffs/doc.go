@@ -78,25 +78,25 @@
 //	   fixturegen makefs -t ffs UFS2 compat=debian (mmap),Debian makefs -t ffs -o version=2'
 //
 // (as one argument, no space after the commas), on 2 shared cores (load
-// 1.2-1.3), three runs, the medium tree (5000 files, 217 MiB) took, in mmap mode, 100-116 ms for UFS1 (0.79-0.91
-// times the floor, 0.37-0.41 times Debian makefs's time) and 103-119 ms
-// for UFS2 (0.77-0.91 times the floor, 0.34-0.38 times makefs's); the
-// code before this (commit 633a968), run alternately with it, took
-// 126-142 ms (0.44-0.45x makefs) and 139-151 ms (0.45-0.49x). The big
-// tree (20 files of 20 MiB) takes 0.63-0.69 times the floor and 0.22-0.24
-// times makefs's. In a medium build (pprof of ffs.Write in a loop) the
-// layout and metadata take 15-20 ms of CPU and the copy the rest; the map
-// search took 17 ms for UFS1 and 9 ms for UFS2 and now takes 1-2 ms. What
-// UFS2 does more than UFS1 is about 200 pwrites: twice the inode blocks
-// (256-byte inodes), and its lazily initialised inode blocks were written
-// twice; in-process the two took the same time within the noise before and
-// after. strace -c -f of the CLI on the medium tree: 5243 pwrites for UFS1
-// and 5377 for UFS2 (5342 and 5540 before), beside an open, read and close
-// of each source file and one statx per entry.
-// RssAnon, sampled every 2 ms from /proc/PID/status while the CLI ran
-// (three runs each), peaked at 11.9-15.7 MiB for UFS1 and 11.8-13.9 MiB
-// for UFS2 on the medium tree (VmRSS 17-20 MiB), with the batched copy's
-// queue and buffers.
+// 1.2-1.3), four runs, the medium tree (5000 files, 217 MiB) took, in mmap
+// mode, 100-116 ms for UFS1 (0.79-0.91 times the floor, 0.37-0.41 times
+// Debian makefs's time) and 103-119 ms for UFS2 (0.77-0.91 times the
+// floor, 0.34-0.38 times makefs's); the code before this (commit 633a968),
+// run alternately with it, took 126-142 ms (0.44-0.45x makefs) and 139-151
+// ms (0.45-0.49x). The big tree (20 files of 20 MiB) takes 0.63-0.69 times
+// the floor and 0.22-0.24 times makefs's (either mode). In a medium build
+// (pprof of ffs.Write in a loop) the layout and metadata take 15-20 ms of
+// CPU and the copy the rest; the map search took 17 ms for UFS1 and 9 ms
+// for UFS2 and now takes 1-2 ms. What UFS2 does more than UFS1 is about
+// 200 pwrites: twice the inode blocks (256-byte inodes), and its lazily
+// initialised inode blocks were written twice; in-process the two took the
+// same time within the noise before and after. strace -c -f of the CLI on
+// the medium tree: 5243 pwrites for UFS1 and 5377 for UFS2 (5342 and 5540
+// before), beside an open, read and close of each source file and one
+// statx per entry. RssAnon, sampled every 2 ms from /proc/PID/status while
+// the CLI ran (three runs each), peaked at 11.9-15.7 MiB for UFS1 and
+// 11.8-13.9 MiB for UFS2 on the medium tree (VmRSS 17-20 MiB), with the
+// batched copy's queue and buffers.
 //
 // # Sparse images (-Z)
 //
