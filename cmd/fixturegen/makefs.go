@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
@@ -461,4 +462,33 @@ func mergeTree(dst, src *fstree.Node, srcDir string) error {
 		sort.Slice(dst.Children, func(i, j int) bool { return dst.Children[i].Name < dst.Children[j].Name })
 	}
 	return nil
+}
+
+// cacheOptions returns the block-cache options every makefs type writes
+// its image with: the mode from FIXTUREGEN_CACHE in the command's
+// environment.
+func (a *makefsArgs) cacheOptions() (*bcache.Options, error) {
+	mode, err := bcache.ParseMode(a.Env.getenv(bcache.EnvMode))
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+	}
+	return &bcache.Options{Mode: mode}, nil
+}
+
+// optionError turns an error of a format's ParseOption for opt into the
+// command's error: a bad option (one that wraps the format's errOption
+// sentinel) is a usage error, anything else a plain one.
+func optionError(opt fsOption, err, errOption error) error {
+	if errors.Is(err, errOption) {
+		return usagef("makefs: -o %s: %v", optString(opt), err)
+	}
+	return fmt.Errorf("makefs: -o %s: %w", optString(opt), err)
+}
+
+// optString spells opt as it was given: key or key=value.
+func optString(o fsOption) string {
+	if o.HasValue {
+		return o.Key + "=" + o.Value
+	}
+	return o.Key
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
-	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 )
 
@@ -27,9 +25,9 @@ func runMakefsFFS(a *makefsArgs) error {
 	if err != nil {
 		return err
 	}
-	mode, err := bcache.ParseMode(a.Env.getenv(bcache.EnvMode))
+	c, err := a.cacheOptions()
 	if err != nil {
-		return fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+		return err
 	}
 	t, err := a.tree()
 	if err != nil {
@@ -41,7 +39,7 @@ func runMakefsFFS(a *makefsArgs) error {
 			o.Timestamp = topts.SourceDateEpoch
 		}
 	}
-	if err := ffs.Write(a.Image, t, o, &bcache.Options{Mode: mode}); err != nil {
+	if err := ffs.Write(a.Image, t, o, c); err != nil {
 		return fmt.Errorf("makefs: %w", err)
 	}
 	return nil
@@ -66,10 +64,7 @@ func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 			return nil, usagef("makefs: -o %s: option needs a value (%s=...)", opt.Key, opt.Key)
 		}
 		if err := ffs.ParseOption(o, opt.Key, opt.Value); err != nil {
-			if errors.Is(err, ffs.ErrOption) {
-				return nil, usagef("makefs: -o %s: %v", optString(opt), err)
-			}
-			return nil, fmt.Errorf("makefs: -o %s: %w", optString(opt), err)
+			return nil, optionError(opt, err, ffs.ErrOption)
 		}
 	}
 	o.SectorSize = a.SectorSize

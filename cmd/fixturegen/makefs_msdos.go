@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -22,15 +20,15 @@ func runMakefsMsdos(a *makefsArgs) error {
 	if err != nil {
 		return err
 	}
-	mode, err := bcache.ParseMode(a.Env.getenv(bcache.EnvMode))
+	c, err := a.cacheOptions()
 	if err != nil {
-		return fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+		return err
 	}
 	t, err := a.tree()
 	if err != nil {
 		return err
 	}
-	if err := msdos.Write(a.Image, t, o, &bcache.Options{Mode: mode}); err != nil {
+	if err := msdos.Write(a.Image, t, o, c); err != nil {
 		return fmt.Errorf("makefs: %w", err)
 	}
 	return nil
@@ -41,10 +39,7 @@ func msdosOptions(a *makefsArgs) (*msdos.Options, error) {
 	o := &msdos.Options{}
 	for _, opt := range a.Opts {
 		if err := msdos.ParseOption(o, opt.Key, opt.Value); err != nil {
-			if errors.Is(err, msdos.ErrOption) {
-				return nil, usagef("makefs: -o %s: %v", optString(opt), err)
-			}
-			return nil, fmt.Errorf("makefs: -o %s: %w", optString(opt), err)
+			return nil, optionError(opt, err, msdos.ErrOption)
 		}
 	}
 	if a.SectorSize != 0 {
@@ -65,13 +60,6 @@ func msdosOptions(a *makefsArgs) (*msdos.Options, error) {
 		o.Bootstrap = a.Env.abs(o.Bootstrap)
 	}
 	return o, nil
-}
-
-func optString(o fsOption) string {
-	if o.HasValue {
-		return o.Key + "=" + o.Value
-	}
-	return o.Key
 }
 
 func containsSlash(s string) bool {
