@@ -41,12 +41,12 @@ func init() {
 			return s + ", index " + v.Index().String()
 		},
 	})
-	// FFS has no field description yet: diff compares its images as bytes.
 	Register(Format{
 		Name:     "ffs",
 		Match:    matchFFS,
 		Open:     func(r io.ReaderAt, size int64) (fs.FS, error) { return ffs.Open(r, size) },
 		Describe: describeFFS,
+		Fields:   fieldsOf(ffs.Fields, func(f ffs.Field) Field { return Field(f) }),
 		Summary: func(fsys fs.FS) string {
 			v := fsys.(*ffs.FS)
 			return "UFS" + strconv.Itoa(v.Version()) + ", " + strconv.Itoa(v.BlockSize()) + "/" + strconv.Itoa(v.FragSize()) + " block/fragment"
