@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
@@ -183,6 +185,70 @@ func TestDiffAr(t *testing.T) {
 	}
 }
 
+// ffsImage writes a UFS image of files, all with modification time t0
+// except those in mtimes, and returns its bytes.
+func ffsImage(t testing.TB, files map[string]string, mtimes map[string]time.Time, o ffs.Options) []byte {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		mt := t0
+		if m, ok := mtimes[name]; ok {
+			mt = m
+		}
+		fsys[name] = &fstest.MapFile{Data: []byte(data), Mode: 0o644, ModTime: mt}
+	}
+	tree, err := fstree.FromFS(fsys, ".", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Timestamp = &t0
+	if o.BSize == 0 {
+		o.BSize, o.FSize = 4096, 512
+	}
+	name := filepath.Join(t.TempDir(), "x.img")
+	if err := ffs.Write(name, tree, &o, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDiffFFS(t *testing.T) {
+	files := map[string]string{"hello.txt": "hello\n", "d/b.txt": "bee\n"}
+	for _, v := range []int{1, 2} {
+		a := ffsImage(t, files, nil, ffs.Options{Version: v, Size: 256 << 10})
+		b := ffsImage(t, files, map[string]time.Time{"d/b.txt": t0.Add(time.Hour)}, ffs.Options{Version: v, Size: 256 << 10, MinFree: 5, MinFreeSet: true})
+		rep, out := diff(t, a, b)
+		if rep.Same || rep.FormatA != "ffs" || rep.ParseErrA != nil || rep.ParseErrB != nil {
+			t.Fatalf("v%d: %+v\n%s", v, rep, out)
+		}
+		sb := int64(8192)
+		if v == 2 {
+			sb = 65536
+		}
+		size := "(1700000000) -> 2023-11-14 23:13:20 UTC (1700003600)"
+		wantLines(t, out, fmt.Sprintf("  superblock: fs_minfree at byte %#x: 8 -> 5", sb+60))
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "  /d/b.txt: di_mtime at byte 0x") && strings.HasSuffix(l, size) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("v%d: no di_mtime line for /d/b.txt in\n%s", v, out)
+		}
+		if strings.Contains(out, "/hello.txt") || strings.Contains(out, "bytes 0x") {
+			t.Errorf("v%d: more than the two changes:\n%s", v, out)
+		}
+		if testing.Verbose() {
+			t.Log(out)
+		}
+	}
+}
+
 func TestDiffBytes(t *testing.T) {
 	a := bytes.Repeat([]byte("x"), 1000)
 	b := bytes.Clone(a)
@@ -230,6 +296,9 @@ func FuzzDiff(f *testing.F) {
 	f.Add(fat, fat[:len(fat)/2])
 	f.Add(arc, arc[:len(arc)-3])
 	f.Add(arc, fat)
+	ufs := ffsImage(f, map[string]string{"a.txt": "a\n"}, nil, ffs.Options{Version: 2, Size: 160 << 10})
+	ufs2 := ffsImage(f, map[string]string{"a.txt": "b\n"}, nil, ffs.Options{Version: 2, Size: 160 << 10})
+	f.Add(ufs, ufs2)
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		rep, err := Diff(bytes.NewReader(a), int64(len(a)), bytes.NewReader(b), int64(len(b)))
 		if err != nil {
