@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,6 +149,18 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	}
 	if _, err := Fields(bytes.NewReader(img), int64(len(img))); err == nil {
 		t.Fatal("no error")
+	}
+	// The reader's BlockList must stop as well, with an error, instead of
+	// walking nindir^3 entries.
+	fs, err = Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, err = fs.Inode("f"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := fs.BlockList(in); !errors.Is(err, ErrFormat) {
+		t.Fatalf("BlockList of a looping indirect block: got %v, want ErrFormat", err)
 	}
 }
 

@@ -367,10 +367,17 @@ func (f *FS) BlockList(in *Inode) (data, indirect []int64, err error) {
 		}
 		data = append(data, a)
 	}
+	// Every indirect block takes at least one fragment of di_blocks, so a
+	// walk that finds more of them than that is looping through a corrupt
+	// (for example self-referencing) indirect block.
+	maxInd := in.Blocks*512/g.fsize + 1
 	var walk func(addr int64, level int) error
 	walk = func(addr int64, level int) error {
 		if addr == 0 {
 			return nil
+		}
+		if int64(len(indirect)) >= maxInd {
+			return fmt.Errorf("%w: inode %d: more indirect blocks than di_blocks %d allows", ErrFormat, in.Ino, in.Blocks)
 		}
 		indirect = append(indirect, addr)
 		if level == 0 {
