@@ -521,7 +521,7 @@ func (d *describer) inode(p string, in *Inode) error {
 	if in.Blocks < 0 || in.Blocks > f.size/512+g.bsize/512 {
 		return fmt.Errorf("%w: inode %d at byte %#x: di_blocks %d exceeds the image", ErrFormat, in.Ino, off, in.Blocks)
 	}
-	data, indirect, err := d.blocks(in)
+	data, indirect, err := f.BlockList(in)
 	if err != nil {
 		return err
 	}
@@ -600,56 +600,4 @@ func addSpan(spans [][2]int64, off, n int64) [][2]int64 {
 		return spans
 	}
 	return append(spans, [2]int64{off, off + n})
-}
-
-// blocks returns the fragment addresses of the inode's data blocks in file
-// order and those of its indirect blocks, as FS.BlockList does, but gives
-// up on an inode whose indirect blocks are more than its di_blocks can
-// hold (a corrupt indirect block pointing at itself would otherwise be
-// walked nindir³ times).
-func (d *describer) blocks(in *Inode) (data, indirect []int64, err error) {
-	f, g := d.f, &d.f.g
-	ind := map[int64][]int64{}
-	nblk := howmany(in.Size, g.bsize)
-	if nblk > in.Blocks*512/g.fsize+1 {
-		return nil, nil, fmt.Errorf("%w: inode %d: size %d needs more blocks than di_blocks %d", ErrFormat, in.Ino, in.Size, in.Blocks)
-	}
-	data = make([]int64, 0, nblk)
-	for lbn := int64(0); lbn < nblk; lbn++ {
-		a, err := f.bmap(in, lbn, ind)
-		if err != nil {
-			return nil, nil, err
-		}
-		data = append(data, a)
-	}
-	budget := in.Blocks*512/g.bsize + nIAddr
-	var walk func(addr int64, level int) error
-	walk = func(addr int64, level int) error {
-		if addr == 0 {
-			return nil
-		}
-		if int64(len(indirect)) >= budget {
-			return fmt.Errorf("%w: inode %d: more indirect blocks than di_blocks %d holds", ErrFormat, in.Ino, in.Blocks)
-		}
-		indirect = append(indirect, addr)
-		if level == 0 {
-			return nil
-		}
-		bap, err := f.indirect(addr, ind)
-		if err != nil {
-			return err
-		}
-		for _, a := range bap {
-			if err := walk(a, level-1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for level, a := range in.Indirect {
-		if err := walk(a, level); err != nil {
-			return nil, nil, err
-		}
-	}
-	return data, indirect, nil
 }

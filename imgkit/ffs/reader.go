@@ -367,17 +367,17 @@ func (f *FS) BlockList(in *Inode) (data, indirect []int64, err error) {
 		}
 		data = append(data, a)
 	}
-	// Every indirect block takes at least one fragment of di_blocks, so a
-	// walk that finds more of them than that is looping through a corrupt
-	// (for example self-referencing) indirect block.
-	maxInd := in.Blocks*512/g.fsize + 1
+	// Every indirect block is a whole block counted in di_blocks, so a walk
+	// that finds more of them than that (plus the di_ib roots) is looping
+	// through a corrupt, for example self-referencing, indirect block.
+	maxInd := in.Blocks*512/g.bsize + nIAddr
 	var walk func(addr int64, level int) error
 	walk = func(addr int64, level int) error {
 		if addr == 0 {
 			return nil
 		}
 		if int64(len(indirect)) >= maxInd {
-			return fmt.Errorf("%w: inode %d: more indirect blocks than di_blocks %d allows", ErrFormat, in.Ino, in.Blocks)
+			return fmt.Errorf("%w: inode %d: more indirect blocks than di_blocks %d holds", ErrFormat, in.Ino, in.Blocks)
 		}
 		indirect = append(indirect, addr)
 		if level == 0 {
