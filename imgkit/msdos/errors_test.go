@@ -73,7 +73,12 @@ func TestWriteErrors(t *testing.T) {
 		{"root full fat16", manyFiles(100), nil, Options{FATType: 16, DirectoryEntries: 64}, ErrRootFull,
 			[]string{"holds 64"}},
 		{"too few clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 32, Size: 8 << 20}, ErrParams,
-			[]string{"clusters is too few for FAT32", "65525 to 268435444"}},
+			[]string{"clusters is too few for FAT32", "65525 to 268435444", "bytes with -o sectors_per_cluster=1"}},
+		// 8 MiB holds the tree, but the default cluster size (4 KiB at this
+		// size) leaves too few clusters for FAT16: the way out is a smaller
+		// cluster, not a larger image.
+		{"cluster hint", []srcFile{{name: "a"}}, nil, Options{FATType: 16, Size: 8 << 20}, ErrParams,
+			[]string{"too few for FAT16", "at this size -o sectors_per_cluster=2 would do"}},
 		{"too many clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 12, Size: 64 << 20, SectorsPerCluster: 1}, ErrParams,
 			[]string{"clusters is too many for FAT12", "1 to 4084"}},
 		{"fat32 dirents", []srcFile{{name: "a"}}, nil, Options{FATType: 32, DirectoryEntries: 512}, ErrParams,

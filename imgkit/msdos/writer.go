@@ -153,7 +153,17 @@ func (w *writer) fixed() (*geometry, error) {
 	if err != nil {
 		var pe *paramError
 		if errors.As(err, &pe) && pe.small {
-			if need := w.needed(); need > 0 {
+			if spc := w.clusterHint(); spc > 0 {
+				return nil, fmt.Errorf("%w; at this size -o sectors_per_cluster=%d would do", err, spc)
+			}
+			if need := w.needed(0); need > w.fileSize {
+				// The default cluster size grows with the volume; with the
+				// smallest cluster a forced FAT type fits in far less.
+				if w.o.SectorsPerCluster == 0 && w.o.BlockSize == 0 {
+					if need1 := w.needed(1); need1 > w.fileSize && need1 < need {
+						return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given), or %d bytes with -o sectors_per_cluster=1", err, need, w.fileSize, need1)
+					}
+				}
 				return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given)", err, need, w.fileSize)
 			}
 		}
@@ -162,7 +172,7 @@ func (w *writer) fixed() (*geometry, error) {
 	if err := w.p.fits(g); err != nil {
 		var fe *fitError
 		if errors.As(err, &fe) && fe.small {
-			if need := w.needed(); need > 0 {
+			if need := w.needed(0); need > 0 {
 				return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given)", err, need, w.fileSize)
 			}
 		}
@@ -171,11 +181,36 @@ func (w *writer) fixed() (*geometry, error) {
 	return g, nil
 }
 
+// clusterHint returns the largest cluster size, in sectors, with which the
+// given image size makes a valid volume that holds the tree, or 0 when the
+// cluster size was given or none works. The default cluster size grows
+// with the volume, so a forced FAT type can have too few clusters at a size
+// above the smallest one that holds the tree: then a smaller cluster, not
+// a larger image, is the way out.
+func (w *writer) clusterHint() int {
+	if w.o.SectorsPerCluster != 0 || w.o.BlockSize != 0 {
+		return 0
+	}
+	for spc := maxSecPerClus; spc >= 1; spc /= 2 {
+		o := w.o
+		o.SectorsPerCluster = spc
+		g, err := computeGeometry(&o, w.fileSize)
+		if err == nil && w.p.fits(g) == nil {
+			return spc
+		}
+	}
+	return 0
+}
+
 // needed returns the smallest image size in bytes that holds the tree with
-// the same options but no size, or 0 when there is none.
-func (w *writer) needed() int64 {
+// the same options but no size, and spc sectors per cluster when spc is
+// not 0, or 0 when there is none.
+func (w *writer) needed(spc int) int64 {
 	o := w.o
 	o.MaxSize, o.MinSize, o.Size, o.CreateSize, o.Sectors = 0, 0, 0, 0, 0
+	if spc != 0 {
+		o.SectorsPerCluster = spc
+	}
 	if o.Floppy != "" {
 		return 0
 	}
