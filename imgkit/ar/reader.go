@@ -120,6 +120,16 @@ func (ar *Reader) parse() error {
 	var symtabOff int64
 	off := int64(magicLen)
 	first := true
+	// loadSymtab keeps the symbol index of the member whose header is at
+	// off; it is parsed once every member is known.
+	loadSymtab := func(name string, dataOff, size int64) error {
+		b, err := ar.readSpecial(off, dataOff, size, "symbol index")
+		if err != nil {
+			return err
+		}
+		symtab, symtabName, symtabOff = b, name, dataOff
+		return nil
+	}
 	for off < ar.size {
 		// A lone "\n" after the last member is padding some writers leave.
 		if ar.size-off == 1 {
@@ -150,31 +160,21 @@ func (ar *Reader) parse() error {
 		switch {
 		case name == gnuSymtabName || name == gnuSym64Name:
 			special = true
-			if symtab != nil {
-				break // a second index is kept as a plain member by GNU ar; ignore it here
-			}
 			if !first {
 				// GNU ar reads an index only at the start; later ones are ignored.
 				break
 			}
-			if size > maxSpecial || size > ar.size-dataOff {
-				return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+			if err := loadSymtab(name, dataOff, size); err != nil {
+				return err
 			}
-			symtab = make([]byte, size)
-			if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
-				return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
-			}
-			symtabName, symtabOff = name, dataOff
 			ar.format = FormatGNU
 		case name == gnuStrtabName:
 			special = true
-			if size > maxSpecial || size > ar.size-dataOff {
-				return ar.errorf(off, ErrTruncated, "long-name table of %d bytes", size)
+			b, err := ar.readSpecial(off, dataOff, size, "long-name table")
+			if err != nil {
+				return err
 			}
-			ar.strtab = make([]byte, size)
-			if _, err := ar.r.ReadAt(ar.strtab, dataOff); err != nil {
-				return ar.errorf(dataOff, ErrTruncated, "long-name table: %v", err)
-			}
+			ar.strtab = b
 			ar.format = FormatGNU
 		case strings.HasPrefix(name, bsdLongPrefix):
 			n, ok := parseNum([]byte(name[len(bsdLongPrefix):]), 10)
@@ -194,25 +194,15 @@ func (ar *Reader) parse() error {
 			ar.format = FormatBSD
 			if first && (name == bsdSymdefName || name == bsdSymdefSorted || name == bsdSymdef64Name) {
 				special = true
-				if size > maxSpecial || size > ar.size-dataOff {
-					return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+				if err := loadSymtab(name, dataOff, size); err != nil {
+					return err
 				}
-				symtab = make([]byte, size)
-				if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
-					return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
-				}
-				symtabName, symtabOff = name, dataOff
 			}
 		case first && (name == bsdSymdefName || name == bsdSymdefSorted || name == bsdSymdef64Name):
 			special = true
-			if size > maxSpecial || size > ar.size-dataOff {
-				return ar.errorf(off, ErrTruncated, "symbol index of %d bytes", size)
+			if err := loadSymtab(name, dataOff, size); err != nil {
+				return err
 			}
-			symtab = make([]byte, size)
-			if _, err := ar.r.ReadAt(symtab, dataOff); err != nil {
-				return ar.errorf(dataOff, ErrTruncated, "symbol index: %v", err)
-			}
-			symtabName, symtabOff = name, dataOff
 			ar.format = FormatBSD
 		case len(name) > 1 && name[0] == '/' && name[1] >= '0' && name[1] <= '9':
 			// GNU long name: "/offset" into the "//" table. In thin
@@ -283,6 +273,20 @@ func (ar *Reader) parse() error {
 		}
 	}
 	return nil
+}
+
+// readSpecial loads the size bytes at dataOff of the special member (what:
+// a symbol index or the long-name table) whose header is at off, bounded by
+// maxSpecial and by the end of the archive.
+func (ar *Reader) readSpecial(off, dataOff, size int64, what string) ([]byte, error) {
+	if size > maxSpecial || size > ar.size-dataOff {
+		return nil, ar.errorf(off, ErrTruncated, "%s of %d bytes", what, size)
+	}
+	b := make([]byte, size)
+	if _, err := ar.r.ReadAt(b, dataOff); err != nil {
+		return nil, ar.errorf(dataOff, ErrTruncated, "%s: %v", what, err)
+	}
+	return b, nil
 }
 
 func (ar *Reader) parseSymtab(name string, b []byte, base int64) error {
