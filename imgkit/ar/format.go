@@ -46,6 +46,14 @@ func (h *header) arMode() []byte { return h[40:][:modeLen] } // ar_mode: octal
 func (h *header) arSize() []byte { return h[48:][:sizeLen] } // ar_size: decimal byte count
 func (h *header) arFmag() []byte { return h[58:][:2] }       // ar_fmag: "`\n"
 
+// blankHeader returns a header of spaces, the padding of every unused byte.
+func blankHeader() (h header) {
+	for i := range h {
+		h[i] = ' '
+	}
+	return h
+}
+
 // meta returns the date, uid, gid and mode fields as one slice, the part of
 // a header that is carried over unchanged when an archive is rewritten.
 func (h *header) meta() []byte { return h[16:48] }

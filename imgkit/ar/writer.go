@@ -107,7 +107,6 @@ func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
 		return nil, fmt.Errorf("ar: thin archives exist only in the GNU format")
 	}
 	hasObject := false
-	nsyms := 0
 	for i := range p.entries {
 		e := &p.entries[i]
 		if e.Size < 0 {
@@ -122,7 +121,6 @@ func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
 		if e.IsObject {
 			hasObject = true
 		}
-		nsyms += len(e.Symbols)
 		if strings.IndexByte(e.Name, 0) >= 0 || e.Name == "" {
 			return nil, fmt.Errorf("%w: %q", ErrName, e.Name)
 		}
@@ -161,11 +159,32 @@ func (p *Plan) memberMeta(hd *header, h *Header) error {
 	return nil
 }
 
-func (p *Plan) indexDate() string {
-	if p.opts.IndexTime.IsZero() {
-		return "0"
+// indexMeta fills the date..mode fields of a symbol index header: the date
+// from Options.IndexTime (0 when zero, as "ar D" writes), uid, gid and mode 0.
+func (p *Plan) indexMeta(hd *header) {
+	date := "0"
+	if !p.opts.IndexTime.IsZero() {
+		date = fmt.Sprint(p.opts.IndexTime.Unix())
 	}
-	return fmt.Sprint(p.opts.IndexTime.Unix())
+	fill(hd.arDate(), date)
+	fill(hd.arUID(), "0")
+	fill(hd.arGID(), "0")
+	fill(hd.arMode(), "0")
+}
+
+// symbolNames returns the names of every entry's symbols, in member order,
+// each NUL-terminated, as both index formats store them, and their count.
+func (p *Plan) symbolNames() ([]byte, int) {
+	var names []byte
+	n := 0
+	for i := range p.entries {
+		for _, s := range p.entries[i].Symbols {
+			names = append(names, s...)
+			names = append(names, 0)
+			n++
+		}
+	}
+	return names, n
 }
 
 // layoutGNU lays the archive out as GNU ar (or llvm-ar) does.
@@ -199,10 +218,7 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 	p.hdrs = make([][]byte, len(p.entries))
 	for i := range p.entries {
 		e := &p.entries[i]
-		var hd header
-		for j := range hd {
-			hd[j] = ' '
-		}
+		hd := blankHeader()
 		if gnu && p.opts.Thin && len(e.Name) >= 15 {
 			// GNU ar first writes the base name with its '/' and then
 			// overwrites bytes 0..14 with the long-name reference: a base
@@ -225,18 +241,10 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 		p.hdrs[i] = hd[:]
 	}
 	// Index contents: count, offsets, names.
-	var names bytes.Buffer
-	nsyms := 0
-	for i := range p.entries {
-		for _, s := range p.entries[i].Symbols {
-			names.WriteString(s)
-			names.WriteByte(0)
-			nsyms++
-		}
-	}
+	names, nsyms := p.symbolNames()
 	writeIndex := !p.opts.NoIndex && hasObject
 	if writeIndex && !gnu && nsyms == 0 {
-		names.WriteString("\x00\x00\x00") // llvm-ar's empty table
+		names = append(names, "\x00\x00\x00"...) // llvm-ar's empty table
 	}
 	strtabHdr := int64(0)
 	if strtab.Len() > 0 {
@@ -259,11 +267,11 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 		p.size = off
 	}
 	idx32 := func() int64 {
-		n := 4 + 4*int64(nsyms) + int64(names.Len())
+		n := 4 + 4*int64(nsyms) + int64(len(names))
 		return n + pad2(n)
 	}
 	idx64 := func() int64 {
-		n := 8 + 8*int64(nsyms) + int64(names.Len())
+		n := 8 + 8*int64(nsyms) + int64(len(names))
 		if gnu {
 			return alignUp(n, 8)
 		}
@@ -299,10 +307,7 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 		head.WriteString(magic)
 	}
 	if writeIndex {
-		var hd header
-		for j := range hd {
-			hd[j] = ' '
-		}
+		hd := blankHeader()
 		ilen := idx32()
 		w := 4
 		if use64 {
@@ -312,10 +317,7 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 		} else {
 			copy(hd.arName(), gnuSymtabName)
 		}
-		fill(hd.arDate(), p.indexDate())
-		fill(hd.arUID(), "0")
-		fill(hd.arGID(), "0")
-		fill(hd.arMode(), "0")
+		p.indexMeta(&hd)
 		fillDec(hd.arSize(), ilen)
 		copy(hd.arFmag(), fmag)
 		head.Write(hd[:])
@@ -338,16 +340,13 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 				put(p.offs[i])
 			}
 		}
-		head.Write(names.Bytes())
+		head.Write(names)
 		for int64(head.Len()-start) < ilen {
 			head.WriteByte(0)
 		}
 	}
 	if strtab.Len() > 0 {
-		var hd header
-		for j := range hd {
-			hd[j] = ' '
-		}
+		hd := blankHeader()
 		copy(hd.arName(), gnuStrtabName)
 		fillDec(hd.arSize(), int64(strtab.Len()))
 		copy(hd.arFmag(), fmag)
@@ -365,16 +364,10 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 	bsdHeader := func(pos int64, name string, h *Header, size int64) ([]byte, error) {
 		after := pos + headerLen + int64(len(name))
 		padded := int64(len(name)) + (alignUp(after, 8) - after)
-		var hd header
-		for j := range hd {
-			hd[j] = ' '
-		}
+		hd := blankHeader()
 		fill(hd.arName(), bsdLongPrefix+fmt.Sprint(padded))
 		if h == nil {
-			fill(hd.arDate(), p.indexDate())
-			fill(hd.arUID(), "0")
-			fill(hd.arGID(), "0")
-			fill(hd.arMode(), "0")
+			p.indexMeta(&hd)
 		} else if err := p.memberMeta(&hd, h); err != nil {
 			return nil, err
 		}
@@ -390,23 +383,15 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 		}
 		return out, nil
 	}
-	var strs bytes.Buffer
-	nsyms := 0
-	for i := range p.entries {
-		for _, s := range p.entries[i].Symbols {
-			strs.WriteString(s)
-			strs.WriteByte(0)
-			nsyms++
-		}
-	}
+	strs, nsyms := p.symbolNames()
 	writeIndex := !p.opts.NoIndex && hasObject
 	if writeIndex && nsyms == 0 {
-		strs.WriteString("\x00\x00\x00")
+		strs = append(strs, "\x00\x00\x00"...) // llvm-ar's empty table
 	}
 	var idx []byte
 	off := int64(magicLen)
 	if writeIndex {
-		n := 4 + 8*int64(nsyms) + 4 + int64(strs.Len())
+		n := 4 + 8*int64(nsyms) + 4 + int64(len(strs))
 		n = alignUp(n, 8)
 		h, err := bsdHeader(off, bsdSymdefName, nil, n)
 		if err != nil {
@@ -449,10 +434,10 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 				sx += len(s) + 1
 			}
 		}
-		putLE32(b[:], uint32(strs.Len()))
+		putLE32(b[:], uint32(len(strs)))
 		head.Write(b[:])
-		head.Write(strs.Bytes())
-		want := start + int(alignUp(int64(4+8*nsyms+4+strs.Len()), 8))
+		head.Write(strs)
+		want := start + int(alignUp(int64(4+8*nsyms+4+len(strs)), 8))
 		for head.Len() < want {
 			head.WriteByte(0)
 		}
