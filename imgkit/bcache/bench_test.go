@@ -5,42 +5,20 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 )
 
-// The benchmarks write a 256 MiB image block by block, as a file system
-// writer does, in mmap mode, in copy mode and with a naive baseline that does
-// one pread and one pwrite per 512-byte sector (the read-modify-write of
-// makefs before its mmap cache). Every variant reports "x-baseline", its
-// speed-up over the baseline measured in the same run (run the baseline
-// first; `go test -bench . -run '^$' ./imgkit/bcache/` does).
+// BenchmarkWrite256MRatio writes a 256 MiB image block by block, as a file
+// system writer does, in mmap mode, in copy mode and with a naive baseline
+// that does one pread and one pwrite per 512-byte sector (the
+// read-modify-write of makefs before its mmap cache), and reports each as a
+// speed-up over the baseline.
 //
 // The bulk benchmarks copy a 64 MiB source file into an image by each of the
 // CopyFrom paths.
 
 const benchImage = 256 << 20
-
-var (
-	benchMu   sync.Mutex
-	benchBase = map[string]float64{} // ns/op of the baseline by group
-)
-
-func recordBase(group string, b *testing.B) {
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	benchBase[group] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-}
-
-func reportRatio(group string, b *testing.B) {
-	benchMu.Lock()
-	base, ok := benchBase[group]
-	benchMu.Unlock()
-	if ok {
-		b.ReportMetric(base/(float64(b.Elapsed().Nanoseconds())/float64(b.N)), "x-baseline")
-	}
-}
 
 // fillBlock writes a pattern over a whole block, as a writer filling in a
 // directory or data block does.
@@ -161,48 +139,6 @@ func BenchmarkWrite256MRatio(b *testing.B) {
 	}
 	b.ReportMetric(wall[0].Seconds(), "baseline-wall-s")
 	b.ReportMetric(cpu[0].Seconds(), "baseline-cpu-s")
-}
-
-func BenchmarkWrite256M(b *testing.B) {
-	dir := b.TempDir()
-	path := filepath.Join(dir, "img")
-	b.Run("baseline-pread-pwrite-512", func(b *testing.B) {
-		b.SetBytes(benchImage)
-		for b.Loop() {
-			writeBaseline(b, path)
-			b.StopTimer()
-			os.Remove(path)
-			b.StartTimer()
-		}
-		recordBase("write", b)
-	})
-	b.Run("rawmap-512", func(b *testing.B) {
-		if !mmapSupported {
-			b.Skip("no mmap here")
-		}
-		b.SetBytes(benchImage)
-		for b.Loop() {
-			writeRawMapping(b, path, 512)
-			b.StopTimer()
-			os.Remove(path)
-			b.StartTimer()
-		}
-		reportRatio("write", b)
-	})
-	for _, block := range []int{512, 4096, 32768} {
-		for _, m := range modes {
-			b.Run(fmt.Sprintf("%v-%d", m, block), func(b *testing.B) {
-				b.SetBytes(benchImage)
-				for b.Loop() {
-					writeImage(b, path, &Options{Mode: m}, block)
-					b.StopTimer()
-					os.Remove(path)
-					b.StartTimer()
-				}
-				reportRatio("write", b)
-			})
-		}
-	}
 }
 
 const benchSource = 64 << 20
