@@ -4,53 +4,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/fixturegen/fixturegen/internal/benchtree"
 	"golang.org/x/sys/unix"
 )
 
 // BenchmarkCopyMediumExperiments copies the files of the medium benchmark
-// tree (as BenchmarkCopyMedium lays them out) with CopyFiles: with and
-// without preallocation, and with each file's slack as its Pad (as the
-// msdos and ffs writers give it); and by experiments not kept: reading the sources
-// straight into the mapped bytes with one or two goroutines, after
-// read-around faults (the default), after madvise(MADV_POPULATE_WRITE) of
-// the data range, or after fallocate(2). It reports the best time of each
-// in ms ("<variant>-ms"), Create to Commit.
+// tree (see mediumBatch) by experiments not kept, to compare with
+// BenchmarkCopyMedium: reading the sources straight into the mapped bytes
+// with one or two goroutines, after read-around faults (the default), after
+// madvise(MADV_POPULATE_WRITE) of the data range, or after fallocate(2). It
+// reports the best time of each in ms ("<variant>-ms"), Create to Commit.
 //
 //	go test -run '^$' -bench CopyMediumExperiments -benchtime 8x ./imgkit/bcache/
 func BenchmarkCopyMediumExperiments(b *testing.B) {
-	tree := filepath.Join(os.TempDir(), "fixturegen-benchtree-medium")
 	if !mmapSupported {
 		b.Skip("no mmap")
 	}
-	if err := benchtree.Generate(tree, "medium"); err != nil {
-		b.Fatal(err)
-	}
-	plan, _ := benchtree.PlanFor("medium")
-	var batch []FileCopy
-	for _, f := range plan.Files {
-		if f.Size > 0 {
-			batch = append(batch, FileCopy{N: f.Size, Path: filepath.Join(tree, filepath.FromSlash(f.Path))})
-		}
-	}
-	sort.Slice(batch, func(i, j int) bool { return batch[i].Path < batch[j].Path })
-	off := int64(1 << 20)
-	for i := range batch {
-		batch[i].Off = off
-		off += (batch[i].N + 8191) &^ 8191
-	}
-	dataEnd := off
-	size := off + 1<<20
+	batch, dataEnd := mediumBatch(b)
+	size := dataEnd + 1<<20
 	path := filepath.Join(b.TempDir(), "img")
 	readInto := func(im *Image, workers int, populate bool) error {
 		if populate {
-			if err := unix.Madvise(im.data[1<<20:dataEnd], 23 /* MADV_POPULATE_WRITE */); err != nil {
+			if err := unix.Madvise(im.data[1<<20:dataEnd], unix.MADV_POPULATE_WRITE); err != nil {
 				return err
 			}
 		}
@@ -91,22 +70,10 @@ func BenchmarkCopyMediumExperiments(b *testing.B) {
 		}
 		return nil
 	}
-	padded := append([]FileCopy(nil), batch...)
-	for i := 0; i+1 < len(padded); i++ {
-		padded[i].Pad = padded[i+1].Off - padded[i].Off - padded[i].N
-	}
 	vs := []struct {
 		name string
 		run  func(im *Image) error
 	}{
-		{"copyfiles-prealloc", func(im *Image) error { _, err := im.CopyFiles(batch); return err }},
-		{"copyfiles-prealloc-pad", func(im *Image) error { _, err := im.CopyFiles(padded); return err }},
-		{"copyfiles-no-prealloc", func(im *Image) error {
-			preallocOn = false
-			defer func() { preallocOn = true }()
-			_, err := im.CopyFiles(batch)
-			return err
-		}},
 		{"fallocate+mapread2", func(im *Image) error {
 			if err := unix.Fallocate(int(im.f.Fd()), 0, 1<<20, dataEnd-1<<20); err != nil {
 				return err
