@@ -14,6 +14,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // specTree builds a tree from an mtree specification alone.
@@ -171,10 +172,7 @@ func TestSuperblockOptions(t *testing.T) {
 			if got, err := f.ReadFile("f"); err != nil || len(got) != 100000 {
 				t.Errorf("f: %d bytes, %v", len(got), err)
 			}
-			if _, err := exec.LookPath("fsstat"); err != nil {
-				return
-			}
-			out, err := exec.Command("fsstat", path).Output()
+			out, err := exec.Command(tooltest.Need(t, "fsstat"), path).Output()
 			if err != nil {
 				t.Fatalf("fsstat: %v", err)
 			}
