@@ -286,6 +286,11 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if n == 0 {
 		return nil
 	}
+	if im.data != nil {
+		// Every path below writes the whole range or fails; a range
+		// marked but not reached costs Getblk a needless clear, no more.
+		im.markTouched(off, n)
+	}
 	bulk := im.opts.Bulk
 	if bulk == BulkAuto {
 		bulk = defaultBulkCopy
@@ -298,17 +303,11 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		var err error
 		switch {
 		case bulk == BulkCopyFileRange && copyFileRangeSupported:
-			if im.data != nil {
-				im.markTouched(off, n)
-			}
 			done, err = copyFileRange(im.f, off, src, n)
 			if err == nil && done < n {
 				err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
 			}
 		case bulk == BulkMapSource && mmapSupported:
-			if im.data != nil {
-				im.markTouched(off, n)
-			}
 			done, err = im.copyMappedSource(off, src, n)
 			if done == 0 && err == nil {
 				break // not a regular file, or too short: read it below
@@ -333,7 +332,6 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		}
 	}
 	if im.data != nil && bulk == BulkRead {
-		im.markTouched(off, n)
 		return im.guard(func() error {
 			m, err := io.ReadFull(r, im.data[off:off+n])
 			return im.shortErr(err, off, int64(m), n)
@@ -345,18 +343,24 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 // bulkSize is the size of the copy-mode CopyFrom buffer.
 const bulkSize = 1 << 20
 
-// copyViaHeap reads into a heap buffer and writes it with pwrite. In mmap
-// mode the writes reach the mapping through the page cache, which Linux and
-// the BSDs keep coherent with file writes.
+// copyViaHeap reads into the image's heap buffer and writes it with pwrite.
+// In mmap mode the writes reach the mapping through the page cache, which
+// Linux and the BSDs keep coherent with file writes.
 func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
-	if im.data != nil {
-		im.markTouched(off, n)
-	}
 	if im.bulkBuf == nil {
 		im.bulkBuf = make([]byte, bulkSize)
 	}
+	return im.readPwrite(im.bulkBuf, off, r, n)
+}
+
+// readPwrite copies n bytes of r to the image at off through buf: it reads
+// a buf-sized piece at a time and writes it with pwrite, and copies it into
+// the held copy-mode buffers it overlaps. Besides the file it only reads
+// im.held, so CopyFiles workers, which run only when no buffer is held, call
+// it concurrently.
+func (im *Image) readPwrite(buf []byte, off int64, r io.Reader, n int64) error {
 	for done := int64(0); done < n; {
-		chunk := im.bulkBuf[:min(int64(len(im.bulkBuf)), n-done)]
+		chunk := buf[:min(int64(len(buf)), n-done)]
 		m, err := io.ReadFull(r, chunk)
 		if err != nil {
 			return im.shortErr(err, off, done+int64(m), n)
