@@ -86,22 +86,7 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 		if trail >= 0 {
 			l = trail - ext
 		}
-		i, j := 0, 8
-		for ; i < l && j < 11; i, j = i+1, j+1 {
-			c := shortChar(u[ext+i])
-			dn[j] = c
-			if rune(c) != u[ext+i] && conv != convLossy {
-				conv = convCase
-			}
-			if c == 0 {
-				conv = convLossy
-				dn[j] = ' '
-				j--
-			}
-		}
-		if i < l {
-			conv = convLossy
-		}
+		_, conv = putShort(dn[8:], u[ext:ext+l], conv)
 		baseEnd = ext - 1
 	} else {
 		baseEnd = n
@@ -112,23 +97,8 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 	// FreeBSD keeps blanks of a base of 8 or fewer characters; they are
 	// dropped here, as Windows does, since sleuthkit skips short names
 	// with embedded blanks.
-	i, j := 0, 0
-	for ; i < baseEnd && j < 8; i, j = i+1, j+1 {
-		c := shortChar(u[i])
-		dn[j] = c
-		if rune(c) != u[i] && conv != convLossy {
-			conv = convCase
-		}
-		if c == 0 {
-			conv = convLossy
-			dn[j] = ' '
-			j--
-		}
-	}
-	if i < baseEnd {
-		conv = convLossy
-	}
-	if j == 0 {
+	var j int
+	if j, conv = putShort(dn[:8], u[:baseEnd], conv); j == 0 {
 		dn[0] = '_'
 	}
 	if dn[0] == slotDeleted {
@@ -153,6 +123,28 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 	}
 	copy(dn[k:], tail)
 	return dn, convLossy
+}
+
+// putShort maps src by shortChar into dst, which holds blanks, and
+// returns how many bytes it filled and conv updated: convCase when a
+// character changed, convLossy when one was dropped or did not fit.
+func putShort(dst []byte, src []rune, conv int) (int, int) {
+	j := 0
+	for _, r := range src {
+		c := shortChar(r)
+		switch {
+		case c == 0:
+			conv = convLossy
+			continue
+		case j == len(dst):
+			return j, convLossy
+		case rune(c) != r && conv != convLossy:
+			conv = convCase
+		}
+		dst[j] = c
+		j++
+	}
+	return j, conv
 }
 
 // forbiddenLong lists the printable characters a long name may not hold
