@@ -102,27 +102,37 @@ type buildFlags struct {
 	names                      []string
 }
 
-func runBuild(e *env, args []string) error {
-	fl := flag.NewFlagSet("build", flag.ContinueOnError)
+// parseBuildFlags parses args with the options build and verify share (-C,
+// -j, -q) added to fl, which holds the command's own, and takes the entry
+// names that follow them.
+func parseBuildFlags(fl *flag.FlagSet, o *buildFlags, args []string) error {
 	fl.SetOutput(io.Discard)
-	var o buildFlags
 	fl.StringVar(&o.dir, "C", "", "")
 	fl.IntVar(&o.jobs, "j", runtime.GOMAXPROCS(0), "")
-	fl.BoolVar(&o.update, "update", false, "")
 	fl.BoolVar(&o.quiet, "q", false, "")
+	if err := fl.Parse(args); err != nil {
+		return usagef("%s: %v", fl.Name(), err)
+	}
+	if o.jobs < 1 {
+		return usagef("%s: -j %d: want at least 1", fl.Name(), o.jobs)
+	}
+	o.names = fl.Args()
+	return nil
+}
+
+func runBuild(e *env, args []string) error {
+	fl := flag.NewFlagSet("build", flag.ContinueOnError)
+	var o buildFlags
+	fl.BoolVar(&o.update, "update", false, "")
 	fl.BoolVar(&o.hash, "hash", false, "")
 	fl.BoolVar(&o.force, "force", false, "")
 	fl.BoolVar(&o.clean, "clean", false, "")
-	if err := fl.Parse(args); err != nil {
-		return usagef("build: %v", err)
+	if err := parseBuildFlags(fl, &o, args); err != nil {
+		return err
 	}
 	if o.clean && (o.update || o.force || o.hash) {
 		return usagef("build: -clean does not go with -update, -force or -hash")
 	}
-	if o.jobs < 1 {
-		return usagef("build: -j %d: want at least 1", o.jobs)
-	}
-	o.names = fl.Args()
 	cat, err := loadCatalog(e, "build", o.dir)
 	if err != nil {
 		return err
@@ -132,7 +142,7 @@ func runBuild(e *env, args []string) error {
 	}
 	b := &builder{
 		e: e, cat: cat, flags: o, cmd: "build",
-		srcDir: cat.dir, outDir: cat.dir,
+		dir:         cat.dir,
 		incremental: true,
 	}
 	return b.run()
@@ -217,12 +227,11 @@ func (c *catalog) selectEntries(cmd string, names []string) ([]manifestEntry, er
 
 // builder runs the entries of a catalogue.
 type builder struct {
-	e      *env
-	cat    *catalog
-	flags  buildFlags
-	cmd    string // "build" or "verify", for messages
-	srcDir string // where the entries run (the manifest folder, or verify's copy)
-	outDir string // same as srcDir; kept apart for clarity of the verify path
+	e     *env
+	cat   *catalog
+	flags buildFlags
+	cmd   string // "build" or "verify", for messages
+	dir   string // where the entries run and write their outputs (the manifest folder, or verify's copy)
 
 	incremental bool // consult and update the state file
 	// compareDir, when set, is the folder whose existing outputs a
@@ -437,13 +446,13 @@ func (b *builder) buildEntry(m manifestEntry, r *entryResult) {
 		r.status = statusFailed
 		r.errs = append(r.errs, where+": "+fmt.Sprintf(format, args...))
 	}
-	outPath := filepath.Join(b.outDir, filepath.FromSlash(m.Name))
+	outPath := filepath.Join(b.dir, filepath.FromSlash(m.Name))
 	want, hasSum := b.cat.sums[m.Name]
 
 	var key string
 	if b.incremental {
 		var err error
-		key, err = b.state.key(b.srcDir, m, b.flags.hash, func(name string) (sumEntry, bool) {
+		key, err = b.state.key(b.dir, m, b.flags.hash, func(name string) (sumEntry, bool) {
 			v, ok := b.produced.Load(name)
 			if !ok {
 				return sumEntry{}, false
@@ -467,7 +476,7 @@ func (b *builder) buildEntry(m manifestEntry, r *entryResult) {
 	// command leaves the old output alone and the old one can explain a
 	// mismatch.
 	tmpName := path.Join(path.Dir(m.Name), "."+path.Base(m.Name)+".build.tmp")
-	tmpPath := filepath.Join(b.outDir, filepath.FromSlash(tmpName))
+	tmpPath := filepath.Join(b.dir, filepath.FromSlash(tmpName))
 	os.Remove(tmpPath)
 	args := slices.Clone(m.Args)
 	for i := 1; i < len(args); i++ {
@@ -481,7 +490,7 @@ func (b *builder) buildEntry(m manifestEntry, r *entryResult) {
 		Stdin:  strings.NewReader(""),
 		Stdout: &r.out,
 		Stderr: &stderr,
-		Dir:    b.srcDir,
+		Dir:    b.dir,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" {
 				return ""

@@ -3,12 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -29,19 +27,10 @@ The manifest is found as build finds it; -j and -q are as for build.`,
 }
 
 func runVerify(e *env, args []string) error {
-	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	var o buildFlags
-	fl.StringVar(&o.dir, "C", "", "")
-	fl.IntVar(&o.jobs, "j", runtime.GOMAXPROCS(0), "")
-	fl.BoolVar(&o.quiet, "q", false, "")
-	if err := fl.Parse(args); err != nil {
-		return usagef("verify: %v", err)
+	if err := parseBuildFlags(flag.NewFlagSet("verify", flag.ContinueOnError), &o, args); err != nil {
+		return err
 	}
-	if o.jobs < 1 {
-		return usagef("verify: -j %d: want at least 1", o.jobs)
-	}
-	o.names = fl.Args()
 	o.force = true
 	cat, err := loadCatalog(e, "verify", o.dir)
 	if err != nil {
@@ -66,7 +55,7 @@ func runVerify(e *env, args []string) error {
 	}
 	b := &builder{
 		e: e, cat: cat, flags: o, cmd: "verify",
-		srcDir: tmp, outDir: tmp, compareDir: cat.dir,
+		dir: tmp, compareDir: cat.dir,
 	}
 	return b.run()
 }
