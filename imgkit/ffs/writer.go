@@ -632,26 +632,11 @@ func (w *writer) dirBytes(ents []dirent) []byte {
 	return buf
 }
 
-func dtype(t fstree.Type) byte {
-	switch t {
-	case fstree.TypeFile:
-		return dtReg
-	case fstree.TypeDir:
-		return dtDir
-	case fstree.TypeSymlink:
-		return dtLnk
-	case fstree.TypeFIFO:
-		return dtFIFO
-	case fstree.TypeSocket:
-		return dtSock
-	case fstree.TypeChar:
-		return dtChr
-	case fstree.TypeBlock:
-		return dtBlk
-	}
-	return dtUnknown
-}
+// dtype is the d_type of a node of type t: IFTODT (dir.h) of its di_mode
+// type bits, dtUnknown for none.
+func dtype(t fstree.Type) byte { return byte(ifmtOf(t) >> 12) }
 
+// ifmtOf is the IFMT bits of di_mode for a node of type t.
 func ifmtOf(t fstree.Type) int64 {
 	switch t {
 	case fstree.TypeFile:

@@ -230,3 +230,16 @@ func TestNeededSize(t *testing.T) {
 		}
 	}
 }
+
+// TestDtype checks that IFTODT of the di_mode type bits gives dir.h's
+// DT_ values for every node type.
+func TestDtype(t *testing.T) {
+	for typ, want := range map[fstree.Type]byte{
+		fstree.TypeFile: dtReg, fstree.TypeDir: dtDir, fstree.TypeSymlink: dtLnk, fstree.TypeFIFO: dtFIFO,
+		fstree.TypeSocket: dtSock, fstree.TypeChar: dtChr, fstree.TypeBlock: dtBlk, fstree.Type(255): dtUnknown,
+	} {
+		if got := dtype(typ); got != want {
+			t.Errorf("dtype(%v) = %d, want %d", typ, got, want)
+		}
+	}
+}
