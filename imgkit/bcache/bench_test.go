@@ -163,19 +163,16 @@ func BenchmarkBulk64M(b *testing.B) {
 	src := benchSourceFile(b, dir)
 	path := filepath.Join(dir, "img")
 	vs := []struct {
-		name     string
-		opts     Options
-		prefault bool
+		name string
+		opts Options
 	}{
-		{"a-mmap-read-into-mapping", Options{Mode: ModeMmap, Bulk: BulkRead}, false},
-		{"b-mmap-copy_file_range", Options{Mode: ModeMmap, Bulk: BulkCopyFileRange}, false},
-		{"b-copy-copy_file_range", Options{Mode: ModeCopy, Bulk: BulkCopyFileRange}, false},
-		{"c-mmap-read-pwrite", Options{Mode: ModeMmap, Bulk: BulkPwrite}, false},
-		{"c-copy-read-pwrite", Options{Mode: ModeCopy, Bulk: BulkPwrite}, false},
-		{"d-copy-read-prefault-pwrite", Options{Mode: ModeCopy, Bulk: BulkPwrite}, true},
-		{"e-mmap-mapsrc-pwrite", Options{Mode: ModeMmap, Bulk: BulkMapSource}, false},
-		{"e-copy-mapsrc-pwrite", Options{Mode: ModeCopy, Bulk: BulkMapSource}, false},
-		{"f-copy-mapsrc-prefault-pwrite", Options{Mode: ModeCopy, Bulk: BulkMapSource}, true},
+		{"a-mmap-read-into-mapping", Options{Mode: ModeMmap, Bulk: BulkRead}},
+		{"b-mmap-copy_file_range", Options{Mode: ModeMmap, Bulk: BulkCopyFileRange}},
+		{"b-copy-copy_file_range", Options{Mode: ModeCopy, Bulk: BulkCopyFileRange}},
+		{"c-mmap-read-pwrite", Options{Mode: ModeMmap, Bulk: BulkPwrite}},
+		{"c-copy-read-pwrite", Options{Mode: ModeCopy, Bulk: BulkPwrite}},
+		{"e-mmap-mapsrc-pwrite", Options{Mode: ModeMmap, Bulk: BulkMapSource}},
+		{"e-copy-mapsrc-pwrite", Options{Mode: ModeCopy, Bulk: BulkMapSource}},
 	}
 	best := make([]time.Duration, len(vs))
 	for b.Loop() {
@@ -192,7 +189,6 @@ func BenchmarkBulk64M(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			im.prefault = v.prefault
 			if err := im.CopyFrom(4096, f, benchSource); err != nil {
 				b.Fatal(err)
 			}

@@ -190,7 +190,8 @@
 // in-kernel read and write. Prefaulting, which won 60x for FreeBSD ar(1) on
 // UFS (shared/reference/ar-prefault-before-write.txt), does not pay on
 // Linux: (d) and (f) are within the noise of (c) and (e), so the cache does
-// not prefault. The size of each pwrite from a source mapping not yet
+// not prefault (the prefault pass and variants (d) and (f) were removed after
+// these runs; commit 5eef747 still has them). The size of each pwrite from a source mapping not yet
 // faulted in matters: one 16 MiB pwrite ran at about 2300 MB/s, 1 MiB pieces
 // at about 4000.
 //

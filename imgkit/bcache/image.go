@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 )
 
@@ -92,7 +91,6 @@ type Image struct {
 	held       []*Buf   // buffers not yet released, sorted by offset
 	slab       []Buf    // unused Buf structs, allocated in bulk
 	bulkBuf    []byte   // the CopyFrom heap buffer
-	prefault   bool     // touch pages before pwrite (benchmarks only; it does not pay)
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -365,9 +363,6 @@ func (im *Image) readPwrite(buf []byte, off int64, r io.Reader, n int64) error {
 		if err != nil {
 			return im.shortErr(err, off, done+int64(m), n)
 		}
-		if im.prefault {
-			prefault(chunk)
-		}
 		if _, err := im.f.WriteAt(chunk, off+done); err != nil {
 			return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off+done, err)
 		}
@@ -388,39 +383,6 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 		return fmt.Errorf("%w: %d of %d bytes for %s at offset %#x", ErrShortSrc, done, n, im.name, off)
 	}
 	return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
-}
-
-// prefault reads one byte of every page of p, so that the pages are resident
-// before p is handed to write(2).
-func prefault(p []byte) {
-	var sink byte
-	for i := 0; i < len(p); i += 4096 {
-		sink += p[i]
-	}
-	if len(p) > 0 {
-		sink += p[len(p)-1]
-	}
-	prefaultSink = sink
-}
-
-var prefaultSink byte
-
-// prefaultSafe is prefault for a mapping of a file that may be truncated
-// under it: a fault becomes an error.
-func prefaultSafe(p []byte) (err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			if e, ok := r.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("bcache: fault reading the source at address %#x", e.Addr())
-				return
-			}
-			panic(r)
-		}
-	}()
-	prefault(p)
-	return nil
 }
 
 // Commit makes the image visible at its final path: it flushes the mapping

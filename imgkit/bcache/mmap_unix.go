@@ -53,11 +53,6 @@ const mapWindow = 16 << 20
 func (im *Image) pwriteChunks(p []byte, off int64, done *int64) error {
 	for len(p) > 0 {
 		chunk := p[:min(len(p), bulkSize)]
-		if im.prefault {
-			if err := prefaultSafe(chunk); err != nil {
-				return err
-			}
-		}
 		w, err := im.f.WriteAt(chunk, off+*done)
 		*done += int64(w)
 		if err != nil {
