@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // This file describes a FAT volume field by field, for tools that explain
@@ -180,7 +181,7 @@ func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
 	if name := path.Base(p); f.hasLongName(e) {
 		// The long-name entries lie just before the short entry when they
 		// are in the same sector, as writers place them.
-		n := int64(len(utf16Len(name))+charsPerSlot-1) / charsPerSlot
+		n := int64(longSlots(utf16Units(name)))
 		lf := Field{Path: p, Name: "long name (LDIR_Name1/2/3)", Offset: -1, Value: strconv.Quote(name)}
 		if start := e.Offset - n*dirEntrySize; n > 0 && start >= 0 && start/f.bps == e.Offset/f.bps {
 			lf.Offset, lf.Size = start, n*dirEntrySize
@@ -192,11 +193,12 @@ func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
 		out = append(out, Field{Path: p, Name: "cluster chain", Offset: -1, Value: chainString(chain), Spans: f.fatSpans(chain)})
 	}
 	if !e.IsDir() {
-		sum, err := f.dataHash(e, chain)
+		spans := f.clusterSpans(chain, e.Size)
+		sum, err := f.dataHash(e.Size, spans)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: f.clusterSpans(chain, e.Size)})
+		out = append(out, Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: spans})
 	}
 	return out, nil
 }
@@ -214,23 +216,17 @@ func (f *FS) hasLongName(e *Entry) bool {
 	return l.attr()[0]&attrLongMask == attrLongName && l.ord()[0] != slotDeleted
 }
 
-// dataHash returns "N bytes, sha256:..." for the file e.
-func (f *FS) dataHash(e *Entry, chain []uint32) (string, error) {
+// dataHash returns "N bytes, sha256:..." for a file of size bytes whose
+// data lies in spans (from clusterSpans): one read per run of contiguous
+// clusters rather than one per cluster.
+func (f *FS) dataHash(size int64, spans [][2]int64) (string, error) {
 	h := sha256.New()
-	left := e.Size
-	buf := make([]byte, f.clusBytes)
-	for _, c := range chain {
-		if left <= 0 {
-			break
+	for _, s := range spans {
+		if _, err := io.CopyN(h, io.NewSectionReader(f.r, s[0], s[1]-s[0]), s[1]-s[0]); err != nil {
+			return "", fmt.Errorf("msdos: reading bytes %#x-%#x: %w", s[0], s[1], err)
 		}
-		n := min(left, f.clusBytes)
-		if _, err := f.r.ReadAt(buf[:n], f.clusterOff(c)); err != nil {
-			return "", fmt.Errorf("msdos: reading cluster %d at byte %#x: %w", c, f.clusterOff(c), err)
-		}
-		h.Write(buf[:n])
-		left -= n
 	}
-	return strconv.FormatInt(e.Size, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
+	return strconv.FormatInt(size, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // clusterSpans returns the image ranges that the first size bytes of a
@@ -357,15 +353,12 @@ func chainString(chain []uint32) string {
 	return b.String()
 }
 
-// utf16Len returns name as UTF-16 units, for counting long-name entries.
-func utf16Len(name string) []uint16 {
-	var u []uint16
+// utf16Units returns the length of name in UTF-16 units, for counting
+// long-name entries.
+func utf16Units(name string) int {
+	n := 0
 	for _, r := range name {
-		if r >= 0x10000 {
-			u = append(u, 0, 0)
-		} else {
-			u = append(u, 0)
-		}
+		n += utf16.RuneLen(r)
 	}
-	return u
+	return n
 }
