@@ -332,7 +332,7 @@ func TestCommitReplaces(t *testing.T) {
 // of the source, on every path, and that a long copy from an unaligned
 // source offset crosses the source-mapping windows correctly.
 func TestCopyFromAdvancesSource(t *testing.T) {
-	const long = mapWindowForTest + 3<<20 + 123
+	const long = mapWindow + 3<<20 + 123
 	p := make([]byte, long+1000)
 	for i := range p {
 		p[i] = byte(i*131) ^ byte(i>>12)

@@ -338,8 +338,13 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	return im.copyViaHeap(off, r, n)
 }
 
-// bulkSize is the size of the copy-mode CopyFrom buffer.
+// bulkSize is the size of the CopyFrom and CopyFiles heap buffers, in both
+// modes, and of each pwrite from a source mapping.
 const bulkSize = 1 << 20
+
+// mapWindow is how much of a source file copyMappedSource maps at a time
+// (on systems with mmap; the tests size copies that cross windows by it).
+const mapWindow = 16 << 20
 
 // copyViaHeap reads into the image's heap buffer and writes it with pwrite.
 // In mmap mode the writes reach the mapping through the page cache, which

@@ -43,9 +43,6 @@ func msync(data []byte, wait bool) error {
 	return unix.Msync(data, flags)
 }
 
-// mapWindow is how much of a source file copyMappedSource maps at a time.
-const mapWindow = 16 << 20
-
 // pwriteChunks writes p to the image at off+*done in bulkSize pieces,
 // advancing *done. On Linux one pwrite of a whole 16 MiB window from a
 // source mapping not yet faulted in runs at about half the speed of 1 MiB
