@@ -578,11 +578,7 @@ func (w *writer) dirBytes(d *pdir, size int64) []byte {
 			e := (*dirEntry)(next())
 			copy(e.name(), labelBytes(w.o.VolumeLabel))
 			e.attr()[0] = AttrVolumeID | AttrArchive
-			t := w.p.root.node.Mtime
-			if w.o.Timestamp != nil {
-				t = *w.o.Timestamp
-			}
-			dd, dt, _ := dosTime(t)
+			dd, dt, _ := dosTime(w.mtime(w.p.root.node))
 			le.PutUint16(e.wrtTime(), dt)
 			le.PutUint16(e.wrtDate(), dd)
 		}
