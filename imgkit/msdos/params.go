@@ -8,25 +8,24 @@ import (
 // geometry is the outcome of the newfs_msdos parameter selection: every
 // BPB field plus the derived layout.
 type geometry struct {
-	BytesPerSec   uint32
-	SecPerClus    uint32
-	RsvdSecCnt    uint32
-	NumFATs       uint32
-	RootEntCnt    uint32
-	TotSec        uint32 // BPB_TotSec16 or BPB_TotSec32
-	Media         uint8
-	FATSz         uint32 // sectors per FAT
-	SecPerTrk     uint32
-	NumHeads      uint32
-	HiddSec       uint32
-	RootClus      uint32
-	FSInfo        uint32
-	BkBootSec     uint32
-	FATType       int
-	BootSectors   uint32 // bootstrap sectors (1 without -o bootstrap)
-	Clusters      uint32 // usable clusters as newfs_msdos counts them
-	Warnings      []string
-	volumeSectors uint32 // TotSec before any FAT-type truncation
+	BytesPerSec uint32
+	SecPerClus  uint32
+	RsvdSecCnt  uint32
+	NumFATs     uint32
+	RootEntCnt  uint32
+	TotSec      uint32 // BPB_TotSec16 or BPB_TotSec32
+	Media       uint8
+	FATSz       uint32 // sectors per FAT
+	SecPerTrk   uint32
+	NumHeads    uint32
+	HiddSec     uint32
+	RootClus    uint32
+	FSInfo      uint32
+	BkBootSec   uint32
+	FATType     int
+	BootSectors uint32 // bootstrap sectors (1 without -o bootstrap)
+	Clusters    uint32 // usable clusters as newfs_msdos counts them
+	Warnings    []string
 }
 
 func (g *geometry) rootDirSectors() uint32 {
@@ -442,7 +441,6 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	if cls < minClusters(fat) {
 		return nil, perr(true, "%d clusters is too few for FAT%d, which needs %d to %d", cls, fat, minClusters(fat), maxClusters(fat))
 	}
-	g.volumeSectors = uint32(huge)
 	if cls > maxcls {
 		if o.FATType != 0 {
 			return nil, &paramError{large: true, msg: fmt.Sprintf("%d clusters is too many for FAT%d, which allows %d to %d", cls, fat, minClusters(fat), maxcls)}
