@@ -42,9 +42,6 @@ func (im *Image) Guard(fn func() error) (err error) {
 	return fn()
 }
 
-// guard is Guard for the Image's own accesses to the mapping.
-func (im *Image) guard(fn func() error) error { return im.Guard(fn) }
-
 // faultError converts a recovered fault at an address inside the mapping.
 func (im *Image) faultError(r any) *FaultError {
 	ae, ok := r.(interface {

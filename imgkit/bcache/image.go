@@ -330,7 +330,7 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		}
 	}
 	if im.data != nil && bulk == BulkRead {
-		return im.guard(func() error {
+		return im.Guard(func() error {
 			m, err := io.ReadFull(r, im.data[off:off+n])
 			return im.shortErr(err, off, int64(m), n)
 		})

@@ -88,7 +88,7 @@ func (im *Image) zero(off, n int64) error {
 		}
 		lo, hi := max(off, c<<im.trackShift), min(end, run<<im.trackShift)
 		if err == nil {
-			err = im.guard(func() error {
+			err = im.Guard(func() error {
 				clear(im.data[lo:hi])
 				return nil
 			})
