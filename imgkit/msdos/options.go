@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,33 +60,36 @@ type Options struct {
 	bootstrap []byte // contents of Bootstrap, read by Write
 }
 
-// optionNames maps every -o option name and one-letter key to its name.
-var optionNames = map[string]string{}
-
-func init() {
-	for _, p := range [][2]string{
-		{"@", "offset"}, {"A", "align"}, {"B", "bootstrap"}, {"C", "create_size"},
-		{"F", "fat_type"}, {"I", "volume_id"}, {"L", "volume_label"}, {"O", "OEM_string"},
-		{"S", "bytes_per_sector"}, {"T", "timestamp"}, {"a", "sectors_per_fat"},
-		{"b", "block_size"}, {"c", "sectors_per_cluster"}, {"e", "directory_entries"},
-		{"f", "floppy"}, {"h", "drive_heads"}, {"i", "info_sector"}, {"k", "backup_sector"},
-		{"m", "media_descriptor"}, {"n", "num_FAT"}, {"o", "hidden_sectors"},
-		{"r", "reserved_sectors"}, {"s", "size"}, {"u", "sectors_per_track"},
-	} {
-		optionNames[p[0]] = p[1]
-		optionNames[p[1]] = p[1]
-	}
+// optionKeys pairs each one-letter key with its -o option name.
+var optionKeys = [...][2]string{
+	{"@", "offset"}, {"A", "align"}, {"B", "bootstrap"}, {"C", "create_size"},
+	{"F", "fat_type"}, {"I", "volume_id"}, {"L", "volume_label"}, {"O", "OEM_string"},
+	{"S", "bytes_per_sector"}, {"T", "timestamp"}, {"a", "sectors_per_fat"},
+	{"b", "block_size"}, {"c", "sectors_per_cluster"}, {"e", "directory_entries"},
+	{"f", "floppy"}, {"h", "drive_heads"}, {"i", "info_sector"}, {"k", "backup_sector"},
+	{"m", "media_descriptor"}, {"n", "num_FAT"}, {"o", "hidden_sectors"},
+	{"r", "reserved_sectors"}, {"s", "size"}, {"u", "sectors_per_track"},
 }
 
-// OptionNames lists the -o option names in the order makefs(8) documents
-// them, for help output.
+// optionNames maps every -o option name and one-letter key to its name.
+var optionNames = func() map[string]string {
+	m := make(map[string]string, 2*len(optionKeys))
+	for _, p := range optionKeys {
+		m[p[0]] = p[1]
+		m[p[1]] = p[1]
+	}
+	return m
+}()
+
+// OptionNames lists the -o option names sorted bytewise, the order in
+// which makefs(8) documents them, for help output.
 func OptionNames() []string {
-	return []string{"OEM_string", "align", "backup_sector", "block_size", "bootstrap",
-		"bytes_per_sector", "create_size", "directory_entries", "drive_heads",
-		"fat_type", "floppy", "hidden_sectors", "info_sector", "media_descriptor",
-		"num_FAT", "offset", "reserved_sectors", "sectors_per_cluster",
-		"sectors_per_fat", "sectors_per_track", "size", "timestamp", "volume_id",
-		"volume_label"}
+	names := make([]string, len(optionKeys))
+	for i, p := range optionKeys {
+		names[i] = p[1]
+	}
+	slices.Sort(names)
+	return names
 }
 
 // parseNumber parses a makefs option number: decimal, 0x hex or 0 octal,

@@ -2,6 +2,7 @@ package msdos
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -141,6 +142,18 @@ func TestShortNames(t *testing.T) {
 		dn, conv := shortName(c.name, c.gen)
 		if string(dn[:]) != c.short || conv != c.conv {
 			t.Errorf("shortName(%q, %d) = %q, %d; want %q, %d", c.name, c.gen, dn[:], conv, c.short, c.conv)
+		}
+	}
+}
+
+func TestOptionNames(t *testing.T) {
+	names := OptionNames()
+	if len(names) != len(optionKeys) || !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
+		t.Fatalf("OptionNames() = %q: want the %d names, sorted, each once", names, len(optionKeys))
+	}
+	for _, n := range names {
+		if optionNames[n] != n {
+			t.Errorf("option %q is not accepted by its own name", n)
 		}
 	}
 }
