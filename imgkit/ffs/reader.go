@@ -43,7 +43,7 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 			continue
 		}
 		f := &FS{r: r, size: size}
-		if _, err := r.ReadAt(f.sb[:], off); err != nil {
+		if err := f.readAt(f.sb[:], off); err != nil {
 			return nil, fmt.Errorf("ffs: reading superblock at byte %#x: %w", off, err)
 		}
 		err := f.parse(off)
@@ -160,9 +160,12 @@ func (f *FS) readAt(b []byte, off int64) error {
 	if off < 0 || off+int64(len(b)) > f.size {
 		return fmt.Errorf("%w: read of %d bytes at byte %#x is outside the image", ErrFormat, len(b), off)
 	}
-	_, err := f.r.ReadAt(b, off)
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
+	n, err := f.r.ReadAt(b, off)
+	switch {
+	case n == len(b):
+		return nil // io.ReaderAt may say io.EOF with a full read at the end
+	case err == nil || err == io.EOF:
+		return io.ErrUnexpectedEOF
 	}
 	return err
 }

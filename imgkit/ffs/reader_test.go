@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -282,4 +283,43 @@ func fuzzSeed(f testing.TB, v int) []byte {
 		f.Fatal(err)
 	}
 	return b
+}
+
+// eofAtEnd is an io.ReaderAt that, as the interface allows, returns io.EOF
+// with a full read that ends at the end of its bytes.
+type eofAtEnd []byte
+
+func (b eofAtEnd) ReadAt(p []byte, off int64) (int, error) {
+	n, err := bytes.NewReader(b).ReadAt(p, off)
+	if err == nil && off+int64(n) == int64(len(b)) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// TestReaderEOFAtEnd checks that a full read that ends the image is not
+// taken for a short one when the io.ReaderAt says io.EOF with it: the
+// image is cut right after its superblock, which Open reads last.
+func TestReaderEOFAtEnd(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, false)
+	ts := time.Unix(1600000000, 0).UTC()
+	for _, v := range []int{1, 2} {
+		img := build(t, src, &Options{Version: v, Timestamp: &ts}, bcache.ModeAuto)
+		end := int64(sblockUFS1 + sblockSize)
+		if v == 2 {
+			end = sblockUFS2 + sblockSize
+		}
+		cut := eofAtEnd(img[:end])
+		f, err := Open(cut, end)
+		if err != nil {
+			t.Fatalf("UFS%d: %v", v, err)
+		}
+		if f.Version() != v {
+			t.Errorf("UFS%d: version %d", v, f.Version())
+		}
+		if err := f.readAt(make([]byte, 1), end); !errors.Is(err, ErrFormat) {
+			t.Errorf("UFS%d: read past the end: %v, want ErrFormat", v, err)
+		}
+	}
 }
