@@ -479,21 +479,21 @@ func (f *FS) Entry(name string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.chain == nil && e.Cluster != 0 {
-		var chain []uint32
+	c := *e
+	c.chain = slices.Clone(e.chain)
+	if c.chain == nil && c.Cluster != 0 {
+		// Only the copy gets the chain: the FS's entries are shared by
+		// concurrent callers and are not written after Open.
 		var err error
-		if e.IsDir() {
-			chain, err = f.dirChain(e.Cluster)
+		if c.IsDir() {
+			c.chain, err = f.dirChain(c.Cluster)
 		} else {
-			chain, err = f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes)
+			c.chain, err = f.chainOf(c.Cluster, (c.Size+f.clusBytes-1)/f.clusBytes)
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "entry", Path: name, Err: err}
 		}
-		e.chain = chain
 	}
-	c := *e
-	c.chain = slices.Clone(e.chain)
 	return &c, nil
 }
 
@@ -510,17 +510,16 @@ func (f *FS) Open(name string) (fs.File, error) {
 		}
 		return &dir{fsys: f, e: e, name: name, list: list}, nil
 	}
+	fl := &file{fsys: f, e: e, name: name}
 	if e.Size > 0 {
 		if e.Cluster == 0 {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr("file of %d bytes has no cluster", e.Size)}
 		}
-		chain, err := f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes)
-		if err != nil {
+		if fl.chain, err = f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes); err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		e.chain = chain
 	}
-	return &file{fsys: f, e: e, name: name}, nil
+	return fl, nil
 }
 
 // ReadDir reads the named directory, sorted by name.
@@ -598,6 +597,7 @@ func (i *info) Sys() any           { return i.e }
 type file struct {
 	fsys   *FS
 	e      *Entry
+	chain  []uint32 // e's clusters, found by Open
 	name   string
 	off    int64
 	closed bool
@@ -645,11 +645,11 @@ func (fl *file) ReadAt(p []byte, off int64) (int, error) {
 		within := pos % cb
 		// Read as many physically consecutive clusters as possible at once.
 		run := int64(1)
-		for ci+run < int64(len(fl.e.chain)) && fl.e.chain[ci+run] == fl.e.chain[ci]+uint32(run) && (run*cb-within) < int64(len(want)-n) {
+		for ci+run < int64(len(fl.chain)) && fl.chain[ci+run] == fl.chain[ci]+uint32(run) && (run*cb-within) < int64(len(want)-n) {
 			run++
 		}
 		chunk := min(int64(len(want)-n), run*cb-within)
-		m, err := fl.fsys.r.ReadAt(want[n:n+int(chunk)], fl.fsys.clusterOff(fl.e.chain[ci])+within)
+		m, err := fl.fsys.r.ReadAt(want[n:n+int(chunk)], fl.fsys.clusterOff(fl.chain[ci])+within)
 		n += m
 		if err != nil && !(err == io.EOF && int64(m) == chunk) {
 			return n, &fs.PathError{Op: "read", Path: fl.name, Err: err}

@@ -282,3 +282,37 @@ func TestReaderCorrupt(t *testing.T) {
 		t.Error("ReadDir of a looping directory: no error")
 	}
 }
+
+// TestReaderConcurrent reads one file and its Entry from several
+// goroutines at once, as the FS documentation allows; run with -race it
+// catches an Open or Entry that writes to the FS's shared entries.
+func TestReaderConcurrent(t *testing.T) {
+	dir, tr := buildTree(t, sampleFiles())
+	fsys := openImage(t, writeImage(t, tr, nil))
+	const name = "A Long File Name.text"
+	want, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			got, err := fsys.ReadFile(name)
+			if err == nil && !bytes.Equal(got, want) {
+				err = errors.New("contents differ from the source")
+			}
+			if err == nil {
+				var e *Entry
+				if e, err = fsys.Entry(name); err == nil && int64(len(e.Chain()))*fsys.ClusterSize() < e.Size {
+					err = errors.New("Entry's chain is shorter than the file")
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
