@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -55,7 +56,7 @@ func (t Type) String() string {
 	if int(t) < len(typeNames) && typeNames[t] != "" {
 		return typeNames[t]
 	}
-	return "Type(" + itoa(uint64(t)) + ")"
+	return "Type(" + strconv.FormatUint(uint64(t), 10) + ")"
 }
 
 // parseType returns the Type that mtree(5) names s, or 0.
@@ -318,23 +319,9 @@ func (i nodeInfo) Mode() fs.FileMode {
 	return m
 }
 
-// itoa formats u in decimal.
-func itoa(u uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + u%10)
-		u /= 10
-		if u == 0 {
-			return string(b[i:])
-		}
-	}
-}
-
 // errUnknownType is the error for a file whose st_mode has no known type.
 type errUnknownType uint32
 
 func (e errUnknownType) Error() string {
-	return "unknown file type in mode " + itoa(uint64(e))
+	return "unknown file type in mode " + strconv.FormatUint(uint64(e), 10)
 }
