@@ -193,7 +193,9 @@ ign     type=dir ignore
 		t.Errorf("sub/new: size %d source %q", n.Size, n.SourcePath)
 	}
 
-	tr, _ = WalkDir(dir, nil)
+	if tr, err = WalkDir(dir, nil); err != nil {
+		t.Fatal(err)
+	}
 	tr, err = ApplySpec(tr, spec, true, nil)
 	if err != nil {
 		t.Fatal(err)
