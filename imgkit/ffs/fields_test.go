@@ -3,6 +3,7 @@ package ffs
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func TestFields(t *testing.T) {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
 				o := &Options{Version: v, BSize: 4096, FSize: 512, Timestamp: &ts}
 				if bo == "be" {
-					o.ByteOrder = bigEndian
+					o.ByteOrder = binary.BigEndian
 				}
 				img := build(t, src, o, bcache.ModeAuto)
 				fields, err := Fields(bytes.NewReader(img), int64(len(img)))

@@ -337,5 +337,3 @@ func initFragtbl() bool {
 	fragtbl[1], fragtbl[2], fragtbl[4], fragtbl[8] = &tbl124, &tbl124, &tbl124, &tbl8
 	return true
 }
-
-var bigEndian binary.ByteOrder = binary.BigEndian

@@ -275,5 +275,3 @@ func (g *geometry) dinodeSize() int64 {
 
 func (g *geometry) fragroundup(n int64) int64 { return roundup(n, g.fsize) }
 func (g *geometry) numfrags(n int64) int64    { return n >> g.fshift }
-func (g *geometry) lblkno(off int64) int64    { return off >> g.bshift }
-func (g *geometry) blkoff(off int64) int64    { return off & (g.bsize - 1) }

@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -89,7 +90,7 @@ func TestReaderOwnImages(t *testing.T) {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
 				o := &Options{Version: v, Timestamp: &ts}
 				if bo == "be" {
-					o.ByteOrder = bigEndian
+					o.ByteOrder = binary.BigEndian
 				}
 				img := build(t, src, o, bcache.ModeAuto)
 				f := checkAgainstTree(t, img, src)
@@ -229,7 +230,7 @@ func TestFuzzCorpus(t *testing.T) {
 		o    Options
 	}{
 		{"ufs1-le", Options{Version: 1, BSize: 4096, FSize: 512}},
-		{"ufs1-be", Options{Version: 1, BSize: 4096, FSize: 512, ByteOrder: bigEndian}},
+		{"ufs1-be", Options{Version: 1, BSize: 4096, FSize: 512, ByteOrder: binary.BigEndian}},
 		{"ufs2-sb8192", Options{Version: 2, BSize: 4096, FSize: 512, Compat: CompatDebian, Size: 40 << 10}},
 		{"ufs1-32k", Options{Version: 1}},
 	} {

@@ -325,11 +325,7 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise -s or lower density)", ErrNoSpace, free, inodes)
 	}
-	w.fsBytes = g.size * g.fsize
-	if w.fsBytes != size {
-		// fs_size is in fragments; makefs's image is size bytes.
-		w.fsBytes = size
-	}
+	w.fsBytes = size // makefs's image is size bytes, whatever fs_size rounds down to
 
 	// Time and ids.
 	if opts.Timestamp != nil {

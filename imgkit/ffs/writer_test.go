@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -124,7 +125,7 @@ func TestFlags(t *testing.T) {
 		for _, bo := range []string{"le", "be"} {
 			o := &Options{Version: v}
 			if bo == "be" {
-				o.ByteOrder = bigEndian
+				o.ByteOrder = binary.BigEndian
 			}
 			_, f := writeTreeImage(t, tree, o)
 			for name, flags := range want {
