@@ -39,8 +39,6 @@
 package fixturetest
 
 import (
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -114,27 +112,10 @@ func ImgCat(ts *testscript.TestScript, neg bool, args []string) {
 		if !fs.ValidPath(name) {
 			ts.Fatalf("imgcat %s: %s: invalid path", args[0], p)
 		}
-		if err := copyFile(ts.Stdout(), fsys, name); err != nil {
+		if err := inspect.Cat(ts.Stdout(), fsys, name); err != nil {
 			ts.Fatalf("imgcat %s: %s: %v", args[0], p, err)
 		}
 	}
-}
-
-func copyFile(w io.Writer, fsys fs.FS, name string) error {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return errors.New("is a directory")
-	}
-	_, err = io.Copy(w, f)
-	return err
 }
 
 // open opens a file named relative to the script's directory.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -48,36 +47,9 @@ func runCat(e *env, args []string) error {
 		if !fs.ValidPath(name) {
 			return fmt.Errorf("cat: %s: invalid path", p)
 		}
-		if err := catOne(e.Stdout, fsys, name); err != nil {
+		if err := inspect.Cat(e.Stdout, fsys, name); err != nil {
 			return fmt.Errorf("cat: %s: %s: %v", args[0], p, err)
 		}
-	}
-	return nil
-}
-
-func catOne(w io.Writer, fsys fs.FS, name string) error {
-	file, err := fsys.Open(name)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return err
-	}
-	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return errors.New("is a directory")
-	}
-	if _, err := io.Copy(w, file); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return err
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -80,4 +81,33 @@ func ListFile(w io.Writer, r io.ReaderAt, size int64) error {
 		return err
 	}
 	return WriteList(w, items)
+}
+
+// Cat copies the regular file name of fsys to w. Its errors are bare (a
+// *fs.PathError is unwrapped), for callers that name the image and the file
+// themselves; a directory is an error.
+func Cat(w io.Writer, fsys fs.FS, name string) error {
+	err := cat(w, fsys, name)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err
+}
+
+func cat(w io.Writer, fsys fs.FS, name string) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	_, err = io.Copy(w, f)
+	return err
 }
