@@ -71,8 +71,7 @@ func fixturegen(args ...string) error {
 		return fmt.Errorf("magefixtures: Command is empty")
 	}
 	line := append([]string(nil), Command[1:]...)
-	line = append(line, args[0])
-	line = append(line, args[1:]...)
+	line = append(line, args...)
 	line = append(line, Flags...)
 	line = append(line, strings.Fields(os.Getenv("FIXTUREGEN_FLAGS"))...)
 	cmd := exec.Command(Command[0], line...)
