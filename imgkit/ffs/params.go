@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // geometry is the layout of a file system: the values mkfs computes for
@@ -59,14 +60,8 @@ func powerOf2(n int64) bool { return n > 0 && n&(n-1) == 0 }
 func howmany(x, y int64) int64 { return (x + y - 1) / y }
 func roundup(x, y int64) int64 { return howmany(x, y) * y }
 
-func ilog2(n int64) int64 {
-	var s int64
-	for n > 1 {
-		n >>= 1
-		s++
-	}
-	return s
-}
+// ilog2 is the base-2 logarithm of n, a power of 2.
+func ilog2(n int64) int64 { return int64(bits.Len64(uint64(n))) - 1 }
 
 // cgSizeFor is CGSIZE_IF: the bytes a cylinder group block needs for ipg
 // inodes and fpg fragments.
@@ -90,22 +85,8 @@ func mkfs(p *params) (*geometry, error) {
 	}
 	g.avgfilesize, g.avgfpdir = p.avgfilesize, p.avgfpdr
 	g.bsize, g.fsize = p.bsize, p.fsize
-	switch {
-	case !powerOf2(g.bsize):
-		return nil, fmt.Errorf("%w: bsize %d is not a power of 2", ErrParams, g.bsize)
-	case !powerOf2(g.fsize):
-		return nil, fmt.Errorf("%w: fsize %d is not a power of 2", ErrParams, g.fsize)
-	case g.fsize < int64(p.sectorSize):
-		return nil, fmt.Errorf("%w: fsize %d is smaller than the sector size %d", ErrParams, g.fsize, p.sectorSize)
-	case g.bsize < minBSize:
-		return nil, fmt.Errorf("%w: bsize %d is too small (minimum %d)", ErrParams, g.bsize, minBSize)
-	case g.bsize > maxBSize:
-		return nil, fmt.Errorf("%w: bsize %d is too large (maximum %d)", ErrParams, g.bsize, maxBSize)
-	case g.bsize < g.fsize:
-		return nil, fmt.Errorf("%w: bsize %d is smaller than fsize %d", ErrParams, g.bsize, g.fsize)
-	case g.bsize/g.fsize > maxFrag:
-		return nil, fmt.Errorf("%w: fsize %d is too small for bsize %d (minimum %d)", ErrParams, g.fsize, g.bsize, g.bsize/maxFrag)
-	}
+	// prepare has checked bsize and fsize: powers of 2, fsize from the
+	// sector size to bsize, at most MAXFRAG fragments a block.
 	if p.extent < g.bsize || !powerOf2(p.extent) {
 		g.maxbsize = g.bsize
 	} else if p.extent > fsMaxContg*g.bsize {
