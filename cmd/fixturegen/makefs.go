@@ -259,7 +259,7 @@ func (a *makefsArgs) setOption(name byte, arg string) error {
 	case 't':
 		a.Type = arg
 	case 'T':
-		t, terr := parseTimestamp(e, arg)
+		t, terr := fstree.ParseTimestamp(e.Dir, arg)
 		if terr != nil {
 			return bad(terr)
 		}
@@ -268,20 +268,6 @@ func (a *makefsArgs) setOption(name byte, arg string) error {
 		a.Exclude = true
 	}
 	return err
-}
-
-// parseTimestamp reads the argument of -T as makefs does: the modification
-// time of the file arg names if it exists, or else a number of seconds since
-// the Epoch (decimal, or 0x hex or 0 octal, as strtoll base 0 reads it).
-func parseTimestamp(e *env, arg string) (time.Time, error) {
-	if fi, err := os.Stat(e.abs(arg)); err == nil {
-		return fi.ModTime().UTC(), nil
-	}
-	n, err := strconv.ParseInt(arg, 0, 64)
-	if err != nil {
-		return time.Time{}, errors.New("neither an existing file nor a number of seconds since the Epoch")
-	}
-	return time.Unix(n, 0).UTC(), nil
 }
 
 // Errors of parseSize.
@@ -349,15 +335,11 @@ func parseSize(s string) (int64, error) {
 // treeOptions returns the time rule of the command line: -T, or else
 // SOURCE_DATE_EPOCH from the command's environment.
 func (a *makefsArgs) treeOptions() (*fstree.Options, error) {
-	opts := &fstree.Options{Timestamp: a.Timestamp}
-	if v := a.Env.getenv(fstree.SourceDateEpochEnv); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("makefs: %s=%q: want a decimal number of seconds since the Epoch", fstree.SourceDateEpochEnv, v)
-		}
-		t := time.Unix(n, 0).UTC()
-		opts.SourceDateEpoch = &t
+	opts, err := fstree.OptionsFromEnv(a.Env.getenv)
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %w", err)
 	}
+	opts.Timestamp = a.Timestamp
 	return opts, nil
 }
 

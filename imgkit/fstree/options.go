@@ -3,6 +3,7 @@ package fstree
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -25,28 +26,37 @@ type Options struct {
 // SourceDateEpochEnv is the environment variable OptionsFromEnv reads.
 const SourceDateEpochEnv = "SOURCE_DATE_EPOCH"
 
-// ParseTimestamp parses the argument of makefs -T: a decimal number of
-// seconds since the Unix epoch or, when the argument is not a number, the
-// path of a file whose modification time is used.
-func ParseTimestamp(arg string) (time.Time, error) {
-	if sec, err := strconv.ParseInt(arg, 10, 64); err == nil {
-		return time.Unix(sec, 0).UTC(), nil
+// ParseTimestamp parses the argument of makefs -T as FreeBSD makefs does:
+// the modification time of the file arg names, when one exists (a relative
+// path is taken from dir, or from the working directory when dir is ""),
+// or else a number of seconds since the Unix epoch, read as strtoll with
+// base 0 reads it (decimal, 0x hexadecimal, 0 octal).
+func ParseTimestamp(dir, arg string) (time.Time, error) {
+	p := arg
+	if dir != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
 	}
-	fi, err := os.Stat(arg)
+	if fi, err := os.Stat(p); err == nil {
+		return fi.ModTime().UTC(), nil
+	}
+	sec, err := strconv.ParseInt(arg, 0, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %q is neither a number of seconds nor a file: %v", ErrTimestamp, arg, err)
+		return time.Time{}, fmt.Errorf("%w: %q is neither an existing file nor a number of seconds since the epoch", ErrTimestamp, arg)
 	}
-	return fi.ModTime().UTC(), nil
+	return time.Unix(sec, 0).UTC(), nil
 }
 
 // OptionsFromEnv returns options whose SourceDateEpoch is taken from the
 // environment variable SOURCE_DATE_EPOCH (a decimal number of seconds since
-// the Unix epoch) when it is set and not empty. A malformed value is an
-// error naming the variable.
-func OptionsFromEnv() (*Options, error) {
+// the Unix epoch) when it is set and not empty, as getenv reports it (nil
+// means os.Getenv). A malformed value is an error naming the variable.
+func OptionsFromEnv(getenv func(string) string) (*Options, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	opts := new(Options)
-	v, ok := os.LookupEnv(SourceDateEpochEnv)
-	if !ok || v == "" {
+	v := getenv(SourceDateEpochEnv)
+	if v == "" {
 		return opts, nil
 	}
 	sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

@@ -247,7 +247,7 @@ func TestTimes(t *testing.T) {
 
 	// SOURCE_DATE_EPOCH clamps later times only.
 	t.Setenv(SourceDateEpochEnv, "1600000000")
-	opts, err := OptionsFromEnv()
+	opts, err := OptionsFromEnv(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,12 +274,12 @@ func TestTimes(t *testing.T) {
 
 func TestOptionsFromEnv(t *testing.T) {
 	t.Setenv(SourceDateEpochEnv, "")
-	if o, err := OptionsFromEnv(); err != nil || o.SourceDateEpoch != nil {
+	if o, err := OptionsFromEnv(nil); err != nil || o.SourceDateEpoch != nil {
 		t.Errorf("empty: %v %v", o, err)
 	}
 	for _, bad := range []string{"yesterday", "-5", "1.5"} {
 		t.Setenv(SourceDateEpochEnv, bad)
-		_, err := OptionsFromEnv()
+		_, err := OptionsFromEnv(nil)
 		if !errors.Is(err, ErrTimestamp) || !contains(err.Error(), SourceDateEpochEnv) {
 			t.Errorf("%q: error %v does not name the variable", bad, err)
 		}
@@ -287,18 +287,34 @@ func TestOptionsFromEnv(t *testing.T) {
 }
 
 func TestParseTimestamp(t *testing.T) {
-	if ts, err := ParseTimestamp("1700000000"); err != nil || ts.Unix() != 1700000000 || ts.Location() != time.UTC {
+	if ts, err := ParseTimestamp("", "1700000000"); err != nil || ts.Unix() != 1700000000 || ts.Location() != time.UTC {
 		t.Errorf("epoch: %v %v", ts, err)
 	}
-	p := mkfile(t, t.TempDir(), "stamp", "")
+	if ts, err := ParseTimestamp("", "0x10"); err != nil || ts.Unix() != 16 {
+		t.Errorf("hex epoch: %v %v", ts, err)
+	}
+	dir := t.TempDir()
+	p := mkfile(t, dir, "stamp", "")
 	mt := time.Date(2011, 11, 11, 11, 11, 11, 0, time.UTC)
 	if err := os.Chtimes(p, time.Unix(5, 0), mt); err != nil {
 		t.Fatal(err)
 	}
-	if ts, err := ParseTimestamp(p); err != nil || !ts.Equal(mt) {
+	if ts, err := ParseTimestamp("", p); err != nil || !ts.Equal(mt) {
 		t.Errorf("file: %v %v, want %v", ts, err, mt)
 	}
-	if _, err := ParseTimestamp(filepath.Join(t.TempDir(), "none")); !errors.Is(err, ErrTimestamp) {
+	// A relative path is taken from dir; a file wins over a number, as in
+	// makefs.
+	if ts, err := ParseTimestamp(dir, "stamp"); err != nil || !ts.Equal(mt) {
+		t.Errorf("relative file: %v %v, want %v", ts, err, mt)
+	}
+	mkfile(t, dir, "42", "")
+	if err := os.Chtimes(filepath.Join(dir, "42"), mt, mt); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := ParseTimestamp(dir, "42"); err != nil || !ts.Equal(mt) {
+		t.Errorf("file named 42: %v %v, want its time %v", ts, err, mt)
+	}
+	if _, err := ParseTimestamp("", filepath.Join(t.TempDir(), "none")); !errors.Is(err, ErrTimestamp) {
 		t.Errorf("missing file: %v", err)
 	}
 }
