@@ -430,11 +430,8 @@ func (d *describer) unusedInodes() error {
 // inode appends the fields of the inode in at path p.
 func (d *describer) inode(p string, in *Inode) error {
 	f, g := d.f, &d.f.g
-	raw := make([]byte, g.dinodeSize())
+	raw := in.raw
 	off := g.inodeOff(int64(in.Ino))
-	if err := f.readAt(raw, off); err != nil {
-		return err
-	}
 	num := func(name string, b []byte, kind int) { d.add(p, name, off+fieldOff(raw, b), b, kind) }
 	typ := in.Mode & ifmt
 	short := typ == iflnk && in.Size < g.maxsymlinklen

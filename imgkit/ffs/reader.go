@@ -190,8 +190,9 @@ type Inode struct {
 	// Direct and Indirect are di_db and di_ib: fragment addresses.
 	Direct   [nDAddr]int64
 	Indirect [nIAddr]int64
-	// Link is the target of a symbolic link stored in the inode.
+	// short is di_shortlink, where a short symbolic link's target lies.
 	short []byte
+	raw   []byte // the inode as read, which Fields describes
 }
 
 // IsDir reports whether the inode is a directory.
@@ -209,7 +210,7 @@ func (f *FS) inode(ino int64) (*Inode, error) {
 		return nil, err
 	}
 	o := f.o
-	in := &Inode{Ino: uint32(ino)}
+	in := &Inode{Ino: uint32(ino), raw: b}
 	if g.version == 1 {
 		d := (*dinode1)(b)
 		in.Mode = uint32(o.u16(d.diMode()))
@@ -229,7 +230,7 @@ func (f *FS) inode(ino int64) (*Inode, error) {
 			in.Indirect[i] = int64(o.i32(d.diIb(i)))
 		}
 		in.Rdev = uint64(o.u32(d.diRdev()))
-		in.short = slices.Clone(d.diShortlink())
+		in.short = d.diShortlink()
 	} else {
 		d := (*dinode2)(b)
 		in.Mode = uint32(o.u16(d.diMode()))
@@ -252,7 +253,7 @@ func (f *FS) inode(ino int64) (*Inode, error) {
 			in.Indirect[i] = o.i64(d.diIb(i))
 		}
 		in.Rdev = o.u64(d.diRdev())
-		in.short = slices.Clone(d.diShortlink())
+		in.short = d.diShortlink()
 	}
 	if in.Size < 0 || in.Size > 1<<56 {
 		return nil, fmt.Errorf("%w: inode %d at byte %#x: bad di_size %d", ErrFormat, ino, off, in.Size)
