@@ -54,8 +54,10 @@ func Bench() error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("fsbench: %v", err)
 	}
-	fmt.Println("\n## go test -run '^$' -bench . ./imgkit/...")
-	if err := sh.RunV("go", "test", "-run", "^$", "-bench", ".", "./imgkit/..."); err != nil {
+	// -v, so that a benchmark whose peer (GNU ar, llvm-ar) is missing says
+	// so with its SKIP line instead of dropping the row silently.
+	fmt.Println("\n## go test -v -run '^$' -bench . ./imgkit/...")
+	if err := sh.RunV("go", "test", "-v", "-run", "^$", "-bench", ".", "./imgkit/..."); err != nil {
 		return err
 	}
 	// The catalogue's no-op build: 100 FAT fixtures over the medium tree's
