@@ -12,6 +12,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -203,26 +204,16 @@ func TestArMatchesGNUAndLLVM(t *testing.T) {
 	}
 }
 
-// firstDifference says where two archives first differ, in terms of the
-// reference archive's structure.
+// firstDifference says how two archives differ, by structure (member,
+// header field, index entry), as fixturegen diff says it.
 func firstDifference(got, want []byte) string {
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
+	rep, err := inspect.Diff(bytes.NewReader(got), int64(len(got)), bytes.NewReader(want), int64(len(want)))
+	if err != nil {
+		return fmt.Sprintf("got %d bytes, want %d; diff: %v", len(got), len(want), err)
 	}
-	where := "the symbol index or long-name table"
-	if r, err := ar.NewReader(bytes.NewReader(want), int64(len(want))); err == nil {
-		ms := r.Members()
-		for j := len(ms) - 1; j >= 0; j-- {
-			if int64(i) >= ms[j].HeaderOffset {
-				where = fmt.Sprintf("member %d %q (header at %#x)", j, ms[j].Name, ms[j].HeaderOffset)
-				break
-			}
-		}
-	}
-	lo := max(0, i-8)
-	return fmt.Sprintf("got %d bytes, want %d; first difference at byte %#x in %s: got %q, want %q",
-		len(got), len(want), i, where, got[lo:min(len(got), i+24)], want[lo:min(len(want), i+24)])
+	var b strings.Builder
+	rep.Write(&b, "got", "want")
+	return b.String()
 }
 
 // TestArRealConsumers links a program against an archive fixturegen made
