@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // FS is a read-only view of a UFS1 or UFS2 image as an io/fs.FS. It
@@ -650,34 +652,7 @@ func (fi *fileInfo) ModTime() time.Time { return fi.in.Mtime }
 func (fi *fileInfo) IsDir() bool        { return fi.in.IsDir() }
 func (fi *fileInfo) Sys() any           { return fi.in }
 func (fi *fileInfo) Mode() fs.FileMode {
-	m := fs.FileMode(fi.in.Mode & 0o777)
-	if fi.in.Mode&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if fi.in.Mode&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if fi.in.Mode&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	switch fi.in.Mode & ifmt {
-	case ifdir:
-		m |= fs.ModeDir
-	case iflnk:
-		m |= fs.ModeSymlink
-	case ififo:
-		m |= fs.ModeNamedPipe
-	case ifsock:
-		m |= fs.ModeSocket
-	case ifchr:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case ifblk:
-		m |= fs.ModeDevice
-	case ifreg:
-	default:
-		m |= fs.ModeIrregular
-	}
-	return m
+	return fstree.FileMode(fstree.TypeOfUnixMode(fi.in.Mode), fi.in.Mode)
 }
 
 // file is an open non-directory.

@@ -36,7 +36,7 @@ func lstatNode(p string, n *Node) error {
 		return &os.PathError{Op: "statx", Path: p, Err: err}
 	}
 	mode := uint32(stx.Mode)
-	n.Type = typeFromUnixMode(mode)
+	n.Type = TypeOfUnixMode(mode)
 	if n.Type == 0 {
 		return &os.PathError{Op: "statx", Path: p, Err: errUnknownType(mode)}
 	}

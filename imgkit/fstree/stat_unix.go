@@ -17,7 +17,7 @@ func fillSys(n *Node, fi fs.FileInfo) bool {
 		return false
 	}
 	mode := uint32(st.Mode)
-	n.Type = typeFromUnixMode(mode)
+	n.Type = TypeOfUnixMode(mode)
 	if n.Type == 0 {
 		n.Type = typeFromFileMode(fi.Mode())
 	}

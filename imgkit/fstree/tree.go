@@ -291,18 +291,25 @@ func (i nodeInfo) Size() int64        { return i.n.Size }
 func (i nodeInfo) ModTime() time.Time { return i.n.Mtime }
 func (i nodeInfo) IsDir() bool        { return i.n.Type == TypeDir }
 func (i nodeInfo) Sys() any           { return i.n }
-func (i nodeInfo) Mode() fs.FileMode {
-	m := fs.FileMode(i.n.Mode & 0777)
-	if i.n.Mode&04000 != 0 {
+func (i nodeInfo) Mode() fs.FileMode  { return FileMode(i.n.Type, i.n.Mode) }
+
+// FileMode returns the io/fs mode of a node of type t whose permission bits
+// are perm (07777: permissions, setuid 04000, setgid 02000, sticky 01000).
+// A zero Type, one that TypeOfUnixMode does not know, gives
+// fs.ModeIrregular.
+func FileMode(t Type, perm uint32) fs.FileMode {
+	m := fs.FileMode(perm & 0o777)
+	if perm&0o4000 != 0 {
 		m |= fs.ModeSetuid
 	}
-	if i.n.Mode&02000 != 0 {
+	if perm&0o2000 != 0 {
 		m |= fs.ModeSetgid
 	}
-	if i.n.Mode&01000 != 0 {
+	if perm&0o1000 != 0 {
 		m |= fs.ModeSticky
 	}
-	switch i.n.Type {
+	switch t {
+	case TypeFile:
 	case TypeDir:
 		m |= fs.ModeDir
 	case TypeSymlink:
@@ -315,6 +322,8 @@ func (i nodeInfo) Mode() fs.FileMode {
 		m |= fs.ModeDevice | fs.ModeCharDevice
 	case TypeBlock:
 		m |= fs.ModeDevice
+	default:
+		m |= fs.ModeIrregular
 	}
 	return m
 }

@@ -261,8 +261,9 @@ func typeFromFileMode(m fs.FileMode) Type {
 	return TypeFile
 }
 
-// typeFromUnixMode returns the Type of a Unix st_mode, or 0.
-func typeFromUnixMode(mode uint32) Type {
+// TypeOfUnixMode returns the Type of a Unix st_mode (its S_IFMT bits), as
+// stat(2) and the di_mode of an FFS inode hold it, or 0 for none.
+func TypeOfUnixMode(mode uint32) Type {
 	switch mode & 0170000 {
 	case 0100000:
 		return TypeFile
