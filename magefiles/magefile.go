@@ -36,7 +36,7 @@ func Test() error {
 // with FIXTUREGEN_BENCH_TREES=small,medium,big and runs with
 // FIXTUREGEN_BENCH_RUNS (default 3). The second part is
 // go test -run '^$' -bench . ./imgkit/..., the third the catalogue's
-// no-op build benchmark (BenchmarkCatalogNoop in cmd/fixturegen), which
+// no-op build benchmark (BenchmarkCatalogNoop in internal/cli), which
 // reports a no-op build of 100 fixtures over 5,000 input files as a
 // percentage of a full build and the stat calls per fixture.
 func Bench() error {
@@ -63,6 +63,6 @@ func Bench() error {
 	// The catalogue's no-op build: 100 FAT fixtures over the medium tree's
 	// 5,000 files; noop/full-% is the no-op build's time as a share of a
 	// full build's, syscalls/fixture the system calls of its up-to-date checks per fixture.
-	fmt.Println("\n## go test -run '^$' -bench CatalogNoop -benchtime 10x ./cmd/fixturegen")
-	return sh.RunV("go", "test", "-run", "^$", "-bench", "CatalogNoop", "-benchtime", "10x", "./cmd/fixturegen")
+	fmt.Println("\n## go test -run '^$' -bench CatalogNoop -benchtime 10x ./internal/cli")
+	return sh.RunV("go", "test", "-run", "^$", "-bench", "CatalogNoop", "-benchtime", "10x", "./internal/cli")
 }

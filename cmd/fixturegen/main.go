@@ -6,33 +6,39 @@
 //
 //	fixturegen <command> [arguments]
 //
-// The commands are makefs (a file system image from a directory tree, with
-// the command line of makefs(8)), ar (an archive, with the command line of
-// ar(1)), build (the fixture catalogue described by a fixtures/manifest),
-// version and help. Run "fixturegen help <command>" for the details of one.
+// The commands are:
+//
+//	makefs   a file system image from a directory tree, with the command line of makefs(8)
+//	ar       create and edit an archive, with the command line of ar(1)
+//	ranlib   write an archive's symbol index
+//	build    build a fixture catalogue (fixtures/manifest) and check fixtures.sum
+//	verify   rebuild a catalogue in a temporary directory and compare
+//	diff     say how two images or archives differ, field by field
+//	ls       list the files of an image or archive
+//	cat      print files from an image or archive
+//	version  print fixturegen's version
+//	help     show the usage of a command
+//
+// Run "fixturegen help <command>" for the details of one.
 //
 // An error prints one line "fixturegen: ..." on standard error and exits
 // with status 1; a command line that cannot be understood exits with
 // status 2 and prints the command's usage.
+//
+// Install it as a tool of your module with
+//
+//	go get -tool github.com/fixturegen/fixturegen/cmd/fixturegen
+//
+// and run it as "go tool fixturegen". Inside testscript scenarios,
+// fixturetest.Main runs the same command without a separate build.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/fixturegen/fixturegen/internal/cli"
+)
 
 func main() {
-	os.Exit(runMain(stdEnv(), os.Args[1:]))
-}
-
-// stdEnv returns the environment of the running process.
-func stdEnv() *env {
-	dir, err := os.Getwd()
-	if err != nil {
-		dir = "."
-	}
-	return &env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Dir:    dir,
-		Getenv: os.Getenv,
-	}
+	os.Exit(cli.Main())
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ import (
 //	                   folder an open, getdents64 until it returns 0, an
 //	                   fstatat per entry and a close (here 4 + 2 + 2 + 50)
 //
-// Run it with go test -run '^$' -bench CatalogNoop ./cmd/fixturegen.
+// Run it with go test -run '^$' -bench CatalogNoop ./internal/cli.
 func BenchmarkCatalogNoop(b *testing.B) {
 	const fixtures, perFixture = 100, 50
 	src := filepath.Join("..", "..", "bench", ".trees", "medium")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -16,21 +16,20 @@ import (
 )
 
 // The scenarios live in the top-level testscripts folder. They are run
-// from here, the fixturegen package itself, because a program's package
-// main cannot be imported: linking the test binary with the real command
-// lets testscript run "fixturegen" in-process, as a re-execution of this
-// test binary, with no separate build.
+// from here, the command's own package: linking the test binary with the
+// real command lets testscript run "fixturegen" in-process, as a
+// re-execution of this test binary, with no separate build.
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"fixturegen": main,
+		"fixturegen": func() { os.Exit(Main()) },
 	})
 }
 
 // TestScripts runs ../../testscripts/*.txtar. Run one with
-// go test ./cmd/fixturegen -run TestScripts/NAME, and refresh expected
+// go test ./internal/cli -run TestScripts/NAME, and refresh expected
 // output with -update.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
