@@ -15,6 +15,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // The makefs command accepts the command line of FreeBSD makefs(8):
@@ -85,6 +86,9 @@ type fsOption struct {
 type makefsType struct {
 	Name string
 	Run  func(a *makefsArgs) error
+	// Help lists the type's -o options, for "fixturegen help makefs" and
+	// "-o help"; nil when the type has none to describe.
+	Help func() []imgfmt.Option
 }
 
 var makefsTypes = map[string]makefsType{}
