@@ -20,7 +20,11 @@ import (
 // build writes the tree of src with o and returns the image bytes.
 func build(t *testing.T, src string, o *Options, mode bcache.Mode) []byte {
 	t.Helper()
-	tree, err := fstree.WalkDir(src, &fstree.Options{Timestamp: o.Timestamp})
+	topts := &fstree.Options{}
+	if o.Timestamp != nil {
+		topts.Timestamp = *o.Timestamp
+	}
+	tree, err := fstree.WalkDir(src, topts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func specTree(t *testing.T, spec string) *fstree.Tree {
 		t.Fatal(err)
 	}
 	ts := time.Unix(1600000000, 0).UTC()
-	tree, err := fstree.ApplySpec(nil, s, false, &fstree.Options{Timestamp: &ts})
+	tree, err := fstree.ApplySpec(nil, s, false, &fstree.Options{Timestamp: ts})
 	if err != nil {
 		t.Fatal(err)
 	}

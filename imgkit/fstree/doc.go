@@ -22,15 +22,15 @@
 //   - If Options.Timestamp is set (makefs -T: an epoch, or a file whose
 //     modification time is used; see ParseTimestamp), it replaces every
 //     time of every node: atime, mtime, ctime and birth time.
-//   - Otherwise, if Options.SourceDateEpoch is set (OptionsFromEnv reads
-//     $SOURCE_DATE_EPOCH), every time later than it becomes it; earlier
-//     times are kept, and an unknown birth time stays unknown (zero).
+//   - If Options.ClampTimes is set too (OptionsFromEnv sets both from
+//     $SOURCE_DATE_EPOCH), every time later than Timestamp becomes it;
+//     earlier times are kept, and an unknown birth time stays unknown (zero).
 //   - Otherwise every time is the file's own (or the spec's).
 //
 // All times are in UTC. An mtree time keyword sets a node's atime, mtime,
 // ctime and birth time. A node that a spec creates without a time keyword
-// gets Options.Timestamp, else Options.SourceDateEpoch, else the Unix epoch
-// (0): makefs would use the time it was started, which is not reproducible.
+// gets Options.Timestamp, else the Unix epoch (0): makefs would use the
+// time it was started, which is not reproducible.
 //
 // # Hard links
 //

@@ -103,7 +103,7 @@ func TestReadSpecRelative(t *testing.T) {
 	}
 
 	// -T replaces the spec's times too; SOURCE_DATE_EPOCH clamps them.
-	opts.Timestamp = &ts
+	opts.Timestamp = ts
 	tr, err = ApplySpec(nil, readSpec(t, relSpec), false, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestReadSpecRelative(t *testing.T) {
 	if n := tr.Lookup("bin/sh"); !n.Mtime.Equal(ts) || !n.Birthtime.Equal(ts) {
 		t.Errorf("-T: %v", n.Mtime)
 	}
-	opts.Timestamp, opts.SourceDateEpoch = nil, &ts
+	opts.Timestamp, opts.ClampTimes = ts, true
 	tr, err = ApplySpec(nil, readSpec(t, relSpec), false, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,13 @@ import (
 // Options control how a tree's metadata is normalised. The zero value (or a
 // nil *Options) keeps every time as found.
 type Options struct {
-	// Timestamp, when set, replaces every time of every node (makefs -T).
-	Timestamp *time.Time
-	// SourceDateEpoch, when set and Timestamp is not, clamps every time to
-	// at most this value (see https://reproducible-builds.org/specs/source-date-epoch/).
-	SourceDateEpoch *time.Time
+	// Timestamp, when not the zero time, replaces every time of every node
+	// (makefs -T), or with ClampTimes bounds them.
+	Timestamp time.Time
+	// ClampTimes makes Timestamp an upper bound instead: every time later
+	// than it becomes it and earlier times are kept, the rule of
+	// SOURCE_DATE_EPOCH (https://reproducible-builds.org/specs/source-date-epoch/).
+	ClampTimes bool
 	// LookupUser and LookupGroup map an mtree uname or gname that comes
 	// without a uid or gid keyword to its number (makefs -N). When nil,
 	// the host's user and group databases are used (os/user).
@@ -46,10 +48,11 @@ func ParseTimestamp(dir, arg string) (time.Time, error) {
 	return time.Unix(sec, 0).UTC(), nil
 }
 
-// OptionsFromEnv returns options whose SourceDateEpoch is taken from the
-// environment variable SOURCE_DATE_EPOCH (a decimal number of seconds since
-// the Unix epoch) when it is set and not empty, as getenv reports it (nil
-// means os.Getenv). A malformed value is an error naming the variable.
+// OptionsFromEnv returns options that clamp times to the environment
+// variable SOURCE_DATE_EPOCH (a decimal number of seconds since the Unix
+// epoch) when it is set and not empty, as getenv reports it (nil means
+// os.Getenv): Timestamp is its time and ClampTimes is true. A malformed
+// value is an error naming the variable.
 func OptionsFromEnv(getenv func(string) string) (*Options, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -63,20 +66,16 @@ func OptionsFromEnv(getenv func(string) string) (*Options, error) {
 	if err != nil || sec < 0 {
 		return nil, fmt.Errorf("%w: %s=%q is not a non-negative decimal number of seconds", ErrTimestamp, SourceDateEpochEnv, v)
 	}
-	t := time.Unix(sec, 0).UTC()
-	opts.SourceDateEpoch = &t
+	opts.Timestamp = time.Unix(sec, 0).UTC()
+	opts.ClampTimes = true
 	return opts, nil
 }
 
 // defaultTime is the time of nodes an mtree spec creates without a time
-// keyword: Timestamp, else SourceDateEpoch, else the Unix epoch.
+// keyword: Timestamp when set, else the Unix epoch.
 func (o *Options) defaultTime() time.Time {
-	switch {
-	case o == nil:
-	case o.Timestamp != nil:
+	if o != nil && !o.Timestamp.IsZero() {
 		return o.Timestamp.UTC()
-	case o.SourceDateEpoch != nil:
-		return o.SourceDateEpoch.UTC()
 	}
 	return time.Unix(0, 0).UTC()
 }
@@ -86,11 +85,11 @@ func (o *Options) defaultTime() time.Time {
 func (o *Options) normalize(t *Tree) {
 	var fix func(*time.Time)
 	switch {
-	case o != nil && o.Timestamp != nil:
+	case o != nil && !o.Timestamp.IsZero() && !o.ClampTimes:
 		ts := o.Timestamp.UTC()
 		fix = func(p *time.Time) { *p = ts }
-	case o != nil && o.SourceDateEpoch != nil:
-		sde := o.SourceDateEpoch.UTC()
+	case o != nil && !o.Timestamp.IsZero():
+		sde := o.Timestamp.UTC()
 		fix = func(p *time.Time) {
 			if p.After(sde) {
 				*p = sde

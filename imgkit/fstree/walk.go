@@ -155,7 +155,9 @@ func (hw *hostWalk) firstErr(d *Node) error {
 // reader). Entries are examined with fs.ReadDir and fs.DirEntry.Info. Where
 // FileInfo.Sys returns a *syscall.Stat_t (os.DirFS on Unix), ownership,
 // device numbers and hard links are taken from it; otherwise the type and
-// permission bits come from the fs.FileMode and uid and gid are 0. Symbolic
+// permission bits come from the fs.FileMode and uid and gid are 0, and an
+// entry with no permission bits at all (testing/fstest.MapFile without a
+// Mode) is taken as an ordinary file (0644) or directory (0755). Symbolic
 // links are read with fs.ReadLink. Node.Open reads from fsys. Times are
 // normalised by opts as the package documentation describes.
 func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
@@ -228,6 +230,16 @@ func fillInfo(n *Node, fi fs.FileInfo) {
 	m := fi.Mode()
 	n.Type = typeFromFileMode(m)
 	n.Mode = uint32(m.Perm())
+	if n.Mode == 0 && m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) == 0 {
+		// No host metadata and no permission bits: fstest.MapFS's
+		// MapFile{Data: ...}, meant as an ordinary file or directory.
+		switch n.Type {
+		case TypeFile:
+			n.Mode = 0o644
+		case TypeDir:
+			n.Mode = 0o755
+		}
+	}
 	if m&fs.ModeSetuid != 0 {
 		n.Mode |= 04000
 	}

@@ -26,7 +26,7 @@ func fatImage(t testing.TB, files map[string]string, o msdos.Options) []byte {
 	for name, data := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(data), Mode: 0o644, ModTime: t0}
 	}
-	tree, err := fstree.FromFS(fsys, ".", &fstree.Options{Timestamp: &t0})
+	tree, err := fstree.FromFS(fsys, ".", &fstree.Options{Timestamp: t0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -343,7 +343,9 @@ func (a *makefsArgs) treeOptions() (*fstree.Options, error) {
 	if err != nil {
 		return nil, fmt.Errorf("makefs: %w", err)
 	}
-	opts.Timestamp = a.Timestamp
+	if a.Timestamp != nil {
+		opts.Timestamp, opts.ClampTimes = *a.Timestamp, false
+	}
 	return opts, nil
 }
 

@@ -35,8 +35,8 @@ func runMakefsFFS(a *makefsArgs) error {
 	}
 	if o.Timestamp == nil {
 		// fs_time follows SOURCE_DATE_EPOCH when -T is absent.
-		if topts, err := a.treeOptions(); err == nil && topts.SourceDateEpoch != nil {
-			o.Timestamp = topts.SourceDateEpoch
+		if topts, err := a.treeOptions(); err == nil && topts.ClampTimes {
+			o.Timestamp = &topts.Timestamp
 		}
 	}
 	if err := ffs.Write(a.Image, t, o, c); err != nil {

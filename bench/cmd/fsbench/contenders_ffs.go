@@ -35,7 +35,7 @@ func init() {
 				Name: name,
 				Run: func(tree, outdir string) error {
 					ts := time.Unix(ffsTimestamp, 0).UTC()
-					t, err := fstree.WalkDir(tree, &fstree.Options{Timestamp: &ts})
+					t, err := fstree.WalkDir(tree, &fstree.Options{Timestamp: ts})
 					if err != nil {
 						return err
 					}

@@ -1,0 +1,87 @@
+package fstree
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func TestSourceFSDefaultsModes(t *testing.T) {
+	t.Parallel()
+	ts := time.Unix(1700000000, 0).UTC()
+	fsys := fstest.MapFS{
+		"plain.txt":     {Data: []byte("hi")},
+		"dir/inner.txt": {Data: []byte("x")},
+		"empty":         {Mode: 0o755 | os.ModeDir},
+		"ro.txt":        {Data: []byte("r"), Mode: 0o444},
+		"none/zero":     {Mode: os.ModeDir},
+	}
+	tr, err := FS(fsys).Tree(&Options{Timestamp: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		typ  Type
+		mode uint32
+	}{
+		{"plain.txt", TypeFile, 0o644},
+		{"dir", TypeDir, 0o555}, // implied by MapFS, which reports 0555
+		{"dir/inner.txt", TypeFile, 0o644},
+		{"empty", TypeDir, 0o755},
+		{"ro.txt", TypeFile, 0o444},
+		{"none/zero", TypeDir, 0o755},
+	} {
+		n := tr.Lookup(c.path)
+		if n == nil {
+			t.Errorf("%s: missing", c.path)
+			continue
+		}
+		if n.Type != c.typ || n.Mode != c.mode {
+			t.Errorf("%s: %v %#o, want %v %#o", c.path, n.Type, n.Mode, c.typ, c.mode)
+		}
+		if !n.Mtime.Equal(ts) {
+			t.Errorf("%s: mtime %v, want %v", c.path, n.Mtime, ts)
+		}
+	}
+}
+
+func TestSourceDirAndTree(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Unix(1000, 0).UTC()
+	if err := os.Chtimes(filepath.Join(dir, "f"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	clamp := time.Unix(2000, 0).UTC()
+	tr, err := Dir(dir).Tree(&Options{Timestamp: clamp, ClampTimes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tr.Lookup("f")
+	if f == nil || f.Mode != 0o600 || !f.Mtime.Equal(old) {
+		t.Fatalf("f = %+v, want mode 0600 and mtime %v kept under the clamp", f, old)
+	}
+	if tr.Root.Mtime.After(clamp) {
+		t.Errorf("root mtime %v after the clamp %v", tr.Root.Mtime, clamp)
+	}
+
+	// A built tree is a Source: applying -T to it replaces every time, and
+	// applying the same options again changes nothing.
+	ts := time.Unix(3000, 0).UTC()
+	same, err := tr.Tree(&Options{Timestamp: ts})
+	if err != nil || same != tr {
+		t.Fatalf("Tree returned %p, %v; want the tree itself", same, err)
+	}
+	if !f.Mtime.Equal(ts) || !f.Atime.Equal(ts) {
+		t.Errorf("after -T: mtime %v atime %v, want %v", f.Mtime, f.Atime, ts)
+	}
+	if _, err := tr.Tree(&Options{Timestamp: ts}); err != nil || !f.Mtime.Equal(ts) {
+		t.Errorf("second application: %v, mtime %v", err, f.Mtime)
+	}
+}
