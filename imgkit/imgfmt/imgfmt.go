@@ -11,6 +11,10 @@ type Option struct {
 	Key string
 	// Letter is its one-letter alias ("c"), or "" when it has none.
 	Letter string
+	// Field is the name of the field of the format's Options that the
+	// option sets ("SectorsPerCluster"), so that a command can say an
+	// error of the library, which names the field, in its own words.
+	Field string
 	// Default says what applies when the option is not given, as a value
 	// ("2") or in words ("from the size").
 	Default string
