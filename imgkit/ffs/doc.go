@@ -3,21 +3,29 @@
 //
 // # Writing
 //
-// Write lays an fstree.Tree out through the block cache (imgkit/bcache)
-// with the algorithms of makefs's ffs code: the geometry of its mkfs.c
-// (cylinder groups sized so that each group's map fits in one block), the
-// inode numbering and write order of ffs.c (each directory's entries are
-// numbered together, the directory and its files are written, then its
-// subdirectories in order), and the block allocator of ffs_alloc.c and
-// ffs_balloc.c (preferred block, rotor, quadratic rehash; files of up to
-// UFS_NDADDR blocks end in fragments, longer files in whole blocks).
-// Without Options.Size the image is the smallest makefs would choose for
-// the tree (its ffs_validate estimate), plus -b/-f slop.
+// WriteFile, Write and Build make the image of a tree, given as an
+// fstree.Source (a host directory, fstree.Dir; an io/fs.FS, fstree.FS; or
+// a built fstree.Tree), with one Options value: WriteFile in a file, which
+// appears only when the image is complete; Write to an io.WriterAt; Build
+// as bytes in memory. The three give the same bytes, which are those of
+// fixturegen makefs -t ffs with the same options. They lay the tree out
+// through the block cache (imgkit/bcache) with the algorithms of makefs's
+// ffs code: the geometry of its mkfs.c (cylinder groups sized so that each
+// group's map fits in one block), the inode numbering and write order of
+// ffs.c (each directory's entries are numbered together, the directory and
+// its files are written, then its subdirectories in order), and the block
+// allocator of ffs_alloc.c and ffs_balloc.c (preferred block, rotor,
+// quadratic rehash; files of up to UFS_NDADDR blocks end in fragments,
+// longer files in whole blocks). Without Options.Size the image is the
+// smallest makefs would choose for the tree (its ffs_validate estimate),
+// plus the free space and inodes asked for (Options.FreeBlocks,
+// Options.FreeFiles).
 //
 // Every option of makefs -t ffs is supported: version, bsize, fsize,
 // density, minfree, maxbpg, avgfilesize, avgfpdir, extent, maxbpcg,
-// optimization, label and softupdates (see ParseOption), and the global
-// -s, -M, -m, -b, -f, -R, -O, -S, -Z and -B (Options).
+// optimization, label and softupdates (ParseOption applies them,
+// OptionHelp describes them), and the global -s, -M, -m, -b, -f, -R, -O,
+// -S, -Z, -B and -T (Options).
 //
 // # FreeBSD and Debian
 //
@@ -25,15 +33,18 @@
 // NetBSD's) differ; Options.Compat selects which is followed.
 // CompatFreeBSD, the default: bsize 32768 and fsize 4096 unless given,
 // minfree 8, the UFS2 superblock at byte 65536, times written as the tree
-// has them (makefs -T sets them all, which fstree does before the writer
-// runs), birth times kept, sockets stored. CompatDebian: bsize 8192 and
-// fsize 1024, minfree 5, the UFS2 superblock at byte 8192, Options.Timestamp
-// clamping UFS1 inode times and no nanoseconds or birth times, di_gen 0 in
-// used inodes, sockets left out. In CompatDebian mode the image equals
-// Debian's makefs's byte for byte, for a tree whose readdir order is
-// bytewise, except in the fields makefs takes from random() or heap
-// pointers (fs_id[1], fs_csp, fs_maxcluster, di_gen): compat_test.go
-// checks that.
+// has them, nanoseconds and birth times included, sockets stored.
+// CompatDebian: bsize 8192 and fsize 1024, minfree 5, the UFS2 superblock
+// at byte 8192, no nanoseconds or birth times, di_gen 0 in used inodes,
+// sockets left out. In CompatDebian mode the image equals Debian's
+// makefs's byte for byte, for a tree whose readdir order is bytewise,
+// except in the fields makefs takes from random() or heap pointers
+// (fs_id[1], fs_csp, fs_maxcluster, di_gen): compat_test.go checks that.
+// Debian's makefs -T has a rule for times of its own: it clamps UFS1
+// inode times to the -T time, which is Options.Timestamp with ClampTimes,
+// and leaves UFS2 inode times as the files have them, which no Options
+// say: Timestamp sets or clamps every time of the tree, as FreeBSD's
+// makefs -T does and fixturegen makefs -T does with either compat.
 //
 // Both keep makefs's quirks that show in the bytes: the last sector of the
 // image holds the first 512 bytes of a superblock under construction (only
@@ -43,19 +54,23 @@
 //
 // # Determinism
 //
-// fs_time, fs_id[0] and cg_time are Options.Timestamp, else the latest
-// modification time in the tree. fs_id[1] is the low 31 bits of
-// SplitMix64 of that time xor 0x4646535f49445f31; di_gen of inode i is
-// SplitMix64(seed xor i) mod (2^31-1) plus 1, where seed is the SplitMix64
-// value behind fs_id[1]. Nothing else depends on the clock, the host or
-// the order of a directory walk.
+// Options.Timestamp, when set, is every time of the tree, or with
+// Options.ClampTimes their upper bound (the rule of SOURCE_DATE_EPOCH):
+// the writers pass both to the Source as fstree.Options. fs_time, fs_id[0]
+// and cg_time are Options.Timestamp whenever it is set, clamping or not,
+// else the latest modification time in the tree. fs_id[1] is the low 31
+// bits of SplitMix64 of that time xor 0x4646535f49445f31; di_gen of inode
+// i is SplitMix64(seed xor i) mod (2^31-1) plus 1, where seed is the
+// SplitMix64 value behind fs_id[1]. Nothing else depends on the clock,
+// the host or the order of a directory walk.
 //
 // Device numbers are stored in FreeBSD's encoding (makedev), which equals
 // the Linux one for major and minor numbers below 256.
 //
 // A size that cannot hold the tree (Options.Size, or Options.MaxSize) is
 // an error wrapping ErrNoSpace or ErrTooLarge that names the smallest size
-// that does, found by laying the tree out at candidate sizes.
+// that does, found by laying the tree out at candidate sizes: "the tree
+// needs an image of at least 163840 bytes (Options.Size is 65536)".
 //
 // # Speed and memory
 //
@@ -101,10 +116,12 @@
 // # Sparse images (-Z)
 //
 // FreeBSD makefs -Z makes the image file sparse instead of writing zeros
-// into every unused block. This writer's images are always sparse: the
-// file is created with ftruncate and only blocks that hold data or
-// metadata are written (see imgkit/bcache), so Options.Sparse (-Z) is
-// accepted and changes nothing; the bytes are the same with and without it.
+// into every unused block. The image files of WriteFile are always
+// sparse: the file is created with ftruncate and only blocks that hold
+// data or metadata are written (see imgkit/bcache), so Options.Sparse (-Z)
+// is accepted and changes nothing; the bytes are the same with and without
+// it. Write writes every byte of the image to its io.WriterAt, zeros
+// included.
 //
 // # Checking with sleuthkit
 //
@@ -125,7 +142,9 @@
 // # Reading
 //
 // Open reads any UFS1 or UFS2 image, in either byte order, with its
-// superblock at 65536, 8192, 0 or 262144, as an fs.FS that also implements
+// superblock at 65536, 8192, 0 or 262144, from an io.ReaderAt, and
+// OpenReader from a file, as archive/zip's OpenReader does (the
+// ReadCloser's Close closes the file), as an fs.FS that also implements
 // fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS; Inode and
 // BlockList give the inode number, block addresses and flags of a path.
 // Sizes read from the image are checked before they are trusted; a

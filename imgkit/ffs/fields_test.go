@@ -25,7 +25,7 @@ func TestFields(t *testing.T) {
 	for _, v := range []int{1, 2} {
 		for _, bo := range []string{"le", "be"} {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
-				o := &Options{Version: v, BSize: 4096, FSize: 512, Timestamp: &ts}
+				o := &Options{Version: v, BSize: 4096, FSize: 512, Timestamp: ts}
 				if bo == "be" {
 					o.ByteOrder = binary.BigEndian
 				}
@@ -130,7 +130,7 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "f"), bytes.Repeat([]byte("x"), 20*4096), 0o644)
 	ts := time.Unix(1, 0)
-	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: &ts}, bcache.ModeAuto)
+	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: ts}, bcache.ModeAuto)
 	fs, err := Open(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,8 @@ var (
 	ErrParams = errors.New("ffs: impossible parameters")
 	// ErrNoSpace reports a tree that does not fit the image.
 	ErrNoSpace = errors.New("ffs: no space")
-	// ErrTooLarge reports a tree larger than the maximum size (-m or -s).
+	// ErrTooLarge reports a tree larger than the maximum size (Options.MaxSize
+	// or Options.Size).
 	ErrTooLarge = errors.New("ffs: image larger than the maximum size")
 )
 

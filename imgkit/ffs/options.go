@@ -6,7 +6,11 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // Compat selects whose makefs(8) the writer follows where FreeBSD's current
@@ -15,109 +19,228 @@ type Compat int
 
 const (
 	// CompatFreeBSD follows FreeBSD's makefs: default bsize 32768 and
-	// fsize 4096, the UFS2 superblock at byte 65536, -T setting every
-	// time (the tree's times are written as they are), birth times kept,
-	// sockets stored.
+	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, the
+	// tree's times written as they are (nanoseconds and birth times
+	// included), sockets stored.
 	CompatFreeBSD Compat = iota
 	// CompatDebian follows the Debian package's makefs: default bsize
-	// 8192 and fsize 1024, the UFS2 superblock at byte 8192, Timestamp
-	// clamping UFS1 inode times (not UFS2 ones) and nanoseconds dropped,
-	// no birth times, di_gen 0 in used inodes, sockets left out.
+	// 8192 and fsize 1024, minfree 5, the UFS2 superblock at byte 8192,
+	// nanoseconds and birth times dropped, di_gen 0 in used inodes,
+	// sockets left out.
 	CompatDebian
 )
 
 // Options are the ffs options of makefs(8), -o and the global ones that
 // apply to an ffs image. The zero value makes a UFS1 image of the smallest
-// size that holds the tree, with FreeBSD's defaults.
+// size that holds the tree, with FreeBSD's defaults and the tree's own
+// times.
 type Options struct {
 	Version int // 1 or 2; 0 means 1
 
-	BSize, FSize  int // fs_bsize, fs_fsize; 0 means the default
-	Density       int // bytes per inode; 0 computes it from the tree
-	MinFree       int // percent kept free (fs_minfree); -1 or unset (0 with MinFreeSet false) means 8
-	MinFreeSet    bool
-	MaxBPG        int    // fs_maxbpg: blocks per file in a group; 0 means bsize/4
-	AvgFileSize   int    // fs_avgfilesize; 0 means 16384
-	AvgFPDir      int    // fs_avgfpdir; 0 means 64
-	Extent        int    // fs_maxbsize; 0 means bsize
-	MaxBPCG       int    // blocks per cylinder group limit; 0 means none
-	Optimization  string // "time" (default) or "space"
-	Label         string // fs_volname, at most 31 bytes
-	SoftUpdates   bool   // FS_DOSOFTDEP (UFS2)
-	SectorSize    int    // 0 means 512
-	Size          int64  // -s: exact size (sets MinSize and MaxSize)
-	MinSize       int64  // -M
-	MaxSize       int64  // -m
-	FreeBlocks    int64  // -b: free bytes to add
-	FreeBlocksPct int    // -b N%
-	FreeFiles     int64  // -f: free inodes to add
-	FreeFilesPct  int    // -f N%
-	Roundup       int64  // -R: round the size up to a multiple
-	Offset        int64  // -O: bytes before the file system in the image file
-	Sparse        bool   // -Z: accepted; images are always sparse
-	ByteOrder     binary.ByteOrder
+	BSize, FSize  int              // fs_bsize, fs_fsize; 0 means the default
+	Density       int              // bytes per inode; 0 computes it from the tree
+	MinFree       *int             // percent of blocks kept free (fs_minfree), 0 to 99; nil means 8 (5 with CompatDebian)
+	MaxBPG        int              // fs_maxbpg: blocks per file in a group; 0 means bsize/4
+	AvgFileSize   int              // fs_avgfilesize; 0 means 16384
+	AvgFPDir      int              // fs_avgfpdir; 0 means 64
+	Extent        int              // fs_maxbsize; 0 means bsize
+	MaxBPCG       int              // blocks per cylinder group limit; 0 means none
+	Optimization  string           // "time" (default, also "") or "space"
+	Label         string           // fs_volname, at most 31 bytes
+	SoftUpdates   bool             // FS_DOSOFTDEP
+	SectorSize    int              // makefs -S; 0 means 512
+	Size          int64            // makefs -s: the exact size; 0 means none (MinSize and MaxSize then apply)
+	MinSize       int64            // makefs -M
+	MaxSize       int64            // makefs -m
+	FreeBlocks    int64            // makefs -b: free bytes to add
+	FreeBlocksPct int              // makefs -b N%
+	FreeFiles     int64            // makefs -f: free inodes to add
+	FreeFilesPct  int              // makefs -f N%
+	Roundup       int64            // makefs -R: round the size up to a multiple
+	Offset        int64            // makefs -O: bytes before the file system in the image
+	Sparse        bool             // makefs -Z: accepted; images are always sparse
+	ByteOrder     binary.ByteOrder // makefs -B; nil means little-endian
 
-	// Timestamp is fs_time, fs_id[0] and cg_time, and (with CompatDebian)
-	// the clamp for UFS1 inode times. When nil, the latest modification
-	// time in the tree is used, so that the image does not depend on the
-	// clock.
-	Timestamp *time.Time
+	// Timestamp, when not the zero time, is every time of the tree
+	// (makefs -T), or with ClampTimes the latest time any file keeps
+	// (the SOURCE_DATE_EPOCH rule): it is passed to the source as
+	// fstree.Options. Either way it is also fs_time, fs_id[0] and
+	// cg_time. When zero, the tree's times are written as they are and
+	// fs_time is the latest modification time in the tree, so that the
+	// image does not depend on the clock.
+	Timestamp time.Time
+	// ClampTimes makes Timestamp an upper bound for the tree's times
+	// instead of their value.
+	ClampTimes bool
 
 	Compat Compat
+
+	// Cache configures the block cache through which WriteFile writes the
+	// image file (nil means the default; see imgkit/bcache). Write and
+	// Build build the image in memory, which has no settings.
+	Cache *bcache.Options
 
 	// Warn receives makefs's informational lines (may be nil).
 	Warn io.Writer
 }
 
-// ParseOption applies one -o key=value option of makefs -t ffs. Errors
-// wrap ErrOption and name the option and the allowed range.
+// An option is one fs-option of makefs -t ffs: the key ParseOption
+// accepts, the Options field it sets, and what OptionHelp says of it.
+type option struct {
+	key, field string
+	// def is the default of FreeBSD's makefs; debian Debian's, when it
+	// differs.
+	def, debian string
+	usage       string
+	// listed says whether the key is named in the error for an unknown
+	// key: the options of makefs(8) under their own names.
+	listed bool
+	set    func(o *Options, key, value string) error
+}
+
+// options is the table of -o keys, in the order of makefs(8)'s manual.
+var options = []option{
+	{key: "version", field: "Version", def: "1", listed: true,
+		usage: "UFS version: 1 for UFS1, 2 for UFS2",
+		set:   intOption(1, 2, func(o *Options) *int { return &o.Version })},
+	{key: "bsize", field: "BSize", def: "32768, or 8*fsize if fsize is given and less", debian: "8192, or 8*fsize if less",
+		listed: true, usage: "block size in bytes (fs_bsize)",
+		set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
+	{key: "fsize", field: "FSize", def: "4096, at least the sector size", debian: "1024, at least the sector size",
+		listed: true, usage: "fragment size in bytes (fs_fsize)",
+		set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
+	{key: "density", field: "Density", def: "the image size over the inodes the tree needs", listed: true,
+		usage: "bytes of file system per inode",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
+	{key: "minfree", field: "MinFree", def: "8", debian: "5", listed: true,
+		usage: "percentage of blocks kept free (fs_minfree)",
+		set: func(o *Options, key, value string) error {
+			n, err := parseNum(key, value, 0, 99)
+			if err == nil {
+				o.MinFree = &n
+			}
+			return err
+		}},
+	{key: "maxbpg", field: "MaxBPG", def: "bsize/4", listed: true,
+		usage: "blocks one file may take from a cylinder group before the next (fs_maxbpg)",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
+	{key: "maxbpf", field: "MaxBPG", def: "bsize/4",
+		usage: "another name for maxbpg",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
+	{key: "avgfilesize", field: "AvgFileSize", def: "16384", listed: true,
+		usage: "expected average file size in bytes (fs_avgfilesize)",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFileSize })},
+	{key: "avgfpdir", field: "AvgFPDir", def: "64", listed: true,
+		usage: "expected number of files per directory (fs_avgfpdir)",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFPDir })},
+	{key: "extent", field: "Extent", def: "bsize", listed: true,
+		usage: "largest extent in bytes (fs_maxbsize)",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Extent })},
+	{key: "maxbpcg", field: "MaxBPCG", def: "no limit", listed: true,
+		usage: "most blocks in a cylinder group",
+		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPCG })},
+	{key: "optimization", field: "Optimization", def: "time", listed: true,
+		usage: "what block allocation favours, time or space (fs_optim)",
+		set: func(o *Options, _, value string) error {
+			if value != "time" && value != "space" {
+				return fmt.Errorf("%w: optimization=%q: want time or space", ErrOption, value)
+			}
+			o.Optimization = value
+			return nil
+		}},
+	{key: "label", field: "Label", def: "none", listed: true,
+		usage: "volume name (fs_volname), at most 31 bytes",
+		set: func(o *Options, _, value string) error {
+			if len(value) >= maxVolLen {
+				return fmt.Errorf("%w: label=%q: at most %d bytes", ErrOption, value, maxVolLen-1)
+			}
+			o.Label = value
+			return nil
+		}},
+	{key: "softupdates", field: "SoftUpdates", def: "0", listed: true,
+		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP)",
+		set: func(o *Options, key, value string) error {
+			n, err := parseNum(key, value, 0, 1)
+			if err == nil {
+				o.SoftUpdates = n == 1
+			}
+			return err
+		}},
+	{key: "compat", field: "Compat", def: "freebsd",
+		usage: "whose makefs to follow where they differ: freebsd (the current one) or debian (Debian's package)",
+		set: func(o *Options, _, value string) error {
+			switch value {
+			case "freebsd":
+				o.Compat = CompatFreeBSD
+			case "debian":
+				o.Compat = CompatDebian
+			default:
+				return fmt.Errorf("%w: compat=%q: want freebsd or debian", ErrOption, value)
+			}
+			return nil
+		}},
+}
+
+// unknownOption is the error for a key that no option has; it lists the
+// options of makefs(8) (not maxbpf, another name for maxbpg, nor compat,
+// which is this package's).
+var unknownOption = func() string {
+	var listed []string
+	for _, opt := range options {
+		if opt.listed {
+			listed = append(listed, opt.key)
+		}
+	}
+	last := len(listed) - 1
+	return "(want " + strings.Join(listed[:last], ", ") + " or " + listed[last] + ")"
+}()
+
+// intOption returns the setter of an integer option from lo to hi.
+func intOption(lo, hi int64, field func(o *Options) *int) func(o *Options, key, value string) error {
+	return func(o *Options, key, value string) error {
+		n, err := parseNum(key, value, lo, hi)
+		if err == nil {
+			*field(o) = n
+		}
+		return err
+	}
+}
+
+// parseNum reads the value of the integer option key, as makefs reads
+// it (strtoll with base 0: decimal, 0x hexadecimal, 0 octal), from lo to hi.
+func parseNum(key, value string, lo, hi int64) (int, error) {
+	n, err := strconv.ParseInt(value, 0, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s=%q: want a number from %d to %d", ErrOption, key, value, lo, hi)
+	}
+	return int(n), nil
+}
+
+// ParseOption applies one -o key=value option of makefs -t ffs to o: the
+// keys of makefs(8) (see OptionHelp), and compat=freebsd|debian for
+// Options.Compat. Errors wrap ErrOption and name the option and the
+// allowed values; o is unchanged by an option that is not valid.
 func ParseOption(o *Options, key, value string) error {
-	num := func(lo, hi int64) (int, error) {
-		n, err := strconv.ParseInt(value, 0, 64)
-		if err != nil || n < lo || n > hi {
-			return 0, fmt.Errorf("%w: %s=%q: want a number from %d to %d", ErrOption, key, value, lo, hi)
+	for _, opt := range options {
+		if opt.key == key {
+			return opt.set(o, key, value)
 		}
-		return int(n), nil
 	}
-	var err error
-	switch key {
-	case "version":
-		o.Version, err = num(1, 2)
-	case "bsize":
-		o.BSize, err = num(minBSize, maxBSize)
-	case "fsize":
-		o.FSize, err = num(512, maxBSize)
-	case "density":
-		o.Density, err = num(1, math.MaxInt32)
-	case "minfree":
-		o.MinFree, err = num(0, 99)
-		o.MinFreeSet = true
-	case "maxbpg", "maxbpf":
-		o.MaxBPG, err = num(1, math.MaxInt32)
-	case "avgfilesize":
-		o.AvgFileSize, err = num(1, math.MaxInt32)
-	case "avgfpdir":
-		o.AvgFPDir, err = num(1, math.MaxInt32)
-	case "extent":
-		o.Extent, err = num(1, math.MaxInt32)
-	case "maxbpcg":
-		o.MaxBPCG, err = num(1, math.MaxInt32)
-	case "optimization":
-		if value != "time" && value != "space" {
-			return fmt.Errorf("%w: optimization=%q: want time or space", ErrOption, value)
+	return fmt.Errorf("%w: unknown option %q %s", ErrOption, key, unknownOption)
+}
+
+// OptionHelp describes every key ParseOption accepts, in the order of
+// makefs(8)'s manual: the Options field it sets, its default (FreeBSD's,
+// and Debian's where that differs) and one line of meaning. None has a
+// one-letter key.
+func OptionHelp() []imgfmt.Option {
+	help := make([]imgfmt.Option, len(options))
+	for i, opt := range options {
+		def := opt.def
+		if opt.debian != "" {
+			def += " (compat=debian: " + opt.debian + ")"
 		}
-		o.Optimization = value
-	case "label":
-		if len(value) >= maxVolLen {
-			return fmt.Errorf("%w: label=%q: at most %d bytes", ErrOption, value, maxVolLen-1)
-		}
-		o.Label = value
-	case "softupdates":
-		var n int
-		n, err = num(0, 1)
-		o.SoftUpdates = n == 1
-	default:
-		return fmt.Errorf("%w: unknown option %q (want version, bsize, fsize, density, minfree, maxbpg, avgfilesize, avgfpdir, extent, maxbpcg, optimization, label or softupdates)", ErrOption, key)
+		help[i] = imgfmt.Option{Key: opt.key, Field: opt.field, Default: def, Usage: opt.usage}
 	}
-	return err
+	return help
 }

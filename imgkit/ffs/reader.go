@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -63,6 +64,38 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 }
 
 var errNoMagic = errors.New("no magic")
+
+// A ReadCloser is an FFS image opened from a file by OpenReader: the FS
+// and the file it reads, which Close closes.
+type ReadCloser struct {
+	FS
+	f *os.File
+}
+
+// OpenReader opens the file name and reads the FFS image in it, as Open
+// reads one from an io.ReaderAt; the whole file is the image. The
+// ReadCloser must be closed when no longer needed, and the FS and the
+// files opened from it are not to be used after that.
+func OpenReader(name string) (*ReadCloser, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	fsys, err := Open(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &ReadCloser{FS: *fsys, f: f}, nil
+}
+
+// Close closes the image file.
+func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 // parse checks the superblock read from byte off and fills the geometry.
 func (f *FS) parse(off int64) error {

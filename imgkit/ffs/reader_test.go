@@ -17,19 +17,14 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
-// build writes the tree of src with o and returns the image bytes.
+// build writes the image of the directory src with o, through the block
+// cache in the given mode, and returns its bytes.
 func build(t *testing.T, src string, o *Options, mode bcache.Mode) []byte {
 	t.Helper()
-	topts := &fstree.Options{}
-	if o.Timestamp != nil {
-		topts.Timestamp = *o.Timestamp
-	}
-	tree, err := fstree.WalkDir(src, topts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := *o
+	x.Cache = &bcache.Options{Mode: mode}
 	out := filepath.Join(t.TempDir(), "out.img")
-	if err := Write(out, tree, o, &bcache.Options{Mode: mode}); err != nil {
+	if err := WriteFile(out, fstree.Dir(src), &x); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -92,7 +87,7 @@ func TestReaderOwnImages(t *testing.T) {
 	for _, v := range []int{1, 2} {
 		for _, bo := range []string{"le", "be"} {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
-				o := &Options{Version: v, Timestamp: &ts}
+				o := &Options{Version: v, Timestamp: ts}
 				if bo == "be" {
 					o.ByteOrder = binary.BigEndian
 				}
@@ -123,7 +118,7 @@ func TestReaderCorrupt(t *testing.T) {
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
-	img := build(t, src, &Options{Version: 2, BSize: 8192, FSize: 1024, Timestamp: &ts}, bcache.ModeAuto)
+	img := build(t, src, &Options{Version: 2, BSize: 8192, FSize: 1024, Timestamp: ts}, bcache.ModeAuto)
 	if _, err := Open(bytes.NewReader(img[:4096]), 4096); !errors.Is(err, ErrFormat) {
 		t.Errorf("truncated image: %v, want ErrFormat", err)
 	}
@@ -238,7 +233,7 @@ func TestFuzzCorpus(t *testing.T) {
 		{"ufs2-sb8192", Options{Version: 2, BSize: 4096, FSize: 512, Compat: CompatDebian, Size: 40 << 10}},
 		{"ufs1-32k", Options{Version: 1}},
 	} {
-		c.o.Timestamp = &ts
+		c.o.Timestamp = ts
 		img := build(t, src, &c.o, bcache.ModeAuto)
 		f, err := Open(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
@@ -274,16 +269,7 @@ func fuzzSeed(f testing.TB, v int) []byte {
 	os.WriteFile(filepath.Join(dir, "f"), []byte("hello"), 0o644)
 	os.Symlink("f", filepath.Join(dir, "l"))
 	os.Mkdir(filepath.Join(dir, "d"), 0o755)
-	tree, err := fstree.WalkDir(dir, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ts := time.Unix(1, 0)
-	out := filepath.Join(dir, "..", fmt.Sprint("seed", v))
-	if err := Write(out, tree, &Options{Version: v, BSize: 4096, FSize: 512, Density: 8192, Size: 160 << 10, Timestamp: &ts, MinFreeSet: true}, nil); err != nil {
-		f.Fatal(err)
-	}
-	b, err := os.ReadFile(out)
+	b, err := Build(fstree.Dir(dir), &Options{Version: v, BSize: 4096, FSize: 512, Density: 8192, Size: 160 << 10, Timestamp: time.Unix(1, 0), MinFree: new(0)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -310,7 +296,7 @@ func TestReaderEOFAtEnd(t *testing.T) {
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
 	for _, v := range []int{1, 2} {
-		img := build(t, src, &Options{Version: v, Timestamp: &ts}, bcache.ModeAuto)
+		img := build(t, src, &Options{Version: v, Timestamp: ts}, bcache.ModeAuto)
 		end := int64(sblockUFS1 + sblockSize)
 		if v == 2 {
 			end = sblockUFS2 + sblockSize

@@ -28,7 +28,7 @@ func TestSleuthkit(t *testing.T) {
 	for _, v := range []int{1, 2} {
 		for _, bs := range []int{4096, 8192, 32768} {
 			t.Run(fmt.Sprintf("v%d-b%d", v, bs), func(t *testing.T) {
-				img := build(t, src, &Options{Version: v, BSize: bs, FSize: bs / 8, Size: 16 << 20, Timestamp: &ts}, bcache.ModeAuto)
+				img := build(t, src, &Options{Version: v, BSize: bs, FSize: bs / 8, Size: 16 << 20, Timestamp: ts}, bcache.ModeAuto)
 				path := filepath.Join(t.TempDir(), "x.img")
 				os.WriteFile(path, img, 0o644)
 				f, err := Open(bytes.NewReader(img), int64(len(img)))
@@ -120,7 +120,7 @@ func TestSleuthkitSmallUFS1(t *testing.T) {
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "f"), []byte("hello"), 0o644)
 	ts := time.Unix(1600000000, 0).UTC()
-	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: &ts}, bcache.ModeAuto)
+	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: ts}, bcache.ModeAuto)
 	if len(img) >= 263680 {
 		t.Fatalf("image of %d bytes is not small", len(img))
 	}
@@ -154,7 +154,7 @@ func TestReproducible(t *testing.T) {
 		return nil
 	})
 	for _, v := range []int{1, 2} {
-		o := &Options{Version: v, Timestamp: &ts}
+		o := &Options{Version: v, Timestamp: ts}
 		ref := build(t, a, o, bcache.ModeMmap)
 		t.Setenv("TZ", "Asia/Kolkata")
 		for _, img := range [][]byte{build(t, a, o, bcache.ModeCopy), build(t, b, o, bcache.ModeMmap), build(t, b, o, bcache.ModeCopy)} {

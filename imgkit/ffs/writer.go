@@ -11,32 +11,80 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
-// Write lays the tree t out as an FFS image at path, as makefs -t ffs
-// does, through the block cache. The image appears at path only when it
-// is complete.
-func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
-	if o == nil {
-		o = &Options{}
-	}
-	w, err := plan(t, o)
+// WriteFile builds the FFS image of src with opts, as makefs -t ffs does,
+// in the file path, through the block cache (Options.Cache). The image is
+// made in a temporary file beside path and renamed over it only when it is
+// complete, so that on an error path is left as it was. A nil opts is the
+// zero Options.
+func WriteFile(path string, src fstree.Source, opts *Options) error {
+	_, err := writeImage(src, opts, func(size int64, c *bcache.Options) (*bcache.Image, error) {
+		return bcache.Create(path, size, c)
+	})
+	return err
+}
+
+// Write builds the FFS image of src with opts, the same bytes as WriteFile
+// makes, and writes all of it to w, at offsets 0 up to its size, which it
+// returns: Options.Offset zero bytes, then the file system. The image is
+// built in memory first; nothing is written to w before it is complete,
+// and then every byte is, zeros included. On an error writing to w, w may
+// hold part of the image.
+func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
+	im, err := writeImage(src, opts, func(size int64, c *bcache.Options) (*bcache.Image, error) {
+		return bcache.CreateWriterAt(w, size, c)
+	})
 	if err != nil {
-		return explainSize(t, o, err)
+		return 0, err
 	}
-	im, err := bcache.Create(path, o.Offset+w.fsBytes, c)
+	return im.Size(), nil
+}
+
+// Build builds the FFS image of src with opts in memory and returns it,
+// the same bytes as WriteFile makes.
+func Build(src fstree.Source, opts *Options) ([]byte, error) {
+	im, err := writeImage(src, opts, bcache.CreateMemory)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// writeImage is the one path of WriteFile, Write and Build: it reads the
+// tree of src with the time rule of opts, sizes the image, lays the tree
+// out in the image that create makes and commits it.
+func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bcache.Options) (*bcache.Image, error)) (*bcache.Image, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%w: no source", ErrParams)
+	}
+	t, err := src.Tree(&fstree.Options{Timestamp: opts.Timestamp, ClampTimes: opts.ClampTimes})
+	if err != nil {
+		return nil, err
+	}
+	w, err := plan(t, opts)
+	if err != nil {
+		return nil, explainSize(t, opts, err)
+	}
+	im, err := create(opts.Offset+w.fsBytes, opts.Cache)
+	if err != nil {
+		return nil, err
 	}
 	defer im.Abort()
 	if err := im.Guard(func() error { return w.write(im) }); err != nil {
-		return explainSize(t, o, err)
+		return nil, explainSize(t, opts, err)
 	}
-	return im.Commit()
+	if err := im.Commit(); err != nil {
+		return nil, err
+	}
+	return im, nil
 }
 
 // explainSize rewrites an error that says the tree does not fit the
 // image to say the smallest size that holds it: "the tree needs an image
-// of at least N bytes (-s M given)". It keeps the sentinel (ErrNoSpace or
-// ErrTooLarge); other errors are returned as they are.
+// of at least N bytes (Options.Size is M)". It keeps the sentinel
+// (ErrNoSpace or ErrTooLarge); other errors are returned as they are.
 func explainSize(t *fstree.Tree, o *Options, err error) error {
 	sentinel := ErrNoSpace
 	switch {
@@ -51,11 +99,11 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 	}
 	switch {
 	case o.Size > 0:
-		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (-s %d given)", sentinel, need, o.Size)
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.Size is %d)", sentinel, need, o.Size)
 	case o.MaxSize > 0 && sentinel == ErrTooLarge:
-		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (-m %d given)", sentinel, need, o.MaxSize)
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.MaxSize is %d)", sentinel, need, o.MaxSize)
 	}
-	return fmt.Errorf("%w: the tree needs an image of at least %d bytes, more than makefs's estimate (give it with -s)", sentinel, need)
+	return fmt.Errorf("%w: the tree needs an image of at least %d bytes, more than makefs's estimate (give it with Options.Size)", sentinel, need)
 }
 
 // neededSize is the smallest image size, a multiple of the block size,
@@ -241,8 +289,8 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if opts.Compat == CompatDebian {
 		p.minfree = minFreeNetBSD
 	}
-	if opts.MinFreeSet {
-		p.minfree = int64(opts.MinFree)
+	if opts.MinFree != nil {
+		p.minfree = int64(*opts.MinFree)
 	}
 	if p.minfree < 0 || p.minfree > 99 {
 		return nil, fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
@@ -323,12 +371,12 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		w.warnf("density reduced from %d to %d", p.density, g.density)
 	}
 	if free := g.ncg * g.ipg; free < inodes {
-		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise -s or lower density)", ErrNoSpace, free, inodes)
+		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
 	w.fsBytes = size // makefs's image is size bytes, whatever fs_size rounds down to
 
 	// Time and ids.
-	if opts.Timestamp != nil {
+	if !opts.Timestamp.IsZero() {
 		w.utime = opts.Timestamp.Unix()
 	} else {
 		w.utime = latestMtime(t)
@@ -1013,10 +1061,6 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 	bt, btn := ts(n.Birthtime)
 	if debian {
 		atn, mtn, ctn, bt, btn = 0, 0, 0, 0, 0
-		if g.version == 1 && w.opts.Timestamp != nil {
-			T := w.opts.Timestamp.Unix()
-			at, mt, ct = min(at, T), min(mt, T), min(ct, T)
-		}
 	}
 	var rdev int64
 	if n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock {

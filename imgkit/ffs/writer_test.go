@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,20 +37,15 @@ func specTree(t *testing.T, spec string) *fstree.Tree {
 func writeTreeImage(t *testing.T, tree *fstree.Tree, o *Options) (string, *FS) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "x.img")
-	if err := Write(path, tree, o, nil); err != nil {
+	if err := WriteFile(path, tree, o); err != nil {
 		t.Fatal(err)
 	}
-	fh, err := os.Open(path)
+	rc, err := OpenReader(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { fh.Close() })
-	fi, _ := fh.Stat()
-	f, err := Open(fh, fi.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, f
+	t.Cleanup(func() { rc.Close() })
+	return path, &rc.FS
 }
 
 // TestTripleIndirect writes a file one block into its triple indirect
@@ -73,7 +67,7 @@ func TestTripleIndirect(t *testing.T) {
     small type=file size=10
 `, size))
 	ts := time.Unix(1600000000, 0).UTC()
-	_, f := writeTreeImage(t, tree, &Options{Version: 2, BSize: bsize, FSize: bsize, Timestamp: &ts, MinFreeSet: true})
+	_, f := writeTreeImage(t, tree, &Options{Version: 2, BSize: bsize, FSize: bsize, Timestamp: ts, MinFree: new(0)})
 	in, err := f.Inode("big")
 	if err != nil {
 		t.Fatal(err)
@@ -192,8 +186,8 @@ func TestSparseOption(t *testing.T) {
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
-	a := build(t, src, &Options{Version: 2, Timestamp: &ts}, bcache.ModeAuto)
-	b := build(t, src, &Options{Version: 2, Timestamp: &ts, Sparse: true}, bcache.ModeAuto)
+	a := build(t, src, &Options{Version: 2, Timestamp: ts}, bcache.ModeAuto)
+	b := build(t, src, &Options{Version: 2, Timestamp: ts, Sparse: true}, bcache.ModeAuto)
 	if !bytes.Equal(a, b) {
 		t.Fatal("-Z changed the image")
 	}
@@ -210,7 +204,7 @@ func TestNeededSize(t *testing.T) {
 	}
 	for _, o := range []Options{{Version: 1}, {Version: 2, BSize: 4096, FSize: 512}, {Version: 2, Compat: CompatDebian}} {
 		o.Size = 1 << 20
-		err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil)
+		err := WriteFile(filepath.Join(t.TempDir(), "x.img"), tree, &o)
 		var need int64
 		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) {
 			t.Fatalf("%+v: %v, want no space", o, err)
@@ -219,14 +213,14 @@ func TestNeededSize(t *testing.T) {
 			t.Fatalf("%v: no size: %v", o, err)
 		}
 		o.Size = need
-		if err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil); err != nil {
+		if err := WriteFile(filepath.Join(t.TempDir(), "x.img"), tree, &o); err != nil {
 			t.Errorf("-s %d: %v", need, err)
 		}
 		o.Size = need - int64(max(o.BSize, 32768))
 		if o.Compat == CompatDebian {
 			o.Size = need - 8192
 		}
-		if err := Write(filepath.Join(t.TempDir(), "x.img"), tree, &o, nil); err == nil {
+		if err := WriteFile(filepath.Join(t.TempDir(), "x.img"), tree, &o); err == nil {
 			t.Errorf("-s %d (less than the %d said to be needed) works", o.Size, need)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // too small is an error that names the smallest -s that works.
 
 func init() {
-	registerMakefsType(makefsType{Name: "ffs", Run: runMakefsFFS})
+	registerMakefsType(makefsType{Name: "ffs", Run: runMakefsFFS, Help: ffs.OptionHelp})
 }
 
 func runMakefsFFS(a *makefsArgs) error {
@@ -25,45 +25,29 @@ func runMakefsFFS(a *makefsArgs) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.cacheOptions()
-	if err != nil {
-		return err
-	}
 	t, err := a.tree()
 	if err != nil {
 		return err
 	}
-	if o.Timestamp == nil {
-		// fs_time follows SOURCE_DATE_EPOCH when -T is absent.
-		if topts, err := a.treeOptions(); err == nil && topts.ClampTimes {
-			o.Timestamp = &topts.Timestamp
-		}
-	}
-	if err := ffs.Write(a.Image, t, o, c); err != nil {
-		return fmt.Errorf("makefs: %w", err)
+	if err := ffs.WriteFile(a.Image, t, o); err != nil {
+		return fmt.Errorf("makefs: %w", rewordError(err, ffs.OptionHelp()))
 	}
 	return nil
 }
 
-// ffsOptions turns the makefs command line into ffs.Options.
+// ffsOptions turns the makefs command line into ffs.Options: the -o
+// options, the global flags, the time rule (-T, or SOURCE_DATE_EPOCH) and
+// the block-cache mode (FIXTUREGEN_CACHE).
 func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 	o := &ffs.Options{}
 	for _, opt := range a.Opts {
-		if opt.Key == "compat" {
-			switch opt.Value {
-			case "freebsd":
-				o.Compat = ffs.CompatFreeBSD
-			case "debian":
-				o.Compat = ffs.CompatDebian
-			default:
-				return nil, usagef("makefs: -o %s: want compat=freebsd or compat=debian", optString(opt))
-			}
-			continue
-		}
-		if !opt.HasValue {
+		if !opt.HasValue && opt.Key != "compat" {
 			return nil, usagef("makefs: -o %s: option needs a value (%s=...)", opt.Key, opt.Key)
 		}
 		if err := ffs.ParseOption(o, opt.Key, opt.Value); err != nil {
+			if opt.Key == "compat" {
+				return nil, usagef("makefs: -o %s: want compat=freebsd or compat=debian", optString(opt))
+			}
 			return nil, optionError(opt, err, ffs.ErrOption)
 		}
 	}
@@ -78,7 +62,14 @@ func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 	case "le":
 		o.ByteOrder = binary.LittleEndian
 	}
-	o.Timestamp = a.Timestamp
+	topts, err := a.treeOptions()
+	if err != nil {
+		return nil, err
+	}
+	o.Timestamp, o.ClampTimes = topts.Timestamp, topts.ClampTimes
+	if o.Cache, err = a.cacheOptions(); err != nil {
+		return nil, err
+	}
 	o.Warn = a.Env.Stderr
 	return o, nil
 }

@@ -34,13 +34,9 @@ func init() {
 			register(contender{
 				Name: name,
 				Run: func(tree, outdir string) error {
-					ts := time.Unix(ffsTimestamp, 0).UTC()
-					t, err := fstree.WalkDir(tree, &fstree.Options{Timestamp: ts})
-					if err != nil {
-						return err
-					}
-					o := &ffs.Options{Version: v, Compat: ffs.CompatDebian, Timestamp: &ts}
-					return ffs.Write(filepath.Join(outdir, "ffs.img"), t, o, &bcache.Options{Mode: m.mode})
+					o := &ffs.Options{Version: v, Compat: ffs.CompatDebian, Timestamp: time.Unix(ffsTimestamp, 0).UTC(),
+						Cache: &bcache.Options{Mode: m.mode}}
+					return ffs.WriteFile(filepath.Join(outdir, "ffs.img"), fstree.Dir(tree), o)
 				},
 			})
 		}
