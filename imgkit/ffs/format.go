@@ -221,7 +221,7 @@ func (c cylGroup) cgTime() []byte          { return c[136:][:8] }
 type dinode1 [dinode1Size]byte
 
 func (d *dinode1) diMode() []byte      { return d[0:][:2] }
-func (d *dinode1) diNlink() []byte     { return d[2:][:2] }
+func (d *dinode1) diNlink() []byte     { return d[2:][:2] } // then di_u.oldids, never written
 func (d *dinode1) diSize() []byte      { return d[8:][:8] }
 func (d *dinode1) diAtime() []byte     { return d[16:][:4] }
 func (d *dinode1) diAtimensec() []byte { return d[20:][:4] }
@@ -265,13 +265,11 @@ func (d *dinode2) diDb(i int) []byte   { return d[112+8*i:][:8] } // di_db[UFS_N
 func (d *dinode2) diIb(i int) []byte   { return d[208+8*i:][:8] } // di_ib[UFS_NIADDR]
 func (d *dinode2) diShortlink() []byte { return d[112:][:maxSymlinkLen2] }
 func (d *dinode2) diModrev() []byte    { return d[232:][:8] }
-func (d *dinode2) diSpare() []byte     { return d[240:][:16] }
 func (d *dinode2) diExtb(i int) []byte { return d[96+8*i:][:8] }
-func (d *dinode1) diOldids() []byte    { return d[4:][:4] }
 func (d *dinode1) diRdev() []byte      { return d.diDb(0) }
 func (d *dinode2) diRdev() []byte      { return d.diDb(0) }
 func (d *dinode2) diFreelink() []byte  { return d[240:][:4] }
-func (d *dinode2) diCkhash() []byte    { return d[244:][:4] }
+func (d *dinode2) diCkhash() []byte    { return d[244:][:4] } // then di_spare[2], never written
 
 // Fields of struct direct (dir.h): d_ino (4 bytes), d_reclen (2), d_type
 // (1), d_namlen (1), then d_name, NUL-terminated and padded to 4 bytes.
