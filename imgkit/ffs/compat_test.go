@@ -28,7 +28,17 @@ var (
 	shimErr  error
 )
 
-// sortShim builds testdata/sortdir.c once per test binary.
+// TestMain removes the directory of the sorting shim after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shimPath != "" {
+		os.RemoveAll(filepath.Dir(shimPath))
+	}
+	os.Exit(code)
+}
+
+// sortShim builds testdata/sortdir.c once per test binary, in a directory
+// that TestMain removes.
 func sortShim(t *testing.T) string {
 	t.Helper()
 	tooltest.Need(t, "cc")
