@@ -13,6 +13,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// TestMain lets the scripts run fixturegen, as a user's TestMain would.
+func TestMain(m *testing.M) {
+	testscript.Main(m, Programs())
+}
+
 // TestScripts runs testdata/*.txtar with the commands of this package. Each
 // script starts with a.img and b.img (FAT12 images that differ in the
 // contents of one file), and x.a (an archive of two text members).

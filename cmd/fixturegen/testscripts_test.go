@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"errors"
@@ -16,20 +16,19 @@ import (
 )
 
 // The scenarios live in the top-level testscripts folder. They are run
-// from here, the command's own package: linking the test binary with the
-// real command lets testscript run "fixturegen" in-process, as a
-// re-execution of this test binary, with no separate build.
+// from here, the program's package, as a user's scenarios would run:
+// fixturetest.Programs links the real command into the test binary, and
+// testscript runs "fixturegen" as a re-execution of it, with no separate
+// build.
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"fixturegen": func() { os.Exit(Main()) },
-	})
+	testscript.Main(m, fixturetest.Programs())
 }
 
 // TestScripts runs ../../testscripts/*.txtar. Run one with
-// go test ./internal/cli -run TestScripts/NAME, and refresh expected
+// go test ./cmd/fixturegen -run TestScripts/NAME, and refresh expected
 // output with -update.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
