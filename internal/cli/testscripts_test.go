@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"errors"
@@ -16,10 +16,11 @@ import (
 )
 
 // The scenarios live in the top-level testscripts folder. They are run
-// from here, the program's package, as a user's scenarios would run:
-// fixturetest.Programs links the real command into the test binary, and
-// testscript runs "fixturegen" as a re-execution of it, with no separate
-// build.
+// from here, an external test of the command's package, as a user's
+// scenarios would run: fixturetest.Programs links the real command into
+// the test binary (with the hidden commands that this package's tests
+// register, such as test-write), and testscript runs "fixturegen" as a
+// re-execution of it, with no separate build.
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs ../../testscripts/*.txtar. Run one with
-// go test ./cmd/fixturegen -run TestScripts/NAME, and refresh expected
+// go test ./internal/cli -run TestScripts/NAME, and refresh expected
 // output with -update.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
