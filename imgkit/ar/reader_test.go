@@ -13,7 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
+	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
-	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
