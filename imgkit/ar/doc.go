@@ -48,8 +48,8 @@
 // and Plan.WriteAtTo writes it at fixed offsets into an image such as a
 // *bcache.Image, whose CopyFrom moves member data by its fastest path.
 // Writer is the tar-like interface (WriteHeader, Write, Close): it spools
-// member data (memory up to SpoolMemory, then an unlinked temporary file)
-// and writes the archive in Close.
+// member data (memory up to Options.SpoolMemory, 32 MiB by default, then an
+// unlinked temporary file) and writes the archive in Close.
 //
 // The zero Options write what "ar rcsD" writes: member date 0, uid 0, gid 0,
 // mode 644, and an index dated 0. Members read from an archive keep their

@@ -56,6 +56,7 @@ var planCases = []planCase{
 }
 
 func TestPlanMatchesGNUAndLLVM(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	llvm := tooltest.Need(t, "llvm-ar")
 	dir := setupDir(t)

@@ -46,6 +46,7 @@ func obj(syms ...string) string {
 }
 
 func TestReaderFS(t *testing.T) {
+	t.Parallel()
 	for _, f := range []Format{FormatGNU, FormatBSD} {
 		t.Run(f.String(), func(t *testing.T) {
 			a := sample(t, &Options{Format: f},
@@ -81,6 +82,7 @@ func TestReaderFS(t *testing.T) {
 // TestWriterMatchesPlan checks that the streaming Writer, spooling to memory
 // and to a file, writes what a Plan over the same members writes.
 func TestWriterMatchesPlan(t *testing.T) {
+	t.Parallel()
 	files := []string{"x.o", obj("x1", "x2"), "data.bin", strings.Repeat("d", 3001), "a_long_member_name.o", obj("long")}
 	var es []Entry
 	for i := 0; i < len(files); i += 2 {
@@ -97,17 +99,44 @@ func TestWriterMatchesPlan(t *testing.T) {
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%v: Writer and Plan differ", f)
 		}
-		old := SpoolMemory
-		SpoolMemory = 100
-		got = sample(t, &Options{Format: f}, files...)
-		SpoolMemory = old
-		if !bytes.Equal(got, want.Bytes()) {
+		var spooled bytes.Buffer
+		w := NewWriter(&spooled, &Options{Format: f, SpoolMemory: 100})
+		for i := 0; i < len(files); i += 2 {
+			if err := w.WriteHeader(&Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(w, files[i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w.sp.f == nil {
+			t.Errorf("%v: %d bytes with SpoolMemory 100 did not move the spool to a file", f, w.sp.size)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(spooled.Bytes(), want.Bytes()) {
 			t.Errorf("%v: Writer spooling to a file differs from Plan", f)
 		}
 	}
 }
 
+// TestWriterSpoolDefault checks the documented default of
+// Options.SpoolMemory: zero, and nil Options, mean 32 MiB.
+func TestWriterSpoolDefault(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []*Options{nil, {}, {SpoolMemory: -1}} {
+		if got := NewWriter(io.Discard, opts).sp.limit; got != 32<<20 {
+			t.Errorf("NewWriter(%+v) spools %d bytes in memory, want 32 MiB", opts, got)
+		}
+	}
+	if got := NewWriter(io.Discard, &Options{SpoolMemory: 4096}).sp.limit; got != 4096 {
+		t.Errorf("SpoolMemory 4096: limit %d", got)
+	}
+}
+
 func TestWriterErrors(t *testing.T) {
+	t.Parallel()
 	w := NewWriter(io.Discard, nil)
 	w.WriteHeader(&Header{Name: "a", Size: 2})
 	if _, err := w.Write([]byte("abc")); !errors.Is(err, ErrWriteTooLong) {
@@ -127,6 +156,7 @@ func TestWriterErrors(t *testing.T) {
 // TestELFClasses checks the index of crafted objects of both classes and
 // byte orders against GNU ar, symbol kind by symbol kind.
 func TestELFClasses(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	dir := t.TempDir()
 	syms := []elfgen.Sym{
@@ -166,6 +196,7 @@ func TestELFClasses(t *testing.T) {
 
 // TestReaderErrors feeds damaged archives and checks for positional errors.
 func TestReaderErrors(t *testing.T) {
+	t.Parallel()
 	good := sample(t, nil, "x.o", obj("x"), "a_long_member_name.txt", "hi\n")
 	cases := map[string]func([]byte) []byte{
 		"magic":     func(b []byte) []byte { b[0] = '?'; return b },

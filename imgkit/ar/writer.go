@@ -60,7 +60,15 @@ type Options struct {
 	// IndexTime is the date of the symbol index header; the zero value
 	// writes 0, as "ar D" does.
 	IndexTime time.Time
+	// SpoolMemory is how many bytes of member data a Writer keeps in
+	// memory before it moves them to a temporary file; 0 (or less) means
+	// 32 MiB.
+	// A Plan reads its members where they are and ignores it.
+	SpoolMemory int64
 }
+
+// defaultSpoolMemory is the SpoolMemory that the zero Options mean.
+const defaultSpoolMemory = 32 << 20
 
 // An Entry is a member to be written by a Plan: its header and where its
 // bytes come from.
