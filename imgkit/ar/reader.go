@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +70,8 @@ const (
 )
 
 // A Reader reads an archive held in an io.ReaderAt. NewReader parses every
-// header up front; members' data is read only on demand.
+// header up front; members' data is read only on demand. A Reader is an
+// io/fs.FS over the members (see the package documentation).
 type Reader struct {
 	r       io.ReaderAt
 	size    int64
@@ -89,11 +91,47 @@ const maxSpecial = 1 << 30
 // NewReader reads the archive of size bytes in r. It returns an error that
 // names the byte offset of the first malformed structure.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
-	ar := &Reader{r: r, size: size}
-	if err := ar.parse(); err != nil {
+	ar := new(Reader)
+	if err := ar.init(r, size); err != nil {
 		return nil, err
 	}
 	return ar, nil
+}
+
+// A ReadCloser is a Reader over an archive file that OpenReader opened.
+// Members' data can be read until Close.
+type ReadCloser struct {
+	Reader
+	f *os.File
+}
+
+// OpenReader opens the archive file name and reads its headers, as
+// NewReader does.
+func OpenReader(name string) (*ReadCloser, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	rc := &ReadCloser{f: f}
+	if err := rc.init(f, fi.Size()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return rc, nil
+}
+
+// Close closes the archive file.
+func (rc *ReadCloser) Close() error { return rc.f.Close() }
+
+// init reads the headers of the archive of size bytes in r into ar.
+func (ar *Reader) init(r io.ReaderAt, size int64) error {
+	ar.r, ar.size = r, size
+	return ar.parse()
 }
 
 func (ar *Reader) errorf(off int64, sentinel error, format string, args ...any) error {

@@ -79,6 +79,47 @@ func TestReaderFS(t *testing.T) {
 	}
 }
 
+// TestOpenReader checks that OpenReader reads an archive file as NewReader
+// reads its bytes, that the ReadCloser is an fs.FS, and that Close closes
+// the file.
+func TestOpenReader(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := sample(t, nil, "one.o", obj("one"), "a_name_longer_than_sixteen_bytes.txt", "long\n")
+	name := filepath.Join(dir, "lib.a")
+	if err := os.WriteFile(name, a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := OpenReader(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(rc, "one.o", "a_name_longer_than_sixteen_bytes.txt"); err != nil {
+		t.Error(err)
+	}
+	if got, err := fs.ReadFile(rc, "a_name_longer_than_sixteen_bytes.txt"); err != nil || string(got) != "long\n" {
+		t.Errorf("ReadFile: %q, %v", got, err)
+	}
+	if syms := rc.Symbols(); len(syms) != 1 || syms[0].Name != "one" || syms[0].Member != 0 {
+		t.Errorf("symbols %+v", syms)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.ReadFile(rc, "one.o"); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("ReadFile after Close: %v, want os.ErrClosed", err)
+	}
+
+	if _, err := OpenReader(filepath.Join(dir, "missing.a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	notar := filepath.Join(dir, "notar.a")
+	os.WriteFile(notar, []byte("hello, world\n"), 0o644)
+	if _, err := OpenReader(notar); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "at byte 0x0") {
+		t.Errorf("not an archive: %v", err)
+	}
+}
+
 // TestWriterMatchesPlan checks that the streaming Writer, spooling to memory
 // and to a file, writes what a Plan over the same members writes.
 func TestWriterMatchesPlan(t *testing.T) {
