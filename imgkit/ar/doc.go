@@ -53,7 +53,8 @@
 //
 // The zero Options write what "ar rcsD" writes: member date 0, uid 0, gid 0,
 // mode 644, and an index dated 0. Members read from an archive keep their
-// date, uid, gid and mode fields byte for byte, as GNU ar keeps them.
+// date, uid, gid and mode fields byte for byte, as GNU ar keeps them, as
+// long as their Header's ModTime, Uid, Gid and Mode are not changed.
 //
 // # Where GNU ar and llvm-ar differ
 //

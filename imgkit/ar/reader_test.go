@@ -120,6 +120,47 @@ func TestOpenReader(t *testing.T) {
 	}
 }
 
+// TestRewriteKeepsRawFields checks that a member read from an archive is
+// written back with its date, uid, gid and mode bytes as they were, and
+// that a change to the Header's fields is written instead of them.
+func TestRewriteKeepsRawFields(t *testing.T) {
+	t.Parallel()
+	a := sample(t, nil, "one.txt", "one\n")
+	h := a[8:][:60]
+	copy(h[16:48], "00042       01    0     0644    ") // date, uid, gid, mode as an odd writer pads them
+	rewrite := func(edit func(*Header)) []byte {
+		t.Helper()
+		r, err := NewReader(bytes.NewReader(a), int64(len(a)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := r.Members()[0]
+		if !m.ModTime.Equal(time.Unix(42, 0)) || m.Uid != 1 || m.Gid != 0 || m.Mode != 0o644 {
+			t.Fatalf("read %+v", m.Header)
+		}
+		sr, _ := r.Section(0)
+		e := Entry{Header: m.Header, Data: sr}
+		edit(&e.Header)
+		return planBytes(t, []Entry{e}, nil)
+	}
+	if got := rewrite(func(*Header) {}); !bytes.Equal(got, a) {
+		t.Errorf("unchanged member rewritten as %q, want %q", got[8:68], a[8:68])
+	}
+	for _, c := range []struct {
+		edit func(*Header)
+		want string
+	}{
+		{func(h *Header) { h.ModTime = time.Unix(7, 0) }, "7           1     0     644     "},
+		{func(h *Header) { h.Uid = 0 }, "42          0     0     644     "},
+		{func(h *Header) { h.Gid = 5 }, "42          1     5     644     "},
+		{func(h *Header) { h.Mode = 0o600 }, "42          1     0     600     "},
+	} {
+		if got := rewrite(c.edit); string(got[8+16:8+48]) != c.want {
+			t.Errorf("edited member written with fields %q, want %q", got[8+16:8+48], c.want)
+		}
+	}
+}
+
 // TestWriterMatchesPlan checks that the streaming Writer, spooling to memory
 // and to a file, writes what a Plan over the same members writes.
 func TestWriterMatchesPlan(t *testing.T) {
@@ -191,6 +232,25 @@ func TestWriterErrors(t *testing.T) {
 	w.Write([]byte("a"))
 	if err := w.Close(); !errors.Is(err, ErrShortWrite) {
 		t.Errorf("short member: %v", err)
+	}
+	if _, err := w.Write(nil); !errors.Is(err, ErrShortWrite) {
+		t.Errorf("write after a failed Close: %v, want the sticky error", err)
+	}
+	w = NewWriter(io.Discard, nil)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&Header{Name: "a"}); !errors.Is(err, ErrWriteAfterClose) {
+		t.Errorf("WriteHeader after Close: %v", err)
+	}
+	if _, err := w.Write([]byte("a")); !errors.Is(err, ErrWriteAfterClose) {
+		t.Errorf("Write after Close: %v", err)
+	}
+	if err := NewWriter(io.Discard, nil).WriteHeader(&Header{Name: ""}); !errors.Is(err, ErrName) {
+		t.Errorf("empty name: %v", err)
+	}
+	if err := NewWriter(io.Discard, nil).WriteHeader(&Header{Name: "a", Size: -1}); !errors.Is(err, ErrHeader) {
+		t.Errorf("negative size: %v", err)
 	}
 }
 

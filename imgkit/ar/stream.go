@@ -50,14 +50,18 @@ func (aw *Writer) WriteHeader(h *Header) error {
 		return aw.err
 	}
 	if aw.closed {
-		return ErrWriteAfter
+		return ErrWriteAfterClose
 	}
 	if aw.remain > 0 {
 		aw.err = fmt.Errorf("%w: %d bytes missing before the next header", ErrShortWrite, aw.remain)
 		return aw.err
 	}
-	if h.Size < 0 || h.Name == "" {
-		aw.err = fmt.Errorf("%w: %q of size %d", ErrName, h.Name, h.Size)
+	if h.Name == "" {
+		aw.err = fmt.Errorf("%w: empty Name", ErrName)
+		return aw.err
+	}
+	if h.Size < 0 {
+		aw.err = fmt.Errorf("%w: member %q: negative Size %d", ErrHeader, h.Name, h.Size)
 		return aw.err
 	}
 	e := Entry{Header: *h}
@@ -83,7 +87,7 @@ func (aw *Writer) Write(p []byte) (int, error) {
 		return 0, aw.err
 	}
 	if aw.closed {
-		return 0, ErrWriteAfter
+		return 0, ErrWriteAfterClose
 	}
 	if int64(len(p)) > aw.remain {
 		aw.err = ErrWriteTooLong

@@ -710,6 +710,9 @@ func (c *arCmd) extract(l *loaded) error {
 
 // write lays the archive out and replaces the file atomically.
 func (c *arCmd) write(l *loaded) error {
+	if c.thin && c.format == ar.FormatBSD {
+		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
+	}
 	opts := &ar.Options{Format: c.format, Compat: c.compat, Thin: c.thin, NoIndex: c.noIndex}
 	if !c.det {
 		opts.IndexTime = time.Now()

@@ -347,6 +347,26 @@ func TestArErrorsLeaveArchive(t *testing.T) {
 	}
 }
 
+// TestArThinBSD checks that a thin archive in the BSD layout is refused in
+// the command's words, as llvm-ar refuses it, and that nothing is written.
+func TestArThinBSD(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "one.txt"), []byte("one\n"), 0o644)
+	for _, args := range [][]string{
+		{"ar", "--format=bsd", "rcT", "thin.a", "one.txt"},
+		{"ar", "--thin", "--format=bsd", "rc", "thin.a", "one.txt"},
+	} {
+		_, err := arRun(t, dir, nil, args...)
+		if err == nil || err.Error() != "ar: thin.a: only the gnu format has a thin mode (T, --thin with --format=bsd)" {
+			t.Errorf("%s: error %v", strings.Join(args, " "), err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "thin.a")); err == nil {
+			t.Errorf("%s: thin.a written", strings.Join(args, " "))
+		}
+	}
+}
+
 // TestArUMatches checks U (real dates, ids and modes) against GNU ar and
 // llvm-ar. The index is dated with the current time by all three, so its
 // date field is masked.
