@@ -171,12 +171,17 @@ func TestWriterMatchesPlan(t *testing.T) {
 		es = append(es, Entry{Header: Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}, Data: strings.NewReader(files[i+1])})
 	}
 	for _, f := range []Format{FormatGNU, FormatBSD} {
-		p, err := NewPlan(append([]Entry{}, es...), &Options{Format: f})
+		p, err := NewPlan(es, &Options{Format: f})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
 		p.WriteTo(&want)
+		for i := range es {
+			if es[i].Symbols != nil {
+				t.Fatalf("NewPlan wrote the symbols of %s into the caller's entries", es[i].Name)
+			}
+		}
 		got := sample(t, &Options{Format: f}, files...)
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%v: Writer and Plan differ", f)

@@ -105,10 +105,11 @@ type Plan struct {
 	size    int64
 }
 
-// NewPlan lays out entries. It reads the symbols of each entry without
-// Symbols from its Data.
+// NewPlan lays out entries (nil opts: what GNU "ar rcsD" writes). It reads
+// the symbols of each entry without Symbols from its Data. The Plan keeps a
+// copy of entries, not the slice, and reads each Data again when written.
 func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
-	p := &Plan{entries: entries}
+	p := &Plan{entries: append([]Entry(nil), entries...)}
 	if opts != nil {
 		p.opts = *opts
 	}
@@ -146,7 +147,8 @@ func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
 // Size returns the archive's size in bytes.
 func (p *Plan) Size() int64 { return p.size }
 
-// Offsets returns the header offset of each entry.
+// Offsets returns the header offset of each entry, the offsets the symbol
+// index refers to. The slice is the Plan's own.
 func (p *Plan) Offsets() []int64 { return p.offs }
 
 // memberMeta fills a header's date..mode fields from h, or copies the bytes
