@@ -86,8 +86,7 @@ func arFixtures(t *testing.T, dir string) {
 	os.WriteFile(filepath.Join(dir, "odd.txt"), []byte("abc"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", "abcdefghijklm.o"), mustRead(t, filepath.Join(dir, "c.o")), 0o644)
-	// c2.o: a second c.o with other contents, to replace c.o with.
-	os.WriteFile(filepath.Join(dir, "new", "c.o"), nil, 0o644)
+	// new/c.o: a second c.o with other contents, to replace c.o with.
 	os.MkdirAll(filepath.Join(dir, "new"), 0o755)
 	o := elfgen.Object{Is64: true, Text: []byte{0xc3, 0xc3}, Syms: []elfgen.Sym{{Name: "c_replaced", Bind: elfgen.STB_GLOBAL, Shndx: elfgen.TextSection}}}
 	os.WriteFile(filepath.Join(dir, "new", "c.o"), o.Bytes(), 0o644)
