@@ -41,8 +41,8 @@ const (
 	CompatLLVM               // llvm-ar
 )
 
-// Options control how an archive is laid out. The zero value writes what
-// GNU "ar rcsD" writes.
+// Options control how an archive is laid out, and how a Writer spools it.
+// The zero value writes what GNU "ar rcsD" writes.
 type Options struct {
 	Format Format
 	Compat Compat
@@ -63,8 +63,7 @@ type Options struct {
 	IndexTime time.Time
 	// SpoolMemory is how many bytes of member data a Writer keeps in
 	// memory before it moves them to a temporary file; 0 (or less) means
-	// 32 MiB.
-	// A Plan reads its members where they are and ignores it.
+	// 32 MiB. A Plan reads its members where they are and ignores it.
 	SpoolMemory int64
 }
 
