@@ -48,12 +48,13 @@
 // and Plan.WriteAtTo writes it at fixed offsets into an image such as a
 // *bcache.Image, whose CopyFrom moves member data by its fastest path.
 // Writer is the tar-like interface (WriteHeader, Write, Close): it spools
-// member data (memory up to SpoolMemory, then an unlinked temporary file)
-// and writes the archive in Close.
+// member data (memory up to Options.SpoolMemory, 32 MiB by default, then an
+// unlinked temporary file) and writes the archive in Close.
 //
 // The zero Options write what "ar rcsD" writes: member date 0, uid 0, gid 0,
 // mode 644, and an index dated 0. Members read from an archive keep their
-// date, uid, gid and mode fields byte for byte, as GNU ar keeps them.
+// date, uid, gid and mode fields byte for byte, as GNU ar keeps them, as
+// long as their Header's ModTime, Uid, Gid and Mode are not changed.
 //
 // # Where GNU ar and llvm-ar differ
 //
@@ -114,12 +115,23 @@
 //
 // # Reading
 //
-// NewReader parses all headers up front; it reads GNU, BSD (including
-// "__.SYMDEF SORTED" and "__.SYMDEF_64") and thin archives. Every size read
-// from the file is checked against the file's size before anything is
-// allocated, the index and long-name table are capped at 1 GiB, and errors
-// name the byte offset ("... at byte 0x44"). Short GNU names end at their
-// first '/', as GNU ar reads them. The Reader is an io/fs.FS (with ReadDir
-// and Stat): see fs.go for how duplicate names ("name;2") and names with
-// slashes appear.
+// NewReader reads an archive held in an io.ReaderAt, OpenReader one in a
+// file, as archive/zip's functions of those names do. Both parse all
+// headers up front; they read GNU, BSD (including "__.SYMDEF SORTED" and
+// "__.SYMDEF_64") and thin archives. Every size read from the file is
+// checked against the file's size before anything is allocated, the index
+// and long-name table are capped at 1 GiB, and errors name the byte offset
+// ("... at byte 0x44"). Short GNU names end at their first '/', as GNU ar
+// reads them.
+//
+// The Reader is an io/fs.FS (with ReadDir and Stat) over the members. Each
+// member is a regular file named by its member name. Member names that hold
+// '/' (thin archives, the P modifier) are exposed as paths, with their
+// directories synthesised. A name that appears more than once is exposed as
+// given for its first occurrence and as "name;N" for the Nth (N >= 2), the
+// count GNU ar's N modifier uses. Names that are not valid fs.FS paths
+// (absolute, with ".." elements) are left out of the FS; Members lists them.
+// Directories list their entries sorted by name, as fs.ReadDirFS requires;
+// Members gives archive order. Reading a member of a thin archive fails with
+// ErrThin. The fs.FileInfo of a member returns its *Member from Sys.
 package ar
