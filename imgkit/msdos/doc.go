@@ -97,19 +97,10 @@
 //
 // File contents are copied after the metadata, as one batch of bcache's
 // CopyFiles: up to 4 workers, the data range preallocated, and files that
-// follow each other (through the slack of their last cluster, given as
-// FileCopy.Pad) read into one buffer and written with one pwrite, so the
-// medium fsbench tree (5,000 files, 217 MiB) costs 645 pwrites rather than
-// 5,000 (strace -c -f). Measured with
-//
-//	cd bench && go run ./cmd/fsbench -trees small,medium,big -runs 5
-//
-// on 2 shared cores (load 0.7-2.5), two runs, the medium tree took 94-116
-// ms in mmap mode (0.48-0.51 times mkfs.fat -C + mcopy -s for the same
-// layout, 0.74-0.90 times the floor) and 98-104 ms in copy mode (0.43-0.52
-// times); the big tree (20 files of 20 MiB) 0.28-0.35 times mtools's time.
-// Of a medium build, the walk takes about 11 ms, the layout and metadata
-// about 10 ms and the copy about 80 ms.
+// follow each other through the slack of their last cluster (given as
+// FileCopy.Pad) read into one buffer and written with one pwrite. That way
+// of copying was chosen by measurement; the numbers are in BENCHMARKS.md at
+// the repository root.
 //
 // # Reading
 //
