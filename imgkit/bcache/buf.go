@@ -14,7 +14,8 @@ type Buf struct {
 
 // Data returns the block's bytes. In mmap mode they are the mapped bytes of
 // the image themselves, so writes to them are writes to the image (and may
-// fault; see Image.Guard). In copy mode they are an owned buffer that Bwrite
+// fault; see Image.Guard); in a memory image (ModeMemory) they are the
+// image's bytes too. In copy mode they are an owned buffer that Bwrite
 // writes back.
 func (b *Buf) Data() []byte { return b.data }
 
@@ -34,7 +35,8 @@ func (b *Buf) end() int64 { return b.off + int64(len(b.data)) }
 //
 // In mmap mode the zeroing skips the parts of the block that were never
 // handed out or written before: they are still holes of the sparse file, and
-// stay holes unless the caller writes to them.
+// stay holes unless the caller writes to them. A memory image skips them
+// too: they are still zero.
 func (im *Image) Getblk(off int64, size int) (*Buf, error) {
 	return im.getbuf(off, size, true)
 }
@@ -129,7 +131,8 @@ func (im *Image) release(b *Buf) {
 }
 
 // Bwrite writes the buffer to the image and releases it. In copy mode that is
-// one pwrite; in mmap mode the bytes are already in the image.
+// one pwrite; in mmap mode and in a memory image the bytes are already in
+// the image.
 func (im *Image) Bwrite(b *Buf) error {
 	if b == nil || b.im != im || !b.held {
 		return ErrNotHeld
@@ -145,9 +148,9 @@ func (im *Image) Bwrite(b *Buf) error {
 }
 
 // Brelse releases a buffer without writing it. In copy mode its changes are
-// dropped; in mmap mode they are already in the image, so a buffer that was
-// changed must be released with Bwrite for both modes to agree. Releasing a
-// buffer that is not held does nothing.
+// dropped; in mmap mode and in a memory image they are already in the
+// image, so a buffer that was changed must be released with Bwrite for the
+// modes to agree. Releasing a buffer that is not held does nothing.
 func (im *Image) Brelse(b *Buf) {
 	if b == nil || b.im != im || !b.held {
 		return
@@ -158,8 +161,9 @@ func (im *Image) Brelse(b *Buf) {
 // Grow extends the held buffer in place to size bytes, as FFS does when it
 // extends a file's last fragments; the added bytes are zero (in mmap mode,
 // added bytes that were never handed out before are left as holes). In mmap
-// mode Data stays the mapped bytes. Growing past the end of the image or into
-// another held buffer is an error, and so is shrinking.
+// mode Data stays the mapped bytes, in a memory image the image's bytes.
+// Growing past the end of the image or into another held buffer is an
+// error, and so is shrinking.
 func (b *Buf) Grow(size int) error {
 	im := b.im
 	if im == nil || !b.held {

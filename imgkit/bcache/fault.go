@@ -10,7 +10,7 @@ import (
 // an image, as happens when the file is truncated under the mapping or the
 // file system runs out of space for a page being written.
 type FaultError struct {
-	Image  string // the final path of the image
+	Image  string // the final path of the image, or "in-memory image"
 	Offset int64  // the byte offset in the image of the faulting access
 	Err    error  // the runtime error reporting the fault
 }

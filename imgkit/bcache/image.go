@@ -22,6 +22,7 @@ var (
 	ErrClosed   = errors.New("bcache: image already committed or aborted")
 	ErrShortSrc = errors.New("bcache: source shorter than the requested copy")
 	ErrNotFile  = errors.New("bcache: output path is a directory")
+	ErrTooLarge = errors.New("bcache: image too large to hold in memory")
 )
 
 // Bulk selects how CopyFrom moves file contents into the image.
@@ -49,18 +50,23 @@ const (
 	BulkMapSource
 )
 
-// Options configure Create. The zero value (or a nil *Options) is the
-// default: ModeAuto, no fsync, mode 0o644.
+// Options configure Create, CreateMemory and CreateWriterAt. The zero value
+// (or a nil *Options) is the default: ModeAuto, no fsync, mode 0o644. All
+// its fields only make sense for an image file; CreateMemory and
+// CreateWriterAt ignore them.
 type Options struct {
-	// Mode chooses the cache mode; see Mode.
+	// Mode chooses the cache mode; see Mode. The memory targets ignore it
+	// (and FIXTUREGEN_CACHE): their mode is ModeMemory.
 	Mode Mode
 	// Sync makes Commit flush the image to stable storage (msync and fsync
-	// of the file, fsync of its directory) before and after the rename.
+	// of the file, fsync of its directory) before and after the rename. The
+	// memory targets ignore it.
 	Sync bool
 	// Perm is the permission of the final file; 0 means 0o644. It is set
-	// exactly with fchmod, whatever the umask.
+	// exactly with fchmod, whatever the umask. The memory targets ignore it.
 	Perm os.FileMode
-	// Bulk chooses the CopyFrom path; see Bulk.
+	// Bulk chooses the CopyFrom path; see Bulk. The memory targets ignore
+	// it: they read every source straight into the image's bytes.
 	Bulk Bulk
 }
 
@@ -70,12 +76,13 @@ const (
 	stateAborted
 )
 
-// An Image is an image file under construction. It is written through block
-// buffers (Getblk, Bread, Bwrite, Brelse) and the bulk helpers (WriteAt,
-// CopyFrom), and becomes visible at its final path only at Commit. An Image
-// is not safe for concurrent use.
+// An Image is an image under construction: an image file (Create), or owned
+// memory (CreateMemory, CreateWriterAt). It is written through block buffers
+// (Getblk, Bread, Bwrite, Brelse) and the bulk helpers (WriteAt, CopyFrom,
+// CopyFiles), and becomes visible (at its final path, as Bytes, or in its
+// io.WriterAt) only at Commit. An Image is not safe for concurrent use.
 type Image struct {
-	name   string // the final path as given to Create
+	name   string // the final path as given to Create; memoryName for the memory targets
 	target string // where Commit puts the image: name with symlinks resolved
 	tmp    string // the temporary file
 	stream bool   // target is not a regular file: copy the bytes there at Commit
@@ -85,12 +92,14 @@ type Image struct {
 	opts   Options
 	state  int
 
-	data       []byte   // the MAP_SHARED mapping (mmap mode)
-	touched    []uint64 // mmap mode: one bit per chunk ever handed out or written
-	trackShift uint     // log2 of the chunk size of touched
-	held       []*Buf   // buffers not yet released, sorted by offset
-	slab       []Buf    // unused Buf structs, allocated in bulk
-	bulkBuf    []byte   // the CopyFrom heap buffer
+	mem        bool        // a memory target: data is owned memory, there is no file
+	out        io.WriterAt // CreateWriterAt: where Commit writes the image
+	data       []byte      // the MAP_SHARED mapping (mmap mode), or the image itself (memory)
+	touched    []uint64    // mmap and memory: one bit per chunk ever handed out or written
+	trackShift uint        // log2 of the chunk size of touched
+	held       []*Buf      // buffers not yet released, sorted by offset
+	slab       []Buf       // unused Buf structs, allocated in bulk
+	bulkBuf    []byte      // the CopyFrom heap buffer
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -182,13 +191,20 @@ func isDevicePath(path string) bool {
 	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
 }
 
-// Name returns the final path of the image, as given to Create.
-func (im *Image) Name() string { return im.name }
+// Name returns the final path of the image, as given to Create, or "" for an
+// image made by CreateMemory or CreateWriterAt.
+func (im *Image) Name() string {
+	if im.mem {
+		return ""
+	}
+	return im.name
+}
 
 // Size returns the size of the image in bytes.
 func (im *Image) Size() int64 { return im.size }
 
-// Mode returns the effective cache mode: ModeMmap or ModeCopy, never ModeAuto.
+// Mode returns the effective cache mode: ModeMmap or ModeCopy for an image
+// file, ModeMemory for the memory targets, never ModeAuto.
 func (im *Image) Mode() Mode { return im.mode }
 
 // checkRange reports an error unless [off, off+n) lies within the image.
@@ -218,7 +234,8 @@ func (im *Image) checkOpen() error {
 // on the benchmark machine). Metadata scattered over an image, as FAT and
 // FFS writers make it, paid that on almost every write (see the package
 // documentation for the numbers). In mmap mode held buffers still see the
-// bytes, because the mapping and pwrite share the page cache.
+// bytes, because the mapping and pwrite share the page cache. In a memory
+// image WriteAt copies p into the image's bytes.
 func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return 0, err
@@ -231,6 +248,9 @@ func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 	}
 	if im.data != nil {
 		im.markTouched(off, int64(len(p)))
+	}
+	if im.mem {
+		return copy(im.data[off:], p), nil
 	}
 	n, err := im.f.WriteAt(p, off)
 	if err != nil {
@@ -273,7 +293,8 @@ func (im *Image) refreshHeld(off, n int64) error {
 // It is the bulk path for file contents; Options.Bulk chooses how (see Bulk
 // and the package documentation for the measured default). A source that
 // ends before n bytes is an error wrapping ErrShortSrc. A held buffer that
-// overlaps the range sees the new bytes in both modes.
+// overlaps the range sees the new bytes in both modes. A memory image reads
+// r straight into its bytes, whatever Options.Bulk says.
 func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if err := im.checkOpen(); err != nil {
 		return err
@@ -288,6 +309,10 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		// Every path below writes the whole range or fails; a range
 		// marked but not reached costs Getblk a needless clear, no more.
 		im.markTouched(off, n)
+	}
+	if im.mem {
+		m, err := io.ReadFull(r, im.data[off:off+n])
+		return im.shortErr(err, off, int64(m), n)
 	}
 	bulk := im.opts.Bulk
 	if bulk == BulkAuto {
@@ -358,10 +383,15 @@ func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
 
 // readPwrite copies n bytes of r to the image at off through buf: it reads
 // a buf-sized piece at a time and writes it with pwrite, and copies it into
-// the held copy-mode buffers it overlaps. Besides the file it only reads
-// im.held, so CopyFiles workers, which run only when no buffer is held, call
-// it concurrently.
+// the held copy-mode buffers it overlaps. A memory image has no file: the
+// bytes are read straight into the image and buf is not used. Besides the
+// file it only reads im.held, so CopyFiles workers, which run only when no
+// buffer is held, call it concurrently.
 func (im *Image) readPwrite(buf []byte, off int64, r io.Reader, n int64) error {
+	if im.mem {
+		m, err := io.ReadFull(r, im.data[off:off+n])
+		return im.shortErr(err, off, int64(m), n)
+	}
 	for done := int64(0); done < n; {
 		chunk := buf[:min(int64(len(buf)), n-done)]
 		m, err := io.ReadFull(r, chunk)
@@ -397,6 +427,12 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 // a non-regular output (a device, a fifo) the bytes are streamed to it
 // instead. Commit fails with ErrHeld while buffers are held. On any failure
 // the temporary file is removed and the final path is left as it was.
+//
+// A memory image (CreateMemory) is finished by Commit and its bytes are then
+// Bytes. An image for an io.WriterAt (CreateWriterAt) is written to it by
+// Commit, every byte of it (see CreateWriterAt); if that fails, the error
+// names the offset, the image is discarded as by Abort and the writer may
+// hold part of it.
 func (im *Image) Commit() error {
 	if err := im.checkOpen(); err != nil {
 		return err
@@ -413,6 +449,9 @@ func (im *Image) Commit() error {
 }
 
 func (im *Image) commit() error {
+	if im.mem {
+		return im.commitMemory()
+	}
 	if im.data != nil {
 		err := msync(im.data, im.opts.Sync)
 		if uerr := munmap(im.data); err == nil {
@@ -479,15 +518,18 @@ func syncDir(dir string) {
 }
 
 // Abort discards the image: it unmaps and removes the temporary file and
-// leaves the final path as it was. It is a no-op after Commit or a previous
-// Abort, so `defer im.Abort()` is the idiom.
+// leaves the final path as it was; a memory image drops its bytes, and the
+// io.WriterAt of CreateWriterAt is never written to. It is a no-op after
+// Commit or a previous Abort, so `defer im.Abort()` is the idiom.
 func (im *Image) Abort() error {
 	if im.state != stateOpen {
 		return nil
 	}
 	im.state = stateAborted
 	var err error
-	if im.data != nil {
+	if im.mem {
+		im.data, im.touched, im.out = nil, nil, nil
+	} else if im.data != nil {
 		err = munmap(im.data)
 		im.data = nil
 	}

@@ -24,6 +24,11 @@ const (
 	// ModeCopy hands out owned buffers: Bread reads them with pread and
 	// Bwrite writes them back with pwrite.
 	ModeCopy
+	// ModeMemory is the mode of the images CreateMemory and CreateWriterAt
+	// make: the image is one owned byte slice and buffers are slices of it,
+	// as the mapped bytes are in ModeMmap. It is what Image.Mode reports for
+	// them, not a choice for Create, which refuses it with ErrMode.
+	ModeMemory
 )
 
 // ParseMode parses a mode name as used in FIXTUREGEN_CACHE: "", "auto",
@@ -40,7 +45,8 @@ func ParseMode(s string) (Mode, error) {
 	return ModeAuto, fmt.Errorf("%w: %q (want auto, mmap or copy)", ErrMode, s)
 }
 
-// String returns the name ParseMode accepts for m.
+// String returns the name ParseMode accepts for m, or "memory" for
+// ModeMemory, which ParseMode does not accept.
 func (m Mode) String() string {
 	switch m {
 	case ModeAuto:
@@ -49,6 +55,8 @@ func (m Mode) String() string {
 		return "mmap"
 	case ModeCopy:
 		return "copy"
+	case ModeMemory:
+		return "memory"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
