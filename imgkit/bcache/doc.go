@@ -1,7 +1,7 @@
 // Package bcache is the block cache through which fixturegen writes every
-// image: getblk, bread, bwrite and brelse at byte offsets over an image file,
-// after the mmap'd buffer cache FreeBSD makefs(8) gained in review D39026
-// (summarised in BENCHMARKS.md at the repository root).
+// image: getblk, bread, bwrite and brelse at byte offsets over an image file
+// or owned memory, after the mmap'd buffer cache FreeBSD makefs(8) gained in
+// review D39026 (summarised in BENCHMARKS.md at the repository root).
 //
 // # The image file and the atomic commit
 //
@@ -46,6 +46,39 @@
 // 64 KiB for a 256 MiB image), because they still read as zero and are holes:
 // a 1 GiB image with a few blocks written stays a few KiB on disk. Buf.Grow
 // extends a held buffer in place, as FFS extends a file's last fragments.
+//
+// # Images in memory
+//
+// CreateMemory builds the image in owned memory instead of a file: one byte
+// slice of the image's size, all zero at first. It has every method of an
+// image file and gives the same bytes for the same calls, under the same
+// discipline; the property test drives it beside the two file modes and the
+// model. Getblk and Bread hand out slices of the image's bytes, zero-copy as
+// in mmap mode (Mode reports ModeMemory; Brelse keeps a buffer's changes, as
+// in mmap mode), and Getblk zeroes the parts of a fresh block that were
+// handed out or written before, tracked by the same bitmap. WriteAt copies
+// into the bytes; CopyFrom and CopyFiles read each source straight into
+// them, with no copy buffer, pwrite, preallocation or source mapping
+// (CopyFiles still reads with up to four goroutines when no buffer is held
+// and every source is a path, and still zeroes the Pad between the files it
+// groups). Commit finishes the image and Bytes then
+// returns it; Abort drops it. There is no mapping, so no FaultError either.
+//
+// CreateWriterAt builds the image in memory in the same way for an
+// io.WriterAt. Nothing is written to the writer before Commit, and nothing
+// ever if the image is aborted. Commit writes every byte of the image to it
+// at offsets 0 to the image's size, in pieces of 1 MiB, the regions never
+// written included (as zeros), so that no byte the writer held before
+// survives inside the image; an error from the writer fails Commit naming
+// the offset of the first byte not written.
+//
+// The fields of Options (Mode, Sync, Perm, Bulk) and FIXTUREGEN_CACHE are
+// about image files; the memory targets ignore them. A negative size is an
+// error wrapping ErrRange, and a size no byte slice can have on the platform
+// (over what an int holds, or over what the Go runtime allocates at once)
+// one wrapping ErrTooLarge, not a panic. A memory target allocates no copy
+// buffers: besides the image it keeps the bitmap (at most one bit per 512
+// bytes of the image) and the bookkeeping of the held buffers.
 //
 // # Faults
 //
