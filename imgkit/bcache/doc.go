@@ -3,6 +3,14 @@
 // or owned memory, after the mmap'd buffer cache FreeBSD makefs(8) gained in
 // review D39026 (summarised in BENCHMARKS.md at the repository root).
 //
+// It is a supported package, for writers of image formats that fixturegen
+// does not have: a format lays its structures out with Getblk, Bread and
+// Bwrite, copies file contents with CopyFiles, and gets an atomically
+// replaced file (Create), an in-memory image (CreateMemory) or bytes
+// written to any io.WriterAt (CreateWriterAt) from the same code. The
+// image writers of imgkit (msdos, ffs) are built that way; users of those
+// formats never need bcache, since their entry points choose the target.
+//
 // # The image file and the atomic commit
 //
 // Create makes the image as a temporary file beside its final path (named
