@@ -18,7 +18,7 @@ func TestWriteSmallest(t *testing.T) {
 func TestSmallest(t *testing.T) {
 	_, tr := buildTree(t, sampleFiles())
 	for _, o := range []Options{{}, {FATType: 16}, {FATType: 32}, {BytesPerSector: 4096}, {SectorsPerCluster: 4}, {VolumeLabel: "X", NumFATs: 1}} {
-		l, err := Plan(tr, &o)
+		l, err := LayoutOf(tr, &o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func TestSmallest(t *testing.T) {
 		}
 		less := o
 		less.Size = l.ImageSize - int64(l.BytesPerSector)
-		if _, err := Plan(tr, &less); err == nil {
+		if _, err := LayoutOf(tr, &less); err == nil {
 			t.Errorf("%+v: %d bytes also hold the tree; the smallest was %d", o, less.Size, l.ImageSize)
 		}
 	}

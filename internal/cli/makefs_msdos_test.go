@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
@@ -25,7 +26,7 @@ func TestMsdosOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.BytesPerSector != 4096 || o.FATType != 16 || o.VolumeLabel != "Lbl" || !o.Align || o.Offset != 64<<10 ||
-		o.Size != 20<<20 || o.MinSize != 20<<20 || o.MaxSize != 20<<20 || o.Timestamp == nil || o.Timestamp.Unix() != 86400 || o.Warn != e.Stderr ||
+		o.Size != 20<<20 || o.MinSize != 20<<20 || o.MaxSize != 20<<20 || !o.Timestamp.Equal(time.Unix(86400, 0)) || o.ClampTimes || o.Warn != e.Stderr ||
 		o.Bootstrap != filepath.Join(dir, "boot/x") {
 		t.Errorf("options %+v", o)
 	}
