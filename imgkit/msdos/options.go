@@ -58,10 +58,10 @@ type Options struct {
 	Timestamp  time.Time
 	ClampTimes bool
 
-	// Cache holds the block cache's options (imgkit/bcache) for the
-	// image; nil means the defaults. WriteFile uses all of them; Write and
-	// Build build the image in memory and ignore those that only make
-	// sense for an image file.
+	// Cache holds the block cache's options (imgkit/bcache) for the image
+	// file WriteFile writes; nil means the defaults. Write and Build build
+	// the image in memory, where the options of an image file (mode, sync,
+	// permission, bulk copy) do not apply.
 	Cache *bcache.Options
 
 	// Warn receives one line per skipped node (symlink, device, fifo,

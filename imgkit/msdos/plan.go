@@ -122,8 +122,9 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 		// Find the first free generation number, as FreeBSD's uniqdosname
 		// does; nextGen remembers where earlier searches for the same stem
 		// stopped, since names are never removed.
-		stem, conv := shortName(c.Name, 0)
+		stem, _ := shortName(c.Name, 0)
 		gen := max(1, nextGen[stem])
+		var conv int
 		for {
 			dn, cv := shortName(c.Name, gen)
 			if cv == convInvalid {
