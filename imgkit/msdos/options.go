@@ -18,7 +18,11 @@ import (
 // apply to FAT. The zero value makes a volume with makefs's defaults and,
 // when no size is given, the smallest image that holds the tree. Where 0
 // or "" is a setting of its own, the field is a pointer and nil means the
-// default.
+// default: HiddenSectors set, to 0 too, together with DriveHeads,
+// SectorsPerTrack, BytesPerSector and Sectors makes those the whole
+// geometry, as newfs_msdos takes them, without the defaults it uses for an
+// image file (63 sectors per track, 255 heads, the cluster size from the
+// size).
 type Options struct {
 	FATType           int     // fat_type (F): 12, 16 or 32; 0 chooses from the size
 	SectorsPerCluster int     // sectors_per_cluster (c); 0 chooses from the size
@@ -30,7 +34,7 @@ type Options struct {
 	MediaDescriptor   uint8   // media_descriptor (m): 0xf0 or more; 0 means 0xf0, or 0xf8 with hidden sectors
 	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type
 	NumFATs           int     // num_FAT (n); 0 means 2
-	HiddenSectors     *uint32 // hidden_sectors (o); nil means 0, not given
+	HiddenSectors     *uint32 // hidden_sectors (o); nil means 0 (see below)
 	DirectoryEntries  int     // directory_entries (e): FAT12/16 root entries; 0 means 512
 	Floppy            string  // floppy (f): 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880
 	Bootstrap         string  // bootstrap (B): boot sector(s) file; a bare name is looked up in /boot

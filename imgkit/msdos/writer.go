@@ -15,7 +15,9 @@ import (
 // opts (nil means the zero Options), as FreeBSD makefs -t msdos does, and
 // writes it to the file path through the block cache (opts.Cache). The
 // image appears at path only when complete: on any error the temporary
-// file is removed and path is left as it was.
+// file is removed and path is left as it was. The source's tree is read
+// with the time rule of opts.Timestamp and opts.ClampTimes (a *fstree.Tree
+// given as src has it applied in place, as its Tree method does).
 func WriteFile(path string, src fstree.Source, opts *Options) error {
 	w, err := prepare(src, opts)
 	if err != nil {
@@ -32,7 +34,7 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // dst, every byte of it from offset 0, and returns its size. The image is
 // built in memory first (LayoutOf tells its size beforehand): nothing is
 // written to dst when the volume cannot be made, and dst may hold part of
-// the image when a write to it fails.
+// the image when a write to it fails. On any error the size returned is 0.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	w, err := prepare(src, opts)
 	if err != nil {
