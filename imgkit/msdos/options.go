@@ -105,7 +105,7 @@ var optionTable = [...]optionSpec{
 	{imgfmt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
 		Usage: "cluster size in bytes"},
 		func(o *Options, a optArg) error { return a.setPos(&o.BlockSize, math.MaxUint32) }},
-	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "a stub that prints \"Non-system disk\"",
+	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
 		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
 		func(o *Options, a optArg) error { o.Bootstrap = a.value; return nil }},
 	{imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
