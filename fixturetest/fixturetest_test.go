@@ -45,11 +45,7 @@ func writeFAT(name, hello string) error {
 		"dir":                  {Mode: 0o755 | os.ModeDir, ModTime: t0},
 		"dir/nested.txt":       {Data: []byte("nested\n"), Mode: 0o644, ModTime: t0},
 	}
-	tree, err := fstree.FromFS(fsys, ".", &fstree.Options{Timestamp: t0})
-	if err != nil {
-		return err
-	}
-	return msdos.Write(name, tree, &msdos.Options{Size: 1440 << 10, Timestamp: &t0}, nil)
+	return msdos.WriteFile(name, fstree.FS(fsys), &msdos.Options{Size: 1440 << 10, Timestamp: t0})
 }
 
 func writeAr(name string) error {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -204,8 +205,62 @@ func runMakefs(e *env, args []string) error {
 	if !ok {
 		return fmt.Errorf("makefs: file system type %q is not supported", a.Type)
 	}
-	return t.Run(a)
+	return reword(t.Run(a), t.Help)
 }
+
+// globalFlags names the makefs flag that sets a field of a format's
+// Options, for the fields that the flags common to every type set.
+var globalFlags = map[string]string{
+	"Size": "-s", "MaxSize": "-m", "MinSize": "-M", "Offset": "-O", "SectorSize": "-S", "Timestamp": "-T",
+}
+
+// fieldWords matches what a library error says of an Options field:
+// "Options.SectorsPerCluster", or with a value "Options.SectorsPerCluster = 4".
+var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*)(?: = ([^\s,;()]+))?`)
+
+// reword says err in the command's words: every Options field it names
+// becomes the flag that sets it (globalFlags: "-s", "-s 1m") or the -o
+// option (the type's help: "sectors_per_cluster", "-o sectors_per_cluster=4"
+// with a value); fields neither names are left as they are. The result
+// wraps err, so errors.Is and errors.As see what they saw before.
+func reword(err error, help func() []imgfmt.Option) error {
+	if err == nil || !fieldWords.MatchString(err.Error()) {
+		return err
+	}
+	keys := map[string]string{}
+	if help != nil {
+		for _, o := range help() {
+			keys[o.Field] = o.Key
+		}
+	}
+	msg := fieldWords.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := fieldWords.FindStringSubmatch(m)
+		field, value := sub[1], sub[2]
+		if flag, ok := globalFlags[field]; ok {
+			if value != "" {
+				return flag + " " + value
+			}
+			return flag
+		}
+		if key, ok := keys[field]; ok {
+			if value != "" {
+				return "-o " + key + "=" + value
+			}
+			return key
+		}
+		return m
+	})
+	return &rewordedError{msg: msg, err: err}
+}
+
+// rewordedError is an error of a library said in the command's words.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }
 
 // makefsOptString is the getopt(3) option string of makefs.
 const makefsOptString = "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ"
