@@ -1,33 +1,52 @@
-// Package fixturetest provides testscript commands for tests that use
-// fixture images and archives: add them to testscript.Params.Cmds with
+// Package fixturetest runs fixturegen inside testscript scenarios and
+// gives them commands to look into images and archives.
 //
-//	testscript.Run(t, testscript.Params{
-//		Dir:  "testdata/script",
-//		Cmds: fixturetest.Cmds(),
-//	})
+// To run "exec fixturegen makefs ..." and the other fixturegen commands in
+// your scripts without building fixturegen, register the program in
+// TestMain, and add the commands to testscript.Params.Cmds:
 //
-// or merge Cmds() into a map of your own. The commands recognise FAT
-// images and ar archives (and every format registered with imgkit/inspect)
-// from their first bytes.
+//	func TestMain(m *testing.M) {
+//		testscript.Main(m, fixturetest.Programs())
+//	}
+//
+//	func TestScripts(t *testing.T) {
+//		testscript.Run(t, testscript.Params{
+//			Dir:  "testdata/script",
+//			Cmds: fixturetest.Cmds(),
+//		})
+//	}
+//
+// Programs maps "fixturegen" to Main, which runs the same command as
+// "go tool fixturegen" in the test binary; merge it into a map of your own
+// to have other programs too, and likewise Cmds. The commands recognise
+// FAT images, FFS (UFS1 and UFS2) images and ar archives, and every other
+// format registered with imgkit/inspect, from their first bytes.
 //
 // The commands are:
 //
 //	cmpimg file1 file2
 //
-// Compare file1 and file2 byte for byte. When they differ, cmpimg fails
-// and logs what differs by structure: which file or structure in the image,
-// which field (by its specification's name, such as BPB_SecPerClus or "ar
-// member header date"), at which offset, with the old and new values; bytes
-// outside every parsed field are logged as byte ranges. With the '!' prefix
-// it fails when the files are identical, and says so. File names are
-// relative to the script's current directory.
+// Compare file1 and file2 byte for byte. When they differ, cmpimg writes
+// what differs by structure to the script's stderr, as "fixturegen diff"
+// prints it: which file or structure in the image, which field (by its
+// specification's name, such as BPB_SecPerClus, fs_minfree or "ar member
+// header date"), at which offset, with the old and new values; bytes
+// outside every parsed field as byte ranges. Without '!' it then fails;
+// with '!' it succeeds, so that "stderr" can match the report:
+//
+//	! cmpimg old.img new.img
+//	stderr 'BPB_SecPerClus'
+//
+// With '!' it fails when the files are identical, and says so. File names
+// are relative to the script's current directory.
 //
 //	imgls image
 //
 // List the files of image as "fixturegen ls" does, one line each — mode,
-// size, modification time (UTC), the FAT short name or the ar member's
-// header offset, and the path — to the script's stdout, for the stdout and
-// cmp commands that follow. It cannot be negated.
+// size, modification time (UTC), the FAT short name, the ar member's
+// header offset or the FFS inode number, and the path — to the script's
+// stdout, for the stdout and cmp commands that follow. It cannot be
+// negated.
 //
 //	imgcat image path...
 //
@@ -45,8 +64,23 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/internal/cli"
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+// Main runs fixturegen with the process's arguments, standard streams,
+// working directory and environment, exactly as the fixturegen program
+// does, and exits with its status. It is meant for testscript.Main, which
+// runs it when a script executes "fixturegen" (see Programs).
+func Main() {
+	os.Exit(cli.Main())
+}
+
+// Programs returns the programs of this package by name, for
+// testscript.Main: "fixturegen" runs Main. Each call returns a new map.
+func Programs() map[string]func() {
+	return map[string]func(){"fixturegen": Main}
+}
 
 // Cmds returns the commands of this package by name, for
 // testscript.Params.Cmds. Each call returns a new map.
@@ -75,13 +109,12 @@ func CmpImg(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return
 	}
-	if neg {
-		return
+	if err := rep.Write(ts.Stderr(), args[0], args[1]); err != nil {
+		ts.Fatalf("cmpimg: %v", err)
 	}
-	var sb strings.Builder
-	rep.Write(&sb, args[0], args[1])
-	ts.Logf("%s", strings.TrimRight(sb.String(), "\n"))
-	ts.Fatalf("%s and %s differ", args[0], args[1])
+	if !neg {
+		ts.Fatalf("%s and %s differ", args[0], args[1])
+	}
 }
 
 // ImgLs implements "imgls image".

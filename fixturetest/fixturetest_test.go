@@ -13,6 +13,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// TestMain lets the scripts run fixturegen, as a user's TestMain would.
+func TestMain(m *testing.M) {
+	testscript.Main(m, Programs())
+}
+
 // TestScripts runs testdata/*.txtar with the commands of this package. Each
 // script starts with a.img and b.img (FAT12 images that differ in the
 // contents of one file), and x.a (an archive of two text members).
@@ -40,11 +45,7 @@ func writeFAT(name, hello string) error {
 		"dir":                  {Mode: 0o755 | os.ModeDir, ModTime: t0},
 		"dir/nested.txt":       {Data: []byte("nested\n"), Mode: 0o644, ModTime: t0},
 	}
-	tree, err := fstree.FromFS(fsys, ".", &fstree.Options{Timestamp: t0})
-	if err != nil {
-		return err
-	}
-	return msdos.Write(name, tree, &msdos.Options{Size: 1440 << 10, Timestamp: &t0}, nil)
+	return msdos.WriteFile(name, fstree.FS(fsys), &msdos.Options{Size: 1440 << 10, Timestamp: t0})
 }
 
 func writeAr(name string) error {

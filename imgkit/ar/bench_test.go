@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 

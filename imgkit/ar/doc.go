@@ -48,12 +48,13 @@
 // and Plan.WriteAtTo writes it at fixed offsets into an image such as a
 // *bcache.Image, whose CopyFrom moves member data by its fastest path.
 // Writer is the tar-like interface (WriteHeader, Write, Close): it spools
-// member data (memory up to SpoolMemory, then an unlinked temporary file)
-// and writes the archive in Close.
+// member data (memory up to Options.SpoolMemory, 32 MiB by default, then an
+// unlinked temporary file) and writes the archive in Close.
 //
 // The zero Options write what "ar rcsD" writes: member date 0, uid 0, gid 0,
 // mode 644, and an index dated 0. Members read from an archive keep their
-// date, uid, gid and mode fields byte for byte, as GNU ar keeps them.
+// date, uid, gid and mode fields byte for byte, as GNU ar keeps them, as
+// long as their Header's ModTime, Uid, Gid and Mode are not changed.
 //
 // # Where GNU ar and llvm-ar differ
 //
@@ -84,42 +85,33 @@
 //
 // # Speed
 //
-// Measured on the 2-core Debian 12 development VM, shared with other jobs
-// (load average about 7, so expect ±30%), with
-//
-//	go test ./imgkit/ar -run '^$' -bench . -benchtime 10x -count 2
-//
-// GNU ar, llvm-ar and the fixturegen binary all executed as processes:
-//
-//	rcsD, one 16 MiB object:   GNU ar 51-60 ms, llvm-ar 25-30 ms, fixturegen 11-17 ms
-//	rcsD, 500 small objects:   GNU ar 89-149 ms, llvm-ar 19-32 ms, fixturegen 19-27 ms
-//	r, one member of 200 MiB:  GNU ar 490-1010 ms, llvm-ar 380-640 ms, fixturegen 290-440 ms
-//
-// In-process (Plan.WriteAtTo into a bcache.Image, -count 2 -benchtime 20x),
-// the 16 MiB archive takes 4.7-5.7 ms in copy mode with copy_file_range, 5.4-5.9
-// ms in copy mode with read+pwrite, 6.7-7.1 ms mmap with copy_file_range and
-// 10.3-11.0 ms mmap with read into the mapping, against 4.0 ms for copying
-// the 16 MiB file with read and write (1.2-1.4x the floor). The 500-object
-// archive takes 4.5-4.8 ms through the mapping and 7-10 ms in copy mode,
-// which pays one pwrite per header. So fixturegen ar writes archives whose
-// members average 256 KiB or more in copy mode with copy_file_range (member
-// data never enters user space; prefaulting, the FreeBSD workaround, has no
-// buffer to apply to), and other archives through the mapping. WriteAtTo
-// copies members up to 64 KiB through one scratch buffer and WriteAt,
-// because setting up the bulk path per small file (bcache maps each source)
-// cost twice as much (500 objects in-process: 15.6 ms before, 7.9 ms after).
-// Sections of an old archive are handed to CopyFrom as the archive's
-// *os.File, so "r" on a large archive copies the kept members with
-// copy_file_range too.
+// Writing into an image such as a *bcache.Image copies each member of up
+// to 64 KiB through one scratch buffer with WriteAt, and hands larger ones
+// to the image's CopyFrom, a member whose data is an *os.File (or a section
+// of one, such as a member of an old archive) as that file, so that the
+// image's file-to-file paths can apply. That split was chosen by
+// measurement; the numbers, beside GNU ar's and llvm-ar's, are in
+// BENCHMARKS.md at the repository root.
 //
 // # Reading
 //
-// NewReader parses all headers up front; it reads GNU, BSD (including
-// "__.SYMDEF SORTED" and "__.SYMDEF_64") and thin archives. Every size read
-// from the file is checked against the file's size before anything is
-// allocated, the index and long-name table are capped at 1 GiB, and errors
-// name the byte offset ("... at byte 0x44"). Short GNU names end at their
-// first '/', as GNU ar reads them. The Reader is an io/fs.FS (with ReadDir
-// and Stat): see fs.go for how duplicate names ("name;2") and names with
-// slashes appear.
+// NewReader reads an archive held in an io.ReaderAt, OpenReader one in a
+// file, as archive/zip's functions of those names do. Both parse all
+// headers up front; they read GNU, BSD (including "__.SYMDEF SORTED" and
+// "__.SYMDEF_64") and thin archives. Every size read from the file is
+// checked against the file's size before anything is allocated, the index
+// and long-name table are capped at 1 GiB, and errors name the byte offset
+// ("... at byte 0x44"). Short GNU names end at their first '/', as GNU ar
+// reads them.
+//
+// The Reader is an io/fs.FS (with ReadDir and Stat) over the members. Each
+// member is a regular file named by its member name. Member names that hold
+// '/' (thin archives, the P modifier) are exposed as paths, with their
+// directories synthesised. A name that appears more than once is exposed as
+// given for its first occurrence and as "name;N" for the Nth (N >= 2), the
+// count GNU ar's N modifier uses. Names that are not valid fs.FS paths
+// (absolute, with ".." elements) are left out of the FS; Members lists them.
+// Directories list their entries sorted by name, as fs.ReadDirFS requires;
+// Members gives archive order. Reading a member of a thin archive fails with
+// ErrThin. The fs.FileInfo of a member returns its *Member from Sys.
 package ar

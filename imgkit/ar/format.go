@@ -61,17 +61,17 @@ func (h *header) meta() []byte { return h[16:48] }
 // Errors returned by this package. Errors about a particular archive wrap
 // one of these and name the byte offset where the problem is.
 var (
-	ErrFormat       = errors.New("ar: not an archive")
-	ErrHeader       = errors.New("ar: invalid member header")
-	ErrTruncated    = errors.New("ar: archive truncated")
-	ErrName         = errors.New("ar: invalid member name")
-	ErrSymtab       = errors.New("ar: invalid symbol index")
-	ErrFieldRange   = errors.New("ar: header field out of range")
-	ErrThin         = errors.New("ar: member data is not in a thin archive")
-	ErrWriteAfter   = errors.New("ar: write after close")
-	ErrWriteTooLong = errors.New("ar: write too long")
-	ErrShortWrite   = errors.New("ar: member data shorter than its header size")
-	ErrTooBig       = errors.New("ar: archive too large for the symbol index format")
+	ErrFormat          = errors.New("ar: not an archive")
+	ErrHeader          = errors.New("ar: invalid member header")
+	ErrTruncated       = errors.New("ar: archive truncated")
+	ErrName            = errors.New("ar: invalid member name")
+	ErrSymtab          = errors.New("ar: invalid symbol index")
+	ErrFieldRange      = errors.New("ar: header field out of range")
+	ErrThin            = errors.New("ar: member data is not in a thin archive")
+	ErrWriteAfterClose = errors.New("ar: write after close")
+	ErrWriteTooLong    = errors.New("ar: write too long")
+	ErrShortWrite      = errors.New("ar: member data shorter than its header size")
+	ErrTooBig          = errors.New("ar: archive too large for the symbol index format")
 )
 
 // fill writes s left-justified into f and pads it with spaces. It reports

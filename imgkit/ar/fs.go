@@ -9,20 +9,14 @@ import (
 	"time"
 )
 
-// The Reader is an io/fs.FS over the archive's members.
-//
-// Each member is a regular file named by its member name. Member names that
-// hold '/' (thin archives, the P modifier) are exposed as paths, with their
-// directories synthesised. A name that appears more than once is exposed as
-// given for its first occurrence and as "name;N" for the Nth (N >= 2), the
-// count GNU ar's N modifier uses. Names that are not valid fs.FS paths
-// (absolute, with ".." elements) are left out of the FS; Members lists them.
-// Directories list their entries in archive order. Reading a member of a
-// thin archive fails with ErrThin.
+// The Reader, and so the ReadCloser, is an io/fs.FS over the archive's
+// members, as the package documentation describes.
 var (
 	_ fs.FS        = (*Reader)(nil)
 	_ fs.ReadDirFS = (*Reader)(nil)
 	_ fs.StatFS    = (*Reader)(nil)
+	_ fs.ReadDirFS = (*ReadCloser)(nil)
+	_ fs.StatFS    = (*ReadCloser)(nil)
 )
 
 // fsTree maps each exposed path to a member index (files) or to -1

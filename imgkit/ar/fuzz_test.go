@@ -10,7 +10,8 @@ import (
 // FuzzReader checks that no input makes the Reader panic or allocate
 // without bound, and that what it accepts can be walked as an fs.FS and
 // written back with a Plan. The seed corpus is in testdata/fuzz/FuzzReader
-// (written by TestWriteFuzzCorpus with -update-corpus) plus the seeds below.
+// (archives GNU ar and llvm-ar wrote; its README gives the commands) plus
+// the seeds below.
 func FuzzReader(f *testing.F) {
 	f.Add(sample(f, nil, "x.o", obj("x"), "a_long_member_name.txt", "hi\n"))
 	f.Add(sample(f, &Options{Format: FormatBSD}, "x.o", obj("x", "y"), "odd", "abc"))

@@ -1,11 +1,13 @@
 package ar
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -56,6 +58,7 @@ var planCases = []planCase{
 }
 
 func TestPlanMatchesGNUAndLLVM(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	llvm := tooltest.Need(t, "llvm-ar")
 	dir := setupDir(t)
@@ -93,6 +96,34 @@ func TestPlanMatchesGNUAndLLVM(t *testing.T) {
 					sameBytes(t, filepath.Base(tool.path)+" "+strings.Join(args[:len(args)-1], " "), got, want)
 				}
 			})
+		}
+	}
+}
+
+// TestPlanErrors checks that NewPlan rejects what cannot be written, with
+// errors that wrap the package's sentinels and name the Options or Header
+// field at fault.
+func TestPlanErrors(t *testing.T) {
+	t.Parallel()
+	e := func(h Header) []Entry { return []Entry{{Header: h, Data: strings.NewReader("")}} }
+	for _, c := range []struct {
+		entries []Entry
+		opts    *Options
+		target  error
+		want    string
+	}{
+		{e(Header{Name: "a"}), &Options{Thin: true, Format: FormatBSD}, nil, "Options.Thin with FormatBSD"},
+		{e(Header{Name: ""}), nil, ErrName, "empty Name"},
+		{e(Header{Name: "a\x00b"}), nil, ErrName, "NUL"},
+		{e(Header{Name: "a", Size: -1}), nil, ErrHeader, "negative Size -1"},
+		{e(Header{Name: "a", Uid: 1234567}), nil, ErrFieldRange, "Uid 1234567 does not fit in ar_uid (6 digits)"},
+		{e(Header{Name: "a", Gid: -2}), nil, ErrFieldRange, "Gid -2 is negative"},
+		{e(Header{Name: "a", Mode: 0o1000000000}), nil, ErrFieldRange, "Mode 01000000000 does not fit in ar_mode (8 octal digits)"},
+		{e(Header{Name: "a", ModTime: time.Unix(-1, 0)}), nil, ErrFieldRange, "ModTime -1 is negative"},
+	} {
+		_, err := NewPlan(c.entries, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) || c.target != nil && !errors.Is(err, c.target) {
+			t.Errorf("NewPlan(%+v, %+v): %v; want %v naming %q", c.entries[0].Header, c.opts, err, c.target, c.want)
 		}
 	}
 }

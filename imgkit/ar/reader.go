@@ -5,12 +5,17 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// A Header describes one archive member.
+// A Header describes one archive member. A Header of a Member read by a
+// Reader also remembers the bytes of its date, uid, gid and mode fields:
+// written with unchanged ModTime, Uid, Gid and Mode, it gets those bytes
+// back as they were (GNU ar keeps them so); a changed field is written
+// anew, as for a Header made by hand.
 type Header struct {
 	// Name is the member name: the file's base name, or for a thin archive
 	// (and with the P modifier) the path as stored.
@@ -25,10 +30,27 @@ type Header struct {
 	// Size is the size of the member data in bytes.
 	Size int64
 
-	// raw holds ar_date..ar_mode as read, so that rewriting an archive
-	// carries them over byte for byte as GNU ar does.
-	raw    [32]byte
-	hasRaw bool
+	// raw holds ar_date..ar_mode as read (all zero for a Header made by
+	// hand), so that rewriting an archive carries them over byte for byte
+	// as GNU ar does while ModTime, Uid, Gid and Mode keep the values read.
+	raw [32]byte
+}
+
+// keepRaw reports whether a writer should copy h's ar_date..ar_mode bytes as
+// they were read: h came from a Reader and its ModTime, Uid, Gid and Mode
+// still say what those bytes say.
+func (h *Header) keepRaw() bool {
+	if h.raw == ([32]byte{}) {
+		return false
+	}
+	var hd header
+	copy(hd.meta(), h.raw[:])
+	date, ok1 := parseNum(hd.arDate(), 10)
+	uid, ok2 := parseNum(hd.arUID(), 10)
+	gid, ok3 := parseNum(hd.arGID(), 10)
+	mode, ok4 := parseNum(hd.arMode(), 8)
+	return ok1 && ok2 && ok3 && ok4 &&
+		h.ModTime.Unix() == date && int64(h.Uid) == uid && int64(h.Gid) == gid && h.Mode == mode
 }
 
 // A Member is a member of an archive read by a Reader.
@@ -69,7 +91,8 @@ const (
 )
 
 // A Reader reads an archive held in an io.ReaderAt. NewReader parses every
-// header up front; members' data is read only on demand.
+// header up front; members' data is read only on demand. A Reader is an
+// io/fs.FS over the members (see the package documentation).
 type Reader struct {
 	r       io.ReaderAt
 	size    int64
@@ -89,11 +112,47 @@ const maxSpecial = 1 << 30
 // NewReader reads the archive of size bytes in r. It returns an error that
 // names the byte offset of the first malformed structure.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
-	ar := &Reader{r: r, size: size}
-	if err := ar.parse(); err != nil {
+	ar := new(Reader)
+	if err := ar.init(r, size); err != nil {
 		return nil, err
 	}
 	return ar, nil
+}
+
+// A ReadCloser is a Reader over an archive file that OpenReader opened.
+// Members' data can be read until Close.
+type ReadCloser struct {
+	Reader
+	f *os.File
+}
+
+// OpenReader opens the archive file name and reads its headers, as
+// NewReader does.
+func OpenReader(name string) (*ReadCloser, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	rc := &ReadCloser{f: f}
+	if err := rc.init(f, fi.Size()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return rc, nil
+}
+
+// Close closes the archive file.
+func (rc *ReadCloser) Close() error { return rc.f.Close() }
+
+// init reads the headers of the archive of size bytes in r into ar.
+func (ar *Reader) init(r io.ReaderAt, size int64) error {
+	ar.r, ar.size = r, size
+	return ar.parse()
 }
 
 func (ar *Reader) errorf(off int64, sentinel error, format string, args ...any) error {
@@ -258,7 +317,6 @@ func (ar *Reader) parse() error {
 			mh.ModTime = time.Unix(date, 0).UTC()
 			mh.Uid, mh.Gid, mh.Mode = int(uid), int(gid), mode
 			copy(mh.raw[:], h.meta())
-			mh.hasRaw = true
 			ar.members = append(ar.members, mh)
 		}
 		next := dataOff + size

@@ -13,7 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
+	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -46,6 +46,7 @@ func obj(syms ...string) string {
 }
 
 func TestReaderFS(t *testing.T) {
+	t.Parallel()
 	for _, f := range []Format{FormatGNU, FormatBSD} {
 		t.Run(f.String(), func(t *testing.T) {
 			a := sample(t, &Options{Format: f},
@@ -78,36 +79,151 @@ func TestReaderFS(t *testing.T) {
 	}
 }
 
+// TestOpenReader checks that OpenReader reads an archive file as NewReader
+// reads its bytes, that the ReadCloser is an fs.FS, and that Close closes
+// the file.
+func TestOpenReader(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := sample(t, nil, "one.o", obj("one"), "a_name_longer_than_sixteen_bytes.txt", "long\n")
+	name := filepath.Join(dir, "lib.a")
+	if err := os.WriteFile(name, a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := OpenReader(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(rc, "one.o", "a_name_longer_than_sixteen_bytes.txt"); err != nil {
+		t.Error(err)
+	}
+	if got, err := fs.ReadFile(rc, "a_name_longer_than_sixteen_bytes.txt"); err != nil || string(got) != "long\n" {
+		t.Errorf("ReadFile: %q, %v", got, err)
+	}
+	if syms := rc.Symbols(); len(syms) != 1 || syms[0].Name != "one" || syms[0].Member != 0 {
+		t.Errorf("symbols %+v", syms)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.ReadFile(rc, "one.o"); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("ReadFile after Close: %v, want os.ErrClosed", err)
+	}
+
+	if _, err := OpenReader(filepath.Join(dir, "missing.a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	notar := filepath.Join(dir, "notar.a")
+	os.WriteFile(notar, []byte("hello, world\n"), 0o644)
+	if _, err := OpenReader(notar); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "at byte 0x0") {
+		t.Errorf("not an archive: %v", err)
+	}
+}
+
+// TestRewriteKeepsRawFields checks that a member read from an archive is
+// written back with its date, uid, gid and mode bytes as they were, and
+// that a change to the Header's fields is written instead of them.
+func TestRewriteKeepsRawFields(t *testing.T) {
+	t.Parallel()
+	a := sample(t, nil, "one.txt", "one\n")
+	h := a[8:][:60]
+	copy(h[16:48], "00042       01    0     0644    ") // date, uid, gid, mode as an odd writer pads them
+	rewrite := func(edit func(*Header)) []byte {
+		t.Helper()
+		r, err := NewReader(bytes.NewReader(a), int64(len(a)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := r.Members()[0]
+		if !m.ModTime.Equal(time.Unix(42, 0)) || m.Uid != 1 || m.Gid != 0 || m.Mode != 0o644 {
+			t.Fatalf("read %+v", m.Header)
+		}
+		sr, _ := r.Section(0)
+		e := Entry{Header: m.Header, Data: sr}
+		edit(&e.Header)
+		return planBytes(t, []Entry{e}, nil)
+	}
+	if got := rewrite(func(*Header) {}); !bytes.Equal(got, a) {
+		t.Errorf("unchanged member rewritten as %q, want %q", got[8:68], a[8:68])
+	}
+	for _, c := range []struct {
+		edit func(*Header)
+		want string
+	}{
+		{func(h *Header) { h.ModTime = time.Unix(7, 0) }, "7           1     0     644     "},
+		{func(h *Header) { h.Uid = 0 }, "42          0     0     644     "},
+		{func(h *Header) { h.Gid = 5 }, "42          1     5     644     "},
+		{func(h *Header) { h.Mode = 0o600 }, "42          1     0     600     "},
+	} {
+		if got := rewrite(c.edit); string(got[8+16:8+48]) != c.want {
+			t.Errorf("edited member written with fields %q, want %q", got[8+16:8+48], c.want)
+		}
+	}
+}
+
 // TestWriterMatchesPlan checks that the streaming Writer, spooling to memory
 // and to a file, writes what a Plan over the same members writes.
 func TestWriterMatchesPlan(t *testing.T) {
+	t.Parallel()
 	files := []string{"x.o", obj("x1", "x2"), "data.bin", strings.Repeat("d", 3001), "a_long_member_name.o", obj("long")}
 	var es []Entry
 	for i := 0; i < len(files); i += 2 {
 		es = append(es, Entry{Header: Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}, Data: strings.NewReader(files[i+1])})
 	}
 	for _, f := range []Format{FormatGNU, FormatBSD} {
-		p, err := NewPlan(append([]Entry{}, es...), &Options{Format: f})
+		p, err := NewPlan(es, &Options{Format: f})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
 		p.WriteTo(&want)
+		for i := range es {
+			if es[i].Symbols != nil {
+				t.Fatalf("NewPlan wrote the symbols of %s into the caller's entries", es[i].Name)
+			}
+		}
 		got := sample(t, &Options{Format: f}, files...)
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%v: Writer and Plan differ", f)
 		}
-		old := SpoolMemory
-		SpoolMemory = 100
-		got = sample(t, &Options{Format: f}, files...)
-		SpoolMemory = old
-		if !bytes.Equal(got, want.Bytes()) {
+		var spooled bytes.Buffer
+		w := NewWriter(&spooled, &Options{Format: f, SpoolMemory: 100})
+		for i := 0; i < len(files); i += 2 {
+			if err := w.WriteHeader(&Header{Name: files[i], Size: int64(len(files[i+1])), Mode: 0o644}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(w, files[i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w.sp.f == nil {
+			t.Errorf("%v: %d bytes with SpoolMemory 100 did not move the spool to a file", f, w.sp.size)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(spooled.Bytes(), want.Bytes()) {
 			t.Errorf("%v: Writer spooling to a file differs from Plan", f)
 		}
 	}
 }
 
+// TestWriterSpoolDefault checks the documented default of
+// Options.SpoolMemory: zero, and nil Options, mean 32 MiB.
+func TestWriterSpoolDefault(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []*Options{nil, {}, {SpoolMemory: -1}} {
+		if got := NewWriter(io.Discard, opts).sp.limit; got != 32<<20 {
+			t.Errorf("NewWriter(%+v) spools %d bytes in memory, want 32 MiB", opts, got)
+		}
+	}
+	if got := NewWriter(io.Discard, &Options{SpoolMemory: 4096}).sp.limit; got != 4096 {
+		t.Errorf("SpoolMemory 4096: limit %d", got)
+	}
+}
+
 func TestWriterErrors(t *testing.T) {
+	t.Parallel()
 	w := NewWriter(io.Discard, nil)
 	w.WriteHeader(&Header{Name: "a", Size: 2})
 	if _, err := w.Write([]byte("abc")); !errors.Is(err, ErrWriteTooLong) {
@@ -122,11 +238,31 @@ func TestWriterErrors(t *testing.T) {
 	if err := w.Close(); !errors.Is(err, ErrShortWrite) {
 		t.Errorf("short member: %v", err)
 	}
+	if _, err := w.Write(nil); !errors.Is(err, ErrShortWrite) {
+		t.Errorf("write after a failed Close: %v, want the sticky error", err)
+	}
+	w = NewWriter(io.Discard, nil)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&Header{Name: "a"}); !errors.Is(err, ErrWriteAfterClose) {
+		t.Errorf("WriteHeader after Close: %v", err)
+	}
+	if _, err := w.Write([]byte("a")); !errors.Is(err, ErrWriteAfterClose) {
+		t.Errorf("Write after Close: %v", err)
+	}
+	if err := NewWriter(io.Discard, nil).WriteHeader(&Header{Name: ""}); !errors.Is(err, ErrName) {
+		t.Errorf("empty name: %v", err)
+	}
+	if err := NewWriter(io.Discard, nil).WriteHeader(&Header{Name: "a", Size: -1}); !errors.Is(err, ErrHeader) {
+		t.Errorf("negative size: %v", err)
+	}
 }
 
 // TestELFClasses checks the index of crafted objects of both classes and
 // byte orders against GNU ar, symbol kind by symbol kind.
 func TestELFClasses(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	dir := t.TempDir()
 	syms := []elfgen.Sym{
@@ -166,6 +302,7 @@ func TestELFClasses(t *testing.T) {
 
 // TestReaderErrors feeds damaged archives and checks for positional errors.
 func TestReaderErrors(t *testing.T) {
+	t.Parallel()
 	good := sample(t, nil, "x.o", obj("x"), "a_long_member_name.txt", "hi\n")
 	cases := map[string]func([]byte) []byte{
 		"magic":     func(b []byte) []byte { b[0] = '?'; return b },

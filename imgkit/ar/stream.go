@@ -12,8 +12,8 @@ import (
 // Both the GNU and the BSD layout start with the symbol index, and the index
 // holds every member's offset, so no byte of the archive can be written
 // before the last member is known. A Writer therefore keeps member data in a
-// spool (memory up to SpoolMemory bytes, then one temporary file) and
-// writes the whole archive to the underlying io.Writer in Close, in one
+// spool (memory up to Options.SpoolMemory bytes, then one temporary file)
+// and writes the whole archive to the underlying io.Writer in Close, in one
 // pass. Programs that have their members as files should build a Plan
 // instead, which reads each file where it is and never spools.
 //
@@ -28,16 +28,16 @@ type Writer struct {
 	closed  bool
 }
 
-// SpoolMemory is how many bytes of member data a Writer keeps in memory
-// before it moves its spool to a temporary file.
-var SpoolMemory int64 = 32 << 20
-
 // NewWriter returns a Writer that writes an archive to w laid out as opts
 // says (nil: what GNU "ar rcsD" writes).
 func NewWriter(w io.Writer, opts *Options) *Writer {
 	aw := &Writer{w: w}
 	if opts != nil {
 		aw.opts = *opts
+	}
+	aw.sp.limit = aw.opts.SpoolMemory
+	if aw.sp.limit <= 0 {
+		aw.sp.limit = defaultSpoolMemory
 	}
 	return aw
 }
@@ -50,14 +50,18 @@ func (aw *Writer) WriteHeader(h *Header) error {
 		return aw.err
 	}
 	if aw.closed {
-		return ErrWriteAfter
+		return ErrWriteAfterClose
 	}
 	if aw.remain > 0 {
 		aw.err = fmt.Errorf("%w: %d bytes missing before the next header", ErrShortWrite, aw.remain)
 		return aw.err
 	}
-	if h.Size < 0 || h.Name == "" {
-		aw.err = fmt.Errorf("%w: %q of size %d", ErrName, h.Name, h.Size)
+	if h.Name == "" {
+		aw.err = fmt.Errorf("%w: empty Name", ErrName)
+		return aw.err
+	}
+	if h.Size < 0 {
+		aw.err = fmt.Errorf("%w: member %q: negative Size %d", ErrHeader, h.Name, h.Size)
 		return aw.err
 	}
 	e := Entry{Header: *h}
@@ -83,7 +87,7 @@ func (aw *Writer) Write(p []byte) (int, error) {
 		return 0, aw.err
 	}
 	if aw.closed {
-		return 0, ErrWriteAfter
+		return 0, ErrWriteAfterClose
 	}
 	if int64(len(p)) > aw.remain {
 		aw.err = ErrWriteTooLong
@@ -124,15 +128,17 @@ func (aw *Writer) Close() error {
 	return nil
 }
 
-// spool keeps written bytes in memory, then in a temporary file.
+// spool keeps written bytes in memory, up to limit bytes, then in a
+// temporary file.
 type spool struct {
-	mem  []byte
-	f    *os.File
-	size int64
+	mem   []byte
+	f     *os.File
+	size  int64
+	limit int64
 }
 
 func (s *spool) write(p []byte) error {
-	if s.f == nil && s.size+int64(len(p)) > SpoolMemory {
+	if s.f == nil && s.size+int64(len(p)) > s.limit {
 		f, err := os.CreateTemp("", "fixturegen-ar-spool-*")
 		if err != nil {
 			return fmt.Errorf("ar: spool: %w", err)

@@ -2,6 +2,7 @@ package ar
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,8 +41,8 @@ const (
 	CompatLLVM               // llvm-ar
 )
 
-// Options control how an archive is laid out. The zero value writes what
-// GNU "ar rcsD" writes.
+// Options control how an archive is laid out, and how a Writer spools it.
+// The zero value writes what GNU "ar rcsD" writes.
 type Options struct {
 	Format Format
 	Compat Compat
@@ -60,7 +61,14 @@ type Options struct {
 	// IndexTime is the date of the symbol index header; the zero value
 	// writes 0, as "ar D" does.
 	IndexTime time.Time
+	// SpoolMemory is how many bytes of member data a Writer keeps in
+	// memory before it moves them to a temporary file; 0 (or less) means
+	// 32 MiB. A Plan reads its members where they are and ignores it.
+	SpoolMemory int64
 }
+
+// defaultSpoolMemory is the SpoolMemory that the zero Options mean.
+const defaultSpoolMemory = 32 << 20
 
 // An Entry is a member to be written by a Plan: its header and where its
 // bytes come from.
@@ -96,21 +104,22 @@ type Plan struct {
 	size    int64
 }
 
-// NewPlan lays out entries. It reads the symbols of each entry without
-// Symbols from its Data.
+// NewPlan lays out entries (nil opts: what GNU "ar rcsD" writes). It reads
+// the symbols of each entry without Symbols from its Data. The Plan keeps a
+// copy of entries, not the slice, and reads each Data again when written.
 func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
-	p := &Plan{entries: entries}
+	p := &Plan{entries: append([]Entry(nil), entries...)}
 	if opts != nil {
 		p.opts = *opts
 	}
 	if p.opts.Thin && p.opts.Format == FormatBSD {
-		return nil, fmt.Errorf("ar: thin archives exist only in the GNU format")
+		return nil, errors.New("ar: Options.Thin with FormatBSD: thin archives exist only in the GNU layout")
 	}
 	hasObject := false
 	for i := range p.entries {
 		e := &p.entries[i]
 		if e.Size < 0 {
-			return nil, fmt.Errorf("ar: member %q: negative size", e.Name)
+			return nil, fmt.Errorf("%w: member %q: negative Size %d", ErrHeader, e.Name, e.Size)
 		}
 		if e.Symbols == nil && e.Data != nil && !p.opts.NoIndex {
 			e.Symbols, e.IsObject = elfSymbols(e.Data, e.Size)
@@ -121,8 +130,11 @@ func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
 		if e.IsObject {
 			hasObject = true
 		}
-		if strings.IndexByte(e.Name, 0) >= 0 || e.Name == "" {
-			return nil, fmt.Errorf("%w: %q", ErrName, e.Name)
+		if e.Name == "" {
+			return nil, fmt.Errorf("%w: member %d: empty Name", ErrName, i)
+		}
+		if strings.IndexByte(e.Name, 0) >= 0 {
+			return nil, fmt.Errorf("%w: %q holds a NUL byte", ErrName, e.Name)
 		}
 	}
 	if p.opts.Format == FormatBSD {
@@ -134,29 +146,45 @@ func NewPlan(entries []Entry, opts *Options) (*Plan, error) {
 // Size returns the archive's size in bytes.
 func (p *Plan) Size() int64 { return p.size }
 
-// Offsets returns the header offset of each entry.
+// Offsets returns the header offset of each entry, the offsets the symbol
+// index refers to. The slice is the Plan's own.
 func (p *Plan) Offsets() []int64 { return p.offs }
 
-// memberMeta fills a header's date..mode fields from h, or from the raw
-// bytes h was read with.
+// memberMeta fills a header's date..mode fields from h, or copies the bytes
+// h was read with while its fields still hold the values read.
 func (p *Plan) memberMeta(hd *header, h *Header) error {
-	if h.hasRaw {
+	if h.keepRaw() {
 		copy(hd.meta(), h.raw[:])
 		return nil
 	}
-	if !fillDec(hd.arDate(), h.ModTime.Unix()) && !h.ModTime.IsZero() {
-		return fmt.Errorf("%w: date of %q", ErrFieldRange, h.Name)
-	}
 	if h.ModTime.IsZero() {
 		fill(hd.arDate(), "0")
+	} else if !fillDec(hd.arDate(), h.ModTime.Unix()) {
+		return rangeError(h.Name, "ModTime", h.ModTime.Unix(), "ar_date", 10, dateLen)
 	}
-	if !fillDec(hd.arUID(), int64(h.Uid)) || !fillDec(hd.arGID(), int64(h.Gid)) {
-		return fmt.Errorf("%w: uid or gid of %q", ErrFieldRange, h.Name)
+	if !fillDec(hd.arUID(), int64(h.Uid)) {
+		return rangeError(h.Name, "Uid", int64(h.Uid), "ar_uid", 10, uidLen)
+	}
+	if !fillDec(hd.arGID(), int64(h.Gid)) {
+		return rangeError(h.Name, "Gid", int64(h.Gid), "ar_gid", 10, gidLen)
 	}
 	if !fillOct(hd.arMode(), h.Mode) {
-		return fmt.Errorf("%w: mode of %q", ErrFieldRange, h.Name)
+		return rangeError(h.Name, "Mode", h.Mode, "ar_mode", 8, modeLen)
 	}
 	return nil
+}
+
+// rangeError says that the header field (a Header field) of member name
+// cannot hold v: it is negative, or wider than the width of the ar(5) field
+// in digits of base.
+func rangeError(name, field string, v int64, arField string, base, width int) error {
+	if v < 0 {
+		return fmt.Errorf("%w: member %q: %s %d is negative", ErrFieldRange, name, field, v)
+	}
+	if base == 8 {
+		return fmt.Errorf("%w: member %q: %s %#o does not fit in %s (%d octal digits)", ErrFieldRange, name, field, v, arField, width)
+	}
+	return fmt.Errorf("%w: member %q: %s %d does not fit in %s (%d digits)", ErrFieldRange, name, field, v, arField, width)
 }
 
 // indexMeta fills the date..mode fields of a symbol index header: the date
@@ -228,14 +256,14 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 			}
 		}
 		if len(nameRef[i]) > nameLen {
-			return fmt.Errorf("%w: long-name offset of %q", ErrFieldRange, e.Name)
+			return fmt.Errorf("%w: member %q: long-name table offset %s does not fit in ar_name", ErrFieldRange, e.Name, nameRef[i])
 		}
 		copy(hd.arName(), nameRef[i])
 		if err := p.memberMeta(&hd, &e.Header); err != nil {
 			return err
 		}
 		if !fillDec(hd.arSize(), e.Size) {
-			return fmt.Errorf("%w: size of %q", ErrFieldRange, e.Name)
+			return rangeError(e.Name, "Size", e.Size, "ar_size", 10, sizeLen)
 		}
 		copy(hd.arFmag(), fmag)
 		p.hdrs[i] = hd[:]
@@ -372,7 +400,7 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 			return nil, err
 		}
 		if !fillDec(hd.arSize(), padded+size) {
-			return nil, fmt.Errorf("%w: size of %q", ErrFieldRange, name)
+			return nil, rangeError(name, "Size (with the name)", padded+size, "ar_size", 10, sizeLen)
 		}
 		copy(hd.arFmag(), fmag)
 		out := make([]byte, 0, headerLen+padded)

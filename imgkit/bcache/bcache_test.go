@@ -3,8 +3,6 @@ package bcache
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -29,16 +27,12 @@ func pairModes() [2]Mode {
 }
 
 func TestBasic(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.String(), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "img")
-			im, err := Create(path, 1<<20, &Options{Mode: m})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer im.Abort()
-			if im.Mode() != m {
-				t.Fatalf("Mode() = %v, want %v", im.Mode(), m)
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			t.Parallel()
+			im := mustOpen(t, tg, 1<<20, nil)
+			if im.Mode() != tg.mode {
+				t.Fatalf("Mode() = %v, want %v", im.Mode(), tg.mode)
 			}
 			b, err := im.Getblk(512, 1024)
 			if err != nil {
@@ -68,10 +62,7 @@ func TestBasic(t *testing.T) {
 			if err := im.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := im.result(t)
 			want := make([]byte, 1<<20)
 			copy(want[512:], "hello")
 			copy(want[4096:], "world")

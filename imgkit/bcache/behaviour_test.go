@@ -36,10 +36,11 @@ func listDir(t *testing.T, dir string) []string {
 }
 
 func TestRangeErrors(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.String(), func(t *testing.T) {
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			t.Parallel()
 			const size = 64 << 10
-			im := create(t, filepath.Join(t.TempDir(), "img"), size, m)
+			im := mustOpen(t, tg, size, nil)
 			for _, c := range []struct {
 				off  int64
 				size int
@@ -79,7 +80,7 @@ func TestRangeErrors(t *testing.T) {
 			if err := b.Grow(1024); err != nil {
 				t.Errorf("Grow to the end: %v", err)
 			}
-			if _, err := Create(filepath.Join(t.TempDir(), "neg"), -1, &Options{Mode: m}); !errors.Is(err, ErrRange) {
+			if _, err := tg.open(t, -1, nil); !errors.Is(err, ErrRange) {
 				t.Errorf("Create(size -1) = %v, want ErrRange", err)
 			}
 		})
@@ -87,9 +88,10 @@ func TestRangeErrors(t *testing.T) {
 }
 
 func TestHeldBuffers(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.String(), func(t *testing.T) {
-			im := create(t, filepath.Join(t.TempDir(), "img"), 1<<20, m)
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			t.Parallel()
+			im := mustOpen(t, tg, 1<<20, nil)
 			b, err := im.Getblk(4096, 512)
 			if err != nil {
 				t.Fatal(err)
@@ -138,7 +140,7 @@ func TestHeldBuffers(t *testing.T) {
 			if err := b.Grow(2048); !errors.Is(err, ErrNotHeld) {
 				t.Errorf("Grow after Bwrite = %v, want ErrNotHeld", err)
 			}
-			other := create(t, filepath.Join(t.TempDir(), "other"), 4096, m)
+			other := mustOpen(t, tg, 4096, nil)
 			if err := other.Bwrite(n); !errors.Is(err, ErrNotHeld) {
 				t.Errorf("Bwrite to another image = %v, want ErrNotHeld", err)
 			}
@@ -149,7 +151,7 @@ func TestHeldBuffers(t *testing.T) {
 			if err := im.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := os.ReadFile(im.Name())
+			got := im.result(t)
 			if string(got[4096:4100]) != "keep" || string(got[4096+1023:4096+1025]) != "XY" {
 				t.Errorf("image holds %q ... %q", got[4096:4100], got[4096+1023:4096+1025])
 			}
@@ -162,15 +164,11 @@ func TestShortSource(t *testing.T) {
 	if err := os.WriteFile(src, []byte("abc"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range modes {
+	for _, tg := range targets {
 		for _, bulk := range []Bulk{BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource} {
-			im, err := Create(filepath.Join(t.TempDir(), "img"), 4096, &Options{Mode: m, Bulk: bulk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer im.Abort()
+			im := mustOpen(t, tg, 4096, &Options{Bulk: bulk})
 			if err := im.CopyFrom(0, strings.NewReader("abc"), 10); !errors.Is(err, ErrShortSrc) {
-				t.Errorf("%v/%d: CopyFrom(reader) short = %v, want ErrShortSrc", m, bulk, err)
+				t.Errorf("%s/%d: CopyFrom(reader) short = %v, want ErrShortSrc", tg.name, bulk, err)
 			}
 			f, err := os.Open(src)
 			if err != nil {
@@ -178,18 +176,18 @@ func TestShortSource(t *testing.T) {
 			}
 			defer f.Close()
 			if err := im.CopyFrom(0, f, 10); !errors.Is(err, ErrShortSrc) {
-				t.Errorf("%v/%d: CopyFrom(file) short = %v, want ErrShortSrc", m, bulk, err)
+				t.Errorf("%s/%d: CopyFrom(file) short = %v, want ErrShortSrc", tg.name, bulk, err)
 			}
 			f.Seek(0, io.SeekStart)
 			if err := im.CopyFrom(100, f, 3); err != nil {
-				t.Errorf("%v/%d: CopyFrom(file): %v", m, bulk, err)
+				t.Errorf("%s/%d: CopyFrom(file): %v", tg.name, bulk, err)
 			}
 			if err := im.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := os.ReadFile(im.Name())
+			got := im.result(t)
 			if string(got[100:103]) != "abc" {
-				t.Errorf("%v/%d: CopyFrom wrote %q", m, bulk, got[100:103])
+				t.Errorf("%s/%d: CopyFrom wrote %q", tg.name, bulk, got[100:103])
 			}
 		}
 	}
@@ -341,9 +339,12 @@ func TestCopyFromAdvancesSource(t *testing.T) {
 	if err := os.WriteFile(src, p, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range modes {
+	for _, tg := range targets {
 		for _, bulk := range []Bulk{BulkAuto, BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource} {
-			im, err := Create(filepath.Join(t.TempDir(), "img"), 2*long, &Options{Mode: m, Bulk: bulk})
+			if tg.mode == ModeMemory && bulk != BulkAuto {
+				continue // the memory targets ignore Bulk
+			}
+			im, err := tg.open(t, 2*long, &Options{Bulk: bulk})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,17 +365,17 @@ func TestCopyFromAdvancesSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			if pos, _ := f.Seek(0, io.SeekCurrent); pos != 777+long {
-				t.Errorf("%v/%d: source offset %d after CopyFrom, want %d", m, bulk, pos, 777+long)
+				t.Errorf("%s/%d: source offset %d after CopyFrom, want %d", tg.name, bulk, pos, 777+long)
 			}
 			if err := im.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := os.ReadFile(im.Name())
+			got := im.result(t)
 			if !bytes.Equal(got[0:3], p[0:3]) || !bytes.Equal(got[10:13], p[3:6]) {
-				t.Errorf("%v/%d: consecutive CopyFrom wrote %q %q", m, bulk, got[0:3], got[10:13])
+				t.Errorf("%s/%d: consecutive CopyFrom wrote %q %q", tg.name, bulk, got[0:3], got[10:13])
 			}
 			if i := firstDiff(got[long/2+5:long/2+5+long], p[777:777+long]); i >= 0 {
-				t.Errorf("%v/%d: long copy differs at byte %#x", m, bulk, i)
+				t.Errorf("%s/%d: long copy differs at byte %#x", tg.name, bulk, i)
 			}
 		}
 	}

@@ -1,7 +1,15 @@
 // Package bcache is the block cache through which fixturegen writes every
-// image: getblk, bread, bwrite and brelse at byte offsets over an image file,
-// after the mmap'd buffer cache FreeBSD makefs(8) gained in review D39026
-// (shared/reference/makefs-mmap-buffer-cache.txt).
+// image: getblk, bread, bwrite and brelse at byte offsets over an image file
+// or owned memory, after the mmap'd buffer cache FreeBSD makefs(8) gained in
+// review D39026 (summarised in BENCHMARKS.md at the repository root).
+//
+// It is a supported package, for writers of image formats that fixturegen
+// does not have: a format lays its structures out with Getblk, Bread and
+// Bwrite, copies file contents with CopyFiles, and gets an atomically
+// replaced file (Create), an in-memory image (CreateMemory) or bytes
+// written to any io.WriterAt (CreateWriterAt) from the same code. The
+// image writers of imgkit (msdos, ffs) are built that way; users of those
+// formats never need bcache, since their entry points choose the target.
 //
 // # The image file and the atomic commit
 //
@@ -47,6 +55,39 @@
 // a 1 GiB image with a few blocks written stays a few KiB on disk. Buf.Grow
 // extends a held buffer in place, as FFS extends a file's last fragments.
 //
+// # Images in memory
+//
+// CreateMemory builds the image in owned memory instead of a file: one byte
+// slice of the image's size, all zero at first. It has every method of an
+// image file and gives the same bytes for the same calls, under the same
+// discipline; the property test drives it beside the two file modes and the
+// model. Getblk and Bread hand out slices of the image's bytes, zero-copy as
+// in mmap mode (Mode reports ModeMemory; Brelse keeps a buffer's changes, as
+// in mmap mode), and Getblk zeroes the parts of a fresh block that were
+// handed out or written before, tracked by the same bitmap. WriteAt copies
+// into the bytes; CopyFrom and CopyFiles read each source straight into
+// them, with no copy buffer, pwrite, preallocation or source mapping
+// (CopyFiles still reads with up to four goroutines when no buffer is held
+// and every source is a path, and still zeroes the Pad between the files it
+// groups). Commit finishes the image and Bytes then
+// returns it; Abort drops it. There is no mapping, so no FaultError either.
+//
+// CreateWriterAt builds the image in memory in the same way for an
+// io.WriterAt. Nothing is written to the writer before Commit, and nothing
+// ever if the image is aborted. Commit writes every byte of the image to it
+// at offsets 0 to the image's size, in pieces of 1 MiB, the regions never
+// written included (as zeros), so that no byte the writer held before
+// survives inside the image; an error from the writer fails Commit naming
+// the offset of the first byte not written.
+//
+// The fields of Options (Mode, Sync, Perm, Bulk) and FIXTUREGEN_CACHE are
+// about image files; the memory targets ignore them. A negative size is an
+// error wrapping ErrRange, and a size no byte slice can have on the platform
+// (over what an int holds, or over what the Go runtime allocates at once)
+// one wrapping ErrTooLarge, not a panic. A memory target allocates no copy
+// buffers: besides the image it keeps the bitmap (at most one bit per 512
+// bytes of the image) and the bookkeeping of the held buffers.
+//
 // # Faults
 //
 // A write to the mapping can raise SIGBUS: when the file is truncated under
@@ -59,17 +100,14 @@
 //
 // # Writes that bypass the mapping
 //
-// WriteAt is one pwrite(2) in both modes, never a store into the mapping.
-// The first store to a page of a MAP_SHARED mapping faults, and on Linux
-// that fault reads around the page: for the holes of a new sparse image the
-// kernel allocates and zeroes up to read_ahead_kb of page cache per fault
-// (8 MiB on the benchmark machine), for pages that the file contents will
-// overwrite anyway. Metadata spread over the image between the file
-// contents, as FAT directories and FFS inode blocks are, paid that on
-// nearly every write. Getblk still hands out the mapped bytes: for blocks
-// filled one after another the read-around is what makes the faults cheap
-// (madvise(MADV_RANDOM), which turns it off, doubled the time to fill a
-// 256 MiB image block by block), so the cache leaves it on.
+// WriteAt is one pwrite(2) in both modes, never a store into the mapping:
+// on Linux the first store to a page of a new sparse image faults in and
+// zeroes up to read_ahead_kb of page cache around it, which metadata spread
+// between the file contents (FAT directories, FFS inode blocks) would pay
+// on nearly every write. Getblk still hands out the mapped bytes, with the
+// kernel's read-around left on: for blocks filled one after another it is
+// what makes the faults cheap. Both choices were measured (BENCHMARKS.md at
+// the repository root).
 //
 // # File contents: the bulk path
 //
@@ -77,10 +115,10 @@
 // (BulkAuto) reads the source into a 1 MiB heap buffer and writes it with
 // pwrite(2) (BulkPwrite); the alternatives are reading straight into the
 // mapped bytes (BulkRead), copy_file_range(2) (BulkCopyFileRange, Linux) and
-// pwrite from a read-only mapping of the source (BulkMapSource, still the
-// default on the other systems, where it has not been measured against the
-// others). In mmap mode the pwrite reaches the mapping through the page
-// cache, which these systems keep coherent.
+// pwrite from a read-only mapping of the source (BulkMapSource, the default
+// on the other systems, where it has not been measured against the others).
+// In mmap mode the pwrite reaches the mapping through the page cache, which
+// these systems keep coherent.
 //
 // CopyFiles copies a batch of host files, one CopyFrom each in effect, with
 // up to four goroutines when nothing can observe the order (no buffer held,
@@ -94,110 +132,12 @@
 // one buffer, up to 1 MiB, and written with one pwrite. Before copying,
 // CopyFiles preallocates with fallocate(2) the span from the batch's first
 // byte to its last when the files fill at least three quarters of it (so
-// that a sparse image stays sparse): on ext4 a buffered write into
-// preallocated blocks is cheaper than into a hole.
+// that a sparse image stays sparse), where the system has it (Linux).
 //
-// # Measured numbers
+// # Measurements
 //
-// Linux 6.18 on a 2-core Xeon VM shared with other work, ext4, Go 1.26.
-//
-// Writing a 256 MiB image block by block (Getblk, fill, Bwrite, then
-// Commit), as the speed-up over a baseline doing one pread and one pwrite per
-// 512-byte sector (3.5-4.2 s of CPU), best of 3 interleaved runs, CPU time (wall
-// time agrees within 5%):
-//
-//	go test -run '^$' -bench Write256MRatio -benchtime 3x ./imgkit/bcache/
-//
-//	block    copy    mmap    raw mapping, no cache (floor)
-//	512      6-7x    26-30x  36-39x
-//	4 KiB    11-14x  30-36x
-//	32 KiB   20-23x  33-39x
-//
-// The mmap mode meets the goal of 20x at 512-byte sectors; what it costs over
-// the raw mapping is 60-110 ns per Getblk+Bwrite pair
-// (BenchmarkCallOverhead); the rest is the kernel's page faults on a sparse
-// file, one per 4 KiB page.
-//
-// Writing 200 blocks of 8 KiB at scattered offsets of a new 256 MiB image,
-// as FAT directories and FFS inode blocks lie between file contents, best
-// of 5:
-//
-//	go test -run '^$' -bench ScatteredMetadata -benchtime 5x ./imgkit/bcache/
-//
-//	WriteAt (pwrite), mmap mode                 1.0 ms
-//	WriteAt (pwrite), copy mode                 1.1 ms
-//	Getblk, fill, Bwrite (stores, mmap mode)   62 ms
-//
-// The last row is what WriteAt cost in mmap mode when it stored into the
-// mapping: the read-around of each fault. A one-off experiment (not kept)
-// with madvise(MADV_RANDOM) on the mapping brought that row to 0.6 ms, but
-// doubled the time to fill a whole 256 MiB image in 4 KiB Getblk blocks
-// (89 ms to 187-191 ms), so the cache keeps the read-around for Getblk and
-// keeps WriteAt off the mapping.
-//
-// Copying the 5,000 files of the medium fsbench tree (217 MiB; 4,900 files
-// under 8 KiB) into one image, Create to Commit, best of 8, load 0.7-2:
-//
-//	go test -run '^$' -bench 'CopyMedium' -benchtime 8x ./imgkit/bcache/
-//
-//	CopyFiles, 4 workers, preallocated, Pad (what the writers do)  60-65 ms
-//	CopyFiles, 4 workers, preallocated (the default)                74-85 ms
-//	CopyFiles, 4 workers, not preallocated                          88-110 ms
-//	CopyFiles, 1 worker (= CopyFrom, read+pwrite)                    98-122 ms
-//	CopyFiles, 2 workers                                              73-96 ms
-//	CopyFrom per file, read+pwrite (os.Open)                        111-119 ms
-//	CopyFrom per file, copy_file_range                              106-131 ms
-//	CopyFrom per file, pwrite from a source mapping                 152-158 ms
-//	CopyFrom per file, read into the mapping                        126-140 ms
-//
-// Not kept (BenchmarkCopyMediumExperiments): reading the sources straight
-// into the mapped bytes with two goroutines, which takes no inode lock
-// (page faults do not), 79-113 ms, with one 110-129 ms; the same after
-// madvise(MADV_POPULATE_WRITE) of the data range, 88-126 ms; after
-// fallocate(2), 69-105 ms, no better than the pwrite path preallocated and
-// without Pad's grouping of small files. madvise(MADV_RANDOM) on the
-// mapping made it twice as slow (222 ms).
-//
-// The whole builds of the medium tree (fstree.WalkDir, then msdos.Write or
-// ffs.Write with -o compat=debian, mmap mode, best of 7, a fresh output
-// and sync(2) before each run, load about 2), before and after the work
-// above (ffs copying through CopyFiles, preallocation, Pad, the walk with
-// up to 4 goroutines; images identical): msdos 138-155 ms to 100-101 ms
-// (walk 13-17 to 11 ms, layout and metadata about 10 ms, copy 87-100 to
-// about 80 ms); ffs UFS1 191-220 ms to 146-153 ms, UFS2 184-205 ms to
-// 141-158 ms. In the ffs builds, the block allocator's map search takes
-// about 18 ms of CPU (pprof), the largest cost besides the copy.
-//
-// Copying a 64 MiB source file (in the page cache) into an image, best of 10
-// interleaved runs:
-//
-//	go test -run '^$' -bench '^BenchmarkBulk64M$' -benchtime 10x ./imgkit/bcache/
-//
-//	(a) read(2) straight into the mapped bytes      1400-2500 MB/s
-//	(b) copy_file_range(2) into the image file      2400-3300 MB/s
-//	(c) read(2) into a heap buffer, pwrite(2)       2500-3300 MB/s
-//	(d) (c), prefaulting the buffer before pwrite   2600-3300 MB/s
-//	(e) pwrite(2) from a mapping of the source      3700-4600 MB/s
-//	(f) (e), prefaulting the mapping before pwrite  3400-4600 MB/s
-//
-// (e) wins for one large source written just before, and was the default
-// until whole builds were measured: mapping each source costs an mmap, a
-// munmap and the source's page faults per file, which loses to (c) by a
-// third on the medium tree above, and on the big fsbench tree (20 files of
-// 20 MiB, msdos build) too: 170-173 ms against 135-145 ms. So (c) is the
-// default. Reading into the mapping is slow because every destination page
-// takes a fault inside read(2); copy_file_range on ext4 (no reflink) is an
-// in-kernel read and write. Prefaulting, which won 60x for FreeBSD ar(1) on
-// UFS (shared/reference/ar-prefault-before-write.txt), does not pay on
-// Linux: (d) and (f) are within the noise of (c) and (e), so the cache does
-// not prefault (the prefault pass and variants (d) and (f) were removed after
-// these runs; commit 5eef747 still has them). The size of each pwrite from a source mapping not yet
-// faulted in matters: one 16 MiB pwrite ran at about 2300 MB/s, 1 MiB pieces
-// at about 4000.
-//
-// Writing a 256 MiB image in mmap mode leaves RssAnon at about 1 MiB (the
-// image lives in the page cache, RssFile). `fixturegen makefs -t msdos` of
-// the medium tree peaks at 13 MiB RssAnon (sampled from /proc/PID/status)
-// and 16 MiB maximum RSS (/usr/bin/time -v), four 1 MiB copy buffers
-// included.
+// The defaults above (WriteAt as pwrite, BulkPwrite on Linux, up to four
+// CopyFiles workers, preallocation, the read-around kept for Getblk) were
+// each chosen by measurement. The commands, the numbers and the
+// alternatives not kept are in BENCHMARKS.md at the repository root.
 package bcache

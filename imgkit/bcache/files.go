@@ -34,7 +34,8 @@ type FileCopy struct {
 // the writes do not overlap each other; what the workers overlap is the
 // opening and reading of the next sources with the current write. The
 // medium fsbench tree measured best at 4 on 2 cores (see doc.go). It is a
-// variable so that tests can run one worker too.
+// variable so that tests and benchmarks can run one worker too (tests that
+// run in parallel call copyFiles with their own count instead).
 var copyWorkers = 4
 
 // CopyFiles copies a batch of files into the image, as many CopyFrom calls
@@ -54,11 +55,16 @@ var copyWorkers = 4
 // memory image ignores Options.Bulk: its workers read each file straight
 // into the image's bytes, with no buffer of their own.
 func (im *Image) CopyFiles(files []FileCopy) (int, error) {
+	return im.copyFiles(files, copyWorkers)
+}
+
+// copyFiles is CopyFiles with at most maxWorkers goroutines.
+func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return -1, err
 	}
 	im.preallocateBatch(files)
-	workers := min(copyWorkers, 2*runtime.GOMAXPROCS(0), len(files))
+	workers := min(maxWorkers, 2*runtime.GOMAXPROCS(0), len(files))
 	parallel := workers > 1 && len(im.held) == 0 &&
 		(im.mem || im.opts.Bulk == BulkAuto || im.opts.Bulk == BulkPwrite)
 	for i := 0; parallel && i < len(files); i++ {

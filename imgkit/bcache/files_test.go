@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -56,6 +58,24 @@ func withPad(batch []FileCopy) []FileCopy {
 	return b
 }
 
+// buildTarget copies batch into a new image of tg and commits it. It returns
+// the image's bytes, or the index and error of the failed file.
+func buildTarget(t *testing.T, tg testTarget, size int64, opts *Options, batch []FileCopy) ([]byte, int, error) {
+	t.Helper()
+	im, err := tg.open(t, size, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Abort()
+	if i, err := im.CopyFiles(batch); err != nil {
+		return nil, i, err
+	}
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return im.result(t), -1, nil
+}
+
 func buildFiles(t *testing.T, path string, size int64, opts *Options, batch []FileCopy) (int, error) {
 	t.Helper()
 	im, err := Create(path, size, opts)
@@ -74,8 +94,9 @@ func buildFiles(t *testing.T, path string, size int64, opts *Options, batch []Fi
 }
 
 // TestCopyFiles checks that a batch gives the same bytes as the model in
-// both modes, through the concurrent path (host paths), the sequential one
-// (Open functions, or a Bulk other than pwrite), and with one worker.
+// both modes and in memory, through the concurrent path (host paths), the
+// sequential one (Open functions, or a Bulk other than pwrite), and with one
+// worker.
 func TestCopyFiles(t *testing.T) {
 	batch, want := filesFixture(t, 60)
 	viaOpen := make([]FileCopy, len(batch))
@@ -83,8 +104,7 @@ func TestCopyFiles(t *testing.T) {
 		path := fc.Path
 		viaOpen[i] = FileCopy{Off: fc.Off, N: fc.N, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
 	}
-	out := filepath.Join(t.TempDir(), "img")
-	for _, m := range modes {
+	for _, tg := range targets {
 		for _, c := range []struct {
 			name  string
 			bulk  Bulk
@@ -99,17 +119,13 @@ func TestCopyFiles(t *testing.T) {
 			for _, w := range []int{1, copyWorkers} {
 				old := copyWorkers
 				copyWorkers = w
-				i, err := buildFiles(t, out, int64(len(want)), &Options{Mode: m, Bulk: c.bulk}, c.batch)
+				got, i, err := buildTarget(t, tg, int64(len(want)), &Options{Bulk: c.bulk}, c.batch)
 				copyWorkers = old
 				if err != nil {
-					t.Fatalf("%v/%s/%d workers: file %d: %v", m, c.name, w, i, err)
-				}
-				got, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s/%s/%d workers: file %d: %v", tg.name, c.name, w, i, err)
 				}
 				if d := firstDiff(got, want); d >= 0 {
-					t.Errorf("%v/%s/%d workers: differs from the model at byte %#x", m, c.name, w, d)
+					t.Errorf("%s/%s/%d workers: differs from the model at byte %#x", tg.name, c.name, w, d)
 				}
 			}
 		}
@@ -123,58 +139,60 @@ func TestCopyFiles(t *testing.T) {
 func TestCopyFilesErrors(t *testing.T) {
 	batch0, want := filesFixture(t, 40)
 	size := int64(len(want))
-	out := filepath.Join(t.TempDir(), "img")
 	for _, batch := range [][]FileCopy{batch0, withPad(batch0)} {
-		testCopyFilesErrors(t, batch, size, out)
+		testCopyFilesErrors(t, batch, size)
 	}
 }
 
-func testCopyFilesErrors(t *testing.T, batch []FileCopy, size int64, out string) {
-	for _, m := range modes {
+func testCopyFilesErrors(t *testing.T, batch []FileCopy, size int64) {
+	for _, tg := range targets {
 		for run := range 20 {
 			b := append([]FileCopy(nil), batch...)
 			b[17].Path += ".missing"
 			b[33].Path = batch[1].Path // shorter than b[33].N
-			i, err := buildFiles(t, out, size, &Options{Mode: m}, b)
+			_, i, err := buildTarget(t, tg, size, nil, b)
 			if i != 17 || !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("%v run %d: failure at %d: %v, want 17 and a missing file", m, run, i, err)
+				t.Fatalf("%s run %d: failure at %d: %v, want 17 and a missing file", tg.name, run, i, err)
 			}
 			b[17] = batch[17]
-			if i, err := buildFiles(t, out, size, &Options{Mode: m}, b); i != 33 || !errors.Is(err, ErrShortSrc) {
-				t.Fatalf("%v run %d: failure at %d: %v, want 33 and ErrShortSrc", m, run, i, err)
+			if _, i, err := buildTarget(t, tg, size, nil, b); i != 33 || !errors.Is(err, ErrShortSrc) {
+				t.Fatalf("%s run %d: failure at %d: %v, want 33 and ErrShortSrc", tg.name, run, i, err)
 			}
 		}
 		b := append([]FileCopy(nil), batch...)
 		b[25].Off = size - 1
-		if i, err := buildFiles(t, out, size, &Options{Mode: m}, b); i != 25 || !errors.Is(err, ErrRange) {
-			t.Errorf("%v: failure at %d: %v, want 25 and ErrRange", m, i, err)
+		if _, i, err := buildTarget(t, tg, size, nil, b); i != 25 || !errors.Is(err, ErrRange) {
+			t.Errorf("%s: failure at %d: %v, want 25 and ErrRange", tg.name, i, err)
 		}
 		b[20].Path += ".missing"
-		if i, err := buildFiles(t, out, size, &Options{Mode: m}, b); i != 20 || !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%v: failure at %d: %v, want 20 and a missing file", m, i, err)
+		if _, i, err := buildTarget(t, tg, size, nil, b); i != 20 || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: failure at %d: %v, want 20 and a missing file", tg.name, i, err)
 		}
 	}
 }
 
 // TestCopyFilesHeldBuffer checks that a batch with a buffer held is copied
-// in a way the buffer sees, in both modes.
+// in a way the buffer sees, in both modes and in memory.
 func TestCopyFilesHeldBuffer(t *testing.T) {
 	batch, want := filesFixture(t, 10)
-	for _, m := range modes {
-		im := create(t, filepath.Join(t.TempDir(), "img"), int64(len(want)), m)
+	for _, tg := range targets {
+		im := mustOpen(t, tg, int64(len(want)), nil)
 		b, err := im.Bread(batch[3].Off, 8192)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i, err := im.CopyFiles(batch); err != nil {
-			t.Fatalf("%v: file %d: %v", m, i, err)
+			t.Fatalf("%s: file %d: %v", tg.name, i, err)
 		}
 		if !bytes.Equal(b.Data(), want[batch[3].Off:][:8192]) {
-			t.Errorf("%v: the held buffer does not see the batch", m)
+			t.Errorf("%s: the held buffer does not see the batch", tg.name)
 		}
 		im.Brelse(b)
 		if err := im.Commit(); err != nil {
 			t.Fatal(err)
+		}
+		if d := firstDiff(im.result(t), want); d >= 0 {
+			t.Errorf("%s: differs from the model at byte %#x", tg.name, d)
 		}
 	}
 }
@@ -210,10 +228,9 @@ func TestCopyFilesSrcOff(t *testing.T) {
 		"seeker": func() (io.ReadCloser, error) { return os.Open(path) },
 		"reader": func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil },
 	}
-	out := filepath.Join(t.TempDir(), "img")
 	for name, open := range opens {
 		for _, workers := range []int{1, 4} {
-			for _, m := range modes {
+			for _, tg := range targets {
 				b := append([]FileCopy(nil), batch...)
 				if open != nil {
 					for i := range b {
@@ -222,17 +239,13 @@ func TestCopyFilesSrcOff(t *testing.T) {
 				}
 				old := copyWorkers
 				copyWorkers = workers
-				i, err := buildFiles(t, out, size, &Options{Mode: m}, b)
+				got, i, err := buildTarget(t, tg, size, nil, b)
 				copyWorkers = old
 				if err != nil {
-					t.Fatalf("%s/%d/%v: CopyFiles = %d, %v", name, workers, m, i, err)
-				}
-				got, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s/%d/%s: CopyFiles = %d, %v", name, workers, tg.name, i, err)
 				}
 				if !bytes.Equal(got, want) {
-					t.Errorf("%s/%d/%v: image differs from the model", name, workers, m)
+					t.Errorf("%s/%d/%s: image differs from the model", name, workers, tg.name)
 				}
 			}
 		}
@@ -240,8 +253,93 @@ func TestCopyFilesSrcOff(t *testing.T) {
 		if open != nil {
 			b[0].Path, b[0].Open = "", open
 		}
-		if _, err := buildFiles(t, out, size, nil, b); !errors.Is(err, ErrShortSrc) {
-			t.Errorf("%s: SrcOff past the end: %v, want ErrShortSrc", name, err)
+		for _, tg := range targets {
+			if _, _, err := buildTarget(t, tg, size, nil, b); !errors.Is(err, ErrShortSrc) {
+				t.Errorf("%s/%s: SrcOff past the end: %v, want ErrShortSrc", name, tg.name, err)
+			}
+		}
+	}
+}
+
+// TestCopyFilesPadSrcOff lays files out as the FFS writer does, each in
+// pieces of whole blocks from SrcOff on, the last piece padded (Pad) to a
+// fragment, some pieces right after each other and some with a gap of
+// metadata between them, and checks that every target, in batch order and
+// reversed, with one worker and four, gives the model's bytes: the memory
+// targets the same as the file modes.
+func TestCopyFilesPadSrcOff(t *testing.T) {
+	t.Parallel()
+	const blk, frag = 8192, 2048
+	rng := rand.New(rand.NewPCG(7, 9))
+	dir := t.TempDir()
+	var batch []FileCopy
+	var srcs [][]byte
+	type span struct{ off, n int64 }
+	gaps := []span{{0, 4096}}
+	off := int64(4096)
+	for i := range 12 {
+		size := rng.Int64N(12 * frag)
+		if i == 5 {
+			size = bulkSize + 777
+		}
+		src := make([]byte, size)
+		for j := range src {
+			src[j] = byte(rng.UintN(255) + 1)
+		}
+		path := filepath.Join(dir, fmt.Sprint("f", i))
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for srcOff := int64(0); srcOff < size; {
+			n := min(size-srcOff, (1+rng.Int64N(4))*blk)
+			var pad int64
+			if srcOff+n == size {
+				pad = (n+frag-1)/frag*frag - n
+			}
+			batch = append(batch, FileCopy{Off: off, N: n, SrcOff: srcOff, Pad: pad, Path: path})
+			srcs = append(srcs, src[srcOff:srcOff+n])
+			off += n + pad
+			if rng.IntN(3) == 0 {
+				g := span{off, frag * (1 + rng.Int64N(3))}
+				gaps = append(gaps, g)
+				off += g.n
+			}
+			srcOff += n
+		}
+	}
+	gaps = append(gaps, span{off, 4096})
+	size := off + 4096
+	want := make([]byte, size)
+	for _, g := range gaps {
+		for j := range g.n {
+			want[g.off+j] = byte(j*5) | 1
+		}
+	}
+	for i, fc := range batch {
+		copy(want[fc.Off:], srcs[i])
+	}
+	reversed := slices.Clone(batch)
+	slices.Reverse(reversed)
+	for _, tg := range targets {
+		for _, workers := range []int{1, 4} {
+			for order, b := range [][]FileCopy{batch, reversed} {
+				im := mustOpen(t, tg, size, nil)
+				for _, g := range gaps {
+					if _, err := im.WriteAt(want[g.off:g.off+g.n], g.off); err != nil {
+						t.Fatal(err)
+					}
+				}
+				i, err := im.copyFiles(b, workers)
+				if err != nil {
+					t.Fatalf("%s/%d workers/order %d: file %d: %v", tg.name, workers, order, i, err)
+				}
+				if err := im.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if d := firstDiff(im.result(t), want); d >= 0 {
+					t.Errorf("%s/%d workers/order %d: differs from the model at byte %#x", tg.name, workers, order, d)
+				}
+			}
 		}
 	}
 }

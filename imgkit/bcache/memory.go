@@ -24,9 +24,10 @@ const memoryName = "in-memory image"
 // A negative size is an error wrapping ErrRange, and a size no byte slice
 // can have on this platform (over what an int holds, or over what the Go
 // runtime can allocate at once) one wrapping ErrTooLarge. Besides the image,
-// the Image allocates at most one bit per 512 bytes of it (see Getblk) and
-// no copy buffers. A size the system has no memory for ends the program, as
-// any Go allocation that fails does.
+// the Image keeps at most one bit per 512 bytes of it (see Getblk) and the
+// bookkeeping of held buffers, and allocates no copy buffers. A size the
+// system has no memory for ends the program, as any Go allocation that
+// fails does.
 func CreateMemory(size int64, opts *Options) (*Image, error) {
 	data, err := allocImage(size)
 	if err != nil {
@@ -51,7 +52,7 @@ func CreateMemory(size int64, opts *Options) (*Image, error) {
 // with an error that wraps it and names the offset of the first byte not
 // written; w may then hold part of the image.
 //
-// The sizes and options are checked and ignored as by CreateMemory; a nil w
+// The size is checked, and the options ignored, as by CreateMemory; a nil w
 // is an error.
 func CreateWriterAt(w io.WriterAt, size int64, opts *Options) (*Image, error) {
 	if w == nil {

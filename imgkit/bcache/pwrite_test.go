@@ -20,12 +20,9 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	bulks := []Bulk{BulkAuto, BulkRead, BulkCopyFileRange, BulkPwrite, BulkMapSource}
-	for _, m := range modes {
+	for _, tg := range targets {
 		for _, bulk := range bulks {
-			im, err := Create(filepath.Join(dir, "img"), 1<<20, &Options{Mode: m, Bulk: bulk})
-			if err != nil {
-				t.Fatal(err)
-			}
+			im := mustOpen(t, tg, 1<<20, &Options{Bulk: bulk})
 			// A held buffer straddling both written ranges, changed by
 			// the caller at its start and just before the copied range.
 			b, err := im.Getblk(8192, 3*4096)
@@ -42,18 +39,18 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := im.CopyFrom(8192+4096, f, int64(len(payload))); err != nil {
-				t.Fatalf("%v/%d: CopyFrom: %v", m, bulk, err)
+				t.Fatalf("%s/%d: CopyFrom: %v", tg.name, bulk, err)
 			}
 			f.Close()
 			d := b.Data()
 			if string(d[:4]) != "head" || string(d[4092:4096]) != "tail" {
-				t.Errorf("%v/%d: the held buffer lost its own bytes: %q %q", m, bulk, d[:4], d[4092:4096])
+				t.Errorf("%s/%d: the held buffer lost its own bytes: %q %q", tg.name, bulk, d[:4], d[4092:4096])
 			}
 			if string(d[100:108]) != "metadata" {
-				t.Errorf("%v/%d: the held buffer does not see WriteAt: %q", m, bulk, d[100:108])
+				t.Errorf("%s/%d: the held buffer does not see WriteAt: %q", tg.name, bulk, d[100:108])
 			}
 			if !bytes.Equal(d[4096:], payload[:len(d)-4096]) {
-				t.Errorf("%v/%d: the held buffer does not see CopyFrom", m, bulk)
+				t.Errorf("%s/%d: the held buffer does not see CopyFrom", tg.name, bulk)
 			}
 			if err := im.Bwrite(b); err != nil {
 				t.Fatal(err)
@@ -64,7 +61,7 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want := payload[2*4096 : 3*4096]; !bytes.Equal(r.Data(), want) {
-				t.Errorf("%v/%d: Bread after CopyFrom differs", m, bulk)
+				t.Errorf("%s/%d: Bread after CopyFrom differs", tg.name, bulk)
 			}
 			im.Brelse(r)
 			// Getblk of a range written by pwrite is fresh: zeroed.
@@ -73,7 +70,7 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(z.Data(), make([]byte, 4096)) {
-				t.Errorf("%v/%d: Getblk over written bytes is not zeroed", m, bulk)
+				t.Errorf("%s/%d: Getblk over written bytes is not zeroed", tg.name, bulk)
 			}
 			if err := im.Bwrite(z); err != nil {
 				t.Fatal(err)
@@ -81,10 +78,7 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 			if err := im.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := os.ReadFile(filepath.Join(dir, "img"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := im.result(t)
 			want := make([]byte, 1<<20)
 			copy(want[8192:], "head")
 			copy(want[8192+100:], "metadata")
@@ -92,7 +86,7 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 			clear(want[8192+4096 : 8192+2*4096])
 			copy(want[8192+4092:], "tail")
 			if i := firstDiff(got, want); i >= 0 {
-				t.Errorf("%v/%d: image differs from the model at byte %#x", m, bulk, i)
+				t.Errorf("%s/%d: image differs from the model at byte %#x", tg.name, bulk, i)
 			}
 		}
 	}

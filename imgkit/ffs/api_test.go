@@ -347,8 +347,8 @@ func TestErrorsNameFields(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Size: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.Size is 65536\)$`},
-		{Options{MaxSize: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.MaxSize is 65536\)$`},
+		{Options{Size: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.Size = 65536 given\)$`},
+		{Options{MaxSize: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.MaxSize = 65536 given\)$`},
 		{Options{Compat: CompatDebian, BSize: 65536, FSize: 8192}, `: the tree needs an image of at least \d+ bytes, more than makefs's estimate \(give it with Options.Size\)$`},
 	} {
 		_, err := Build(fstree.FS(mapTree()), &c.o)

@@ -70,48 +70,19 @@
 // A size that cannot hold the tree (Options.Size, or Options.MaxSize) is
 // an error wrapping ErrNoSpace or ErrTooLarge that names the smallest size
 // that does, found by laying the tree out at candidate sizes: "the tree
-// needs an image of at least 163840 bytes (Options.Size is 65536)".
+// needs an image of at least 163840 bytes (Options.Size = 65536 given)".
 //
-// # Speed and memory
+// # Speed
 //
-// Inodes are written one inode block at a time (a directory's entries get
-// consecutive numbers). File contents are queued while the tree is laid
-// out, one bcache.FileCopy per run of contiguous blocks (SrcOff its offset
-// in the file, Pad the slack of its last fragment), and copied in batches
-// of 4096 with bcache's CopyFiles: up to 4 workers, the data range
-// preallocated, small files that follow each other written together.
-// Nothing else touches the data area but the zero tail of a fragment that
-// lies over the probe sector. Inode blocks are written once: those that
-// hold inodes from the inode-block cache, the other initialised ones at
-// the end in runs. The map search skips free-map bytes that cannot match
-// eight at a time, and the all-zero bytes at the start of a group's map
-// through a per-group index, finding the byte ffs_mapsearch finds.
-// Measured with
-//
-//	cd bench && go run ./cmd/fsbench -trees medium -runs 5 -only \
-//	  'fixturegen makefs -t ffs UFS1 compat=debian (mmap),Debian makefs -t ffs -o version=1,
-//	   fixturegen makefs -t ffs UFS2 compat=debian (mmap),Debian makefs -t ffs -o version=2'
-//
-// (as one argument, no space after the commas), on 2 shared cores (load
-// 1.2-1.3), four runs, the medium tree (5000 files, 217 MiB) took, in mmap
-// mode, 100-116 ms for UFS1 (0.79-0.91 times the floor, 0.37-0.41 times
-// Debian makefs's time) and 103-119 ms for UFS2 (0.77-0.91 times the
-// floor, 0.34-0.38 times makefs's); the code before this (commit 633a968),
-// run alternately with it, took 126-142 ms (0.44-0.45x makefs) and 139-151
-// ms (0.45-0.49x). The big tree (20 files of 20 MiB) takes 0.63-0.69 times
-// the floor and 0.22-0.24 times makefs's (either mode). In a medium build
-// (pprof of ffs.Write in a loop) the layout and metadata take 15-20 ms of
-// CPU and the copy the rest; the map search took 17 ms for UFS1 and 9 ms
-// for UFS2 and now takes 1-2 ms. What UFS2 does more than UFS1 is about
-// 200 pwrites: twice the inode blocks (256-byte inodes), and its lazily
-// initialised inode blocks were written twice; in-process the two took the
-// same time within the noise before and after. strace -c -f of the CLI on
-// the medium tree: 5243 pwrites for UFS1 and 5377 for UFS2 (5342 and 5540
-// before), beside an open, read and close of each source file and one
-// statx per entry. RssAnon, sampled every 2 ms from /proc/PID/status while
-// the CLI ran (three runs each), peaked at 11.9-15.7 MiB for UFS1 and
-// 11.8-13.9 MiB for UFS2 on the medium tree (VmRSS 17-20 MiB), with the
-// batched copy's queue and buffers.
+// Inodes are written one inode block at a time, and every inode block is
+// written once. File contents are queued while the tree is laid out, one
+// bcache.FileCopy per run of contiguous blocks (SrcOff its offset in the
+// file, Pad the slack of its last fragment), and copied in batches of 4096
+// with bcache's CopyFiles: up to 4 workers, the data range preallocated,
+// small files that follow each other written together. The map search
+// skips free-map bytes that cannot match, finding the byte ffs_mapsearch
+// finds. These choices were measured; the numbers are in BENCHMARKS.md at
+// the repository root.
 //
 // # Sparse images (-Z)
 //

@@ -103,14 +103,14 @@ var options = []option{
 	{key: "version", field: "Version", def: "1", listed: true,
 		usage: "UFS version: 1 for UFS1, 2 for UFS2",
 		set:   intOption(1, 2, func(o *Options) *int { return &o.Version })},
-	{key: "bsize", field: "BSize", def: "32768, or 8*fsize if fsize is given and less", debian: "8192, or 8*fsize if less",
-		listed: true, usage: "block size in bytes (fs_bsize)",
+	{key: "bsize", field: "BSize", def: "32768", debian: "8192",
+		listed: true, usage: "block size in bytes (fs_bsize); by default at most 8 fragments",
 		set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
-	{key: "fsize", field: "FSize", def: "4096, at least the sector size", debian: "1024, at least the sector size",
-		listed: true, usage: "fragment size in bytes (fs_fsize)",
+	{key: "fsize", field: "FSize", def: "4096", debian: "1024",
+		listed: true, usage: "fragment size in bytes (fs_fsize); by default at least the sector size",
 		set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
-	{key: "density", field: "Density", def: "the image size over the inodes the tree needs", listed: true,
-		usage: "bytes of file system per inode",
+	{key: "density", field: "Density", def: "from the tree", listed: true,
+		usage: "bytes of file system per inode; by default the image size over the inodes needed",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
 	{key: "minfree", field: "MinFree", def: "8", debian: "5", listed: true,
 		usage: "percentage of blocks kept free (fs_minfree)",
@@ -122,7 +122,7 @@ var options = []option{
 			return err
 		}},
 	{key: "maxbpg", field: "MaxBPG", def: "bsize/4", listed: true,
-		usage: "blocks one file may take from a cylinder group before the next (fs_maxbpg)",
+		usage: "blocks of one file in a cylinder group before the next group (fs_maxbpg)",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
 	{key: "maxbpf", field: "MaxBPG", def: "bsize/4",
 		usage: "another name for maxbpg",
@@ -167,7 +167,7 @@ var options = []option{
 			return err
 		}},
 	{key: "compat", field: "Compat", def: "freebsd",
-		usage: "whose makefs to follow where they differ: freebsd (the current one) or debian (Debian's package)",
+		usage: "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)",
 		set: func(o *Options, _, value string) error {
 			switch value {
 			case "freebsd":

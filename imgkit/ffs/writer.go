@@ -83,7 +83,7 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 
 // explainSize rewrites an error that says the tree does not fit the
 // image to say the smallest size that holds it: "the tree needs an image
-// of at least N bytes (Options.Size is M)". It keeps the sentinel
+// of at least N bytes (Options.Size = M given)". It keeps the sentinel
 // (ErrNoSpace or ErrTooLarge); other errors are returned as they are.
 func explainSize(t *fstree.Tree, o *Options, err error) error {
 	sentinel := ErrNoSpace
@@ -99,9 +99,9 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 	}
 	switch {
 	case o.Size > 0:
-		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.Size is %d)", sentinel, need, o.Size)
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.Size = %d given)", sentinel, need, o.Size)
 	case o.MaxSize > 0 && sentinel == ErrTooLarge:
-		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.MaxSize is %d)", sentinel, need, o.MaxSize)
+		return fmt.Errorf("%w: the tree needs an image of at least %d bytes (Options.MaxSize = %d given)", sentinel, need, o.MaxSize)
 	}
 	return fmt.Errorf("%w: the tree needs an image of at least %d bytes, more than makefs's estimate (give it with Options.Size)", sentinel, need)
 }

@@ -4,20 +4,23 @@
 //
 // Formats are kept in a small registry (Register): each Format says how to
 // recognise its files from their first bytes, how to open one as an fs.FS,
-// what extra column a listing shows (the FAT short name, the ar member
-// offset) and how to describe a file field by field. FAT images
-// (imgkit/msdos), ar archives (imgkit/ar) and FFS images (imgkit/ffs) are
-// registered by this package; a new format adds one Register call. FFS has
-// no field description yet, so its images are listed and read but diffed as
-// byte ranges.
+// what extra column a listing shows (the FAT short name, the ar member's
+// header offset, the FFS inode number) and how to describe a file field by
+// field. FAT images (imgkit/msdos), ar archives (imgkit/ar) and FFS images
+// (imgkit/ffs) are registered by this package, each with its field
+// description (msdos.Fields, ar.Fields, ffs.Fields); a new format adds one
+// Register call.
 //
 // Diff compares two files. When their formats are the same and both parse,
 // it matches the fields of both descriptions by structure and name — the
-// boot sector's BPB_SecPerClus, the directory entry of /DIR/A.TXT,
-// the "ar member header date" of b.o — and reports each field whose value
-// differs with its offset, old and new value; files present on one side
-// only; structures that moved. Byte ranges that differ outside every
-// reported field (free space, slack, anything the format's description does
-// not cover, or files in no known format) are reported as ranges. The
-// report is bounded: at most MaxChanges lines.
+// boot sector's BPB_SecPerClus, the directory entry of /DIR/A.TXT, the
+// superblock's fs_minfree, the di_mtime of an FFS file's inode, the "ar
+// member header date" of b.o — and reports each field whose value differs
+// with its offset, old and new value (a file's data as size and SHA-256,
+// with the first byte at which the contents differ); structures and files
+// present on one side only; structures that moved. Byte ranges that differ
+// outside every reported field (free space, slack, anything the format's
+// description does not cover, files in no known format, or files of two
+// different formats) are reported as ranges. The report is bounded: at most
+// MaxChanges lines.
 package inspect

@@ -31,7 +31,7 @@ type Field struct {
 
 // A Format is a kind of file that inspect can open and describe.
 type Format struct {
-	// Name is the format's short name: "msdos", "ar".
+	// Name is the format's short name: "msdos", "ffs", "ar".
 	Name string
 	// Match reports whether head, the first HeadSize bytes of a file (fewer
 	// for a shorter file), starts a file of this format.
@@ -44,8 +44,8 @@ type Format struct {
 	// Fields describes the file field by field. Each (Path, Name) pair must
 	// appear at most once.
 	Fields func(r io.ReaderAt, size int64) ([]Field, error)
-	// Summary returns one line about the file (FAT type, archive layout);
-	// it may be nil.
+	// Summary returns one line about the file (FAT type, UFS version,
+	// archive layout); it may be nil.
 	Summary func(fsys fs.FS) string
 }
 

@@ -3,8 +3,6 @@ package inspect
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -26,19 +24,11 @@ func fatImage(t testing.TB, files map[string]string, o msdos.Options) []byte {
 	for name, data := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(data), Mode: 0o644, ModTime: t0}
 	}
-	tree, err := fstree.FromFS(fsys, ".", &fstree.Options{Timestamp: t0})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if o.Size == 0 {
 		o.Size = 1440 << 10
 	}
-	o.Timestamp = &t0
-	name := filepath.Join(t.TempDir(), "x.img")
-	if err := msdos.Write(name, tree, &o, nil); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(name)
+	o.Timestamp = t0
+	b, err := msdos.Build(fstree.FS(fsys), &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,17 @@
 //
 // # Writing
 //
-// Write lays an fstree.Tree out as a FAT volume and writes it through the
-// block cache (imgkit/bcache), so the image appears at its path only when
-// complete. The layout follows FreeBSD's makefs, which formats the image
-// with newfs_msdos's mkfs_msdos.c and fills it with a port of the msdosfs
-// kernel code:
+// WriteFile, Write and Build lay the tree of an fstree.Source out as a FAT
+// volume: a host directory (fstree.Dir), an io/fs.FS such as a
+// testing/fstest.MapFS (fstree.FS), or an fstree.Tree built already.
+// WriteFile writes the image to a file through the block cache
+// (imgkit/bcache), so that it appears at its path only when complete;
+// Write writes it to an io.WriterAt and Build returns it. The three make
+// the same bytes from the same source and Options, and so does the
+// fixturegen makefs command line with the same options; LayoutOf tells the
+// geometry and size beforehand. The layout follows FreeBSD's makefs, which
+// formats the image with newfs_msdos's mkfs_msdos.c and fills it with a
+// port of the msdosfs kernel code:
 //
 //   - Volume parameters (Options, one field per -o option of makefs(8)'s
 //     msdos type) are selected as newfs_msdos selects them for an image
@@ -47,7 +53,9 @@
 //     control characters or any of " * / : < > ? \ |, names that end in a
 //     dot or blank (FAT would drop them), names longer than 255 UTF-16
 //     units, and names in one directory that differ only by case.
-//   - Files without the owner write bit get the read-only attribute.
+//   - Files without the owner write bit get the read-only attribute (an
+//     fs.FS entry with no permission bits at all, as a fstest.MapFile
+//     without a Mode, is an ordinary 0644 file: see fstree.FS).
 //     Symbolic links, devices, fifos and sockets are skipped with a
 //     warning naming each (Options.Warn), as makefs skips them; so are the
 //     second and later names of a hard-linked file (makefs skips them
@@ -65,7 +73,10 @@
 // would otherwise differ from the first; makefs writes the access time.
 // Dates before 1980 become 1980-01-01 00:00:00, dates after 2107 become
 // 2107-12-31 23:59:58. With Options.Timestamp (-T) every time is the
-// timestamp. The volume label entry carries the root directory's time.
+// timestamp; with ClampTimes too, it is only an upper bound, as
+// SOURCE_DATE_EPOCH is. The entry points apply that rule to the source's
+// tree (fstree.Options), so that one field sets the time. The volume label
+// entry carries the root directory's time (after the rule).
 //
 // # Deliberate differences from FreeBSD makefs
 //
@@ -84,7 +95,7 @@
 //
 // # Volume id
 //
-// Unless volume_id is given, BS_VolID is not taken from the clock as
+// Unless Options.VolumeID is set, BS_VolID is not taken from the clock as
 // newfs_msdos does: it is the first four bytes, read little-endian, of the
 // SHA-256 of a text that lists "fixturegen msdos volume id v1"; the FAT
 // type, bytes per sector, sectors per cluster, total sectors, reserved
@@ -97,24 +108,17 @@
 //
 // File contents are copied after the metadata, as one batch of bcache's
 // CopyFiles: up to 4 workers, the data range preallocated, and files that
-// follow each other (through the slack of their last cluster, given as
-// FileCopy.Pad) read into one buffer and written with one pwrite, so the
-// medium fsbench tree (5,000 files, 217 MiB) costs 645 pwrites rather than
-// 5,000 (strace -c -f). Measured with
-//
-//	cd bench && go run ./cmd/fsbench -trees small,medium,big -runs 5
-//
-// on 2 shared cores (load 0.7-2.5), two runs, the medium tree took 94-116
-// ms in mmap mode (0.48-0.51 times mkfs.fat -C + mcopy -s for the same
-// layout, 0.74-0.90 times the floor) and 98-104 ms in copy mode (0.43-0.52
-// times); the big tree (20 files of 20 MiB) 0.28-0.35 times mtools's time.
-// Of a medium build, the walk takes about 11 ms, the layout and metadata
-// about 10 ms and the copy about 80 ms.
+// follow each other through the slack of their last cluster (given as
+// FileCopy.Pad) read into one buffer and written with one pwrite. That way
+// of copying was chosen by measurement; the numbers are in BENCHMARKS.md at
+// the repository root.
 //
 // # Reading
 //
-// Open and OpenFile read a FAT12/16/32 volume (type from the cluster count
-// as fatgen103 specifies) and return an *FS, which implements fs.FS,
+// Open reads a FAT12/16/32 volume (type from the cluster count as
+// fatgen103 specifies) from an io.ReaderAt, OpenReader from a file (as
+// archive/zip's OpenReader: close the *ReadCloser when done); both give an
+// FS, which implements fs.FS,
 // fs.ReadDirFS, fs.StatFS and fs.ReadFileFS. Names are the long names
 // where present, else the short names (lower-cased per DIR_NTRes);
 // FS.Entry gives the short name, attributes, times and cluster chain of a

@@ -28,7 +28,7 @@ func writeErr(t *testing.T, files []srcFile, setup func(dir string), o *Options)
 	if err := os.WriteFile(img, []byte("previous"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	werr := Write(img, tr, o, nil)
+	werr := WriteFile(img, tr, o)
 	if werr != nil {
 		b, _ := os.ReadFile(img)
 		if string(b) != "previous" {
@@ -69,27 +69,31 @@ func TestWriteErrors(t *testing.T) {
 		{"metadata too big", []srcFile{{name: "a", size: 1}}, nil, Options{Size: 4096}, ErrParams,
 			[]string{"exceeds", "at least"}},
 		{"root full", manyFiles(600), nil, Options{}, ErrRootFull,
-			[]string{"root directory needs", "holds 512", "directory_entries"}},
+			[]string{"root directory needs", "holds 512", "raise Options.DirectoryEntries or use Options.FATType = 32"}},
 		{"root full fat16", manyFiles(100), nil, Options{FATType: 16, DirectoryEntries: 64}, ErrRootFull,
 			[]string{"holds 64"}},
 		{"too few clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 32, Size: 8 << 20}, ErrParams,
-			[]string{"clusters is too few for FAT32", "65525 to 268435444", "bytes with -o sectors_per_cluster=1"}},
+			[]string{"clusters is too few for FAT32", "65525 to 268435444", "bytes with Options.SectorsPerCluster = 1"}},
 		// 8 MiB holds the tree, but the default cluster size (4 KiB at this
 		// size) leaves too few clusters for FAT16: the way out is a smaller
 		// cluster, not a larger image.
 		{"cluster hint", []srcFile{{name: "a"}}, nil, Options{FATType: 16, Size: 8 << 20}, ErrParams,
-			[]string{"too few for FAT16", "at this size -o sectors_per_cluster=2 would do"}},
+			[]string{"too few for FAT16", "at this size Options.SectorsPerCluster = 2 would do"}},
 		{"too many clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 12, Size: 64 << 20, SectorsPerCluster: 1}, ErrParams,
 			[]string{"clusters is too many for FAT12", "1 to 4084"}},
 		{"fat32 dirents", []srcFile{{name: "a"}}, nil, Options{FATType: 32, DirectoryEntries: 512}, ErrParams,
-			[]string{"directory_entries is not a legal FAT32 option"}},
+			[]string{"Options.DirectoryEntries is not a legal FAT32 option"}},
 		{"info sector fat16", []srcFile{{name: "a"}}, nil, Options{FATType: 16, InfoSector: 1}, ErrParams,
-			[]string{"info_sector is not a legal FAT12/16 option"}},
+			[]string{"Options.InfoSector is not a legal FAT12/16 option"}},
 		{"block and spc", []srcFile{{name: "a"}}, nil, Options{BlockSize: 4096, SectorsPerCluster: 8}, ErrParams,
-			[]string{"both block_size and sectors_per_cluster"}},
-		{"bad label", []srcFile{{name: "a"}}, nil, Options{VolumeLabel: "a.b"}, ErrParams, []string{`volume_label "a.b"`}},
-		{"long OEM", []srcFile{{name: "a"}}, nil, Options{OEMString: "123456789", OEMSet: true}, ErrParams, []string{"OEM_string"}},
-		{"media", []srcFile{{name: "a"}}, nil, Options{MediaDescriptor: 0x12, MediaDescriptorSet: true}, ErrParams, []string{"media_descriptor 0x12"}},
+			[]string{"both Options.BlockSize and Options.SectorsPerCluster"}},
+		{"bad label", []srcFile{{name: "a"}}, nil, Options{VolumeLabel: "a.b"}, ErrParams, []string{`Options.VolumeLabel "a.b"`}},
+		{"long OEM", []srcFile{{name: "a"}}, nil, Options{OEMString: new("123456789")}, ErrParams, []string{`Options.OEMString "123456789"`}},
+		{"media", []srcFile{{name: "a"}}, nil, Options{MediaDescriptor: 0x12}, ErrParams, []string{"Options.MediaDescriptor 0x12"}},
+		{"negative", []srcFile{{name: "a"}}, nil, Options{NumFATs: -1}, ErrParams, []string{"Options.NumFATs is negative (-1)"}},
+		{"min above max", []srcFile{{name: "a"}}, nil, Options{MinSize: 2 << 20, MaxSize: 1 << 20}, ErrParams,
+			[]string{"Options.MinSize (2097152) is larger than Options.MaxSize (1048576)"}},
+		{"no bootstrap", []srcFile{{name: "a"}}, nil, Options{Bootstrap: "./no/such/boot"}, nil, []string{"Options.Bootstrap: ", "no/such/boot"}},
 		{"vanished source", []srcFile{{name: "gone", size: 10}}, nil, Options{}, nil, []string{"gone"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,7 +105,7 @@ func TestWriteErrors(t *testing.T) {
 				tr, _ := fstree.WalkDir(dir, nil)
 				os.Remove(filepath.Join(dir, "gone"))
 				img := filepath.Join(t.TempDir(), "v.img")
-				err = Write(img, tr, &o, nil)
+				err = WriteFile(img, tr, &o)
 				if _, serr := os.Stat(img); serr == nil {
 					t.Error("image left behind")
 				}
@@ -118,6 +122,16 @@ func TestWriteErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
+			}
+			// The library speaks of Options fields, never of makefs's
+			// command line.
+			for _, o := range OptionHelp() {
+				if strings.Contains(o.Key, "_") && strings.Contains(err.Error(), o.Key) {
+					t.Errorf("error %q names the -o option %s, not Options.%s", err, o.Key, o.Field)
+				}
+			}
+			if strings.Contains(err.Error(), "-o ") {
+				t.Errorf("error %q names a command-line flag", err)
 			}
 		})
 	}
@@ -139,7 +153,7 @@ func TestNameTooLong(t *testing.T) {
 		root.Children = []*fstree.Node{{Name: name, Type: fstree.TypeFile, Mode: 0o644, Parent: root}}
 		tr := &fstree.Tree{Root: root}
 		img := filepath.Join(t.TempDir(), "l.img")
-		err := Write(img, tr, nil, nil)
+		err := WriteFile(img, tr, nil)
 		units := len([]rune(name))
 		if strings.HasPrefix(name, "𝄞") {
 			units *= 2

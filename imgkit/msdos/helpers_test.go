@@ -123,7 +123,7 @@ func buildTree(t testing.TB, files []srcFile) (string, *fstree.Tree) {
 func writeImage(t testing.TB, tr *fstree.Tree, o *Options) string {
 	t.Helper()
 	img := filepath.Join(t.TempDir(), "fat.img")
-	if err := Write(img, tr, o, nil); err != nil {
+	if err := WriteFile(img, tr, o); err != nil {
 		t.Fatalf("Write: %v", err)
 	}
 	return img

@@ -5,91 +5,300 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // Options are the makefs -t msdos options: the -o fs-options of
 // newfs_msdos(8) as typed fields, plus the global makefs options that
 // apply to FAT. The zero value makes a volume with makefs's defaults and,
-// when no size is given, the smallest image that holds the tree.
+// when no size is given, the smallest image that holds the tree. Where 0
+// or "" is a setting of its own, the field is a pointer and nil means the
+// default: HiddenSectors set, to 0 too, together with DriveHeads,
+// SectorsPerTrack, BytesPerSector and Sectors makes those the whole
+// geometry, as newfs_msdos takes them, without the defaults it uses for an
+// image file (63 sectors per track, 255 heads, the cluster size from the
+// size).
 type Options struct {
-	FATType            int    // fat_type (F): 12, 16 or 32; 0 chooses from the size
-	SectorsPerCluster  int    // sectors_per_cluster (c)
-	BlockSize          int    // block_size (b): cluster size in bytes
-	VolumeLabel        string // volume_label (L)
-	VolumeID           uint32 // volume_id (I), used when VolumeIDSet
-	VolumeIDSet        bool
-	OEMString          string // OEM_string (O), used when OEMSet; default "BSD4.4  "
-	OEMSet             bool
-	BytesPerSector     int   // bytes_per_sector (S): 512, 1024, 2048 or 4096; 0 means 512
-	MediaDescriptor    uint8 // media_descriptor (m), used when MediaDescriptorSet
-	MediaDescriptorSet bool
-	ReservedSectors    int    // reserved_sectors (r)
-	NumFATs            int    // num_FAT (n); 0 means 2
-	HiddenSectors      uint32 // hidden_sectors (o), used when HiddenSectorsSet
-	HiddenSectorsSet   bool
-	DirectoryEntries   int    // directory_entries (e): FAT12/16 root entries
-	Floppy             string // floppy (f): 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880
-	Bootstrap          string // bootstrap (B): boot sector(s) file; a bare name is looked up in /boot
-	InfoSector         int    // info_sector (i): FAT32 FSInfo sector
-	BackupSector       int    // backup_sector (k): FAT32 backup boot sector
-	SectorsPerFAT      uint32 // sectors_per_fat (a)
-	Sectors            uint64 // size (s): file-system size in sectors
-	CreateSize         int64  // create_size (C): image file size in bytes
-	SectorsPerTrack    int    // sectors_per_track (u)
-	DriveHeads         int    // drive_heads (h)
-	Align              bool   // align (A): pad reserved sectors to cluster-align the root
+	FATType           int     // fat_type (F): 12, 16 or 32; 0 chooses from the size
+	SectorsPerCluster int     // sectors_per_cluster (c); 0 chooses from the size
+	BlockSize         int     // block_size (b): cluster size in bytes; 0 chooses from the size
+	VolumeLabel       string  // volume_label (L); "" writes "NO NAME" and no label entry
+	VolumeID          *uint32 // volume_id (I); nil derives it from the tree (see the package documentation)
+	OEMString         *string // OEM_string (O); nil means "BSD4.4  "
+	BytesPerSector    int     // bytes_per_sector (S): 512, 1024, 2048 or 4096; 0 means 512
+	MediaDescriptor   uint8   // media_descriptor (m): 0xf0 or more; 0 means 0xf0, or 0xf8 with hidden sectors
+	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type
+	NumFATs           int     // num_FAT (n); 0 means 2
+	HiddenSectors     *uint32 // hidden_sectors (o); nil means 0 (see below)
+	DirectoryEntries  int     // directory_entries (e): FAT12/16 root entries; 0 means 512
+	Floppy            string  // floppy (f): 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880
+	Bootstrap         string  // bootstrap (B): boot sector(s) file; a bare name is looked up in /boot
+	InfoSector        int     // info_sector (i): FAT32 FSInfo sector; 0 means the first free one
+	BackupSector      int     // backup_sector (k): FAT32 backup boot sector; 0 means the next free one
+	SectorsPerFAT     uint32  // sectors_per_fat (a); 0 means as many as the clusters need
+	Sectors           uint64  // size (s): file-system size in sectors; 0 means from the image size
+	CreateSize        int64   // create_size (C): image file size in bytes
+	SectorsPerTrack   int     // sectors_per_track (u); 0 means 63
+	DriveHeads        int     // drive_heads (h); 0 means 255
+	Align             bool    // align (A): pad reserved sectors to cluster-align the root
 
 	// Global makefs options.
 	Offset  int64 // -O and offset (@): bytes before the volume in the image file
 	Size    int64 // -s: image size in bytes (sets MinSize and MaxSize)
 	MinSize int64 // -M (makefs -M is the minimum size)
 	MaxSize int64 // -m (makefs -m is the maximum size)
-	// Timestamp (-T), when set, is the time written for the volume label
-	// entry and fed into the default volume id; the tree's own times are
-	// expected to have been set from it already (fstree.Options).
-	Timestamp *time.Time
+
+	// Timestamp (-T, and -o timestamp), when not the zero time, is the
+	// time of every file and directory and of the volume: the entry points
+	// pass it to the source's tree (fstree.Options) and write it for the
+	// volume label entry, and the default volume id follows from it. With
+	// ClampTimes it is only an upper bound, the rule of SOURCE_DATE_EPOCH:
+	// later times become it, earlier ones are kept.
+	Timestamp  time.Time
+	ClampTimes bool
+
+	// Cache holds the block cache's options (imgkit/bcache) for the image
+	// file WriteFile writes; nil means the defaults. Write and Build build
+	// the image in memory, where the options of an image file (mode, sync,
+	// permission, bulk copy) do not apply.
+	Cache *bcache.Options
 
 	// Warn receives one line per skipped node (symlink, device, fifo,
 	// socket, extra hard link) and per parameter warning; nil discards.
 	Warn io.Writer
 
-	bootstrap []byte // contents of Bootstrap, read by Write
+	bootstrap []byte // contents of Bootstrap, read by the entry points
 }
 
-// optionKeys pairs each one-letter key with its -o option name.
-var optionKeys = [...][2]string{
-	{"@", "offset"}, {"A", "align"}, {"B", "bootstrap"}, {"C", "create_size"},
-	{"F", "fat_type"}, {"I", "volume_id"}, {"L", "volume_label"}, {"O", "OEM_string"},
-	{"S", "bytes_per_sector"}, {"T", "timestamp"}, {"a", "sectors_per_fat"},
-	{"b", "block_size"}, {"c", "sectors_per_cluster"}, {"e", "directory_entries"},
-	{"f", "floppy"}, {"h", "drive_heads"}, {"i", "info_sector"}, {"k", "backup_sector"},
-	{"m", "media_descriptor"}, {"n", "num_FAT"}, {"o", "hidden_sectors"},
-	{"r", "reserved_sectors"}, {"s", "size"}, {"u", "sectors_per_track"},
+// An optionSpec is one -o option of makefs -t msdos: what OptionHelp says
+// about it and how ParseOption applies it.
+type optionSpec struct {
+	imgfmt.Option
+	set func(o *Options, a optArg) error
 }
 
-// optionNames maps every -o option name and one-letter key to its name.
-var optionNames = func() map[string]string {
-	m := make(map[string]string, 2*len(optionKeys))
-	for _, p := range optionKeys {
-		m[p[0]] = p[1]
-		m[p[1]] = p[1]
+// optionTable lists the -o options sorted bytewise by name, the order in
+// which makefs(8) documents them. ParseOption and OptionHelp both read it.
+var optionTable = [...]optionSpec{
+	{imgfmt.Option{Key: "OEM_string", Letter: "O", Field: "OEMString", Default: `"BSD4.4"`,
+		Usage: "OEM name in the boot sector, up to 8 characters"},
+		func(o *Options, a optArg) error { o.OEMString = &a.value; return nil }},
+	{imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
+		Usage: "add reserved sectors so that the data area starts on a cluster boundary"},
+		func(o *Options, a optArg) error {
+			if a.value == "" {
+				o.Align = true
+				return nil
+			}
+			v, err := a.num(math.MaxUint64)
+			o.Align = v != 0
+			return err
+		}},
+	{imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
+		Usage: "FAT32 sector of the backup boot sector"},
+		func(o *Options, a optArg) error { return a.setPos(&o.BackupSector, math.MaxUint16) }},
+	{imgfmt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
+		Usage: "cluster size in bytes"},
+		func(o *Options, a optArg) error { return a.setPos(&o.BlockSize, math.MaxUint32) }},
+	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
+		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
+		func(o *Options, a optArg) error { o.Bootstrap = a.value; return nil }},
+	{imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
+		Usage: "sector size: 512, 1024, 2048 or 4096"},
+		func(o *Options, a optArg) error {
+			v, err := a.pos(math.MaxUint16)
+			if err == nil && v != 512 && v != 1024 && v != 2048 && v != 4096 {
+				err = fmt.Errorf("%w: bytes_per_sector %d: must be 512, 1024, 2048 or 4096", ErrOption, v)
+			}
+			if err == nil {
+				o.BytesPerSector = int(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "create_size", Letter: "C", Field: "CreateSize", Default: "the volume's size",
+		Usage: "size of the image file in bytes"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(math.MaxInt64)
+			if err == nil {
+				o.CreateSize = int64(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "directory_entries", Letter: "e", Field: "DirectoryEntries", Default: "512",
+		Usage: "entries of the FAT12/16 root directory"},
+		func(o *Options, a optArg) error { return a.setPos(&o.DirectoryEntries, math.MaxUint16) }},
+	{imgfmt.Option{Key: "drive_heads", Letter: "h", Field: "DriveHeads", Default: "255",
+		Usage: "drive heads in the BPB"},
+		func(o *Options, a optArg) error { return a.setPos(&o.DriveHeads, math.MaxUint16) }},
+	{imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
+		Usage: "FAT type: 12, 16 or 32"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(255)
+			if err == nil && v != 12 && v != 16 && v != 32 {
+				err = fmt.Errorf("%w: fat_type %d: must be 12, 16 or 32", ErrOption, v)
+			}
+			if err == nil {
+				o.FATType = int(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "floppy", Letter: "f", Field: "Floppy", Default: "none",
+		Usage: "standard floppy format: 160, 180, 320, 360, 640, 720, 1200, 1232, 1440 or 2880 (KiB)"},
+		func(o *Options, a optArg) error {
+			if _, ok := floppies[a.value]; !ok {
+				return fmt.Errorf("%w: floppy %q: must be one of 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880", ErrOption, a.value)
+			}
+			o.Floppy = a.value
+			return nil
+		}},
+	{imgfmt.Option{Key: "hidden_sectors", Letter: "o", Field: "HiddenSectors", Default: "0",
+		Usage: "sectors before the volume on its disk, in the BPB"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(math.MaxUint32)
+			if err == nil {
+				o.HiddenSectors = new(uint32(v))
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "info_sector", Letter: "i", Field: "InfoSector", Default: "1",
+		Usage: "FAT32 sector of the FSInfo sector"},
+		func(o *Options, a optArg) error { return a.setPos(&o.InfoSector, math.MaxUint16) }},
+	{imgfmt.Option{Key: "media_descriptor", Letter: "m", Field: "MediaDescriptor", Default: "0xf0 (0xf8 with hidden sectors)",
+		Usage: "media descriptor byte, 0xf0 or more"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(255)
+			if err == nil && v == 0 {
+				// 0 is Options' "default"; newfs_msdos rejects it.
+				err = &paramError{msg: "media_descriptor 0 is illegal (must be 0xf0 or more)"}
+			}
+			if err == nil {
+				o.MediaDescriptor = uint8(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "num_FAT", Letter: "n", Field: "NumFATs", Default: "2",
+		Usage: "number of FATs"},
+		func(o *Options, a optArg) error { return a.setPos(&o.NumFATs, 255) }},
+	{imgfmt.Option{Key: "offset", Letter: "@", Field: "Offset", Default: "0",
+		Usage: "bytes of the image file before the volume (as -O)"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(math.MaxInt64)
+			if err == nil {
+				o.Offset = int64(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32)",
+		Usage: "reserved sectors before the first FAT"},
+		func(o *Options, a optArg) error { return a.setPos(&o.ReservedSectors, math.MaxUint16) }},
+	{imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
+		Usage: "cluster size in sectors, a power of 2 up to 128"},
+		func(o *Options, a optArg) error { return a.setPos(&o.SectorsPerCluster, 255) }},
+	{imgfmt.Option{Key: "sectors_per_fat", Letter: "a", Field: "SectorsPerFAT", Default: "as the clusters need",
+		Usage: "sectors of each FAT"},
+		func(o *Options, a optArg) error {
+			v, err := a.pos(math.MaxUint32)
+			if err == nil {
+				o.SectorsPerFAT = uint32(v)
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "sectors_per_track", Letter: "u", Field: "SectorsPerTrack", Default: "63",
+		Usage: "sectors per track in the BPB"},
+		func(o *Options, a optArg) error { return a.setPos(&o.SectorsPerTrack, math.MaxUint16) }},
+	{imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
+		Usage: "size of the file system in sectors"},
+		func(o *Options, a optArg) error {
+			v, err := a.pos(math.MaxUint64)
+			if err == nil {
+				o.Sectors = v
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "timestamp", Letter: "T", Field: "Timestamp", Default: "the files' own times",
+		Usage: "seconds since the Epoch for every time on the volume (as -T)"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(math.MaxInt64)
+			if err == nil {
+				o.Timestamp, o.ClampTimes = time.Unix(int64(v), 0).UTC(), false
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "a hash of the tree and the options",
+		Usage: "volume serial number (BS_VolID)"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(math.MaxUint32)
+			if err == nil {
+				o.VolumeID = new(uint32(v))
+			}
+			return err
+		}},
+	{imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
+		Usage: "volume label, up to 11 characters"},
+		func(o *Options, a optArg) error { o.VolumeLabel = a.value; return nil }},
+}
+
+// optionIndex maps every -o option name and one-letter key to its entry
+// of optionTable.
+var optionIndex = func() map[string]*optionSpec {
+	m := make(map[string]*optionSpec, 2*len(optionTable))
+	for i := range optionTable {
+		s := &optionTable[i]
+		m[s.Key] = s
+		m[s.Letter] = s
 	}
 	return m
 }()
 
-// OptionNames lists the -o option names sorted bytewise, the order in
-// which makefs(8) documents them, for help output.
-func OptionNames() []string {
-	names := make([]string, len(optionKeys))
-	for i, p := range optionKeys {
-		names[i] = p[1]
+// OptionHelp describes every -o option of makefs -t msdos, sorted bytewise
+// by name as makefs(8) documents them: its name, its one-letter key, the
+// field of Options it sets, its default and its meaning. ParseOption
+// accepts exactly these names and letters.
+func OptionHelp() []imgfmt.Option {
+	out := make([]imgfmt.Option, len(optionTable))
+	for i, s := range optionTable {
+		out[i] = s.Option
 	}
-	slices.Sort(names)
-	return names
+	return out
+}
+
+// optArg is the value given to one -o option, with the option's name for
+// errors.
+type optArg struct{ name, value string }
+
+// num parses the value as a makefs number of at most maxv.
+func (a optArg) num(maxv uint64) (uint64, error) {
+	v, err := parseNumber(a.value)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
+	}
+	if v > maxv {
+		return 0, fmt.Errorf("%w: %s: %d is out of range (at most %d)", ErrOption, a.name, v, maxv)
+	}
+	return v, nil
+}
+
+// pos parses the value as a makefs number from 1 to maxv.
+func (a optArg) pos(maxv uint64) (uint64, error) {
+	v, err := a.num(maxv)
+	if err == nil && v == 0 {
+		err = fmt.Errorf("%w: %s: must be at least 1", ErrOption, a.name)
+	}
+	return v, err
+}
+
+// setPos parses the value as pos does and stores it in *p.
+func (a optArg) setPos(p *int, maxv uint64) error {
+	v, err := a.pos(maxv)
+	if err == nil {
+		*p = int(v)
+	}
+	return err
 }
 
 // parseNumber parses a makefs option number: decimal, 0x hex or 0 octal,
@@ -127,117 +336,16 @@ func parseNumber(s string) (uint64, error) {
 }
 
 // ParseOption sets one -o option on o, by its name or one-letter key, as
-// makefs -t msdos -o key=value does. Numbers take makefs's suffixes;
-// boolean options (align) take no value or a number.
+// makefs -t msdos -o key=value does (OptionHelp lists them). Numbers take
+// makefs's suffixes; align takes no value or a number. Errors name the
+// option and wrap ErrOption, except media_descriptor=0, which newfs_msdos
+// rejects as a parameter (ErrParams) and Options reads as the default.
 func ParseOption(o *Options, key, value string) error {
-	name, ok := optionNames[key]
-	if !ok {
+	s, ok := optionIndex[key]
+	if !ok || key == "" {
 		return fmt.Errorf("%w: unknown msdos option %q", ErrOption, key)
 	}
-	num := func(maxv uint64) (uint64, error) {
-		v, err := parseNumber(value)
-		if err != nil {
-			return 0, fmt.Errorf("%w: %s: %v", ErrOption, name, err)
-		}
-		if v > maxv {
-			return 0, fmt.Errorf("%w: %s: %d is out of range (at most %d)", ErrOption, name, v, maxv)
-		}
-		return v, nil
-	}
-	pos := func(maxv uint64) (uint64, error) {
-		v, err := num(maxv)
-		if err == nil && v == 0 {
-			err = fmt.Errorf("%w: %s: must be at least 1", ErrOption, name)
-		}
-		return v, err
-	}
-	var err error
-	var v uint64
-	switch name {
-	case "offset":
-		v, err = num(math.MaxInt64)
-		o.Offset = int64(v)
-	case "align":
-		if value == "" {
-			o.Align = true
-		} else {
-			v, err = num(math.MaxUint64)
-			o.Align = v != 0
-		}
-	case "bootstrap":
-		o.Bootstrap = value
-	case "create_size":
-		v, err = num(math.MaxInt64)
-		o.CreateSize = int64(v)
-	case "fat_type":
-		v, err = num(255)
-		if err == nil && v != 12 && v != 16 && v != 32 {
-			err = fmt.Errorf("%w: fat_type %d: must be 12, 16 or 32", ErrOption, v)
-		}
-		o.FATType = int(v)
-	case "volume_id":
-		v, err = num(math.MaxUint32)
-		o.VolumeID, o.VolumeIDSet = uint32(v), true
-	case "volume_label":
-		o.VolumeLabel = value
-	case "OEM_string":
-		o.OEMString, o.OEMSet = value, true
-	case "bytes_per_sector":
-		v, err = pos(math.MaxUint16)
-		if err == nil && v != 512 && v != 1024 && v != 2048 && v != 4096 {
-			err = fmt.Errorf("%w: bytes_per_sector %d: must be 512, 1024, 2048 or 4096", ErrOption, v)
-		}
-		o.BytesPerSector = int(v)
-	case "timestamp":
-		v, err = num(math.MaxInt64)
-		t := time.Unix(int64(v), 0).UTC()
-		o.Timestamp = &t
-	case "sectors_per_fat":
-		v, err = pos(math.MaxUint32)
-		o.SectorsPerFAT = uint32(v)
-	case "block_size":
-		v, err = pos(math.MaxUint32)
-		o.BlockSize = int(v)
-	case "sectors_per_cluster":
-		v, err = pos(255)
-		o.SectorsPerCluster = int(v)
-	case "directory_entries":
-		v, err = pos(math.MaxUint16)
-		o.DirectoryEntries = int(v)
-	case "floppy":
-		if _, ok := floppies[value]; !ok {
-			err = fmt.Errorf("%w: floppy %q: must be one of 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880", ErrOption, value)
-		}
-		o.Floppy = value
-	case "drive_heads":
-		v, err = pos(math.MaxUint16)
-		o.DriveHeads = int(v)
-	case "info_sector":
-		v, err = pos(math.MaxUint16)
-		o.InfoSector = int(v)
-	case "backup_sector":
-		v, err = pos(math.MaxUint16)
-		o.BackupSector = int(v)
-	case "media_descriptor":
-		v, err = num(255)
-		o.MediaDescriptor, o.MediaDescriptorSet = uint8(v), true
-	case "num_FAT":
-		v, err = pos(255)
-		o.NumFATs = int(v)
-	case "hidden_sectors":
-		v, err = num(math.MaxUint32)
-		o.HiddenSectors, o.HiddenSectorsSet = uint32(v), true
-	case "reserved_sectors":
-		v, err = pos(math.MaxUint16)
-		o.ReservedSectors = int(v)
-	case "size":
-		v, err = pos(math.MaxUint64)
-		o.Sectors = v
-	case "sectors_per_track":
-		v, err = pos(math.MaxUint16)
-		o.SectorsPerTrack = int(v)
-	}
-	return err
+	return s.set(o, optArg{name: s.Key, value: value})
 }
 
 // loadBootstrap reads the bootstrap file named by o.Bootstrap; a name
@@ -252,14 +360,14 @@ func (o *Options) loadBootstrap() error {
 	}
 	st, err := os.Stat(name)
 	if err != nil {
-		return fmt.Errorf("msdos: bootstrap: %w", err)
+		return fmt.Errorf("msdos: Options.Bootstrap: %w", err)
 	}
 	if !st.Mode().IsRegular() || st.Size() > 0xffff*maxBytesPerSector {
-		return fmt.Errorf("%w: bootstrap %s: inappropriate file type or size", ErrParams, name)
+		return fmt.Errorf("%w: Options.Bootstrap %s: inappropriate file type or size", ErrParams, name)
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return fmt.Errorf("msdos: bootstrap: %w", err)
+		return fmt.Errorf("msdos: Options.Bootstrap: %w", err)
 	}
 	o.bootstrap = b
 	return nil

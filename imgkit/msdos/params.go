@@ -145,17 +145,17 @@ func validLabel(s string) bool {
 func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	g := &geometry{}
 	if o.BlockSize != 0 && o.SectorsPerCluster != 0 {
-		return nil, perr(false, "cannot give both block_size and sectors_per_cluster")
+		return nil, perr(false, "cannot give both Options.BlockSize and Options.SectorsPerCluster")
 	}
-	if len(o.OEMString) > 8 {
-		return nil, perr(false, "OEM_string %q is longer than 8 characters", o.OEMString)
+	if o.OEMString != nil && len(*o.OEMString) > 8 {
+		return nil, perr(false, "Options.OEMString %q is longer than 8 characters", *o.OEMString)
 	}
 	var bigFATSz uint64
 	var huge uint64
 	if o.Floppy != "" {
 		f, ok := floppies[o.Floppy]
 		if !ok {
-			return nil, perr(false, "floppy %q is not a standard format (160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880)", o.Floppy)
+			return nil, perr(false, "Options.Floppy %q is not a standard format (160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880)", o.Floppy)
 		}
 		g.BytesPerSec, g.SecPerClus, g.RsvdSecCnt, g.NumFATs = f.bps, f.spc, f.res, f.nfats
 		g.RootEntCnt, g.Media, g.SecPerTrk, g.NumHeads = f.rootEnts, f.media, f.spt, f.heads
@@ -174,14 +174,14 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	if o.Sectors != 0 {
 		huge = o.Sectors
 	}
-	if o.HiddenSectorsSet {
-		g.HiddSec = o.HiddenSectors
+	if o.HiddenSectors != nil {
+		g.HiddSec = *o.HiddenSectors
 	}
 	if g.BytesPerSec < minBytesPerSector || g.BytesPerSec > maxBytesPerSector || !isPow2(uint64(g.BytesPerSec)) {
-		return nil, perr(false, "bytes_per_sector %d: must be 512, 1024, 2048 or 4096", g.BytesPerSec)
+		return nil, perr(false, "Options.BytesPerSector %d: must be 512, 1024, 2048 or 4096", g.BytesPerSec)
 	}
 	bps := uint64(g.BytesPerSec)
-	if !(o.Floppy != "" || (o.DriveHeads != 0 && o.SectorsPerTrack != 0 && o.BytesPerSector != 0 && o.Sectors != 0 && o.HiddenSectorsSet)) {
+	if !(o.Floppy != "" || (o.DriveHeads != 0 && o.SectorsPerTrack != 0 && o.BytesPerSector != 0 && o.Sectors != 0 && o.HiddenSectors != nil)) {
 		// The fake geometry newfs_msdos uses for a plain file.
 		if g.SecPerTrk == 0 {
 			g.SecPerTrk = 63
@@ -217,10 +217,10 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		return nil, perr(false, "volume of %d sectors is too large for FAT (at most %d)", huge, uint64(0xffffffff))
 	}
 	if g.SecPerTrk > 0xffff || g.NumHeads > 0xffff {
-		return nil, perr(false, "geometry out of range")
+		return nil, perr(false, "Options.SectorsPerTrack %d and Options.DriveHeads %d: each must be at most 65535", g.SecPerTrk, g.NumHeads)
 	}
 	if o.VolumeLabel != "" && !validLabel(o.VolumeLabel) {
-		return nil, perr(false, "volume_label %q: 1 to 11 ASCII characters, none of \"*+,./:;<=>?[\\]|", o.VolumeLabel)
+		return nil, perr(false, "Options.VolumeLabel %q: 1 to 11 ASCII characters, none of \"*+,./:;<=>?[\\]|", o.VolumeLabel)
 	}
 	fat := o.FATType
 	if fat == 0 {
@@ -231,36 +231,36 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		}
 	}
 	if fat == 32 && o.DirectoryEntries != 0 {
-		return nil, perr(false, "directory_entries is not a legal FAT32 option")
+		return nil, perr(false, "Options.DirectoryEntries is not a legal FAT32 option")
 	}
 	if fat != 32 && o.InfoSector != 0 {
-		return nil, perr(false, "info_sector is not a legal FAT12/16 option")
+		return nil, perr(false, "Options.InfoSector is not a legal FAT12/16 option")
 	}
 	if fat != 32 && o.BackupSector != 0 {
-		return nil, perr(false, "backup_sector is not a legal FAT12/16 option")
+		return nil, perr(false, "Options.BackupSector is not a legal FAT12/16 option")
 	}
 	if o.Floppy != "" && fat == 32 {
 		g.RootEntCnt = 0
 	}
 	if fat != 0 && fat != 12 && fat != 16 && fat != 32 {
-		return nil, perr(false, "fat_type %d: must be 12, 16 or 32", fat)
+		return nil, perr(false, "Options.FATType %d: must be 12, 16 or 32", fat)
 	}
 	if o.BlockSize != 0 {
 		bs := uint64(o.BlockSize)
 		if !isPow2(bs) {
-			return nil, perr(false, "block_size %d is not a power of 2", bs)
+			return nil, perr(false, "Options.BlockSize %d is not a power of 2", bs)
 		}
 		if bs < bps {
-			return nil, perr(false, "block_size %d is too small; minimum is %d", bs, bps)
+			return nil, perr(false, "Options.BlockSize %d is too small; minimum is %d", bs, bps)
 		}
 		if bs > bps*maxSecPerClus {
-			return nil, perr(false, "block_size %d is too large; maximum is %d", bs, bps*maxSecPerClus)
+			return nil, perr(false, "Options.BlockSize %d is too large; maximum is %d", bs, bps*maxSecPerClus)
 		}
 		g.SecPerClus = uint32(bs / bps)
 	}
 	if o.SectorsPerCluster != 0 {
 		if !isPow2(uint64(o.SectorsPerCluster)) || o.SectorsPerCluster > maxSecPerClus {
-			return nil, perr(false, "sectors_per_cluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
+			return nil, perr(false, "Options.SectorsPerCluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
 		}
 		g.SecPerClus = uint32(o.SectorsPerCluster)
 	}
@@ -269,16 +269,16 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	}
 	if o.NumFATs != 0 {
 		if o.NumFATs > maxNumFATs {
-			return nil, perr(false, "num_FAT %d is too large; maximum is %d", o.NumFATs, maxNumFATs)
+			return nil, perr(false, "Options.NumFATs %d is too large; maximum is %d", o.NumFATs, maxNumFATs)
 		}
 		g.NumFATs = uint32(o.NumFATs)
 	}
 	if o.DirectoryEntries != 0 {
 		g.RootEntCnt = uint32(o.DirectoryEntries)
 	}
-	if o.MediaDescriptorSet {
+	if o.MediaDescriptor != 0 {
 		if o.MediaDescriptor < 0xf0 {
-			return nil, perr(false, "media_descriptor %#x is illegal (must be 0xf0 or more)", o.MediaDescriptor)
+			return nil, perr(false, "Options.MediaDescriptor %#x is illegal (must be 0xf0 or more)", o.MediaDescriptor)
 		}
 		g.Media = o.MediaDescriptor
 	}
@@ -295,7 +295,7 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	if len(o.bootstrap) > 0 {
 		n := uint64(len(o.bootstrap))
 		if n%bps != 0 || n < bps || n > bps*0xffff {
-			return nil, perr(false, "bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
+			return nil, perr(false, "Options.Bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
 		}
 		bss = n / bps
 	}
@@ -468,10 +468,10 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		g.RootClus = reservedFATEnts
 	}
 	if uint64(g.BkBootSec) >= res && fat == 32 && g.BkBootSec != 0xffff {
-		return nil, perr(false, "backup_sector %d is not within the %d reserved sectors", g.BkBootSec, res)
+		return nil, perr(false, "Options.BackupSector %d is not within the %d reserved sectors", g.BkBootSec, res)
 	}
 	if fat == 32 && g.FSInfo != 0xffff && uint64(g.FSInfo) >= res {
-		return nil, perr(false, "info_sector %d is not within the %d reserved sectors", g.FSInfo, res)
+		return nil, perr(false, "Options.InfoSector %d is not within the %d reserved sectors", g.FSInfo, res)
 	}
 	return g, nil
 }

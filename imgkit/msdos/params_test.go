@@ -2,13 +2,18 @@ package msdos
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 func TestParseOption(t *testing.T) {
 	// Every option by name and by its one-letter key.
+	tested := map[string]string{}
 	for _, c := range []struct {
 		name, key, value string
 		check            func(o *Options) bool
@@ -17,13 +22,13 @@ func TestParseOption(t *testing.T) {
 		{"sectors_per_cluster", "c", "8", func(o *Options) bool { return o.SectorsPerCluster == 8 }},
 		{"block_size", "b", "4k", func(o *Options) bool { return o.BlockSize == 4096 }},
 		{"volume_label", "L", "MYVOL", func(o *Options) bool { return o.VolumeLabel == "MYVOL" }},
-		{"volume_id", "I", "0x1234abcd", func(o *Options) bool { return o.VolumeIDSet && o.VolumeID == 0x1234abcd }},
-		{"OEM_string", "O", "MSWIN4.1", func(o *Options) bool { return o.OEMSet && o.OEMString == "MSWIN4.1" }},
+		{"volume_id", "I", "0x1234abcd", func(o *Options) bool { return o.VolumeID != nil && *o.VolumeID == 0x1234abcd }},
+		{"OEM_string", "O", "MSWIN4.1", func(o *Options) bool { return o.OEMString != nil && *o.OEMString == "MSWIN4.1" }},
 		{"bytes_per_sector", "S", "4096", func(o *Options) bool { return o.BytesPerSector == 4096 }},
-		{"media_descriptor", "m", "0xf8", func(o *Options) bool { return o.MediaDescriptorSet && o.MediaDescriptor == 0xf8 }},
+		{"media_descriptor", "m", "0xf8", func(o *Options) bool { return o.MediaDescriptor == 0xf8 }},
 		{"reserved_sectors", "r", "8", func(o *Options) bool { return o.ReservedSectors == 8 }},
 		{"num_FAT", "n", "1", func(o *Options) bool { return o.NumFATs == 1 }},
-		{"hidden_sectors", "o", "63", func(o *Options) bool { return o.HiddenSectorsSet && o.HiddenSectors == 63 }},
+		{"hidden_sectors", "o", "63", func(o *Options) bool { return o.HiddenSectors != nil && *o.HiddenSectors == 63 }},
 		{"directory_entries", "e", "1024", func(o *Options) bool { return o.DirectoryEntries == 1024 }},
 		{"floppy", "f", "1440", func(o *Options) bool { return o.Floppy == "1440" }},
 		{"bootstrap", "B", "/boot/x", func(o *Options) bool { return o.Bootstrap == "/boot/x" }},
@@ -36,8 +41,9 @@ func TestParseOption(t *testing.T) {
 		{"drive_heads", "h", "16", func(o *Options) bool { return o.DriveHeads == 16 }},
 		{"align", "A", "", func(o *Options) bool { return o.Align }},
 		{"sectors_per_fat", "a", "9", func(o *Options) bool { return o.SectorsPerFAT == 9 }},
-		{"timestamp", "T", "86400", func(o *Options) bool { return o.Timestamp != nil && o.Timestamp.Unix() == 86400 }},
+		{"timestamp", "T", "86400", func(o *Options) bool { return o.Timestamp.Equal(time.Unix(86400, 0)) && !o.ClampTimes }},
 	} {
+		tested[c.name] = c.key
 		for _, k := range []string{c.name, c.key} {
 			var o Options
 			if err := ParseOption(&o, k, c.value); err != nil {
@@ -46,6 +52,15 @@ func TestParseOption(t *testing.T) {
 				t.Errorf("%s=%s: not applied: %+v", k, c.value, o)
 			}
 		}
+	}
+	for _, o := range OptionHelp() {
+		if tested[o.Key] != o.Letter {
+			t.Errorf("%s (%s) is not tested by name and letter", o.Key, o.Letter)
+		}
+	}
+	var o Options
+	if err := ParseOption(&o, "media_descriptor", "0"); !errors.Is(err, ErrParams) || o.MediaDescriptor != 0 {
+		t.Errorf("media_descriptor=0: error %v, MediaDescriptor %#x; want ErrParams (0 means the default)", err, o.MediaDescriptor)
 	}
 	for _, c := range []struct{ key, value, want string }{
 		{"nosuch", "1", `unknown msdos option "nosuch"`},
@@ -146,14 +161,48 @@ func TestShortNames(t *testing.T) {
 	}
 }
 
-func TestOptionNames(t *testing.T) {
-	names := OptionNames()
-	if len(names) != len(optionKeys) || !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
-		t.Fatalf("OptionNames() = %q: want the %d names, sorted, each once", names, len(optionKeys))
+// TestOptionHelp checks OptionHelp against what ParseOption accepts: every
+// name and letter it accepts appears exactly once, every letter it accepts
+// (any single byte) is listed, and each entry names a field of Options and
+// says its default and meaning, in makefs(8)'s order.
+func TestOptionHelp(t *testing.T) {
+	help := OptionHelp()
+	seen := map[string]int{}
+	for _, o := range help {
+		seen[o.Key]++
+		seen[o.Letter]++
+		f, ok := reflect.TypeFor[Options]().FieldByName(o.Field)
+		if !ok || !f.IsExported() {
+			t.Errorf("%s: Field %q is not a field of Options", o.Key, o.Field)
+		}
+		if o.Key == "" || len(o.Letter) != 1 || o.Default == "" || o.Usage == "" || strings.Contains(o.Usage, "\n") {
+			t.Errorf("incomplete entry %+v", o)
+		}
 	}
-	for _, n := range names {
-		if optionNames[n] != n {
-			t.Errorf("option %q is not accepted by its own name", n)
+	if !slices.IsSortedFunc(help, func(a, b imgfmt.Option) int { return strings.Compare(a.Key, b.Key) }) {
+		t.Errorf("OptionHelp is not sorted by key")
+	}
+	accepts := func(key string) bool {
+		var o Options
+		err := ParseOption(&o, key, "1")
+		return err == nil || !strings.Contains(err.Error(), "unknown msdos option")
+	}
+	for key := range optionIndex {
+		if !accepts(key) {
+			t.Errorf("ParseOption rejects %q", key)
+		}
+		if seen[key] != 1 {
+			t.Errorf("%q is accepted by ParseOption and listed %d times by OptionHelp", key, seen[key])
+		}
+	}
+	for c := 0; c < 256; c++ {
+		if key := string(rune(c)); accepts(key) && seen[key] != 1 {
+			t.Errorf("ParseOption accepts %q, which OptionHelp lists %d times", key, seen[key])
+		}
+	}
+	for _, o := range help {
+		if !accepts(o.Key) || !accepts(o.Letter) {
+			t.Errorf("OptionHelp lists %s (%s), which ParseOption rejects", o.Key, o.Letter)
 		}
 	}
 }

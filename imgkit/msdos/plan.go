@@ -122,8 +122,9 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 		// Find the first free generation number, as FreeBSD's uniqdosname
 		// does; nextGen remembers where earlier searches for the same stem
 		// stopped, since names are never removed.
-		stem, conv := shortName(c.Name, 0)
+		stem, _ := shortName(c.Name, 0)
 		gen := max(1, nextGen[stem])
+		var conv int
 		for {
 			dn, cv := shortName(c.Name, gen)
 			if cv == convInvalid {
@@ -196,7 +197,7 @@ func (e *fitError) Unwrap() error { return e.err }
 // fits reports whether the tree fits the volume g.
 func (p *plan) fits(g *geometry) error {
 	if g.FATType != 32 && uint32(p.root.slots) > g.RootEntCnt {
-		return &fitError{err: fmt.Errorf("%w: the root directory needs %d entries; the FAT%d root holds %d (raise directory_entries or use fat_type=32)",
+		return &fitError{err: fmt.Errorf("%w: the root directory needs %d entries; the FAT%d root holds %d (raise Options.DirectoryEntries or use Options.FATType = 32)",
 			ErrRootFull, p.root.slots, g.FATType, g.RootEntCnt)}
 	}
 	need := p.clustersNeeded(g.clusterBytes(), g.FATType == 32)
@@ -300,17 +301,18 @@ func (p *plan) volumeID(g *geometry, o *Options) uint32 {
 	h := sha256.New()
 	fmt.Fprintf(h, "fixturegen msdos volume id v1\n")
 	fmt.Fprintf(h, "geometry %d %d %d %d %d %d %d\n", g.FATType, g.BytesPerSec, g.SecPerClus, g.TotSec, g.RsvdSecCnt, g.NumFATs, g.RootEntCnt)
-	fmt.Fprintf(h, "label %q oem %q\n", o.VolumeLabel, o.OEMString)
+	var oem string
+	if o.OEMString != nil {
+		oem = *o.OEMString
+	}
+	fmt.Fprintf(h, "label %q oem %q\n", o.VolumeLabel, oem)
 	var walk func(d *pdir)
 	walk = func(d *pdir) {
 		for _, e := range d.entries {
 			n := e.node
 			ro := e.dir == nil && n.Mode&0o200 == 0
-			mt := n.Mtime
-			if o.Timestamp != nil {
-				mt = *o.Timestamp
-			}
-			fmt.Fprintf(h, "%s %q %d %d %v\n", n.Type, e.path, n.Size, mt.UnixNano(), ro)
+			// The tree's times follow Options.Timestamp already.
+			fmt.Fprintf(h, "%s %q %d %d %v\n", n.Type, e.path, n.Size, n.Mtime.UnixNano(), ro)
 			if e.dir != nil {
 				walk(e.dir)
 			}

@@ -112,25 +112,36 @@ func (e *Entry) IsDir() bool { return e.Attr&AttrDirectory != 0 }
 // FAT12/16 root directory).
 func (e *Entry) Chain() []uint32 { return slices.Clone(e.chain) }
 
-// OpenFile opens the FAT image at name. Close the returned io.Closer when
-// done with the FS.
-func OpenFile(name string) (*FS, io.Closer, error) {
+// A ReadCloser is a FAT volume opened from a file by OpenReader: an FS
+// that must be closed when no longer needed.
+type ReadCloser struct {
+	FS
+	f *os.File
+}
+
+// OpenReader opens the FAT image file name and reads its volume as Open
+// does.
+func OpenReader(name string) (*ReadCloser, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	fsys, err := Open(f, st.Size())
-	if err != nil {
+	rc := &ReadCloser{f: f}
+	if err := rc.FS.init(f, st.Size()); err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return fsys, f, nil
+	return rc, nil
 }
+
+// Close closes the image file. Files of the FS opened before cannot be
+// read after it.
+func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
@@ -140,31 +151,40 @@ func formatErr(format string, args ...any) error {
 // bytes. It checks the boot sector and reads the first FAT; directories
 // and files are read when asked for.
 func Open(r io.ReaderAt, size int64) (*FS, error) {
+	f := new(FS)
+	if err := f.init(r, size); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// init reads the volume of r into f, for Open and OpenReader.
+func (f *FS) init(r io.ReaderAt, size int64) error {
 	var b bootSector
 	if size < int64(len(b)) {
-		return nil, formatErr("image of %d bytes is smaller than a boot sector", size)
+		return formatErr("image of %d bytes is smaller than a boot sector", size)
 	}
 	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
+		return fmt.Errorf("msdos: reading boot sector: %w", err)
 	}
 	if le.Uint16(b.signature()) != bootSig {
-		return nil, formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
+		return formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
 	}
 	bps := int64(le.Uint16(b.bytsPerSec()))
 	if bps < 512 || bps > 4096 || bps&(bps-1) != 0 {
-		return nil, formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
+		return formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
 	}
 	spc := int64(b.secPerClus()[0])
 	if spc == 0 || spc&(spc-1) != 0 {
-		return nil, formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
+		return formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
 	}
 	rsvd := int64(le.Uint16(b.rsvdSecCnt()))
 	if rsvd == 0 {
-		return nil, formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
+		return formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
 	}
 	nfats := int64(b.numFATs()[0])
 	if nfats == 0 {
-		return nil, formatErr("BPB_NumFATs is 0 at byte 0x10")
+		return formatErr("BPB_NumFATs is 0 at byte 0x10")
 	}
 	rootEnts := int64(le.Uint16(b.rootEntCnt()))
 	totSec := int64(le.Uint16(b.totSec16()))
@@ -176,18 +196,18 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 		fatSz = int64(le.Uint32(b.fatSz32()))
 	}
 	if fatSz == 0 {
-		return nil, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
+		return formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
 	}
 	if totSec*bps > size {
-		return nil, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
+		return formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
 	}
 	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
 	dataSec := rsvd + nfats*fatSz + rootSecs
 	if dataSec >= totSec {
-		return nil, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
+		return formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
 	}
 	clusters := (totSec - dataSec) / spc
-	f := &FS{r: r, size: size, bps: bps, clusBytes: spc * bps}
+	*f = FS{r: r, size: size, bps: bps, clusBytes: spc * bps}
 	switch {
 	case clusters < 4085:
 		f.fatType = 12
@@ -198,13 +218,13 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 	}
 	fat32 := f.fatType == 32
 	if fat32 != (rootEnts == 0) {
-		return nil, formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", rootEnts, f.fatType, clusters)
+		return formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", rootEnts, f.fatType, clusters)
 	}
 	f.fatOff = rsvd * bps
 	f.fatBytes = fatSz * bps
 	need := fatBytes(f.fatType, clusters+reservedFATEnts)
 	if need > f.fatBytes {
-		return nil, formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
+		return formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
 	}
 	f.rootOff = (rsvd + nfats*fatSz) * bps
 	f.rootEnts = rootEnts
@@ -218,20 +238,20 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 	// above.
 	f.fat = make([]byte, need)
 	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
-		return nil, fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
+		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
 	}
 	f.root = &Entry{Name: ".", Attr: AttrDirectory, isRoot: true}
 	if fat32 {
 		f.rootClus = le.Uint32(b.rootClus())
 		chain, err := f.dirChain(f.rootClus)
 		if err != nil {
-			return nil, fmt.Errorf("root directory: %w", err)
+			return fmt.Errorf("root directory: %w", err)
 		}
 		f.root.Cluster = f.rootClus
 		f.root.chain = chain
 	}
 	f.scan()
-	return f, nil
+	return nil
 }
 
 // FATType returns 12, 16 or 32.

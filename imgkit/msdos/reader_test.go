@@ -88,12 +88,12 @@ func compareTree(t *testing.T, fsys fs.FS, dir string, checkTimes, checkRO bool)
 
 func openImage(t testing.TB, img string) *FS {
 	t.Helper()
-	fsys, c, err := OpenFile(img)
+	rc, err := OpenReader(img)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return fsys
+	t.Cleanup(func() { rc.Close() })
+	return &rc.FS
 }
 
 func TestReaderOwnImages(t *testing.T) {
@@ -113,7 +113,7 @@ func TestReaderOwnImages(t *testing.T) {
 
 func TestReaderEntry(t *testing.T) {
 	_, tr := buildTree(t, sampleFiles())
-	img := writeImage(t, tr, &Options{VolumeLabel: "Lbl", VolumeID: 0x12345678, VolumeIDSet: true})
+	img := writeImage(t, tr, &Options{VolumeLabel: "Lbl", VolumeID: new(uint32(0x12345678))})
 	fsys := openImage(t, img)
 	if fsys.Label() != "LBL" || fsys.VolumeID() != 0x12345678 {
 		t.Errorf("label %q id %#x", fsys.Label(), fsys.VolumeID())

@@ -43,7 +43,8 @@ func TestReproducible(t *testing.T) {
 			}
 			img := filepath.Join(t.TempDir(), "r.img")
 			oo := o
-			if err := Write(img, tr, &oo, &bcache.Options{Mode: mode}); err != nil {
+			oo.Cache = &bcache.Options{Mode: mode}
+			if err := WriteFile(img, tr, &oo); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(img)

@@ -25,7 +25,7 @@ func TestSkipWarnings(t *testing.T) {
 	}
 	var warn bytes.Buffer
 	img := filepath.Join(t.TempDir(), "w.img")
-	if err := Write(img, tr, &Options{Warn: &warn}, nil); err != nil {
+	if err := WriteFile(img, tr, &Options{Warn: &warn}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"skipping symbolic link link", "skipping fifo fifo", "skipping hard link hard"} {

@@ -11,19 +11,64 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
-// Write lays the tree t out as a FAT volume with the options o, as FreeBSD
-// makefs -t msdos does, and writes it to path through the block cache
-// (options c). The image appears at path only when complete: on any error
-// the temporary file is removed and path is left as it was.
-func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
-	w, err := prepare(t, o)
+// WriteFile lays the tree of src out as a FAT volume with the options
+// opts (nil means the zero Options), as FreeBSD makefs -t msdos does, and
+// writes it to the file path through the block cache (opts.Cache). The
+// image appears at path only when complete: on any error the temporary
+// file is removed and path is left as it was. The source's tree is read
+// with the time rule of opts.Timestamp and opts.ClampTimes (a *fstree.Tree
+// given as src has it applied in place, as its Tree method does).
+func WriteFile(path string, src fstree.Source, opts *Options) error {
+	w, err := prepare(src, opts)
 	if err != nil {
 		return err
 	}
-	im, err := bcache.Create(path, w.fileSize, c)
+	im, err := bcache.Create(path, w.fileSize, w.o.Cache)
 	if err != nil {
 		return err
 	}
+	return w.commit(im)
+}
+
+// Write lays the tree of src out as WriteFile does and writes the image to
+// dst, every byte of it from offset 0, and returns its size. The image is
+// built in memory first (LayoutOf tells its size beforehand): nothing is
+// written to dst when the volume cannot be made, and dst may hold part of
+// the image when a write to it fails. On any error the size returned is 0.
+func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
+	w, err := prepare(src, opts)
+	if err != nil {
+		return 0, err
+	}
+	im, err := bcache.CreateWriterAt(dst, w.fileSize, w.o.Cache)
+	if err != nil {
+		return 0, err
+	}
+	if err := w.commit(im); err != nil {
+		return 0, err
+	}
+	return w.fileSize, nil
+}
+
+// Build lays the tree of src out as WriteFile does and returns the image.
+func Build(src fstree.Source, opts *Options) ([]byte, error) {
+	w, err := prepare(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	im, err := bcache.CreateMemory(w.fileSize, w.o.Cache)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.commit(im); err != nil {
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// commit writes the volume into im and commits it; on error im is
+// aborted.
+func (w *writer) commit(im *bcache.Image) error {
 	defer im.Abort()
 	if err := im.Guard(func() error { return w.write(im) }); err != nil {
 		return err
@@ -31,7 +76,8 @@ func Write(path string, t *fstree.Tree, o *Options, c *bcache.Options) error {
 	return im.Commit()
 }
 
-// Layout describes the volume Write would make, for tools and tests.
+// Layout describes the volume that WriteFile, Write and Build would make,
+// for tools and tests.
 type Layout struct {
 	FATType           int
 	BytesPerSector    int
@@ -47,10 +93,11 @@ type Layout struct {
 	VolumeID          uint32
 }
 
-// Plan computes the layout Write would produce for t and o without
-// writing anything.
-func Plan(t *fstree.Tree, o *Options) (*Layout, error) {
-	w, err := prepare(t, o)
+// LayoutOf computes the layout that WriteFile, Write and Build would give
+// src and opts, without writing anything (it reads the source's tree, not
+// its files' contents).
+func LayoutOf(src fstree.Source, opts *Options) (*Layout, error) {
+	w, err := prepare(src, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +119,49 @@ type writer struct {
 	volID    uint32
 }
 
-func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
+// sourceTree returns the tree of src with the time rule of o applied. A
+// *fstree.Tree source is changed in place, as its Tree method does.
+func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
+	if t, ok := src.(*fstree.Tree); src == nil || ok && (t == nil || t.Root == nil) {
+		return nil, fmt.Errorf("msdos: no source tree")
+	}
+	t, err := src.Tree(&fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
+	if err != nil {
+		return nil, fmt.Errorf("msdos: %w", err)
+	}
+	return t, nil
+}
+
+// checkNegative rejects negative counts and sizes, naming the field.
+func (o *Options) checkNegative() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"FATType", int64(o.FATType)}, {"SectorsPerCluster", int64(o.SectorsPerCluster)},
+		{"BlockSize", int64(o.BlockSize)}, {"BytesPerSector", int64(o.BytesPerSector)},
+		{"ReservedSectors", int64(o.ReservedSectors)}, {"NumFATs", int64(o.NumFATs)},
+		{"DirectoryEntries", int64(o.DirectoryEntries)}, {"InfoSector", int64(o.InfoSector)},
+		{"BackupSector", int64(o.BackupSector)}, {"CreateSize", o.CreateSize},
+		{"SectorsPerTrack", int64(o.SectorsPerTrack)}, {"DriveHeads", int64(o.DriveHeads)},
+		{"Offset", o.Offset}, {"Size", o.Size}, {"MinSize", o.MinSize}, {"MaxSize", o.MaxSize},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("%w: Options.%s is negative (%d)", ErrParams, f.name, f.v)
+		}
+	}
+	return nil
+}
+
+func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	w := &writer{}
 	if opts != nil {
 		w.o = *opts
 	}
 	o := &w.o
+	if err := o.checkNegative(); err != nil {
+		return nil, err
+	}
 	if o.BytesPerSector == 0 {
 		o.BytesPerSector = 512
 	}
@@ -89,13 +173,14 @@ func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
 			o.MaxSize = o.Size
 		}
 	}
-	if o.MinSize < 0 || o.MaxSize < 0 || o.Offset < 0 || o.CreateSize < 0 {
-		return nil, fmt.Errorf("%w: negative size or offset", ErrParams)
-	}
 	if o.MaxSize > 0 && o.MinSize > o.MaxSize {
-		return nil, fmt.Errorf("%w: minimum size %d is larger than maximum size %d", ErrParams, o.MinSize, o.MaxSize)
+		return nil, fmt.Errorf("%w: Options.MinSize (%d) is larger than Options.MaxSize (%d)", ErrParams, o.MinSize, o.MaxSize)
 	}
 	if err := o.loadBootstrap(); err != nil {
+		return nil, err
+	}
+	t, err := sourceTree(src, o)
+	if err != nil {
 		return nil, err
 	}
 	warn := func(s string) {
@@ -138,8 +223,8 @@ func prepare(t *fstree.Tree, opts *Options) (*writer, error) {
 	if err := p.allocate(w.g); err != nil {
 		return nil, err
 	}
-	if o.VolumeIDSet {
-		w.volID = o.VolumeID
+	if o.VolumeID != nil {
+		w.volID = *o.VolumeID
 	} else {
 		w.volID = p.volumeID(w.g, o)
 	}
@@ -154,14 +239,14 @@ func (w *writer) fixed() (*geometry, error) {
 		var pe *paramError
 		if errors.As(err, &pe) && pe.small {
 			if spc := w.clusterHint(); spc > 0 {
-				return nil, fmt.Errorf("%w; at this size -o sectors_per_cluster=%d would do", err, spc)
+				return nil, fmt.Errorf("%w; at this size Options.SectorsPerCluster = %d would do", err, spc)
 			}
 			if need := w.needed(0); need > w.fileSize {
 				// The default cluster size grows with the volume; with the
 				// smallest cluster a forced FAT type fits in far less.
 				if w.o.SectorsPerCluster == 0 && w.o.BlockSize == 0 {
 					if need1 := w.needed(1); need1 > w.fileSize && need1 < need {
-						return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given), or %d bytes with -o sectors_per_cluster=1", err, need, w.fileSize, need1)
+						return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given), or %d bytes with Options.SectorsPerCluster = 1", err, need, w.fileSize, need1)
 					}
 				}
 				return nil, fmt.Errorf("%w; an image of at least %d bytes is needed (%d given)", err, need, w.fileSize)
@@ -431,8 +516,8 @@ func (w *writer) fillBootSector(b *bootSector) {
 		b.jmpBoot()[1] = byte(x - 2)
 		b.jmpBoot()[2] = 0x90
 		oem := "BSD4.4  "
-		if w.o.OEMSet {
-			oem = w.o.OEMString
+		if w.o.OEMString != nil {
+			oem = *w.o.OEMString
 		}
 		copy(b.oemName(), fmt.Sprintf("%-8s", oem))
 		copy(b[x:], bootCode)
@@ -526,20 +611,24 @@ func (w *writer) writeFATs(im *bcache.Image) error {
 	return nil
 }
 
-// mtime returns the time written for n: its modification time, or the
-// timestamp when one is set. The access date is not taken from the
-// source's access time: building an image reads every file, which moves
-// access times forward (relatime), so the next build would differ.
-func (w *writer) mtime(n *fstree.Node) time.Time {
-	if w.o.Timestamp != nil {
-		return *w.o.Timestamp
+// volumeTime returns the time of the volume label entry: Options.Timestamp
+// when set (with ClampTimes, the root directory's time bounded by it), else
+// the root directory's time.
+func (w *writer) volumeTime() time.Time {
+	t := w.p.root.node.Mtime
+	if ts := w.o.Timestamp; !ts.IsZero() && (!w.o.ClampTimes || t.After(ts)) {
+		return ts
 	}
-	return n.Mtime
+	return t
 }
 
-// putEntry fills a short entry for a file or directory.
+// putEntry fills a short entry for a file or directory. Every time is the
+// node's modification time, which follows Options.Timestamp already (the
+// entry points apply it to the tree). The access date is not taken from
+// the source's access time: building an image reads every file, which
+// moves access times forward (relatime), so the next build would differ.
 func (w *writer) putEntry(d *dirEntry, name []byte, attr byte, n *fstree.Node, cluster uint32, size uint32) {
-	mt := w.mtime(n)
+	mt := n.Mtime
 	copy(d.name(), name)
 	d.attr()[0] = attr
 	d.ntRes()[0] = 0
@@ -578,7 +667,7 @@ func (w *writer) dirBytes(d *pdir, size int64) []byte {
 			e := (*dirEntry)(next())
 			copy(e.name(), labelBytes(w.o.VolumeLabel))
 			e.attr()[0] = AttrVolumeID | AttrArchive
-			dd, dt, _ := dosTime(w.mtime(w.p.root.node))
+			dd, dt, _ := dosTime(w.volumeTime())
 			le.PutUint16(e.wrtTime(), dt)
 			le.PutUint16(e.wrtDate(), dd)
 		}

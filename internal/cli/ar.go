@@ -236,8 +236,8 @@ func (c *arCmd) memberName(file string) string {
 
 // loaded is the archive as read from disk.
 type loaded struct {
-	f       *os.File
-	r       *ar.Reader
+	rc      *ar.ReadCloser
+	r       *ar.Reader // &rc.Reader
 	perm    fs.FileMode
 	exists  bool
 	entries []ar.Entry
@@ -263,24 +263,26 @@ const (
 func (c *arCmd) load() (*loaded, error) {
 	path := c.e.abs(c.archive)
 	l := &loaded{perm: 0o644}
-	f, err := os.Open(path)
+	rc, err := ar.OpenReader(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return l, nil
 		}
-		return nil, fmt.Errorf("ar: %s: %w", c.archive, unwrapPath(err))
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("ar: %s: %w", c.archive, unwrapPath(err))
-	}
-	r, err := ar.NewReader(f, st.Size())
-	if err != nil {
-		f.Close()
+		if pe, ok := err.(*fs.PathError); ok {
+			// Opening or stating the file failed; a damaged archive
+			// gives an error of the ar package instead.
+			return nil, fmt.Errorf("ar: %s: %w", c.archive, pe.Err)
+		}
 		return nil, libError(c.archive, err)
 	}
-	l.f, l.r, l.exists, l.perm = f, r, true, st.Mode().Perm()
+	l.rc, l.r, l.exists = rc, &rc.Reader, true
+	st, err := os.Stat(path)
+	if err != nil {
+		l.close()
+		return nil, fmt.Errorf("ar: %s: %w", c.archive, unwrapPath(err))
+	}
+	l.perm = st.Mode().Perm()
+	r := l.r
 	for i, m := range r.Members() {
 		e := ar.Entry{Header: m.Header}
 		if r.Thin() {
@@ -305,8 +307,8 @@ func (c *arCmd) load() (*loaded, error) {
 }
 
 func (l *loaded) close() {
-	if l.f != nil {
-		l.f.Close()
+	if l.rc != nil {
+		l.rc.Close()
 	}
 	for _, f := range l.extra {
 		f.Close()
@@ -708,6 +710,9 @@ func (c *arCmd) extract(l *loaded) error {
 
 // write lays the archive out and replaces the file atomically.
 func (c *arCmd) write(l *loaded) error {
+	if c.thin && c.format == ar.FormatBSD {
+		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
+	}
 	opts := &ar.Options{Format: c.format, Compat: c.compat, Thin: c.thin, NoIndex: c.noIndex}
 	if !c.det {
 		opts.IndexTime = time.Now()

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
-	"github.com/fixturegen/fixturegen/imgkit/ar/elfgen"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -86,8 +86,7 @@ func arFixtures(t *testing.T, dir string) {
 	os.WriteFile(filepath.Join(dir, "odd.txt"), []byte("abc"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", "abcdefghijklm.o"), mustRead(t, filepath.Join(dir, "c.o")), 0o644)
-	// c2.o: a second c.o with other contents, to replace c.o with.
-	os.WriteFile(filepath.Join(dir, "new", "c.o"), nil, 0o644)
+	// new/c.o: a second c.o with other contents, to replace c.o with.
 	os.MkdirAll(filepath.Join(dir, "new"), 0o755)
 	o := elfgen.Object{Is64: true, Text: []byte{0xc3, 0xc3}, Syms: []elfgen.Sym{{Name: "c_replaced", Bind: elfgen.STB_GLOBAL, Shndx: elfgen.TextSection}}}
 	os.WriteFile(filepath.Join(dir, "new", "c.o"), o.Bytes(), 0o644)
@@ -343,6 +342,26 @@ func TestArErrorsLeaveArchive(t *testing.T) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestArThinBSD checks that a thin archive in the BSD layout is refused in
+// the command's words, as llvm-ar refuses it, and that nothing is written.
+func TestArThinBSD(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "one.txt"), []byte("one\n"), 0o644)
+	for _, args := range [][]string{
+		{"ar", "--format=bsd", "rcT", "thin.a", "one.txt"},
+		{"ar", "--thin", "--format=bsd", "rc", "thin.a", "one.txt"},
+	} {
+		_, err := arRun(t, dir, nil, args...)
+		if err == nil || err.Error() != "ar: thin.a: only the gnu format has a thin mode (T, --thin with --format=bsd)" {
+			t.Errorf("%s: error %v", strings.Join(args, " "), err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "thin.a")); err == nil {
+			t.Errorf("%s: thin.a written", strings.Join(args, " "))
 		}
 	}
 }

@@ -643,7 +643,7 @@ func parseManifest(r io.Reader) ([]manifestEntry, error) {
 		}
 		name, ok := strings.CutSuffix(words[0], ":")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("%s:%d: want NAME: COMMAND ARGS...", manifestName, start)
+			return nil, fmt.Errorf("%s:%d: want a line \"NAME: COMMAND ARGS...\"", manifestName, start)
 		}
 		if !validName(name) {
 			return nil, fmt.Errorf("%s:%d: %q: output name must be a clean relative slash-separated path", manifestName, start, name)

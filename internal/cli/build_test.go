@@ -72,7 +72,7 @@ func TestParseManifest(t *testing.T) {
 		t.Errorf("parseManifest = %+v, %v; want %+v", got, err, want)
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"\nx.img makefs x.img d\n", "manifest:2: want NAME: COMMAND ARGS..."},
+		{"\nx.img makefs x.img d\n", `manifest:2: want a line "NAME: COMMAND ARGS..."`},
 		{"x.img:\n", "manifest:1: x.img: no command"},
 		{"/x.img: makefs /x.img d\n", `manifest:1: "/x.img": output name must be`},
 		{"../x.img: makefs ../x.img d\n", `manifest:1: "../x.img": output name must be`},

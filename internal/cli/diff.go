@@ -11,17 +11,24 @@ func init() {
 		Name:    "diff",
 		Usage:   "diff [-q] file1 file2",
 		Summary: "explain how two images or archives differ, field by field",
-		Help: `diff compares two FAT images or ar archives by structure and prints what
-differs in words: which file or structure (path), which field (by its
-specification name, such as BPB_SecPerClus, DIR_WrtTime or "ar member
-header date"), at which byte offset, and the old and new values. Bytes that
-differ outside every parsed field, and files in no known format, are shown
-as byte ranges; so are FFS images, which have no field description yet.
--q prints nothing and only sets the exit status.
+		Help: `diff compares two FAT images, two FFS images or two ar archives by
+structure and prints what differs in words, one line each: which structure
+or file (the boot sector, the superblock, a cylinder group, a path, an
+archive member), which field by its specification name (BPB_SecPerClus,
+DIR_WrtTime, fs_minfree, cg_time, di_mtime, "ar member header date"), at
+which byte offset, and the old and new values. A file's contents are shown
+as size and SHA-256, with the first byte at which they differ; structures
+and files present on one side only, and those that moved, are named.
+Bytes that differ outside every reported field, files in no known format
+and files of two different formats are shown as byte ranges. At most 200
+differences are listed, and the rest counted.
+
+Nothing is printed when the files are identical. -q leaves out the report;
+the one line "fixturegen: diff: file1 and file2 differ" on standard error
+and the exit status stay.
 
 The exit status is that of cmp(1): 0 when the files are identical, 1 when
-they differ, 2 (or 1 until the command line reports exit codes) when one
-cannot be read.`,
+they differ, 2 when one cannot be read or the command line is wrong.`,
 		Run: runDiff,
 	})
 }

@@ -8,9 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -49,6 +51,10 @@ at the end of -b or -f asks for a percentage of the image size.
 
 -T takes a file, whose modification time is used, or else a number of
 seconds since the Epoch; without -T, SOURCE_DATE_EPOCH clamps times.
+
+-t chooses the file system type (default ffs). "-o help", anywhere among
+the -o options, prints the options of that type and exits; it needs no
+image-file or directory.
 `
 
 // makefsArgs is the parsed common makefs command line.
@@ -102,7 +108,8 @@ func registerMakefsType(t makefsType) {
 	makefsTypes[t.Name] = t
 }
 
-// makefsTypesHelp lists the registered file system types.
+// makefsTypesHelp lists the registered file system types, each with its
+// -o options, for "fixturegen help makefs".
 func makefsTypesHelp() string {
 	names := make([]string, 0, len(makefsTypes))
 	for n := range makefsTypes {
@@ -112,10 +119,84 @@ func makefsTypesHelp() string {
 	if len(names) == 0 {
 		return "File system types: none yet.\n"
 	}
-	return "File system types: " + strings.Join(names, ", ") + ".\n"
+	var b strings.Builder
+	b.WriteString("File system types: " + strings.Join(names, ", ") + ".\n\n")
+	b.WriteString(optionHelpIntro)
+	for _, n := range names {
+		b.WriteString("\n")
+		writeOptionHelp(&b, makefsTypes[n])
+	}
+	return b.String()
+}
+
+// optionHelpIntro says how to read the lists writeOptionHelp writes.
+const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- for none),\n" +
+	"default, and what the option sets.\n"
+
+// writeOptionHelp writes the -o options of t as aligned columns under a
+// line naming the type, or says that t describes none.
+func writeOptionHelp(w io.Writer, t makefsType) {
+	fmt.Fprintf(w, "-t %s:\n", t.Name)
+	var opts []imgfmt.Option
+	if t.Help != nil {
+		opts = t.Help()
+	}
+	if len(opts) == 0 {
+		fmt.Fprintf(w, "  no -o options described\n")
+		return
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, o := range opts {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", o.Key, dash(o.Letter), dash(o.Default), o.Usage)
+	}
+	tw.Flush()
+}
+
+// makefsOptionHelp reports whether the makefs command line args asks for
+// its type's options with "help" among the -o items, and if so prints them
+// to standard output. It looks only at -t and -o, so that no image-file or
+// directory is needed; a command line that getopt rejects is left for
+// parseMakefsArgs to report.
+func makefsOptionHelp(e *env, args []string) (bool, error) {
+	opts, _, err := getopt("makefs", args, makefsOptString)
+	if err != nil {
+		return false, nil
+	}
+	typ, asked := "ffs", false
+	for _, o := range opts {
+		switch o.Name {
+		case 't':
+			typ = o.Arg
+		case 'o':
+			for item := range strings.SplitSeq(o.Arg, ",") {
+				asked = asked || item == "help"
+			}
+		}
+	}
+	if !asked {
+		return false, nil
+	}
+	t, ok := makefsTypes[typ]
+	if !ok {
+		return true, fmt.Errorf("makefs: file system type %q is not supported", typ)
+	}
+	var b strings.Builder
+	b.WriteString(optionHelpIntro + "\n")
+	writeOptionHelp(&b, t)
+	_, err = io.WriteString(e.Stdout, b.String())
+	return true, err
 }
 
 func runMakefs(e *env, args []string) error {
+	if asked, err := makefsOptionHelp(e, args); asked {
+		return err
+	}
 	a, err := parseMakefsArgs(e, args)
 	if err != nil {
 		return err
@@ -124,14 +205,75 @@ func runMakefs(e *env, args []string) error {
 	if !ok {
 		return fmt.Errorf("makefs: file system type %q is not supported", a.Type)
 	}
-	return t.Run(a)
+	return reword(t.Run(a), t.Help)
 }
+
+// globalFlags names the makefs flag that sets a field of a format's
+// Options, for the fields that the flags common to every type set.
+var globalFlags = map[string]string{
+	"Size": "-s", "MaxSize": "-m", "MinSize": "-M", "Offset": "-O", "SectorSize": "-S", "Timestamp": "-T",
+	"FreeBlocks": "-b", "FreeBlocksPct": "-b", "FreeFiles": "-f", "FreeFilesPct": "-f", "Roundup": "-R",
+	"ByteOrder": "-B",
+}
+
+// fieldWords matches what a library error says of an Options field:
+// "Options.SectorsPerCluster", or with a value "Options.SectorsPerCluster = 4".
+var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*)(?: = ([^\s,;()]+))?`)
+
+// reword says err in the command's words: every Options field it names
+// becomes the flag that sets it (globalFlags: "-s", "-s 1m") or the -o
+// option (the type's help: "sectors_per_cluster", "-o sectors_per_cluster=4"
+// with a value); fields neither names are left as they are. The result
+// wraps err, so errors.Is and errors.As see what they saw before.
+func reword(err error, help func() []imgfmt.Option) error {
+	if err == nil || !fieldWords.MatchString(err.Error()) {
+		return err
+	}
+	keys := map[string]string{}
+	if help != nil {
+		for _, o := range help() {
+			if _, dup := keys[o.Field]; !dup {
+				keys[o.Field] = o.Key // the first key that sets the field, not an alias listed later
+			}
+		}
+	}
+	msg := fieldWords.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := fieldWords.FindStringSubmatch(m)
+		field, value := sub[1], sub[2]
+		if flag, ok := globalFlags[field]; ok {
+			if value != "" {
+				return flag + " " + value
+			}
+			return flag
+		}
+		if key, ok := keys[field]; ok {
+			if value != "" {
+				return "-o " + key + "=" + value
+			}
+			return key
+		}
+		return m
+	})
+	return &rewordedError{msg: msg, err: err}
+}
+
+// rewordedError is an error of a library said in the command's words.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }
+
+// makefsOptString is the getopt(3) option string of makefs.
+const makefsOptString = "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ"
 
 // parseMakefsArgs parses the makefs command line as FreeBSD makefs does,
 // and checks that the sources exist. Errors in options are usage errors
 // that name the option.
 func parseMakefsArgs(e *env, args []string) (*makefsArgs, error) {
-	opts, rest, err := getopt("makefs", args, "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ")
+	opts, rest, err := getopt("makefs", args, makefsOptString)
 	if err != nil {
 		return nil, err
 	}

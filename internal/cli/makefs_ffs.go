@@ -30,7 +30,7 @@ func runMakefsFFS(a *makefsArgs) error {
 		return err
 	}
 	if err := ffs.WriteFile(a.Image, t, o); err != nil {
-		return fmt.Errorf("makefs: %w", rewordError(err, ffs.OptionHelp()))
+		return fmt.Errorf("makefs: %w", err) // runMakefs rewords the Options fields it names
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
@@ -10,9 +11,10 @@ import (
 // imgkit/msdos. Every -o option of makefs's msdos type is accepted by name
 // or one-letter key; -s, -m, -M, -O, -S and -T apply as makefs applies
 // them, and without a size the smallest image that holds the tree is made.
+// -o timestamp sets every time as -T does, when -T is not given.
 
 func init() {
-	registerMakefsType(makefsType{Name: "msdos", Run: runMakefsMsdos})
+	registerMakefsType(makefsType{Name: "msdos", Run: runMakefsMsdos, Help: msdos.OptionHelp})
 }
 
 func runMakefsMsdos(a *makefsArgs) error {
@@ -20,21 +22,21 @@ func runMakefsMsdos(a *makefsArgs) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.cacheOptions()
-	if err != nil {
+	if o.Cache, err = a.cacheOptions(); err != nil {
 		return err
 	}
 	t, err := a.tree()
 	if err != nil {
 		return err
 	}
-	if err := msdos.Write(a.Image, t, o, c); err != nil {
+	if err := msdos.WriteFile(a.Image, t, o); err != nil {
 		return fmt.Errorf("makefs: %w", err)
 	}
 	return nil
 }
 
-// msdosOptions turns the makefs command line into msdos.Options.
+// msdosOptions turns the makefs command line into msdos.Options. The time
+// is -T, else -o timestamp, else SOURCE_DATE_EPOCH as an upper bound.
 func msdosOptions(a *makefsArgs) (*msdos.Options, error) {
 	o := &msdos.Options{}
 	for _, opt := range a.Opts {
@@ -54,19 +56,16 @@ func msdosOptions(a *makefsArgs) (*msdos.Options, error) {
 	if a.Offset != 0 {
 		o.Offset = a.Offset
 	}
-	o.Timestamp = a.Timestamp
+	if a.Timestamp != nil || o.Timestamp.IsZero() {
+		topts, err := a.treeOptions()
+		if err != nil {
+			return nil, err
+		}
+		o.Timestamp, o.ClampTimes = topts.Timestamp, topts.ClampTimes
+	}
 	o.Warn = a.Env.Stderr
-	if o.Bootstrap != "" && o.Bootstrap[0] != '/' && containsSlash(o.Bootstrap) {
+	if o.Bootstrap != "" && o.Bootstrap[0] != '/' && strings.Contains(o.Bootstrap, "/") {
 		o.Bootstrap = a.Env.abs(o.Bootstrap)
 	}
 	return o, nil
-}
-
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"errors"
@@ -16,16 +16,16 @@ import (
 )
 
 // The scenarios live in the top-level testscripts folder. They are run
-// from here, the command's own package: linking the test binary with the
-// real command lets testscript run "fixturegen" in-process, as a
-// re-execution of this test binary, with no separate build.
+// from here, an external test of the command's package, as a user's
+// scenarios would run: fixturetest.Programs links the real command into
+// the test binary (with the hidden commands that this package's tests
+// register, such as test-write), and testscript runs "fixturegen" as a
+// re-execution of it, with no separate build.
 
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"fixturegen": func() { os.Exit(Main()) },
-	})
+	testscript.Main(m, fixturetest.Programs())
 }
 
 // TestScripts runs ../../testscripts/*.txtar. Run one with

@@ -28,11 +28,7 @@ func init() {
 		register(contender{
 			Name: name,
 			Run: func(tree, outdir string) error {
-				t, err := fstree.WalkDir(tree, nil)
-				if err != nil {
-					return err
-				}
-				return msdos.Write(filepath.Join(outdir, "fat.img"), t, &msdos.Options{}, &bcache.Options{Mode: m.mode})
+				return msdos.WriteFile(filepath.Join(outdir, "fat.img"), fstree.Dir(tree), &msdos.Options{Cache: &bcache.Options{Mode: m.mode}})
 			},
 		})
 	}
@@ -89,11 +85,7 @@ func fatLayout(tree string) (*msdos.Layout, error) {
 	if v, ok := fatLayouts.Load(tree); ok {
 		return v.(*msdos.Layout), nil
 	}
-	t, err := fstree.WalkDir(tree, nil)
-	if err != nil {
-		return nil, err
-	}
-	l, err := msdos.Plan(t, &msdos.Options{})
+	l, err := msdos.LayoutOf(fstree.Dir(tree), &msdos.Options{})
 	if err != nil {
 		return nil, err
 	}
