@@ -323,10 +323,7 @@ func (a *makefsArgs) setOption(name byte, arg string) error {
 	e := a.Env
 	bad := func(err error) error { return usagef("makefs: -%c %s: %v", name, arg, err) }
 	size := func(min, max int64) (int64, error) {
-		n, err := parseSize(arg)
-		if err == nil && (n < min || n > max) {
-			err = fmt.Errorf("must be between %d and %d", min, max)
-		}
+		n, err := parseSize(arg, min, max)
 		if err != nil {
 			return 0, bad(err)
 		}
@@ -347,11 +344,10 @@ func (a *makefsArgs) setOption(name byte, arg string) error {
 		var n int64
 		pct := strings.HasSuffix(arg, "%")
 		if pct {
-			n, err = parseSize(strings.TrimSuffix(arg, "%"))
-			if err == nil && n > 99 {
-				err = errors.New("percentage must be between 0 and 99")
-			}
-			if err != nil {
+			if n, err = parseSize(strings.TrimSuffix(arg, "%"), 0, 99); err != nil {
+				if !errors.Is(err, errSizeSyntax) {
+					err = errors.New("percentage must be between 0 and 99")
+				}
 				return bad(err)
 			}
 		} else if n, err = size(0, math.MaxInt64); err != nil {
@@ -422,60 +418,22 @@ var (
 	errSizeRange  = errors.New("size out of range")
 )
 
-// parseSize reads a size as makefs(8) does (strsuftoll in its sources): a
-// decimal number with an optional suffix b (512-byte blocks), k, m, g, t
-// (powers of 1024) or w (the 4 bytes of an int); two or more such numbers
-// joined by 'x' (or the older '*') give their product.
-func parseSize(s string) (int64, error) {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, errSizeSyntax
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, errSizeRange
-	}
-	if i < len(s) {
-		var mul int64
-		switch s[i] {
-		case 'b':
-			mul = 512
-		case 'k':
-			mul = 1 << 10
-		case 'm':
-			mul = 1 << 20
-		case 'g':
-			mul = 1 << 30
-		case 't':
-			mul = 1 << 40
-		case 'w':
-			mul = 4
-		}
-		if mul != 0 {
-			if n > math.MaxInt64/mul {
-				return 0, errSizeRange
-			}
-			n *= mul
-			i++
-		}
-	}
-	if i == len(s) {
+// parseSize reads a number of a makefs option with imgfmt.ParseNumber,
+// makefs's one number syntax, and says what is wrong in the command's
+// words: the syntax it wants, or the range the option allows.
+func parseSize(s string, min, max int64) (int64, error) {
+	n, err := imgfmt.ParseNumber(s, min, max)
+	switch {
+	case err == nil:
 		return n, nil
-	}
-	if s[i] != 'x' && s[i] != '*' {
+	case errors.Is(err, imgfmt.ErrNumber):
 		return 0, errSizeSyntax
 	}
-	m, err := parseSize(s[i+1:])
-	if err != nil {
-		return 0, err
-	}
-	if m != 0 && n > math.MaxInt64/m {
+	// Out of range: say the range, unless the number itself overflows.
+	if _, perr := imgfmt.ParseNumber(s, math.MinInt64, math.MaxInt64); perr != nil {
 		return 0, errSizeRange
 	}
-	return n * m, nil
+	return 0, fmt.Errorf("must be between %d and %d", min, max)
 }
 
 // treeOptions returns the time rule of the command line: -T, or else
