@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,59 +15,15 @@ import (
 
 // These tests compare the writer, in CompatDebian mode, with Debian's
 // makefs(8) byte for byte. Debian's makefs walks directories in readdir(3)
-// order; testdata/sortdir.c, loaded with LD_PRELOAD, makes that order
+// order; tooltest.SortedReaddir's shim, loaded with LD_PRELOAD, makes that order
 // bytewise, the writer's order. The only bytes allowed to differ are the
 // fields makefs fills from random(), the clock or heap pointers, listed by
 // name in maskedFields.
 
-var (
-	shimOnce sync.Once
-	shimPath string
-	shimErr  error
-)
-
-// TestMain removes the directory of the sorting shim after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shimPath != "" {
-		os.RemoveAll(filepath.Dir(shimPath))
-	}
-	os.Exit(code)
-}
-
-// sortShim builds testdata/sortdir.c once per test binary, in a directory
-// that TestMain removes.
-func sortShim(t *testing.T) string {
-	t.Helper()
-	tooltest.Need(t, "cc")
-	shimOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ffs-sortdir")
-		if err != nil {
-			shimErr = err
-			return
-		}
-		shimPath = filepath.Join(dir, "sortdir.so")
-		out, err := exec.Command("cc", "-shared", "-fPIC", "-o", shimPath, "testdata/sortdir.c", "-ldl").CombinedOutput()
-		if err != nil {
-			shimErr = fmt.Errorf("cc: %v\n%s", err, out)
-		}
-	})
-	if shimErr != nil {
-		t.Fatal(shimErr)
-	}
-	return shimPath
-}
-
 // debianMakefs runs Debian's makefs with the sorting shim.
 func debianMakefs(t *testing.T, img, src string, args ...string) []byte {
 	t.Helper()
-	tooltest.Need(t, "makefs")
-	shim := sortShim(t)
-	cmd := exec.Command("makefs", append(append([]string{"-t", "ffs"}, args...), img, src)...)
-	cmd.Env = append(os.Environ(), "LD_PRELOAD="+shim, "TZ=UTC")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("makefs %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, out)
-	}
+	tooltest.RunSorted(t, "", "makefs", append(append([]string{"-t", "ffs"}, args...), img, src)...)
 	b, err := os.ReadFile(img)
 	if err != nil {
 		t.Fatal(err)
@@ -292,3 +246,6 @@ func TestCompatDebianBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestMain removes the readdir shim that the comparisons build.
+func TestMain(m *testing.M) { tooltest.Main(m) }

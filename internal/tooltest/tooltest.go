@@ -1,5 +1,5 @@
 // Package tooltest lets tests depend on external validators (fsck.fat, mtools,
-// sleuthkit, GNU ar, llvm-ar, Debian's makefs, cc) without making them a hard
+// sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, cc) without making them a hard
 // requirement on a developer's machine.
 //
 // A test that needs a tool calls Need. Where the tool is missing the test is
@@ -40,6 +40,11 @@ var packages = map[string]string{
 	"gcc":      "gcc",
 }
 
+// builds maps a command that no Debian package has to how it is made.
+var builds = map[string]string{
+	"freebsd-makefs": "build it with ../shared/tools/freebsd-makefs/build.sh DIR and put DIR in PATH, as .ci/run does",
+}
+
 // Required reports whether missing tools fail tests instead of skipping them.
 func Required() bool { return os.Getenv(RequireEnv) == "1" }
 
@@ -54,6 +59,8 @@ func Need(t testing.TB, name string) string {
 	msg := name + " not found in PATH"
 	if pkg, ok := packages[name]; ok {
 		msg += " (apt-get install " + pkg + ")"
+	} else if how, ok := builds[name]; ok {
+		msg += " (" + how + ")"
 	}
 	if Required() {
 		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)

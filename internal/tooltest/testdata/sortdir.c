@@ -1,6 +1,6 @@
 /*
- * sortdir.c: an LD_PRELOAD shim for the comparison tests of imgkit/ffs.
- * Debian's makefs lays a tree out in readdir(3) order; with this shim
+ * sortdir.c: an LD_PRELOAD shim for the comparison tests (internal/tooltest).
+ * Debian's and FreeBSD's makefs lay a tree out in readdir(3) order; with this shim
  * loaded, readdir returns the entries of each directory sorted bytewise by
  * name, the order fixturegen uses, so the two images can be compared byte
  * for byte. Built by the tests with: cc -shared -fPIC -o sortdir.so sortdir.c -ldl
