@@ -365,7 +365,7 @@ func TestErrorsNameFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = prepare(tree, &Options{Version: 2, Size: 8 << 20, Density: 1 << 30, FreeFiles: 1000}, 0)
+	_, err = prepare(tree, &Options{Version: 2, Density: 1 << 30, FreeFiles: 1000}, 0)
 	if want := `: the image has \d+ free inodes; \d+ are required \(raise Options.Size or lower Options.Density\)$`; !errors.Is(err, ErrNoSpace) || !regexp.MustCompile(want).MatchString(err.Error()) {
 		t.Errorf("too few inodes: %v, want one matching %s", err, want)
 	}

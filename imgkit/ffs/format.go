@@ -41,6 +41,9 @@ const (
 	maxVolLen  = 32    // MAXVOLLEN
 	fsMaxSnap  = 20    // FSMAXSNAP
 	fsMaxContg = 16    // FS_MAXCONTIG
+	// cgSizeFudge is CGSIZEFUDGE of FreeBSD's makefs mkfs.c: the bytes a
+	// cylinder group block keeps below the block size.
+	cgSizeFudge = 8
 
 	nDAddr  = 12 // UFS_NDADDR: direct blocks in an inode
 	nIAddr  = 3  // UFS_NIADDR: indirect blocks in an inode
@@ -163,6 +166,7 @@ func (s *superblock) fsCsp() []byte             { return s[832:][:8] }
 func (s *superblock) fsMaxcluster() []byte      { return s[840:][:8] }
 func (s *superblock) fsOldCpc() []byte          { return s[856:][:4] }
 func (s *superblock) fsMaxbsize() []byte        { return s[860:][:4] }
+func (s *superblock) fsProvidersize() []byte    { return s[872:][:8] }
 func (s *superblock) fsSblockloc() []byte       { return s[1000:][:8] }
 func (s *superblock) fsCstotal() []byte         { return s[1008:][:64] } // struct csum_total
 func (s *superblock) fsTime() []byte            { return s[1072:][:8] }

@@ -33,6 +33,8 @@ type geometry struct {
 	maxsymlinklen       int64 // fs_maxsymlinklen
 	oldCpg, oldNspf     int64 // fs_old_cpg, fs_old_nspf (UFS1)
 	density             int64 // bytes per inode after any reduction
+	origDensity         int64 // bytes per inode before it
+	sbMaxcontig         int64 // fs_maxcontig as the superblock holds it
 
 	// Offsets inside a cylinder group block (struct cg).
 	iusedoff, freeoff, nextfreeoff int64
@@ -53,6 +55,12 @@ type params struct {
 	avgfilesize, avgfpdr int64
 	extent, maxbpcg      int64
 	sblockloc            int64
+	// freebsd selects FreeBSD's mkfs where it differs from NetBSD's: the
+	// density bounds, CGSIZEFUDGE and fs_maxcontig as given.
+	freebsd bool
+	// clampDensity lowers the density to 2 fragments an inode, as
+	// FreeBSD's mkfs does unless its min_inodes is set.
+	clampDensity bool
 }
 
 func powerOf2(n int64) bool { return n > 0 && n&(n-1) == 0 }
@@ -95,8 +103,12 @@ func mkfs(p *params) (*geometry, error) {
 		g.maxbsize = p.extent
 	}
 	g.maxcontig = p.maxcontig
+	g.sbMaxcontig = p.maxcontig
 	if g.maxcontig < g.maxbsize/g.bsize {
 		g.maxcontig = g.maxbsize / g.bsize
+	}
+	if !p.freebsd {
+		g.sbMaxcontig = g.maxcontig // NetBSD's mkfs keeps the raised value
 	}
 	if g.maxcontig > 1 {
 		g.contigsumsize = min(g.maxcontig, fsMaxContg)
@@ -132,6 +144,21 @@ func mkfs(p *params) (*geometry, error) {
 	// the cylinder group block can map.
 	inopf := g.inopb / g.frag // INOPF
 	density := p.density
+	cgLimit := g.bsize // the cylinder group block must stay below it
+	g.origDensity = density
+	if p.freebsd {
+		cgLimit -= cgSizeFudge
+		// At most 2^32 inodes, and 2 fragments an inode unless the
+		// tree sets the size.
+		minfragsperinode := 1 + g.size/(1<<32-g.inopb)
+		if mindensity := minfragsperinode * g.fsize; density < mindensity {
+			density = mindensity
+		}
+		g.origDensity = density
+		if p.clampDensity {
+			density = min(density, max(2, minfragsperinode)*g.fsize)
+		}
+	}
 	var fragsperinode, minfpg int64
 	for {
 		fragsperinode = max(g.numfrags(density), 1)
@@ -146,7 +173,7 @@ func mkfs(p *params) (*geometry, error) {
 		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
 		g.fpg = max(g.fpg, minfpg)
 		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
-		if g.cgSizeFor(g.ipg, g.fpg) < g.bsize {
+		if g.cgSizeFor(g.ipg, g.fpg) < cgLimit {
 			break
 		}
 		density -= g.fsize
@@ -162,10 +189,10 @@ func mkfs(p *params) (*geometry, error) {
 			break
 		}
 		cs := g.cgSizeFor(g.ipg, g.fpg)
-		if cs < g.bsize {
+		if cs < cgLimit {
 			continue
 		}
-		if cs == g.bsize {
+		if cs == cgLimit {
 			break
 		}
 		g.fpg -= g.frag

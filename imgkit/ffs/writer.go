@@ -109,8 +109,9 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 // neededSize is the smallest image size, a multiple of the block size,
 // that holds the tree with the options o but for their size limits. It
 // assumes that a size that fits stays fitting when it grows, which holds
-// for makefs's geometry within the range searched: from makefs's estimate
-// to the size the automatic sizing settles on. The answer is checked.
+// for makefs's geometry within the range searched: up to the size the
+// automatic sizing settles on, doubled until it fits with the density a
+// given size brings. The answer is checked.
 func neededSize(t *fstree.Tree, o *Options) (int64, bool) {
 	fits := func(size int64) (int64, bool) {
 		x := *o
@@ -132,8 +133,17 @@ func neededSize(t *fstree.Tree, o *Options) (int64, bool) {
 	}
 	hi := w.fsBytes
 	bs := w.p.bsize
-	if _, ok := fits(hi); !ok {
-		return 0, false
+	// With a size given, FreeBSD's mkfs lowers the density to 2
+	// fragments an inode, so the automatic size may be too small for
+	// the inodes that brings; double it until the tree fits.
+	for i := 0; ; i++ {
+		if _, ok := fits(hi); ok {
+			break
+		}
+		if i == 20 {
+			return 0, false
+		}
+		hi *= 2
 	}
 	lo := int64(0) // known not to fit
 	for hi-lo > bs {
@@ -335,10 +345,16 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if opts.FreeBlocksPct > 0 {
 		size = size * int64(100+opts.FreeBlocksPct) / 100
 	}
-	size += sblockUFS1 + sblockSize
 	dsz := int64(dinode1Size)
 	if p.version == 2 {
 		dsz = dinode2Size
+	}
+	if opts.Compat == CompatDebian {
+		size += sblockUFS1 + sblockSize
+	} else {
+		// FreeBSD's: the boot area and superblock, the superblock copy
+		// and the cylinder group block, each in whole blocks.
+		size += roundup(p.sblockloc+sblockSize, p.bsize) + roundup(sblockSize, p.bsize) + p.bsize
 	}
 	size += dsz * roundup(inodes, p.bsize/dsz)
 	if p.minfree > 0 {
@@ -357,6 +373,11 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if p.density == 0 {
 		p.density = size/inodes + 1
 	}
+	// FreeBSD's makefs keeps the density (its min_inodes) only when no
+	// free space is asked for: no -s, -M or -b.
+	p.clampDensity = opts.Compat != CompatDebian &&
+		(minSize > 0 || opts.FreeBlocks > 0 || opts.FreeBlocksPct > 0)
+	p.freebsd = opts.Compat != CompatDebian
 	if maxSize > 0 && size > maxSize {
 		return nil, fmt.Errorf("%w: the tree needs %d bytes, more than the maximum size %d", ErrTooLarge, size, maxSize)
 	}
@@ -367,8 +388,8 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		return nil, err
 	}
 	w.g = g
-	if g.density != p.density {
-		w.warnf("density reduced from %d to %d", p.density, g.density)
+	if g.density != g.origDensity {
+		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
 	}
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
@@ -420,7 +441,6 @@ func (w *writer) gen(ino int64) int64 {
 // sizeTree is ffs_size_dir: the bytes and inodes makefs estimates for the
 // tree, before the reserved inodes and the slop are added.
 func (w *writer) sizeTree() (size, inodes int64) {
-	fsize := w.p.fsize
 	maxLink := int64(maxSymlinkLen1)
 	if w.p.version == 2 {
 		maxLink = maxSymlinkLen2
@@ -448,10 +468,10 @@ func (w *writer) sizeTree() (size, inodes int64) {
 				inodes++
 				switch p.Type {
 				case fstree.TypeFile:
-					size += roundup(p.Size, fsize)
+					size += w.addSize(p.Size)
 				case fstree.TypeSymlink:
 					if l := int64(len(p.Link)) + 1; l >= maxLink {
-						size += roundup(l, fsize)
+						size += w.addSize(l)
 					}
 				}
 			}
@@ -459,10 +479,22 @@ func (w *writer) sizeTree() (size, inodes int64) {
 				dir(n)
 			}
 		}
-		size += roundup(cur, fsize)
+		size += w.addSize(cur)
 	}
 	dir(w.t.Root)
 	return size, inodes
+}
+
+// addSize is ffs_size_dir's estimate of the bytes a file of n bytes
+// takes: its fragments; with CompatFreeBSD a file past the direct blocks
+// counts whole blocks, and a block for every UFS_NDADDR blocks past the
+// first UFS_NDADDR, for its indirect blocks.
+func (w *writer) addSize(n int64) int64 {
+	bsize, fsize := w.p.bsize, w.p.fsize
+	if w.opts.Compat == CompatDebian || n < nDAddr*bsize {
+		return roundup(n, fsize)
+	}
+	return bsize*(howmany(n, nDAddr*bsize)-1) + roundup(n, bsize)
 }
 
 // write builds the image: cylinder groups, the tree, then the superblocks.
@@ -1174,7 +1206,7 @@ func (w *writer) superblock() *superblock {
 	o.put32(s.fsFmask(), ^(g.fsize - 1))
 	o.put32(s.fsBshift(), g.bshift)
 	o.put32(s.fsFshift(), g.fshift)
-	o.put32(s.fsMaxcontig(), g.maxcontig)
+	o.put32(s.fsMaxcontig(), g.sbMaxcontig)
 	o.put32(s.fsMaxbpg(), g.maxbpg)
 	o.put32(s.fsFragshift(), g.fragshift)
 	o.put32(s.fsFsbtodb(), g.fsbtodb)
@@ -1227,8 +1259,15 @@ func (w *writer) superblock() *superblock {
 	o.put64(s.fsCsaddr(), g.csaddr)
 	o.put32(s.fsAvgfilesize(), g.avgfilesize)
 	o.put32(s.fsAvgfpdir(), g.avgfpdir)
-	if w.opts.SoftUpdates {
+	// FreeBSD's mkfs sets FS_DOSOFTDEP for UFS2 only.
+	if w.opts.SoftUpdates && (!v1 || w.opts.Compat == CompatDebian) {
 		o.put32(s.fsFlags(), fsDoSoftDep)
+	}
+	if w.opts.Compat != CompatDebian {
+		// FreeBSD's mkfs sets fs_providersize to fs_size, and its
+		// ffs_sb_swap leaves it out: it is in the byte order of the host
+		// that made the image, little-endian on the hosts makefs runs on.
+		binary.LittleEndian.PutUint64(s.fsProvidersize(), uint64(g.size))
 	}
 	o.put32(s.fsContigsumsize(), g.contigsumsize)
 	o.put32(s.fsMaxsymlinklen(), g.maxsymlinklen)

@@ -209,6 +209,9 @@ func TestNeededSize(t *testing.T) {
 		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) {
 			t.Fatalf("%+v: %v, want no space", o, err)
 		}
+		if !strings.Contains(err.Error(), "at least") {
+			t.Fatalf("%+v: %v", o, err)
+		}
 		if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "at least"):], "at least %d bytes", &need); err != nil {
 			t.Fatalf("%v: no size: %v", o, err)
 		}

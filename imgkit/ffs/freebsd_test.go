@@ -1,0 +1,263 @@
+//go:build unix
+
+package ffs_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/ffs"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// These tests compare the writer, in its default CompatFreeBSD mode, with
+// FreeBSD's own makefs (the Linux port freebsd-makefs) byte for byte, over
+// a matrix of options and trees. The port walks directories in readdir
+// order; tooltest.RunSorted makes that order bytewise, the writer's. The
+// only bytes allowed to differ are those MaskRandom clears: fs_id[1] and
+// di_gen, which FreeBSD takes from its random(3) and the port from
+// glibc's, and the in-core pointers fs_ocsp..fs_active, which fixturegen
+// writes as zero.
+
+// fbsdStamp is the -T time of every comparison.
+var fbsdStamp = time.Unix(1600000000, 0).UTC()
+
+// fbsdTrees builds the source trees of the comparison under dir and
+// returns their paths by name.
+func fbsdTrees(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	mk := func(root, name string, size int, seed byte) {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(i*7) + seed + byte(i>>9)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	symlink := func(root, name, target string) {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trees := map[string]string{}
+
+	// mixed: every kind of node, files that end in fragments and one past
+	// the 12 direct blocks at every block size up to 32768.
+	mixed := filepath.Join(dir, "mixed")
+	trees["mixed"] = mixed
+	mk(mixed, "a/empty", 0, 0)
+	mk(mixed, "a/small", 100, 1)
+	mk(mixed, "a/frag3k", 3000, 2)
+	mk(mixed, "b/direct", 13*32768+100, 3)
+	mk(mixed, "c/d/e/deep", 5000, 5)
+	mk(mixed, "z", 20000, 6)
+	symlink(mixed, "a/short", "small")
+	symlink(mixed, "a/long", strings.Repeat("x/", 60)+"target") // past UFS1's and UFS2's inline limit
+	symlink(mixed, "c/up", "../z")
+	if err := os.Link(filepath.Join(mixed, "a/small"), filepath.Join(mixed, "b/hard")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(mixed, "a/frag3k"), 0o4755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(mixed, "c/fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if err := syscall.Mknod(filepath.Join(mixed, "c/tty"), syscall.S_IFCHR|0o620, int(fstree.Mkdev(4, 1))); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mknod(filepath.Join(mixed, "c/disk"), syscall.S_IFBLK|0o660, int(fstree.Mkdev(8, 3))); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// indirect: a file past the single indirect block at bsize 4096 for
+	// both versions ((12+1024) blocks of 4096 bytes for UFS1).
+	ind := filepath.Join(dir, "indirect")
+	trees["indirect"] = ind
+	mk(ind, "big", (12+1024)*4096+5000, 9)
+	mk(ind, "after", 700, 10)
+
+	// bigdir: a directory of many blocks.
+	bigdir := filepath.Join(dir, "bigdir")
+	trees["bigdir"] = bigdir
+	for i := 0; i < 400; i++ {
+		mk(bigdir, fmt.Sprintf("d/entry-with-a-long-name-to-fill-directory-blocks-%03d", i), i%7*300, byte(i))
+	}
+	mk(bigdir, "top", 10, 0)
+	return trees
+}
+
+// fbsdCase is one comparison: a tree and the makefs arguments for it,
+// besides -t ffs and -T.
+type fbsdCase struct {
+	tree string
+	args string
+}
+
+// fbsdMatrix is the comparison matrix.
+var fbsdMatrix = func() []fbsdCase {
+	var cs []fbsdCase
+	add := func(tree, args string) { cs = append(cs, fbsdCase{tree, args}) }
+	for _, v := range []string{"-o version=1", "-o version=2"} {
+		add("mixed", v)
+		add("mixed", v+" -s 4m")
+		add("mixed", v+" -s 20m")
+		for _, bf := range []string{"4096,fsize=512", "8192,fsize=1024", "16384,fsize=2048", "32768,fsize=4096",
+			"65536,fsize=8192", "8192,fsize=8192", "4096,fsize=4096"} {
+			add("mixed", v+",bsize="+bf)
+			add("mixed", v+",bsize="+bf+" -s 8m")
+		}
+		add("mixed", v+",density=4096")
+		add("mixed", v+",density=65536 -s 8m")
+		add("mixed", v+",minfree=0 -s 4m")
+		add("mixed", v+",minfree=2")
+		add("mixed", v+",minfree=30 -s 6m")
+		add("mixed", v+" -f 50")
+		add("mixed", v+" -f 20%")
+		add("mixed", v+" -b 1m")
+		add("mixed", v+" -b 30%")
+		add("mixed", v+" -M 3m")
+		add("mixed", v+",maxbpg=2,bsize=4096,fsize=1024")
+		add("mixed", v+",avgfilesize=4096,avgfpdir=8")
+		add("mixed", v+",optimization=space,bsize=8192,fsize=1024")
+		add("mixed", v+",extent=131072")
+		add("mixed", v+",maxbpcg=256,bsize=4096,fsize=512 -s 8m")
+		add("mixed", v+",softupdates=1")
+		add("mixed", v+",label=FIXTURE")
+		add("mixed", v+" -B be")
+		add("mixed", v+",bsize=8192,fsize=1024 -B be -s 6m")
+		add("mixed", v+" -B le")
+		add("indirect", v+",bsize=4096,fsize=512")
+		add("indirect", v+",bsize=4096,fsize=1024 -B be")
+		add("indirect", v)
+		add("bigdir", v+",bsize=4096,fsize=512")
+		add("bigdir", v)
+	}
+	return cs
+}()
+
+// TestFreeBSDBytes compares every case of the matrix with freebsd-makefs.
+func TestFreeBSDBytes(t *testing.T) {
+	tooltest.Need(t, "freebsd-makefs")
+	trees := fbsdTrees(t, t.TempDir())
+	for _, c := range fbsdMatrix {
+		t.Run(c.tree+" "+c.args, func(t *testing.T) {
+			t.Parallel()
+			src := trees[c.tree]
+			args := append([]string{"-t", "ffs", "-T", fmt.Sprint(fbsdStamp.Unix())}, strings.Fields(c.args)...)
+			img := filepath.Join(t.TempDir(), "makefs.img")
+			tooltest.RunSorted(t, "", "freebsd-makefs", append(args, img, src)...)
+			want, err := os.ReadFile(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := fbsdOptions(t, strings.Fields(c.args))
+			got, err := ffs.Build(fstree.Dir(src), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ffs.CheckClusterSums(got); err != nil {
+				t.Error(err)
+			}
+			compareFreeBSD(t, want, got, o.Version == 2 && o.ByteOrder == binary.BigEndian)
+		})
+	}
+}
+
+// fbsdOptions turns the makefs arguments of the matrix into Options.
+func fbsdOptions(t *testing.T, args []string) *ffs.Options {
+	t.Helper()
+	o := &ffs.Options{Timestamp: fbsdStamp}
+	num := func(s string) int64 {
+		n, err := imgfmt.ParseNumber(s, 0, 1<<62)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := 0; i < len(args); i += 2 {
+		flag, val := args[i], args[i+1]
+		pct := strings.HasSuffix(val, "%")
+		switch flag {
+		case "-o":
+			for _, kv := range strings.Split(val, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				if err := ffs.ParseOption(o, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case "-s":
+			o.Size = num(val)
+		case "-M":
+			o.MinSize = num(val)
+		case "-b":
+			if pct {
+				o.FreeBlocksPct = int(num(strings.TrimSuffix(val, "%")))
+			} else {
+				o.FreeBlocks = num(val)
+			}
+		case "-f":
+			if pct {
+				o.FreeFilesPct = int(num(strings.TrimSuffix(val, "%")))
+			} else {
+				o.FreeFiles = num(val)
+			}
+		case "-B":
+			o.ByteOrder = map[string]binary.ByteOrder{"be": binary.BigEndian, "le": binary.LittleEndian}[val]
+		default:
+			t.Fatalf("fbsdOptions: flag %s", flag)
+		}
+	}
+	return o
+}
+
+// compareFreeBSD fails the test where want (freebsd-makefs's image) and
+// got differ outside the fields MaskRandom clears, with inspect.Diff's
+// report of the difference. With clusterSum, cg_clustersum is left out
+// too: FreeBSD's makefs writes it in the host's byte order in a
+// big-endian UFS2 image, where fixturegen writes it big-endian (the
+// caller checks fixturegen's with CheckClusterSums).
+func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
+	t.Helper()
+	mw, mg := bytes.Clone(want), bytes.Clone(got)
+	for _, m := range []struct {
+		img  []byte
+		name string
+	}{{mw, "freebsd-makefs's"}, {mg, "fixturegen's"}} {
+		if err := ffs.MaskRandom(m.img); err != nil {
+			t.Fatalf("%s image: %v", m.name, err)
+		}
+		if clusterSum {
+			if err := ffs.MaskClusterSums(m.img); err != nil {
+				t.Fatalf("%s image: %v", m.name, err)
+			}
+		}
+	}
+	if bytes.Equal(mw, mg) {
+		return
+	}
+	rep, err := inspect.Diff(bytes.NewReader(mw), int64(len(mw)), bytes.NewReader(mg), int64(len(mg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.Write(&b, "freebsd-makefs", "fixturegen")
+	t.Errorf("the images differ outside fs_id[1], fs_ocsp..fs_active and di_gen:\n%s", b.String())
+}
