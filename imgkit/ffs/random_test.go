@@ -1,6 +1,12 @@
 package ffs
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
 
 // TestBSDRandom checks the generator against FreeBSD's random(3): the
 // first values after srandom(seed), as FreeBSD 12 and later produce them
@@ -30,6 +36,57 @@ func TestBSDRandom(t *testing.T) {
 			if got := g.next(); got != want {
 				t.Fatalf("srandom(%d): value %d is %d, want %d", c.seed, i, got, want)
 			}
+		}
+	}
+}
+
+// TestRandomFields checks that fs_id[1] and the di_gen of spare inodes
+// are FreeBSD's random() values after srandom(the time stamp), drawn in
+// the order of FreeBSD's mkfs: fs_id[1] first, then the inodes each group
+// initialises (for UFS2 the first ones; for UFS1 from the third inode
+// block on, the first two blocks of the first group holding zeros).
+func TestRandomFields(t *testing.T) {
+	t.Parallel()
+	// The first three values after srandom(1600000000).
+	const id1, gen1, gen2 = 631394960, 946232508, 52614677
+	src := fstree.FS(mapTree())
+	for _, c := range []struct {
+		version      int
+		ino1, ino2   int64 // inodes that get gen1 and gen2
+		zero         int64 // a spare inode with di_gen 0, or -1
+		bsize, fsize int
+	}{
+		{2, 0, 1, -1, 32768, 4096},
+		{1, 2 * 32768 / dinode1Size, 2*32768/dinode1Size + 1, 200, 32768, 4096},
+		{1, 2 * 4096 / dinode1Size, 2*4096/dinode1Size + 1, 40, 4096, 512},
+	} {
+		img, err := Build(src, &Options{Version: c.version, BSize: c.bsize, FSize: c.fsize, Size: 16 << 20, Timestamp: time.Unix(1600000000, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &f.g
+		if got := f.o.u32((*superblock)(img[g.sblockloc:][:sblockSize]).fsID1()); got != id1 {
+			t.Errorf("UFS%d: fs_id[1] %d, want %d", c.version, got, id1)
+		}
+		gen := func(ino int64) uint32 {
+			d := img[g.inodeOff(ino):][:g.dinodeSize()]
+			if g.version == 1 {
+				return f.o.u32((*dinode1)(d).diGen())
+			}
+			return f.o.u32((*dinode2)(d).diGen())
+		}
+		if got := gen(c.ino1); got != gen1 {
+			t.Errorf("UFS%d bsize %d: di_gen of inode %d is %d, want %d", c.version, c.bsize, c.ino1, got, gen1)
+		}
+		if got := gen(c.ino2); got != gen2 {
+			t.Errorf("UFS%d bsize %d: di_gen of inode %d is %d, want %d", c.version, c.bsize, c.ino2, got, gen2)
+		}
+		if c.zero >= 0 && gen(c.zero) != 0 {
+			t.Errorf("UFS%d bsize %d: di_gen of inode %d is %d, want 0", c.version, c.bsize, c.zero, gen(c.zero))
 		}
 	}
 }

@@ -200,11 +200,17 @@ type writer struct {
 	a     *alloc
 	p     params
 	utime int64  // fs_time, fs_id[0], cg_time
-	seed  uint64 // of fs_id[1] and di_gen
-	inos  int64  // inodes the tree needs, with the two reserved ones
-	im    *bcache.Image
-	base  int64 // byte offset of the file system in the image file
-	dry   bool  // lay out only: no reads of file data, no writes
+	seed  uint64 // of fs_id[1] and di_gen (CompatDebian)
+	// With CompatFreeBSD, fs_id[1] and di_gen come from FreeBSD's
+	// random(3) (initGens): rng is the generator, id1 fs_id[1] and gens
+	// the di_gen of the initialised inodes of each group, by index.
+	rng  *bsdRandom
+	id1  int64
+	gens [][]uint32
+	inos int64 // inodes the tree needs, with the two reserved ones
+	im   *bcache.Image
+	base int64 // byte offset of the file system in the image file
+	dry  bool  // lay out only: no reads of file data, no writes
 
 	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
 	written map[*fstree.Node]bool
@@ -557,6 +563,56 @@ func (w *writer) initInodes() {
 		}
 		w.inited[c] = roundup(n, g.inopb)
 	}
+	if w.opts.Compat != CompatDebian {
+		w.initGens()
+	}
+}
+
+// initGens draws fs_id[1] and the di_gen of the inodes that mkfs
+// initialises from FreeBSD's random(3) seeded with the time stamp, in
+// the order FreeBSD's mkfs draws them: fs_id[1], then group by group,
+// for UFS2 the first cg_initediblk inodes; for UFS1 the inode blocks from
+// the third on. initcg writes the first two inode blocks of every UFS1
+// group from a buffer that it fills only for the later blocks, so the
+// first block of a group repeats the last block drawn for an earlier
+// group (zeros in the first) and the second is always zeros.
+func (w *writer) initGens() {
+	g := w.g
+	w.rng = newBSDRandom(uint32(w.utime))
+	w.id1 = w.rng.next()
+	w.gens = make([][]uint32, g.ncg)
+	carry := make([]uint32, g.inopb)
+	for c := int64(0); c < g.ncg; c++ {
+		if g.version == 2 {
+			gens := make([]uint32, w.inited[c], g.ipg)
+			for i := range gens {
+				gens[i] = uint32(w.rng.next())
+			}
+			w.gens[c] = gens
+			continue
+		}
+		gens := make([]uint32, g.ipg)
+		copy(gens, carry)
+		for i := 2 * g.inopb; i < g.ipg; i++ {
+			gens[i] = uint32(w.rng.next())
+		}
+		if g.ipg > 2*g.inopb {
+			copy(carry, gens[g.ipg-g.inopb:])
+		}
+		w.gens[c] = gens
+	}
+}
+
+// spareGen is di_gen of inode ino of an initialised inode block before
+// any inode is stored in it.
+func (w *writer) spareGen(ino int64) int64 {
+	if w.opts.Compat == CompatDebian {
+		return w.gen(ino)
+	}
+	if gens := w.gens[ino/w.g.ipg]; ino%w.g.ipg < int64(len(gens)) {
+		return int64(gens[ino%w.g.ipg])
+	}
+	return 0
 }
 
 // initRunBlocks bounds the inode blocks writeInitedInodes writes at once.
@@ -612,9 +668,9 @@ func (w *writer) fillInodeBlock(blk []byte, first int64) {
 	for i := int64(0); i < g.inopb; i++ {
 		d := blk[i*ds:][:ds]
 		if g.version == 1 {
-			w.o.put32((*dinode1)(d).diGen(), w.gen(first+i))
+			w.o.put32((*dinode1)(d).diGen(), w.spareGen(first+i))
 		} else {
-			w.o.put32((*dinode2)(d).diGen(), w.gen(first+i))
+			w.o.put32((*dinode2)(d).diGen(), w.spareGen(first+i))
 		}
 	}
 }
@@ -1068,19 +1124,26 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 		a.total.ndir++
 	}
 	a.syncCs(c)
+	debian := w.opts.Compat == CompatDebian
+	// FreeBSD's ffs_build_dinode draws di_gen before ffs_write_inode
+	// initialises inode blocks.
+	gen := int64(0)
+	if !debian {
+		gen = w.rng.next()
+	}
 	if g.version == 2 {
 		for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+			if !debian {
+				for range g.inopb {
+					w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
+				}
+			}
 			w.inited[c] += g.inopb // written by writeInitedInodes
 		}
 		o.put32(a.cgs[c].cgInitediblk(), w.inited[c])
 	}
 
-	debian := w.opts.Compat == CompatDebian
 	mode := ifmtOf(n.Type) | int64(n.Mode&0o7777)
-	gen := w.gen(ino)
-	if debian {
-		gen = 0
-	}
 	ts := func(t time.Time) (int64, int64) {
 		if t.IsZero() {
 			return 0, 0
@@ -1215,7 +1278,11 @@ func (w *writer) superblock() *superblock {
 	o.put32(s.fsInopb(), g.inopb)
 	o.put32(s.fsOptim(), g.optim)
 	o.put32(s.fsID0(), w.utime)
-	o.put32(s.fsID1(), w.fsID1())
+	if w.opts.Compat == CompatDebian {
+		o.put32(s.fsID1(), w.fsID1())
+	} else {
+		o.put32(s.fsID1(), w.id1)
+	}
 	o.put32(s.fsCssize(), g.cssize)
 	o.put32(s.fsCgsize(), g.cgsize)
 	o.put32(s.fsIpg(), g.ipg)
