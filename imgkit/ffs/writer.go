@@ -67,6 +67,7 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 	if err != nil {
 		return nil, explainSize(t, opts, err)
 	}
+	w.warnLayout()
 	im, err := create(opts.Offset+w.fsBytes, opts.Cache)
 	if err != nil {
 		return nil, err
@@ -394,9 +395,6 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		return nil, err
 	}
 	w.g = g
-	if g.density != g.origDensity {
-		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
-	}
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
@@ -410,6 +408,27 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	}
 	w.seed = splitmix(uint64(w.utime) ^ 0x4646535f49445f31) // "FFS_ID_1"
 	return w, nil
+}
+
+// warnLayout says what makefs says of the geometry, and where the image
+// departs from FreeBSD's makefs because its layout would be invalid.
+func (w *writer) warnLayout() {
+	g := w.g
+	if g.density != g.origDensity {
+		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
+	}
+	if w.clusterSumFixed() {
+		w.warnf("cg_clustersum written big-endian; FreeBSD's makefs leaves it little-endian in a big-endian UFS2 image, which is invalid")
+	}
+}
+
+// clusterSumFixed reports whether the image departs from FreeBSD's makefs
+// in cg_clustersum: in a big-endian UFS2 image its ffs_cg_swap leaves the
+// cluster summary in the host's byte order (and ffs_clusteracct then
+// adds to it as if it were swapped); the writer stores it big-endian.
+func (w *writer) clusterSumFixed() bool {
+	return w.opts.Compat != CompatDebian && w.g.version == 2 && w.g.contigsumsize > 0 &&
+		w.o.ByteOrder == binary.BigEndian
 }
 
 // latestMtime is the latest modification time in the tree, the default

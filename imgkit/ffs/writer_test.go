@@ -241,3 +241,34 @@ func TestDtype(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSumBigEndian checks the one place where the writer departs
+// from FreeBSD's makefs because its layout is invalid: in a big-endian
+// UFS2 image cg_clustersum is written big-endian, it agrees with the
+// cluster map, and the writer says so; little-endian images and UFS1 say
+// nothing.
+func TestClusterSumBigEndian(t *testing.T) {
+	t.Parallel()
+	const warning = "cg_clustersum written big-endian"
+	for _, c := range []struct {
+		version int
+		order   binary.ByteOrder
+		warn    bool
+	}{
+		{2, binary.BigEndian, true},
+		{2, binary.LittleEndian, false},
+		{1, binary.BigEndian, false},
+	} {
+		var warn strings.Builder
+		img, err := Build(fstree.FS(mapTree()), &Options{Version: c.version, ByteOrder: c.order, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(warn.String(), warning); got != c.warn {
+			t.Errorf("UFS%d %v: warnings %q, want %q: %v", c.version, c.order, warn.String(), warning, c.warn)
+		}
+		if err := CheckClusterSums(img); err != nil {
+			t.Errorf("UFS%d %v: %v", c.version, c.order, err)
+		}
+	}
+}
