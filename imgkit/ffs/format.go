@@ -26,6 +26,9 @@ var (
 	// ErrTooLarge reports a tree larger than the maximum size (Options.MaxSize
 	// or Options.Size).
 	ErrTooLarge = errors.New("ffs: image larger than the maximum size")
+	// ErrName reports a name that a UFS directory cannot hold: longer
+	// than 255 bytes, or with a '/' or NUL in it.
+	ErrName = errors.New("ffs: bad name")
 )
 
 // Sizes, limits and magic numbers of fs.h, dinode.h and dir.h.
@@ -55,8 +58,9 @@ const (
 	maxSymlinkLen1 = (nDAddr + nIAddr) * 4 // MAXSYMLINKLEN_UFS1: 60
 	maxSymlinkLen2 = (nDAddr + nIAddr) * 8 // MAXSYMLINKLEN_UFS2: 120
 
-	dirBlkSiz = 512 // DIRBLKSIZ
-	maxNamLen = 255 // UFS_MAXNAMLEN
+	dirBlkSiz = 512   // DIRBLKSIZ
+	maxNamLen = 255   // UFS_MAXNAMLEN
+	linkMax   = 65500 // UFS_LINK_MAX: the most links an inode counts
 
 	fsUFS1Magic = 0x011954   // FS_UFS1_MAGIC
 	fsUFS2Magic = 0x19540119 // FS_UFS2_MAGIC

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -342,7 +344,10 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	}
 
 	// Size the tree (ffs_size_dir, ffs_validate).
-	size, inodes := w.sizeTree()
+	size, inodes, err := w.sizeTree()
+	if err != nil {
+		return nil, err
+	}
 	inodes += rootIno
 	size += opts.FreeBlocks
 	inodes += opts.FreeFiles
@@ -465,7 +470,7 @@ func (w *writer) gen(ino int64) int64 {
 
 // sizeTree is ffs_size_dir: the bytes and inodes makefs estimates for the
 // tree, before the reserved inodes and the slop are added.
-func (w *writer) sizeTree() (size, inodes int64) {
+func (w *writer) sizeTree() (size, inodes int64, err error) {
 	maxLink := int64(maxSymlinkLen1)
 	if w.p.version == 2 {
 		maxLink = maxSymlinkLen2
@@ -487,9 +492,15 @@ func (w *writer) sizeTree() (size, inodes int64) {
 			if w.skip(n) {
 				continue
 			}
+			if err == nil {
+				err = w.checkName(n)
+			}
 			add(n.Name)
 			if p := primary(n); !sized[p] {
 				sized[p] = true
+				if err == nil {
+					err = w.checkNode(p)
+				}
 				inodes++
 				switch p.Type {
 				case fstree.TypeFile:
@@ -506,8 +517,52 @@ func (w *writer) sizeTree() (size, inodes int64) {
 		}
 		size += w.addSize(cur)
 	}
+	if err = w.checkNode(w.t.Root); err != nil {
+		return 0, 0, err
+	}
 	dir(w.t.Root)
-	return size, inodes
+	return size, inodes, err
+}
+
+// checkName refuses a name that a directory entry cannot hold: d_namlen
+// is one byte and UFS names are at most UFS_MAXNAMLEN (255) bytes, without
+// NUL or '/'. FreeBSD's makefs writes the length mod 256 and leaves a
+// corrupt directory.
+func (w *writer) checkName(n *fstree.Node) error {
+	if len(n.Name) > maxNamLen {
+		return fmt.Errorf("%w: %s: a name of %d bytes; UFS names are at most %d", ErrName, n.Path(), len(n.Name), maxNamLen)
+	}
+	if n.Name == "" || strings.ContainsAny(n.Name, "/\x00") {
+		return fmt.Errorf("%w: %s: a name %q; UFS names are not empty and hold no '/' or NUL", ErrName, n.Path(), n.Name)
+	}
+	return nil
+}
+
+// checkNode refuses a node whose values the inode cannot hold: more links
+// than UFS_LINK_MAX (65500), UFS1 times outside its 32-bit
+// seconds, a device number past UFS1's 32-bit di_rdev. FreeBSD's makefs
+// writes them truncated.
+func (w *writer) checkNode(n *fstree.Node) error {
+	if n.Nlink > linkMax {
+		return fmt.Errorf("%w: %s: %d links; an inode counts at most %d", ErrParams, n.Path(), n.Nlink, linkMax)
+	}
+	if w.p.version != 1 {
+		return nil
+	}
+	for _, t := range []struct {
+		name string
+		t    time.Time
+	}{{"access", n.Atime}, {"modification", n.Mtime}, {"change", n.Ctime}} {
+		if s := t.t.Unix(); !t.t.IsZero() && (s < math.MinInt32 || s > math.MaxInt32) {
+			return fmt.Errorf("%w: %s: %s time %s is outside UFS1's range (1901 to 2038; use Options.Version 2)",
+				ErrParams, n.Path(), t.name, t.t.UTC().Format(time.RFC3339))
+		}
+	}
+	if (n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock) && fbsdDev(n.Rdev) > math.MaxUint32 {
+		return fmt.Errorf("%w: %s: device %d,%d does not fit UFS1's 32-bit di_rdev (use Options.Version 2)",
+			ErrParams, n.Path(), fstree.Major(n.Rdev), fstree.Minor(n.Rdev))
+	}
+	return nil
 }
 
 // addSize is ffs_size_dir's estimate of the bytes a file of n bytes

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -269,6 +271,60 @@ func TestClusterSumBigEndian(t *testing.T) {
 		}
 		if err := CheckClusterSums(img); err != nil {
 			t.Errorf("UFS%d %v: %v", c.version, c.order, err)
+		}
+	}
+}
+
+// TestRefused checks that what a UFS image cannot hold is an error that
+// names the path, not an image written wrong: a name over 255 bytes
+// (d_namlen would wrap), a NUL in a name, more links than UFS_LINK_MAX,
+// UFS1 times outside 32 bits and a device number past UFS1's di_rdev.
+// A name of 255 bytes, and the same times in UFS2, are written and read
+// back.
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 255)
+	img, err := Build(fstree.FS(fstest.MapFS{"d/" + long: {Data: []byte("x")}}), nil)
+	if err != nil {
+		t.Fatalf("a name of 255 bytes: %v", err)
+	}
+	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(f, "d/"+long); err != nil || string(b) != "x" {
+		t.Errorf("reading back the name of 255 bytes: %q, %v", b, err)
+	}
+
+	tree := func(n *fstree.Node) *fstree.Tree {
+		root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755, Nlink: 3}
+		d := &fstree.Node{Name: "d", Type: fstree.TypeDir, Mode: 0o755, Nlink: 2, Parent: root}
+		root.Children = []*fstree.Node{d}
+		n.Parent, d.Children = d, []*fstree.Node{n}
+		return &fstree.Tree{Root: root}
+	}
+	y2040 := time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name    string
+		n       *fstree.Node
+		version int
+		err     error
+		want    string // in the error; "" when the image is written
+	}{
+		{"256 bytes", &fstree.Node{Name: long + "x", Type: fstree.TypeFile, Nlink: 1}, 1, ErrName, ": d/" + long + "x: a name of 256 bytes; UFS names are at most 255"},
+		{"NUL", &fstree.Node{Name: "a\x00b", Type: fstree.TypeFile, Nlink: 1}, 2, ErrName, `"a\x00b"`},
+		{"links", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 65501}, 2, ErrParams, ": d/f: 65501 links; an inode counts at most 65500"},
+		{"UFS1 2040", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 1, Mtime: y2040}, 1, ErrParams, ": d/f: modification time 2040-01-01T00:00:00Z is outside UFS1's range"},
+		{"UFS2 2040", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 1, Mtime: y2040}, 2, nil, ""},
+		{"UFS1 device", &fstree.Node{Name: "c", Type: fstree.TypeChar, Nlink: 1, Rdev: fstree.Mkdev(300, 1)}, 1, ErrParams, ": d/c: device 300,1 does not fit UFS1's 32-bit di_rdev"},
+		{"UFS2 device", &fstree.Node{Name: "c", Type: fstree.TypeChar, Nlink: 1, Rdev: fstree.Mkdev(300, 1)}, 2, nil, ""},
+	} {
+		_, err := Build(tree(c.n), &Options{Version: c.version})
+		switch {
+		case c.err == nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != nil && (!errors.Is(err, c.err) || !strings.Contains(fmt.Sprint(err), c.want)):
+			t.Errorf("%s: %v, want %v with %q", c.name, err, c.err, c.want)
 		}
 	}
 }
