@@ -81,8 +81,8 @@ const (
 	avgFPDirDflt    = 64    // AFPDIR
 	maxPhys         = 65536 // MAXPHYS as makefs uses it for maxcontig
 
-	cgStructSz = 176 // sizeof(struct cg), cg_space[1] padded
-	cgSpaceOff = 168 // offsetof(struct cg, cg_space)
+	cgStructSz = 176 // sizeof(struct cg) in NetBSD's fs.h: cg_space[1] padded
+	cgSpaceOff = 168 // offsetof(struct cg, cg_space); sizeof(struct cg) in FreeBSD's fs.h, which has no cg_space
 )
 
 // File types of di_mode (IFMT bits) and of d_type (dir.h).

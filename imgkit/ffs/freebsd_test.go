@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,12 @@ func fbsdTrees(t *testing.T, dir string) map[string]string {
 	if err := syscall.Mkfifo(filepath.Join(mixed, "c/fifo"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	sock, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(mixed, "c/sock"), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock.SetUnlinkOnClose(false)
+	sock.Close()
 	if os.Geteuid() == 0 {
 		if err := syscall.Mknod(filepath.Join(mixed, "c/tty"), syscall.S_IFCHR|0o620, int(fstree.Mkdev(4, 1))); err != nil {
 			t.Fatal(err)
@@ -144,6 +151,20 @@ var fbsdMatrix = func() []fbsdCase {
 		add("mixed", v+" -B be")
 		add("mixed", v+",bsize=8192,fsize=1024 -B be -s 6m")
 		add("mixed", v+" -B le")
+		add("mixed", v+",maxbpg=3,bsize=4096,fsize=512")
+		add("mixed", v+",label=FIXTURE -S 4096 -s 8m")
+		add("mixed", v+",bsize=8192,fsize=4096 -S 4096 -B be")
+		add("mixed", v+",optimization=space,minfree=2")
+		add("mixed", v+",label=FIXTURE,softupdates=1 -B be")
+		add("mixed", v+" -S 4096")
+		add("mixed", v+" -R 1m")
+		add("mixed", v+" -O 64k -b 10%")
+		add("mixed", v+" -m 4m")
+		add("mixed", v+" -M 3m -m 4m")
+		add("mixed", v+" -f 10 -b 64k")
+		add("mixed", v+",extent=65536,bsize=16384,fsize=2048")
+		add("mixed", v+",avgfilesize=100000,avgfpdir=500 -s 8m")
+		add("mixed", v+",bsize=4096,fsize=512 -s 16m")
 		add("indirect", v+",bsize=4096,fsize=512")
 		add("indirect", v+",bsize=4096,fsize=1024 -B be")
 		add("indirect", v)
@@ -173,8 +194,14 @@ func TestFreeBSDBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ffs.CheckClusterSums(got); err != nil {
+			if err := ffs.CheckClusterSums(got[o.Offset:]); err != nil {
 				t.Error(err)
+			}
+			if off := o.Offset; off > 0 {
+				if int64(len(want)) < off || !bytes.Equal(want[:off], got[:min(off, int64(len(got)))]) {
+					t.Fatalf("the %d bytes before the file system differ", off)
+				}
+				want, got = want[off:], got[off:]
 			}
 			compareFreeBSD(t, want, got, o.Version == 2 && o.ByteOrder == binary.BigEndian)
 		})
@@ -219,6 +246,14 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 			} else {
 				o.FreeFiles = num(val)
 			}
+		case "-m":
+			o.MaxSize = num(val)
+		case "-S":
+			o.SectorSize = int(num(val))
+		case "-R":
+			o.Roundup = num(val)
+		case "-O":
+			o.Offset = num(val)
 		case "-B":
 			o.ByteOrder = map[string]binary.ByteOrder{"be": binary.BigEndian, "le": binary.LittleEndian}[val]
 		default:

@@ -34,6 +34,7 @@ type geometry struct {
 	oldCpg, oldNspf     int64 // fs_old_cpg, fs_old_nspf (UFS1)
 	density             int64 // bytes per inode after any reduction
 	origDensity         int64 // bytes per inode before it
+	cgStruct            int64 // sizeof(struct cg) as CGSIZE counts it
 	sbMaxcontig         int64 // fs_maxcontig as the superblock holds it
 
 	// Offsets inside a cylinder group block (struct cg).
@@ -74,7 +75,7 @@ func ilog2(n int64) int64 { return int64(bits.Len64(uint64(n))) - 1 }
 // cgSizeFor is CGSIZE_IF: the bytes a cylinder group block needs for ipg
 // inodes and fpg fragments.
 func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
-	n := int64(cgStructSz) + 4 + g.oldCpg*4 + g.oldCpg*2 + howmany(ipg, 8) + howmany(fpg, 8)
+	n := g.cgStruct + 4 + g.oldCpg*4 + g.oldCpg*2 + howmany(ipg, 8) + howmany(fpg, 8)
 	if g.contigsumsize > 0 {
 		n += g.contigsumsize*4 + howmany(fpg>>g.fragshift, 8)
 	}
@@ -83,7 +84,10 @@ func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
 
 // mkfs computes the geometry as makefs's ffs/mkfs.c does (after newfs(8)).
 func mkfs(p *params) (*geometry, error) {
-	g := &geometry{version: p.version, sectorSize: p.sectorSize}
+	g := &geometry{version: p.version, sectorSize: p.sectorSize, cgStruct: cgStructSz}
+	if p.freebsd {
+		g.cgStruct = cgSpaceOff
+	}
 	fssize := p.size / int64(p.sectorSize) // in sectors
 	if fssize <= 0 {
 		return nil, fmt.Errorf("%w: size %d is too small", ErrParams, p.size)

@@ -251,10 +251,11 @@ func primary(n *fstree.Node) *fstree.Node {
 	return n
 }
 
-// skip reports whether a node is left out of the image (sockets, with
-// CompatDebian, whose makefs does not store them).
+// skip reports whether a node is left out of the image: sockets, which
+// FreeBSD's and Debian's makefs both skip as they walk a directory (and
+// FreeBSD's mtree reader has no type for).
 func (w *writer) skip(n *fstree.Node) bool {
-	return w.opts.Compat == CompatDebian && n.Type == fstree.TypeSocket
+	return n.Type == fstree.TypeSocket
 }
 
 // prepare validates the options, sizes the tree as makefs's ffs_validate
@@ -422,6 +423,12 @@ func (w *writer) warnLayout() {
 	if g.density != g.origDensity {
 		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
 	}
+	w.t.Walk(func(_ string, n *fstree.Node) error {
+		if n != w.t.Root && w.skip(n) {
+			w.warnf("%s: socket left out, as makefs leaves sockets out", n.Path())
+		}
+		return nil
+	})
 	if w.clusterSumFixed() {
 		w.warnf("cg_clustersum written big-endian; FreeBSD's makefs leaves it little-endian in a big-endian UFS2 image, which is invalid")
 	}
@@ -589,6 +596,17 @@ func (w *writer) write(im *bcache.Image) error {
 	// superblock under construction there: only fs_old_flags is set.
 	probe := make([]byte, g.sectorSize)
 	probe[211] = fsFlagsUpdated
+	if w.opts.Compat != CompatDebian && g.sectorSize > sbStructSz {
+		// FreeBSD's mkfs has set the label, fs_maxsymlinklen and
+		// fs_old_inodefmt by then, which a sector larger than 512
+		// bytes shows, in the host's byte order.
+		var s superblock
+		copy(s.fsVolname(), w.opts.Label)
+		binary.LittleEndian.PutUint32(s.fsMaxsymlinklen(), uint32(g.maxsymlinklen))
+		binary.LittleEndian.PutUint32(s.fsOldInodefmt(), fs44InodeFmt)
+		s.fsOldFlags()[0] = fsFlagsUpdated
+		copy(probe, s[:])
+	}
 	w.probe = w.fsBytes/int64(g.sectorSize)*int64(g.sectorSize) - int64(g.sectorSize)
 	if err := w.writeAt(probe, w.probe); err != nil {
 		return err

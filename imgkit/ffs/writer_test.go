@@ -328,3 +328,28 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketsLeftOut checks that sockets are left out of the image, with
+// a warning naming them, as FreeBSD's and Debian's makefs leave them out.
+func TestSocketsLeftOut(t *testing.T) {
+	t.Parallel()
+	src := fstree.FS(fstest.MapFS{"d/sock": {Mode: fs.ModeSocket | 0o666}, "d/f": {Data: []byte("f")}})
+	for _, compat := range []Compat{CompatFreeBSD, CompatDebian} {
+		var warn strings.Builder
+		img, err := Build(src, &Options{Compat: compat, Size: 1 << 20, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, err := fs.ReadDir(f, "d")
+		if err != nil || len(ents) != 1 || ents[0].Name() != "f" {
+			t.Errorf("compat %d: d holds %v (%v), want f only", compat, ents, err)
+		}
+		if want := "d/sock: socket left out"; !strings.Contains(warn.String(), want) {
+			t.Errorf("compat %d: warnings %q, want %q", compat, warn.String(), want)
+		}
+	}
+}
