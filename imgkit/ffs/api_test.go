@@ -405,10 +405,12 @@ func TestErrorsNameFields(t *testing.T) {
 	}{
 		{Options{Size: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.Size = 65536 given\)$`},
 		{Options{MaxSize: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.MaxSize = 65536 given\)$`},
+		{Options{Size: 1000000}, `: Options.Size 1000000 is not a multiple of the block size 32768$`},
+		{Options{MinSize: 1000000, MaxSize: 1000000}, `: Options.MinSize 1000000 rounded up to the block size 32768 exceeds Options.MaxSize 1000000$`},
 		{Options{Compat: CompatDebian, BSize: 65536, FSize: 8192}, `: the tree needs an image of at least \d+ bytes, more than makefs's estimate \(give it with Options.Size\)$`},
 	} {
 		_, err := Build(fstree.FS(mapTree()), &c.o)
-		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) || !regexp.MustCompile(c.want).MatchString(err.Error()) {
+		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrParams)) || !regexp.MustCompile(c.want).MatchString(err.Error()) {
 			t.Errorf("%+v: %v, want one matching %s", c.o, err, c.want)
 		}
 		if err != nil && strings.Contains(err.Error(), " -") {

@@ -132,6 +132,11 @@ var fbsdMatrix = func() []fbsdCase {
 			add("mixed", v+",bsize="+bf+" -s 8m")
 		}
 		add("mixed", v+",density=4096")
+		add("mixed", v+",density=100")
+		add("mixed", v+",fsize=512")
+		add("mixed", v+",fsize=1024")
+		add("mixed", v+",bsize=4096")
+		add("mixed", v+" -M 1000000")
 		add("mixed", v+",density=65536 -s 8m")
 		add("mixed", v+",minfree=0 -s 4m")
 		add("mixed", v+",minfree=2")

@@ -34,6 +34,7 @@ type geometry struct {
 	oldCpg, oldNspf     int64 // fs_old_cpg, fs_old_nspf (UFS1)
 	density             int64 // bytes per inode after any reduction
 	origDensity         int64 // bytes per inode before it
+	raisedDensity       int64 // bytes per inode asked for, when below one fragment an inode
 	cgStruct            int64 // sizeof(struct cg) as CGSIZE counts it
 	sbMaxcontig         int64 // fs_maxcontig as the superblock holds it
 
@@ -156,6 +157,7 @@ func mkfs(p *params) (*geometry, error) {
 		// tree sets the size.
 		minfragsperinode := 1 + g.size/(1<<32-g.inopb)
 		if mindensity := minfragsperinode * g.fsize; density < mindensity {
+			g.raisedDensity = density
 			density = mindensity
 		}
 		g.origDensity = density

@@ -377,6 +377,14 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if opts.Size > 0 {
 		minSize, maxSize = opts.Size, opts.Size
 	}
+	// makefs refuses a minimum that the block size rounds past the
+	// maximum, before it sizes the tree.
+	if maxSize > 0 && roundup(minSize, p.bsize) > maxSize {
+		if opts.Size > 0 {
+			return nil, fmt.Errorf("%w: Options.Size %d is not a multiple of the block size %d", ErrParams, opts.Size, p.bsize)
+		}
+		return nil, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
+	}
 	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
 	if opts.Roundup > 0 {
@@ -420,6 +428,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 // departs from FreeBSD's makefs because its layout would be invalid.
 func (w *writer) warnLayout() {
 	g := w.g
+	if g.raisedDensity != 0 {
+		w.warnf("density increased from %d to %d", g.raisedDensity, g.origDensity)
+	}
 	if g.density != g.origDensity {
 		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
 	}
