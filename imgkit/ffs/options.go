@@ -18,14 +18,15 @@ type Compat int
 
 const (
 	// CompatFreeBSD follows FreeBSD's makefs: default bsize 32768 and
-	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, the
-	// tree's times written as they are (nanoseconds and birth times
-	// included), sockets stored.
+	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, FreeBSD's
+	// size estimate and density rules, fs_id[1] and di_gen from FreeBSD's
+	// random(3), the tree's times written as they are (nanoseconds and
+	// birth times included).
 	CompatFreeBSD Compat = iota
 	// CompatDebian follows the Debian package's makefs: default bsize
 	// 8192 and fsize 1024, minfree 5, the UFS2 superblock at byte 8192,
-	// nanoseconds and birth times dropped, di_gen 0 in used inodes,
-	// sockets left out.
+	// NetBSD's size estimate and density rules, nanoseconds and birth
+	// times dropped, di_gen 0 in used inodes.
 	CompatDebian
 )
 
@@ -37,7 +38,7 @@ type Options struct {
 	Version int // 1 or 2; 0 means 1
 
 	BSize, FSize  int              // fs_bsize, fs_fsize; 0 means the default
-	Density       int              // bytes per inode; 0 computes it from the tree
+	Density       int              // bytes per inode; 0 computes it from the tree (CompatFreeBSD: at most 2 fragments with Size, MinSize or FreeBlocks)
 	MinFree       *int             // percent of blocks kept free (fs_minfree), 0 to 99; nil means 8 (5 with CompatDebian)
 	MaxBPG        int              // fs_maxbpg: blocks per file in a group; 0 means bsize/4
 	AvgFileSize   int              // fs_avgfilesize; 0 means 16384
@@ -46,7 +47,7 @@ type Options struct {
 	MaxBPCG       int              // blocks per cylinder group limit; 0 means none
 	Optimization  string           // "time" (default, also "") or "space"
 	Label         string           // fs_volname, at most 31 bytes
-	SoftUpdates   bool             // FS_DOSOFTDEP
+	SoftUpdates   bool             // FS_DOSOFTDEP (CompatFreeBSD: UFS2 only, as FreeBSD's mkfs sets it)
 	SectorSize    int              // makefs -S; 0 means 512
 	Size          int64            // makefs -s: the exact size; 0 means none (MinSize and MaxSize then apply)
 	MinSize       int64            // makefs -M
@@ -112,7 +113,7 @@ var options = []option{
 		listed: true, usage: "fragment size in bytes (fs_fsize); by default at least the sector size",
 		set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
 	{key: "density", letter: "d", field: "Density", def: "from the tree", listed: true,
-		usage: "bytes of file system per inode; by default the image size over the inodes needed",
+		usage: "bytes of file system per inode; by default the image size over the inodes needed; with -s, -M or -b at most 2 fragments",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
 	{key: "minfree", letter: "m", field: "MinFree", def: "8", debian: "5", listed: true,
 		usage: "percentage of blocks kept free (fs_minfree)",
@@ -160,7 +161,7 @@ var options = []option{
 			return nil
 		}},
 	{key: "softupdates", letter: "s", field: "SoftUpdates", def: "0", listed: true,
-		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP)",
+		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP; UFS2 only, but with compat=debian)",
 		set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 1)
 			if err == nil {

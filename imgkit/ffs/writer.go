@@ -428,6 +428,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 // departs from FreeBSD's makefs because its layout would be invalid.
 func (w *writer) warnLayout() {
 	g := w.g
+	if g.sectorSize != 512 && w.opts.Compat != CompatDebian {
+		w.warnf("sectorsize %d may produce nonfunctional image", g.sectorSize)
+	}
 	if g.raisedDensity != 0 {
 		w.warnf("density increased from %d to %d", g.raisedDensity, g.origDensity)
 	}
