@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -100,6 +101,7 @@ func fbsdTrees(t *testing.T, dir string) map[string]string {
 	trees["indirect"] = ind
 	mk(ind, "big", (12+1024)*4096+5000, 9)
 	mk(ind, "after", 700, 10)
+	mk(ind, "z", 1, 11)
 
 	// bigdir: a directory of many blocks.
 	bigdir := filepath.Join(dir, "bigdir")
@@ -107,7 +109,7 @@ func fbsdTrees(t *testing.T, dir string) map[string]string {
 	for i := 0; i < 400; i++ {
 		mk(bigdir, fmt.Sprintf("d/entry-with-a-long-name-to-fill-directory-blocks-%03d", i), i%7*300, byte(i))
 	}
-	mk(bigdir, "top", 10, 0)
+	mk(bigdir, "z", 10, 0)
 	return trees
 }
 
@@ -202,6 +204,7 @@ func TestFreeBSDBytes(t *testing.T) {
 			if err := ffs.CheckClusterSums(got[o.Offset:]); err != nil {
 				t.Error(err)
 			}
+			sleuthkitReads(t, got[o.Offset:], o.Version, strings.Contains(c.args, "-S 4096"))
 			if off := o.Offset; off > 0 {
 				if int64(len(want)) < off || !bytes.Equal(want[:off], got[:min(off, int64(len(got)))]) {
 					t.Fatalf("the %d bytes before the file system differ", off)
@@ -210,6 +213,33 @@ func TestFreeBSDBytes(t *testing.T) {
 			}
 			compareFreeBSD(t, want, got, o.Version == 2 && o.ByteOrder == binary.BigEndian)
 		})
+	}
+}
+
+// sleuthkitReads checks that sleuthkit's fls lists the image's tree (every
+// tree of the matrix has a file z at its top), as it lists every image
+// fixturegen writes. sleuthkit gives up on UFS1
+// images smaller than 263680 bytes (see the package doc), so those are
+// read padded with zeros to that size, and it assumes 512-byte sectors in
+// its tsk_fs_open_img, so images made for 4096-byte sectors are given to
+// it with -b 4096.
+func sleuthkitReads(t *testing.T, img []byte, version int, sector4k bool) {
+	t.Helper()
+	fls := tooltest.Need(t, "fls")
+	if version != 2 && len(img) < 263680 {
+		img = append(bytes.Clone(img), make([]byte, 263680-len(img))...)
+	}
+	path := filepath.Join(t.TempDir(), "fixturegen.img")
+	if err := os.WriteFile(path, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-r", "-p"}
+	if sector4k {
+		args = append(args, "-b", "4096")
+	}
+	out, err := exec.Command(fls, append(args, path)...).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("\tz\n")) {
+		t.Errorf("fls -r: %v\n%.2000s", err, out)
 	}
 }
 
