@@ -113,7 +113,9 @@
 //   - The Linux port of FreeBSD's makefs that the comparison runs draws
 //     fs_id[1] and di_gen from glibc's random(), not FreeBSD's, so the
 //     comparison masks them; TestRandomFields checks the writer's against
-//     FreeBSD's random(3).
+//     FreeBSD's random(3). Without -T the port also writes no nanoseconds
+//     (its struct stat has no st_mtimensec), where FreeBSD's makefs writes
+//     them as the writer does; the comparison always gives -T.
 //   - makefs's informational lines ("Calculated size", the superblock
 //     backups) are not printed; its warnings are, to Options.Warn.
 //

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -110,6 +111,37 @@ func fbsdTrees(t *testing.T, dir string) map[string]string {
 		mk(bigdir, fmt.Sprintf("d/entry-with-a-long-name-to-fill-directory-blocks-%03d", i), i%7*300, byte(i))
 	}
 	mk(bigdir, "z", 10, 0)
+	// random: a tree drawn from a fixed seed, files of every size up to
+	// past the direct blocks at 32768, symlinks of every length, hard
+	// links and nested directories.
+	rnd := filepath.Join(dir, "random")
+	trees["random"] = rnd
+	mk(rnd, "z", 1, 0)
+	r := rand.New(rand.NewPCG(10, 1600000000))
+	var files []string
+	for i := 0; i < 150; i++ {
+		name := fmt.Sprintf("d%d/e%d/f%03d", r.IntN(5), r.IntN(3), i)
+		if r.IntN(4) == 0 {
+			name = fmt.Sprintf("t%03d", i)
+		}
+		size := r.IntN(40000)
+		switch r.IntN(8) {
+		case 0:
+			size = 0
+		case 1:
+			size = 12*32768 + r.IntN(200000)
+		}
+		mk(rnd, name, size, byte(i))
+		files = append(files, name)
+		switch r.IntN(10) {
+		case 0:
+			symlink(rnd, name+".l", strings.Repeat("s", 1+r.IntN(200)))
+		case 1:
+			if err := os.Link(filepath.Join(rnd, files[r.IntN(len(files))]), filepath.Join(rnd, name+".h")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return trees
 }
 
@@ -175,6 +207,11 @@ var fbsdMatrix = func() []fbsdCase {
 		add("indirect", v+",bsize=4096,fsize=512")
 		add("indirect", v+",bsize=4096,fsize=1024 -B be")
 		add("indirect", v)
+		add("random", v)
+		add("random", v+",bsize=4096,fsize=512")
+		add("random", v+",bsize=8192,fsize=1024 -s 32m")
+		add("random", v+",bsize=16384,fsize=2048,maxbpg=8 -B be")
+		add("random", v+",optimization=space,bsize=8192,fsize=1024,avgfpdir=4")
 		add("bigdir", v+",bsize=4096,fsize=512")
 		add("bigdir", v)
 	}
