@@ -431,6 +431,9 @@ func (w *writer) warnLayout() {
 	if g.sectorSize != 512 && w.opts.Compat != CompatDebian {
 		w.warnf("sectorsize %d may produce nonfunctional image", g.sectorSize)
 	}
+	if w.opts.SoftUpdates && g.version == 1 && w.opts.Compat != CompatDebian {
+		w.warnf("softupdates ignored: FreeBSD's makefs marks soft updates in UFS2 only")
+	}
 	if g.raisedDensity != 0 {
 		w.warnf("density increased from %d to %d", g.raisedDensity, g.origDensity)
 	}

@@ -329,6 +329,35 @@ func TestRefused(t *testing.T) {
 	}
 }
 
+// TestSoftUpdatesUFS1 checks that with CompatFreeBSD soft updates are
+// marked in UFS2 only, as FreeBSD's mkfs marks them, with a warning for
+// UFS1, and in both versions with CompatDebian.
+func TestSoftUpdatesUFS1(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		version int
+		compat  Compat
+		flag    bool
+	}{{1, CompatFreeBSD, false}, {2, CompatFreeBSD, true}, {1, CompatDebian, true}} {
+		var warn strings.Builder
+		img, err := Build(fstree.FS(mapTree()), &Options{Version: c.version, Compat: c.compat, SoftUpdates: true, Size: 1 << 20, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags := f.o.u32((*superblock)(img[f.g.sblockloc:][:sblockSize]).fsFlags())
+		if got := flags&fsDoSoftDep != 0; got != c.flag {
+			t.Errorf("UFS%d compat %d: FS_DOSOFTDEP %v, want %v", c.version, c.compat, got, c.flag)
+		}
+		if got := strings.Contains(warn.String(), "softupdates ignored"); got != !c.flag {
+			t.Errorf("UFS%d compat %d: warnings %q", c.version, c.compat, warn.String())
+		}
+	}
+}
+
 // TestSocketsLeftOut checks that sockets are left out of the image, with
 // a warning naming them, as FreeBSD's and Debian's makefs leave them out.
 func TestSocketsLeftOut(t *testing.T) {
