@@ -105,7 +105,8 @@
 //     FreeBSD's makefs writes it truncated and the image is corrupt: a
 //     name over 255 bytes (d_namlen is one byte) or with a NUL or '/'
 //     (ErrName), more than UFS_LINK_MAX (65500) links, UFS1 times outside
-//     32-bit seconds, a device number past UFS1's 32-bit di_rdev. A label
+//     32-bit seconds, a device number past UFS1's 32-bit di_rdev, a UFS1
+//     file system past 2^31-1 fragments (its block addresses). A label
 //     over 31 bytes is an error; FreeBSD's makefs cuts it.
 //   - The writer accepts more than FreeBSD's makefs: maxbpf (NetBSD's
 //     name for maxbpg) and compat; fifos and devices from any source

@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -123,6 +124,10 @@ func mkfs(p *params) (*geometry, error) {
 	g.fragshift = ilog2(g.frag)
 	g.fsbtodb = ilog2(g.fsize / int64(p.sectorSize))
 	g.size = fssize >> g.fsbtodb
+	if g.version == 1 && g.size > math.MaxInt32 {
+		// ufs1_daddr_t and fs_old_size are 32 bits.
+		return nil, fmt.Errorf("%w: %d fragments; UFS1 addresses at most %d (use Options.Version 2 or a larger fragment)", ErrParams, g.size, math.MaxInt32)
+	}
 	g.sblockloc = p.sblockloc
 	if g.version == 1 {
 		g.nindir = g.bsize / 4

@@ -278,7 +278,8 @@ func TestClusterSumBigEndian(t *testing.T) {
 // TestRefused checks that what a UFS image cannot hold is an error that
 // names the path, not an image written wrong: a name over 255 bytes
 // (d_namlen would wrap), a NUL in a name, more links than UFS_LINK_MAX,
-// UFS1 times outside 32 bits and a device number past UFS1's di_rdev.
+// UFS1 times outside 32 bits, a device number past UFS1's di_rdev and a
+// UFS1 file system past its 32-bit block addresses.
 // A name of 255 bytes, and the same times in UFS2, are written and read
 // back.
 func TestRefused(t *testing.T) {
@@ -294,6 +295,14 @@ func TestRefused(t *testing.T) {
 	}
 	if b, err := fs.ReadFile(f, "d/"+long); err != nil || string(b) != "x" {
 		t.Errorf("reading back the name of 255 bytes: %q, %v", b, err)
+	}
+
+	// A UFS1 file system past 2^31 fragments, which its 32-bit block
+	// addresses cannot reach (the geometry alone is computed).
+	if _, err := mkfs(&params{version: 1, sectorSize: 512, size: 1 << 41, bsize: 4096, fsize: 512, density: 1 << 20,
+		minfree: 8, maxcontig: 16, maxbpg: 1024, avgfilesize: 16384, avgfpdr: 64, sblockloc: sblockUFS1, freebsd: true}); !errors.Is(err, ErrParams) ||
+		!strings.Contains(err.Error(), "UFS1 addresses at most 2147483647") {
+		t.Errorf("UFS1 of 2 TiB in 512-byte fragments: %v", err)
 	}
 
 	tree := func(n *fstree.Node) *fstree.Tree {
