@@ -79,8 +79,6 @@ func TestWriteErrors(t *testing.T) {
 		// cluster, not a larger image.
 		{"cluster hint", []srcFile{{name: "a"}}, nil, Options{FATType: 16, Size: 8 << 20}, ErrParams,
 			[]string{"too few for FAT16", "at this size Options.SectorsPerCluster = 2 would do"}},
-		{"too many clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 12, Size: 64 << 20, SectorsPerCluster: 1}, ErrParams,
-			[]string{"clusters is too many for FAT12", "1 to 4084"}},
 		{"fat32 dirents", []srcFile{{name: "a"}}, nil, Options{FATType: 32, DirectoryEntries: 512}, ErrParams,
 			[]string{"Options.DirectoryEntries is not a legal FAT32 option"}},
 		{"info sector fat16", []srcFile{{name: "a"}}, nil, Options{FATType: 16, InfoSector: 1}, ErrParams,

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -89,15 +88,11 @@ var optionTable = [...]optionSpec{
 		Usage: "OEM name in the boot sector, up to 8 characters"},
 		func(o *Options, a optArg) error { o.OEMString = &a.value; return nil }},
 	{imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
-		Usage: "add reserved sectors so that the data area starts on a cluster boundary"},
+		Usage: "warn when the data area cannot be aligned to a cluster (it is aligned whenever reserved_sectors is not given)"},
 		func(o *Options, a optArg) error {
-			if a.value == "" {
-				o.Align = true
-				return nil
-			}
-			v, err := a.num(math.MaxUint64)
-			o.Align = v != 0
-			return err
+			// A boolean option of makefs: any value, or none, turns it on.
+			o.Align = true
+			return nil
 		}},
 	{imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
 		Usage: "FAT32 sector of the backup boot sector"},
@@ -138,7 +133,7 @@ var optionTable = [...]optionSpec{
 	{imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
 		Usage: "FAT type: 12, 16 or 32"},
 		func(o *Options, a optArg) error {
-			v, err := a.num(255)
+			v, err := a.rng(12, 255)
 			if err == nil && v != 12 && v != 16 && v != 32 {
 				err = fmt.Errorf("%w: fat_type %d: must be 12, 16 or 32", ErrOption, v)
 			}
@@ -214,7 +209,7 @@ var optionTable = [...]optionSpec{
 	{imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
 		Usage: "size of the file system in sectors"},
 		func(o *Options, a optArg) error {
-			v, err := a.pos(math.MaxUint64)
+			v, err := a.pos(math.MaxUint32)
 			if err == nil {
 				o.Sectors = v
 			}
@@ -271,25 +266,31 @@ func OptionHelp() []imgfmt.Option {
 // errors.
 type optArg struct{ name, value string }
 
-// num parses the value as a makefs number of at most maxv.
+// num parses the value as a makefs number from 0 to maxv
+// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
+// makefs's set_option_var reads a numeric option given without one.
 func (a optArg) num(maxv uint64) (uint64, error) {
-	v, err := parseNumber(a.value)
+	return a.rng(0, maxv)
+}
+
+// rng parses the value as num does, from minv to maxv.
+func (a optArg) rng(minv, maxv uint64) (uint64, error) {
+	if a.value == "" {
+		if minv > 1 {
+			return 0, fmt.Errorf("%w: %s: 1 is out of range (at least %d)", ErrOption, a.name, minv)
+		}
+		return 1, nil
+	}
+	v, err := imgfmt.ParseNumber(a.value, int64(minv), int64(min(maxv, math.MaxInt64)))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
 	}
-	if v > maxv {
-		return 0, fmt.Errorf("%w: %s: %d is out of range (at most %d)", ErrOption, a.name, v, maxv)
-	}
-	return v, nil
+	return uint64(v), nil
 }
 
 // pos parses the value as a makefs number from 1 to maxv.
 func (a optArg) pos(maxv uint64) (uint64, error) {
-	v, err := a.num(maxv)
-	if err == nil && v == 0 {
-		err = fmt.Errorf("%w: %s: must be at least 1", ErrOption, a.name)
-	}
-	return v, err
+	return a.rng(1, maxv)
 }
 
 // setPos parses the value as pos does and stores it in *p.
@@ -301,43 +302,11 @@ func (a optArg) setPos(p *int, maxv uint64) error {
 	return err
 }
 
-// parseNumber parses a makefs option number: decimal, 0x hex or 0 octal,
-// with an optional size suffix b (512), k, m, g, t, w (4) as strsuftoll
-// accepts.
-func parseNumber(s string) (uint64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty number")
-	}
-	mult := uint64(1)
-	switch s[len(s)-1] {
-	case 'b', 'B':
-		if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-			mult, s = 512, s[:len(s)-1]
-		}
-	case 'k', 'K':
-		mult, s = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		mult, s = 1<<20, s[:len(s)-1]
-	case 'g', 'G':
-		mult, s = 1<<30, s[:len(s)-1]
-	case 't', 'T':
-		mult, s = 1<<40, s[:len(s)-1]
-	case 'w', 'W':
-		mult, s = 4, s[:len(s)-1]
-	}
-	v, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	if v > math.MaxUint64/mult {
-		return 0, fmt.Errorf("%q overflows", s)
-	}
-	return v * mult, nil
-}
-
 // ParseOption sets one -o option on o, by its name or one-letter key, as
-// makefs -t msdos -o key=value does (OptionHelp lists them). Numbers take
-// makefs's suffixes; align takes no value or a number. Errors name the
+// makefs -t msdos -o key=value does (OptionHelp lists them). Numbers are
+// read as makefs reads them (imgfmt.ParseNumber: base 10, so 0x10 is 0
+// times 10, with suffixes and x products), a numeric key without a value
+// is 1, and align is on whatever its value. Errors name the
 // option and wrap ErrOption, except media_descriptor=0, which newfs_msdos
 // rejects as a parameter (ErrParams) and Options reads as the default.
 func ParseOption(o *Options, key, value string) error {
