@@ -36,7 +36,8 @@ type fbsdFile struct {
 	name string
 	size int
 	mode os.FileMode
-	link string
+	link string // symbolic link target
+	hard string // hard link: the earlier file of the tree it names
 }
 
 // fbsdTrees are the source trees of the comparison, built once.
@@ -52,6 +53,16 @@ var fbsdTrees = map[string][]fbsdFile{
 		{name: "emptydir/"},
 		{name: "mixedCase.Txt", size: 3},
 		{name: "link", link: "README.TXT"},
+	},
+	"deep": {
+		{name: "a/b/c/d/e/f/g/h/leaf.txt", size: 10},
+		{name: "a/b/c/d/e/f/g/h/LeafTwo long.txt", size: 4096},
+		{name: "a/one.cls", size: 512},
+		{name: "a/one-1.cls", size: 513},
+		{name: "a/b/hard.txt", size: 2000},
+		{name: "a/hard-again.txt", hard: "a/b/hard.txt"},
+		{name: "z.txt", hard: "a/b/hard.txt"},
+		{name: "a/b/c/empty/"},
 	},
 	"many": func() []fbsdFile {
 		f := []fbsdFile{{name: "big.bin", size: 300 << 10}, {name: "tail.dat", size: 513}}
@@ -87,6 +98,12 @@ func makeFbsdTree(t *testing.T, root, name string) string {
 			}
 			continue
 		}
+		if f.hard != "" {
+			if err := os.Link(filepath.Join(dir, filepath.FromSlash(f.hard)), p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		b := make([]byte, f.size)
 		for j := range b {
 			b[j] = byte(i*31 + j*7 + j>>9)
@@ -103,6 +120,25 @@ func makeFbsdTree(t *testing.T, root, name string) string {
 		}
 	}
 	return dir
+}
+
+// makeBootstraps writes the bootstrap files the cases name: boot1.bin of
+// one sector and boot3.bin of three, each sector ending in the boot
+// signature.
+func makeBootstraps(t *testing.T, root string) {
+	t.Helper()
+	for name, n := range map[string]int{"boot1.bin": 1, "boot3.bin": 3} {
+		b := make([]byte, n*512)
+		for i := range b {
+			b[i] = byte(i*13 + n)
+		}
+		for s := 0; s < n; s++ {
+			b[s*512+510], b[s*512+511] = 0x55, 0xaa
+		}
+		if err := os.WriteFile(filepath.Join(root, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // fbsdCase is one comparison: a tree and a makefs command line (the
@@ -164,6 +200,14 @@ func fbsdMatrix() []fbsdCase {
 	add("many", "-s", "2m", "-o", "c=1")
 	add("many", "-s", "2m", "-o", "c=2,L=MANY")
 	add("many", "-s", "4m", "-o", "num_FAT=2")
+	add("deep", "-s", "2m", "-o", "num_FAT=2")
+	add("deep", "-s", "1m", "-o", "c=8,L=DEEP")
+	add("small", "-S", "512", "-s", "2m", "-o", "num_FAT=2")
+	add("small", "-s", "2m", "-o", "sectors_per_fat=20")
+	add("small", "-s", "2m", "-o", "create_size=3m")
+	add("small", "-o", "create_size=2m,c=2")
+	add("small", "-s", "2m", "-o", "bootstrap=@ROOT@/boot1.bin")
+	add("small", "-s", "2m", "-o", "B=@ROOT@/boot3.bin,r=4")
 	add("empty", "-s", "1m", "-o", "volume_label=EMPTY")
 	// FAT16.
 	add("small", "-s", "8m", "-o", "fat_type=16,c=1")
@@ -174,6 +218,7 @@ func fbsdMatrix() []fbsdCase {
 	add("small", "-s", "32m", "-o", "fat_type=16,c=4,L=SIXTEEN")
 	add("small", "-s", "40m", "-o", "num_FAT=1")
 	add("many", "-s", "24m", "-o", "c=1,fat_type=16")
+	add("deep", "-s", "16m", "-o", "F=16,c=1")
 	add("many", "-s", "20m", "-O", "1m", "-o", "hidden_sectors=2048")
 	add("empty", "-s", "12m", "-o", "F=16,c=2,e=64")
 	// FAT32.
@@ -186,6 +231,9 @@ func fbsdMatrix() []fbsdCase {
 	add("small", "-s", "40m", "-o", "F=32,c=1,num_FAT=1")
 	add("small", "-s", "40m", "-o", "F=32,c=1,hidden_sectors=100")
 	add("many", "-s", "40m", "-o", "F=32,c=1")
+	add("deep", "-s", "40m", "-o", "F=32,c=1")
+	add("small", "-s", "40m", "-o", "F=32,c=1,B=@ROOT@/boot3.bin")
+	add("small", "-s", "40m", "-o", "F=32,c=1,B=@ROOT@/boot1.bin,k=6")
 	add("many", "-s", "40m", "-O", "512", "-o", "F=32,c=1")
 	add("empty", "-s", "72m", "-o", "F=32,c=1")
 	add("small", "-s", "300m", "-o", "F=32,c=4")
@@ -216,6 +264,8 @@ func libOptions(t *testing.T, args []string) *msdos.Options {
 			o.MinSize = num(v)
 		case "-O":
 			o.Offset = num(v)
+		case "-S":
+			o.BytesPerSector = int(num(v))
 		case "-T":
 			o.Timestamp = time.Unix(num(v), 0).UTC()
 		case "-o":
@@ -284,7 +334,11 @@ func TestFreeBSDMakefsBytes(t *testing.T) {
 	for name := range fbsdTrees {
 		trees[name] = makeFbsdTree(t, root, name)
 	}
+	makeBootstraps(t, root)
 	for _, c := range fbsdMatrix() {
+		for i, a := range c.args {
+			c.args[i] = strings.ReplaceAll(a, "@ROOT@", root)
+		}
 		src := trees[c.tree]
 		t.Run(c.name(), func(t *testing.T) {
 			t.Parallel()
@@ -372,6 +426,49 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 				copy(patched[off+32:off+36], got[off+32:off+36])
 			}
 			compareImages(t, patched, got)
+		})
+	}
+}
+
+// TestFreeBSDSmallest checks the images made without a size, which
+// FreeBSD's makefs does not make (it needs -s or -m; without them it makes
+// no image and exits 0): the smallest image that holds the tree is the
+// image FreeBSD's makefs makes at that size. -M, a minimum size to
+// FreeBSD's makefs too, gives no size of its own there either.
+func TestFreeBSDSmallest(t *testing.T) {
+	tooltest.Need(t, "freebsd-makefs")
+	root := t.TempDir()
+	trees := map[string]string{}
+	for name := range fbsdTrees {
+		trees[name] = makeFbsdTree(t, root, name)
+	}
+	for _, c := range []fbsdCase{
+		{tree: "small", args: []string{"-o", "num_FAT=2"}},
+		{tree: "empty", args: []string{"-o", "L=EMPTY"}},
+		{tree: "many", args: []string{"-o", "c=4"}},
+		{tree: "deep", args: []string{"-o", "F=16"}},
+		{tree: "small", args: []string{"-o", "F=32,c=1"}},
+		{tree: "small", args: []string{"-O", "4k", "-o", "e=32"}},
+		{tree: "small", args: []string{"-M", "3m", "-o", "num_FAT=1"}},
+	} {
+		t.Run(c.name(), func(t *testing.T) {
+			t.Parallel()
+			src := trees[c.tree]
+			args := append([]string{"-T", fbsdStamp}, c.args...)
+			o := libOptions(t, args)
+			got, err := msdos.Build(fstree.Dir(src), o)
+			if err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			var fargs []string
+			for i := 0; i < len(args); i += 2 {
+				if args[i] != "-M" {
+					fargs = append(fargs, args[i], args[i+1])
+				}
+			}
+			fargs = append(fargs, "-s", fmt.Sprint(int64(len(got))-o.Offset))
+			want, _ := freebsdImage(t, src, fargs)
+			compareImages(t, want, got)
 		})
 	}
 }

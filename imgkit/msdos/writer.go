@@ -499,10 +499,9 @@ func (w *writer) fillBootSector(b *bootSector) {
 		le.PutUint32(b.rootClus(), g.RootClus)
 		le.PutUint16(b.fsInfo(), uint16(g.FSInfo))
 		le.PutUint16(b.bkBootSec(), uint16(g.BkBootSec))
-		clear(b[52:64]) // BPB_Reserved
 	}
-	b.drvNum(fat32)[0] = 0
-	b.ext(fat32)[1] = 0 // BS_Reserved1
+	// BPB_Reserved, BS_DrvNum and BS_Reserved1 keep the bootstrap's
+	// bytes (zero without one), as newfs_msdos leaves them.
 	b.bootSig(fat32)[0] = extBootSig
 	le.PutUint32(b.volID(fat32), w.volID)
 	copy(b.volLab(fat32), labelBytes(w.o.VolumeLabel))
