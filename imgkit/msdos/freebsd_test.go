@@ -167,6 +167,7 @@ func fbsdMatrix() []fbsdCase {
 	add("small", "-s", "1440k", "-o", "floppy=1440,volume_label=Floppy,volume_id=1234")
 	add("empty", "-s", "720k", "-o", "floppy=720,OEM_string=MSWIN4.1")
 	add("small", "-s", "2m", "-o", "floppy=1440")
+	add("small", "-S", "1024", "-s", "1232k", "-o", "floppy=1232")
 	// FAT12 from the size.
 	for _, s := range []string{"200k", "1m", "2m", "3m", "4m"} {
 		add("small", "-s", s, "-o", "num_FAT=2")
@@ -201,6 +202,10 @@ func fbsdMatrix() []fbsdCase {
 	add("many", "-s", "2m", "-o", "c=2,L=MANY")
 	add("many", "-s", "4m", "-o", "num_FAT=2")
 	add("deep", "-s", "2m", "-o", "num_FAT=2")
+	// Other -T times: an odd second, the first and the last FAT time.
+	add("small", "-s", "2m", "-T", "1700000001", "-o", "num_FAT=2")
+	add("small", "-s", "2m", "-T", "315532800", "-o", "num_FAT=2")
+	add("small", "-s", "2m", "-T", "4354819199", "-o", "num_FAT=2")
 	add("deep", "-s", "1m", "-o", "c=8,L=DEEP")
 	add("small", "-S", "512", "-s", "2m", "-o", "num_FAT=2")
 	add("small", "-s", "2m", "-o", "sectors_per_fat=20")
@@ -357,11 +362,12 @@ func TestFreeBSDMakefsBytes(t *testing.T) {
 }
 
 // TestFreeBSDInvalidLayouts checks the cases where FreeBSD's makefs writes
-// a volume that fsck.fat and mtools refuse: its FAT cannot hold the
-// clusters the sector count gives. The writer cuts the sector count
-// instead, says so, and otherwise writes FreeBSD's bytes: the images
-// differ only in BPB_TotSec16 or BPB_TotSec32 of the boot sector and its
-// backup.
+// a volume that fsck.fat refuses: its FAT cannot hold the clusters the
+// sector count gives, its msdosfs fills a FAT12 table with FAT16 entries,
+// or it claims more sectors than the file holds. The writer makes a valid
+// volume, which fsck.fat and the reader accept, and says so; where only the
+// sector count had to be cut (sameFAT), the images differ only in
+// BPB_TotSec16 or BPB_TotSec32 of the boot sector and its backup.
 func TestFreeBSDInvalidLayouts(t *testing.T) {
 	tooltest.Need(t, "freebsd-makefs")
 	fsck := tooltest.Need(t, "fsck.fat")
@@ -377,7 +383,9 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 		{[]string{"-s", "64m", "-o", "F=32,c=1"}, true, "the volume is cut to"},  // 2 clusters more than the FAT holds
 		{[]string{"-s", "64m", "-o", "F=12,c=2"}, false, "the volume is cut to"}, // capped FAT12 of 4095 clusters, filled as FAT16
 		{[]string{"-s", "1232k", "-o", "f=1232"}, true, "the volume is cut to"},
-		{[]string{"-s", "64m", "-o", "F=12,c=1"}, false, "with FAT16 entries"}, // capped FAT12 of 4084 clusters, filled as FAT16  // the 1232 KiB floppy in 512-byte sectors
+		{[]string{"-s", "64m", "-o", "F=12,c=1"}, false, "with FAT16 entries"},
+		{[]string{"-s", "2m", "-o", "sectors_per_fat=4"}, true, "the volume is cut to"},
+		{[]string{"-S", "4096", "-s", "4m", "-o", "num_FAT=2"}, false, "counts the image in 512-byte units"}, // 8 times the sectors the file holds // capped FAT12 of 4084 clusters, filled as FAT16  // the 1232 KiB floppy in 512-byte sectors
 	} {
 		args := c.args
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

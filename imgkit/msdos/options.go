@@ -27,11 +27,11 @@ type Options struct {
 	SectorsPerCluster int     // sectors_per_cluster (c); 0 chooses from the size
 	BlockSize         int     // block_size (b): cluster size in bytes; 0 chooses from the size
 	VolumeLabel       string  // volume_label (L); "" writes "NO NAME" and no label entry
-	VolumeID          *uint32 // volume_id (I); nil derives it from the tree (see the package documentation)
+	VolumeID          *uint32 // volume_id (I); nil takes it from Timestamp, else from the tree (see the package documentation)
 	OEMString         *string // OEM_string (O); nil means "BSD4.4  "
 	BytesPerSector    int     // bytes_per_sector (S): 512, 1024, 2048 or 4096; 0 means 512
 	MediaDescriptor   uint8   // media_descriptor (m): 0xf0 or more; 0 means 0xf0, or 0xf8 with hidden sectors
-	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type
+	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type and pads to align the data area
 	NumFATs           int     // num_FAT (n); 0 means 2
 	HiddenSectors     *uint32 // hidden_sectors (o); nil means 0 (see below)
 	DirectoryEntries  int     // directory_entries (e): FAT12/16 root entries; 0 means 512
@@ -44,7 +44,7 @@ type Options struct {
 	CreateSize        int64   // create_size (C): image file size in bytes
 	SectorsPerTrack   int     // sectors_per_track (u); 0 means 63
 	DriveHeads        int     // drive_heads (h); 0 means 255
-	Align             bool    // align (A): pad reserved sectors to cluster-align the root
+	Align             bool    // align (A): warn when the data area cannot be cluster-aligned (it is aligned whenever ReservedSectors is 0)
 
 	// Global makefs options.
 	Offset  int64 // -O and offset (@): bytes before the volume in the image file
@@ -188,7 +188,7 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32)",
+	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
 		Usage: "reserved sectors before the first FAT"},
 		func(o *Options, a optArg) error { return a.setPos(&o.ReservedSectors, math.MaxUint16) }},
 	{imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
@@ -224,7 +224,7 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "a hash of the tree and the options",
+	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
 		Usage: "volume serial number (BS_VolID)"},
 		func(o *Options, a optArg) error {
 			v, err := a.num(math.MaxUint32)

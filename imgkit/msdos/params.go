@@ -138,10 +138,12 @@ func validLabel(s string) bool {
 
 // computeGeometry selects the volume parameters as FreeBSD's newfs_msdos
 // (mkfs_msdos.c) does when makefs calls it for an image file of fileSize
-// bytes: o holds the -o options. The one deliberate difference: for an
-// image file newfs_msdos counts the file in 512-byte units even when
-// bytes_per_sector is larger, which claims more sectors than the file
-// holds; here the file is counted in bytes_per_sector units.
+// bytes: o holds the -o options. Where newfs_msdos's volume would be
+// invalid it makes a valid one and adds a warning: for an image file
+// newfs_msdos counts the file in 512-byte units even when bytes_per_sector
+// is larger, which claims more sectors than the file holds (here the file
+// is counted in bytes_per_sector units), and its sector count can give
+// more clusters than the FAT holds (here it is cut).
 func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	g := &geometry{}
 	if o.BlockSize != 0 && o.SectorsPerCluster != 0 {
