@@ -102,7 +102,15 @@ var optionTable = [...]optionSpec{
 		func(o *Options, a optArg) error { return a.setPos(&o.BlockSize, math.MaxUint32) }},
 	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
 		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
-		func(o *Options, a optArg) error { o.Bootstrap = a.value; return nil }},
+		func(o *Options, a optArg) error {
+			if a.value == "" {
+				// newfs_msdos would open /boot/ and refuse it; "" is
+				// Options' "none".
+				return fmt.Errorf("%w: bootstrap: empty file name", ErrOption)
+			}
+			o.Bootstrap = a.value
+			return nil
+		}},
 	{imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
 		Usage: "sector size: 512, 1024, 2048 or 4096"},
 		func(o *Options, a optArg) error {
@@ -235,7 +243,14 @@ var optionTable = [...]optionSpec{
 		}},
 	{imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
 		Usage: "volume label, up to 11 characters"},
-		func(o *Options, a optArg) error { o.VolumeLabel = a.value; return nil }},
+		func(o *Options, a optArg) error {
+			if a.value == "" {
+				// newfs_msdos refuses an empty label; "" is Options' "none".
+				return fmt.Errorf("%w: volume_label: empty (1 to 11 characters)", ErrOption)
+			}
+			o.VolumeLabel = a.value
+			return nil
+		}},
 }
 
 // optionIndex maps every -o option name and one-letter key to its entry

@@ -94,6 +94,8 @@ func TestParseOption(t *testing.T) {
 		{"fat_type", "", "at least 12"},
 		{"volume_id", "0x1234abcd", "illegal number"},
 		{"num_FAT", "3x100", "out of range"},
+		{"volume_label", "", "empty"},
+		{"bootstrap", "", "empty file name"},
 	} {
 		var o Options
 		err := ParseOption(&o, c.key, c.value)
