@@ -3,9 +3,11 @@ package msdos_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -477,6 +479,88 @@ func TestFreeBSDSmallest(t *testing.T) {
 			fargs = append(fargs, "-s", fmt.Sprint(int64(len(got))-o.Offset))
 			want, _ := freebsdImage(t, src, fargs)
 			compareImages(t, want, got)
+		})
+	}
+}
+
+// TestFreeBSDRandomOptions compares the writer with FreeBSD's makefs on
+// option sets drawn from a fixed seed: FAT type, cluster size, reserved
+// sectors, root entries, FAT count, hidden sectors and label over sizes
+// from 300 KiB to 50 MiB, on every comparison tree. Where FreeBSD's image
+// fails fsck.fat (the invalid layouts of the package documentation) the
+// writer's must pass it instead; where both refuse the tree for want of
+// space, that is agreement; every other case must give the same bytes.
+func TestFreeBSDRandomOptions(t *testing.T) {
+	tooltest.Need(t, "freebsd-makefs")
+	fsck := tooltest.Need(t, "fsck.fat")
+	root := t.TempDir()
+	var names []string
+	trees := map[string]string{}
+	for name := range fbsdTrees {
+		names = append(names, name)
+		trees[name] = makeFbsdTree(t, root, name)
+	}
+	slices.Sort(names)
+	r := rand.New(rand.NewPCG(10, 2026))
+	sizes := []string{"300k", "700k", "1m", "1500k", "3m", "5m", "6m", "9m", "17m", "33m", "34m", "50m"}
+	for range 150 {
+		var o []string
+		if r.IntN(2) == 0 {
+			o = append(o, fmt.Sprintf("F=%d", []int{12, 16, 32}[r.IntN(3)]))
+		}
+		if r.IntN(2) == 0 {
+			o = append(o, fmt.Sprintf("c=%d", 1<<r.IntN(7)))
+		}
+		if r.IntN(3) == 0 {
+			o = append(o, fmt.Sprintf("r=%d", 1+r.IntN(40)))
+		}
+		if r.IntN(3) == 0 {
+			o = append(o, fmt.Sprintf("e=%d", 1+r.IntN(700)))
+		}
+		if r.IntN(3) == 0 {
+			o = append(o, fmt.Sprintf("n=%d", 1+r.IntN(2))) // fsck.fat checks 1 or 2
+		}
+		if r.IntN(4) == 0 {
+			o = append(o, fmt.Sprintf("o=%d", r.IntN(5000)))
+		}
+		if r.IntN(4) == 0 {
+			o = append(o, "L=RANDOM")
+		}
+		o = append(o, "u=63") // every case has an -o, so that -T applies
+		c := fbsdCase{tree: names[r.IntN(len(names))], args: []string{"-s", sizes[r.IntN(len(sizes))], "-o", strings.Join(o, ",")}}
+		t.Run(c.name(), func(t *testing.T) {
+			t.Parallel()
+			src := trees[c.tree]
+			args := append([]string{"-T", fbsdStamp}, c.args...)
+			img := filepath.Join(t.TempDir(), "freebsd.img")
+			cmd := exec.Command(tooltest.Need(t, "freebsd-makefs"), append(append([]string{"-t", "msdos"}, args...), img, src)...)
+			cmd.Env = append(os.Environ(), "LD_PRELOAD="+tooltest.SortedReaddir(t), "TZ=UTC")
+			out, _ := cmd.CombinedOutput()
+			noSpace := bytes.Contains(out, []byte("No space left on device"))
+			want, _ := os.ReadFile(img)
+			made := len(want) > 512 && want[510] == 0x55 && want[511] == 0xaa && !noSpace
+			got, err := msdos.Build(fstree.Dir(src), libOptions(t, args))
+			switch {
+			case !made && err == nil:
+				t.Fatalf("freebsd-makefs made no volume, fixturegen did:\n%s", out)
+			case !made:
+				return // both refuse
+			case err != nil:
+				t.Fatalf("Build: %v; freebsd-makefs made the volume:\n%s", err, out)
+			case bytes.Equal(want, got):
+				return
+			}
+			if exec.Command(fsck, "-n", img).Run() == nil {
+				compareImages(t, want, got)
+				return
+			}
+			mine := filepath.Join(t.TempDir(), "fixturegen.img")
+			if err := os.WriteFile(mine, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := exec.Command(fsck, "-n", mine).CombinedOutput(); err != nil {
+				t.Errorf("FreeBSD's layout is invalid and so is fixturegen's: fsck.fat: %v\n%s", err, b)
+			}
 		})
 	}
 }
