@@ -110,7 +110,6 @@ func isPow2(x uint64) bool       { return x != 0 && x&(x-1) == 0 }
 type paramError struct {
 	msg   string
 	small bool // more sectors could cure it
-	large bool // fewer sectors could cure it
 }
 
 func (e *paramError) Error() string { return "msdos: " + e.msg }

@@ -357,9 +357,9 @@ func (w *writer) smallest(lo uint64) (*geometry, error) {
 			lastErr = err
 			continue
 		}
-		if err != nil && !isTooLarge(err) {
+		if err != nil {
 			// A failure no size cures (bad option, full root).
-			if _, ok2, err2 := w.try(start); ok2 && err2 != nil && !isTooLarge(err2) {
+			if _, ok2, err2 := w.try(start); ok2 && err2 != nil {
 				return nil, err2
 			}
 		}
@@ -373,23 +373,15 @@ func (w *writer) smallest(lo uint64) (*geometry, error) {
 			}
 		}
 		g, _, err := w.try(l)
-		if err == nil {
-			return g, nil
-		}
-		if !isTooLarge(err) {
+		if err != nil {
 			return nil, err
 		}
-		lastErr = err
+		return g, nil
 	}
 	if lastErr == nil {
 		lastErr = fmt.Errorf("%w: no FAT volume holds the tree", ErrNoSpace)
 	}
 	return nil, lastErr
-}
-
-func isTooLarge(err error) bool {
-	var pe *paramError
-	return errors.As(err, &pe) && pe.large
 }
 
 // write puts every byte of the volume into the image.
