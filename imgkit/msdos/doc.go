@@ -62,7 +62,9 @@
 //     in the directory (so ~10, ~11 and on after ~9). Any name that is not
 //     already an exact upper-case 8.3 name gets long-name entries.
 //     Long names are UTF-8 decoded to UTF-16, surrogate pairs included
-//     (makefs widens bytes to UCS-2).
+//     (makefs widens bytes to UCS-2); as in FreeBSD, a long name of 254 or
+//     255 units has no 0x0000 terminator, and a shorter one has one when
+//     its last entry has room.
 //   - Names FAT cannot hold are errors that name the path: names with
 //     control characters or any of " * / : < > ? \ |, names that end in a
 //     dot or blank (FAT would drop them), names longer than 255 UTF-16
@@ -99,8 +101,9 @@
 //   - Where newfs_msdos makes a volume whose FAT cannot hold the clusters
 //     its sector count gives (it counts the FAT sectors twice when it pads
 //     the reserved area and leaves a FAT sector out of its estimate: FAT32
-//     at -s 64m with sectors_per_cluster=1, a FAT12 capped at 4084
-//     clusters, the 1232 KiB floppy in 512-byte sectors, a small
+//     at -s 64m with sectors_per_cluster=1, a forced FAT12 capped with
+//     more than one sector per cluster, the 1232 KiB floppy in 512-byte
+//     sectors, a small
 //     sectors_per_fat), fsck.fat, mtools and this package's reader refuse
 //     the volume. The sector count is cut to what the FAT holds, as macOS's
 //     newfs_msdos does, with a warning; every other byte is FreeBSD's.
@@ -138,8 +141,6 @@
 //     writes file times in the local time zone, and dates outside
 //     1980–2107 wrap around (-T 0 gives 2098); here they are UTC and
 //     clamped.
-//   - A long name of 254 or 255 units has no 0x0000 terminator, as in
-//     FreeBSD; shorter names have one when their last entry has room.
 //
 // # Volume id
 //
