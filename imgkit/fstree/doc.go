@@ -4,9 +4,13 @@
 // source for its contents.
 //
 // A tree comes from a host directory (WalkDir, which uses lstat and never
-// follows symbolic links), from an io/fs.FS (FromFS), from an mtree(5)
-// specification merged into either (ApplySpec, as makefs -F does), or from
-// a specification alone (ApplySpec with a nil tree).
+// follows symbolic links below the directory), from an io/fs.FS (FromFS),
+// from an mtree(5) specification merged into either (ApplySpec, as makefs
+// -F does), or from a specification alone (ApplySpec with a nil tree).
+//
+// The image writers take a Source: Dir(path) and FS(fsys) walk when the
+// writer asks, with the writer's time rule, and a *Tree built by any of the
+// above is a Source itself.
 //
 // # Order
 //

@@ -114,7 +114,8 @@ func (k *specKeys) merge(o *specKeys) {
 // specNode is one entry of a spec.
 type specNode struct {
 	name     string
-	line     int // line of the last entry for this node
+	line     int  // line of the entry that defined this node
+	defined  bool // an entry line gave this node's keywords
 	keys     specKeys
 	parent   *specNode
 	children []*specNode          // in order of first appearance
@@ -156,9 +157,34 @@ func (e *SpecError) Unwrap() error { return e.Err }
 // specParser holds the state of ReadSpec.
 type specParser struct {
 	spec *Spec
+	opts SpecOptions
 	line int       // line number of the current logical line's first line
 	defs specKeys  // the /set defaults
 	cwd  *specNode // the current directory of relative entries
+}
+
+// Duplicates says what ReadSpecOptions does with a second entry for a path
+// (makefs -D, given once or more).
+type Duplicates int
+
+const (
+	// DuplicatesError makes a second entry for a path an error, as makefs
+	// without -D does.
+	DuplicatesError Duplicates = iota
+	// DuplicatesWarn keeps the first entry, ignores the later ones and
+	// writes a warning for each to SpecOptions.Warn (makefs -D).
+	DuplicatesWarn
+	// DuplicatesIgnore keeps the first entry and ignores the later ones
+	// silently (makefs -DD).
+	DuplicatesIgnore
+)
+
+// SpecOptions control ReadSpecOptions.
+type SpecOptions struct {
+	Duplicates Duplicates
+	// Warn receives one line per warning, "name:line: warning: ...";
+	// nil discards them.
+	Warn io.Writer
 }
 
 func (p *specParser) errorf(sentinel error, format string, args ...any) error {
@@ -176,8 +202,8 @@ func (p *specParser) errorf(sentinel error, format string, args ...any) error {
 // a slash (relative to the root, an optional "./" in front, the current
 // directory unchanged), and names and keyword values encoded as vis(3)
 // encodes them (\ooo octal, \s, \t, \n, \\, \M-x, \^x, ...). A path whose
-// parent the spec has not named is an error. An entry named twice gets
-// the keywords of both, the later winning.
+// parent the spec has not named is an error, and so is a second entry for
+// a path, as makefs without -D makes it (see ReadSpecOptions).
 //
 // Keywords: type, mode (octal, or symbolic as chmod(1) takes it), uid,
 // gid, uname, gname, time (seconds.nanoseconds), size, link, contents,
@@ -188,8 +214,18 @@ func (p *specParser) errorf(sentinel error, format string, args ...any) error {
 // ripemd160digest, nlink, inode, resdevice and tags are accepted and
 // ignored. Any other keyword is an error.
 func ReadSpec(r io.Reader, name string) (*Spec, error) {
+	return ReadSpecOptions(r, name, nil)
+}
+
+// ReadSpecOptions is ReadSpec with options: what a second entry for the
+// same path does (makefs -D), and where warnings go. A nil opts is
+// ReadSpec's behaviour.
+func ReadSpecOptions(r io.Reader, name string, opts *SpecOptions) (*Spec, error) {
 	spec := &Spec{Name: name, root: &specNode{name: "."}}
 	p := &specParser{spec: spec, cwd: spec.root}
+	if opts != nil {
+		p.opts = *opts
+	}
 	br := bufio.NewReader(r)
 	var logical strings.Builder
 	lineno, start := 0, 0
@@ -285,15 +321,32 @@ func (p *specParser) parseLine(s string) error {
 	if err != nil {
 		return err
 	}
+	if node.defined {
+		return p.duplicate(node)
+	}
 	keys := p.defs
 	keys.merge(k)
-	if node.keys.set&kType != 0 && keys.set&kType != 0 && node.keys.typ != keys.typ {
-		return p.errorf(ErrSpecValue, "%s: type %v differs from type %v given at an earlier line", node.path(), keys.typ, node.keys.typ)
-	}
 	node.keys.merge(&keys)
 	node.line = p.line
+	node.defined = true
 	if !full && node.keys.set&kType != 0 && node.keys.typ == TypeDir {
 		p.cwd = node
+	}
+	return nil
+}
+
+// duplicate handles a second entry for node, as p.opts.Duplicates says:
+// an error, or the entry ignored (after a warning, or silently). An
+// ignored entry changes nothing, not even the current directory, as in
+// makefs.
+func (p *specParser) duplicate(node *specNode) error {
+	switch p.opts.Duplicates {
+	case DuplicatesError:
+		return p.errorf(ErrSpecDuplicate, "%s (first at line %d)", node.path(), node.line)
+	case DuplicatesWarn:
+		if p.opts.Warn != nil {
+			fmt.Fprintf(p.opts.Warn, "%s:%d: warning: duplicate definition of %s (first at line %d)\n", p.spec.Name, p.line, node.path(), node.line)
+		}
 	}
 	return nil
 }

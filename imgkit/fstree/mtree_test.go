@@ -125,8 +125,10 @@ func TestReadSpecRelative(t *testing.T) {
 }
 
 func TestReadSpecFullPaths(t *testing.T) {
-	// The form of FreeBSD's METALOG: full paths, entries repeated.
-	spec := readSpec(t, `#mtree 2.0
+	// The form of FreeBSD's METALOG: full paths, entries repeated, which
+	// makefs takes with -D: the first entry for a path is kept.
+	var warn strings.Builder
+	spec, err := ReadSpecOptions(strings.NewReader(`#mtree 2.0
 . type=dir uid=0 gid=0 mode=0755
 ./usr type=dir uid=0 gid=0 mode=0755
 ./usr/share type=dir uid=0 gid=0 mode=0755
@@ -134,12 +136,18 @@ func TestReadSpecFullPaths(t *testing.T) {
 ./usr/share/x mode=0400
 usr/lib type=dir uid=0 gid=0 mode=u=rwx,go=rx
 ./usr/lib/libc.so.7 type=file uid=0 gid=0 mode=0444 flags=schg
-`)
+`), "METALOG", &SpecOptions{Duplicates: DuplicatesWarn, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "METALOG:6: warning: duplicate definition of ./usr/share/x (first at line 5)\n"; warn.String() != want {
+		t.Errorf("warnings %q, want %q", warn.String(), want)
+	}
 	tr, err := ApplySpec(nil, spec, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tr.Lookup("usr/share/x"); n == nil || n.Mode != 0o400 || n.Size != 3 || !n.Mtime.Equal(time.Unix(0, 0)) {
+	if n := tr.Lookup("usr/share/x"); n == nil || n.Mode != 0o444 || n.Size != 3 || !n.Mtime.Equal(time.Unix(0, 0)) {
 		t.Errorf("usr/share/x: %+v", n)
 	}
 	f, _ := tr.Lookup("usr/share/x").Open()
@@ -266,7 +274,8 @@ func TestSpecErrors(t *testing.T) {
 		{"dot dot in path", "./a/../b type=file\n", false, 1, ErrSpecSyntax},
 		{"unknown command", "/frob x\n", false, 1, ErrSpecSyntax},
 		{"unset unknown", "/unset colour\n", false, 1, ErrSpecKeyword},
-		{"type changes", "x type=file\nx type=dir\n", false, 2, ErrSpecValue},
+		{"duplicate", "x type=file\nx type=dir\n", false, 2, ErrSpecDuplicate},
+		{"duplicate full path", "./d type=dir\n./d/x type=file\nd/x mode=0600\n", false, 3, ErrSpecDuplicate},
 		{"size differs", "file type=file size=5\n", true, 1, ErrSpecValue},
 		{"contents missing", "x type=file mode=0644 uid=0 gid=0 contents=/nonexistent/zz\n", false, 1, ErrSpecValue},
 		{"unknown user", "x type=file mode=0644 uname=no-such-user-fixturegen gid=0\n", false, 1, ErrSpecValue},
@@ -384,5 +393,40 @@ func TestHostUserLookup(t *testing.T) {
 	}
 	if n := tr.Lookup("f"); n.UID != 0 || n.Uname != "root" {
 		t.Errorf("uname=root: uid %d uname %q", n.UID, n.Uname)
+	}
+}
+
+// With -DD (DuplicatesIgnore) a repeated entry is dropped without a word,
+// and a repeated relative directory entry does not enter the directory.
+func TestReadSpecDuplicatesIgnore(t *testing.T) {
+	t.Parallel()
+	text := `/set uid=0 gid=0
+. type=dir mode=0755
+sub type=dir mode=0700
+    a type=file mode=0600
+    ..
+sub type=dir mode=0711
+b type=file mode=0644
+`
+	var warn strings.Builder
+	spec, err := ReadSpecOptions(strings.NewReader(text), "s", &SpecOptions{Duplicates: DuplicatesIgnore, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn.Len() != 0 {
+		t.Errorf("DuplicatesIgnore warned: %q", warn.String())
+	}
+	tr, err := ApplySpec(nil, spec, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.Lookup("sub"); n == nil || n.Mode != 0o700 {
+		t.Errorf("sub = %+v, want the first entry's mode 0700", n)
+	}
+	if tr.Lookup("b") == nil || tr.Lookup("sub/b") != nil {
+		t.Errorf("the ignored directory entry changed the current directory: %q", paths(t, tr))
+	}
+	if _, err := ReadSpec(strings.NewReader(text), "s"); !errors.Is(err, ErrSpecDuplicate) {
+		t.Errorf("ReadSpec of a repeated entry: %v, want ErrSpecDuplicate", err)
 	}
 }

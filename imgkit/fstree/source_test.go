@@ -85,3 +85,43 @@ func TestSourceDirAndTree(t *testing.T) {
 		t.Errorf("second application: %v, mtime %v", err, f.Mtime)
 	}
 }
+
+// A source directory given as a symbolic link to a directory is followed,
+// as makefs follows its argument; links below it are kept as links.
+func TestWalkDirFollowsRootLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "sub", "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(real, "inner")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("real", link); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := WalkDir(link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Root.Type != TypeDir {
+		t.Fatalf("root is %v, want dir", tr.Root.Type)
+	}
+	if n := tr.Lookup("sub/f"); n == nil || n.Type != TypeFile {
+		t.Errorf("sub/f = %+v, want the file under the link's target", n)
+	}
+	if n := tr.Lookup("inner"); n == nil || n.Type != TypeSymlink || n.Link != "sub" {
+		t.Errorf("inner = %+v, want a symlink kept as a link", n)
+	}
+	if err := os.Symlink("real/sub/f", filepath.Join(dir, "filelink")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WalkDir(filepath.Join(dir, "filelink"), nil); err == nil {
+		t.Error("a link to a file walked as a directory")
+	}
+}

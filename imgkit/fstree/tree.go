@@ -16,14 +16,15 @@ import (
 // Sentinel errors. Errors returned by this package wrap one of these where
 // one applies, so callers can test them with errors.Is.
 var (
-	ErrNotRegular   = errors.New("fstree: not a regular file")
-	ErrSpecSyntax   = errors.New("fstree: mtree spec syntax error")
-	ErrSpecKeyword  = errors.New("fstree: unknown mtree keyword")
-	ErrSpecValue    = errors.New("fstree: bad mtree keyword value")
-	ErrSpecMissing  = errors.New("fstree: mtree entry lacks a required keyword")
-	ErrTypeConflict = errors.New("fstree: type in mtree spec differs from the file")
-	ErrBadFlag      = errors.New("fstree: unknown file flag")
-	ErrTimestamp    = errors.New("fstree: bad timestamp")
+	ErrNotRegular    = errors.New("fstree: not a regular file")
+	ErrSpecSyntax    = errors.New("fstree: mtree spec syntax error")
+	ErrSpecKeyword   = errors.New("fstree: unknown mtree keyword")
+	ErrSpecValue     = errors.New("fstree: bad mtree keyword value")
+	ErrSpecMissing   = errors.New("fstree: mtree entry lacks a required keyword")
+	ErrTypeConflict  = errors.New("fstree: type in mtree spec differs from the file")
+	ErrBadFlag       = errors.New("fstree: unknown file flag")
+	ErrTimestamp     = errors.New("fstree: bad timestamp")
+	ErrSpecDuplicate = errors.New("fstree: duplicate definition in mtree spec")
 )
 
 // Type is the type of a node, named as mtree(5) names it in its type keyword.

@@ -13,9 +13,10 @@ import (
 )
 
 // WalkDir builds the tree of the directory dir, as makefs(8) reads its
-// source directory. Every entry is examined with lstat: symbolic links are
-// recorded, never followed (dir itself must be a directory, not a link to
-// one). Children are sorted bytewise by name. Hard-link groups are found by
+// source directory. Every entry below dir is examined with lstat: symbolic
+// links are recorded, never followed. dir itself may be a symbolic link to
+// a directory, which is followed, as makefs follows it (it stats and opens
+// its argument). Children are sorted bytewise by name. Hard-link groups are found by
 // device and inode number; see Node.Nlink and Node.HardLink. Times are then
 // normalised by opts as the package documentation describes; opts may be
 // nil.
@@ -23,6 +24,18 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 	root := &Node{Name: "."}
 	if err := lstatNode(dir, root); err != nil {
 		return nil, err
+	}
+	if root.Type == TypeSymlink {
+		// The source directory named through a link: walk its target.
+		target, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return nil, &fs.PathError{Op: "walk", Path: dir, Err: err}
+		}
+		*root = Node{Name: "."}
+		if err := lstatNode(target, root); err != nil {
+			return nil, err
+		}
+		dir = target
 	}
 	if root.Type != TypeDir {
 		return nil, &fs.PathError{Op: "walk", Path: dir, Err: fmt.Errorf("not a directory (%v)", root.Type)}

@@ -73,7 +73,7 @@ type makefsArgs struct {
 	Exclude    bool       // -x
 	Sparse     bool       // -Z (or the older -p)
 	ByteOrder  string     // -B, normalised to "be" or "le"; "" = unset
-	Dups       bool       // -D: duplicate paths in a manifest are not an error
+	Dups       int        // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
 	Debug      int64      // -d debug mask (accepted, unused)
 	UserDB     string     // -N, absolute
 
@@ -364,7 +364,7 @@ func (a *makefsArgs) setOption(name byte, arg string) error {
 			a.FreeFiles = n
 		}
 	case 'D':
-		a.Dups = true
+		a.Dups++
 	case 'd':
 		if a.Debug, err = strconv.ParseInt(arg, 0, 64); err != nil {
 			return bad(errors.New("invalid debug mask"))
@@ -507,7 +507,14 @@ func (a *makefsArgs) readSpec(name string) (*fstree.Spec, error) {
 	} else if r == nil {
 		r = strings.NewReader("")
 	}
-	spec, err := fstree.ReadSpec(r, name)
+	dups := fstree.DuplicatesError
+	switch {
+	case a.Dups == 1:
+		dups = fstree.DuplicatesWarn
+	case a.Dups > 1:
+		dups = fstree.DuplicatesIgnore
+	}
+	spec, err := fstree.ReadSpecOptions(r, name, &fstree.SpecOptions{Duplicates: dups, Warn: a.Env.Stderr})
 	if err != nil {
 		return nil, fmt.Errorf("makefs: %v", err)
 	}

@@ -91,7 +91,7 @@ func TestMakefsArgs(t *testing.T) {
 	}
 	if a.Type != "msdos" || a.Size != 1440*1024 || a.MinSize != a.Size || a.MaxSize != a.Size ||
 		a.Offset != 512 || a.FreeBlocksPct != 10 || a.FreeFiles != 100 || a.ByteOrder != "be" ||
-		a.SectorSize != 4096 || !a.Exclude || !a.Sparse || !a.Dups {
+		a.SectorSize != 4096 || !a.Exclude || !a.Sparse || a.Dups != 1 {
 		t.Errorf("parsed %+v", a)
 	}
 	if a.Timestamp == nil || !a.Timestamp.Equal(time.Unix(1700000000, 0)) {
