@@ -93,6 +93,11 @@
 //     cluster summary of a UFS2 group, so its image holds the host's byte
 //     order there, and its ffs_clusteracct then adds to those counts as if
 //     they were swapped: the counts are invalid.
+//   - An extent (Options.Extent) above FS_MAXCONTIG (16) blocks is
+//     lowered to 16 blocks, with a warning. FreeBSD's mkfs means to lower
+//     it too, but compares the fs_maxbsize it has not set yet instead of
+//     the extent, and writes any extent as fs_maxbsize, past the limit
+//     that FreeBSD's own superblock check (validate_sblock) enforces.
 //   - Where FreeBSD's size estimate is too small for the tree (minfree=0,
 //     large blocks), FreeBSD's makefs fails with "No space left on
 //     device"; without Options.Size the writer grows the image until the

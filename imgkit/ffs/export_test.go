@@ -108,3 +108,30 @@ func MaskClusterSums(img []byte) error {
 		return nil
 	})
 }
+
+// ClampMaxbsize lowers fs_maxbsize in every superblock copy of img to
+// FS_MAXCONTIG blocks where it is larger, as the writer writes it: FreeBSD's
+// makefs compares the fs_maxbsize it has not yet set, not the extent asked
+// for, with that limit, and so writes any extent. It reports whether it
+// changed img.
+func ClampMaxbsize(img []byte) (bool, error) {
+	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		return false, err
+	}
+	g, o := &f.g, f.o
+	limit := fsMaxContg * g.bsize
+	offs := []int64{g.sblockloc}
+	for c := int64(0); c < g.ncg; c++ {
+		offs = append(offs, g.cgsblock(c)*g.fsize)
+	}
+	changed := false
+	for _, off := range offs {
+		s := (*superblock)(img[off:][:sblockSize])
+		if int64(o.i32(s.fsMaxbsize())) > limit {
+			o.put32(s.fsMaxbsize(), limit)
+			changed = true
+		}
+	}
+	return changed, nil
+}

@@ -335,13 +335,17 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 
 // compareFreeBSD fails the test where want (freebsd-makefs's image) and
 // got differ outside the fields MaskRandom clears, with inspect.Diff's
-// report of the difference. With clusterSum, cg_clustersum is left out
-// too: FreeBSD's makefs writes it in the host's byte order in a
+// report of the difference. An fs_maxbsize past FS_MAXCONTIG blocks in
+// want is first lowered to that, as the writer writes it (ClampMaxbsize).
+// With clusterSum, cg_clustersum is left out too: FreeBSD's makefs writes it in the host's byte order in a
 // big-endian UFS2 image, where fixturegen writes it big-endian (the
 // caller checks fixturegen's with CheckClusterSums).
 func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 	t.Helper()
 	mw, mg := bytes.Clone(want), bytes.Clone(got)
+	if _, err := ffs.ClampMaxbsize(mw); err != nil {
+		t.Fatalf("freebsd-makefs's image: %v", err)
+	}
 	for _, m := range []struct {
 		img  []byte
 		name string
@@ -365,4 +369,81 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 	var b strings.Builder
 	rep.Write(&b, "freebsd-makefs", "fixturegen")
 	t.Errorf("the images differ outside fs_id[1], fs_ocsp..fs_active and di_gen:\n%s", b.String())
+}
+
+// TestFreeBSDRandomOptions compares option sets drawn from a fixed seed,
+// every option combined with the others, with freebsd-makefs on the mixed
+// and random trees. Where FreeBSD's makefs refuses a set or fails to fit
+// the tree, the writer may refuse it too or write an image, which must
+// then be valid (see the package doc's differences); every other set must
+// give FreeBSD's bytes.
+func TestFreeBSDRandomOptions(t *testing.T) {
+	makefs := tooltest.Need(t, "freebsd-makefs")
+	shim := tooltest.SortedReaddir(t)
+	trees := fbsdTrees(t, t.TempDir())
+	r := rand.New(rand.NewPCG(2025, 5))
+	pick := func(s ...string) string { return s[r.IntN(len(s))] }
+	for i := 0; i < 100; i++ {
+		bf := pick("4096,512", "4096,4096", "8192,1024", "8192,2048", "16384,2048", "16384,16384", "32768,4096", "32768,8192", "65536,8192", "65536,65536")
+		b, f, _ := strings.Cut(bf, ",")
+		opts := []string{"version=" + pick("1", "2"), "bsize=" + b, "fsize=" + f}
+		maybe := func(o string) {
+			if r.IntN(4) == 0 {
+				opts = append(opts, o)
+			}
+		}
+		maybe("density=" + pick("2048", "4096", "16384", "100000"))
+		maybe("minfree=" + pick("0", "1", "5", "20", "50"))
+		maybe("maxbpg=" + pick("1", "4", "64", "2048"))
+		maybe("avgfilesize=" + pick("512", "4096", "100000"))
+		maybe("avgfpdir=" + pick("1", "16", "1000"))
+		maybe("optimization=" + pick("time", "space"))
+		maybe("extent=" + pick("65536", "131072", "1048576"))
+		maybe("maxbpcg=" + pick("512", "4096", "100000"))
+		maybe("softupdates=1")
+		maybe("label=L" + fmt.Sprint(i))
+		args := []string{"-o", strings.Join(opts, ",")}
+		flag := func(f string, vals ...string) {
+			if r.IntN(4) == 0 {
+				args = append(args, f, pick(vals...))
+			}
+		}
+		flag("-s", "4m", "8m", "16m", "40m")
+		flag("-b", "64k", "1m", "10%", "50%")
+		flag("-f", "10", "500", "20%")
+		flag("-B", "be", "le")
+		tree := pick("mixed", "random")
+		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
+			t.Parallel()
+			src := trees[tree]
+			img := filepath.Join(t.TempDir(), "makefs.img")
+			cmd := exec.Command(makefs, append(append([]string{"-t", "ffs", "-T", fmt.Sprint(fbsdStamp.Unix())}, args...), img, src)...)
+			cmd.Env = append(os.Environ(), "LD_PRELOAD="+shim, "TZ=UTC")
+			out, ferr := cmd.CombinedOutput()
+			o := fbsdOptions(t, args)
+			got, err := ffs.Build(fstree.Dir(src), o)
+			if ferr != nil {
+				t.Logf("freebsd-makefs fails (%v): %.300s", ferr, out)
+				if err == nil {
+					if err := ffs.CheckClusterSums(got); err != nil {
+						t.Error(err)
+					}
+					sleuthkitReads(t, got, o.Version, false)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("freebsd-makefs makes the image, fixturegen: %v", err)
+			}
+			want, err := os.ReadFile(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ffs.CheckClusterSums(got); err != nil {
+				t.Error(err)
+			}
+			sleuthkitReads(t, got, o.Version, false)
+			compareFreeBSD(t, want, got, o.Version == 2 && o.ByteOrder == binary.BigEndian)
+		})
+	}
 }

@@ -38,6 +38,7 @@ type geometry struct {
 	raisedDensity       int64 // bytes per inode asked for, when below one fragment an inode
 	cgStruct            int64 // sizeof(struct cg) as CGSIZE counts it
 	sbMaxcontig         int64 // fs_maxcontig as the superblock holds it
+	extentReduced       int64 // the extent asked for, when above FS_MAXCONTIG blocks
 
 	// Offsets inside a cylinder group block (struct cg).
 	iusedoff, freeoff, nextfreeoff int64
@@ -105,6 +106,7 @@ func mkfs(p *params) (*geometry, error) {
 		g.maxbsize = g.bsize
 	} else if p.extent > fsMaxContg*g.bsize {
 		g.maxbsize = fsMaxContg * g.bsize
+		g.extentReduced = p.extent
 	} else {
 		g.maxbsize = p.extent
 	}

@@ -434,6 +434,13 @@ func (w *writer) warnLayout() {
 	if w.opts.SoftUpdates && g.version == 1 && w.opts.Compat != CompatDebian {
 		w.warnf("softupdates ignored: FreeBSD's makefs marks soft updates in UFS2 only")
 	}
+	if g.extentReduced != 0 {
+		msg := ""
+		if w.opts.Compat != CompatDebian {
+			msg = fmt.Sprintf("; FreeBSD's makefs writes fs_maxbsize %d, past the FS_MAXCONTIG blocks FreeBSD's superblock check allows", g.extentReduced)
+		}
+		w.warnf("extent size reduced from %d to %d%s", g.extentReduced, g.maxbsize, msg)
+	}
 	if g.raisedDensity != 0 {
 		w.warnf("density increased from %d to %d", g.raisedDensity, g.origDensity)
 	}
