@@ -391,3 +391,25 @@ func TestSocketsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestExtentReduced checks that an extent above FS_MAXCONTIG blocks is
+// written as 16 blocks, with a warning saying FreeBSD's makefs writes it
+// whole.
+func TestExtentReduced(t *testing.T) {
+	t.Parallel()
+	var warn strings.Builder
+	img, err := Build(fstree.FS(mapTree()), &Options{BSize: 8192, FSize: 1024, Extent: 1 << 20, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.o.u32((*superblock)(img[f.g.sblockloc:][:sblockSize]).fsMaxbsize()); got != 16*8192 {
+		t.Errorf("fs_maxbsize %d, want %d", got, 16*8192)
+	}
+	if want := "extent size reduced from 1048576 to 131072; FreeBSD's makefs writes fs_maxbsize 1048576"; !strings.Contains(warn.String(), want) {
+		t.Errorf("warnings %q, want %q", warn.String(), want)
+	}
+}
