@@ -300,8 +300,8 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 					t.Fatal(err)
 				}
 			}
-		case "-s":
-			o.Size = num(val)
+		case "-s": // the minimum and the maximum, which a later -M or -m changes
+			o.MinSize, o.MaxSize = num(val), num(val)
 		case "-M":
 			o.MinSize = num(val)
 		case "-b":
@@ -329,6 +329,9 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 		default:
 			t.Fatalf("fbsdOptions: flag %s", flag)
 		}
+	}
+	if o.MinSize > 0 && o.MinSize == o.MaxSize {
+		o.Size, o.MinSize, o.MaxSize = o.MinSize, 0, 0 // as fixturegen makefs gives -s
 	}
 	return o
 }
@@ -372,8 +375,8 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 }
 
 // TestFreeBSDRandomOptions compares option sets drawn from a fixed seed,
-// every option combined with the others, with freebsd-makefs on the mixed
-// and random trees. Where FreeBSD's makefs refuses a set or fails to fit
+// every option combined with the others, with freebsd-makefs on the trees
+// of the matrix. Where FreeBSD's makefs refuses a set or fails to fit
 // the tree, the writer may refuse it too or write an image, which must
 // then be valid (see the package doc's differences); every other set must
 // give FreeBSD's bytes.
@@ -383,7 +386,7 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 	trees := fbsdTrees(t, t.TempDir())
 	r := rand.New(rand.NewPCG(2025, 5))
 	pick := func(s ...string) string { return s[r.IntN(len(s))] }
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 150; i++ {
 		bf := pick("4096,512", "4096,4096", "8192,1024", "8192,2048", "16384,2048", "16384,16384", "32768,4096", "32768,8192", "65536,8192", "65536,65536")
 		b, f, _ := strings.Cut(bf, ",")
 		opts := []string{"version=" + pick("1", "2"), "bsize=" + b, "fsize=" + f}
@@ -412,7 +415,12 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 		flag("-b", "64k", "1m", "10%", "50%")
 		flag("-f", "10", "500", "20%")
 		flag("-B", "be", "le")
-		tree := pick("mixed", "random")
+		flag("-M", "1m", "6m")
+		flag("-R", "1m", "3m")
+		if r.IntN(10) == 0 {
+			args = append(args, "-S", "4096")
+		}
+		tree := pick("mixed", "random", "indirect", "bigdir")
 		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
 			t.Parallel()
 			src := trees[tree]
@@ -428,7 +436,7 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 					if err := ffs.CheckClusterSums(got); err != nil {
 						t.Error(err)
 					}
-					sleuthkitReads(t, got, o.Version, false)
+					sleuthkitReads(t, got, o.Version, o.SectorSize == 4096)
 				}
 				return
 			}
@@ -442,7 +450,7 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 			if err := ffs.CheckClusterSums(got); err != nil {
 				t.Error(err)
 			}
-			sleuthkitReads(t, got, o.Version, false)
+			sleuthkitReads(t, got, o.Version, o.SectorSize == 4096)
 			compareFreeBSD(t, want, got, o.Version == 2 && o.ByteOrder == binary.BigEndian)
 		})
 	}

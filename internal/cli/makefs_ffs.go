@@ -52,7 +52,12 @@ func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 		}
 	}
 	o.SectorSize = a.SectorSize
-	o.Size, o.MinSize, o.MaxSize = a.Size, a.MinSize, a.MaxSize
+	// -s sets the minimum and the maximum, as makefs's -s does; a later
+	// -M or -m changes one of them again, and then the two apply.
+	o.MinSize, o.MaxSize = a.MinSize, a.MaxSize
+	if a.Size > 0 && a.MinSize == a.Size && a.MaxSize == a.Size {
+		o.Size, o.MinSize, o.MaxSize = a.Size, 0, 0
+	}
 	o.FreeBlocks, o.FreeBlocksPct = a.FreeBlocks, a.FreeBlocksPct
 	o.FreeFiles, o.FreeFilesPct = a.FreeFiles, a.FreeFilesPct
 	o.Roundup, o.Offset, o.Sparse = a.Roundup, a.Offset, a.Sparse

@@ -147,6 +147,13 @@ func TestFFSOptions(t *testing.T) {
 	}
 	// One-letter keys, makefs's numbers, and a numeric key without a
 	// value meaning 1.
+	// -s sets the minimum and maximum, which a later -M or -m changes.
+	if o, err := options("-s", "40m", "-M", "6m"); err != nil || o.Size != 0 || o.MinSize != 6<<20 || o.MaxSize != 40<<20 {
+		t.Errorf("-s 40m -M 6m: %+v, %v", o, err)
+	}
+	if o, err := options("-M", "6m", "-s", "40m"); err != nil || o.Size != 40<<20 || o.MinSize != 0 || o.MaxSize != 0 {
+		t.Errorf("-M 6m -s 40m: %+v, %v", o, err)
+	}
 	// m=2x3 is a product (6), as makefs reads it, and 010 is ten.
 	if o, err := options("-o", "b=32k,f=4k,v=2,s,m=2x3", "-o", "density=010"); err != nil || o.BSize != 32768 || o.FSize != 4096 ||
 		o.Version != 2 || !o.SoftUpdates || o.Density != 10 || o.MinFree == nil || *o.MinFree != 6 {
