@@ -210,6 +210,8 @@ var fbsdMatrix = func() []fbsdCase {
 		add("random", v+",bsize=8192,fsize=1024 -s 32m")
 		add("random", v+",bsize=16384,fsize=2048,maxbpg=8 -B be")
 		add("random", v+",optimization=space,bsize=8192,fsize=1024,avgfpdir=4")
+		add("random", v+",maxbpcg=2048,bsize=4096,fsize=512 -s 32m") // files spill over many small groups
+		add("indirect", v+",maxbpcg=1024,bsize=4096,fsize=1024,maxbpg=16 -s 16m")
 		add("bigdir", v+",bsize=4096,fsize=512")
 		add("bigdir", v)
 	}
