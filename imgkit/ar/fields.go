@@ -1,31 +1,67 @@
 package ar
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// This file describes an archive field by field, for tools that explain
-// how two archives differ (imgkit/inspect, "fixturegen diff"). Header
-// fields are named as ar(5) names them: "ar member header date" is ar_date.
+// This file is the package's side of the format contract of imgkit/imgfmt:
+// Match recognises an archive, Fields describes one field by field, for
+// tools that explain how two archives differ (imgkit/inspect, "fixturegen
+// diff"), and Describe puts them together. Header fields are named as
+// ar(5) names them: "ar member header date" is ar_date. A Field's Path is
+// "archive" for the magic, "symbol index" and "long-name table" for the
+// special members, or the member's name as the Reader's fs.FS exposes it
+// ("b.o", "b.o;2" for a second b.o); a field that has no single place (a
+// member's index entries) has Offset -1.
 
-// A Field is one field of an archive.
-type Field struct {
-	// Path names the structure: "archive" for the magic, "symbol index"
-	// and "long-name table" for the special members, or the member's name
-	// as the Reader's fs.FS exposes it ("b.o", "b.o;2" for a second b.o).
-	Path string
-	// Name says which field: "ar member header date", "data", ...
-	Name string
-	// Offset and Size locate the field in the archive; Offset is -1 for a
-	// field that has no single place (a member's index entries).
-	Offset, Size int64
-	// Value is the field's value as text.
-	Value string
+// Match reports whether head, the first bytes of a file, starts an
+// archive: the magic string of a regular (ARMAG) or thin (ARMAGT) archive.
+func Match(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(magic)) || bytes.HasPrefix(head, []byte(thinMagic))
+}
+
+// Describe returns the format contract of ar archives, for
+// imgkit/inspect's registry: Match, NewReader as Open, Fields, a summary
+// ("gnu layout, index gnu") and each member's header offset as the
+// listing's column.
+func Describe() imgfmt.Format {
+	return imgfmt.Format{
+		Name:    "ar",
+		Match:   Match,
+		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return NewReader(r, size) },
+		Fields:  Fields,
+		Summary: summary,
+		Column:  headerColumn,
+	}
+}
+
+// summary says the layout and symbol index of an archive NewReader
+// returned.
+func summary(fsys fs.FS) string {
+	rd, ok := fsys.(*Reader)
+	if !ok {
+		return ""
+	}
+	s := rd.Format().String() + " layout"
+	if rd.Thin() {
+		s = "thin, " + s
+	}
+	return s + ", index " + rd.Index().String()
+}
+
+// headerColumn returns "@0x44", the header offset of a member.
+func headerColumn(fi fs.FileInfo) string {
+	if m, ok := fi.Sys().(*Member); ok && m != nil {
+		return "@0x" + strconv.FormatInt(m.HeaderOffset, 16)
+	}
+	return ""
 }
 
 // headerFieldNames names the fields of struct ar_hdr, in order, with their
@@ -47,7 +83,7 @@ var headerFieldNames = []struct {
 // index and long-name table, and for each member its header fields, its
 // data (size and SHA-256; thin archives have none) and the symbols the
 // index gives it. Each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]Field, error) {
+func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	rd, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
@@ -56,7 +92,7 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 	if _, err := r.ReadAt(m[:], 0); err != nil {
 		return nil, err
 	}
-	out := []Field{{Path: "archive", Name: "magic", Offset: 0, Size: magicLen, Value: strconv.Quote(string(m[:]))}}
+	out := []imgfmt.Field{{Path: "archive", Name: "magic", Offset: 0, Size: magicLen, Value: strconv.Quote(string(m[:]))}}
 	members := rd.Members()
 
 	// The special members sit between the magic and the first member.
@@ -90,11 +126,11 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
+		out = append(out, imgfmt.Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
 		off += headerLen + n + pad2(n)
 	}
 	if len(rd.Symbols()) > 0 || rd.Index() != IndexNone {
-		out = append(out, Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
+		out = append(out, imgfmt.Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
 	}
 
 	count := map[string]int{}
@@ -118,10 +154,10 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Field{Path: p, Name: "data", Offset: mem.DataOffset, Size: mem.Size, Value: sum})
+			out = append(out, imgfmt.Field{Path: p, Name: "data", Offset: mem.DataOffset, Size: mem.Size, Value: sum})
 		}
 		if len(mem.Symbols) > 0 {
-			out = append(out, Field{Path: p, Name: "symbol index entries", Offset: -1, Value: strings.Join(mem.Symbols, " ")})
+			out = append(out, imgfmt.Field{Path: p, Name: "symbol index entries", Offset: -1, Value: strings.Join(mem.Symbols, " ")})
 		}
 	}
 	return out, nil
@@ -129,19 +165,20 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 
 // headerFields appends the fields of the header h at off. Values are
 // quoted without their space padding.
-func headerFields(out []Field, p string, off int64, h *header) []Field {
+func headerFields(out []imgfmt.Field, p string, off int64, h *header) []imgfmt.Field {
 	for _, f := range headerFieldNames {
-		out = append(out, Field{Path: p, Name: f.name, Offset: off + int64(f.off), Size: int64(f.len),
+		out = append(out, imgfmt.Field{Path: p, Name: f.name, Offset: off + int64(f.off), Size: int64(f.len),
 			Value: strconv.Quote(strings.TrimRight(string(h[f.off:f.off+f.len]), " "))})
 	}
 	return out
 }
 
-// hashSection returns "N bytes, sha256:..." for n bytes of r at off.
+// hashSection returns the value of the n data bytes of r at off:
+// "N bytes, sha256:...".
 func hashSection(r io.ReaderAt, off, n int64) (string, error) {
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(r, off, n)); err != nil {
+	sum, err := imgfmt.SumRange(r, off, n)
+	if err != nil {
 		return "", fmt.Errorf("ar: reading data at byte %#x: %w", off, err)
 	}
-	return strconv.FormatInt(n, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
+	return imgfmt.DataValue(n, sum), nil
 }

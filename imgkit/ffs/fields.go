@@ -1,40 +1,93 @@
 package ffs
 
 import (
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// This file describes an FFS image field by field, for tools that explain
-// how two images differ (imgkit/inspect, "fixturegen diff"). Fields are
-// named as FreeBSD's sys/ufs/ffs/fs.h and sys/ufs/ufs/dinode.h name them:
-// "fs_minfree" of struct fs, "cg_time" of struct cg, "di_mtime" of struct
-// ufs1_dinode or ufs2_dinode.
+// This file is the package's side of the format contract of imgkit/imgfmt:
+// Match recognises an FFS image, Fields describes one field by field, for
+// tools that explain how two images differ (imgkit/inspect, "fixturegen
+// diff"), and Describe puts them together. Fields are named as FreeBSD's
+// sys/ufs/ffs/fs.h and sys/ufs/ufs/dinode.h name them: "fs_minfree" of
+// struct fs, "cg_time" of struct cg, "di_mtime" of struct ufs1_dinode or
+// ufs2_dinode; what the headers do not name is said in words ("data",
+// "symlink target", "superblock copy", "maps"). A Field's Path is
+// "superblock", "cylinder group 3", or the path of a file or directory
+// ("/", "/a/b.txt").
 
-// A Field is one field of an on-disk structure of an FFS image.
-type Field struct {
-	// Path names the structure: "superblock", "cylinder group 3", or the
-	// path of a file or directory ("/", "/a/b.txt").
-	Path string
-	// Name is the field's name in fs.h or dinode.h ("fs_minfree",
-	// "cg_cs.cs_nbfree", "di_mtime"), or a description for what the headers
-	// do not name ("data", "symlink target", "superblock copy", "maps").
-	Name string
-	// Offset and Size locate the field in the image; Offset is -1 for a
-	// field spread over the image (a file's data and indirect blocks).
-	Offset, Size int64
-	// Value is the field's value in words: numbers in decimal (with hex
-	// where that reads better), names quoted, times in UTC, data as size
-	// and hash.
-	Value string
-	// Spans lists the [offset, offset+length) ranges a spread field covers.
-	Spans [][2]int64
+// matchSblocks are the superblock offsets Match looks at: SBLOCK_UFS1 (UFS1,
+// and UFS2 as NetBSD's makefs places it) and SBLOCK_UFS2.
+var matchSblocks = []int{sblockUFS1, sblockUFS2}
+
+// byteOrders are the byte orders an image may have (makefs -B).
+var byteOrders = [...]order{{binary.LittleEndian}, {binary.BigEndian}}
+
+// fsMagicOff is the offset of fs_magic in struct fs.
+var fsMagicOff = func() int {
+	var s superblock
+	return int(fieldOff(s[:], s.fsMagic()))
+}()
+
+// Match reports whether head, the first bytes of a file, holds a UFS1 or
+// UFS2 superblock, in either byte order, at byte 8192 or 65536: whether
+// fs_magic there is FS_UFS1_MAGIC or FS_UFS2_MAGIC. (Open looks at bytes 0
+// and 262144 too, as FreeBSD does; images are not made so.)
+func Match(head []byte) bool {
+	for _, sb := range matchSblocks {
+		if len(head) < sb+fsMagicOff+4 {
+			continue
+		}
+		b := head[sb+fsMagicOff:][:4]
+		for _, o := range byteOrders {
+			if m := o.u32(b); m == fsUFS1Magic || m == fsUFS2Magic {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Describe returns the format contract of FFS images, for imgkit/inspect's
+// registry: Match, Open, Fields, a summary ("UFS1, 32768/4096
+// block/fragment") and the inode number of each file as the listing's
+// column.
+func Describe() imgfmt.Format {
+	return imgfmt.Format{
+		Name:    "ffs",
+		Match:   Match,
+		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return Open(r, size) },
+		Fields:  Fields,
+		Summary: summary,
+		Column:  inodeColumn,
+	}
+}
+
+// summary says the UFS version, block and fragment size of an image Open
+// returned.
+func summary(fsys fs.FS) string {
+	f, ok := fsys.(*FS)
+	if !ok {
+		return ""
+	}
+	return "UFS" + strconv.Itoa(f.Version()) + ", " + strconv.Itoa(f.BlockSize()) + "/" + strconv.Itoa(f.FragSize()) + " block/fragment"
+}
+
+// inodeColumn returns "ino N" for a file of the FS.
+func inodeColumn(fi fs.FileInfo) string {
+	if in, ok := fi.Sys().(*Inode); ok && in != nil {
+		return "ino " + strconv.FormatUint(uint64(in.Ino), 10)
+	}
+	return ""
 }
 
 // Kinds of value formatting for a fixed field.
@@ -149,7 +202,7 @@ var csumNames = []string{"cs_ndir", "cs_nbfree", "cs_nifree", "cs_nffree", "cs_n
 // (depth-first, entries in bytewise order of name) its inode field by
 // field, its data as size and hash, its indirect blocks and, for a
 // symbolic link, the target. Each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]Field, error) {
+func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	f, err := Open(r, size)
 	if err != nil {
 		return nil, err
@@ -171,7 +224,7 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 // describer collects the fields of one image.
 type describer struct {
 	f   *FS
-	out []Field
+	out []imgfmt.Field
 	buf []byte // one block, for hashing
 
 	used       map[uint32]bool // inodes the tree reaches
@@ -179,7 +232,7 @@ type describer struct {
 }
 
 func (d *describer) add(p, name string, off int64, field []byte, kind int) {
-	d.out = append(d.out, Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
+	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
 }
 
 // value formats field, in the image's byte order, as kind says.
@@ -205,7 +258,7 @@ func (d *describer) value(b []byte, kind int) string {
 			}
 			return strconv.Quote(string(b))
 		case fmtHash:
-			return shortHash(b)
+			return imgfmt.Sum(b)
 		}
 		return hex.EncodeToString(b)
 	}
@@ -241,11 +294,6 @@ func modeString(m uint64) string {
 
 // fieldOff returns the offset of field, a subslice of rec, within rec.
 func fieldOff(rec, field []byte) int64 { return int64(cap(rec) - cap(field)) }
-
-func shortHash(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])[:16]
-}
 
 // superblock appends the fields of the superblock Open found.
 func (d *describer) superblock() {
@@ -330,8 +378,8 @@ func (d *describer) groups() error {
 			inited = min(int64(o.u32(cg.cgInitediblk())), g.ipg)
 		}
 		d.initediblk = append(d.initediblk, inited)
-		d.out = append(d.out, Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: cgsize - cgSpaceOff,
-			Value: shortHash(cg[cgSpaceOff:])})
+		d.out = append(d.out, imgfmt.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: cgsize - cgSpaceOff,
+			Value: imgfmt.Sum(cg[cgSpaceOff:])})
 
 		csOff := csaddr*g.fsize + c*csumSize
 		if err := f.readAt(cs, csOff); err != nil {
@@ -348,7 +396,7 @@ func (d *describer) groups() error {
 		if err := f.readAt(sbCopy, sbOff); err != nil {
 			return fmt.Errorf("ffs: reading the superblock copy of cylinder group %d at byte %#x: %w", c, sbOff, err)
 		}
-		d.out = append(d.out, Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: shortHash(sbCopy)})
+		d.out = append(d.out, imgfmt.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: imgfmt.Sum(sbCopy)})
 	}
 	return nil
 }
@@ -402,7 +450,7 @@ func (d *describer) unusedInodes() error {
 	ds := g.dinodeSize()
 	blk := d.buf[:g.bsize]
 	for c, inited := range d.initediblk {
-		h := sha256.New()
+		h := imgfmt.NewHash()
 		var spans [][2]int64
 		for i := int64(0); i < inited; i += g.inopb {
 			ino := int64(c)*g.ipg + i
@@ -421,9 +469,8 @@ func (d *describer) unusedInodes() error {
 		if len(spans) == 0 {
 			continue
 		}
-		var sum [sha256.Size]byte
-		d.out = append(d.out, Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
-			Value: strconv.Itoa(len(spans)) + " runs, sha256:" + hex.EncodeToString(h.Sum(sum[:0]))[:16], Spans: spans})
+		d.out = append(d.out, imgfmt.Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
+			Value: strconv.Itoa(len(spans)) + " runs, " + h.Sum(), Spans: spans})
 	}
 	return nil
 }
@@ -503,7 +550,7 @@ func (d *describer) inode(p string, in *Inode) error {
 		if in.Size > int64(len(shortlink)) {
 			return fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
 		}
-		d.out = append(d.out, Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, shortlink), Size: in.Size,
+		d.out = append(d.out, imgfmt.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, shortlink), Size: in.Size,
 			Value: strconv.Quote(string(shortlink[:in.Size]))})
 		return nil
 	case device:
@@ -530,9 +577,9 @@ func (d *describer) inode(p string, in *Inode) error {
 			addrs[i] = strconv.FormatInt(a, 10)
 			spans = addSpan(spans, a*g.fsize, g.bsize)
 		}
-		d.out = append(d.out, Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
+		d.out = append(d.out, imgfmt.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
 	}
-	h := sha256.New()
+	h := imgfmt.NewHash()
 	var spans [][2]int64
 	left := in.Size
 	for _, a := range data {
@@ -556,8 +603,7 @@ func (d *describer) inode(p string, in *Inode) error {
 	if typ == iflnk {
 		name = "symlink target"
 	}
-	var sum [sha256.Size]byte
-	value := strconv.FormatInt(in.Size, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(sum[:0]))[:16]
+	value := imgfmt.DataValue(in.Size, h.Sum())
 	if typ == iflnk && in.Size <= 1<<16 {
 		t, err := f.readlink(in)
 		if err != nil {
@@ -565,7 +611,7 @@ func (d *describer) inode(p string, in *Inode) error {
 		}
 		value = strconv.Quote(t)
 	}
-	d.out = append(d.out, Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
+	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
 	return nil
 }
 
@@ -588,7 +634,7 @@ func (d *describer) addrList(p, name string, off int64, addrs [][]byte) {
 		}
 	}
 	value := "[" + strings.Join(vals[:last], " ") + "]"
-	d.out = append(d.out, Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
+	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
 }
 
 // addSpan appends [off, off+n), merging it with the last span when they touch.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // TestFields describes writer images of both versions and byte orders and
@@ -34,7 +35,7 @@ func TestFields(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				byKey := map[[2]string]Field{}
+				byKey := map[[2]string]imgfmt.Field{}
 				for _, f := range fields {
 					k := [2]string{f.Path, f.Name}
 					if _, dup := byKey[k]; dup {
@@ -50,7 +51,7 @@ func TestFields(t *testing.T) {
 						}
 					}
 				}
-				get := func(p, name string) Field {
+				get := func(p, name string) imgfmt.Field {
 					t.Helper()
 					f, ok := byKey[[2]string{p, name}]
 					if !ok {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // MaxChanges bounds the changes a Report holds; the rest are counted in
@@ -111,7 +113,7 @@ type fieldKey struct{ path, name string }
 // compareFields matches the fields of both descriptions and records the
 // changes. It returns the byte spans, in either file, that the reported
 // changes and moves explain.
-func (r *Report) compareFields(fa, fb []Field, fsA, fsB fs.FS) [][2]int64 {
+func (r *Report) compareFields(fa, fb []imgfmt.Field, fsA, fsB fs.FS) [][2]int64 {
 	byB := make(map[fieldKey]int, len(fb))
 	pathsB := map[string]bool{}
 	for i, f := range fb {
@@ -125,7 +127,7 @@ func (r *Report) compareFields(fa, fb []Field, fsA, fsB fs.FS) [][2]int64 {
 		keysA[fieldKey{f.Path, f.Name}] = true
 	}
 	var spans [][2]int64
-	cover := func(f Field) {
+	cover := func(f imgfmt.Field) {
 		if f.Offset >= 0 {
 			spans = append(spans, [2]int64{f.Offset, f.Offset + max(f.Size, 1)})
 		}

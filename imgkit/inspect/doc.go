@@ -2,14 +2,16 @@
 // them: it detects the format of a file, opens it as an io/fs.FS, lists its
 // tree, and explains by structure how two files differ.
 //
-// Formats are kept in a small registry (Register): each Format says how to
-// recognise its files from their first bytes, how to open one as an fs.FS,
-// what extra column a listing shows (the FAT short name, the ar member's
-// header offset, the FFS inode number) and how to describe a file field by
-// field. FAT images (imgkit/msdos), ar archives (imgkit/ar) and FFS images
-// (imgkit/ffs) are registered by this package, each with its field
-// description (msdos.Fields, ar.Fields, ffs.Fields); a new format adds one
-// Register call.
+// Formats are kept in a small registry (Register) of imgfmt.Format values,
+// the contract of imgkit/imgfmt: each says how to recognise its files from
+// their first bytes (Match), how to open one as an fs.FS, what extra
+// column a listing shows (the FAT short name, the ar member's header
+// offset, the FFS inode number) and how to describe a file field by field.
+// FAT images (imgkit/msdos), ar archives (imgkit/ar) and FFS images
+// (imgkit/ffs) are registered by this package, one line each in
+// formats.go (Register(msdos.Describe())); a new format adds one such
+// line, and a program can register a format of its own from an init
+// function.
 //
 // Diff compares two files. When their formats are the same and both parse,
 // it matches the fields of both descriptions by structure and name — the

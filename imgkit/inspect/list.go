@@ -76,7 +76,7 @@ func ListFile(w io.Writer, r io.ReaderAt, size int64) error {
 	if err != nil {
 		return err
 	}
-	items, err := List(fsys, f.Describe)
+	items, err := List(fsys, f.Column)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package msdos
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -10,30 +9,76 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// This file describes a FAT volume field by field, for tools that explain
-// how two images differ (imgkit/inspect, "fixturegen diff"). Field names
-// are those of fatgen103 (BPB_SecPerClus, DIR_WrtTime, FSI_Free_Count, ...).
+// This file is the package's side of the format contract of imgkit/imgfmt:
+// Match recognises a FAT volume, Fields describes one field by field, for
+// tools that explain how two images differ (imgkit/inspect, "fixturegen
+// diff"), and Describe puts them together. Field names are those of
+// fatgen103 (BPB_SecPerClus, DIR_WrtTime, FSI_Free_Count, ...); a Field's
+// Path is "boot sector", "backup boot sector", "FSInfo", "FAT 1", or the
+// path of a file or directory ("/DIR/A.TXT", by its long name when it has
+// one).
 
-// A Field is one field of an on-disk structure of a FAT volume.
-type Field struct {
-	// Path names the structure: "boot sector", "backup boot sector",
-	// "FSInfo", "FAT 1", or the path of a file or directory ("/DIR/A.TXT",
-	// by its long name when it has one).
-	Path string
-	// Name is the field's name in fatgen103 ("BPB_SecPerClus"), or a
-	// description for what the specification does not name ("data",
-	// "cluster chain", "long name").
-	Name string
-	// Offset and Size locate the field in the image; Offset is -1 for a
-	// field spread over the image (a file's data, its cluster chain).
-	Offset, Size int64
-	// Value is the field's value in words: numbers in decimal (and hex where
-	// that reads better), names quoted, times in UTC, data as size and hash.
-	Value string
-	// Spans lists the [offset, offset+length) ranges a spread field covers.
-	Spans [][2]int64
+// First bytes of BS_jmpBoot (fatgen103): a short jump (EB xx 90) or a near
+// jump (E9 xx xx) over the BPB to the boot code.
+const (
+	jmpShort = 0xeb
+	jmpNear  = 0xe9
+)
+
+// Match reports whether head, the first bytes of a file, starts a FAT
+// volume: a jump instruction in BS_jmpBoot, a power-of-two BPB_BytsPerSec
+// from 512 to 4096, a power-of-two BPB_SecPerClus and the signature word
+// 0x55 0xAA at byte 510.
+func Match(head []byte) bool {
+	if len(head) < len(bootSector{}) {
+		return false
+	}
+	b := (*bootSector)(head)
+	if le.Uint16(b.signature()) != bootSig {
+		return false
+	}
+	if j := b.jmpBoot()[0]; j != jmpShort && j != jmpNear {
+		return false
+	}
+	bps := le.Uint16(b.bytsPerSec())
+	spc := b.secPerClus()[0]
+	return bps >= minBytesPerSector && bps <= maxBytesPerSector && bps&(bps-1) == 0 && spc != 0 && spc&(spc-1) == 0
+}
+
+// Describe returns the format contract of FAT volumes, for
+// imgkit/inspect's registry: Match, Open, Fields, a summary ("FAT12,
+// 512-byte clusters") and the short name of each file as the listing's
+// column.
+func Describe() imgfmt.Format {
+	return imgfmt.Format{
+		Name:    "msdos",
+		Match:   Match,
+		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return Open(r, size) },
+		Fields:  Fields,
+		Summary: summary,
+		Column:  shortNameColumn,
+	}
+}
+
+// summary says the FAT type and cluster size of a volume Open returned.
+func summary(fsys fs.FS) string {
+	f, ok := fsys.(*FS)
+	if !ok {
+		return ""
+	}
+	return "FAT" + strconv.Itoa(f.FATType()) + ", " + strconv.FormatInt(f.ClusterSize(), 10) + "-byte clusters"
+}
+
+// shortNameColumn returns the 8.3 name of a file of the FS.
+func shortNameColumn(fi fs.FileInfo) string {
+	if e, ok := fi.Sys().(*Entry); ok && e != nil {
+		return e.ShortName
+	}
+	return ""
 }
 
 // Fields describes the FAT volume at byte 0 of r (size bytes): the boot
@@ -41,12 +86,12 @@ type Field struct {
 // and for every file and directory its directory entry field by field, its
 // long name, cluster chain and data. Fields are listed in that order, files
 // depth-first in directory order; each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]Field, error) {
+func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	f, err := Open(r, size)
 	if err != nil {
 		return nil, err
 	}
-	var out []Field
+	var out []imgfmt.Field
 	var b bootSector
 	if _, err := r.ReadAt(b[:], 0); err != nil {
 		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
@@ -78,7 +123,7 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Field{Path: "FAT " + strconv.FormatInt(i+1, 10), Name: "table", Offset: off, Size: f.fatBytes, Value: sum})
+		out = append(out, imgfmt.Field{Path: "FAT " + strconv.FormatInt(i+1, 10), Name: "table", Offset: off, Size: f.fatBytes, Value: sum})
 	}
 	err = fs.WalkDir(f, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
@@ -98,9 +143,9 @@ func Fields(r io.ReaderAt, size int64) ([]Field, error) {
 }
 
 // bootFields appends the fields of a boot sector read at off.
-func bootFields(out []Field, where string, off int64, b *bootSector, fat32 bool) []Field {
+func bootFields(out []imgfmt.Field, where string, off int64, b *bootSector, fat32 bool) []imgfmt.Field {
 	add := func(name string, field []byte, value string) {
-		out = append(out, Field{Path: where, Name: name, Offset: off + fieldOff(b[:], field), Size: int64(len(field)), Value: value})
+		out = append(out, imgfmt.Field{Path: where, Name: name, Offset: off + fieldOff(b[:], field), Size: int64(len(field)), Value: value})
 	}
 	num := func(name string, field []byte) { add(name, field, fmtNum(field)) }
 	add("BS_jmpBoot", b.jmpBoot(), hexBytes(b.jmpBoot()))
@@ -133,13 +178,13 @@ func bootFields(out []Field, where string, off int64, b *bootSector, fat32 bool)
 	add("BS_VolLab", b.volLab(fat32), strconv.Quote(string(b.volLab(fat32))))
 	add("BS_FilSysType", b.filSysType(fat32), strconv.Quote(string(b.filSysType(fat32))))
 	code := b[bootCodeOffset(fat32):510]
-	out = append(out, Field{Path: where, Name: "boot code", Offset: off + int64(bootCodeOffset(fat32)), Size: int64(len(code)), Value: shortHash(code)})
+	out = append(out, imgfmt.Field{Path: where, Name: "boot code", Offset: off + int64(bootCodeOffset(fat32)), Size: int64(len(code)), Value: imgfmt.Sum(code)})
 	num("Signature_word", b.signature())
 	return out
 }
 
 // fsInfoFields appends the fields of the FSInfo sector read at off.
-func fsInfoFields(out []Field, off int64, fi *fsInfoSector) []Field {
+func fsInfoFields(out []imgfmt.Field, off int64, fi *fsInfoSector) []imgfmt.Field {
 	for _, x := range []struct {
 		name  string
 		field []byte
@@ -150,20 +195,20 @@ func fsInfoFields(out []Field, off int64, fi *fsInfoSector) []Field {
 		{"FSI_Nxt_Free", fi.nxtFree()},
 		{"FSI_TrailSig", fi.trailSig()},
 	} {
-		out = append(out, Field{Path: "FSInfo", Name: x.name, Offset: off + fieldOff(fi[:], x.field), Size: int64(len(x.field)), Value: fmtNum(x.field)})
+		out = append(out, imgfmt.Field{Path: "FSInfo", Name: x.name, Offset: off + fieldOff(fi[:], x.field), Size: int64(len(x.field)), Value: fmtNum(x.field)})
 	}
 	return out
 }
 
 // entryFields appends the fields of the directory entry e at path p: its
 // short entry, long name, cluster chain and, for a file, its data.
-func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
+func (f *FS) entryFields(out []imgfmt.Field, p string, e *Entry) ([]imgfmt.Field, error) {
 	var d dirEntry
 	if _, err := f.r.ReadAt(d[:], e.Offset); err != nil {
 		return nil, fmt.Errorf("msdos: reading the entry of %s at byte %#x: %w", p, e.Offset, err)
 	}
 	add := func(name string, field []byte, value string) {
-		out = append(out, Field{Path: p, Name: name, Offset: e.Offset + fieldOff(d[:], field), Size: int64(len(field)), Value: value})
+		out = append(out, imgfmt.Field{Path: p, Name: name, Offset: e.Offset + fieldOff(d[:], field), Size: int64(len(field)), Value: value})
 	}
 	num := func(name string, field []byte) { add(name, field, fmtNum(field)) }
 	add("DIR_Name", d.name(), strconv.Quote(string(d.name())))
@@ -182,7 +227,7 @@ func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
 		// The long-name entries lie just before the short entry when they
 		// are in the same sector, as writers place them.
 		n := int64(longSlots(utf16Units(name)))
-		lf := Field{Path: p, Name: "long name (LDIR_Name1/2/3)", Offset: -1, Value: strconv.Quote(name)}
+		lf := imgfmt.Field{Path: p, Name: "long name (LDIR_Name1/2/3)", Offset: -1, Value: strconv.Quote(name)}
 		if start := e.Offset - n*dirEntrySize; n > 0 && start >= 0 && start/f.bps == e.Offset/f.bps {
 			lf.Offset, lf.Size = start, n*dirEntrySize
 		}
@@ -190,7 +235,7 @@ func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
 	}
 	chain := e.Chain()
 	if len(chain) > 0 {
-		out = append(out, Field{Path: p, Name: "cluster chain", Offset: -1, Value: chainString(chain), Spans: f.fatSpans(chain)})
+		out = append(out, imgfmt.Field{Path: p, Name: "cluster chain", Offset: -1, Value: chainString(chain), Spans: f.fatSpans(chain)})
 	}
 	if !e.IsDir() {
 		spans := f.clusterSpans(chain, e.Size)
@@ -198,7 +243,7 @@ func (f *FS) entryFields(out []Field, p string, e *Entry) ([]Field, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: spans})
+		out = append(out, imgfmt.Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: spans})
 	}
 	return out, nil
 }
@@ -216,17 +261,17 @@ func (f *FS) hasLongName(e *Entry) bool {
 	return l.attr()[0]&attrLongMask == attrLongName && l.ord()[0] != slotDeleted
 }
 
-// dataHash returns "N bytes, sha256:..." for a file of size bytes whose
-// data lies in spans (from clusterSpans): one read per run of contiguous
-// clusters rather than one per cluster.
+// dataHash returns the value of a file of size bytes whose data lies in
+// spans (from clusterSpans): one read per run of contiguous clusters rather
+// than one per cluster.
 func (f *FS) dataHash(size int64, spans [][2]int64) (string, error) {
-	h := sha256.New()
+	h := imgfmt.NewHash()
 	for _, s := range spans {
-		if _, err := io.CopyN(h, io.NewSectionReader(f.r, s[0], s[1]-s[0]), s[1]-s[0]); err != nil {
+		if err := h.AddRange(f.r, s[0], s[1]-s[0]); err != nil {
 			return "", fmt.Errorf("msdos: reading bytes %#x-%#x: %w", s[0], s[1], err)
 		}
 	}
-	return strconv.FormatInt(size, 10) + " bytes, sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
+	return imgfmt.DataValue(size, h.Sum()), nil
 }
 
 // clusterSpans returns the image ranges that the first size bytes of a
@@ -273,18 +318,13 @@ func (f *FS) fatSpans(chain []uint32) [][2]int64 {
 	return spans
 }
 
-// hashRange returns "sha256:..." (16 digits) of n bytes at off.
+// hashRange returns the value of the n bytes at off, a FAT as a whole.
 func hashRange(r io.ReaderAt, off, n int64) (string, error) {
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(r, off, n)); err != nil {
+	sum, err := imgfmt.SumRange(r, off, n)
+	if err != nil {
 		return "", fmt.Errorf("msdos: reading bytes %#x-%#x: %w", off, off+n, err)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-func shortHash(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])[:16]
+	return sum, nil
 }
 
 // fieldOff returns the offset of field, a subslice of rec, within rec.

@@ -1,0 +1,57 @@
+package imgfmt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+)
+
+// HeadSize is how many leading bytes of a file Format.Match sees: enough
+// for an FFS superblock at byte 65536 (SBLOCK_UFS2) and its 8192 bytes
+// (SBLOCKSIZE).
+const HeadSize = 65536 + 8192
+
+// A Format is a kind of file that tools can recognise, open and describe:
+// what a format package returns from its Describe function.
+type Format struct {
+	// Name is the format's short name: "msdos", "ffs", "ar". It is the
+	// makefs(8) type name where there is one.
+	Name string
+	// Match reports whether head, the first HeadSize bytes of a file (fewer
+	// for a shorter file), starts a file of this format.
+	Match func(head []byte) bool
+	// Open opens a file of this format as a file system.
+	Open func(r io.ReaderAt, size int64) (fs.FS, error)
+	// Fields describes the file field by field; it may be nil. Each
+	// (Path, Name) pair must appear at most once.
+	Fields func(r io.ReaderAt, size int64) ([]Field, error)
+	// Summary returns one line about a file system Open returned (FAT
+	// type, UFS version, archive layout); it may be nil.
+	Summary func(fsys fs.FS) string
+	// Column returns the format's extra listing column for a file, from
+	// the fs.FileInfo its FS returns (the FAT short name, the ar member's
+	// header offset, the FFS inode number); it may be nil.
+	Column func(fi fs.FileInfo) string
+}
+
+// Errors of Format.Check.
+var (
+	ErrNoName  = errors.New("imgfmt: format has no Name")
+	ErrNoMatch = errors.New("imgfmt: format has no Match")
+	ErrNoOpen  = errors.New("imgfmt: format has no Open")
+)
+
+// Check reports whether f has what every format must have: a Name, a
+// Match and an Open. Fields, Summary and Column are optional.
+func (f *Format) Check() error {
+	switch {
+	case f.Name == "":
+		return ErrNoName
+	case f.Match == nil:
+		return fmt.Errorf("%w (format %q)", ErrNoMatch, f.Name)
+	case f.Open == nil:
+		return fmt.Errorf("%w (format %q)", ErrNoOpen, f.Name)
+	}
+	return nil
+}
