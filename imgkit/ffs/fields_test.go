@@ -31,6 +31,9 @@ func TestFields(t *testing.T) {
 					o.ByteOrder = binary.BigEndian
 				}
 				img := build(t, src, o, bcache.ModeAuto)
+				if !Match(img[:imgfmt.HeadSize]) {
+					t.Error("Match rejects the image")
+				}
 				fields, err := Fields(bytes.NewReader(img), int64(len(img)))
 				if err != nil {
 					t.Fatal(err)
@@ -122,6 +125,46 @@ func TestFields(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMatch checks that Match looks only at fs_magic of the superblocks
+// at 8192 and 65536, that a file's first imgfmt.HeadSize bytes hold them,
+// and that Describe gives what the contract asks.
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	if end := sblockUFS2 + sblockSize; end > imgfmt.HeadSize {
+		t.Errorf("the UFS2 superblock ends at byte %d, past imgfmt.HeadSize %d", end, imgfmt.HeadSize)
+	}
+	if fsMagicOff != 1372 {
+		t.Errorf("fs_magic at byte %d of struct fs, want 1372", fsMagicOff)
+	}
+	for _, sb := range []int{sblockUFS1, sblockUFS2} {
+		for _, tc := range []struct {
+			o     binary.ByteOrder
+			magic uint32
+			want  bool
+		}{
+			{binary.LittleEndian, fsUFS1Magic, true}, {binary.BigEndian, fsUFS1Magic, true},
+			{binary.LittleEndian, fsUFS2Magic, true}, {binary.BigEndian, fsUFS2Magic, true},
+			{binary.LittleEndian, cgMagic, false}, {binary.LittleEndian, 0, false},
+		} {
+			head := make([]byte, sb+fsMagicOff+4)
+			tc.o.PutUint32(head[sb+fsMagicOff:], tc.magic)
+			if got := Match(head); got != tc.want {
+				t.Errorf("Match(%#x at byte %d, %v) = %v, want %v", tc.magic, sb+fsMagicOff, tc.o, got, tc.want)
+			}
+			if Match(head[:len(head)-1]) {
+				t.Errorf("Match accepts a file that ends inside fs_magic at byte %d", sb+fsMagicOff)
+			}
+		}
+	}
+	d := Describe()
+	if err := d.Check(); err != nil || d.Name != "ffs" || d.Fields == nil || d.Summary == nil || d.Column == nil {
+		t.Errorf("Describe() = %+v, %v", d, err)
+	}
+	if got := d.Summary(&FS{g: geometry{version: 2, bsize: 32768, fsize: 4096}}); got != "UFS2, 32768/4096 block/fragment" {
+		t.Errorf("Summary = %q", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -77,12 +79,20 @@ func wantLines(t *testing.T, out string, lines ...string) {
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	fat := fatImage(t, map[string]string{"a.txt": "a\n"}, msdos.Options{})
+	fat32 := fatImage(t, map[string]string{"a.txt": "a\n"}, msdos.Options{FATType: 32, SectorsPerCluster: 1, Size: 33 << 20})
 	arc := arArchive(t, []member{{"a.txt", "a\n", 0}})
+	ufs1 := ffsImage(t, map[string]string{"a.txt": "a\n"}, nil, ffs.Options{Version: 1, Size: 256 << 10})
+	ufs2be := ffsImage(t, map[string]string{"a.txt": "a\n"}, nil, ffs.Options{Version: 2, Size: 256 << 10, ByteOrder: binary.BigEndian})
 	for _, tc := range []struct {
 		data []byte
 		want string
-	}{{fat, "msdos"}, {arc, "ar"}, {[]byte("!<thin>\n"), "ar"}, {[]byte("hello"), ""}, {nil, ""}, {make([]byte, 4096), ""}} {
+	}{
+		{fat, "msdos"}, {fat32, "msdos"}, {arc, "ar"}, {[]byte("!<thin>\n"), "ar"},
+		{ufs1, "ffs"}, {ufs2be, "ffs"}, {ufs2be[:imgfmt.HeadSize], "ffs"},
+		{[]byte("KV1\na=b\n"), "kv"}, {[]byte("hello"), ""}, {nil, ""}, {make([]byte, 4096), ""}, {fat[:511], ""},
+	} {
 		f := Detect(bytes.NewReader(tc.data), int64(len(tc.data)))
 		got := ""
 		if f != nil {
@@ -91,10 +101,32 @@ func TestDetect(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Detect(%.8q) = %q, want %q", tc.data, got, tc.want)
 		}
+		// No other registered format claims the file: the order of
+		// registration decides nothing among these.
+		head := tc.data[:min(len(tc.data), imgfmt.HeadSize)]
+		for _, name := range Formats() {
+			if f := byName(name); name != tc.want && f.Match(head) {
+				t.Errorf("%s.Match accepts a %q file too", name, tc.want)
+			}
+		}
 	}
-	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs" {
+	// The formats of this module come first, in this order; kv is the
+	// format contract_test.go registers.
+	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs,kv" {
 		t.Errorf("Formats() = %q", got)
 	}
+}
+
+// byName returns the registered format name.
+func byName(name string) *imgfmt.Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, f := range formats {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
 }
 
 func TestDiffFAT(t *testing.T) {
