@@ -20,8 +20,9 @@ type Item struct {
 
 // List walks fsys and returns one Item per file and directory, in
 // fs.WalkDir order (lexical within each directory), without the root.
-// describe, when not nil, fills in Item.Extra.
-func List(fsys fs.FS, describe func(fs.FileInfo) string) ([]Item, error) {
+// column, when not nil, fills in Item.Extra: it is the format's
+// imgfmt.Format.Column.
+func List(fsys fs.FS, column func(fs.FileInfo) string) ([]Item, error) {
 	var items []Item
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -39,8 +40,8 @@ func List(fsys fs.FS, describe func(fs.FileInfo) string) ([]Item, error) {
 			it.Path += "/"
 			it.Size = 0
 		}
-		if describe != nil {
-			it.Extra = describe(fi)
+		if column != nil {
+			it.Extra = column(fi)
 		}
 		items = append(items, it)
 		return nil
