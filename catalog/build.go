@@ -338,8 +338,11 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	}
 	finished := make(chan struct{})
 	go func() {
-		defer close(finished)
-		defer close(work)
+		defer func() {
+			close(work)
+			wg.Wait()
+			close(finished)
+		}()
 		for _, i := range order {
 			select {
 			case work <- i:
@@ -350,7 +353,6 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	}()
 	select {
 	case <-finished:
-		wg.Wait()
 	case <-ctx.Done():
 	}
 	if ctx.Err() != nil {

@@ -35,12 +35,14 @@ func (t *temps) remove(p string) {
 	delete(t.paths, p)
 }
 
-// removeAll removes every tracked path.
+// removeAll removes every tracked path, with the temporary files that
+// writers make beside it (see removeSiblings).
 func (t *temps) removeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for p := range t.paths {
 		os.RemoveAll(p)
+		removeSiblings(p)
 	}
 	clear(t.paths)
 }
