@@ -267,7 +267,7 @@ func (e *engine) checkInside(sel []Entry) error {
 						continue // not read: it does not exist
 					}
 				}
-				return fmt.Errorf("%s:%d: %s: input %s is outside the manifest's folder, which verify copies", ManifestName, m.Line, m.Name, in.Path)
+				return fmt.Errorf("%s:%d: %s: input %s is outside the manifest's folder, which verify copies", ManifestName, m.Line, m.Name, display(e.cat.Dir, abs))
 			}
 		}
 	}
@@ -607,17 +607,22 @@ func (e *engine) plan(m Entry) (*Plan, error) {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(e.dir, abs)
 		}
-		if r, inside := rel(e.dir, abs); inside {
-			in.Path = r
-		} else {
-			in.Path = abs
-		}
+		in.Path = display(e.dir, abs)
 		if in.Path == m.Name {
 			continue // a command that rewrites its output reads it, but build starts it afresh
 		}
 		q.Inputs = append(q.Inputs, in)
 	}
 	return &q, nil
+}
+
+// display returns the absolute path p relative to dir, slash-separated,
+// when it can be said so ("inputs/small", "../spec.mtree"), else p.
+func display(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil && !filepath.IsAbs(r) {
+		return filepath.ToSlash(r)
+	}
+	return p
 }
 
 // dependencies returns, for each selected entry, the indexes of the
