@@ -20,7 +20,8 @@
 // fixturegen binary. They find the catalogue as fixturegen does, in
 // ./fixtures or in the fixtures folder of the nearest parent up to the
 // module root, unless Settings.Dir says where it is. Interrupting mage
-// (Ctrl-C) cancels the run, which removes its temporary files.
+// (Ctrl-C, which mage turns into a cancelled context) or sending it
+// SIGTERM or SIGHUP cancels the run, which removes its temporary files.
 package magefixtures
 
 import (
@@ -29,6 +30,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/internal/cli"
@@ -164,7 +167,11 @@ func load(cfg Config) (*catalog.Catalog, error) {
 }
 
 // build runs Build (or Verify) with fixturegen's runner and reporter.
+// Mage cancels ctx on SIGINT; SIGTERM and SIGHUP cancel it too, so that
+// the run removes its temporary files.
 func build(ctx context.Context, op string, update bool) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	cfg, err := settings()
 	if err != nil {
 		return err

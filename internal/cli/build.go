@@ -275,13 +275,16 @@ func updateCommand(e *env, dir string) string {
 // invocation returns the command line that ran this process, up to the
 // program: "go tool fixturegen", "go run ./cmd/fixturegen", or the
 // program's base name.
-func invocation() string {
-	name := filepath.Base(os.Args[0])
+func invocation() string { return invocationOf(os.Args[0], parentArgs()) }
+
+// invocationOf is invocation for the program arg0 started by the command
+// line args (nil when unknown).
+func invocationOf(arg0 string, args []string) string {
+	name := filepath.Base(arg0)
 	name = strings.TrimSuffix(name, ".exe")
 	if !strings.HasPrefix(name, "fixturegen") {
 		name = "fixturegen"
 	}
-	args := parentArgs()
 	if len(args) < 3 || strings.TrimSuffix(filepath.Base(args[0]), ".exe") != "go" {
 		return name
 	}

@@ -95,3 +95,28 @@ func TestCatalogValid(t *testing.T) {
 		})
 	}
 }
+
+// TestInvocation checks the command that hints name: the go command line
+// that started fixturegen, else the program's name.
+func TestInvocation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		arg0   string
+		parent []string
+		want   string
+	}{
+		{"/usr/local/bin/fixturegen", []string{"bash"}, "fixturegen"},
+		{"/tmp/go-build1/b001/exe/fixturegen", []string{"go", "tool", "fixturegen", "build"}, "go tool fixturegen"},
+		{"/root/.cache/go-build/2e/x-d/fixturegen", []string{"/usr/local/go/bin/go", "run", "-race", "./cmd/fixturegen", "build", "-q"}, "go run -race ./cmd/fixturegen"},
+		{"/tmp/x/fixturegen", []string{"go", "run", "my dir/cmd/fixturegen"}, "go run 'my dir/cmd/fixturegen'"},
+		{"/tmp/cli.test", nil, "fixturegen"},
+	} {
+		if got := invocationOf(tc.arg0, tc.parent); got != tc.want {
+			t.Errorf("invocationOf(%q, %q) = %q, want %q", tc.arg0, tc.parent, got, tc.want)
+		}
+	}
+	e := &env{}
+	if got := updateCommand(e, "test data"); got != "fixturegen build -C 'test data' -update" {
+		t.Errorf("updateCommand = %q", got)
+	}
+}
