@@ -121,7 +121,7 @@ func (e *Error) Error() string {
 // Options.Update. When fixtures.sum does not exist, Build creates it, as
 // Update would. An output whose sum does not match is not installed: the
 // old one stays, and EntryResult.Explain says what changed. It holds the
-// catalogue's lock while it runs; when ctx is done it removes every
+// catalogue's lock while it runs (another Build or Clean waits); when ctx is done it removes every
 // temporary file of the run and returns ctx's error.
 func (c *Catalog) Build(ctx context.Context, o *Options) (*Result, error) {
 	return c.run(ctx, o, "build")
@@ -183,16 +183,17 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	defer stop()
 	defer e.temps.removeAll()
 
-	unlock, err := lock(ctx, c.Dir, func() { e.message(fmt.Sprintf("%s: waiting for another run on this catalogue to finish", op)) })
-	if err != nil {
-		return nil, err
-	}
-	locked := true
-	defer func() {
-		if locked {
-			unlock()
+	// A build holds the catalogue's lock. Verify takes none: it writes
+	// nothing there, and its copy leaves out every file a build writes
+	// (outputs, temporary files, the state), reading fixtures.sum, which
+	// a build replaces whole, once.
+	if op == "build" {
+		unlock, err := lock(ctx, c.Dir, func() { e.message(fmt.Sprintf("%s: waiting for another run on this catalogue to finish", op)) })
+		if err != nil {
+			return nil, err
 		}
-	}()
+		defer unlock()
+	}
 	sums, exists, err := ReadSums(filepath.Join(c.Dir, SumName))
 	if err != nil {
 		return nil, err
@@ -215,9 +216,6 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 			}
 			return nil, fmt.Errorf("copying the inputs: %v", err)
 		}
-		// The copy is made: other runs may go on.
-		unlock()
-		locked = false
 		e.dir = tmp
 		e.st = &state{entries: map[string]*stateEntry{}}
 	} else {

@@ -336,6 +336,24 @@ func TestClean(t *testing.T) {
 // TestVerifyCopy checks that verify's copy leaves out the outputs, the
 // state, the lock and temporary files, keeps modes and times, and keeps a
 // sparse input sparse.
+// TestVerifyReadOnly checks that Verify writes nothing in the catalogue
+// folder, not even the lock, and works on one it cannot write to.
+func TestVerifyReadOnly(t *testing.T) {
+	t.Parallel()
+	c := newCatalog(t, map[string]string{ManifestName: "a: concat a in/x\n", "in/x": "x\n", SumName: "a 2 sha256:" + "7ed6cd1b1e2ef0b7e9b25a5dfd0cb55bd1e4f1a3dd3e8a0c4b1e9b8b1d5e3c1a" + "\n"})
+	before := listFiles(t, c.Dir)
+	os.Chmod(c.Dir, 0o555)
+	defer os.Chmod(c.Dir, 0o755)
+	_, err := c.Verify(context.Background(), &Options{Runner: &fakeRunner{}})
+	var ve *Error
+	if !errors.As(err, &ve) || ve.Result.Failed != 1 || !strings.Contains(ve.Result.Entries[0].Errors[0], "sum mismatch") {
+		t.Errorf("Verify of a read-only folder: %v", err)
+	}
+	if after := listFiles(t, c.Dir); !reflect.DeepEqual(before, after) {
+		t.Errorf("Verify wrote: %q -> %q", before, after)
+	}
+}
+
 func TestVerifyCopy(t *testing.T) {
 	t.Parallel()
 	c := newCatalog(t, map[string]string{

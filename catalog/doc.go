@@ -30,9 +30,10 @@
 // Outputs are written in a private temporary directory beside them
 // (.fixturegen-tmp-*) and renamed into place only when complete and, unless
 // updating, only when their sum matches: a failed check keeps the old
-// output. fixtures.sum and the state are replaced the same way. One run at
-// a time holds the catalogue's lock (.fixturegen-lock), so that concurrent
-// builds and updates of one catalogue serialise instead of meeting. When
+// output. fixtures.sum and the state are replaced the same way. One Build
+// or Clean at a time holds the catalogue's lock (.fixturegen-lock), so that
+// concurrent builds and updates of one catalogue serialise instead of
+// meeting; Verify writes nothing in the catalogue and takes no lock. When
 // the context is cancelled, every temporary file of the run is removed
 // before Build or Verify returns.
 package catalog
