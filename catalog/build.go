@@ -90,6 +90,7 @@ type Result struct {
 	CheckCalls int64
 
 	updateCommand string
+	updating      bool // the run was to record sums
 }
 
 // Summary is the result's last line: "build: 2 built, 1 up to date, 0 failed".
@@ -110,8 +111,8 @@ type Error struct{ Result *Result }
 
 func (e *Error) Error() string {
 	s := e.Result.Summary()
-	if e.Result.Op == "build" && e.Result.Updated {
-		return s
+	if e.Result.updating {
+		return s // recording sums failed: the errors above say why
 	}
 	return s + " (after a deliberate change, run " + e.Result.updateCommand + " to record new sums)"
 }
@@ -411,7 +412,7 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		return res, nil
 	}
 	if e.update {
-		res.Updated = false
+		res.updating = true
 		return res, &Error{res}
 	}
 	if len(e.o.Names) == 0 {

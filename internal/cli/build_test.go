@@ -307,7 +307,8 @@ func TestBuildErrors(t *testing.T) {
 	writeFiles(t, root, map[string]string{"fixtures/manifest": "a.img: test-cat a.img missing\nb.img: test-cat b.img a.img\n"})
 	code, _, stderr := run(root, "build", "-update")
 	if code != 1 || !strings.Contains(stderr, "fixturegen: build: manifest:1: a.img: open ") ||
-		!strings.Contains(stderr, "fixturegen: build: manifest:2: b.img: not built: its input a.img failed\n") {
+		!strings.Contains(stderr, "fixturegen: build: manifest:2: b.img: not built: its input a.img failed\n") ||
+		lastLine(stderr) != "fixturegen: build: 0 built, 0 up to date, 2 failed" {
 		t.Errorf("failed dependency: exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(root, "fixtures", sumName)); err == nil {

@@ -178,3 +178,50 @@ func TestBuildProcessesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildKilled kills a build process (SIGKILL, which it cannot catch)
+// while an entry is writing: the next build is not blocked by the dead
+// run's lock, the old output is intact, and build -clean removes what the
+// dead run left.
+func TestBuildKilled(t *testing.T) {
+	t.Parallel()
+	root, tmp := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":                "module m\n",
+		"fixtures/manifest":     "a.img: test-write a.img a\nslow.img: test-slow slow.img\n",
+		"fixtures/fixtures.sum": "",
+		"fixtures/slow.img":     "old\n",
+	})
+	fx := filepath.Join(root, "fixtures")
+	cmd := fixturegenProcess(root, tmp, "build", "-update")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, fx, ".fixturegen-tmp-slow.img")
+	cmd.Process.Kill()
+	cmd.Wait()
+	var left []string
+	for _, n := range listDir(t, fx) {
+		if strings.Contains(n, "fixturegen-tmp") {
+			left = append(left, n)
+		}
+	}
+	if len(left) != 2 {
+		t.Errorf("a killed build left %q, want the temporary output and the file beside it", left)
+	}
+	run := buildRunner(t)
+	if code, stdout, stderr := run(root, "build", "-update", "a.img"); code != 0 || !strings.Contains(stdout, "1 sums changed") {
+		t.Errorf("build after a killed one: exit %d, %s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(fx, "slow.img")); string(b) != "old\n" {
+		t.Errorf("slow.img = %q", b)
+	}
+	if code, stdout, stderr := run(root, "build", "-clean", "a.img"); code != 0 || stdout != "build: removed 1 of 1 outputs\n" {
+		t.Errorf("build -clean: exit %d, %s%s", code, stdout, stderr)
+	}
+	for _, n := range listDir(t, fx) {
+		if strings.Contains(n, "tmp") {
+			t.Errorf("left after build -clean: %s", n)
+		}
+	}
+}
