@@ -1,11 +1,15 @@
 package msdos
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
@@ -79,8 +83,6 @@ func TestWriteErrors(t *testing.T) {
 		// cluster, not a larger image.
 		{"cluster hint", []srcFile{{name: "a"}}, nil, Options{FATType: 16, Size: 8 << 20}, ErrParams,
 			[]string{"too few for FAT16", "at this size Options.SectorsPerCluster = 2 would do"}},
-		{"too many clusters", []srcFile{{name: "a"}}, nil, Options{FATType: 12, Size: 64 << 20, SectorsPerCluster: 1}, ErrParams,
-			[]string{"clusters is too many for FAT12", "1 to 4084"}},
 		{"fat32 dirents", []srcFile{{name: "a"}}, nil, Options{FATType: 32, DirectoryEntries: 512}, ErrParams,
 			[]string{"Options.DirectoryEntries is not a legal FAT32 option"}},
 		{"info sector fat16", []srcFile{{name: "a"}}, nil, Options{FATType: 16, InfoSector: 1}, ErrParams,
@@ -172,6 +174,45 @@ func TestNameTooLong(t *testing.T) {
 		}
 		if !errors.Is(err, ErrName) || !strings.Contains(err.Error(), "UTF-16 units long; FAT allows 255") {
 			t.Errorf("%d units: error %v", units, err)
+		}
+	}
+}
+
+// TestDirectoryLimit checks that a directory may hold 65536 32-byte
+// entries, ".", ".." and long-name entries included, and that one more is
+// an error naming the directory.
+func TestDirectoryLimit(t *testing.T) {
+	t.Parallel()
+	tree := func(n int, long bool) fstest.MapFS {
+		m := fstest.MapFS{}
+		for i := range n {
+			name := fmt.Sprintf("big/F%05d.TXT", i)
+			if long {
+				name = fmt.Sprintf("big/a long name %05d", i)
+			}
+			m[name] = &fstest.MapFile{}
+		}
+		return m
+	}
+	// 2 + 65534 short entries fill the directory exactly.
+	img, err := Build(fstree.FS(tree(65534, false)), &Options{FATType: 16})
+	if err != nil {
+		t.Fatalf("65536 entries: %v", err)
+	}
+	fsys, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := fs.ReadDir(fsys, "big"); err != nil || len(ents) != 65534 {
+		t.Fatalf("ReadDir: %d entries, %v", len(ents), err)
+	}
+	for _, c := range []struct {
+		n    int
+		long bool
+	}{{65535, false}, {32768, true}} {
+		_, err := Build(fstree.FS(tree(c.n, c.long)), nil)
+		if !errors.Is(err, ErrDirFull) || !strings.Contains(err.Error(), "big: the directory needs more than 65536 32-byte entries") {
+			t.Errorf("%d entries (long names %v): error %v, want ErrDirFull naming big", c.n, c.long, err)
 		}
 	}
 }

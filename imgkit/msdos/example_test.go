@@ -47,7 +47,7 @@ func ExampleBuild() {
 	fmt.Printf("%s", b)
 	fmt.Println(fi.Name(), fi.Size(), fi.Mode(), fi.ModTime())
 	// Output:
-	// 19456 bytes, FAT12, label FIXTURE, volume id 0xe4ea5380
+	// 19456 bytes, FAT12, label FIXTURE, volume id 0x0f060ef0
 	// # Long names are kept
 	// hello.txt 12 -rw-r--r-- 2024-05-06 07:08:10 +0000 UTC
 }

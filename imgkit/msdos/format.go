@@ -30,7 +30,13 @@ var (
 	ErrRootFull = errors.New("msdos: root directory full")
 	// ErrFileTooBig reports a file of 4 GiB or more.
 	ErrFileTooBig = errors.New("msdos: file too large for FAT")
+	// ErrDirFull reports a directory of more than 65536 32-byte entries,
+	// the most FAT allows (fatgen103), long-name entries included.
+	ErrDirFull = errors.New("msdos: directory too large for FAT")
 )
+
+// maxDirSlots is the most 32-byte entries a FAT directory may hold.
+const maxDirSlots = 65536
 
 // Limits and magic numbers (fatgen103 and newfs_msdos(8)).
 const (

@@ -138,8 +138,11 @@ func fsckClean(t testing.TB, img string) {
 	if err != nil {
 		t.Fatalf("fsck.fat -n %s: %v\n%s", img, err, out)
 	}
+	// FSI_Free_Count unknown (0xFFFFFFFF), as FreeBSD's makefs leaves it,
+	// is legal (fatgen103); fsck.fat mentions it. A wrong count is a fault.
+	checked := bytes.ReplaceAll(out, []byte("Free cluster summary uninitialized"), nil)
 	for _, bad := range []string{"Fix?", "differ", "Free cluster summary", "Auto-rename", "marked as free", "bad name"} {
-		if bytes.Contains(out, []byte(bad)) {
+		if bytes.Contains(checked, []byte(bad)) {
 			t.Fatalf("fsck.fat -n %s reports a problem (%q):\n%s", img, bad, out)
 		}
 	}

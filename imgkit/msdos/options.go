@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,11 +27,11 @@ type Options struct {
 	SectorsPerCluster int     // sectors_per_cluster (c); 0 chooses from the size
 	BlockSize         int     // block_size (b): cluster size in bytes; 0 chooses from the size
 	VolumeLabel       string  // volume_label (L); "" writes "NO NAME" and no label entry
-	VolumeID          *uint32 // volume_id (I); nil derives it from the tree (see the package documentation)
+	VolumeID          *uint32 // volume_id (I); nil takes it from Timestamp, else from the tree (see the package documentation)
 	OEMString         *string // OEM_string (O); nil means "BSD4.4  "
 	BytesPerSector    int     // bytes_per_sector (S): 512, 1024, 2048 or 4096; 0 means 512
 	MediaDescriptor   uint8   // media_descriptor (m): 0xf0 or more; 0 means 0xf0, or 0xf8 with hidden sectors
-	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type
+	ReservedSectors   int     // reserved_sectors (r); 0 chooses by FAT type and pads to align the data area
 	NumFATs           int     // num_FAT (n); 0 means 2
 	HiddenSectors     *uint32 // hidden_sectors (o); nil means 0 (see below)
 	DirectoryEntries  int     // directory_entries (e): FAT12/16 root entries; 0 means 512
@@ -45,7 +44,7 @@ type Options struct {
 	CreateSize        int64   // create_size (C): image file size in bytes
 	SectorsPerTrack   int     // sectors_per_track (u); 0 means 63
 	DriveHeads        int     // drive_heads (h); 0 means 255
-	Align             bool    // align (A): pad reserved sectors to cluster-align the root
+	Align             bool    // align (A): warn when the data area cannot be cluster-aligned (it is aligned whenever ReservedSectors is 0)
 
 	// Global makefs options.
 	Offset  int64 // -O and offset (@): bytes before the volume in the image file
@@ -89,15 +88,11 @@ var optionTable = [...]optionSpec{
 		Usage: "OEM name in the boot sector, up to 8 characters"},
 		func(o *Options, a optArg) error { o.OEMString = &a.value; return nil }},
 	{imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
-		Usage: "add reserved sectors so that the data area starts on a cluster boundary"},
+		Usage: "warn when the data area cannot be aligned to a cluster (it is aligned whenever reserved_sectors is not given)"},
 		func(o *Options, a optArg) error {
-			if a.value == "" {
-				o.Align = true
-				return nil
-			}
-			v, err := a.num(math.MaxUint64)
-			o.Align = v != 0
-			return err
+			// A boolean option of makefs: any value, or none, turns it on.
+			o.Align = true
+			return nil
 		}},
 	{imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
 		Usage: "FAT32 sector of the backup boot sector"},
@@ -107,7 +102,15 @@ var optionTable = [...]optionSpec{
 		func(o *Options, a optArg) error { return a.setPos(&o.BlockSize, math.MaxUint32) }},
 	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
 		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
-		func(o *Options, a optArg) error { o.Bootstrap = a.value; return nil }},
+		func(o *Options, a optArg) error {
+			if a.value == "" {
+				// newfs_msdos would open /boot/ and refuse it; "" is
+				// Options' "none".
+				return fmt.Errorf("%w: bootstrap: empty file name", ErrOption)
+			}
+			o.Bootstrap = a.value
+			return nil
+		}},
 	{imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
 		Usage: "sector size: 512, 1024, 2048 or 4096"},
 		func(o *Options, a optArg) error {
@@ -138,7 +141,7 @@ var optionTable = [...]optionSpec{
 	{imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
 		Usage: "FAT type: 12, 16 or 32"},
 		func(o *Options, a optArg) error {
-			v, err := a.num(255)
+			v, err := a.rng(12, 255)
 			if err == nil && v != 12 && v != 16 && v != 32 {
 				err = fmt.Errorf("%w: fat_type %d: must be 12, 16 or 32", ErrOption, v)
 			}
@@ -193,7 +196,7 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32)",
+	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
 		Usage: "reserved sectors before the first FAT"},
 		func(o *Options, a optArg) error { return a.setPos(&o.ReservedSectors, math.MaxUint16) }},
 	{imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
@@ -214,7 +217,7 @@ var optionTable = [...]optionSpec{
 	{imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
 		Usage: "size of the file system in sectors"},
 		func(o *Options, a optArg) error {
-			v, err := a.pos(math.MaxUint64)
+			v, err := a.pos(math.MaxUint32)
 			if err == nil {
 				o.Sectors = v
 			}
@@ -229,7 +232,7 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "a hash of the tree and the options",
+	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
 		Usage: "volume serial number (BS_VolID)"},
 		func(o *Options, a optArg) error {
 			v, err := a.num(math.MaxUint32)
@@ -240,7 +243,14 @@ var optionTable = [...]optionSpec{
 		}},
 	{imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
 		Usage: "volume label, up to 11 characters"},
-		func(o *Options, a optArg) error { o.VolumeLabel = a.value; return nil }},
+		func(o *Options, a optArg) error {
+			if a.value == "" {
+				// newfs_msdos refuses an empty label; "" is Options' "none".
+				return fmt.Errorf("%w: volume_label: empty (1 to 11 characters)", ErrOption)
+			}
+			o.VolumeLabel = a.value
+			return nil
+		}},
 }
 
 // optionIndex maps every -o option name and one-letter key to its entry
@@ -271,25 +281,31 @@ func OptionHelp() []imgfmt.Option {
 // errors.
 type optArg struct{ name, value string }
 
-// num parses the value as a makefs number of at most maxv.
+// num parses the value as a makefs number from 0 to maxv
+// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
+// makefs's set_option_var reads a numeric option given without one.
 func (a optArg) num(maxv uint64) (uint64, error) {
-	v, err := parseNumber(a.value)
+	return a.rng(0, maxv)
+}
+
+// rng parses the value as num does, from minv to maxv.
+func (a optArg) rng(minv, maxv uint64) (uint64, error) {
+	if a.value == "" {
+		if minv > 1 {
+			return 0, fmt.Errorf("%w: %s: 1 is out of range (at least %d)", ErrOption, a.name, minv)
+		}
+		return 1, nil
+	}
+	v, err := imgfmt.ParseNumber(a.value, int64(minv), int64(min(maxv, math.MaxInt64)))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
 	}
-	if v > maxv {
-		return 0, fmt.Errorf("%w: %s: %d is out of range (at most %d)", ErrOption, a.name, v, maxv)
-	}
-	return v, nil
+	return uint64(v), nil
 }
 
 // pos parses the value as a makefs number from 1 to maxv.
 func (a optArg) pos(maxv uint64) (uint64, error) {
-	v, err := a.num(maxv)
-	if err == nil && v == 0 {
-		err = fmt.Errorf("%w: %s: must be at least 1", ErrOption, a.name)
-	}
-	return v, err
+	return a.rng(1, maxv)
 }
 
 // setPos parses the value as pos does and stores it in *p.
@@ -301,43 +317,11 @@ func (a optArg) setPos(p *int, maxv uint64) error {
 	return err
 }
 
-// parseNumber parses a makefs option number: decimal, 0x hex or 0 octal,
-// with an optional size suffix b (512), k, m, g, t, w (4) as strsuftoll
-// accepts.
-func parseNumber(s string) (uint64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty number")
-	}
-	mult := uint64(1)
-	switch s[len(s)-1] {
-	case 'b', 'B':
-		if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-			mult, s = 512, s[:len(s)-1]
-		}
-	case 'k', 'K':
-		mult, s = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		mult, s = 1<<20, s[:len(s)-1]
-	case 'g', 'G':
-		mult, s = 1<<30, s[:len(s)-1]
-	case 't', 'T':
-		mult, s = 1<<40, s[:len(s)-1]
-	case 'w', 'W':
-		mult, s = 4, s[:len(s)-1]
-	}
-	v, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	if v > math.MaxUint64/mult {
-		return 0, fmt.Errorf("%q overflows", s)
-	}
-	return v * mult, nil
-}
-
 // ParseOption sets one -o option on o, by its name or one-letter key, as
-// makefs -t msdos -o key=value does (OptionHelp lists them). Numbers take
-// makefs's suffixes; align takes no value or a number. Errors name the
+// makefs -t msdos -o key=value does (OptionHelp lists them). Numbers are
+// read as makefs reads them (imgfmt.ParseNumber: base 10, so 0x10 is 0
+// times 10, with suffixes and x products), a numeric key without a value
+// is 1, and align is on whatever its value. Errors name the
 // option and wrap ErrOption, except media_descriptor=0, which newfs_msdos
 // rejects as a parameter (ErrParams) and Options reads as the default.
 func ParseOption(o *Options, key, value string) error {

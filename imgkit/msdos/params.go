@@ -110,7 +110,6 @@ func isPow2(x uint64) bool       { return x != 0 && x&(x-1) == 0 }
 type paramError struct {
 	msg   string
 	small bool // more sectors could cure it
-	large bool // fewer sectors could cure it
 }
 
 func (e *paramError) Error() string { return "msdos: " + e.msg }
@@ -138,10 +137,12 @@ func validLabel(s string) bool {
 
 // computeGeometry selects the volume parameters as FreeBSD's newfs_msdos
 // (mkfs_msdos.c) does when makefs calls it for an image file of fileSize
-// bytes: o holds the -o options. The one deliberate difference: for an
-// image file newfs_msdos counts the file in 512-byte units even when
-// bytes_per_sector is larger, which claims more sectors than the file
-// holds; here the file is counted in bytes_per_sector units.
+// bytes: o holds the -o options. Where newfs_msdos's volume would be
+// invalid it makes a valid one and adds a warning: for an image file
+// newfs_msdos counts the file in 512-byte units even when bytes_per_sector
+// is larger, which claims more sectors than the file holds (here the file
+// is counted in bytes_per_sector units), and its sector count can give
+// more clusters than the FAT holds (here it is cut).
 func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	g := &geometry{}
 	if o.BlockSize != 0 && o.SectorsPerCluster != 0 {
@@ -191,6 +192,10 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		}
 		if huge == 0 {
 			huge = uint64(fileSize) / bps
+			if bps > 512 {
+				g.Warnings = append(g.Warnings, fmt.Sprintf("newfs_msdos counts the image in 512-byte units and would claim %d sectors of %d bytes, more than the image holds; the volume has %d",
+					uint64(fileSize)/512-uint64(o.Offset)/bps, bps, huge-min(huge, uint64(o.Offset)/bps)))
+			}
 		}
 		off := uint64(o.Offset) / bps
 		if huge < off {
@@ -274,7 +279,12 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		g.NumFATs = uint32(o.NumFATs)
 	}
 	if o.DirectoryEntries != 0 {
-		g.RootEntCnt = uint32(o.DirectoryEntries)
+		// newfs_msdos rounds the root directory up to whole sectors.
+		perSec := uint64(bps / dirEntrySize)
+		g.RootEntCnt = uint32(min(howmany(uint64(o.DirectoryEntries), perSec)*perSec, 0xffff))
+		if o.DirectoryEntries >= 0xffff {
+			g.RootEntCnt = 0xffff
+		}
 	}
 	if o.MediaDescriptor != 0 {
 		if o.MediaDescriptor < 0xf0 {
@@ -410,14 +420,18 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 			}
 			x1 += (bigFATSz - 1) * nf
 		}
-		if setRes {
-			alignment = (res + bigFATSz*nf) % spc
-			if o.Align {
+		// Without reserved_sectors, newfs_msdos pads the reserved area so
+		// that the data area (after the root directory) starts on a
+		// cluster boundary, with or without align; a second round fixes
+		// what the padding moved.
+		if setRes && spc > 1 {
+			alignment = (res + bigFATSz*nf + rds) % spc
+			if alignment != 0 {
 				extraRes += spc - alignment
 			}
 		}
 		attempts++
-		if !(o.Align && alignment != 0 && attempts < 2) {
+		if !(alignment != 0 && attempts < 2) {
 			break
 		}
 	}
@@ -442,15 +456,36 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		return nil, perr(true, "%d clusters is too few for FAT%d, which needs %d to %d", cls, fat, minClusters(fat), maxClusters(fat))
 	}
 	if cls > maxcls {
-		if o.FATType != 0 {
-			return nil, &paramError{large: true, msg: fmt.Sprintf("%d clusters is too many for FAT%d, which allows %d to %d", cls, fat, minClusters(fat), maxcls)}
-		}
 		cls = maxcls
 		huge = x1 + (cls+1)*spc - 1
 		g.Warnings = append(g.Warnings, fmt.Sprintf("FAT type limits file system to %d sectors", huge))
 	}
 	if bigFATSz > 0xffffffff {
 		return nil, perr(false, "FAT too large")
+	}
+	// newfs_msdos counts the clusters with the FAT sectors twice when it
+	// pads the reserved area, and forgets the last FAT sector in its
+	// estimate: the volume can then have more clusters than its FAT holds
+	// or than its FAT type counts, which readers refuse. As macOS's
+	// newfs_msdos does, the sector count is cut to the clusters the FAT
+	// holds.
+	meta := res + bigFATSz*nf + rds
+	if huge > meta {
+		have := (huge - meta) / spc
+		limit := min(maxcls, bigFATSz*bps*2/uint64(fat/4)-reservedFATEnts)
+		if have > limit {
+			huge = meta + (limit+1)*spc - 1
+			cls = limit
+			g.Warnings = append(g.Warnings, fmt.Sprintf("newfs_msdos would make %d clusters, more than the FAT%d table of %d sectors holds; the volume is cut to %d sectors",
+				have, fat, bigFATSz, huge))
+			have = limit
+		}
+		if fat == 12 && have == maxClusters12 {
+			// FreeBSD's msdosfs takes a volume of 4084 clusters for
+			// FAT16 (fatgen103: FAT12 below 4085) and fills its FAT
+			// with 16-bit entries.
+			g.Warnings = append(g.Warnings, fmt.Sprintf("FreeBSD's makefs would fill the FAT of this FAT12 volume of %d clusters with FAT16 entries; FAT12 entries are written", have))
+		}
 	}
 	g.Clusters = uint32(cls)
 	g.SecPerClus = uint32(spc)

@@ -144,6 +144,10 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 		}
 		d.entries = append(d.entries, e)
 		d.slots += e.slots()
+		if d.slots > maxDirSlots {
+			return fmt.Errorf("%w: %s: the directory needs more than %d 32-byte entries (long names take several); FAT allows %d",
+				ErrDirFull, d.path, maxDirSlots, maxDirSlots)
+		}
 		switch c.Type {
 		case fstree.TypeDir:
 			e.dir = &pdir{node: c, path: cpath, parent: d}

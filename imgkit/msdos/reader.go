@@ -319,7 +319,7 @@ func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
 }
 
 // maxDirBytes is the largest directory FAT allows: 65536 entries.
-const maxDirBytes = 65536 * dirEntrySize
+const maxDirBytes = maxDirSlots * dirEntrySize
 
 // dirChain follows a directory's chain, which may not exceed maxDirBytes.
 func (f *FS) dirChain(start uint32) ([]uint32, error) {

@@ -14,10 +14,19 @@ import (
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
+// validatorConfig is one volume the external validators check.
+type validatorConfig struct {
+	name string
+	o    Options
+}
+
 // validatorConfigs are the volumes the external validators check: FAT12,
-// FAT16 and FAT32, 512- and 4096-byte sectors, three cluster sizes each.
-func validatorConfigs() []Options {
-	var out []Options
+// FAT16 and FAT32, 512- and 4096-byte sectors, three cluster sizes each;
+// then the defaults at sizes where newfs_msdos pads the reserved area,
+// rounded root directories, and the volumes where FreeBSD's layout is
+// invalid and the writer makes another (see the package documentation).
+func validatorConfigs() []validatorConfig {
+	var out []validatorConfig
 	for _, fat := range []int{12, 16, 32} {
 		for _, bps := range []int{512, 4096} {
 			spcs := []int{1, 4, 16}
@@ -25,11 +34,21 @@ func validatorConfigs() []Options {
 				spcs = []int{1, 2, 4}
 			}
 			for _, spc := range spcs {
-				out = append(out, Options{FATType: fat, BytesPerSector: bps, SectorsPerCluster: spc, VolumeLabel: "TESTVOL"})
+				out = append(out, validatorConfig{fmt.Sprintf("FAT%d-%d-spc%d", fat, bps, spc),
+					Options{FATType: fat, BytesPerSector: bps, SectorsPerCluster: spc, VolumeLabel: "TESTVOL"}})
 			}
 		}
 	}
-	return out
+	return append(out,
+		validatorConfig{"default-3m", Options{Size: 3 << 20}},
+		validatorConfig{"default-32m", Options{Size: 32 << 20, VolumeLabel: "PADDED"}},
+		validatorConfig{"dirents-100", Options{Size: 4 << 20, DirectoryEntries: 100}},
+		validatorConfig{"fat12-capped-cut", Options{Size: 64 << 20, FATType: 12, SectorsPerCluster: 2}},
+		validatorConfig{"fat12-4084-clusters", Options{Size: 64 << 20, FATType: 12, SectorsPerCluster: 1}},
+		validatorConfig{"fat32-64m-spc1-cut", Options{Size: 64 << 20, FATType: 32, SectorsPerCluster: 1}},
+		validatorConfig{"sectors-per-fat-cut", Options{Size: 2 << 20, SectorsPerFAT: 4}},
+		validatorConfig{"bps4096-sized", Options{Size: 8 << 20, BytesPerSector: 4096}},
+	)
 }
 
 func hasNonBMP(s string) bool {
@@ -49,16 +68,16 @@ func mtoolsEnv() []string {
 
 func TestExternalValidators(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow: builds 18 images and runs four tools on each")
+		t.Skip("slow: builds 26 images and runs four tools on each")
 	}
-	for _, o := range validatorConfigs() {
-		o := o
-		name := fmt.Sprintf("FAT%d-%d-spc%d", o.FATType, o.BytesPerSector, o.SectorsPerCluster)
-		t.Run(name, func(t *testing.T) {
+	for _, c := range validatorConfigs() {
+		o := c.o
+		t.Run(c.name, func(t *testing.T) {
 			dir, tr := buildTree(t, sampleFiles())
 			img := writeImage(t, tr, &o)
 			fsys := openImage(t, img)
-			if fsys.FATType() != o.FATType || fsys.ClusterSize() != int64(o.BytesPerSector*o.SectorsPerCluster) {
+			if o.FATType != 0 && fsys.FATType() != o.FATType ||
+				o.SectorsPerCluster != 0 && fsys.ClusterSize() != int64(max(o.BytesPerSector, 512)*o.SectorsPerCluster) {
 				t.Fatalf("made FAT%d with %d-byte clusters", fsys.FATType(), fsys.ClusterSize())
 			}
 			fsckClean(t, img)

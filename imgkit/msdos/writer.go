@@ -223,9 +223,12 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if err := p.allocate(w.g); err != nil {
 		return nil, err
 	}
-	if o.VolumeID != nil {
+	switch {
+	case o.VolumeID != nil:
 		w.volID = *o.VolumeID
-	} else {
+	case !o.Timestamp.IsZero():
+		w.volID = timeVolumeID(w.volumeTime())
+	default:
 		w.volID = p.volumeID(w.g, o)
 	}
 	return w, nil
@@ -354,9 +357,9 @@ func (w *writer) smallest(lo uint64) (*geometry, error) {
 			lastErr = err
 			continue
 		}
-		if err != nil && !isTooLarge(err) {
+		if err != nil {
 			// A failure no size cures (bad option, full root).
-			if _, ok2, err2 := w.try(start); ok2 && err2 != nil && !isTooLarge(err2) {
+			if _, ok2, err2 := w.try(start); ok2 && err2 != nil {
 				return nil, err2
 			}
 		}
@@ -370,23 +373,15 @@ func (w *writer) smallest(lo uint64) (*geometry, error) {
 			}
 		}
 		g, _, err := w.try(l)
-		if err == nil {
-			return g, nil
-		}
-		if !isTooLarge(err) {
+		if err != nil {
 			return nil, err
 		}
-		lastErr = err
+		return g, nil
 	}
 	if lastErr == nil {
 		lastErr = fmt.Errorf("%w: no FAT volume holds the tree", ErrNoSpace)
 	}
 	return nil, lastErr
-}
-
-func isTooLarge(err error) bool {
-	var pe *paramError
-	return errors.As(err, &pe) && pe.large
 }
 
 // write puts every byte of the volume into the image.
@@ -437,16 +432,11 @@ func (w *writer) writeReserved(im *bcache.Image) error {
 			f := (*fsInfoSector)(sector[:512])
 			le.PutUint32(f.leadSig(), fsiLeadSig)
 			le.PutUint32(f.strucSig(), fsiStrucSig)
-			// newfs_msdos leaves both counts unknown and makefs never
-			// fills them in; fsck.fat reports that as a fault, so the
-			// true values are written.
-			free := g.maxCluster() - 1 - (w.p.nextFree - reservedFATEnts)
-			le.PutUint32(f.freeCount(), free)
-			nxt := uint32(fsiUnknown)
-			if w.p.nextFree <= g.maxCluster() {
-				nxt = w.p.nextFree
-			}
-			le.PutUint32(f.nxtFree(), nxt)
+			// newfs_msdos leaves both counts unknown, and makefs's
+			// msdosfs, finding the next free cluster unknown, never
+			// updates the sector.
+			le.PutUint32(f.freeCount(), fsiUnknown)
+			le.PutUint32(f.nxtFree(), fsiUnknown)
 			le.PutUint32(f.trailSig(), fsiTrailSig)
 			wrote = true
 		}
@@ -501,10 +491,9 @@ func (w *writer) fillBootSector(b *bootSector) {
 		le.PutUint32(b.rootClus(), g.RootClus)
 		le.PutUint16(b.fsInfo(), uint16(g.FSInfo))
 		le.PutUint16(b.bkBootSec(), uint16(g.BkBootSec))
-		clear(b[52:64]) // BPB_Reserved
 	}
-	b.drvNum(fat32)[0] = 0
-	b.ext(fat32)[1] = 0 // BS_Reserved1
+	// BPB_Reserved, BS_DrvNum and BS_Reserved1 keep the bootstrap's
+	// bytes (zero without one), as newfs_msdos leaves them.
 	b.bootSig(fat32)[0] = extBootSig
 	le.PutUint32(b.volID(fat32), w.volID)
 	copy(b.volLab(fat32), labelBytes(w.o.VolumeLabel))
@@ -622,6 +611,16 @@ func (w *writer) volumeTime() time.Time {
 	return t
 }
 
+// timeVolumeID is the volume id newfs_msdos derives from the time t (as
+// makefs -T gives it, with no microseconds): the month, day and second in
+// the high half, the year, hour and minute in the low half.
+func timeVolumeID(t time.Time) uint32 {
+	t = t.UTC()
+	hi := (uint32(t.Month())<<8 | uint32(t.Day())) + uint32(t.Second())<<8
+	lo := uint32(t.Year()) + (uint32(t.Hour())<<8 | uint32(t.Minute()))
+	return hi<<16 | lo
+}
+
 // putEntry fills a short entry for a file or directory. Every time is the
 // node's modification time, which follows Options.Timestamp already (the
 // entry points apply it to the tree). The access date is not taken from
@@ -632,8 +631,8 @@ func (w *writer) putEntry(d *dirEntry, name []byte, attr byte, n *fstree.Node, c
 	copy(d.name(), name)
 	d.attr()[0] = attr
 	d.ntRes()[0] = 0
-	cd, ct, tenth := dosTime(mt)
-	d.crtTimeTenth()[0] = tenth
+	cd, ct, _ := dosTime(mt)
+	d.crtTimeTenth()[0] = 0 // as makefs, which has no finer creation time
 	le.PutUint16(d.crtTime(), ct)
 	le.PutUint16(d.crtDate(), cd)
 	le.PutUint16(d.lstAccDate(), cd)

@@ -40,7 +40,7 @@ func TestMsdosOptions(t *testing.T) {
 	}{
 		{[]string{"-S", "512", "-o", "S=4096"}, true, "inconsistent sector size: -S 512, -o bytes_per_sector=4096"},
 		{[]string{"-o", "nosuch"}, true, `-o nosuch: msdos: bad option: unknown msdos option "nosuch"`},
-		{[]string{"-o", "F=11"}, true, "fat_type 11"},
+		{[]string{"-o", "F=11"}, true, `fat_type: "11": number out of range: 11 is not between 12 and 255`},
 	} {
 		a, err := parseMakefsArgs(e, append(append([]string{"-t", "msdos"}, c.args...), "out.img", "src"))
 		if err != nil {
@@ -107,11 +107,11 @@ func TestMsdosCLIMatchesLibrary(t *testing.T) {
 			msdos.Options{Timestamp: ts, VolumeLabel: "Label"}},
 		{"-o timestamp", []string{"-o", "timestamp=1500000000,volume_label=TS"}, "1600000000",
 			msdos.Options{Timestamp: ts, VolumeLabel: "TS"}},
-		{"label and ids", []string{"-T", "1500000000", "-o", "volume_label=Fixture,volume_id=0x12345678,OEM_string=MSWIN4.1"}, "",
+		{"label and ids", []string{"-T", "1500000000", "-o", "volume_label=Fixture,volume_id=305419896,OEM_string=MSWIN4.1"}, "",
 			msdos.Options{Timestamp: ts, VolumeLabel: "Fixture", VolumeID: new(uint32(0x12345678)), OEMString: new("MSWIN4.1")}},
 		{"floppy FAT12", []string{"-s", "1440k", "-o", "F=12,L=FLOPPY,c=2"}, "1600000000",
 			msdos.Options{Size: 1440 << 10, FATType: 12, VolumeLabel: "FLOPPY", SectorsPerCluster: 2, Timestamp: sde, ClampTimes: true}},
-		{"offset and hidden sectors", []string{"-T", "1500000000", "-O", "64k", "-s", "2m", "-o", "hidden_sectors=128,media_descriptor=0xf8"}, "",
+		{"offset and hidden sectors", []string{"-T", "1500000000", "-O", "64k", "-s", "2m", "-o", "hidden_sectors=128,media_descriptor=248"}, "",
 			msdos.Options{Timestamp: ts, Offset: 64 << 10, Size: 2 << 20, HiddenSectors: new(uint32(128)), MediaDescriptor: 0xf8}},
 		{"4K sectors FAT16", []string{"-S", "4096", "-s", "20m", "-o", "fat_type=16"}, "1600000000",
 			msdos.Options{BytesPerSector: 4096, Size: 20 << 20, FATType: 16, Timestamp: sde, ClampTimes: true}},
