@@ -182,7 +182,6 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	// commands that cannot stop early are still writing.
 	stop := context.AfterFunc(ctx, e.temps.removeAll)
 	defer stop()
-	defer e.temps.removeAll()
 
 	// A build holds the catalogue's lock. Verify takes none: it writes
 	// nothing there, and its copy leaves out every file a build writes
@@ -195,6 +194,7 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 		}
 		defer unlock()
 	}
+	defer e.temps.removeAll() // before the lock goes
 	sums, exists, err := ReadSums(filepath.Join(c.Dir, SumName))
 	if err != nil {
 		return nil, err
@@ -405,7 +405,7 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		for n, s := range have {
 			e.sums[n] = s
 		}
-		if err := writeFileAtomicSums(filepath.Join(e.cat.Dir, SumName), e.sums, e.temps); err != nil {
+		if err := writeFileAtomic(filepath.Join(e.cat.Dir, SumName), formatSums(e.sums), e.temps); err != nil {
 			return res, err
 		}
 		res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
@@ -426,14 +426,6 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		return res, &Error{res}
 	}
 	return res, nil
-}
-
-func writeFileAtomicSums(name string, sums map[string]Sum, t *temps) error {
-	var b bytes.Buffer
-	for _, n := range sortedKeys(sums) {
-		fmt.Fprintf(&b, "%s %s\n", n, sums[n])
-	}
-	return writeFileAtomic(name, b.Bytes(), t)
 }
 
 // where starts an entry's messages: "manifest:LINE: NAME: ".

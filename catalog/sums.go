@@ -78,11 +78,16 @@ func ReadSums(name string) (sums map[string]Sum, exists bool, err error) {
 // WriteSums replaces the file name with sums, one line per output sorted
 // by name, through a temporary file renamed into place.
 func WriteSums(name string, sums map[string]Sum) error {
+	return writeFileAtomic(name, formatSums(sums), nil)
+}
+
+// formatSums returns the contents of a fixtures.sum file holding sums.
+func formatSums(sums map[string]Sum) []byte {
 	var b bytes.Buffer
 	for _, n := range sortedKeys(sums) {
 		fmt.Fprintf(&b, "%s %s\n", n, sums[n])
 	}
-	return writeFileAtomic(name, b.Bytes(), nil)
+	return b.Bytes()
 }
 
 // writeFileAtomic replaces name with data through a uniquely named
