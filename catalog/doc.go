@@ -17,8 +17,8 @@
 //
 // An output is up to date when its command line, the generator (the
 // program's build identity, see Generator), every input the Runner names
-// (type, mode, size, owner, hard links, modification time or, with
-// Options.Hash, contents; every file under an input directory; an input
+// (type, mode, size, owner, hard links, modification time and, on Linux,
+// change time, or with Options.Hash contents; access times do not count; every file under an input directory; an input
 // that may be absent counts by its absence) and the output itself are as
 // they were when it was last built, and its sum is the recorded one. An
 // input that is another entry's output, or a directory holding one, makes

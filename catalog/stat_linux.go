@@ -106,9 +106,9 @@ func (s *statInfo) Mode() fs.FileMode {
 func hostInfo(fi fs.FileInfo) (h hostStat, ok bool) {
 	switch st := fi.Sys().(type) {
 	case *unix.Stat_t:
-		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev)}, true
+		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev), ctime: st.Ctim.Nano()}, true
 	case *syscall.Stat_t:
-		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev)}, true
+		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev), ctime: st.Ctim.Nano()}, true
 	}
 	return hostStat{}, false
 }

@@ -214,9 +214,9 @@ func rel(dir, p string) (string, bool) {
 }
 
 // fingerprint hashes one input: its type, mode, size, owner, link target,
-// device number, hard links within it, its modification time (unless
-// Options.Hash, and the output does not hold times) or its contents (with
-// Options.Hash), and everything under it for a directory. An input, or a
+// device number, hard links within it, its modification and change times
+// (unless Options.Hash, and the output does not hold times) or its
+// contents (with Options.Hash), and everything under it for a directory. An input, or a
 // file under an input directory, that is another entry's output counts by
 // its sum; the catalogue's own files (state, lock, temporary files) do not
 // count.
@@ -304,6 +304,13 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 		b = append(b, 0)
 		if fi.Mode()&fs.ModeDevice != 0 {
 			b = strconv.AppendUint(b, hs.rdev, 16)
+			b = append(b, 0)
+		}
+		if w.times && hs.ctime != 0 {
+			// A file whose contents changed and whose modification
+			// time was set back (touch -d) still has a new change
+			// time.
+			b = strconv.AppendInt(b, hs.ctime, 10)
 			b = append(b, 0)
 		}
 		if !fi.IsDir() && hs.nlink > 1 {

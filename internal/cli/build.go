@@ -50,8 +50,9 @@ An entry's inputs are every path its command line reads, as the command
 parses it: makefs's sources, -F spec and the files its contents keywords
 name, -T's file, -o bootstrap's file; ar's members (directories with
 everything under them). An entry whose command line, inputs (type, mode,
-size, owner, hard links, modification time), output, recorded sum and
-fixturegen build are unchanged since its last build is not rebuilt:
+size, owner, hard links, modification time and, on Linux, change time),
+output, recorded sum and fixturegen build are unchanged since its last
+build is not rebuilt:
 checking costs about one stat per input and output. -hash compares the
 inputs' contents instead of their modification times (times still count
 where the output holds them); -force rebuilds everything. What the last

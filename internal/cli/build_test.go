@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,9 +220,13 @@ func TestBuildIncremental(t *testing.T) {
 	// A new file in an input directory counts.
 	writeFiles(t, fx, map[string]string{"in/dir/y": "y\n"})
 	summary("build: 1 built, 2 up to date, 0 failed")
-	// A changed input rebuilds its output and what uses it.
+	// A rewritten input whose time is set back is rebuilt where the
+	// system has change times (Linux), and the same bytes come out.
 	writeFiles(t, fx, map[string]string{"in/dir/x": "x\n"})
 	os.Chtimes(filepath.Join(fx, "in", "dir", "x"), future, future)
+	if runtime.GOOS == "linux" {
+		summary("build: 1 built, 2 up to date, 0 failed")
+	}
 	summary("build: 0 built, 3 up to date, 0 failed")
 	writeFiles(t, fx, map[string]string{"in/dir/x": "X\n"})
 	// A changed input is named; the old output stays, so what reads it

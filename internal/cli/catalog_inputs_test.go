@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,16 @@ func TestBuildInputs(t *testing.T) {
 			writeFiles(t, fx, map[string]string{"more/c.txt": "C\n"})
 			os.Chtimes(filepath.Join(fx, "more", "c.txt"), later, later)
 		}, "extra.img", []string{"-hash"}},
+		{"a member rewritten with the same size and its time set back", func() {
+			if runtime.GOOS != "linux" {
+				touch("obj/two.o")() // change times are read on Linux only
+				return
+			}
+			p := filepath.Join(fx, "obj", "two.o")
+			fi, _ := os.Stat(p)
+			os.WriteFile(p, []byte("TWO\n"), 0o644)
+			os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}, "lib.a", nil},
 		{"a hard link in a source directory", func() {
 			p, q := filepath.Join(fx, "more", "c.txt"), filepath.Join(fx, "more", "d.txt")
 			writeFiles(t, fx, map[string]string{"more/d.txt": "C\n"})
