@@ -278,9 +278,23 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	res := &Result{Op: e.op, updateCommand: e.o.UpdateCommand}
 	plans := make([]*Plan, len(sel))
 	planErrs := make([]error, len(sel))
-	for i, m := range sel {
-		plans[i], planErrs[i] = e.plan(m)
+	// Plans cost a few stats each: make them at once.
+	var pwg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			for i := range next {
+				plans[i], planErrs[i] = e.plan(sel[i])
+			}
+		}()
 	}
+	for i := range sel {
+		next <- i
+	}
+	close(next)
+	pwg.Wait()
 	deps, err := dependencies(sel, plans)
 	if err != nil {
 		return nil, err
@@ -620,6 +634,17 @@ func display(dir, p string) string {
 // selected entries whose outputs it reads: an input that is the output, or
 // a directory holding it. A cycle is an error.
 func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
+	// under maps each output and each folder above one to the entries
+	// writing there.
+	under := map[string][]int{}
+	for j, o := range sel {
+		for p := o.Name; ; p = path.Dir(p) {
+			under[p] = append(under[p], j)
+			if p == "." {
+				break
+			}
+		}
+	}
 	deps := make([][]int, len(sel))
 	for i, p := range plans {
 		if p == nil {
@@ -629,12 +654,8 @@ func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 			if filepath.IsAbs(in.Path) {
 				continue
 			}
-			r := path.Clean(filepath.ToSlash(in.Path))
-			for j, o := range sel {
-				if j == i || slices.Contains(deps[i], j) {
-					continue
-				}
-				if o.Name == r || r == "." || strings.HasPrefix(o.Name, r+"/") {
+			for _, j := range under[path.Clean(filepath.ToSlash(in.Path))] {
+				if j != i && !slices.Contains(deps[i], j) {
 					deps[i] = append(deps[i], j)
 				}
 			}

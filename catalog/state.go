@@ -3,7 +3,6 @@ package catalog
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
@@ -42,47 +41,86 @@ type stateEntry struct {
 	Sum       Sum
 }
 
-// stateFile is the JSON form of the state file.
-type stateFile struct {
-	Comment string
-	Version int
-	Entries map[string]*stateEntry
-}
-
-const stateVersion = 2
+// stateHeader starts the state file; a file without it (an older
+// version's) is ignored.
+const stateHeader = "# fixturegen build state v3: what the last build saw. Do not commit; safe to delete.\n"
 
 // readState reads the state file; a missing, unreadable or older one is
-// empty, which only means that everything is rebuilt.
+// empty, which only means that everything is rebuilt. Each line is one
+// output's record, tab-separated: NAME KEY SIZE MTIME_NS SUM_SIZE SUM_HASH
+// GENERATOR ARGS INPUTS, NAME and the last three quoted as Go strings, ARGS the
+// words and INPUTS the path and fingerprint pairs, NUL-separated.
 func readState(name string) *state {
 	st := &state{entries: map[string]*stateEntry{}}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return st
 	}
-	var f stateFile
-	if json.Unmarshal(data, &f) != nil || f.Version != stateVersion {
+	text, ok := strings.CutPrefix(string(data), stateHeader)
+	if !ok {
 		return st
 	}
-	for n, e := range f.Entries {
-		if e != nil {
+	for line := range strings.SplitSeq(text, "\n") {
+		if e, n, ok := parseStateLine(line); ok {
 			st.entries[n] = e
 		}
 	}
 	return st
 }
 
+// parseStateLine reads one line of the state file.
+func parseStateLine(line string) (*stateEntry, string, bool) {
+	f := strings.Split(line, "\t")
+	if len(f) != 9 {
+		return nil, "", false
+	}
+	e := &stateEntry{Key: f[1], Sum: Sum{Hash: f[5]}}
+	n, nerr := strconv.Unquote(f[0])
+	if nerr != nil {
+		return nil, "", false
+	}
+	var err [6]error
+	e.Size, err[0] = strconv.ParseInt(f[2], 10, 64)
+	e.MtimeNs, err[1] = strconv.ParseInt(f[3], 10, 64)
+	e.Sum.Size, err[2] = strconv.ParseInt(f[4], 10, 64)
+	var args, inputs string
+	e.Generator, err[3] = strconv.Unquote(f[6])
+	args, err[4] = strconv.Unquote(f[7])
+	inputs, err[5] = strconv.Unquote(f[8])
+	for _, e := range err {
+		if e != nil {
+			return nil, "", false
+		}
+	}
+	e.Args = strings.Split(args, "\x00")
+	e.Inputs = map[string]string{}
+	if inputs != "" {
+		kv := strings.Split(inputs, "\x00")
+		if len(kv)%2 != 0 {
+			return nil, "", false
+		}
+		for i := 0; i < len(kv); i += 2 {
+			e.Inputs[kv[i]] = kv[i+1]
+		}
+	}
+	return e, n, true
+}
+
 func (st *state) write(name string, t *temps) error {
+	var b strings.Builder
+	b.WriteString(stateHeader)
 	st.mu.Lock()
-	f := stateFile{
-		Comment: "fixturegen build state: what the last build saw. Do not commit; safe to delete.",
-		Version: stateVersion, Entries: st.entries,
+	for _, n := range sortedKeys(st.entries) {
+		e := st.entries[n]
+		var in []string
+		for _, p := range sortedKeys(e.Inputs) {
+			in = append(in, p, e.Inputs[p])
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", strconv.Quote(n), e.Key, e.Size, e.MtimeNs, e.Sum.Size, e.Sum.Hash,
+			strconv.Quote(e.Generator), strconv.Quote(strings.Join(e.Args, "\x00")), strconv.Quote(strings.Join(in, "\x00")))
 	}
-	data, err := json.MarshalIndent(&f, "", "\t")
 	st.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(name, append(data, '\n'), t)
+	return writeFileAtomic(name, []byte(b.String()), t)
 }
 
 func (st *state) get(name string) *stateEntry {
