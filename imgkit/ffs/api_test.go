@@ -231,6 +231,62 @@ func TestOpenReader(t *testing.T) {
 var makefsKeys = []string{"version", "bsize", "fsize", "density", "minfree", "maxbpg", "maxbpf", "avgfilesize",
 	"avgfpdir", "extent", "maxbpcg", "optimization", "label", "softupdates", "compat"}
 
+// optionLetters are the one-letter keys of FreeBSD's ffs option table
+// (ffs.c, ffs_prep_opts).
+var optionLetters = map[string]string{
+	"bsize": "b", "fsize": "f", "density": "d", "minfree": "m", "maxbpg": "M", "avgfilesize": "a",
+	"avgfpdir": "n", "extent": "x", "maxbpcg": "g", "version": "v", "optimization": "o", "label": "l",
+	"softupdates": "s",
+}
+
+// TestOptionSyntax checks that ParseOption reads values as makefs does:
+// one-letter keys as their long ones, numbers with makefs's suffixes and
+// products in base 10, a numeric key without a value as 1.
+func TestOptionSyntax(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		key, value string
+		want       Options
+	}{
+		{"bsize", "32k", Options{BSize: 32768}},
+		{"b", "64k", Options{BSize: 65536}},
+		{"f", "4096", Options{FSize: 4096}},
+		{"fsize", "2x512", Options{FSize: 1024}},
+		{"density", "0100", Options{Density: 100}}, // base 10, not octal
+		{"d", "8k", Options{Density: 8192}},
+		{"M", "12", Options{MaxBPG: 12}},
+		{"a", "4k", Options{AvgFileSize: 4096}},
+		{"n", "8", Options{AvgFPDir: 8}},
+		{"x", "128k", Options{Extent: 131072}},
+		{"g", "1m", Options{MaxBPCG: 1 << 20}},
+		{"v", "2", Options{Version: 2}},
+		{"version", "", Options{Version: 1}},
+		{"o", "space", Options{Optimization: "space"}},
+		{"l", "FIX", Options{Label: "FIX"}},
+		{"s", "", Options{SoftUpdates: true}},
+		{"softupdates", "1", Options{SoftUpdates: true}},
+	} {
+		var o Options
+		if err := ParseOption(&o, c.key, c.value); err != nil {
+			t.Errorf("%s=%s: %v", c.key, c.value, err)
+			continue
+		}
+		if !reflect.DeepEqual(o, c.want) {
+			t.Errorf("%s=%s: %+v, want %+v", c.key, c.value, o, c.want)
+		}
+	}
+	for _, c := range [][2]string{{"bsize", "32q"}, {"m", "100"}, {"bsize", "0x1000"}, {"label", strings.Repeat("l", 32)}, {"o", ""}, {"q", "1"}} {
+		var o Options
+		if err := ParseOption(&o, c[0], c[1]); !errors.Is(err, ErrOption) || !reflect.DeepEqual(o, Options{}) {
+			t.Errorf("%s=%s: %v, %+v; want ErrOption and no change", c[0], c[1], err, o)
+		}
+	}
+	var o Options
+	if err := ParseOption(&o, "m", "0"); err != nil || o.MinFree == nil || *o.MinFree != 0 {
+		t.Errorf("m=0: %v, %v", err, o.MinFree)
+	}
+}
+
 // TestOptionHelp checks that OptionHelp lists every key ParseOption
 // accepts exactly once, that each sets the field it names, and that the
 // defaults it gives are what the writer uses.
@@ -240,8 +296,8 @@ func TestOptionHelp(t *testing.T) {
 	seen := map[string]int{}
 	for _, h := range help {
 		seen[h.Key]++
-		if h.Field == "" || h.Default == "" || h.Usage == "" || h.Letter != "" {
-			t.Errorf("%s: %+v: want a field, a default, a usage and no letter", h.Key, h)
+		if h.Field == "" || h.Default == "" || h.Usage == "" || h.Letter != optionLetters[h.Key] {
+			t.Errorf("%s: %+v: want a field, a default, a usage and the letter %q", h.Key, h, optionLetters[h.Key])
 		}
 	}
 	for _, k := range makefsKeys {
@@ -349,10 +405,12 @@ func TestErrorsNameFields(t *testing.T) {
 	}{
 		{Options{Size: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.Size = 65536 given\)$`},
 		{Options{MaxSize: 64 << 10}, `: the tree needs an image of at least \d+ bytes \(Options.MaxSize = 65536 given\)$`},
+		{Options{Size: 1000000}, `: Options.Size 1000000 is not a multiple of the block size 32768$`},
+		{Options{MinSize: 1000000, MaxSize: 1000000}, `: Options.MinSize 1000000 rounded up to the block size 32768 exceeds Options.MaxSize 1000000$`},
 		{Options{Compat: CompatDebian, BSize: 65536, FSize: 8192}, `: the tree needs an image of at least \d+ bytes, more than makefs's estimate \(give it with Options.Size\)$`},
 	} {
 		_, err := Build(fstree.FS(mapTree()), &c.o)
-		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) || !regexp.MustCompile(c.want).MatchString(err.Error()) {
+		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrParams)) || !regexp.MustCompile(c.want).MatchString(err.Error()) {
 			t.Errorf("%+v: %v, want one matching %s", c.o, err, c.want)
 		}
 		if err != nil && strings.Contains(err.Error(), " -") {
@@ -365,7 +423,7 @@ func TestErrorsNameFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = prepare(tree, &Options{Version: 2, Size: 8 << 20, Density: 1 << 30, FreeFiles: 1000}, 0)
+	_, err = prepare(tree, &Options{Version: 2, Density: 1 << 30, FreeFiles: 1000}, 0)
 	if want := `: the image has \d+ free inodes; \d+ are required \(raise Options.Size or lower Options.Density\)$`; !errors.Is(err, ErrNoSpace) || !regexp.MustCompile(want).MatchString(err.Error()) {
 		t.Errorf("too few inodes: %v, want one matching %s", err, want)
 	}

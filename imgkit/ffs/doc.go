@@ -23,34 +23,107 @@
 //
 // Every option of makefs -t ffs is supported: version, bsize, fsize,
 // density, minfree, maxbpg, avgfilesize, avgfpdir, extent, maxbpcg,
-// optimization, label and softupdates (ParseOption applies them,
-// OptionHelp describes them), and the global -s, -M, -m, -b, -f, -R, -O,
-// -S, -Z, -B and -T (Options).
+// optimization, label and softupdates, under their names or the one-letter
+// keys of FreeBSD's option table (ParseOption applies them, OptionHelp
+// describes them; numbers are read as makefs reads them, by
+// imgfmt.ParseNumber), and the global -s, -M, -m, -b, -f, -R, -O, -S, -Z,
+// -B and -T (Options).
 //
 // # FreeBSD and Debian
 //
 // FreeBSD's current makefs and the makefs Debian packages (a 2019 port of
 // NetBSD's) differ; Options.Compat selects which is followed.
-// CompatFreeBSD, the default: bsize 32768 and fsize 4096 unless given,
-// minfree 8, the UFS2 superblock at byte 65536, times written as the tree
-// has them, nanoseconds and birth times included, sockets stored.
+//
+// CompatFreeBSD, the default, follows FreeBSD's makefs (its code as of
+// May 2025): bsize 32768 and fsize 4096 unless given, minfree 8, the UFS2
+// superblock at byte 65536, times written as the tree has them,
+// nanoseconds and birth times included. The size without Options.Size is
+// FreeBSD's estimate (the boot area with the superblock, its copy and the
+// cylinder group block each rounded to whole blocks; indirect blocks
+// counted). When a size or free blocks are asked for (Options.Size,
+// Options.MinSize, Options.FreeBlocks or FreeBlocksPct: -s, -M, -b) the
+// density is lowered to 2 fragments an inode whatever Options.Density
+// says, as FreeBSD's mkfs lowers it ("density reduced from N to M"), which
+// sets fs_ipg and every offset after it. fs_providersize is fs_size;
+// fs_maxcontig is the value before an extent raises it; soft updates are
+// marked in UFS2 only; fs_id[1] and di_gen are FreeBSD's random(3) after
+// srandom(the time stamp). For a tree whose readdir order is bytewise the
+// image equals FreeBSD's makefs's byte for byte, but for the differences
+// listed below: freebsd_test.go compares the two over a matrix of options
+// and trees.
+//
 // CompatDebian: bsize 8192 and fsize 1024, minfree 5, the UFS2 superblock
 // at byte 8192, no nanoseconds or birth times, di_gen 0 in used inodes,
-// sockets left out. In CompatDebian mode the image equals Debian's
-// makefs's byte for byte, for a tree whose readdir order is bytewise,
-// except in the fields makefs takes from random() or heap pointers
-// (fs_id[1], fs_csp, fs_maxcluster, di_gen): compat_test.go checks that.
-// Debian's makefs -T has a rule for times of its own: it clamps UFS1
-// inode times to the -T time, which is Options.Timestamp with ClampTimes,
-// and leaves UFS2 inode times as the files have them, which no Options
-// say: Timestamp sets or clamps every time of the tree, as FreeBSD's
-// makefs -T does and fixturegen makefs -T does with either compat.
+// NetBSD's size estimate and density rules. In CompatDebian mode the image
+// equals Debian's makefs's byte for byte, for a tree whose readdir order
+// is bytewise, except in the fields makefs takes from random() or heap
+// pointers (fs_id[1], fs_csp, fs_maxcluster, di_gen): compat_test.go
+// checks that. Debian's makefs -T has a rule for times of its own: it
+// clamps UFS1 inode times to the -T time, which is Options.Timestamp with
+// ClampTimes, and leaves UFS2 inode times as the files have them, which no
+// Options say: Timestamp sets or clamps every time of the tree, as
+// FreeBSD's makefs -T does and fixturegen makefs -T does with either
+// compat.
 //
 // Both keep makefs's quirks that show in the bytes: the last sector of the
-// image holds the first 512 bytes of a superblock under construction (only
-// fs_old_flags set), as makefs writes it to check that the size is
-// reachable; UFS2 inode blocks are initialised two per group and then one
-// at a time as inodes are written.
+// image holds the start of a superblock under construction (fs_old_flags
+// set; with CompatFreeBSD also the label, fs_maxsymlinklen and
+// fs_old_inodefmt, little-endian, where a sector larger than 512 bytes
+// reaches them), as makefs writes it to check that the size is reachable;
+// UFS2 inode blocks are initialised two per group and then one at a time
+// as inodes are written. With CompatFreeBSD, fs_providersize is
+// little-endian even in a big-endian image, as FreeBSD's ffs_sb_swap
+// leaves it out. Sockets are left out of the image, with a warning, as
+// both makefs leave them out of a directory walk.
+//
+// # Differences from FreeBSD's makefs
+//
+// With CompatFreeBSD the writer departs from FreeBSD's makefs only here,
+// each on purpose:
+//
+//   - Without Options.Timestamp (makefs -T), FreeBSD's makefs takes
+//     fs_time, fs_id[0], cg_time and the seed of random() from the clock;
+//     the writer takes the latest modification time in the tree, so that
+//     the image does not depend on when it is made.
+//   - fs_ocsp..fs_active, the in-core pointers of struct fs, are zero;
+//     FreeBSD's makefs leaves the address of its fs_si there.
+//   - In a big-endian UFS2 image cg_clustersum is big-endian, as the rest
+//     of the cylinder group is, and the writer warns that it departs from
+//     FreeBSD here. FreeBSD's ffs_cg_swap returns before it swaps the
+//     cluster summary of a UFS2 group, so its image holds the host's byte
+//     order there, and its ffs_clusteracct then adds to those counts as if
+//     they were swapped: the counts are invalid.
+//   - An extent (Options.Extent) above FS_MAXCONTIG (16) blocks is
+//     lowered to 16 blocks, with a warning. FreeBSD's mkfs means to lower
+//     it too, but compares the fs_maxbsize it has not set yet instead of
+//     the extent, and writes any extent as fs_maxbsize, past the limit
+//     that FreeBSD's own superblock check (validate_sblock) enforces.
+//   - Where FreeBSD's size estimate is too small for the tree (minfree=0,
+//     large blocks), FreeBSD's makefs fails with "No space left on
+//     device"; without Options.Size the writer grows the image until the
+//     tree fits.
+//   - A geometry whose first cylinder group cannot hold its own metadata
+//     and the summary area (a small maxbpcg) is an error; FreeBSD's makefs
+//     writes groups without data blocks and marks fragments past them
+//     free.
+//   - What the format cannot hold is an error naming the path, where
+//     FreeBSD's makefs writes it truncated and the image is corrupt: a
+//     name over 255 bytes (d_namlen is one byte) or with a NUL or '/'
+//     (ErrName), more than UFS_LINK_MAX (65500) links, UFS1 times outside
+//     32-bit seconds, a device number past UFS1's 32-bit di_rdev, a UFS1
+//     file system past 2^31-1 fragments (its block addresses). A label
+//     over 31 bytes is an error; FreeBSD's makefs cuts it.
+//   - The writer accepts more than FreeBSD's makefs: maxbpf (NetBSD's
+//     name for maxbpg) and compat; fifos and devices from any source
+//     (FreeBSD's mtree reader knows only files, directories and links).
+//   - The Linux port of FreeBSD's makefs that the comparison runs draws
+//     fs_id[1] and di_gen from glibc's random(), not FreeBSD's, so the
+//     comparison masks them; TestRandomFields checks the writer's against
+//     FreeBSD's random(3). Without -T the port also writes no nanoseconds
+//     (its struct stat has no st_mtimensec), where FreeBSD's makefs writes
+//     them as the writer does; the comparison always gives -T.
+//   - makefs's informational lines ("Calculated size", the superblock
+//     backups) are not printed; its warnings are, to Options.Warn.
 //
 // # Determinism
 //
@@ -58,11 +131,14 @@
 // Options.ClampTimes their upper bound (the rule of SOURCE_DATE_EPOCH):
 // the writers pass both to the Source as fstree.Options. fs_time, fs_id[0]
 // and cg_time are Options.Timestamp whenever it is set, clamping or not,
-// else the latest modification time in the tree. fs_id[1] is the low 31
-// bits of SplitMix64 of that time xor 0x4646535f49445f31; di_gen of inode
-// i is SplitMix64(seed xor i) mod (2^31-1) plus 1, where seed is the
-// SplitMix64 value behind fs_id[1]. Nothing else depends on the clock,
-// the host or the order of a directory walk.
+// else the latest modification time in the tree. With CompatFreeBSD,
+// fs_id[1] and every di_gen are FreeBSD's random(3) after srandom(that
+// time), drawn in the order of FreeBSD's mkfs and ffs.c. With
+// CompatDebian, fs_id[1] is the low 31 bits of SplitMix64 of that time xor
+// 0x4646535f49445f31, and di_gen of spare inode i is SplitMix64(seed xor
+// i) mod (2^31-1) plus 1, where seed is the SplitMix64 value behind
+// fs_id[1]. Nothing else depends on the clock, the host or the order of a
+// directory walk.
 //
 // Device numbers are stored in FreeBSD's encoding (makedev), which equals
 // the Linux one for major and minor numbers below 256.

@@ -42,7 +42,7 @@ func ExampleBuild() {
 	fmt.Printf("UFS%d, %d bytes\n", fsys.Version(), len(img))
 	fmt.Print(string(motd))
 	// Output:
-	// UFS2, 360448 bytes
+	// UFS2, 262144 bytes
 	// Welcome to the fixture.
 }
 

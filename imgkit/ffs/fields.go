@@ -116,6 +116,7 @@ var superblockFields = []sbField{
 	{"fs_maxcluster", (*superblock).fsMaxcluster, fmtHex},
 	{"fs_old_cpc", (*superblock).fsOldCpc, fmtDec},
 	{"fs_maxbsize", (*superblock).fsMaxbsize, fmtDec},
+	{"fs_providersize", (*superblock).fsProvidersize, fmtDec},
 	{"fs_sblockloc", (*superblock).fsSblockloc, fmtDec},
 	{"fs_time", (*superblock).fsTime, fmtTime},
 	{"fs_size", (*superblock).fsSize, fmtDec},

@@ -26,6 +26,9 @@ var (
 	// ErrTooLarge reports a tree larger than the maximum size (Options.MaxSize
 	// or Options.Size).
 	ErrTooLarge = errors.New("ffs: image larger than the maximum size")
+	// ErrName reports a name that a UFS directory cannot hold: longer
+	// than 255 bytes, or with a '/' or NUL in it.
+	ErrName = errors.New("ffs: bad name")
 )
 
 // Sizes, limits and magic numbers of fs.h, dinode.h and dir.h.
@@ -41,6 +44,9 @@ const (
 	maxVolLen  = 32    // MAXVOLLEN
 	fsMaxSnap  = 20    // FSMAXSNAP
 	fsMaxContg = 16    // FS_MAXCONTIG
+	// cgSizeFudge is CGSIZEFUDGE of FreeBSD's makefs mkfs.c: the bytes a
+	// cylinder group block keeps below the block size.
+	cgSizeFudge = 8
 
 	nDAddr  = 12 // UFS_NDADDR: direct blocks in an inode
 	nIAddr  = 3  // UFS_NIADDR: indirect blocks in an inode
@@ -52,8 +58,9 @@ const (
 	maxSymlinkLen1 = (nDAddr + nIAddr) * 4 // MAXSYMLINKLEN_UFS1: 60
 	maxSymlinkLen2 = (nDAddr + nIAddr) * 8 // MAXSYMLINKLEN_UFS2: 120
 
-	dirBlkSiz = 512 // DIRBLKSIZ
-	maxNamLen = 255 // UFS_MAXNAMLEN
+	dirBlkSiz = 512   // DIRBLKSIZ
+	maxNamLen = 255   // UFS_MAXNAMLEN
+	linkMax   = 65500 // UFS_LINK_MAX: the most links an inode counts
 
 	fsUFS1Magic = 0x011954   // FS_UFS1_MAGIC
 	fsUFS2Magic = 0x19540119 // FS_UFS2_MAGIC
@@ -74,8 +81,8 @@ const (
 	avgFPDirDflt    = 64    // AFPDIR
 	maxPhys         = 65536 // MAXPHYS as makefs uses it for maxcontig
 
-	cgStructSz = 176 // sizeof(struct cg), cg_space[1] padded
-	cgSpaceOff = 168 // offsetof(struct cg, cg_space)
+	cgStructSz = 176 // sizeof(struct cg) in NetBSD's fs.h: cg_space[1] padded
+	cgSpaceOff = 168 // offsetof(struct cg, cg_space); sizeof(struct cg) in FreeBSD's fs.h, which has no cg_space
 )
 
 // File types of di_mode (IFMT bits) and of d_type (dir.h).
@@ -163,6 +170,7 @@ func (s *superblock) fsCsp() []byte             { return s[832:][:8] }
 func (s *superblock) fsMaxcluster() []byte      { return s[840:][:8] }
 func (s *superblock) fsOldCpc() []byte          { return s[856:][:4] }
 func (s *superblock) fsMaxbsize() []byte        { return s[860:][:4] }
+func (s *superblock) fsProvidersize() []byte    { return s[872:][:8] }
 func (s *superblock) fsSblockloc() []byte       { return s[1000:][:8] }
 func (s *superblock) fsCstotal() []byte         { return s[1008:][:64] } // struct csum_total
 func (s *superblock) fsTime() []byte            { return s[1072:][:8] }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,14 +18,15 @@ type Compat int
 
 const (
 	// CompatFreeBSD follows FreeBSD's makefs: default bsize 32768 and
-	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, the
-	// tree's times written as they are (nanoseconds and birth times
-	// included), sockets stored.
+	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, FreeBSD's
+	// size estimate and density rules, fs_id[1] and di_gen from FreeBSD's
+	// random(3), the tree's times written as they are (nanoseconds and
+	// birth times included).
 	CompatFreeBSD Compat = iota
 	// CompatDebian follows the Debian package's makefs: default bsize
 	// 8192 and fsize 1024, minfree 5, the UFS2 superblock at byte 8192,
-	// nanoseconds and birth times dropped, di_gen 0 in used inodes,
-	// sockets left out.
+	// NetBSD's size estimate and density rules, nanoseconds and birth
+	// times dropped, di_gen 0 in used inodes.
 	CompatDebian
 )
 
@@ -38,7 +38,7 @@ type Options struct {
 	Version int // 1 or 2; 0 means 1
 
 	BSize, FSize  int              // fs_bsize, fs_fsize; 0 means the default
-	Density       int              // bytes per inode; 0 computes it from the tree
+	Density       int              // bytes per inode; 0 computes it from the tree (CompatFreeBSD: at most 2 fragments with Size, MinSize or FreeBlocks)
 	MinFree       *int             // percent of blocks kept free (fs_minfree), 0 to 99; nil means 8 (5 with CompatDebian)
 	MaxBPG        int              // fs_maxbpg: blocks per file in a group; 0 means bsize/4
 	AvgFileSize   int              // fs_avgfilesize; 0 means 16384
@@ -47,7 +47,7 @@ type Options struct {
 	MaxBPCG       int              // blocks per cylinder group limit; 0 means none
 	Optimization  string           // "time" (default, also "") or "space"
 	Label         string           // fs_volname, at most 31 bytes
-	SoftUpdates   bool             // FS_DOSOFTDEP
+	SoftUpdates   bool             // FS_DOSOFTDEP (CompatFreeBSD: UFS2 only, as FreeBSD's mkfs sets it)
 	SectorSize    int              // makefs -S; 0 means 512
 	Size          int64            // makefs -s: the exact size; 0 means none (MinSize and MaxSize then apply)
 	MinSize       int64            // makefs -M
@@ -88,6 +88,9 @@ type Options struct {
 // accepts, the Options field it sets, and what OptionHelp says of it.
 type option struct {
 	key, field string
+	// letter is the one-letter key of FreeBSD's ffs option table, "" for
+	// none.
+	letter string
 	// def is the default of FreeBSD's makefs; debian Debian's, when it
 	// differs.
 	def, debian string
@@ -100,19 +103,19 @@ type option struct {
 
 // options is the table of -o keys, in the order of makefs(8)'s manual.
 var options = []option{
-	{key: "version", field: "Version", def: "1", listed: true,
+	{key: "version", letter: "v", field: "Version", def: "1", listed: true,
 		usage: "UFS version: 1 for UFS1, 2 for UFS2",
 		set:   intOption(1, 2, func(o *Options) *int { return &o.Version })},
-	{key: "bsize", field: "BSize", def: "32768", debian: "8192",
+	{key: "bsize", letter: "b", field: "BSize", def: "32768", debian: "8192",
 		listed: true, usage: "block size in bytes (fs_bsize); by default at most 8 fragments",
 		set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
-	{key: "fsize", field: "FSize", def: "4096", debian: "1024",
+	{key: "fsize", letter: "f", field: "FSize", def: "4096", debian: "1024",
 		listed: true, usage: "fragment size in bytes (fs_fsize); by default at least the sector size",
 		set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
-	{key: "density", field: "Density", def: "from the tree", listed: true,
-		usage: "bytes of file system per inode; by default the image size over the inodes needed",
+	{key: "density", letter: "d", field: "Density", def: "from the tree", listed: true,
+		usage: "bytes of file system per inode; by default the image size over the inodes needed; with -s, -M or -b at most 2 fragments",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
-	{key: "minfree", field: "MinFree", def: "8", debian: "5", listed: true,
+	{key: "minfree", letter: "m", field: "MinFree", def: "8", debian: "5", listed: true,
 		usage: "percentage of blocks kept free (fs_minfree)",
 		set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 99)
@@ -121,25 +124,25 @@ var options = []option{
 			}
 			return err
 		}},
-	{key: "maxbpg", field: "MaxBPG", def: "bsize/4", listed: true,
+	{key: "maxbpg", letter: "M", field: "MaxBPG", def: "bsize/4", listed: true,
 		usage: "blocks of one file in a cylinder group before the next group (fs_maxbpg)",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
 	{key: "maxbpf", field: "MaxBPG", def: "bsize/4",
 		usage: "another name for maxbpg",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
-	{key: "avgfilesize", field: "AvgFileSize", def: "16384", listed: true,
+	{key: "avgfilesize", letter: "a", field: "AvgFileSize", def: "16384", listed: true,
 		usage: "expected average file size in bytes (fs_avgfilesize)",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFileSize })},
-	{key: "avgfpdir", field: "AvgFPDir", def: "64", listed: true,
+	{key: "avgfpdir", letter: "n", field: "AvgFPDir", def: "64", listed: true,
 		usage: "expected number of files per directory (fs_avgfpdir)",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFPDir })},
-	{key: "extent", field: "Extent", def: "bsize", listed: true,
+	{key: "extent", letter: "x", field: "Extent", def: "bsize", listed: true,
 		usage: "largest extent in bytes (fs_maxbsize)",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Extent })},
-	{key: "maxbpcg", field: "MaxBPCG", def: "no limit", listed: true,
+	{key: "maxbpcg", letter: "g", field: "MaxBPCG", def: "no limit", listed: true,
 		usage: "most blocks in a cylinder group",
 		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPCG })},
-	{key: "optimization", field: "Optimization", def: "time", listed: true,
+	{key: "optimization", letter: "o", field: "Optimization", def: "time", listed: true,
 		usage: "what block allocation favours, time or space (fs_optim)",
 		set: func(o *Options, _, value string) error {
 			if value != "time" && value != "space" {
@@ -148,7 +151,7 @@ var options = []option{
 			o.Optimization = value
 			return nil
 		}},
-	{key: "label", field: "Label", def: "none", listed: true,
+	{key: "label", letter: "l", field: "Label", def: "none", listed: true,
 		usage: "volume name (fs_volname), at most 31 bytes",
 		set: func(o *Options, _, value string) error {
 			if len(value) >= maxVolLen {
@@ -157,8 +160,8 @@ var options = []option{
 			o.Label = value
 			return nil
 		}},
-	{key: "softupdates", field: "SoftUpdates", def: "0", listed: true,
-		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP)",
+	{key: "softupdates", letter: "s", field: "SoftUpdates", def: "0", listed: true,
+		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP; UFS2 only, but with compat=debian)",
 		set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 1)
 			if err == nil {
@@ -206,33 +209,42 @@ func intOption(lo, hi int64, field func(o *Options) *int) func(o *Options, key, 
 	}
 }
 
-// parseNum reads the value of the integer option key, as makefs reads
-// it (strtoll with base 0: decimal, 0x hexadecimal, 0 octal), from lo to hi.
+// parseNum reads the value of the integer option key, from lo to hi, as
+// makefs reads every number (imgfmt.ParseNumber: base 10, suffixes b, k,
+// m, g, t and w, products with x); an empty value, a key given without
+// one, is 1, as makefs's set_option_var makes it.
 func parseNum(key, value string, lo, hi int64) (int, error) {
-	n, err := strconv.ParseInt(value, 0, 64)
-	if err != nil || n < lo || n > hi {
+	if value == "" {
+		value = "1"
+	}
+	n, err := imgfmt.ParseNumber(value, lo, hi)
+	if err != nil {
 		return 0, fmt.Errorf("%w: %s=%q: want a number from %d to %d", ErrOption, key, value, lo, hi)
 	}
 	return int(n), nil
 }
 
 // ParseOption applies one -o key=value option of makefs -t ffs to o: the
-// keys of makefs(8) (see OptionHelp), and compat=freebsd|debian for
-// Options.Compat. Errors wrap ErrOption and name the option and the
-// allowed values; o is unchanged by an option that is not valid.
+// keys of makefs(8) or their one-letter forms from FreeBSD's ffs option
+// table (see OptionHelp), and compat=freebsd|debian for Options.Compat.
+// Numbers are read as makefs reads them (imgfmt.ParseNumber, so
+// bsize=32k works), and a numeric key with an empty value, as makefs
+// takes a key given without "=", is 1. Errors wrap ErrOption and name the
+// option and the allowed values; o is unchanged by an option that is not
+// valid.
 func ParseOption(o *Options, key, value string) error {
 	for _, opt := range options {
-		if opt.key == key {
-			return opt.set(o, key, value)
+		if opt.key == key || (len(key) == 1 && opt.letter == key) {
+			return opt.set(o, opt.key, value)
 		}
 	}
 	return fmt.Errorf("%w: unknown option %q %s", ErrOption, key, unknownOption)
 }
 
 // OptionHelp describes every key ParseOption accepts, in the order of
-// makefs(8)'s manual: the Options field it sets, its default (FreeBSD's,
-// and Debian's where that differs) and one line of meaning. None has a
-// one-letter key.
+// makefs(8)'s manual: its one-letter form (FreeBSD's, none for maxbpf and
+// compat), the Options field it sets, its default (FreeBSD's, and
+// Debian's where that differs) and one line of meaning.
 func OptionHelp() []imgfmt.Option {
 	help := make([]imgfmt.Option, len(options))
 	for i, opt := range options {
@@ -240,7 +252,7 @@ func OptionHelp() []imgfmt.Option {
 		if opt.debian != "" {
 			def += " (compat=debian: " + opt.debian + ")"
 		}
-		help[i] = imgfmt.Option{Key: opt.key, Field: opt.field, Default: def, Usage: opt.usage}
+		help[i] = imgfmt.Option{Key: opt.key, Letter: opt.letter, Field: opt.field, Default: def, Usage: opt.usage}
 	}
 	return help
 }

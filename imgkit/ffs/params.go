@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -33,6 +34,11 @@ type geometry struct {
 	maxsymlinklen       int64 // fs_maxsymlinklen
 	oldCpg, oldNspf     int64 // fs_old_cpg, fs_old_nspf (UFS1)
 	density             int64 // bytes per inode after any reduction
+	origDensity         int64 // bytes per inode before it
+	raisedDensity       int64 // bytes per inode asked for, when below one fragment an inode
+	cgStruct            int64 // sizeof(struct cg) as CGSIZE counts it
+	sbMaxcontig         int64 // fs_maxcontig as the superblock holds it
+	extentReduced       int64 // the extent asked for, when above FS_MAXCONTIG blocks
 
 	// Offsets inside a cylinder group block (struct cg).
 	iusedoff, freeoff, nextfreeoff int64
@@ -53,6 +59,12 @@ type params struct {
 	avgfilesize, avgfpdr int64
 	extent, maxbpcg      int64
 	sblockloc            int64
+	// freebsd selects FreeBSD's mkfs where it differs from NetBSD's: the
+	// density bounds, CGSIZEFUDGE and fs_maxcontig as given.
+	freebsd bool
+	// clampDensity lowers the density to 2 fragments an inode, as
+	// FreeBSD's mkfs does unless its min_inodes is set.
+	clampDensity bool
 }
 
 func powerOf2(n int64) bool { return n > 0 && n&(n-1) == 0 }
@@ -66,7 +78,7 @@ func ilog2(n int64) int64 { return int64(bits.Len64(uint64(n))) - 1 }
 // cgSizeFor is CGSIZE_IF: the bytes a cylinder group block needs for ipg
 // inodes and fpg fragments.
 func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
-	n := int64(cgStructSz) + 4 + g.oldCpg*4 + g.oldCpg*2 + howmany(ipg, 8) + howmany(fpg, 8)
+	n := g.cgStruct + 4 + g.oldCpg*4 + g.oldCpg*2 + howmany(ipg, 8) + howmany(fpg, 8)
 	if g.contigsumsize > 0 {
 		n += g.contigsumsize*4 + howmany(fpg>>g.fragshift, 8)
 	}
@@ -75,7 +87,10 @@ func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
 
 // mkfs computes the geometry as makefs's ffs/mkfs.c does (after newfs(8)).
 func mkfs(p *params) (*geometry, error) {
-	g := &geometry{version: p.version, sectorSize: p.sectorSize}
+	g := &geometry{version: p.version, sectorSize: p.sectorSize, cgStruct: cgStructSz}
+	if p.freebsd {
+		g.cgStruct = cgSpaceOff
+	}
 	fssize := p.size / int64(p.sectorSize) // in sectors
 	if fssize <= 0 {
 		return nil, fmt.Errorf("%w: size %d is too small", ErrParams, p.size)
@@ -91,12 +106,17 @@ func mkfs(p *params) (*geometry, error) {
 		g.maxbsize = g.bsize
 	} else if p.extent > fsMaxContg*g.bsize {
 		g.maxbsize = fsMaxContg * g.bsize
+		g.extentReduced = p.extent
 	} else {
 		g.maxbsize = p.extent
 	}
 	g.maxcontig = p.maxcontig
+	g.sbMaxcontig = p.maxcontig
 	if g.maxcontig < g.maxbsize/g.bsize {
 		g.maxcontig = g.maxbsize / g.bsize
+	}
+	if !p.freebsd {
+		g.sbMaxcontig = g.maxcontig // NetBSD's mkfs keeps the raised value
 	}
 	if g.maxcontig > 1 {
 		g.contigsumsize = min(g.maxcontig, fsMaxContg)
@@ -106,6 +126,10 @@ func mkfs(p *params) (*geometry, error) {
 	g.fragshift = ilog2(g.frag)
 	g.fsbtodb = ilog2(g.fsize / int64(p.sectorSize))
 	g.size = fssize >> g.fsbtodb
+	if g.version == 1 && g.size > math.MaxInt32 {
+		// ufs1_daddr_t and fs_old_size are 32 bits.
+		return nil, fmt.Errorf("%w: %d fragments; UFS1 addresses at most %d (use Options.Version 2 or a larger fragment)", ErrParams, g.size, math.MaxInt32)
+	}
 	g.sblockloc = p.sblockloc
 	if g.version == 1 {
 		g.nindir = g.bsize / 4
@@ -132,6 +156,22 @@ func mkfs(p *params) (*geometry, error) {
 	// the cylinder group block can map.
 	inopf := g.inopb / g.frag // INOPF
 	density := p.density
+	cgLimit := g.bsize // the cylinder group block must stay below it
+	g.origDensity = density
+	if p.freebsd {
+		cgLimit -= cgSizeFudge
+		// At most 2^32 inodes, and 2 fragments an inode unless the
+		// tree sets the size.
+		minfragsperinode := 1 + g.size/(1<<32-g.inopb)
+		if mindensity := minfragsperinode * g.fsize; density < mindensity {
+			g.raisedDensity = density
+			density = mindensity
+		}
+		g.origDensity = density
+		if p.clampDensity {
+			density = min(density, max(2, minfragsperinode)*g.fsize)
+		}
+	}
 	var fragsperinode, minfpg int64
 	for {
 		fragsperinode = max(g.numfrags(density), 1)
@@ -146,7 +186,7 @@ func mkfs(p *params) (*geometry, error) {
 		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
 		g.fpg = max(g.fpg, minfpg)
 		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
-		if g.cgSizeFor(g.ipg, g.fpg) < g.bsize {
+		if g.cgSizeFor(g.ipg, g.fpg) < cgLimit {
 			break
 		}
 		density -= g.fsize
@@ -162,10 +202,10 @@ func mkfs(p *params) (*geometry, error) {
 			break
 		}
 		cs := g.cgSizeFor(g.ipg, g.fpg)
-		if cs < g.bsize {
+		if cs < cgLimit {
 			continue
 		}
-		if cs == g.bsize {
+		if cs == cgLimit {
 			break
 		}
 		g.fpg -= g.frag

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -67,6 +69,7 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 	if err != nil {
 		return nil, explainSize(t, opts, err)
 	}
+	w.warnLayout()
 	im, err := create(opts.Offset+w.fsBytes, opts.Cache)
 	if err != nil {
 		return nil, err
@@ -109,8 +112,9 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 // neededSize is the smallest image size, a multiple of the block size,
 // that holds the tree with the options o but for their size limits. It
 // assumes that a size that fits stays fitting when it grows, which holds
-// for makefs's geometry within the range searched: from makefs's estimate
-// to the size the automatic sizing settles on. The answer is checked.
+// for makefs's geometry within the range searched: up to the size the
+// automatic sizing settles on, doubled until it fits with the density a
+// given size brings. The answer is checked.
 func neededSize(t *fstree.Tree, o *Options) (int64, bool) {
 	fits := func(size int64) (int64, bool) {
 		x := *o
@@ -132,8 +136,17 @@ func neededSize(t *fstree.Tree, o *Options) (int64, bool) {
 	}
 	hi := w.fsBytes
 	bs := w.p.bsize
-	if _, ok := fits(hi); !ok {
-		return 0, false
+	// With a size given, FreeBSD's mkfs lowers the density to 2
+	// fragments an inode, so the automatic size may be too small for
+	// the inodes that brings; double it until the tree fits.
+	for i := 0; ; i++ {
+		if _, ok := fits(hi); ok {
+			break
+		}
+		if i == 20 {
+			return 0, false
+		}
+		hi *= 2
 	}
 	lo := int64(0) // known not to fit
 	for hi-lo > bs {
@@ -190,11 +203,17 @@ type writer struct {
 	a     *alloc
 	p     params
 	utime int64  // fs_time, fs_id[0], cg_time
-	seed  uint64 // of fs_id[1] and di_gen
-	inos  int64  // inodes the tree needs, with the two reserved ones
-	im    *bcache.Image
-	base  int64 // byte offset of the file system in the image file
-	dry   bool  // lay out only: no reads of file data, no writes
+	seed  uint64 // of fs_id[1] and di_gen (CompatDebian)
+	// With CompatFreeBSD, fs_id[1] and di_gen come from FreeBSD's
+	// random(3) (initGens): rng is the generator, id1 fs_id[1] and gens
+	// the di_gen of the initialised inodes of each group, by index.
+	rng  *bsdRandom
+	id1  int64
+	gens [][]uint32
+	inos int64 // inodes the tree needs, with the two reserved ones
+	im   *bcache.Image
+	base int64 // byte offset of the file system in the image file
+	dry  bool  // lay out only: no reads of file data, no writes
 
 	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
 	written map[*fstree.Node]bool
@@ -232,10 +251,11 @@ func primary(n *fstree.Node) *fstree.Node {
 	return n
 }
 
-// skip reports whether a node is left out of the image (sockets, with
-// CompatDebian, whose makefs does not store them).
+// skip reports whether a node is left out of the image: sockets, which
+// FreeBSD's and Debian's makefs both skip as they walk a directory (and
+// FreeBSD's mtree reader has no type for).
 func (w *writer) skip(n *fstree.Node) bool {
-	return w.opts.Compat == CompatDebian && n.Type == fstree.TypeSocket
+	return n.Type == fstree.TypeSocket
 }
 
 // prepare validates the options, sizes the tree as makefs's ffs_validate
@@ -325,7 +345,10 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	}
 
 	// Size the tree (ffs_size_dir, ffs_validate).
-	size, inodes := w.sizeTree()
+	size, inodes, err := w.sizeTree()
+	if err != nil {
+		return nil, err
+	}
 	inodes += rootIno
 	size += opts.FreeBlocks
 	inodes += opts.FreeFiles
@@ -335,10 +358,16 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if opts.FreeBlocksPct > 0 {
 		size = size * int64(100+opts.FreeBlocksPct) / 100
 	}
-	size += sblockUFS1 + sblockSize
 	dsz := int64(dinode1Size)
 	if p.version == 2 {
 		dsz = dinode2Size
+	}
+	if opts.Compat == CompatDebian {
+		size += sblockUFS1 + sblockSize
+	} else {
+		// FreeBSD's: the boot area and superblock, the superblock copy
+		// and the cylinder group block, each in whole blocks.
+		size += roundup(p.sblockloc+sblockSize, p.bsize) + roundup(sblockSize, p.bsize) + p.bsize
 	}
 	size += dsz * roundup(inodes, p.bsize/dsz)
 	if p.minfree > 0 {
@@ -347,6 +376,14 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	minSize, maxSize := opts.MinSize, opts.MaxSize
 	if opts.Size > 0 {
 		minSize, maxSize = opts.Size, opts.Size
+	}
+	// makefs refuses a minimum that the block size rounds past the
+	// maximum, before it sizes the tree.
+	if maxSize > 0 && roundup(minSize, p.bsize) > maxSize {
+		if opts.Size > 0 {
+			return nil, fmt.Errorf("%w: Options.Size %d is not a multiple of the block size %d", ErrParams, opts.Size, p.bsize)
+		}
+		return nil, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
 	}
 	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
@@ -357,6 +394,11 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if p.density == 0 {
 		p.density = size/inodes + 1
 	}
+	// FreeBSD's makefs keeps the density (its min_inodes) only when no
+	// free space is asked for: no -s, -M or -b.
+	p.clampDensity = opts.Compat != CompatDebian &&
+		(minSize > 0 || opts.FreeBlocks > 0 || opts.FreeBlocksPct > 0)
+	p.freebsd = opts.Compat != CompatDebian
 	if maxSize > 0 && size > maxSize {
 		return nil, fmt.Errorf("%w: the tree needs %d bytes, more than the maximum size %d", ErrTooLarge, size, maxSize)
 	}
@@ -367,9 +409,6 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		return nil, err
 	}
 	w.g = g
-	if g.density != p.density {
-		w.warnf("density reduced from %d to %d", p.density, g.density)
-	}
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
@@ -383,6 +422,49 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	}
 	w.seed = splitmix(uint64(w.utime) ^ 0x4646535f49445f31) // "FFS_ID_1"
 	return w, nil
+}
+
+// warnLayout says what makefs says of the geometry, and where the image
+// departs from FreeBSD's makefs because its layout would be invalid.
+func (w *writer) warnLayout() {
+	g := w.g
+	if g.sectorSize != 512 && w.opts.Compat != CompatDebian {
+		w.warnf("sectorsize %d may produce nonfunctional image", g.sectorSize)
+	}
+	if w.opts.SoftUpdates && g.version == 1 && w.opts.Compat != CompatDebian {
+		w.warnf("softupdates ignored: FreeBSD's makefs marks soft updates in UFS2 only")
+	}
+	if g.extentReduced != 0 {
+		msg := ""
+		if w.opts.Compat != CompatDebian {
+			msg = fmt.Sprintf("; FreeBSD's makefs writes fs_maxbsize %d, past the FS_MAXCONTIG blocks FreeBSD's superblock check allows", g.extentReduced)
+		}
+		w.warnf("extent size reduced from %d to %d%s", g.extentReduced, g.maxbsize, msg)
+	}
+	if g.raisedDensity != 0 {
+		w.warnf("density increased from %d to %d", g.raisedDensity, g.origDensity)
+	}
+	if g.density != g.origDensity {
+		w.warnf("density reduced from %d to %d", g.origDensity, g.density)
+	}
+	w.t.Walk(func(_ string, n *fstree.Node) error {
+		if n != w.t.Root && w.skip(n) {
+			w.warnf("%s: socket left out, as makefs leaves sockets out", n.Path())
+		}
+		return nil
+	})
+	if w.clusterSumFixed() {
+		w.warnf("cg_clustersum written big-endian; FreeBSD's makefs leaves it little-endian in a big-endian UFS2 image, which is invalid")
+	}
+}
+
+// clusterSumFixed reports whether the image departs from FreeBSD's makefs
+// in cg_clustersum: in a big-endian UFS2 image its ffs_cg_swap leaves the
+// cluster summary in the host's byte order (and ffs_clusteracct then
+// adds to it as if it were swapped); the writer stores it big-endian.
+func (w *writer) clusterSumFixed() bool {
+	return w.opts.Compat != CompatDebian && w.g.version == 2 && w.g.contigsumsize > 0 &&
+		w.o.ByteOrder == binary.BigEndian
 }
 
 // latestMtime is the latest modification time in the tree, the default
@@ -419,8 +501,7 @@ func (w *writer) gen(ino int64) int64 {
 
 // sizeTree is ffs_size_dir: the bytes and inodes makefs estimates for the
 // tree, before the reserved inodes and the slop are added.
-func (w *writer) sizeTree() (size, inodes int64) {
-	fsize := w.p.fsize
+func (w *writer) sizeTree() (size, inodes int64, err error) {
 	maxLink := int64(maxSymlinkLen1)
 	if w.p.version == 2 {
 		maxLink = maxSymlinkLen2
@@ -442,16 +523,22 @@ func (w *writer) sizeTree() (size, inodes int64) {
 			if w.skip(n) {
 				continue
 			}
+			if err == nil {
+				err = w.checkName(n)
+			}
 			add(n.Name)
 			if p := primary(n); !sized[p] {
 				sized[p] = true
+				if err == nil {
+					err = w.checkNode(p)
+				}
 				inodes++
 				switch p.Type {
 				case fstree.TypeFile:
-					size += roundup(p.Size, fsize)
+					size += w.addSize(p.Size)
 				case fstree.TypeSymlink:
 					if l := int64(len(p.Link)) + 1; l >= maxLink {
-						size += roundup(l, fsize)
+						size += w.addSize(l)
 					}
 				}
 			}
@@ -459,10 +546,66 @@ func (w *writer) sizeTree() (size, inodes int64) {
 				dir(n)
 			}
 		}
-		size += roundup(cur, fsize)
+		size += w.addSize(cur)
+	}
+	if err = w.checkNode(w.t.Root); err != nil {
+		return 0, 0, err
 	}
 	dir(w.t.Root)
-	return size, inodes
+	return size, inodes, err
+}
+
+// checkName refuses a name that a directory entry cannot hold: d_namlen
+// is one byte and UFS names are at most UFS_MAXNAMLEN (255) bytes, without
+// NUL or '/'. FreeBSD's makefs writes the length mod 256 and leaves a
+// corrupt directory.
+func (w *writer) checkName(n *fstree.Node) error {
+	if len(n.Name) > maxNamLen {
+		return fmt.Errorf("%w: %s: a name of %d bytes; UFS names are at most %d", ErrName, n.Path(), len(n.Name), maxNamLen)
+	}
+	if n.Name == "" || strings.ContainsAny(n.Name, "/\x00") {
+		return fmt.Errorf("%w: %s: a name %q; UFS names are not empty and hold no '/' or NUL", ErrName, n.Path(), n.Name)
+	}
+	return nil
+}
+
+// checkNode refuses a node whose values the inode cannot hold: more links
+// than UFS_LINK_MAX (65500), UFS1 times outside its 32-bit
+// seconds, a device number past UFS1's 32-bit di_rdev. FreeBSD's makefs
+// writes them truncated.
+func (w *writer) checkNode(n *fstree.Node) error {
+	if n.Nlink > linkMax {
+		return fmt.Errorf("%w: %s: %d links; an inode counts at most %d", ErrParams, n.Path(), n.Nlink, linkMax)
+	}
+	if w.p.version != 1 {
+		return nil
+	}
+	for _, t := range []struct {
+		name string
+		t    time.Time
+	}{{"access", n.Atime}, {"modification", n.Mtime}, {"change", n.Ctime}} {
+		if s := t.t.Unix(); !t.t.IsZero() && (s < math.MinInt32 || s > math.MaxInt32) {
+			return fmt.Errorf("%w: %s: %s time %s is outside UFS1's range (1901 to 2038; use Options.Version 2)",
+				ErrParams, n.Path(), t.name, t.t.UTC().Format(time.RFC3339))
+		}
+	}
+	if (n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock) && fbsdDev(n.Rdev) > math.MaxUint32 {
+		return fmt.Errorf("%w: %s: device %d,%d does not fit UFS1's 32-bit di_rdev (use Options.Version 2)",
+			ErrParams, n.Path(), fstree.Major(n.Rdev), fstree.Minor(n.Rdev))
+	}
+	return nil
+}
+
+// addSize is ffs_size_dir's estimate of the bytes a file of n bytes
+// takes: its fragments; with CompatFreeBSD a file past the direct blocks
+// counts whole blocks, and a block for every UFS_NDADDR blocks past the
+// first UFS_NDADDR, for its indirect blocks.
+func (w *writer) addSize(n int64) int64 {
+	bsize, fsize := w.p.bsize, w.p.fsize
+	if w.opts.Compat == CompatDebian || n < nDAddr*bsize {
+		return roundup(n, fsize)
+	}
+	return bsize*(howmany(n, nDAddr*bsize)-1) + roundup(n, bsize)
 }
 
 // write builds the image: cylinder groups, the tree, then the superblocks.
@@ -477,6 +620,17 @@ func (w *writer) write(im *bcache.Image) error {
 	// superblock under construction there: only fs_old_flags is set.
 	probe := make([]byte, g.sectorSize)
 	probe[211] = fsFlagsUpdated
+	if w.opts.Compat != CompatDebian && g.sectorSize > sbStructSz {
+		// FreeBSD's mkfs has set the label, fs_maxsymlinklen and
+		// fs_old_inodefmt by then, which a sector larger than 512
+		// bytes shows, in the host's byte order.
+		var s superblock
+		copy(s.fsVolname(), w.opts.Label)
+		binary.LittleEndian.PutUint32(s.fsMaxsymlinklen(), uint32(g.maxsymlinklen))
+		binary.LittleEndian.PutUint32(s.fsOldInodefmt(), fs44InodeFmt)
+		s.fsOldFlags()[0] = fsFlagsUpdated
+		copy(probe, s[:])
+	}
 	w.probe = w.fsBytes/int64(g.sectorSize)*int64(g.sectorSize) - int64(g.sectorSize)
 	if err := w.writeAt(probe, w.probe); err != nil {
 		return err
@@ -525,6 +679,56 @@ func (w *writer) initInodes() {
 		}
 		w.inited[c] = roundup(n, g.inopb)
 	}
+	if w.opts.Compat != CompatDebian {
+		w.initGens()
+	}
+}
+
+// initGens draws fs_id[1] and the di_gen of the inodes that mkfs
+// initialises from FreeBSD's random(3) seeded with the time stamp, in
+// the order FreeBSD's mkfs draws them: fs_id[1], then group by group,
+// for UFS2 the first cg_initediblk inodes; for UFS1 the inode blocks from
+// the third on. initcg writes the first two inode blocks of every UFS1
+// group from a buffer that it fills only for the later blocks, so the
+// first block of a group repeats the last block drawn for an earlier
+// group (zeros in the first) and the second is always zeros.
+func (w *writer) initGens() {
+	g := w.g
+	w.rng = newBSDRandom(uint32(w.utime))
+	w.id1 = w.rng.next()
+	w.gens = make([][]uint32, g.ncg)
+	carry := make([]uint32, g.inopb)
+	for c := int64(0); c < g.ncg; c++ {
+		if g.version == 2 {
+			gens := make([]uint32, w.inited[c], g.ipg)
+			for i := range gens {
+				gens[i] = uint32(w.rng.next())
+			}
+			w.gens[c] = gens
+			continue
+		}
+		gens := make([]uint32, g.ipg)
+		copy(gens, carry)
+		for i := 2 * g.inopb; i < g.ipg; i++ {
+			gens[i] = uint32(w.rng.next())
+		}
+		if g.ipg > 2*g.inopb {
+			copy(carry, gens[g.ipg-g.inopb:])
+		}
+		w.gens[c] = gens
+	}
+}
+
+// spareGen is di_gen of inode ino of an initialised inode block before
+// any inode is stored in it.
+func (w *writer) spareGen(ino int64) int64 {
+	if w.opts.Compat == CompatDebian {
+		return w.gen(ino)
+	}
+	if gens := w.gens[ino/w.g.ipg]; ino%w.g.ipg < int64(len(gens)) {
+		return int64(gens[ino%w.g.ipg])
+	}
+	return 0
 }
 
 // initRunBlocks bounds the inode blocks writeInitedInodes writes at once.
@@ -580,9 +784,9 @@ func (w *writer) fillInodeBlock(blk []byte, first int64) {
 	for i := int64(0); i < g.inopb; i++ {
 		d := blk[i*ds:][:ds]
 		if g.version == 1 {
-			w.o.put32((*dinode1)(d).diGen(), w.gen(first+i))
+			w.o.put32((*dinode1)(d).diGen(), w.spareGen(first+i))
 		} else {
-			w.o.put32((*dinode2)(d).diGen(), w.gen(first+i))
+			w.o.put32((*dinode2)(d).diGen(), w.spareGen(first+i))
 		}
 	}
 }
@@ -1036,19 +1240,26 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 		a.total.ndir++
 	}
 	a.syncCs(c)
+	debian := w.opts.Compat == CompatDebian
+	// FreeBSD's ffs_build_dinode draws di_gen before ffs_write_inode
+	// initialises inode blocks.
+	gen := int64(0)
+	if !debian {
+		gen = w.rng.next()
+	}
 	if g.version == 2 {
 		for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+			if !debian {
+				for range g.inopb {
+					w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
+				}
+			}
 			w.inited[c] += g.inopb // written by writeInitedInodes
 		}
 		o.put32(a.cgs[c].cgInitediblk(), w.inited[c])
 	}
 
-	debian := w.opts.Compat == CompatDebian
 	mode := ifmtOf(n.Type) | int64(n.Mode&0o7777)
-	gen := w.gen(ino)
-	if debian {
-		gen = 0
-	}
 	ts := func(t time.Time) (int64, int64) {
 		if t.IsZero() {
 			return 0, 0
@@ -1174,7 +1385,7 @@ func (w *writer) superblock() *superblock {
 	o.put32(s.fsFmask(), ^(g.fsize - 1))
 	o.put32(s.fsBshift(), g.bshift)
 	o.put32(s.fsFshift(), g.fshift)
-	o.put32(s.fsMaxcontig(), g.maxcontig)
+	o.put32(s.fsMaxcontig(), g.sbMaxcontig)
 	o.put32(s.fsMaxbpg(), g.maxbpg)
 	o.put32(s.fsFragshift(), g.fragshift)
 	o.put32(s.fsFsbtodb(), g.fsbtodb)
@@ -1183,7 +1394,11 @@ func (w *writer) superblock() *superblock {
 	o.put32(s.fsInopb(), g.inopb)
 	o.put32(s.fsOptim(), g.optim)
 	o.put32(s.fsID0(), w.utime)
-	o.put32(s.fsID1(), w.fsID1())
+	if w.opts.Compat == CompatDebian {
+		o.put32(s.fsID1(), w.fsID1())
+	} else {
+		o.put32(s.fsID1(), w.id1)
+	}
 	o.put32(s.fsCssize(), g.cssize)
 	o.put32(s.fsCgsize(), g.cgsize)
 	o.put32(s.fsIpg(), g.ipg)
@@ -1227,8 +1442,15 @@ func (w *writer) superblock() *superblock {
 	o.put64(s.fsCsaddr(), g.csaddr)
 	o.put32(s.fsAvgfilesize(), g.avgfilesize)
 	o.put32(s.fsAvgfpdir(), g.avgfpdir)
-	if w.opts.SoftUpdates {
+	// FreeBSD's mkfs sets FS_DOSOFTDEP for UFS2 only.
+	if w.opts.SoftUpdates && (!v1 || w.opts.Compat == CompatDebian) {
 		o.put32(s.fsFlags(), fsDoSoftDep)
+	}
+	if w.opts.Compat != CompatDebian {
+		// FreeBSD's mkfs sets fs_providersize to fs_size, and its
+		// ffs_sb_swap leaves it out: it is in the byte order of the host
+		// that made the image, little-endian on the hosts makefs runs on.
+		binary.LittleEndian.PutUint64(s.fsProvidersize(), uint64(g.size))
 	}
 	o.put32(s.fsContigsumsize(), g.contigsumsize)
 	o.put32(s.fsMaxsymlinklen(), g.maxsymlinklen)

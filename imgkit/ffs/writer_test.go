@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -209,6 +211,9 @@ func TestNeededSize(t *testing.T) {
 		if err == nil || !(errors.Is(err, ErrNoSpace) || errors.Is(err, ErrTooLarge)) {
 			t.Fatalf("%+v: %v, want no space", o, err)
 		}
+		if !strings.Contains(err.Error(), "at least") {
+			t.Fatalf("%+v: %v", o, err)
+		}
 		if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "at least"):], "at least %d bytes", &need); err != nil {
 			t.Fatalf("%v: no size: %v", o, err)
 		}
@@ -236,5 +241,175 @@ func TestDtype(t *testing.T) {
 		if got := dtype(typ); got != want {
 			t.Errorf("dtype(%v) = %d, want %d", typ, got, want)
 		}
+	}
+}
+
+// TestClusterSumBigEndian checks the one place where the writer departs
+// from FreeBSD's makefs because its layout is invalid: in a big-endian
+// UFS2 image cg_clustersum is written big-endian, it agrees with the
+// cluster map, and the writer says so; little-endian images and UFS1 say
+// nothing.
+func TestClusterSumBigEndian(t *testing.T) {
+	t.Parallel()
+	const warning = "cg_clustersum written big-endian"
+	for _, c := range []struct {
+		version int
+		order   binary.ByteOrder
+		warn    bool
+	}{
+		{2, binary.BigEndian, true},
+		{2, binary.LittleEndian, false},
+		{1, binary.BigEndian, false},
+	} {
+		var warn strings.Builder
+		img, err := Build(fstree.FS(mapTree()), &Options{Version: c.version, ByteOrder: c.order, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(warn.String(), warning); got != c.warn {
+			t.Errorf("UFS%d %v: warnings %q, want %q: %v", c.version, c.order, warn.String(), warning, c.warn)
+		}
+		if err := CheckClusterSums(img); err != nil {
+			t.Errorf("UFS%d %v: %v", c.version, c.order, err)
+		}
+	}
+}
+
+// TestRefused checks that what a UFS image cannot hold is an error that
+// names the path, not an image written wrong: a name over 255 bytes
+// (d_namlen would wrap), a NUL in a name, more links than UFS_LINK_MAX,
+// UFS1 times outside 32 bits, a device number past UFS1's di_rdev and a
+// UFS1 file system past its 32-bit block addresses.
+// A name of 255 bytes, and the same times in UFS2, are written and read
+// back.
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 255)
+	img, err := Build(fstree.FS(fstest.MapFS{"d/" + long: {Data: []byte("x")}}), nil)
+	if err != nil {
+		t.Fatalf("a name of 255 bytes: %v", err)
+	}
+	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(f, "d/"+long); err != nil || string(b) != "x" {
+		t.Errorf("reading back the name of 255 bytes: %q, %v", b, err)
+	}
+
+	// A UFS1 file system past 2^31 fragments, which its 32-bit block
+	// addresses cannot reach (the geometry alone is computed).
+	if _, err := mkfs(&params{version: 1, sectorSize: 512, size: 1 << 41, bsize: 4096, fsize: 512, density: 1 << 20,
+		minfree: 8, maxcontig: 16, maxbpg: 1024, avgfilesize: 16384, avgfpdr: 64, sblockloc: sblockUFS1, freebsd: true}); !errors.Is(err, ErrParams) ||
+		!strings.Contains(err.Error(), "UFS1 addresses at most 2147483647") {
+		t.Errorf("UFS1 of 2 TiB in 512-byte fragments: %v", err)
+	}
+
+	tree := func(n *fstree.Node) *fstree.Tree {
+		root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755, Nlink: 3}
+		d := &fstree.Node{Name: "d", Type: fstree.TypeDir, Mode: 0o755, Nlink: 2, Parent: root}
+		root.Children = []*fstree.Node{d}
+		n.Parent, d.Children = d, []*fstree.Node{n}
+		return &fstree.Tree{Root: root}
+	}
+	y2040 := time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name    string
+		n       *fstree.Node
+		version int
+		err     error
+		want    string // in the error; "" when the image is written
+	}{
+		{"256 bytes", &fstree.Node{Name: long + "x", Type: fstree.TypeFile, Nlink: 1}, 1, ErrName, ": d/" + long + "x: a name of 256 bytes; UFS names are at most 255"},
+		{"NUL", &fstree.Node{Name: "a\x00b", Type: fstree.TypeFile, Nlink: 1}, 2, ErrName, `"a\x00b"`},
+		{"links", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 65501}, 2, ErrParams, ": d/f: 65501 links; an inode counts at most 65500"},
+		{"UFS1 2040", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 1, Mtime: y2040}, 1, ErrParams, ": d/f: modification time 2040-01-01T00:00:00Z is outside UFS1's range"},
+		{"UFS2 2040", &fstree.Node{Name: "f", Type: fstree.TypeFile, Nlink: 1, Mtime: y2040}, 2, nil, ""},
+		{"UFS1 device", &fstree.Node{Name: "c", Type: fstree.TypeChar, Nlink: 1, Rdev: fstree.Mkdev(300, 1)}, 1, ErrParams, ": d/c: device 300,1 does not fit UFS1's 32-bit di_rdev"},
+		{"UFS2 device", &fstree.Node{Name: "c", Type: fstree.TypeChar, Nlink: 1, Rdev: fstree.Mkdev(300, 1)}, 2, nil, ""},
+	} {
+		_, err := Build(tree(c.n), &Options{Version: c.version})
+		switch {
+		case c.err == nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != nil && (!errors.Is(err, c.err) || !strings.Contains(fmt.Sprint(err), c.want)):
+			t.Errorf("%s: %v, want %v with %q", c.name, err, c.err, c.want)
+		}
+	}
+}
+
+// TestSoftUpdatesUFS1 checks that with CompatFreeBSD soft updates are
+// marked in UFS2 only, as FreeBSD's mkfs marks them, with a warning for
+// UFS1, and in both versions with CompatDebian.
+func TestSoftUpdatesUFS1(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		version int
+		compat  Compat
+		flag    bool
+	}{{1, CompatFreeBSD, false}, {2, CompatFreeBSD, true}, {1, CompatDebian, true}} {
+		var warn strings.Builder
+		img, err := Build(fstree.FS(mapTree()), &Options{Version: c.version, Compat: c.compat, SoftUpdates: true, Size: 1 << 20, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags := f.o.u32((*superblock)(img[f.g.sblockloc:][:sblockSize]).fsFlags())
+		if got := flags&fsDoSoftDep != 0; got != c.flag {
+			t.Errorf("UFS%d compat %d: FS_DOSOFTDEP %v, want %v", c.version, c.compat, got, c.flag)
+		}
+		if got := strings.Contains(warn.String(), "softupdates ignored"); got != !c.flag {
+			t.Errorf("UFS%d compat %d: warnings %q", c.version, c.compat, warn.String())
+		}
+	}
+}
+
+// TestSocketsLeftOut checks that sockets are left out of the image, with
+// a warning naming them, as FreeBSD's and Debian's makefs leave them out.
+func TestSocketsLeftOut(t *testing.T) {
+	t.Parallel()
+	src := fstree.FS(fstest.MapFS{"d/sock": {Mode: fs.ModeSocket | 0o666}, "d/f": {Data: []byte("f")}})
+	for _, compat := range []Compat{CompatFreeBSD, CompatDebian} {
+		var warn strings.Builder
+		img, err := Build(src, &Options{Compat: compat, Size: 1 << 20, Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, err := fs.ReadDir(f, "d")
+		if err != nil || len(ents) != 1 || ents[0].Name() != "f" {
+			t.Errorf("compat %d: d holds %v (%v), want f only", compat, ents, err)
+		}
+		if want := "d/sock: socket left out"; !strings.Contains(warn.String(), want) {
+			t.Errorf("compat %d: warnings %q, want %q", compat, warn.String(), want)
+		}
+	}
+}
+
+// TestExtentReduced checks that an extent above FS_MAXCONTIG blocks is
+// written as 16 blocks, with a warning saying FreeBSD's makefs writes it
+// whole.
+func TestExtentReduced(t *testing.T) {
+	t.Parallel()
+	var warn strings.Builder
+	img, err := Build(fstree.FS(mapTree()), &Options{BSize: 8192, FSize: 1024, Extent: 1 << 20, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.o.u32((*superblock)(img[f.g.sblockloc:][:sblockSize]).fsMaxbsize()); got != 16*8192 {
+		t.Errorf("fs_maxbsize %d, want %d", got, 16*8192)
+	}
+	if want := "extent size reduced from 1048576 to 131072; FreeBSD's makefs writes fs_maxbsize 1048576"; !strings.Contains(warn.String(), want) {
+		t.Errorf("warnings %q, want %q", warn.String(), want)
 	}
 }

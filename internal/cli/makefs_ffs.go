@@ -8,7 +8,8 @@ import (
 )
 
 // makefs -t ffs: UFS1 and UFS2 images as FreeBSD makefs(8) makes them, by
-// imgkit/ffs. Every -o option of makefs's ffs type is accepted, plus
+// imgkit/ffs. Every -o option of makefs's ffs type is accepted, under its
+// name or its one-letter key, with makefs's number syntax, plus
 // compat=freebsd|debian, which selects the defaults and quirks of FreeBSD's
 // makefs (the default) or of the Debian package (see imgkit/ffs). -s, -m,
 // -M, -b, -f, -R, -O, -S, -B and -T apply as makefs applies them; -Z is
@@ -41,9 +42,8 @@ func runMakefsFFS(a *makefsArgs) error {
 func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 	o := &ffs.Options{}
 	for _, opt := range a.Opts {
-		if !opt.HasValue && opt.Key != "compat" {
-			return nil, usagef("makefs: -o %s: option needs a value (%s=...)", opt.Key, opt.Key)
-		}
+		// A key without a value is an empty one, as makefs's set_option
+		// makes it: 1 for a numeric key.
 		if err := ffs.ParseOption(o, opt.Key, opt.Value); err != nil {
 			if opt.Key == "compat" {
 				return nil, usagef("makefs: -o %s: want compat=freebsd or compat=debian", optString(opt))
@@ -52,7 +52,12 @@ func ffsOptions(a *makefsArgs) (*ffs.Options, error) {
 		}
 	}
 	o.SectorSize = a.SectorSize
-	o.Size, o.MinSize, o.MaxSize = a.Size, a.MinSize, a.MaxSize
+	// -s sets the minimum and the maximum, as makefs's -s does; a later
+	// -M or -m changes one of them again, and then the two apply.
+	o.MinSize, o.MaxSize = a.MinSize, a.MaxSize
+	if a.Size > 0 && a.MinSize == a.Size && a.MaxSize == a.Size {
+		o.Size, o.MinSize, o.MaxSize = a.Size, 0, 0
+	}
 	o.FreeBlocks, o.FreeBlocksPct = a.FreeBlocks, a.FreeBlocksPct
 	o.FreeFiles, o.FreeFilesPct = a.FreeFiles, a.FreeFilesPct
 	o.Roundup, o.Offset, o.Sparse = a.Roundup, a.Offset, a.Sparse

@@ -145,6 +145,20 @@ func TestFFSOptions(t *testing.T) {
 		o.ClampTimes || o.Size != 1<<20 || !o.Sparse || o.Cache == nil || o.Warn != e.Stderr {
 		t.Errorf("options %+v", o)
 	}
+	// One-letter keys, makefs's numbers, and a numeric key without a
+	// value meaning 1.
+	// -s sets the minimum and maximum, which a later -M or -m changes.
+	if o, err := options("-s", "40m", "-M", "6m"); err != nil || o.Size != 0 || o.MinSize != 6<<20 || o.MaxSize != 40<<20 {
+		t.Errorf("-s 40m -M 6m: %+v, %v", o, err)
+	}
+	if o, err := options("-M", "6m", "-s", "40m"); err != nil || o.Size != 40<<20 || o.MinSize != 0 || o.MaxSize != 0 {
+		t.Errorf("-M 6m -s 40m: %+v, %v", o, err)
+	}
+	// m=2x3 is a product (6), as makefs reads it, and 010 is ten.
+	if o, err := options("-o", "b=32k,f=4k,v=2,s,m=2x3", "-o", "density=010"); err != nil || o.BSize != 32768 || o.FSize != 4096 ||
+		o.Version != 2 || !o.SoftUpdates || o.Density != 10 || o.MinFree == nil || *o.MinFree != 6 {
+		t.Errorf("-o b=32k,f=4k,v=2,s,m=2x3 -o density=010: %+v, %v", o, err)
+	}
 	if o, err := options(); err != nil || o.MinFree != nil || !o.Timestamp.IsZero() || o.ClampTimes {
 		t.Errorf("no options: %+v, %v", o, err)
 	}
@@ -163,7 +177,7 @@ func TestFFSOptions(t *testing.T) {
 	}{
 		{"compat=netbsd", "makefs: -o compat=netbsd: want compat=freebsd or compat=debian"},
 		{"compat", "makefs: -o compat: want compat=freebsd or compat=debian"},
-		{"bsize", "makefs: -o bsize: option needs a value (bsize=...)"},
+		{"bsize", `makefs: -o bsize: ffs: bad option: bsize="1": want a number from 4096 to 65536`},
 		{"minfree=100", `makefs: -o minfree=100: ffs: bad option: minfree="100": want a number from 0 to 99`},
 	} {
 		_, err := options("-o", c.opt)

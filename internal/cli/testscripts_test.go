@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fixturegen/fixturegen/fixturetest"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -25,7 +26,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, fixturetest.Programs())
+	testscript.Main(tooltest.M{M: m}, fixturetest.Programs())
 }
 
 // TestScripts runs ../../testscripts/*.txtar. Run one with

@@ -29,12 +29,24 @@ var (
 //
 //	func TestMain(m *testing.M) { tooltest.Main(m) }
 func Main(m *testing.M) {
+	os.Exit(M{m}.Run())
+}
+
+// M wraps a *testing.M whose TestMain hands it to another runner (such as
+// testscript.Main, which exits by itself): its Run runs the tests and then
+// removes what SortedReaddir built, as Main does.
+//
+//	func TestMain(m *testing.M) { testscript.Main(tooltest.M{M: m}, programs) }
+type M struct{ M *testing.M }
+
+// Run runs the tests and removes the shim.
+func (m M) Run() int {
 	mainRan = true
-	code := m.Run()
+	code := m.M.Run()
 	if shim.dir != "" {
 		os.RemoveAll(shim.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // SortedReaddir returns the path of an LD_PRELOAD shim that makes
