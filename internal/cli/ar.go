@@ -59,14 +59,30 @@ type arCmd struct {
 	format                                                 ar.Format
 	formatSet                                              bool
 	compat                                                 ar.Compat
+
+	// arArchive and arFiles are the indexes in the command line of the
+	// archive and of the files, for the catalogue's plan.
+	arArchive int
+	arFiles   []int
 }
 
 const arOps = "dmpqrstx"
 
 func runAr(e *env, args []string) error {
+	c, err := parseArArgs(e, args)
+	if err != nil {
+		return err
+	}
+	return c.run()
+}
+
+// parseArArgs parses the ar command line; the command records which
+// argument names the archive and which the files (arArchive, arFiles).
+func parseArArgs(e *env, args []string) (*arCmd, error) {
 	c := &arCmd{e: e, det: true, count: 1}
 	var key string
 	var rest []string
+	var restIdx []int
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -76,7 +92,7 @@ func runAr(e *env, args []string) error {
 			v := strings.TrimPrefix(a, "--format=")
 			if a == "--format" {
 				if i+1 >= len(args) {
-					return errors.New("ar: --format needs a value: gnu or bsd")
+					return nil, errors.New("ar: --format needs a value: gnu or bsd")
 				}
 				i++
 				v = args[i]
@@ -87,7 +103,7 @@ func runAr(e *env, args []string) error {
 			case "bsd":
 				c.format = ar.FormatBSD
 			default:
-				return fmt.Errorf("ar: --format=%s: unknown format; use gnu or bsd", v)
+				return nil, fmt.Errorf("ar: --format=%s: unknown format; use gnu or bsd", v)
 			}
 			c.formatSet = true
 		case strings.HasPrefix(a, "--compat="):
@@ -97,55 +113,57 @@ func runAr(e *env, args []string) error {
 			case "llvm":
 				c.compat = ar.CompatLLVM
 			default:
-				return fmt.Errorf("ar: --compat=%s: unknown; use gnu or llvm", v)
+				return nil, fmt.Errorf("ar: --compat=%s: unknown; use gnu or llvm", v)
 			}
 		case strings.HasPrefix(a, "--"):
-			return fmt.Errorf("ar: unknown option %s", a)
+			return nil, fmt.Errorf("ar: unknown option %s", a)
 		case key == "":
 			key = a
 		default:
 			rest = append(rest, a)
+			restIdx = append(restIdx, i)
 		}
 	}
 	if key == "" {
-		return usagef("ar: missing operation")
+		return nil, usagef("ar: missing operation")
 	}
 	if c.format == ar.FormatBSD {
 		c.compat = ar.CompatLLVM
 	}
 	if err := c.parseKey(key); err != nil {
-		return err
+		return nil, err
 	}
 	need := func(what string) (string, error) {
 		if len(rest) == 0 {
 			return "", usagef("ar: missing %s", what)
 		}
 		v := rest[0]
-		rest = rest[1:]
+		c.arArchive = restIdx[0]
+		rest, restIdx = rest[1:], restIdx[1:]
 		return v, nil
 	}
 	var err error
 	if c.relpos != "" || strings.ContainsAny(key, "abi") && strings.ContainsAny(key, "mr") {
 		if c.relpos, err = need("relpos member name"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if strings.ContainsRune(key, 'N') {
 		v, err := need("count for N")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 {
-			return fmt.Errorf("ar: N: bad count %q", v)
+			return nil, fmt.Errorf("ar: N: bad count %q", v)
 		}
 		c.count = n
 	}
 	if c.archive, err = need("archive"); err != nil {
-		return err
+		return nil, err
 	}
-	c.files = rest
-	return c.run()
+	c.files, c.arFiles = rest, restIdx
+	return c, nil
 }
 
 // parseKey reads the operation letter and modifiers, as GNU ar does.

@@ -23,11 +23,14 @@ import (
 //	noop-ms            a no-op build (every fixture up to date)
 //	noop/full-%        the ratio, the goal being under 2%
 //	syscalls/fixture   system calls the up-to-date checks make per fixture,
-//	                   counted by build: an lstat per argument that may
-//	                   name a file (here the output, the input folder and
-//	                   the option values "msdos" and "0"), and per input
-//	                   folder an open, getdents64 until it returns 0, an
-//	                   fstatat per entry and a close (here 4 + 2 + 2 + 50)
+//	                   counted by build: a stat per input the command
+//	                   line names (here the input folder and -T's "0",
+//	                   which makefs would read as a file if one existed), and
+//	                   per input folder an open, getdents64 until it
+//	                   returns 0, an fstatat per entry and a close, and an
+//	                   lstat of the output (here 2 + 2 + 50 + 1); planning
+//	                   the command line (makefs's parser stats its
+//	                   sources and -T) is not counted
 //
 // Run it with go test -run '^$' -bench CatalogNoop ./internal/cli.
 func BenchmarkCatalogNoop(b *testing.B) {

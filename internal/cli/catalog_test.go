@@ -39,16 +39,20 @@ func TestCatalogValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := copyInputs(cat, dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(catalogDir)); err != nil {
 		t.Fatal(err)
+	}
+	// Start from the inputs alone, as a fresh clone does.
+	os.Remove(filepath.Join(dir, stateName))
+	for _, m := range cat.Entries {
+		os.Remove(filepath.Join(dir, filepath.FromSlash(m.Name)))
 	}
 	var stderr bytes.Buffer
 	e := &env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir, Getenv: func(string) string { return "" }}
-	os.WriteFile(filepath.Join(dir, sumName), readTestFile(t, filepath.Join(catalogDir, sumName)), 0o644)
 	if code := runMain(e, []string{"build", "-q", "-C", dir}); code != 0 {
 		t.Fatalf("build: exit %d: %s", code, stderr.String())
 	}
-	for _, m := range cat.entries {
+	for _, m := range cat.Entries {
 		out := filepath.Join(dir, filepath.FromSlash(m.Name))
 		f, err := os.Open(out)
 		if err != nil {
@@ -92,11 +96,27 @@ func TestCatalogValid(t *testing.T) {
 	}
 }
 
-func readTestFile(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
+// TestInvocation checks the command that hints name: the go command line
+// that started fixturegen, else the program's name.
+func TestInvocation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		arg0   string
+		parent []string
+		want   string
+	}{
+		{"/usr/local/bin/fixturegen", []string{"bash"}, "fixturegen"},
+		{"/tmp/go-build1/b001/exe/fixturegen", []string{"go", "tool", "fixturegen", "build"}, "go tool fixturegen"},
+		{"/root/.cache/go-build/2e/x-d/fixturegen", []string{"/usr/local/go/bin/go", "run", "-race", "./cmd/fixturegen", "build", "-q"}, "go run -race ./cmd/fixturegen"},
+		{"/tmp/x/fixturegen", []string{"go", "run", "my dir/cmd/fixturegen"}, "go run 'my dir/cmd/fixturegen'"},
+		{"/tmp/cli.test", nil, "fixturegen"},
+	} {
+		if got := invocationOf(tc.arg0, tc.parent); got != tc.want {
+			t.Errorf("invocationOf(%q, %q) = %q, want %q", tc.arg0, tc.parent, got, tc.want)
+		}
 	}
-	return b
+	e := &env{}
+	if got := updateCommand(e, "test data"); got != "fixturegen build -C 'test data' -update" {
+		t.Errorf("updateCommand = %q", got)
+	}
 }

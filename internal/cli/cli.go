@@ -18,6 +18,9 @@ type env struct {
 	Stdout, Stderr io.Writer
 	Dir            string              // working directory; relative paths resolve against it
 	Getenv         func(string) string // environment variables
+	// process is set for the process's own environment (Main), whose
+	// signals a build catches.
+	process bool
 }
 
 // abs resolves path against the working directory e.Dir.

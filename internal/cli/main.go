@@ -21,10 +21,11 @@ func stdEnv() *env {
 		dir = "."
 	}
 	return &env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Dir:    dir,
-		Getenv: os.Getenv,
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Dir:     dir,
+		Getenv:  os.Getenv,
+		process: true,
 	}
 }

@@ -1,4 +1,6 @@
-package cli
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package catalog
 
 import (
 	"os"
@@ -8,6 +10,6 @@ import (
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TIOCGETA)
 	return err == nil
 }

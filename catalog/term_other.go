@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd && !windows
 
-package cli
+package catalog
 
 import "os"
 

@@ -1,8 +1,9 @@
-package cli
+package catalog
 
 import (
 	"io/fs"
 	"slices"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -98,4 +99,16 @@ func (s *statInfo) Mode() fs.FileMode {
 		m |= fs.ModeSticky
 	}
 	return m
+}
+
+// hostInfo returns the owner, link count and identity of the file fi
+// describes, when the system says them.
+func hostInfo(fi fs.FileInfo) (h hostStat, ok bool) {
+	switch st := fi.Sys().(type) {
+	case *unix.Stat_t:
+		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev), ctime: st.Ctim.Nano()}, true
+	case *syscall.Stat_t:
+		return hostStat{uid: st.Uid, gid: st.Gid, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino, rdev: uint64(st.Rdev), ctime: st.Ctim.Nano()}, true
+	}
+	return hostStat{}, false
 }

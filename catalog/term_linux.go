@@ -1,6 +1,4 @@
-//go:build darwin || dragonfly || freebsd || netbsd || openbsd
-
-package cli
+package catalog
 
 import (
 	"os"
@@ -10,6 +8,6 @@ import (
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TIOCGETA)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }

@@ -1,0 +1,779 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Options are the settings of Build and Verify.
+type Options struct {
+	// Runner runs the commands and plans their inputs; it is required.
+	Runner Runner
+	// Reporter is told of progress and of each output as it completes;
+	// nil reports nothing.
+	Reporter Reporter
+	// Names selects entries by output name; empty means every entry.
+	Names []string
+	// Jobs is how many entries run at once; 0 means runtime.GOMAXPROCS.
+	// The outputs do not depend on it.
+	Jobs int
+	// Update records the outputs' sums in fixtures.sum instead of
+	// checking them (Build only).
+	Update bool
+	// Hash compares the inputs' contents instead of their modification
+	// times (Build only).
+	Hash bool
+	// Force rebuilds every selected entry (Build only; Verify always
+	// does).
+	Force bool
+	// Getenv is the commands' environment; SOURCE_DATE_EPOCH is always
+	// empty for them. Nil means an empty environment.
+	Getenv func(string) string
+	// UpdateCommand is how the user records new sums, for hints in
+	// messages: "go tool fixturegen build -update", "mage fixturesUpdate".
+	// Empty means "fixturegen build -update".
+	UpdateCommand string
+}
+
+// Status is what happened to one entry.
+type Status int
+
+const (
+	Built    Status = iota // the output was built (and installed)
+	UpToDate               // nothing to do
+	Failed                 // the command failed or the output did not match
+)
+
+// EntryResult is what happened to one entry.
+type EntryResult struct {
+	Entry  Entry
+	Status Status
+	Sum    Sum    // the output's sum, when there is an output
+	Stdout string // the command's standard output
+	// Errors are the entry's error and warning lines, each starting
+	// "manifest:LINE: NAME: ".
+	Errors []string
+	// Explain, for a sum mismatch, says what changed since the last
+	// build and how the new output differs from the one kept, one
+	// tab-indented line each.
+	Explain string
+	// installed is set when the output is in place (built or up to date).
+	installed bool
+}
+
+// Result is what a Build or Verify did.
+type Result struct {
+	Op                      string // "build" or "verify"
+	Entries                 []*EntryResult
+	Built, UpToDate, Failed int
+	// SumsChanged counts the sums that an update changed, added or
+	// removed; SumsCreated is set when fixtures.sum did not exist and
+	// the build created it.
+	SumsChanged int
+	SumsCreated bool
+	Updated     bool // fixtures.sum was written
+	// Extra lists the names fixtures.sum has and the manifest does not
+	// (a full build without Update).
+	Extra []string
+	// CheckCalls counts the system calls of the up-to-date checks.
+	CheckCalls int64
+
+	updateCommand string
+	updating      bool // the run was to record sums
+}
+
+// Summary is the result's last line: "build: 2 built, 1 up to date, 0 failed".
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("%s: %d built, %d up to date, %d failed", r.Op, r.Built, r.UpToDate, r.Failed)
+	switch {
+	case r.SumsCreated:
+		s += fmt.Sprintf("; created %s with %d sums (commit it; after a deliberate change, run %s to record new sums)", SumName, r.SumsChanged, r.updateCommand)
+	case r.Updated:
+		s += fmt.Sprintf("; %d sums changed in %s", r.SumsChanged, SumName)
+	}
+	return s
+}
+
+// Error is returned by Build and Verify when an entry failed or fixtures.sum
+// lists outputs the manifest does not.
+type Error struct{ Result *Result }
+
+func (e *Error) Error() string {
+	s := e.Result.Summary()
+	if e.Result.updating {
+		return s // recording sums failed: the errors above say why
+	}
+	return s + " (after a deliberate change, run " + e.Result.updateCommand + " to record new sums)"
+}
+
+// Build brings the selected outputs up to date in the catalogue folder and
+// checks each against fixtures.sum, or records the sums with
+// Options.Update. When fixtures.sum does not exist, Build creates it, as
+// Update would. An output whose sum does not match is not installed: the
+// old one stays, and EntryResult.Explain says what changed. It holds the
+// catalogue's lock while it runs (another Build or Clean waits); when ctx is done it removes every
+// temporary file of the run and returns ctx's error.
+func (c *Catalog) Build(ctx context.Context, o *Options) (*Result, error) {
+	return c.run(ctx, o, "build")
+}
+
+// Verify copies the catalogue folder's inputs (everything but the outputs,
+// the build state and temporary files) to a temporary directory, rebuilds
+// every selected entry there and compares each output with fixtures.sum,
+// explaining a mismatch against the output in the catalogue folder. It
+// never writes to the catalogue folder, and refuses an entry that reads
+// anything outside it. The temporary directory is removed when it
+// returns, also when ctx is done.
+func (c *Catalog) Verify(ctx context.Context, o *Options) (*Result, error) {
+	return c.run(ctx, o, "verify")
+}
+
+// engine is one run of Build or Verify.
+type engine struct {
+	cat  *Catalog
+	o    Options
+	op   string
+	dir  string // where the entries run: the catalogue folder or verify's copy
+	sums map[string]Sum
+	// creating is set when fixtures.sum does not exist: every output is
+	// installed and the sums recorded.
+	creating bool
+	update   bool
+
+	st    *state
+	keys  *keyer
+	temps *temps
+	repMu sync.Mutex
+	// produced holds the sums of the outputs made, or found up to date,
+	// in this run, by name.
+	produced sync.Map
+}
+
+func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, error) {
+	if o == nil || o.Runner == nil {
+		return nil, errors.New("catalog: Options.Runner is nil")
+	}
+	e := &engine{cat: c, o: *o, op: op, dir: c.Dir, temps: &temps{}}
+	if e.o.Jobs <= 0 {
+		e.o.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if e.o.UpdateCommand == "" {
+		e.o.UpdateCommand = "fixturegen build -update"
+	}
+	if op == "verify" {
+		e.o.Update, e.o.Force, e.o.Hash = false, true, false
+	}
+	sel, err := c.Select(e.o.Names)
+	if err != nil {
+		return nil, err
+	}
+	// A cancelled run removes its temporary files at once, even while
+	// commands that cannot stop early are still writing.
+	stop := context.AfterFunc(ctx, e.temps.removeAll)
+	defer stop()
+
+	// A build holds the catalogue's lock. Verify takes none: it writes
+	// nothing there, and its copy leaves out every file a build writes
+	// (outputs, temporary files, the state), reading fixtures.sum, which
+	// a build replaces whole, once.
+	if op == "build" {
+		unlock, err := lock(ctx, c.Dir, func() { e.message(fmt.Sprintf("%s: waiting for another run on this catalogue to finish", op)) })
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	defer e.temps.removeAll() // before the lock goes
+	sums, exists, err := ReadSums(filepath.Join(c.Dir, SumName))
+	if err != nil {
+		return nil, err
+	}
+	e.sums = sums
+	e.creating = !exists && op == "build"
+	e.update = e.o.Update || e.creating
+	if op == "verify" {
+		if err := e.checkInside(sel); err != nil {
+			return nil, err
+		}
+		tmp, err := os.MkdirTemp("", "fixturegen-verify-")
+		if err != nil {
+			return nil, err
+		}
+		e.temps.add(tmp)
+		if err := copyInputs(ctx, c, tmp); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("copying the inputs: %v", err)
+		}
+		e.dir = tmp
+		e.st = &state{entries: map[string]*stateEntry{}}
+	} else {
+		e.st = readState(filepath.Join(c.Dir, StateName))
+	}
+	e.keys = &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: func(name string) (Sum, bool) {
+		v, ok := e.produced.Load(name)
+		if !ok {
+			return Sum{}, false
+		}
+		return v.(Sum), true
+	}}
+	res, err := e.build(ctx, sel)
+	if err != nil {
+		return res, err
+	}
+	res.CheckCalls = e.st.calls.Load()
+	return e.finish(res, sel)
+}
+
+// checkInside refuses entries that read anything outside the catalogue
+// folder, whatever the argument's position, for Verify.
+func (e *engine) checkInside(sel []Entry) error {
+	for _, m := range sel {
+		p, err := e.o.Runner.Plan(e.cat.Dir, m.Args)
+		if err != nil {
+			continue // the build reports it
+		}
+		for _, in := range p.Inputs {
+			abs := in.Path
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(e.cat.Dir, abs)
+			}
+			_, inside := rel(e.cat.Dir, abs)
+			if inside {
+				// A symbolic link that the command follows must stay
+				// inside too.
+				if t, err := filepath.EvalSymlinks(abs); err == nil {
+					if root, err := filepath.EvalSymlinks(e.cat.Dir); err == nil {
+						_, inside = rel(root, t)
+					}
+				}
+			}
+			if !inside {
+				if in.Optional {
+					if _, err := os.Stat(abs); err != nil {
+						continue // not read: it does not exist
+					}
+				}
+				return fmt.Errorf("%s:%d: %s: input %s is outside the manifest's folder, which verify copies", ManifestName, m.Line, m.Name, display(e.cat.Dir, abs))
+			}
+		}
+	}
+	return nil
+}
+
+// build runs the selected entries, each after those whose outputs it reads.
+func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
+	res := &Result{Op: e.op, updateCommand: e.o.UpdateCommand}
+	plans := make([]*Plan, len(sel))
+	planErrs := make([]error, len(sel))
+	// Plans cost a few stats each: make them at once.
+	var pwg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			for i := range next {
+				plans[i], planErrs[i] = e.plan(sel[i])
+			}
+		}()
+	}
+	for i := range sel {
+		next <- i
+	}
+	close(next)
+	pwg.Wait()
+	deps, err := dependencies(sel, plans)
+	if err != nil {
+		return nil, err
+	}
+	order := topoOrder(len(sel), deps)
+	results := make([]*EntryResult, len(sel))
+	done := make([]chan struct{}, len(sel))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	if e.o.Reporter != nil {
+		e.o.Reporter.Start(e.op, len(sel))
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				m := sel[i]
+				r := &EntryResult{Entry: m}
+				failedDep := ""
+				for _, d := range deps[i] {
+					<-done[d]
+					if !results[d].installed && failedDep == "" {
+						failedDep = sel[d].Name
+					}
+				}
+				switch {
+				case ctx.Err() != nil:
+					r.Status = Failed
+					r.Errors = append(r.Errors, e.where(m)+"not built: interrupted")
+				case planErrs[i] != nil:
+					r.Status = Failed
+					r.Errors = append(r.Errors, e.where(m)+oneLine(planErrs[i].Error()))
+				case failedDep != "":
+					r.Status = Failed
+					r.Errors = append(r.Errors, e.where(m)+"not built: its input "+failedDep+" failed")
+				default:
+					e.buildEntry(ctx, m, plans[i], r)
+				}
+				results[i] = r
+				if ctx.Err() == nil {
+					e.repMu.Lock()
+					if e.o.Reporter != nil {
+						e.o.Reporter.EntryDone(r)
+					}
+					e.repMu.Unlock()
+				}
+				close(done[i])
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() {
+		defer func() {
+			close(work)
+			wg.Wait()
+			close(finished)
+		}()
+		for _, i := range order {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		// Running commands may not stop at once; their temporary files
+		// are removed now and again when each returns.
+		e.temps.removeAll()
+		return nil, ctx.Err()
+	}
+	for _, r := range results {
+		res.Entries = append(res.Entries, r)
+		switch r.Status {
+		case Built:
+			res.Built++
+		case UpToDate:
+			res.UpToDate++
+		case Failed:
+			res.Failed++
+		}
+	}
+	return res, nil
+}
+
+// finish writes the state and, for an update, fixtures.sum, and returns
+// the error that a failed run is.
+func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
+	if e.op == "build" && e.st.dirty {
+		if err := e.st.write(filepath.Join(e.cat.Dir, StateName), e.temps); err != nil {
+			e.message(fmt.Sprintf("%s: %v", e.op, err))
+		}
+	}
+	if e.update && res.Failed == 0 {
+		have := map[string]Sum{}
+		for _, r := range res.Entries {
+			have[r.Entry.Name] = r.Sum
+		}
+		changed := 0
+		for n, s := range have {
+			if old, ok := e.sums[n]; !ok || old != s {
+				changed++
+			}
+		}
+		if len(e.o.Names) == 0 {
+			// A full build records exactly the manifest's outputs.
+			for n := range e.sums {
+				if _, ok := have[n]; !ok {
+					changed++
+				}
+			}
+			clear(e.sums)
+		}
+		for n, s := range have {
+			e.sums[n] = s
+		}
+		if err := writeFileAtomic(filepath.Join(e.cat.Dir, SumName), formatSums(e.sums), e.temps); err != nil {
+			return res, err
+		}
+		res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
+		return res, nil
+	}
+	if e.update {
+		res.updating = true
+		return res, &Error{res}
+	}
+	if len(e.o.Names) == 0 {
+		for _, n := range sortedKeys(e.sums) {
+			if !slices.ContainsFunc(sel, func(m Entry) bool { return m.Name == n }) {
+				res.Extra = append(res.Extra, n)
+			}
+		}
+	}
+	if res.Failed > 0 || len(res.Extra) > 0 {
+		return res, &Error{res}
+	}
+	return res, nil
+}
+
+// where starts an entry's messages: "manifest:LINE: NAME: ".
+func (e *engine) where(m Entry) string {
+	return fmt.Sprintf("%s:%d: %s: ", ManifestName, m.Line, m.Name)
+}
+
+// message passes a note to the reporter.
+func (e *engine) message(s string) {
+	if e.o.Reporter == nil {
+		return
+	}
+	e.repMu.Lock()
+	defer e.repMu.Unlock()
+	e.o.Reporter.Message(s)
+}
+
+// tempName returns a new name for a temporary output beside p. The names
+// of one run differ by their random part, and runs on one catalogue do not
+// overlap (the lock).
+func tempName(p string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return filepath.Join(filepath.Dir(p), tmpPrefix+filepath.Base(p)+"-"+hex.EncodeToString(b[:]))
+}
+
+// trackTemp registers the temporary output tmp and the temporary files a
+// command makes beside it (".NAME.tmp-*", as bcache and WriteFile do).
+func (e *engine) trackTemp(tmp string) func() {
+	e.temps.add(tmp)
+	return func() {
+		e.temps.remove(tmp)
+		removeSiblings(tmp)
+	}
+}
+
+// removeSiblings removes the temporary files that writers make beside
+// tmp: "." + base + ".tmp-*".
+func removeSiblings(tmp string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), "."+globEscape(filepath.Base(tmp))+".tmp-*"))
+	for _, m := range matches {
+		os.RemoveAll(m)
+	}
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// buildEntry brings one entry up to date and checks its sum.
+func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResult) {
+	where := e.where(m)
+	fail := func(format string, args ...any) {
+		r.Status = Failed
+		r.Errors = append(r.Errors, where+fmt.Sprintf(format, args...))
+	}
+	outPath := filepath.Join(e.dir, filepath.FromSlash(m.Name))
+	want, hasSum := e.sums[m.Name]
+
+	k, err := e.keys.key(m, p)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	if !e.o.Force && e.op == "build" {
+		if s, ok := e.st.upToDate(m.Name, k.key, outPath); ok && (e.update || (hasSum && s == want)) {
+			r.Status, r.Sum, r.installed = UpToDate, s, true
+			e.produced.Store(m.Name, s)
+			return
+		}
+	}
+
+	// Build into a temporary name beside the output, so that a failed
+	// command or check leaves the old output alone and the old one can
+	// explain a mismatch.
+	tmpPath := tempName(outPath)
+	cleanup := e.trackTemp(tmpPath)
+	defer cleanup()
+	tmpArg, _ := filepath.Rel(e.dir, tmpPath)
+	tmpArg = filepath.ToSlash(tmpArg)
+	args := slices.Clone(m.Args)
+	args[p.Output] = tmpArg
+	var stdout, stderr bytes.Buffer
+	err = e.o.Runner.Run(ctx, &Command{
+		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(key string) string {
+			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
+				return ""
+			}
+			return e.o.Getenv(key)
+		},
+	})
+	r.Stdout = strings.ReplaceAll(stdout.String(), tmpArg, m.Name)
+	for _, l := range strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n") {
+		if l != "" {
+			r.Errors = append(r.Errors, where+strings.ReplaceAll(strings.TrimPrefix(l, "fixturegen: "), tmpArg, m.Name))
+		}
+	}
+	if err != nil {
+		fail("%s", oneLine(strings.ReplaceAll(err.Error(), tmpArg, m.Name)))
+		return
+	}
+	if ctx.Err() != nil {
+		fail("not built: interrupted")
+		return
+	}
+	s, err := SumFile(tmpPath)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	r.Sum = s
+	compare := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
+	if !e.update {
+		switch {
+		case !hasSum:
+			fail("not in %s; run %s %s to record it", SumName, e.o.UpdateCommand, m.Name)
+			return
+		case s != want:
+			fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
+			var x strings.Builder
+			if c := e.st.get(m.Name).changes(k); len(c) > 0 {
+				fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
+			}
+			x.WriteString(explainMismatch(compare, tmpPath, m.Name))
+			r.Explain = x.String()
+			return
+		}
+	}
+	if err := os.Rename(tmpPath, outPath); err != nil {
+		fail("%v", err)
+		return
+	}
+	r.installed = true
+	e.produced.Store(m.Name, s)
+	r.Status = Built
+	if e.op == "build" {
+		e.st.record(m.Name, k, outPath, s)
+	}
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// plan asks the runner for m's plan, checks that it names m's output, and
+// makes the inputs inside the folder the entries run in relative to it,
+// slash-separated and clean.
+func (e *engine) plan(m Entry) (*Plan, error) {
+	p, err := e.o.Runner.Plan(e.dir, m.Args)
+	if err != nil {
+		return nil, err
+	}
+	if p.Output < 1 || p.Output >= len(m.Args) || path.Clean(filepath.ToSlash(m.Args[p.Output])) != m.Name {
+		return nil, fmt.Errorf("the command line does not write its output %s", m.Name)
+	}
+	q := *p
+	q.Inputs = make([]Input, 0, len(p.Inputs))
+	for _, in := range p.Inputs {
+		abs := in.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(e.dir, abs)
+		}
+		in.Path = display(e.dir, abs)
+		if in.Path == m.Name {
+			continue // a command that rewrites its output reads it, but build starts it afresh
+		}
+		q.Inputs = append(q.Inputs, in)
+	}
+	return &q, nil
+}
+
+// display returns the absolute path p relative to dir, slash-separated,
+// when it can be said so ("inputs/small", "../spec.mtree"), else p.
+func display(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil && !filepath.IsAbs(r) {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// dependencies returns, for each selected entry, the indexes of the
+// selected entries whose outputs it reads: an input that is the output, or
+// a directory holding it. A cycle is an error.
+func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
+	// under maps each output and each folder above one to the entries
+	// writing there.
+	under := map[string][]int{}
+	for j, o := range sel {
+		for p := o.Name; ; p = path.Dir(p) {
+			under[p] = append(under[p], j)
+			if p == "." {
+				break
+			}
+		}
+	}
+	deps := make([][]int, len(sel))
+	for i, p := range plans {
+		if p == nil {
+			continue
+		}
+		for _, in := range p.Inputs {
+			if filepath.IsAbs(in.Path) {
+				continue
+			}
+			for _, j := range under[path.Clean(filepath.ToSlash(in.Path))] {
+				if j != i && !slices.Contains(deps[i], j) {
+					deps[i] = append(deps[i], j)
+				}
+			}
+		}
+	}
+	// Find a cycle with a depth-first search.
+	const (
+		unseen = iota
+		active
+		finished
+	)
+	mark := make([]int, len(sel))
+	var stack []int
+	var visit func(i int) error
+	visit = func(i int) error {
+		mark[i] = active
+		stack = append(stack, i)
+		for _, d := range deps[i] {
+			switch mark[d] {
+			case active:
+				k := slices.Index(stack, d)
+				var names []string
+				for _, s := range stack[k:] {
+					names = append(names, sel[s].Name)
+				}
+				names = append(names, sel[d].Name)
+				return fmt.Errorf("%s:%d: %s: the entries read each other's outputs: %s", ManifestName, sel[d].Line, sel[d].Name, strings.Join(names, " -> "))
+			case unseen:
+				if err := visit(d); err != nil {
+					return err
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		mark[i] = finished
+		return nil
+	}
+	for i := range sel {
+		if mark[i] == unseen {
+			if err := visit(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return deps, nil
+}
+
+// topoOrder returns 0..n-1 ordered so that each index comes after its
+// dependencies, otherwise in manifest order.
+func topoOrder(n int, deps [][]int) []int {
+	placed := make([]bool, n)
+	var order []int
+	var place func(i int)
+	place = func(i int) {
+		if placed[i] {
+			return
+		}
+		placed[i] = true
+		for _, d := range deps[i] {
+			place(d)
+		}
+		order = append(order, i)
+	}
+	for i := 0; i < n; i++ {
+		place(i)
+	}
+	return order
+}
+
+// Clean removes the selected outputs (all when names is empty) and, for a
+// full clean, the build state; in either case it removes the temporary
+// files that killed runs left beside the outputs and the catalogue's own
+// files. fixtures.sum and the inputs stay. It holds the catalogue's lock,
+// so it waits for a run in progress. It returns how many outputs it
+// removed.
+func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err error) {
+	sel, err := c.Select(names)
+	if err != nil {
+		return 0, err
+	}
+	unlock, err := lock(ctx, c.Dir, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	dirs := map[string]bool{c.Dir: true}
+	for _, m := range sel {
+		p := filepath.Join(c.Dir, filepath.FromSlash(m.Name))
+		dirs[filepath.Dir(p)] = true
+		// What earlier versions left: .NAME.build.tmp.
+		os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".build.tmp"))
+		switch err := os.Remove(p); {
+		case err == nil:
+			removed++
+		case !errors.Is(err, os.ErrNotExist):
+			return removed, err
+		}
+	}
+	for d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, de := range ents {
+			if n := de.Name(); strings.HasPrefix(n, tmpPrefix) || strings.HasPrefix(n, "."+tmpPrefix) {
+				if err := os.RemoveAll(filepath.Join(d, n)); err != nil {
+					return removed, err
+				}
+			}
+		}
+	}
+	for _, old := range []string{SumName + ".tmp", StateName + ".tmp"} {
+		os.Remove(filepath.Join(c.Dir, old))
+	}
+	if len(names) == 0 {
+		if err := os.Remove(filepath.Join(c.Dir, StateName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, err
+		}
+	}
+	return removed, nil
+}

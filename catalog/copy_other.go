@@ -1,0 +1,5 @@
+//go:build !unix
+
+package catalog
+
+func isNoData(err error) bool { return false }

@@ -1,0 +1,40 @@
+package catalog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// lockRetry is how often a run waiting for another's lock tries again.
+const lockRetry = 20 * time.Millisecond
+
+// lock takes the catalogue's lock (an exclusive lock on .fixturegen-lock),
+// waiting while another run holds it, until ctx is done. waiting, when not
+// nil, is called once if the lock is held by another run.
+func lock(ctx context.Context, dir string, waiting func()) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for first := true; ; first = false {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if ok {
+			return func() { unlockFile(f); f.Close() }, nil
+		}
+		if first && waiting != nil {
+			waiting()
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockRetry):
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Sum is one line of fixtures.sum: an output's size and SHA-256.
+type Sum struct {
+	Size int64
+	Hash string // "sha256:" and 64 lower-case hex digits
+}
+
+// String returns the sum as fixtures.sum spells it: SIZE sha256:HEX.
+func (s Sum) String() string { return strconv.FormatInt(s.Size, 10) + " " + s.Hash }
+
+// SumFile returns the size and SHA-256 of a file.
+func SumFile(name string) (Sum, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return Sum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return Sum{}, err
+	}
+	return Sum{Size: n, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// ReadSums reads a fixtures.sum file. A missing file has no entries and
+// reports exists false.
+func ReadSums(name string) (sums map[string]Sum, exists bool, err error) {
+	sums = map[string]Sum{}
+	data, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return sums, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		var s Sum
+		var perr error
+		if len(f) == 3 {
+			s.Size, perr = strconv.ParseInt(f[1], 10, 64)
+			s.Hash = f[2]
+		}
+		hexPart, ok := strings.CutPrefix(s.Hash, "sha256:")
+		if len(f) != 3 || perr != nil || s.Size < 0 || !ok || len(hexPart) != 64 || strings.ToLower(hexPart) != hexPart {
+			return nil, true, fmt.Errorf("%s:%d: want NAME SIZE sha256:HEX", SumName, i+1)
+		}
+		if _, err := hex.DecodeString(hexPart); err != nil {
+			return nil, true, fmt.Errorf("%s:%d: want NAME SIZE sha256:HEX", SumName, i+1)
+		}
+		if _, dup := sums[f[0]]; dup {
+			return nil, true, fmt.Errorf("%s:%d: %s listed twice", SumName, i+1, f[0])
+		}
+		sums[f[0]] = s
+	}
+	return sums, true, nil
+}
+
+// WriteSums replaces the file name with sums, one line per output sorted
+// by name, through a temporary file renamed into place.
+func WriteSums(name string, sums map[string]Sum) error {
+	return writeFileAtomic(name, formatSums(sums), nil)
+}
+
+// formatSums returns the contents of a fixtures.sum file holding sums.
+func formatSums(sums map[string]Sum) []byte {
+	var b bytes.Buffer
+	for _, n := range sortedKeys(sums) {
+		fmt.Fprintf(&b, "%s %s\n", n, sums[n])
+	}
+	return b.Bytes()
+}
+
+// writeFileAtomic replaces name with data through a uniquely named
+// temporary file in the same folder; t, when not nil, tracks the temporary
+// file so that a cancelled run removes it.
+func writeFileAtomic(name string, data []byte, t *temps) error {
+	f, err := os.CreateTemp(filepath.Dir(name), tmpPrefix+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	t.add(tmp)
+	defer t.remove(tmp)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

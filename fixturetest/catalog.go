@@ -1,0 +1,17 @@
+package fixturetest
+
+import (
+	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/internal/cli"
+)
+
+// Runner returns the runner of fixturegen's catalogue commands, for
+// catalog.Options.Runner: it runs a manifest's makefs and ar command lines
+// in-process, as "fixturegen build" does, and plans their inputs with the
+// commands' own parsers. With it a test builds or verifies a catalogue
+// without the fixturegen program:
+//
+//	cat, err := catalog.Load("testdata/fixtures")
+//	...
+//	_, err = cat.Verify(ctx, &catalog.Options{Runner: fixturetest.Runner()})
+func Runner() catalog.Runner { return cli.Runner() }

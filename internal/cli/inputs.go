@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// Runner returns the catalogue runner of the fixturegen command: it runs
+// the manifest's command lines (makefs, ar, ranlib) in-process, as
+// "fixturegen build" does, and plans their inputs with the commands' own
+// argument parsers. magefixtures and fixturetest use it.
+func Runner() catalog.Runner { return runner{} }
+
+type runner struct{}
+
+// planners say, per command, which arguments of a command line name the
+// output and the files it reads. Tests add their hidden commands.
+var planners = map[string]func(e *env, args []string) (*catalog.Plan, error){
+	"makefs": planMakefs,
+	"ar":     planAr,
+	"ranlib": planRanlib,
+}
+
+// Plan implements catalog.Runner.
+func (runner) Plan(dir string, args []string) (*catalog.Plan, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("no command")
+	}
+	plan, ok := planners[args[0]]
+	if !ok {
+		if _, known := commands[args[0]]; known {
+			return nil, fmt.Errorf("command %s cannot build a fixture", args[0])
+		}
+		return nil, fmt.Errorf("unknown command %q", args[0])
+	}
+	e := &env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: dir, Getenv: func(string) string { return "" }}
+	p, err := plan(e, args[1:])
+	if err != nil {
+		return nil, err
+	}
+	p.Output++ // the command's own arguments start at 1
+	return p, nil
+}
+
+// Run implements catalog.Runner. The commands run to the end: they do
+// not stop early when ctx is done.
+func (runner) Run(ctx context.Context, c *catalog.Command) error {
+	e := &env{Stdin: strings.NewReader(""), Stdout: c.Stdout, Stderr: c.Stderr, Dir: c.Dir, Getenv: c.Getenv}
+	return run(e, c.Args)
+}
+
+// planMakefs plans a makefs command line with parseMakefsArgs: the image
+// is the output; the inputs are the source directories, an mtree manifest
+// given as the source, the -F spec, the files their contents keywords
+// name, -T's file (when it names one), and the files of the type's options
+// that name files (msdos -o bootstrap).
+func planMakefs(e *env, args []string) (*catalog.Plan, error) {
+	opts, rest, err := getopt("makefs", args, makefsOptString)
+	if err != nil {
+		return nil, err
+	}
+	a, err := parseMakefsArgs(e, args)
+	if err != nil {
+		return nil, err
+	}
+	p := &catalog.Plan{Output: len(args) - len(rest), Times: a.Timestamp == nil}
+	add := func(path string, optional, modTime bool) {
+		p.Inputs = append(p.Inputs, catalog.Input{Path: path, Optional: optional, Follow: true, ModTime: modTime})
+	}
+	if a.Manifest != "" && a.Manifest != "-" {
+		add(a.Manifest, false, false)
+	}
+	for _, d := range a.Dirs {
+		add(d, false, false)
+	}
+	if a.Spec != "" {
+		add(a.Spec, false, false)
+	}
+	for _, o := range opts {
+		if o.Name == 'T' {
+			add(e.abs(o.Arg), true, true)
+		}
+	}
+	if t, ok := makefsTypes[a.Type]; ok && t.Help != nil {
+		fields := map[string]string{}
+		for _, h := range t.Help() {
+			fields[h.Key] = h.Field
+			if h.Letter != "" {
+				fields[h.Letter] = h.Field
+			}
+		}
+		for _, o := range a.Opts {
+			switch fields[o.Key] {
+			case "Timestamp":
+				p.Times = false
+			case "Bootstrap":
+				if o.Value != "" {
+					add(bootstrapPath(e, o.Value), false, false)
+				}
+			}
+		}
+	}
+	if a.Manifest != "" || a.Spec != "" {
+		// The files that contents keywords name: build the tree as the
+		// command does and keep the data paths outside the directories.
+		t, err := a.tree()
+		if err != nil {
+			return nil, err
+		}
+		var walk func(n *fstree.Node)
+		walk = func(n *fstree.Node) {
+			if n.SourcePath != "" && !under(n.SourcePath, a.Dirs) {
+				add(n.SourcePath, false, false)
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(t.Root)
+	}
+	return p, nil
+}
+
+// bootstrapPath resolves a bootstrap file as makefs -t msdos does: a name
+// with a slash from the working directory, a bare name in /boot.
+func bootstrapPath(e *env, v string) string {
+	switch {
+	case filepath.IsAbs(v):
+		return v
+	case strings.Contains(v, "/"):
+		return e.abs(v)
+	}
+	return "/boot/" + v
+}
+
+// under reports whether p lies in one of dirs.
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if r, err := filepath.Rel(d, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// planAr plans an ar command line with parseArArgs: the archive is the
+// output, and the files of r and q are the inputs (their dates, owners and
+// modes count with U).
+func planAr(e *env, args []string) (*catalog.Plan, error) {
+	c, err := parseArArgs(e, args)
+	if err != nil {
+		return nil, err
+	}
+	p := &catalog.Plan{Output: c.arArchive, Times: !c.det}
+	if c.op == 'r' || c.op == 'q' {
+		for _, f := range c.files {
+			p.Inputs = append(p.Inputs, catalog.Input{Path: e.abs(f), Follow: true})
+		}
+	}
+	return p, nil
+}
+
+// planRanlib plans "ranlib archive": the archive is the output (ranlib
+// rewrites an existing archive, which a catalogue entry builds from
+// nothing, so it fails as ranlib of a missing file does).
+func planRanlib(e *env, args []string) (*catalog.Plan, error) {
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return &catalog.Plan{Output: i}, nil
+		}
+	}
+	return nil, usagef("ranlib: missing archive")
+}
