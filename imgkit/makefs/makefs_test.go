@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want int64
@@ -50,6 +51,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	os.Mkdir(src, 0o755)
@@ -100,6 +102,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
@@ -147,6 +150,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{"one/a/x", "one/b", "two/a/y", "two/c/z", "three/b"} {
 		p := filepath.Join(dir, filepath.FromSlash(f))
