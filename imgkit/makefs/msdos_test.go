@@ -15,6 +15,7 @@ import (
 )
 
 func TestMsdosOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
 	warn := new(bytes.Buffer)

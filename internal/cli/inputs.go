@@ -70,6 +70,9 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.Help {
+		return nil, usagef("makefs: -o help prints the type's options and builds no image")
+	}
 	p := &catalog.Plan{Output: len(args) - len(rest), Times: a.Timestamp.IsZero()}
 	add := func(path string, optional, modTime bool) {
 		p.Inputs = append(p.Inputs, catalog.Input{Path: path, Optional: optional, Follow: true, ModTime: modTime})

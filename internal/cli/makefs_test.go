@@ -101,3 +101,18 @@ func TestMakefsUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanMakefsHelp checks that a catalogue cannot plan "makefs -o help":
+// it prints and builds nothing, so there is no output to plan.
+func TestPlanMakefsHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	_, err := runner{}.Plan(dir, []string{"makefs", "-t", "msdos", "-o", "help", "x.img", "src"})
+	if err == nil || !strings.Contains(err.Error(), "-o help prints the type's options and builds no image") {
+		t.Errorf("plan of makefs -o help: %v", err)
+	}
+	if p, err := (runner{}).Plan(dir, []string{"makefs", "-t", "msdos", "x.img", "src"}); err != nil || p.Output != 3 {
+		t.Errorf("plan of makefs x.img src: %+v, %v; want the output at 3", p, err)
+	}
+}
