@@ -66,7 +66,7 @@ type Command struct {
 	Dirs     []string // source directories: the second argument when it is one, then every extra-directory
 
 	Dir    string              // working directory that relative paths resolved against
-	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = empty
+	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = os.Getenv
 	Stdin  io.Reader           // read for the manifest "-"; nil = empty
 }
 
@@ -147,7 +147,8 @@ func getopt(args []string) (flags []flag, operands []string, err error) {
 
 // Parse parses a makefs command line (without the program name) as FreeBSD
 // makefs does, resolving relative paths against dir, and checks that the
-// sources exist. getenv (nil for none) is kept for Run. With "help" among
+// sources exist. getenv is kept for Run as Command.Getenv: nil reads the
+// process's environment, as fstree.OptionsFromEnv does. With "help" among
 // the -o items only -t and -o are read: the result has Help set and needs
 // no image-file or directory.
 func Parse(args []string, dir string, getenv func(string) string) (*Command, error) {
@@ -228,10 +229,11 @@ func (c *Command) abs(path string) string {
 	return filepath.Join(c.Dir, path)
 }
 
-// getenv returns the environment variable key, or "" without Getenv.
+// getenv returns the environment variable key: c.Getenv's, or the
+// process's without it.
 func (c *Command) getenv(key string) string {
 	if c.Getenv == nil {
-		return ""
+		return os.Getenv(key)
 	}
 	return c.Getenv(key)
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
+// noEnv is an empty environment, so that the tests do not depend on the
+// SOURCE_DATE_EPOCH or FIXTUREGEN_CACHE of the process.
+func noEnv(string) string { return "" }
+
 func TestParseSize(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -61,7 +65,7 @@ func TestParse(t *testing.T) {
 		"-t", "msdos", "-o", "fat_type=16,volume_label=X", "-o", "floppy", "-s", "1440k", "-O", "1b",
 		"-b", "10%", "-f", "100", "-B", "big", "-S4096", "-T", "1700000000", "-F", "spec", "-xZD",
 		"out.img", "src", "extra",
-	}, dir, nil)
+	}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +92,14 @@ func TestParse(t *testing.T) {
 	}
 
 	// A regular file in place of the directory is a manifest.
-	a, err = Parse([]string{"out.img", "spec", "src"}, dir, nil)
+	a, err = Parse([]string{"out.img", "spec", "src"}, dir, noEnv)
 	if err != nil || a.Manifest != filepath.Join(dir, "spec") || len(a.Dirs) != 1 {
 		t.Errorf("manifest: %+v, %v", a, err)
 	}
 	// -T with a file takes its modification time.
 	stamp := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	os.Chtimes(filepath.Join(dir, "spec"), stamp, stamp)
-	a, err = Parse([]string{"-T", "spec", "out.img", "src"}, dir, nil)
+	a, err = Parse([]string{"-T", "spec", "out.img", "src"}, dir, noEnv)
 	if err != nil || !a.Timestamp.Equal(stamp) {
 		t.Errorf("-T file: %v, %v", a.Timestamp, err)
 	}
@@ -134,7 +138,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"i", "src", "nosuch"}, `cannot stat "nosuch"`, false},
 		{[]string{"i", "src", "file"}, `"file": not a directory`, false},
 	} {
-		_, err := Parse(tc.args, dir, nil)
+		_, err := Parse(tc.args, dir, noEnv)
 		if err == nil {
 			t.Errorf("makefs %q: no error", tc.args)
 			continue

@@ -20,7 +20,7 @@ func TestMsdosOptions(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
 	warn := new(bytes.Buffer)
 	a, err := Parse([]string{"-t", "msdos", "-S", "4096", "-s", "20m", "-O", "64k", "-T", "86400",
-		"-o", "F=16,volume_label=Lbl,A,B=boot/x", "out.img", "src"}, dir, nil)
+		"-o", "F=16,volume_label=Lbl,A,B=boot/x", "out.img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestMsdosOptions(t *testing.T) {
 		{[]string{"-o", "nosuch"}, true, `-o nosuch: msdos: bad option: unknown msdos option "nosuch"`},
 		{[]string{"-o", "F=11"}, true, `fat_type: "11": number out of range: 11 is not between 12 and 255`},
 	} {
-		a, err := Parse(append(append([]string{"-t", "msdos"}, c.args...), "out.img", "src"), dir, nil)
+		a, err := Parse(append(append([]string{"-t", "msdos"}, c.args...), "out.img", "src"), dir, noEnv)
 		if err != nil {
 			t.Fatal(err)
 		}

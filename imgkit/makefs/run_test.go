@@ -95,7 +95,7 @@ func TestRunInProcess(t *testing.T) {
 func TestRunManifestFromStdin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c, err := Parse([]string{"-D", "-t", "msdos", "-T", "0", "img", "-"}, dir, nil)
+	c, err := Parse([]string{"-D", "-t", "msdos", "-T", "0", "img", "-"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestRunManifestFromStdin(t *testing.T) {
 func TestRunHelpAndErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c, err := Parse([]string{"-t", "msdos", "-o", "help", "img", "no-such-dir"}, dir, nil)
+	c, err := Parse([]string{"-t", "msdos", "-o", "help", "img", "no-such-dir"}, dir, noEnv)
 	if err != nil || !c.Help {
 		t.Fatalf("-o help: %+v, %v", c, err)
 	}
@@ -138,14 +138,14 @@ func TestRunHelpAndErrors(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c, err = Parse([]string{"-t", "nosuchfs", "img", "src"}, dir, nil)
+	c, err = Parse([]string{"-t", "nosuchfs", "img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Run(nil, nil); err == nil || err.Error() != `makefs: file system type "nosuchfs" is not supported` {
 		t.Errorf("unknown type: %v", err)
 	}
-	c, err = Parse([]string{"-t", "msdos", "-M", "2m", "-m", "1m", "img", "src"}, dir, nil)
+	c, err = Parse([]string{"-t", "msdos", "-M", "2m", "-m", "1m", "img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
