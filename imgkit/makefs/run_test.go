@@ -135,6 +135,9 @@ func TestRunHelpAndErrors(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "img")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("-o help made an image: %v", err)
 	}
+	if err := c.Run(nil, nil); err != nil {
+		t.Errorf("-o help with nil writers: %v", err)
+	}
 	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,11 @@ func Types() []string {
 
 // Run executes the command: with Help, it writes the type's -o options to
 // stdout; otherwise it builds the image, writing warnings to stderr.
+// Either writer may be nil to discard what would go there.
 func (c *Command) Run(stdout, stderr io.Writer) error {
+	if stdout == nil {
+		stdout = io.Discard
+	}
 	t, ok := types[c.Type]
 	if !ok {
 		return fmt.Errorf("makefs: file system type %q is not supported", c.Type)
