@@ -9,6 +9,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/makefs"
 )
 
 // Runner returns the catalogue runner of the fixturegen command: it runs
@@ -61,7 +62,7 @@ func (runner) Run(ctx context.Context, c *catalog.Command) error {
 // name, -T's file (when it names one), and the files of the type's options
 // that name files (msdos -o bootstrap).
 func planMakefs(e *env, args []string) (*catalog.Plan, error) {
-	opts, rest, err := getopt("makefs", args, makefsOptString)
+	opts, rest, err := getopt("makefs", args, makefs.OptString)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,10 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &catalog.Plan{Output: len(args) - len(rest), Times: a.Timestamp == nil}
+	if a.Help {
+		return nil, usagef("makefs: -o help prints the type's options and builds no image")
+	}
+	p := &catalog.Plan{Output: len(args) - len(rest), Times: a.Timestamp.IsZero()}
 	add := func(path string, optional, modTime bool) {
 		p.Inputs = append(p.Inputs, catalog.Input{Path: path, Optional: optional, Follow: true, ModTime: modTime})
 	}
@@ -87,7 +91,7 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 			add(e.abs(o.Arg), true, true)
 		}
 	}
-	if t, ok := makefsTypes[a.Type]; ok && t.Help != nil {
+	if t, ok := makefs.Lookup(a.Type); ok && t.Help != nil {
 		fields := map[string]string{}
 		for _, h := range t.Help() {
 			fields[h.Key] = h.Field
@@ -109,7 +113,7 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if a.Manifest != "" || a.Spec != "" {
 		// The files that contents keywords name: build the tree as the
 		// command does and keep the data paths outside the directories.
-		t, err := a.tree()
+		t, err := a.Tree(e.Stderr)
 		if err != nil {
 			return nil, err
 		}

@@ -3,22 +3,28 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs"
 )
 
 // registerTestMakefsType registers a makefs type for one test and removes
 // it when the test ends. Tests that call it must not run in parallel: the
 // registry is a plain map.
-func registerTestMakefsType(t *testing.T, mt makefsType) {
+func registerTestMakefsType(t *testing.T, mt makefs.Type) {
 	t.Helper()
-	registerMakefsType(mt)
-	t.Cleanup(func() { delete(makefsTypes, mt.Name) })
+	makefs.Register(mt)
+	t.Cleanup(func() { makefs.Unregister(mt.Name) })
 }
+
+// optionHelpIntro is the line above every list of -o options.
+const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- for none),\n" +
+	"default, and what the option sets.\n"
 
 // testOptionTypes registers two types for the help tests: test-described,
 // whose Help lists options with and without a letter and a default, and
@@ -26,13 +32,13 @@ func registerTestMakefsType(t *testing.T, mt makefsType) {
 // asking for help must not build anything.
 func testOptionTypes(t *testing.T) {
 	t.Helper()
-	fail := func(a *makefsArgs) error {
-		t.Errorf("makefs -t %s ran; -o help should only print", a.Type)
+	fail := func(c *makefs.Command, _ io.Writer) error {
+		t.Errorf("makefs -t %s ran; -o help should only print", c.Type)
 		return errors.New("ran")
 	}
-	registerTestMakefsType(t, makefsType{
-		Name: "test-described",
-		Run:  fail,
+	registerTestMakefsType(t, makefs.Type{
+		Name:  "test-described",
+		Write: fail,
 		Help: func() []imgfmt.Option {
 			return []imgfmt.Option{
 				{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size", Usage: "sectors per cluster, a power of 2"},
@@ -41,7 +47,7 @@ func testOptionTypes(t *testing.T) {
 			}
 		},
 	})
-	registerTestMakefsType(t, makefsType{Name: "test-undescribed", Run: fail})
+	registerTestMakefsType(t, makefs.Type{Name: "test-undescribed", Write: fail})
 }
 
 // The lists as writeOptionHelp prints them: columns aligned two blanks
@@ -122,7 +128,7 @@ func TestMakefsOptionHelpErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
 	ran := false
-	registerTestMakefsType(t, makefsType{Name: "test-runs", Run: func(*makefsArgs) error { ran = true; return nil }})
+	registerTestMakefsType(t, makefs.Type{Name: "test-runs", Write: func(*makefs.Command, io.Writer) error { ran = true; return nil }})
 	for _, tc := range []struct {
 		args   []string
 		code   int

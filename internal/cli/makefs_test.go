@@ -2,52 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
-
-func TestParseSize(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-	}{
-		{"0", 0},
-		{"1", 1},
-		{"1440k", 1440 * 1024},
-		{"2b", 1024},
-		{"10m", 10 << 20},
-		{"1g", 1 << 30},
-		{"2t", 2 << 40},
-		{"3w", 12},
-		{"512x2880", 512 * 2880},
-		{"512*4", 2048},
-		{"2x3x4", 24},
-		{"2kx3", 6144},
-		{"1bx1k", 512 * 1024},
-		{"0x10", 0}, // decimal only: 0 times 10, as strsuftoll reads it
-		{"007", 7},
-		{"9223372036854775807", math.MaxInt64},
-	} {
-		got, err := parseSize(tc.in, 0, math.MaxInt64)
-		if err != nil || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
-		}
-	}
-	for _, in := range []string{
-		"", "k", "-1", "1 ", "1K", "1M", "1kk", "1q", "1x", "x1", "1xx2", "1.5m",
-		"0x1f", "9223372036854775808", "8589934592g", "4611686018427387904x2", "1x%",
-	} {
-		if got, err := parseSize(in, 0, math.MaxInt64); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, got)
-		}
-	}
-}
 
 func TestGetopt(t *testing.T) {
 	opts, rest, err := getopt("x", []string{"-xZ", "-s10m", "-t", "msdos", "--", "-img", "dir"}, "s:t:xZ")
@@ -71,105 +30,6 @@ func TestGetopt(t *testing.T) {
 	_, rest, _ = getopt("x", []string{"-", "dir"}, "x")
 	if len(rest) != 2 {
 		t.Errorf(`getopt took "-" for an option: rest = %q`, rest)
-	}
-}
-
-func TestMakefsArgs(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	os.Mkdir(src, 0o755)
-	os.Mkdir(filepath.Join(dir, "extra"), 0o755)
-	os.WriteFile(filepath.Join(dir, "spec"), nil, 0o644)
-	e := &env{Dir: dir, Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer)}
-	a, err := parseMakefsArgs(e, []string{
-		"-t", "msdos", "-o", "fat_type=16,volume_label=X", "-o", "floppy", "-s", "1440k", "-O", "1b",
-		"-b", "10%", "-f", "100", "-B", "big", "-S4096", "-T", "1700000000", "-F", "spec", "-xZD",
-		"out.img", "src", "extra",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Type != "msdos" || a.Size != 1440*1024 || a.MinSize != a.Size || a.MaxSize != a.Size ||
-		a.Offset != 512 || a.FreeBlocksPct != 10 || a.FreeFiles != 100 || a.ByteOrder != "be" ||
-		a.SectorSize != 4096 || !a.Exclude || !a.Sparse || a.Dups != 1 {
-		t.Errorf("parsed %+v", a)
-	}
-	if a.Timestamp == nil || !a.Timestamp.Equal(time.Unix(1700000000, 0)) {
-		t.Errorf("Timestamp = %v", a.Timestamp)
-	}
-	if a.Image != filepath.Join(dir, "out.img") || a.Spec != filepath.Join(dir, "spec") ||
-		len(a.Dirs) != 2 || a.Dirs[0] != src || a.Manifest != "" {
-		t.Errorf("paths: image %s spec %s dirs %q manifest %q", a.Image, a.Spec, a.Dirs, a.Manifest)
-	}
-	want := []fsOption{{"fat_type", "16", true}, {"volume_label", "X", true}, {"floppy", "", false}}
-	if len(a.Opts) != len(want) {
-		t.Fatalf("Opts = %+v", a.Opts)
-	}
-	for i := range want {
-		if a.Opts[i] != want[i] {
-			t.Errorf("Opts[%d] = %+v, want %+v", i, a.Opts[i], want[i])
-		}
-	}
-
-	// A regular file in place of the directory is a manifest.
-	a, err = parseMakefsArgs(e, []string{"out.img", "spec", "src"})
-	if err != nil || a.Manifest != filepath.Join(dir, "spec") || len(a.Dirs) != 1 {
-		t.Errorf("manifest: %+v, %v", a, err)
-	}
-	// -T with a file takes its modification time.
-	stamp := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
-	os.Chtimes(filepath.Join(dir, "spec"), stamp, stamp)
-	a, err = parseMakefsArgs(e, []string{"-T", "spec", "out.img", "src"})
-	if err != nil || !a.Timestamp.Equal(stamp) {
-		t.Errorf("-T file: %v, %v", a.Timestamp, err)
-	}
-}
-
-func TestMakefsArgsErrors(t *testing.T) {
-	dir := t.TempDir()
-	os.Mkdir(filepath.Join(dir, "src"), 0o755)
-	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
-	e := &env{Dir: dir}
-	for _, tc := range []struct {
-		args  []string
-		want  string // in the message
-		usage bool
-	}{
-		{[]string{"-s", "10q", "i", "src"}, "-s 10q: invalid size", true},
-		{[]string{"-s", "0", "i", "src"}, "-s 0: must be between 1", true},
-		{[]string{"-m", "k", "i", "src"}, "-m k:", true},
-		{[]string{"-M", "", "i", "src"}, "-M :", true},
-		{[]string{"-O", "-1", "i", "src"}, "-O -1:", true},
-		{[]string{"-R", "1x", "i", "src"}, "-R 1x:", true},
-		{[]string{"-S", "4294967296", "i", "src"}, "-S 4294967296: must be between", true},
-		{[]string{"-b", "100%", "i", "src"}, "-b 100%: percentage", true},
-		{[]string{"-f", "lots", "i", "src"}, "-f lots:", true},
-		{[]string{"-B", "middle", "i", "src"}, "-B middle: invalid byte order", true},
-		{[]string{"-d", "zz", "i", "src"}, "-d zz:", true},
-		{[]string{"-o", "a,,b", "i", "src"}, "-o a,,b: empty option", true},
-		{[]string{"-T", "yesterday", "i", "src"}, "-T yesterday:", true},
-		{[]string{"-q", "i", "src"}, "unknown option -q", true},
-		{[]string{"i", "src", "-s"}, `cannot stat "-s"`, false},
-		{[]string{"-s"}, "option -s requires an argument", true},
-		{[]string{"i"}, "missing image-file or directory", true},
-		{[]string{}, "missing image-file or directory", true},
-		{[]string{"-x", "i", "src"}, "-x requires -F", true},
-		{[]string{"i", "nosuch"}, `cannot stat "nosuch": no such file or directory`, false},
-		{[]string{"i", "src", "nosuch"}, `cannot stat "nosuch"`, false},
-		{[]string{"i", "src", "file"}, `"file": not a directory`, false},
-	} {
-		_, err := parseMakefsArgs(e, tc.args)
-		if err == nil {
-			t.Errorf("makefs %q: no error", tc.args)
-			continue
-		}
-		if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "makefs: ") {
-			t.Errorf("makefs %q: error %q, want it to contain %q", tc.args, err, tc.want)
-		}
-		_, isUsage := err.(*usageError)
-		if isUsage != tc.usage {
-			t.Errorf("makefs %q: usage error = %v, want %v", tc.args, isUsage, tc.usage)
-		}
 	}
 }
 
@@ -215,62 +75,44 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 }
 
-func TestMakefsTree(t *testing.T) {
+// TestMakefsUsageErrors checks that the library's usage errors become the
+// command's, with the same message, and its other errors stay as they are.
+func TestMakefsUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	for _, f := range []string{"one/a/x", "one/b", "two/a/y", "two/c/z", "three/b"} {
-		p := filepath.Join(dir, filepath.FromSlash(f))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(f), 0o644)
-	}
-	late := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	os.Chtimes(filepath.Join(dir, "one", "b"), late, late)
-	sde := ""
-	e := &env{Dir: dir, Getenv: func(k string) string {
-		if k == "SOURCE_DATE_EPOCH" {
-			return sde
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	e := &env{Dir: dir}
+	for _, tc := range []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"-s", "10q", "i", "src"}, "makefs: -s 10q: invalid size", true},
+		{[]string{"-q", "i", "src"}, "makefs: unknown option -q", true},
+		{[]string{"i", "nosuch"}, `makefs: cannot stat "nosuch": no such file or directory`, false},
+	} {
+		_, err := parseMakefsArgs(e, tc.args)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("makefs %q: error %v, want %q", tc.args, err, tc.want)
+			continue
 		}
-		return ""
-	}}
-	a, err := parseMakefsArgs(e, []string{"out.img", "one", "two"})
-	if err != nil {
-		t.Fatal(err)
+		if _, isUsage := err.(*usageError); isUsage != tc.usage {
+			t.Errorf("makefs %q: usage error = %v, want %v", tc.args, isUsage, tc.usage)
+		}
 	}
-	sde = "1000000000"
-	tr, err := a.tree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	tr.Walk(func(p string, n *fstree.Node) error {
-		paths = append(paths, p)
-		return nil
-	})
-	if g, w := strings.Join(paths, " "), ". a a/x a/y b c c/z"; g != w {
-		t.Errorf("merged tree %q, want %q", g, w)
-	}
-	if n := tr.Lookup("c/z"); n == nil || n.Parent != tr.Lookup("c") || tr.Lookup("c").Parent != tr.Root {
-		t.Errorf("parents not set after merge")
-	}
-	if n := tr.Root.Nlink; n != 4 {
-		t.Errorf("root Nlink = %d, want 4 (2 + a, c)", n)
-	}
-	if b := tr.Lookup("b"); !b.Mtime.Equal(time.Unix(1000000000, 0)) {
-		t.Errorf("SOURCE_DATE_EPOCH did not clamp: mtime %v", b.Mtime)
-	}
+}
 
-	// -T wins over SOURCE_DATE_EPOCH.
-	a, _ = parseMakefsArgs(e, []string{"-T", "5", "out.img", "one"})
-	if tr, err = a.tree(); err != nil || !tr.Lookup("b").Mtime.Equal(time.Unix(5, 0)) {
-		t.Errorf("-T 5: %v", err)
+// TestPlanMakefsHelp checks that a catalogue cannot plan "makefs -o help":
+// it prints and builds nothing, so there is no output to plan.
+func TestPlanMakefsHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	_, err := runner{}.Plan(dir, []string{"makefs", "-t", "msdos", "-o", "help", "x.img", "src"})
+	if err == nil || !strings.Contains(err.Error(), "-o help prints the type's options and builds no image") {
+		t.Errorf("plan of makefs -o help: %v", err)
 	}
-
-	a, _ = parseMakefsArgs(e, []string{"out.img", "one", "three"})
-	if _, err := a.tree(); err == nil || !strings.Contains(err.Error(), `cannot merge file "`+filepath.Join(dir, "three", "b")+`" with the file already there`) {
-		t.Errorf("conflicting merge: %v", err)
-	}
-	sde = "soon"
-	a, _ = parseMakefsArgs(e, []string{"out.img", "one"})
-	if _, err := a.tree(); err == nil || !strings.Contains(err.Error(), `SOURCE_DATE_EPOCH="soon"`) {
-		t.Errorf("bad SOURCE_DATE_EPOCH: %v", err)
+	if p, err := (runner{}).Plan(dir, []string{"makefs", "-t", "msdos", "x.img", "src"}); err != nil || p.Output != 3 {
+		t.Errorf("plan of makefs x.img src: %+v, %v; want the output at 3", p, err)
 	}
 }

@@ -1,0 +1,356 @@
+// Package makefs runs the command line of FreeBSD makefs(8) in-process:
+//
+//	makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile]
+//	       [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir]
+//	       [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size]
+//	       [-s image-size] [-T timestamp] [-t fs-type]
+//	       image-file directory|manifest [extra-directory ...]
+//
+// Parse reads a command line into a Command: the flags every file system
+// type shares, with makefs's one number syntax (imgfmt.ParseNumber), the
+// source tree (a directory or an mtree manifest, extra directories merged
+// into it, the -F spec applied), the time rule (-T, or else
+// SOURCE_DATE_EPOCH) and the block-cache mode (FIXTUREGEN_CACHE).
+// (*Command).Run builds the image with the registered Type that -t names.
+// Each type (ffs.go, msdos.go) contributes only its -o option table and
+// the function that turns a Command into its image.
+//
+// Errors of Parse and Run are said in the command's words (flags, -o keys),
+// prefixed with "makefs: "; errors a command line's syntax causes are
+// *UsageError values.
+package makefs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+)
+
+// Command is a parsed makefs command line. Paths are absolute.
+type Command struct {
+	Type string   // -t, default "ffs"
+	Opts []Option // -o, repeatable, comma-separated key[=value] in command-line order
+
+	// Help is set when "help" is among the -o items: Run then prints the
+	// type's -o options instead of building an image, and Image, Manifest
+	// and Dirs are empty.
+	Help bool
+
+	Size, MinSize, MaxSize, Offset, Roundup int64 // -s (sets min and max), -m, -M, -O, -R; 0 = unset
+	FreeBlocks, FreeFiles                   int64 // -b, -f
+	FreeBlocksPct, FreeFilesPct             int   // -b, -f with a '%' suffix
+
+	SectorSize int              // -S; 0 = unset
+	Timestamp  time.Time        // -T: a file's modification time, or seconds since the Epoch; zero = unset
+	Spec       string           // -F
+	Exclude    bool             // -x
+	Sparse     bool             // -Z (or the older -p)
+	ByteOrder  binary.ByteOrder // -B; nil = unset
+	Dups       int              // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
+	Debug      int64            // -d debug mask (accepted, unused)
+	UserDB     string           // -N
+
+	Image    string   // image-file
+	Manifest string   // the second argument when it is an mtree manifest, or "-" for Stdin
+	Dirs     []string // source directories: the second argument when it is one, then every extra-directory
+
+	Dir    string              // working directory that relative paths resolved against
+	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = os.Getenv
+	Stdin  io.Reader           // read for the manifest "-"; nil = empty
+}
+
+// Option is one key[=value] item of -o.
+type Option struct {
+	Key, Value string
+	HasValue   bool
+}
+
+// String spells o as it was given: key or key=value.
+func (o Option) String() string {
+	if o.HasValue {
+		return o.Key + "=" + o.Value
+	}
+	return o.Key
+}
+
+// UsageError is an error in a command line's syntax: an unknown flag, a
+// missing argument, a value a flag or -o key does not accept.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// OptString is the getopt(3) option string of makefs.
+const OptString = "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ"
+
+// flag is one option of a command line as getopt(3) reads it.
+type flag struct {
+	Name byte   // the option letter
+	Arg  string // its argument, for options that take one
+}
+
+// getopt splits a makefs command line into its flags and its operands as
+// BSD getopt(3) does with OptString: flags may be grouped ("-xZ"), an
+// argument may be attached ("-s10m") or be the next word; parsing stops at
+// "--" (dropped), at "-" and at the first word that does not start with
+// '-'. Errors are *UsageError values.
+func getopt(args []string) (flags []flag, operands []string, err error) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			k := strings.IndexByte(OptString, c)
+			if c == ':' || k < 0 {
+				return nil, nil, usagef("makefs: unknown option -%c", c)
+			}
+			if k+1 < len(OptString) && OptString[k+1] == ':' {
+				var val string
+				switch {
+				case j+1 < len(a):
+					val = a[j+1:]
+				case i+1 < len(args):
+					i++
+					val = args[i]
+				default:
+					return nil, nil, usagef("makefs: option -%c requires an argument", c)
+				}
+				flags = append(flags, flag{c, val})
+				break
+			}
+			flags = append(flags, flag{Name: c})
+		}
+	}
+	return flags, args[i:], nil
+}
+
+// Parse parses a makefs command line (without the program name) as FreeBSD
+// makefs does, resolving relative paths against dir, and checks that the
+// sources exist. getenv is kept for Run as Command.Getenv: nil reads the
+// process's environment, as fstree.OptionsFromEnv does. With "help" among
+// the -o items only -t and -o are read: the result has Help set and needs
+// no image-file or directory.
+func Parse(args []string, dir string, getenv func(string) string) (*Command, error) {
+	flags, rest, err := getopt(args)
+	if err != nil {
+		return nil, err
+	}
+	c := &Command{Type: "ffs", Dir: dir, Getenv: getenv}
+	if helpAsked(flags) {
+		for _, f := range flags {
+			if f.Name == 't' {
+				c.Type = f.Arg
+			}
+		}
+		c.Help = true
+		return c, nil
+	}
+	for _, f := range flags {
+		if err := c.setFlag(f.Name, f.Arg); err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) < 2 {
+		return nil, usagef("makefs: missing image-file or directory")
+	}
+	if c.Exclude && c.Spec == "" {
+		return nil, usagef("makefs: -x requires -F mtree-specfile")
+	}
+	c.Image = c.abs(rest[0])
+	for i, src := range rest[1:] {
+		if i == 0 && src == "-" {
+			c.Manifest = "-"
+			continue
+		}
+		path := c.abs(src)
+		fi, err := os.Stat(path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("makefs: cannot stat %q: %v", src, err)
+		}
+		switch {
+		case fi.IsDir():
+			c.Dirs = append(c.Dirs, path)
+		case i == 0 && fi.Mode().IsRegular():
+			c.Manifest = path
+		case i == 0:
+			return nil, fmt.Errorf("makefs: %q: not a file or directory", src)
+		default:
+			return nil, fmt.Errorf("makefs: %q: not a directory", src)
+		}
+	}
+	return c, nil
+}
+
+// helpAsked reports whether "help" is among the -o items of flags.
+func helpAsked(flags []flag) bool {
+	for _, f := range flags {
+		if f.Name != 'o' {
+			continue
+		}
+		for item := range strings.SplitSeq(f.Arg, ",") {
+			if item == "help" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// abs resolves path against the working directory c.Dir.
+func (c *Command) abs(path string) string {
+	if filepath.IsAbs(path) || c.Dir == "" {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(c.Dir, path)
+}
+
+// getenv returns the environment variable key: c.Getenv's, or the
+// process's without it.
+func (c *Command) getenv(key string) string {
+	if c.Getenv == nil {
+		return os.Getenv(key)
+	}
+	return c.Getenv(key)
+}
+
+// setFlag applies one command-line flag.
+func (c *Command) setFlag(name byte, arg string) error {
+	bad := func(err error) error { return usagef("makefs: -%c %s: %v", name, arg, err) }
+	size := func(min, max int64) (int64, error) {
+		n, err := ParseSize(arg, min, max)
+		if err != nil {
+			return 0, bad(err)
+		}
+		return n, nil
+	}
+	var err error
+	switch name {
+	case 'B':
+		switch arg {
+		case "be", "4321", "big":
+			c.ByteOrder = binary.BigEndian
+		case "le", "1234", "little":
+			c.ByteOrder = binary.LittleEndian
+		default:
+			return bad(errors.New("invalid byte order (want be, 4321, big, le, 1234 or little)"))
+		}
+	case 'b', 'f':
+		var n int64
+		pct := strings.HasSuffix(arg, "%")
+		if pct {
+			if n, err = ParseSize(strings.TrimSuffix(arg, "%"), 0, 99); err != nil {
+				if !errors.Is(err, ErrSizeSyntax) {
+					err = errors.New("percentage must be between 0 and 99")
+				}
+				return bad(err)
+			}
+		} else if n, err = size(0, math.MaxInt64); err != nil {
+			return err
+		}
+		switch {
+		case name == 'b' && pct:
+			c.FreeBlocksPct = int(n)
+		case name == 'b':
+			c.FreeBlocks = n
+		case pct:
+			c.FreeFilesPct = int(n)
+		default:
+			c.FreeFiles = n
+		}
+	case 'D':
+		c.Dups++
+	case 'd':
+		if c.Debug, err = strconv.ParseInt(arg, 0, 64); err != nil {
+			return bad(errors.New("invalid debug mask"))
+		}
+	case 'F':
+		c.Spec = c.abs(arg)
+	case 'M':
+		c.MinSize, err = size(1, math.MaxInt64)
+	case 'm':
+		c.MaxSize, err = size(1, math.MaxInt64)
+	case 'N':
+		c.UserDB = c.abs(arg)
+	case 'O':
+		c.Offset, err = size(0, math.MaxInt64)
+	case 'o':
+		for item := range strings.SplitSeq(arg, ",") {
+			if item == "" {
+				return bad(errors.New("empty option"))
+			}
+			k, v, has := strings.Cut(item, "=")
+			c.Opts = append(c.Opts, Option{Key: k, Value: v, HasValue: has})
+		}
+	case 'p', 'Z':
+		c.Sparse = true
+	case 'R':
+		c.Roundup, err = size(0, math.MaxInt64)
+	case 's':
+		c.Size, err = size(1, math.MaxInt64)
+		c.MinSize, c.MaxSize = c.Size, c.Size
+	case 'S':
+		var n int64
+		n, err = size(1, math.MaxInt32)
+		c.SectorSize = int(n)
+	case 't':
+		c.Type = arg
+	case 'T':
+		t, terr := fstree.ParseTimestamp(c.Dir, arg)
+		if terr != nil {
+			return bad(terr)
+		}
+		c.Timestamp = t
+	case 'x':
+		c.Exclude = true
+	}
+	return err
+}
+
+// Errors of ParseSize.
+var (
+	ErrSizeSyntax = errors.New("invalid size: want a decimal number with an optional suffix b, k, m, g, t or w, or a product AxB")
+	ErrSizeRange  = errors.New("size out of range")
+)
+
+// ParseSize reads a number of a makefs flag with imgfmt.ParseNumber,
+// makefs's one number syntax, and says what is wrong in the command's
+// words: ErrSizeSyntax, ErrSizeRange when the number itself overflows, or
+// the range [min, max] the flag allows.
+func ParseSize(s string, min, max int64) (int64, error) {
+	n, err := imgfmt.ParseNumber(s, min, max)
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.Is(err, imgfmt.ErrNumber):
+		return 0, ErrSizeSyntax
+	}
+	if _, perr := imgfmt.ParseNumber(s, math.MinInt64, math.MaxInt64); perr != nil {
+		return 0, ErrSizeRange
+	}
+	return 0, fmt.Errorf("must be between %d and %d", min, max)
+}

@@ -1,0 +1,151 @@
+package makefs
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// TreeOptions returns the time rule of the command line: -T, or else
+// SOURCE_DATE_EPOCH from the command's environment as an upper bound.
+func (c *Command) TreeOptions() (*fstree.Options, error) {
+	opts, err := fstree.OptionsFromEnv(c.getenv)
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %w", err)
+	}
+	if !c.Timestamp.IsZero() {
+		opts.Timestamp, opts.ClampTimes = c.Timestamp, false
+	}
+	return opts, nil
+}
+
+// CacheOptions returns the block-cache options every type writes its image
+// with: the mode from FIXTUREGEN_CACHE in the command's environment.
+func (c *Command) CacheOptions() (*bcache.Options, error) {
+	mode, err := bcache.ParseMode(c.getenv(bcache.EnvMode))
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+	}
+	return &bcache.Options{Mode: mode}, nil
+}
+
+// Tree builds the source tree as makefs does: the manifest or the first
+// directory, with every extra directory merged into it (directories merge;
+// any other name present in two sources is an error), then the -F spec
+// applied (with -x, what it does not name is left out). Times follow -T or
+// SOURCE_DATE_EPOCH. Warnings of the spec reader (duplicates with -D) go
+// to warn, which may be nil.
+func (c *Command) Tree(warn io.Writer) (*fstree.Tree, error) {
+	opts, err := c.TreeOptions()
+	if err != nil {
+		return nil, err
+	}
+	var t *fstree.Tree
+	if c.Manifest != "" {
+		spec, err := c.readSpec(c.Manifest, warn)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = fstree.ApplySpec(nil, spec, false, opts); err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+	}
+	for _, dir := range c.Dirs {
+		d, err := fstree.WalkDir(dir, opts)
+		if err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+		if t == nil {
+			t = d
+			continue
+		}
+		if err := mergeTree(t.Root, d.Root, dir); err != nil {
+			return nil, err
+		}
+	}
+	if c.Spec != "" {
+		spec, err := c.readSpec(c.Spec, warn)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = fstree.ApplySpec(t, spec, c.Exclude, opts); err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+	}
+	return t, nil
+}
+
+// readSpec reads an mtree spec file, or c.Stdin for "-".
+func (c *Command) readSpec(name string, warn io.Writer) (*fstree.Spec, error) {
+	r := c.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("makefs: %v", err)
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
+		r = strings.NewReader("")
+	}
+	if warn == nil {
+		warn = io.Discard
+	}
+	dups := fstree.DuplicatesError
+	switch {
+	case c.Dups == 1:
+		dups = fstree.DuplicatesWarn
+	case c.Dups > 1:
+		dups = fstree.DuplicatesIgnore
+	}
+	spec, err := fstree.ReadSpecOptions(r, name, &fstree.SpecOptions{Duplicates: dups, Warn: warn})
+	if err != nil {
+		return nil, fmt.Errorf("makefs: %v", err)
+	}
+	spec.Dir = c.Dir
+	return spec, nil
+}
+
+// mergeTree moves the children of the directory src (from the source
+// directory srcDir) into the directory dst, as makefs merges an
+// extra-directory: directories present in both merge recursively, keeping
+// dst's metadata; any other name present in both is an error. dst's link
+// count grows by one for each directory it gains.
+func mergeTree(dst, src *fstree.Node, srcDir string) error {
+	added := false
+	for _, c := range src.Children {
+		var old *fstree.Node
+		for _, d := range dst.Children {
+			if d.Name == c.Name {
+				old = d
+				break
+			}
+		}
+		switch {
+		case old == nil:
+			c.Parent = dst
+			dst.Children = append(dst.Children, c)
+			if c.Type == fstree.TypeDir {
+				dst.Nlink++
+			}
+			added = true
+		case old.Type == fstree.TypeDir && c.Type == fstree.TypeDir:
+			if err := mergeTree(old, c, srcDir); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("makefs: cannot merge %s %q with the %s already there",
+				c.Type, filepath.Join(srcDir, filepath.FromSlash(c.Path())), old.Type)
+		}
+	}
+	if added {
+		sort.Slice(dst.Children, func(i, j int) bool { return dst.Children[i].Name < dst.Children[j].Name })
+	}
+	return nil
+}

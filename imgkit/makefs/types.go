@@ -1,0 +1,192 @@
+package makefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+)
+
+// Type is a file system type that -t names.
+type Type struct {
+	Name string
+	// Help lists the type's -o options; nil when the type has none to
+	// describe. Errors of Write that name an Options field are said with
+	// the -o key it lists for the field.
+	Help func() []imgfmt.Option
+	// Write builds c.Image from c; warnings go to warn.
+	Write func(c *Command, warn io.Writer) error
+}
+
+var types = map[string]Type{}
+
+// Register adds a file system type. It is meant to be called from init
+// functions; registering a name twice panics.
+func Register(t Type) {
+	if _, dup := types[t.Name]; dup {
+		panic("makefs: type " + t.Name + " registered twice")
+	}
+	types[t.Name] = t
+}
+
+// Unregister removes the type name; tests use it to undo a Register.
+func Unregister(name string) { delete(types, name) }
+
+// Lookup returns the registered type name.
+func Lookup(name string) (Type, bool) {
+	t, ok := types[name]
+	return t, ok
+}
+
+// Types returns the names of the registered types, sorted.
+func Types() []string {
+	names := make([]string, 0, len(types))
+	for n := range types {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Run executes the command: with Help, it writes the type's -o options to
+// stdout; otherwise it builds the image, writing warnings to stderr.
+// Either writer may be nil to discard what would go there.
+func (c *Command) Run(stdout, stderr io.Writer) error {
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	t, ok := types[c.Type]
+	if !ok {
+		return fmt.Errorf("makefs: file system type %q is not supported", c.Type)
+	}
+	if c.Help {
+		var b strings.Builder
+		b.WriteString(optionHelpIntro + "\n")
+		writeOptionHelp(&b, t)
+		_, err := io.WriteString(stdout, b.String())
+		return err
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	return reword(t.Write(c, stderr), t.Help)
+}
+
+// TypesHelp lists the registered file system types, each with its -o
+// options, as "fixturegen help makefs" prints them.
+func TypesHelp() string {
+	names := Types()
+	if len(names) == 0 {
+		return "File system types: none yet.\n"
+	}
+	var b strings.Builder
+	b.WriteString("File system types: " + strings.Join(names, ", ") + ".\n\n")
+	b.WriteString(optionHelpIntro)
+	for _, n := range names {
+		b.WriteString("\n")
+		writeOptionHelp(&b, types[n])
+	}
+	return b.String()
+}
+
+// optionHelpIntro says how to read the lists writeOptionHelp writes.
+const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- for none),\n" +
+	"default, and what the option sets.\n"
+
+// writeOptionHelp writes the -o options of t as aligned columns under a
+// line naming the type, or says that t describes none.
+func writeOptionHelp(w io.Writer, t Type) {
+	fmt.Fprintf(w, "-t %s:\n", t.Name)
+	var opts []imgfmt.Option
+	if t.Help != nil {
+		opts = t.Help()
+	}
+	if len(opts) == 0 {
+		fmt.Fprintf(w, "  no -o options described\n")
+		return
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, o := range opts {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", o.Key, dash(o.Letter), dash(o.Default), o.Usage)
+	}
+	tw.Flush()
+}
+
+// globalFlags names the makefs flag that sets a field of a format's
+// Options, for the fields that the flags common to every type set.
+var globalFlags = map[string]string{
+	"Size": "-s", "MaxSize": "-m", "MinSize": "-M", "Offset": "-O", "SectorSize": "-S", "Timestamp": "-T",
+	"FreeBlocks": "-b", "FreeBlocksPct": "-b", "FreeFiles": "-f", "FreeFilesPct": "-f", "Roundup": "-R",
+	"ByteOrder": "-B",
+}
+
+// fieldWords matches what a library error says of an Options field:
+// "Options.SectorsPerCluster", or with a value "Options.SectorsPerCluster = 4".
+var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*)(?: = ([^\s,;()]+))?`)
+
+// reword says err in the command's words: every Options field it names
+// becomes the flag that sets it ("-s", "-s 1m") or the -o option of help
+// ("sectors_per_cluster", "-o sectors_per_cluster=4" with a value); fields
+// neither names are left as they are. The result wraps err, so errors.Is
+// and errors.As see what they saw before.
+func reword(err error, help func() []imgfmt.Option) error {
+	if err == nil || !fieldWords.MatchString(err.Error()) {
+		return err
+	}
+	keys := map[string]string{}
+	if help != nil {
+		for _, o := range help() {
+			if _, dup := keys[o.Field]; !dup {
+				keys[o.Field] = o.Key // the first key that sets the field, not an alias listed later
+			}
+		}
+	}
+	msg := fieldWords.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := fieldWords.FindStringSubmatch(m)
+		field, value := sub[1], sub[2]
+		if flag, ok := globalFlags[field]; ok {
+			if value != "" {
+				return flag + " " + value
+			}
+			return flag
+		}
+		if key, ok := keys[field]; ok {
+			if value != "" {
+				return "-o " + key + "=" + value
+			}
+			return key
+		}
+		return m
+	})
+	return &rewordedError{msg: msg, err: err}
+}
+
+// rewordedError is an error of a library said in the command's words.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }
+
+// optionError turns an error of a format's ParseOption for opt into the
+// command's error: a bad option (one that wraps the format's errOption
+// sentinel) is a *UsageError, anything else a plain one.
+func optionError(opt Option, err, errOption error) error {
+	if errors.Is(err, errOption) {
+		return usagef("makefs: -o %s: %v", opt, err)
+	}
+	return fmt.Errorf("makefs: -o %s: %w", opt, err)
+}
