@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -102,7 +103,8 @@ type Reader struct {
 	symbols []Symbol
 	index   IndexKind
 	strtab  []byte // the GNU "//" member
-	fst     *fsTree
+	fstOnce sync.Once
+	fst     *fsTree // built by tree
 }
 
 // maxSpecial bounds the symbol index and long-name table a Reader loads into
