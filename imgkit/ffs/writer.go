@@ -62,6 +62,9 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 		return nil, fmt.Errorf("%w: no source", ErrParams)
 	}
 	t, err := src.Tree(&fstree.Options{Timestamp: opts.Timestamp, ClampTimes: opts.ClampTimes})
+	if err == nil {
+		err = t.CheckPaths() // bounds the depth, so the layout is linear
+	}
 	if err != nil {
 		return nil, err
 	}
