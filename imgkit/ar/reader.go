@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"os"
 	"strconv"
@@ -131,17 +132,12 @@ type ReadCloser struct {
 // OpenReader opens the archive file name and reads its headers, as
 // NewReader does.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, err := os.Open(name)
+	f, size, err := imgfmt.OpenFile(name)
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	rc := &ReadCloser{f: f}
-	if err := rc.init(f, fi.Size()); err != nil {
+	if err := rc.init(f, size); err != nil {
 		f.Close()
 		return nil, err
 	}
