@@ -100,8 +100,8 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 		return err
 	}
 	need, ok := neededSize(t, o)
-	if !ok {
-		return err
+	if !ok || o.Size > 0 && need <= o.Size {
+		return err // the tree is not what does not fit
 	}
 	switch {
 	case o.Size > 0:
@@ -387,6 +387,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 			return nil, fmt.Errorf("%w: Options.Size %d is not a multiple of the block size %d", ErrParams, opts.Size, p.bsize)
 		}
 		return nil, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
+	}
+	if limit := int64(math.MaxInt64) - extra - p.bsize - max(opts.Roundup, 0); max(size, minSize) > limit {
+		return nil, fmt.Errorf("%w: Options.Size or Options.MinSize %d is too large (the image size is a 64-bit count of bytes)", ErrParams, max(size, minSize))
 	}
 	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
