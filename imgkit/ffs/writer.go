@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -415,6 +416,10 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		return nil, err
 	}
 	w.g = g
+	if need, limit := w.bookkeeping(), memoryBudget(); need > limit {
+		return nil, fmt.Errorf("%w: an image of %d bytes with %d cylinder groups of %d inodes needs %d MiB of memory to build, more than the %d MiB available (raise Options.Density or lower Options.Size)",
+			ErrParams, p.size, g.ncg, g.ipg, need>>20, limit>>20)
+	}
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
@@ -600,6 +605,26 @@ func (w *writer) checkNode(n *fstree.Node) error {
 			ErrParams, n.Path(), fstree.Major(n.Rdev), fstree.Minor(n.Rdev))
 	}
 	return nil
+}
+
+// bookkeeping is the memory the writer's per-group state takes, which
+// grows with the size of the image rather than of the tree: the
+// allocator's cylinder group blocks and records and the generation numbers of the inodes
+// initialised up front (initInodes, initGens).
+func (w *writer) bookkeeping() int64 {
+	g := w.g
+	perGroup := g.cgsize + int64(unsafe.Sizeof(cylGroup{})+unsafe.Sizeof(csum{})) + 2*8 + 8 + 24
+	if w.opts.Compat != CompatDebian {
+		gens := g.ipg
+		if g.version == 2 {
+			gens = min(g.ipg, roundup(2*g.inopb, g.inopb))
+		}
+		perGroup += 4 * gens
+	}
+	if g.ncg > math.MaxInt64/perGroup {
+		return math.MaxInt64
+	}
+	return g.ncg * perGroup
 }
 
 // addSize is ffs_size_dir's estimate of the bytes a file of n bytes
