@@ -163,8 +163,9 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 	}
 	im.f, im.tmp = f, f.Name()
 	if err := f.Truncate(size); err != nil {
+		err = fmt.Errorf("bcache: sizing %s: %w", im.tmp, err) // before Abort forgets the name
 		im.Abort()
-		return nil, fmt.Errorf("bcache: sizing %s: %w", im.tmp, err)
+		return nil, err
 	}
 	if mode == ModeMmap && size > 0 {
 		data, err := mmapFile(f, size)

@@ -66,3 +66,20 @@ func TestCommitChecksTemporaryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTooLargeNamesFile checks that a size the file system refuses
+// is reported with the temporary file's name (it was "sizing : ...").
+func TestCreateTooLargeNamesFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := Create(filepath.Join(dir, "img"), 1<<62, &Options{Mode: ModeCopy})
+	if err == nil {
+		t.Skip("the file system takes a file of 4 EiB")
+	}
+	if !strings.Contains(err.Error(), "sizing "+filepath.Join(dir, ".img.tmp-")) {
+		t.Errorf("error %v does not name the temporary file", err)
+	}
+	if names := listDir(t, dir); len(names) != 0 {
+		t.Errorf("left %q", names)
+	}
+}
