@@ -58,6 +58,7 @@
 package fixturetest
 
 import (
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io/fs"
 	"os"
 	"path"
@@ -153,18 +154,9 @@ func ImgCat(ts *testscript.TestScript, neg bool, args []string) {
 
 // open opens a file named relative to the script's directory.
 func open(ts *testscript.TestScript, name string) (*os.File, int64) {
-	f, err := os.Open(ts.MkAbs(name))
+	f, size, err := imgfmt.OpenFile(ts.MkAbs(name))
 	if err != nil {
 		ts.Fatalf("%v", err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		ts.Fatalf("%v", err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		ts.Fatalf("%s: not a regular file", name)
-	}
-	return f, fi.Size()
+	return f, size
 }

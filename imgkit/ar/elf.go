@@ -61,16 +61,14 @@ func elfSymbols(r io.ReaderAt, size int64) (names []string, isObject bool) {
 	default:
 		return nil, false
 	}
-	var shoff, shentsize, shnum uint64
+	var shoff, shentsize, shnum, minEnt uint64
 	is64 := false
 	switch ident[4] { // EI_CLASS
 	case elfClass32:
 		shoff = uint64(bo.Uint32(ident[32:]))     // e_shoff
 		shentsize = uint64(bo.Uint16(ident[46:])) // e_shentsize
 		shnum = uint64(bo.Uint16(ident[48:]))     // e_shnum
-		if shentsize < 40 && shnum != 0 {
-			return nil, false
-		}
+		minEnt = 40                               // sizeof(Elf32_Shdr)
 	case elfClass64:
 		if size < 64 {
 			return nil, false
@@ -79,22 +77,25 @@ func elfSymbols(r io.ReaderAt, size int64) (names []string, isObject bool) {
 		shoff = bo.Uint64(ident[40:])             // e_shoff
 		shentsize = uint64(bo.Uint16(ident[58:])) // e_shentsize
 		shnum = uint64(bo.Uint16(ident[60:]))     // e_shnum
-		if shentsize < 64 && shnum != 0 {
-			return nil, false
-		}
+		minEnt = 64                               // sizeof(Elf64_Shdr)
 	default:
 		return nil, false
 	}
 	if shoff == 0 {
 		return nil, true // an object without sections has no symbols
 	}
+	// Every section header is read at its full size, whatever e_shnum
+	// says, so a smaller e_shentsize makes the file malformed.
+	if shentsize < minEnt {
+		return nil, false
+	}
 	if shnum == 0 {
 		// e_shnum 0 with sections: the count lives in sh_size of section 0.
 		var s0 [64]byte
-		if shoff > uint64(size) || uint64(size)-shoff < shentsize || shentsize > 64 || shentsize < 40 {
+		if shoff > uint64(size) || uint64(size)-shoff < minEnt {
 			return nil, false
 		}
-		if _, err := r.ReadAt(s0[:shentsize], int64(shoff)); err != nil {
+		if _, err := r.ReadAt(s0[:minEnt], int64(shoff)); err != nil {
 			return nil, false
 		}
 		if is64 {

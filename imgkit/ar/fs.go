@@ -26,10 +26,16 @@ type fsTree struct {
 	dirs  map[string][]string // directory → child names in archive order
 }
 
+// tree returns the path tree, building it on first use. A Reader may be
+// used from several goroutines at once, so the tree is built once under
+// ar.fstOnce, as archive/zip builds its file list.
 func (ar *Reader) tree() *fsTree {
-	if ar.fst != nil {
-		return ar.fst
-	}
+	ar.fstOnce.Do(func() { ar.fst = ar.buildTree() })
+	return ar.fst
+}
+
+// buildTree maps the members to the paths the io/fs.FS exposes.
+func (ar *Reader) buildTree() *fsTree {
 	t := &fsTree{files: map[string]int{}, dirs: map[string][]string{".": nil}}
 	count := map[string]int{}
 	for i, m := range ar.members {
@@ -70,7 +76,6 @@ func (ar *Reader) tree() *fsTree {
 			child = d
 		}
 	}
-	ar.fst = t
 	return t
 }
 

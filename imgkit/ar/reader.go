@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -102,7 +104,8 @@ type Reader struct {
 	symbols []Symbol
 	index   IndexKind
 	strtab  []byte // the GNU "//" member
-	fst     *fsTree
+	fstOnce sync.Once
+	fst     *fsTree // built by tree
 }
 
 // maxSpecial bounds the symbol index and long-name table a Reader loads into
@@ -129,17 +132,12 @@ type ReadCloser struct {
 // OpenReader opens the archive file name and reads its headers, as
 // NewReader does.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, err := os.Open(name)
+	f, size, err := imgfmt.OpenFile(name)
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	rc := &ReadCloser{f: f}
-	if err := rc.init(f, fi.Size()); err != nil {
+	if err := rc.init(f, size); err != nil {
 		f.Close()
 		return nil, err
 	}

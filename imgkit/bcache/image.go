@@ -23,6 +23,7 @@ var (
 	ErrShortSrc = errors.New("bcache: source shorter than the requested copy")
 	ErrNotFile  = errors.New("bcache: output path is a directory")
 	ErrTooLarge = errors.New("bcache: image too large to hold in memory")
+	ErrTampered = errors.New("bcache: temporary file changed by someone else")
 )
 
 // Bulk selects how CopyFrom moves file contents into the image.
@@ -162,8 +163,9 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 	}
 	im.f, im.tmp = f, f.Name()
 	if err := f.Truncate(size); err != nil {
+		err = fmt.Errorf("bcache: sizing %s: %w", im.tmp, err) // before Abort forgets the name
 		im.Abort()
-		return nil, fmt.Errorf("bcache: sizing %s: %w", im.tmp, err)
+		return nil, err
 	}
 	if mode == ModeMmap && size > 0 {
 		data, err := mmapFile(f, size)
@@ -425,7 +427,10 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 // with fchmod, closes the file and renames it over the final path, so a
 // reader of that path sees either the old file or the complete new one. For
 // a non-regular output (a device, a fifo) the bytes are streamed to it
-// instead. Commit fails with ErrHeld while buffers are held. On any failure
+// instead. Commit fails with ErrHeld while buffers are held, and with
+// ErrTampered, naming the temporary file, when that file is no longer the
+// one Create made (same device and inode, at its name) or no longer of the
+// image's size. On any failure
 // the temporary file is removed and the final path is left as it was.
 //
 // A memory image (CreateMemory) is finished by Commit and its bytes are then
@@ -462,6 +467,9 @@ func (im *Image) commit() error {
 			return fmt.Errorf("bcache: flushing %s: %w", im.name, err)
 		}
 	}
+	if err := im.checkTemp(); err != nil {
+		return err
+	}
 	if im.stream {
 		return im.streamOut()
 	}
@@ -484,6 +492,29 @@ func (im *Image) commit() error {
 	im.tmp = ""
 	if im.opts.Sync {
 		syncDir(filepath.Dir(im.target))
+	}
+	return nil
+}
+
+// checkTemp makes sure that the temporary file is still the one Create
+// made, at its name and of the image's size, before Commit renames it over
+// the final path: another process may have truncated, replaced or removed
+// it. (What happens between this check and the rename is beyond any
+// portable check.)
+func (im *Image) checkTemp() error {
+	fi, err := im.f.Stat()
+	if err != nil {
+		return fmt.Errorf("bcache: %w", err)
+	}
+	if fi.Size() != im.size {
+		return fmt.Errorf("%w: %s is %d bytes, the image %d", ErrTampered, im.tmp, fi.Size(), im.size)
+	}
+	li, err := os.Lstat(im.tmp)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrTampered, im.tmp, errors.Unwrap(err))
+	}
+	if !os.SameFile(fi, li) {
+		return fmt.Errorf("%w: %s is no longer the file bcache created (another device or inode)", ErrTampered, im.tmp)
 	}
 	return nil
 }

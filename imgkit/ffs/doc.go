@@ -148,6 +148,14 @@
 // that does, found by laying the tree out at candidate sizes: "the tree
 // needs an image of at least 163840 bytes (Options.Size = 65536 given)".
 //
+// Sizes too large for the format or the machine fail with ErrParams before
+// the image is created, in bounded time: a count of cylinder groups whose
+// summary outgrows a group, a size the block rounding would overflow, and
+// an image whose per-group state (its cylinder group blocks, and 4 bytes
+// for every UFS1 inode) needs more memory than the Go memory limit
+// (GOMEMLIMIT) or, on Linux, the machine's RAM. A tree deeper than
+// fstree.MaxPath allows fails with fstree.ErrPathTooLong.
+//
 // # Speed
 //
 // Inodes are written one inode block at a time, and every inode block is

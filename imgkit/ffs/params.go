@@ -85,6 +85,61 @@ func (g *geometry) cgSizeFor(ipg, fpg int64) int64 {
 	return n
 }
 
+// groupFits sets g.ipg and g.fpg for a group of k fragments an inode, as
+// mkfs's density loop does, and reports whether its cylinder group block
+// is smaller than cgLimit bytes.
+func (g *geometry) groupFits(k, inopf, cgLimit int64) bool {
+	minfpg := min(k*g.inopb, g.size)
+	g.ipg = g.inopb
+	g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
+	g.fpg = max(g.fpg, minfpg)
+	g.ipg = roundup(howmany(g.fpg, k), g.inopb)
+	g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
+	g.fpg = max(g.fpg, minfpg)
+	g.ipg = roundup(howmany(g.fpg, k), g.inopb)
+	return g.cgSizeFor(g.ipg, g.fpg) < cgLimit
+}
+
+// firstFit returns the largest k from k0 down to 1 for which fits holds,
+// the count mkfs's density loop stops at, in time logarithmic in k0. For
+// every k with min(k*inopb, size) at least the group's minimum
+// (roundup(iblkno+inopb/inopf, frag)) the loop's groups have inopb inodes
+// and min(k*inopb, size) fragments, so fits holds for every such k up to
+// some bound and for none above it (cgSizeFor grows with the fragments):
+// there a binary search finds the same k as the loop. Below that range
+// the loop itself runs, over at most that minimum's fragments.
+func (g *geometry) firstFit(k0, inopf int64, fits func(int64) bool) (int64, error) {
+	k1 := howmany(roundup(g.iblkno+g.inopb/inopf, g.frag), g.inopb) // the range starts here
+	if g.size < roundup(g.iblkno+g.inopb/inopf, g.frag) {
+		k1 = k0 + 1 // no such range: loop over every k
+	}
+	k := k0
+	switch {
+	case k1 > k0:
+	case fits(k0):
+		return k0, nil
+	case fits(k1):
+		lo, hi := k1, k0 // fits(lo), !fits(hi)
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if fits(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo, nil
+	default:
+		k = k1 - 1
+	}
+	for ; k >= 1; k-- {
+		if fits(k) {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
+}
+
 // mkfs computes the geometry as makefs's ffs/mkfs.c does (after newfs(8)).
 func mkfs(p *params) (*geometry, error) {
 	g := &geometry{version: p.version, sectorSize: p.sectorSize, cgStruct: cgStructSz}
@@ -172,26 +227,21 @@ func mkfs(p *params) (*geometry, error) {
 			density = min(density, max(2, minfragsperinode)*g.fsize)
 		}
 	}
-	var fragsperinode, minfpg int64
-	for {
-		fragsperinode = max(g.numfrags(density), 1)
-		if density <= 0 {
-			return nil, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
-		}
-		minfpg = min(fragsperinode*g.inopb, g.size)
-		g.ipg = g.inopb
-		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
-		g.fpg = max(g.fpg, minfpg)
-		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
-		g.fpg = roundup(g.iblkno+g.ipg/inopf, g.frag)
-		g.fpg = max(g.fpg, minfpg)
-		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
-		if g.cgSizeFor(g.ipg, g.fpg) < cgLimit {
-			break
-		}
-		density -= g.fsize
+	// mkfs lowers the density one fragment at a time until the cylinder
+	// group block fits: the first fragments-per-inode count k, from
+	// k0 = max(density/fsize, 1) down to 1, for which fits holds. The
+	// densities it tries are density - (k0-k)*fsize.
+	fits := func(k int64) bool { return g.groupFits(k, inopf, cgLimit) }
+	if density <= 0 {
+		return nil, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
 	}
-	g.density = density
+	k0 := max(g.numfrags(density), 1)
+	fragsperinode, err := g.firstFit(k0, inopf, fits)
+	if err != nil {
+		return nil, err
+	}
+	fits(fragsperinode) // sets g.ipg and g.fpg
+	g.density = density - (k0-fragsperinode)*g.fsize
 	maxblkspercg := p.maxbpcg
 	if maxblkspercg <= 0 || maxblkspercg >= g.size {
 		maxblkspercg = g.size - 1
@@ -232,7 +282,12 @@ func mkfs(p *params) (*geometry, error) {
 	// The first group must hold its metadata and the summary area up to a
 	// block boundary; makefs does not check this, and with a group that
 	// small its initcg marks fragments past the group's end free.
-	if d0 := roundup(g.dblkno+csfrags, g.frag); d0 > min(g.fpg, g.size) {
+	if d0 := roundup(g.dblkno+csfrags, g.frag); d0 > g.fpg && g.ncg > 1 {
+		// Not a small size but a large one: the summary of so many
+		// groups outgrows a whole group.
+		return nil, fmt.Errorf("%w: %d fragments is too large: the summary of its %d cylinder groups and the first group's metadata need %d fragments, more than a group's %d",
+			ErrParams, g.size, g.ncg, d0, g.fpg)
+	} else if d0 > min(g.fpg, g.size) {
 		return nil, fmt.Errorf("%w: file system size %d fragments leaves no room for the first group's %d fragments of metadata", ErrNoSpace, g.size, d0)
 	}
 	g.dsize = g.size - g.sblkno - g.ncg*(g.dblkno-g.sblkno) - csfrags

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
 	"os"
@@ -77,16 +78,11 @@ type ReadCloser struct {
 // ReadCloser must be closed when no longer needed, and the FS and the
 // files opened from it are not to be used after that.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, err := os.Open(name)
+	f, size, err := imgfmt.OpenFile(name)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	fsys, err := Open(f, fi.Size())
+	fsys, err := Open(f, size)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -62,6 +63,9 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 		return nil, fmt.Errorf("%w: no source", ErrParams)
 	}
 	t, err := src.Tree(&fstree.Options{Timestamp: opts.Timestamp, ClampTimes: opts.ClampTimes})
+	if err == nil {
+		err = t.CheckPaths() // bounds the depth, so the layout is linear
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +101,8 @@ func explainSize(t *fstree.Tree, o *Options, err error) error {
 		return err
 	}
 	need, ok := neededSize(t, o)
-	if !ok {
-		return err
+	if !ok || o.Size > 0 && need <= o.Size {
+		return err // the tree is not what does not fit
 	}
 	switch {
 	case o.Size > 0:
@@ -385,6 +389,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		}
 		return nil, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
 	}
+	if limit := int64(math.MaxInt64) - extra - p.bsize - max(opts.Roundup, 0); max(size, minSize) > limit {
+		return nil, fmt.Errorf("%w: Options.Size or Options.MinSize %d is too large (the image size is a 64-bit count of bytes)", ErrParams, max(size, minSize))
+	}
 	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
 	if opts.Roundup > 0 {
@@ -409,6 +416,10 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		return nil, err
 	}
 	w.g = g
+	if need, limit := w.bookkeeping(), memoryBudget(); need > limit {
+		return nil, fmt.Errorf("%w: an image of %d bytes with %d cylinder groups of %d inodes needs %d MiB of memory to build, more than the %d MiB available (raise Options.Density or lower Options.Size)",
+			ErrParams, p.size, g.ncg, g.ipg, need>>20, limit>>20)
+	}
 	if free := g.ncg * g.ipg; free < inodes {
 		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
@@ -594,6 +605,26 @@ func (w *writer) checkNode(n *fstree.Node) error {
 			ErrParams, n.Path(), fstree.Major(n.Rdev), fstree.Minor(n.Rdev))
 	}
 	return nil
+}
+
+// bookkeeping is the memory the writer's per-group state takes, which
+// grows with the size of the image rather than of the tree: the
+// allocator's cylinder group blocks and records and the generation numbers of the inodes
+// initialised up front (initInodes, initGens).
+func (w *writer) bookkeeping() int64 {
+	g := w.g
+	perGroup := g.cgsize + int64(unsafe.Sizeof(cylGroup{})+unsafe.Sizeof(csum{})) + 2*8 + 8 + 24
+	if w.opts.Compat != CompatDebian {
+		gens := g.ipg
+		if g.version == 2 {
+			gens = min(g.ipg, roundup(2*g.inopb, g.inopb))
+		}
+		perGroup += 4 * gens
+	}
+	if g.ncg > math.MaxInt64/perGroup {
+		return math.MaxInt64
+	}
+	return g.ncg * perGroup
 }
 
 // addSize is ffs_size_dir's estimate of the bytes a file of n bytes

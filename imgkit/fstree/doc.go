@@ -50,6 +50,16 @@
 // Node.Rdev uses the Linux (glibc) encoding on every host, so trees are the
 // same everywhere; Major, Minor and Mkdev convert.
 //
+// # Limits
+//
+// A path in a tree is at most MaxPath (4095) bytes long, Linux's PATH_MAX
+// less its NUL, so a tree is at most 2048 directories deep. WalkDir, FromFS
+// and ReadSpec stop at the first entry beyond it, and the imgkit writers
+// check trees from any Source with Tree.CheckPaths, with an error wrapping
+// ErrPathTooLong. The limit keeps the walks and the writers linear in time
+// and memory: a walk that hands each node its path would otherwise hold
+// paths quadratic in the depth.
+//
 // # Platforms
 //
 // On Linux, WalkDir reads metadata with statx(2) and records birth times

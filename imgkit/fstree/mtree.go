@@ -118,6 +118,7 @@ type specNode struct {
 	defined  bool // an entry line gave this node's keywords
 	keys     specKeys
 	parent   *specNode
+	plen     int                  // length of the tree path, 0 for the root
 	children []*specNode          // in order of first appearance
 	byName   map[string]*specNode // children by name
 }
@@ -135,7 +136,7 @@ func (s *specNode) child(name string, create bool) *specNode {
 	if c := s.byName[name]; c != nil || !create {
 		return c
 	}
-	c := &specNode{name: name, parent: s}
+	c := &specNode{name: name, parent: s, plen: childPathLen(s.plen, name)}
 	if s.byName == nil {
 		s.byName = make(map[string]*specNode)
 	}
@@ -365,6 +366,9 @@ func (p *specParser) entryNode(word string) (*specNode, bool, error) {
 		if err := checkName(name); err != nil {
 			return nil, false, p.errorf(ErrSpecSyntax, "name %q: %v", word, err)
 		}
+		if childPathLen(p.cwd.plen, name) > MaxPath {
+			return nil, false, p.tooLong()
+		}
 		return p.cwd.child(name, true), false, nil
 	}
 	parts := strings.Split(word, "/")
@@ -384,6 +388,9 @@ func (p *specParser) entryNode(word string) (*specNode, bool, error) {
 			return nil, true, p.errorf(ErrSpecSyntax, "path %q: %v", word, err)
 		}
 		last := i == len(parts)-1
+		if childPathLen(n.plen, name) > MaxPath {
+			return nil, true, p.tooLong()
+		}
 		c := n.child(name, last)
 		if c == nil {
 			return nil, true, p.errorf(ErrSpecSyntax, "path %q: directory %s not in the spec", word, n.path()+"/"+name)
@@ -394,6 +401,12 @@ func (p *specParser) entryNode(word string) (*specNode, bool, error) {
 		n = c
 	}
 	return n, true, nil
+}
+
+// tooLong is the error for an entry whose path would exceed MaxPath bytes,
+// which bounds the depth of a spec's tree as it bounds WalkDir's.
+func (p *specParser) tooLong() error {
+	return p.errorf(ErrPathTooLong, "the entry's path is longer than %d bytes (fstree.MaxPath)", MaxPath)
 }
 
 // checkName reports whether name can be a file name.

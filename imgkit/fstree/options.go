@@ -104,11 +104,10 @@ func (o *Options) normalize(t *Tree) {
 			}
 		}
 	}
-	t.Walk(func(_ string, n *Node) error {
+	t.eachNode(func(n *Node) {
 		fix(&n.Atime)
 		fix(&n.Mtime)
 		fix(&n.Ctime)
 		fix(&n.Birthtime)
-		return nil
 	})
 }

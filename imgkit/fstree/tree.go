@@ -3,6 +3,7 @@ package fstree
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -25,7 +26,18 @@ var (
 	ErrBadFlag       = errors.New("fstree: unknown file flag")
 	ErrTimestamp     = errors.New("fstree: bad timestamp")
 	ErrSpecDuplicate = errors.New("fstree: duplicate definition in mtree spec")
+	ErrPathTooLong   = errors.New("fstree: path too long")
 )
+
+// MaxPath is the longest path, in bytes, that a tree may hold: Linux's
+// PATH_MAX (4096) less its terminating NUL. No host path longer than that
+// can be opened, so WalkDir could never read such a tree, and the limit
+// bounds the depth of every tree at 2048 levels (one-byte names and their
+// slashes), which keeps the time and memory of walks and writers linear in
+// the number of nodes. (FreeBSD makefs stops earlier, at MAXPATHLEN, 1024
+// bytes.) WalkDir, FromFS and the writers of imgkit report a longer path
+// with an error wrapping ErrPathTooLong; see Tree.CheckPaths.
+const MaxPath = 4095
 
 // Type is the type of a node, named as mtree(5) names it in its type keyword.
 type Type uint8
@@ -173,6 +185,65 @@ func (n *Node) sortChildren() {
 // Tree is a tree of nodes rooted at a directory.
 type Tree struct {
 	Root *Node
+}
+
+// CheckPaths returns an error wrapping ErrPathTooLong if the path of a node
+// of t (as Node.Path writes it, without "./") is longer than MaxPath bytes.
+// It takes time linear in the number of nodes, however deep the tree.
+func (t *Tree) CheckPaths() error {
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	type item struct {
+		n    *Node
+		plen int // length of n's path
+	}
+	stack := []item{{t.Root, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range it.n.Children {
+			l := it.plen + len(c.Name)
+			if it.n != t.Root {
+				l++ // the slash
+			}
+			if l > MaxPath {
+				return pathTooLong(c)
+			}
+			stack = append(stack, item{c, l})
+		}
+	}
+	return nil
+}
+
+// eachNode calls fn for every node of t, in no particular order, without
+// building paths: time and memory are linear in the number of nodes,
+// however deep the tree.
+func (t *Tree) eachNode(fn func(*Node)) {
+	if t == nil || t.Root == nil {
+		return
+	}
+	stack := []*Node{t.Root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fn(n)
+		stack = append(stack, n.Children...)
+	}
+}
+
+// pathTooLong describes the node n whose path exceeds MaxPath, shortened.
+func pathTooLong(n *Node) error {
+	depth := 0
+	for p := n; p.Parent != nil; p = p.Parent {
+		depth++
+	}
+	p := n.Path()
+	const keep = 32
+	if len(p) > 2*keep {
+		p = p[:keep] + "..." + p[len(p)-keep:]
+	}
+	return fmt.Errorf("%w: %s (%d levels deep): paths are at most %d bytes (fstree.MaxPath)", ErrPathTooLong, p, depth, MaxPath)
 }
 
 // Walk calls fn for every node of the tree, depth-first and pre-order, the

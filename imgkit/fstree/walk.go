@@ -1,6 +1,7 @@
 package fstree
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -43,7 +45,7 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 	root.Size = 0
 	hw := &hostWalk{errs: map[*Node]dirErr{}}
 	hw.sem = make(chan struct{}, max(0, min(walkWorkers, 2*runtime.GOMAXPROCS(0))-1))
-	hw.dir(dir, root)
+	hw.dir(dir, root, 0)
 	hw.wg.Wait()
 	if err := hw.firstErr(root); err != nil {
 		return nil, err
@@ -80,10 +82,11 @@ type dirErr struct {
 }
 
 // dir adds the entries of the host directory path to node d, in bytewise
-// order of their names, and walks the subdirectories among them. It stops
-// at the first entry that fails and records the error for firstErr.
-func (hw *hostWalk) dir(path string, d *Node) {
-	at, err := hw.entries(path, d)
+// order of their names, and walks the subdirectories among them; plen is
+// the length of d's path in the tree. It stops at the first entry that
+// fails and records the error for firstErr.
+func (hw *hostWalk) dir(path string, d *Node, plen int) {
+	at, err := hw.entries(path, d, plen)
 	if err != nil {
 		hw.mu.Lock()
 		hw.errs[d] = dirErr{at, err}
@@ -92,7 +95,7 @@ func (hw *hostWalk) dir(path string, d *Node) {
 }
 
 // entries does the work of dir and returns where and why it stopped.
-func (hw *hostWalk) entries(dir string, d *Node) (int, error) {
+func (hw *hostWalk) entries(dir string, d *Node, plen int) (int, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return -1, err
@@ -107,7 +110,14 @@ func (hw *hostWalk) entries(dir string, d *Node) (int, error) {
 	for i, name := range names {
 		p := filepath.Join(dir, name)
 		n := &Node{Name: name, Parent: d}
+		nlen := childPathLen(plen, name)
+		if nlen > MaxPath {
+			return i, pathTooLong(n)
+		}
 		if err := lstatNode(p, n); err != nil {
+			if errors.Is(err, syscall.ENAMETOOLONG) {
+				return i, pathTooLong(n) // the host's limit, and a shorter message
+			}
 			return i, err
 		}
 		switch n.Type {
@@ -124,10 +134,10 @@ func (hw *hostWalk) entries(dir string, d *Node) (int, error) {
 				hw.wg.Add(1)
 				go func() {
 					defer func() { <-hw.sem; hw.wg.Done() }()
-					hw.dir(p, n)
+					hw.dir(p, n, nlen)
 				}()
 			default:
-				hw.dir(p, n)
+				hw.dir(p, n, nlen)
 			}
 		}
 		if n.Type != TypeFile && n.Type != TypeSymlink {
@@ -187,7 +197,7 @@ func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 		return nil, &fs.PathError{Op: "walk", Path: root, Err: fmt.Errorf("not a directory (%v)", r.Type)}
 	}
 	r.Size = 0
-	if err := walkFS(fsys, root, r); err != nil {
+	if err := walkFS(fsys, root, r, 0); err != nil {
 		return nil, err
 	}
 	t := &Tree{Root: r}
@@ -196,8 +206,9 @@ func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 	return t, nil
 }
 
-// walkFS adds the entries of directory dir of fsys to node d.
-func walkFS(fsys fs.FS, dir string, d *Node) error {
+// walkFS adds the entries of directory dir of fsys to node d, whose path in
+// the tree is plen bytes long.
+func walkFS(fsys fs.FS, dir string, d *Node, plen int) error {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return err
@@ -210,6 +221,10 @@ func walkFS(fsys fs.FS, dir string, d *Node) error {
 			return err
 		}
 		n := &Node{Name: e.Name(), Parent: d}
+		nlen := childPathLen(plen, n.Name)
+		if nlen > MaxPath {
+			return pathTooLong(n)
+		}
 		fillInfo(n, fi)
 		switch n.Type {
 		case TypeFile:
@@ -220,7 +235,7 @@ func walkFS(fsys fs.FS, dir string, d *Node) error {
 			}
 			n.Size = int64(len(n.Link))
 		case TypeDir:
-			if err := walkFS(fsys, p, n); err != nil {
+			if err := walkFS(fsys, p, n, nlen); err != nil {
 				return err
 			}
 		}
@@ -349,4 +364,13 @@ func linkHardLinks(t *Tree) {
 		}
 		return nil
 	})
+}
+
+// childPathLen is the length of the tree path of a child called name of a
+// directory whose path is plen bytes long (0 for the root).
+func childPathLen(plen int, name string) int {
+	if plen == 0 {
+		return len(name)
+	}
+	return plen + 1 + len(name)
 }

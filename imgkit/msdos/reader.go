@@ -3,6 +3,7 @@ package msdos
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
 	"os"
@@ -122,17 +123,12 @@ type ReadCloser struct {
 // OpenReader opens the FAT image file name and reads its volume as Open
 // does.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, err := os.Open(name)
+	f, size, err := imgfmt.OpenFile(name)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	rc := &ReadCloser{f: f}
-	if err := rc.FS.init(f, st.Size()); err != nil {
+	if err := rc.FS.init(f, size); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

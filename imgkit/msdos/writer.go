@@ -126,6 +126,9 @@ func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
 		return nil, fmt.Errorf("msdos: no source tree")
 	}
 	t, err := src.Tree(&fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
+	if err == nil {
+		err = t.CheckPaths() // bounds the depth, so the layout is linear
+	}
 	if err != nil {
 		return nil, fmt.Errorf("msdos: %w", err)
 	}

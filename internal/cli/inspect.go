@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io/fs"
 	"os"
 
@@ -11,7 +12,7 @@ import (
 
 // openImage opens the file name for the diff, ls and cat commands.
 func openImage(e *env, cmd, name string) (*os.File, int64, error) {
-	f, err := os.Open(e.abs(name))
+	f, size, err := imgfmt.OpenFile(e.abs(name))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -19,16 +20,7 @@ func openImage(e *env, cmd, name string) (*os.File, int64, error) {
 		}
 		return nil, 0, fmt.Errorf("%s: %s: %v", cmd, name, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("%s: %v", cmd, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, fmt.Errorf("%s: %s: not a regular file", cmd, name)
-	}
-	return f, fi.Size(), nil
+	return f, size, nil
 }
 
 // knownFormats is the list for error messages: "msdos, ar".

@@ -1,0 +1,54 @@
+package imgfmt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is the error OpenFile returns, inside an *fs.PathError, for
+// a name that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenFile opens the image file name for reading and returns it with its
+// size. It refuses anything but a regular file with an *fs.PathError whose
+// Err wraps ErrNotRegular, and it never blocks doing so: on Unix the file
+// is opened with O_NONBLOCK, so that a named pipe without a writer is
+// refused at once instead of hanging the open (a regular file reads the
+// same with or without the flag).
+func OpenFile(name string) (*os.File, int64, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	return f, fi.Size(), nil
+}
+
+// kind names the type of a file that is not regular.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
+}
