@@ -1,19 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
-	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
 func init() {
@@ -59,6 +53,9 @@ type arCmd struct {
 	format                                                 ar.Format
 	formatSet                                              bool
 	compat                                                 ar.Compat
+	// sym64Err is the error for a bad FIXTUREGEN_AR_SYM64_THRESHOLD,
+	// returned only when the archive is written.
+	sym64Err error
 
 	// arArchive and arFiles are the indexes in the command line of the
 	// archive and of the files, for the catalogue's plan.
@@ -240,116 +237,49 @@ func (c *arCmd) parseKey(key string) error {
 	return nil
 }
 
-// memberName is the name a file is stored and matched under.
-func (c *arCmd) memberName(file string) string {
-	if c.fullPath {
-		return filepath.ToSlash(file)
+// editOptions are the library's options for the command line.
+func (c *arCmd) editOptions() *ar.EditOptions {
+	o := &ar.EditOptions{
+		Options:      ar.Options{Format: c.format, Compat: c.compat, Thin: c.thin, NoIndex: c.noIndex},
+		Dir:          c.e.Dir,
+		RelPos:       c.relpos,
+		After:        c.posAfter,
+		FullPath:     c.fullPath,
+		Truncate:     c.truncate,
+		Update:       c.newer,
+		FileMetadata: !c.det,
+		KeepDates:    c.keepDates,
+		KeepFormat:   !c.formatSet,
 	}
-	n := filepath.Base(file)
-	if c.truncate && len(n) > 15 {
-		n = n[:15]
-	}
-	return n
-}
-
-// loaded is the archive as read from disk.
-type loaded struct {
-	rc      *ar.ReadCloser
-	r       *ar.Reader // &rc.Reader
-	perm    fs.FileMode
-	exists  bool
-	entries []ar.Entry
-	orig    []bool // entries[i] came from the archive (GNU's arelt_data)
-	extra   []*os.File
-	inMem   int64 // bytes of member files read whole by newEntry
-}
-
-// Member files of up to memberReadWhole bytes are read whole, within a
-// budget of memberMemBudget bytes for all of them, and closed at once.
-// Holding every member file open costs more than the read: once a
-// multithreaded process (every Go program) holds more descriptors than
-// its table has room for, the kernel grows the table and waits for an
-// RCU grace period (expand_files, synchronize_rcu). For "ar rcsD" of 500
-// objects, the openat that took descriptor 256 slept 6.7 ms of a 20 ms
-// run (strace -T; perf sched_switch showed it as the one D-state wait).
-// Bigger members stay open so that their data takes the image's bulk path.
-const (
-	memberReadWhole = 64 << 10
-	memberMemBudget = 64 << 20
-)
-
-func (c *arCmd) load() (*loaded, error) {
-	path := c.e.abs(c.archive)
-	l := &loaded{perm: 0o644}
-	rc, err := ar.OpenReader(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return l, nil
+	switch c.op {
+	case 'd':
+		o.Count = c.count
+	case 't', 'p', 'x':
+		if c.counted {
+			o.Count = c.count
 		}
-		if pe, ok := err.(*fs.PathError); ok {
-			// Opening or stating the file failed; a damaged archive
-			// gives an error of the ar package instead.
-			return nil, fmt.Errorf("ar: %s: %w", c.archive, pe.Err)
-		}
-		return nil, libError(c.archive, err)
 	}
-	l.rc, l.r, l.exists = rc, &rc.Reader, true
-	st, err := os.Stat(path)
-	if err != nil {
-		l.close()
-		return nil, fmt.Errorf("ar: %s: %w", c.archive, unwrapPath(err))
+	if c.verbose {
+		o.Verbose = c.e.Stdout
 	}
-	l.perm = st.Mode().Perm()
-	r := l.r
-	for i, m := range r.Members() {
-		e := ar.Entry{Header: m.Header}
-		if r.Thin() {
-			mf, err := os.Open(filepath.Join(filepath.Dir(path), filepath.FromSlash(m.Name)))
-			if err != nil {
-				l.close()
-				return nil, fmt.Errorf("ar: %s: thin member %s: %w", c.archive, m.Name, unwrapPath(err))
-			}
-			l.extra = append(l.extra, mf)
-			e.Data = mf
+	if v := c.e.getenv("FIXTUREGEN_AR_SYM64_THRESHOLD"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			c.sym64Err = fmt.Errorf("ar: FIXTUREGEN_AR_SYM64_THRESHOLD=%s: not a positive number", v)
 		} else {
-			sr, _ := r.Section(i)
-			e.Data = sr
+			o.Sym64Threshold = n
 		}
-		l.entries = append(l.entries, e)
-		l.orig = append(l.orig, true)
 	}
-	if !c.formatSet && r.Format() == ar.FormatBSD && c.compat == ar.CompatLLVM {
-		c.format = ar.FormatBSD
-	}
-	return l, nil
-}
-
-func (l *loaded) close() {
-	if l.rc != nil {
-		l.rc.Close()
-	}
-	for _, f := range l.extra {
-		f.Close()
-	}
-}
-
-// unwrapPath drops the *PathError wrapper, whose path is already in the
-// message.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return o
 }
 
 func (c *arCmd) run() error {
-	l, err := c.load()
+	a, err := ar.OpenArchive(c.archive, c.editOptions())
 	if err != nil {
 		return err
 	}
-	defer l.close()
-	if !l.exists {
+	defer a.Close()
+	if !a.Exists() {
 		switch c.op {
 		case 'r', 'q':
 			if !c.create {
@@ -358,306 +288,48 @@ func (c *arCmd) run() error {
 		default:
 			return fmt.Errorf("ar: %s: no such file or directory", c.archive)
 		}
-	} else if c.op == 'r' || c.op == 'q' {
-		// As GNU ar, refuse to change the kind of an existing archive.
-		if c.thin && !l.r.Thin() && len(l.entries) > 0 {
-			return fmt.Errorf("ar: %s: cannot convert an existing archive to a thin archive", c.archive)
-		}
-		if !c.thin && l.r.Thin() {
-			return fmt.Errorf("ar: %s: cannot convert an existing thin archive to a normal archive", c.archive)
-		}
-	}
-	if l.exists && l.r.Thin() {
-		c.thin = true
 	}
 	switch c.op {
 	case 't':
-		return c.list(l)
+		return c.list(a)
 	case 'p':
-		return c.print(l)
+		return c.print(a)
 	case 'x':
-		return c.extract(l)
+		return a.Extract(c.files...)
 	case 'd':
-		c.delete(l)
+		a.Delete(c.files...)
 	case 'm':
-		if err := c.move(l); err != nil {
+		if err := a.Move(c.files...); err != nil {
 			return err
 		}
-		if c.compat == ar.CompatLLVM {
-			c.moveLLVM(l)
+	case 'r':
+		if err := a.Replace(c.files...); err != nil {
+			return err
 		}
-	case 'r', 'q':
-		if err := c.replace(l); err != nil {
+	case 'q':
+		if err := a.Append(c.files...); err != nil {
 			return err
 		}
 	case 's':
 	}
-	return c.write(l)
-}
-
-// newEntry makes the entry for a file named on the command line.
-func (c *arCmd) newEntry(l *loaded, file string) (ar.Entry, error) {
-	path := c.e.abs(file)
-	f, err := os.Open(path)
-	if err != nil {
-		return ar.Entry{}, fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return ar.Entry{}, fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return ar.Entry{}, fmt.Errorf("ar: %s: not a regular file", file)
-	}
-	var data io.ReaderAt = f
-	if n := st.Size(); n <= memberReadWhole && l.inMem+n <= memberMemBudget {
-		b := make([]byte, n)
-		_, err := io.ReadFull(f, b)
-		f.Close()
-		if err != nil {
-			return ar.Entry{}, fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
-		}
-		l.inMem += n
-		data = bytes.NewReader(b)
-	} else {
-		l.extra = append(l.extra, f)
-	}
-	name := c.memberName(file)
-	if c.thin {
-		rel, err := filepath.Rel(filepath.Dir(c.e.abs(c.archive)), path)
-		if err != nil {
-			rel = path
-		}
-		name = filepath.ToSlash(rel)
-	}
-	h := ar.Header{Name: name, Size: st.Size(), Mode: 0o644}
-	if !c.det {
-		h.ModTime = st.ModTime().Truncate(time.Second)
-		h.Uid, h.Gid, h.Mode = fileOwner(st)
-		if c.compat == ar.CompatLLVM {
-			h.Mode &= 0o7777
-		}
-	}
-	return ar.Entry{Header: h, Data: data}, nil
-}
-
-// matches reports whether member name m is the one file names.
-func (c *arCmd) matches(file, m string) bool {
-	if c.thin || c.fullPath {
-		return filepath.ToSlash(file) == m || c.memberName(file) == m
-	}
-	return c.memberName(file) == m
-}
-
-// position returns the index at which to insert, for relpos, or def.
-func (c *arCmd) position(entries []ar.Entry, def int) int {
-	if c.relpos == "" {
-		return def
-	}
-	for i := range entries {
-		if entries[i].Name == c.relpos {
-			if c.posAfter {
-				return i + 1
-			}
-			return i
-		}
-	}
-	return len(entries) // GNU: a missing relpos means the end
-}
-
-func insertAt[T any](s []T, i int, v T) []T {
-	s = append(s, v)
-	copy(s[i+1:], s[i:])
-	s[i] = v
-	return s
-}
-
-func removeAt[T any](s []T, i int) []T { return append(s[:i], s[i+1:]...) }
-
-// replace implements r (insert or replace, in place) and q (append).
-func (c *arCmd) replace(l *loaded) error {
-	for _, file := range c.files {
-		found := -1
-		if c.op == 'r' {
-			for i := range l.entries {
-				if l.orig[i] && c.matches(file, l.entries[i].Name) {
-					found = i
-					break
-				}
-			}
-		}
-		if found >= 0 && c.newer {
-			st, err := os.Stat(c.e.abs(file))
-			if err != nil {
-				return fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
-			}
-			if !st.ModTime().After(l.entries[found].ModTime) {
-				continue
-			}
-		}
-		e, err := c.newEntry(l, file)
-		if err != nil {
-			return err
-		}
-		if found >= 0 {
-			// GNU ar links the new member in after the old one (or at
-			// relpos) and then unlinks the old one.
-			at := found + 1
-			if c.relpos != "" {
-				at = c.position(l.entries, at)
-			}
-			l.entries = insertAt(l.entries, at, e)
-			l.orig = insertAt(l.orig, at, false)
-			if at <= found {
-				found++
-			}
-			l.entries = removeAt(l.entries, found)
-			l.orig = removeAt(l.orig, found)
-			if c.verbose {
-				fmt.Fprintf(c.e.Stdout, "r - %s\n", file)
-			}
-			continue
-		}
-		at := len(l.entries)
-		if c.op == 'r' {
-			at = c.position(l.entries, at)
-		}
-		l.entries = insertAt(l.entries, at, e)
-		l.orig = insertAt(l.orig, at, false)
-		if c.verbose {
-			fmt.Fprintf(c.e.Stdout, "a - %s\n", file)
-		}
-	}
-	return nil
-}
-
-// delete implements d: the first (or the count-th) member of each name.
-func (c *arCmd) delete(l *loaded) {
-	for _, file := range c.files {
-		n := 0
-		found := false
-		for i := range l.entries {
-			if !c.matches(file, l.entries[i].Name) {
-				continue
-			}
-			n++
-			if n != c.count {
-				continue
-			}
-			if c.verbose {
-				fmt.Fprintf(c.e.Stdout, "d - %s\n", file)
-			}
-			l.entries = removeAt(l.entries, i)
-			l.orig = removeAt(l.orig, i)
-			found = true
-			break
-		}
-		if !found && c.verbose {
-			fmt.Fprintf(c.e.Stdout, "No member named `%s'\n", file)
-		}
-	}
-}
-
-// move implements m: each named member, in command-line order, goes to the
-// end or right after/before relpos.
-func (c *arCmd) move(l *loaded) error {
-	for _, file := range c.files {
-		i := -1
-		for j := range l.entries {
-			if c.matches(file, l.entries[j].Name) {
-				i = j
-				break
-			}
-		}
-		if i < 0 {
-			return fmt.Errorf("ar: %s: no entry %s in archive", c.archive, file)
-		}
-		if c.compat == ar.CompatLLVM {
-			continue
-		}
-		e, o := l.entries[i], l.orig[i]
-		l.entries = removeAt(l.entries, i)
-		l.orig = removeAt(l.orig, i)
-		at := c.position(l.entries, len(l.entries))
-		l.entries = insertAt(l.entries, at, e)
-		l.orig = insertAt(l.orig, at, o)
-		if c.verbose {
-			fmt.Fprintf(c.e.Stdout, "m - %s\n", file)
-		}
-	}
-	return nil
-}
-
-// moveLLVM is m as llvm-ar does it: the named members leave their places
-// and go, in archive order, as one block to the end or to relpos.
-func (c *arCmd) moveLLVM(l *loaded) {
-	var moved []ar.Entry
-	var keep []ar.Entry
-	for _, e := range l.entries {
-		hit := false
-		for _, file := range c.files {
-			if c.matches(file, e.Name) {
-				hit = true
-				break
-			}
-		}
-		if hit {
-			moved = append(moved, e)
-		} else {
-			keep = append(keep, e)
-		}
-	}
-	at := c.position(keep, len(keep))
-	out := append(append(append([]ar.Entry{}, keep[:at]...), moved...), keep[at:]...)
-	l.entries = out
-	l.orig = make([]bool, len(out))
-	for i := range l.orig {
-		l.orig[i] = true
-	}
+	return c.commit(a)
 }
 
 // selected calls fn for the members the command line names (all when none
 // is named), and reports the names not found.
-func (c *arCmd) selected(l *loaded, fn func(i int, m *ar.Member) error) error {
-	ms := l.r.Members()
-	if len(c.files) == 0 {
-		for i := range ms {
-			if err := fn(i, &ms[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var missing []string
-	for _, file := range c.files {
-		n, found := 0, false
-		for i := range ms {
-			if !c.matches(file, ms[i].Name) {
-				continue
-			}
-			n++
-			if c.counted && n != c.count {
-				continue
-			}
-			found = true
-			if err := fn(i, &ms[i]); err != nil {
-				return err
-			}
-		}
-		if !found {
-			missing = append(missing, file)
+func (c *arCmd) selected(a *ar.Archive, fn func(i int, m *ar.Member) error) error {
+	sel, selErr := a.Select(c.files...)
+	ms := a.Reader().Members()
+	for _, i := range sel {
+		if err := fn(i, &ms[i]); err != nil {
+			return err
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("ar: %s: no entry %s in archive", c.archive, strings.Join(missing, ", "))
-	}
-	return nil
+	return selErr
 }
 
-func (c *arCmd) list(l *loaded) error {
-	return c.selected(l, func(i int, m *ar.Member) error {
+func (c *arCmd) list(a *ar.Archive) error {
+	return c.selected(a, func(i int, m *ar.Member) error {
 		line := m.Name
 		if c.verbose {
 			line = fmt.Sprintf("%s %d/%d %6d %s %s", modeString(m.Mode), m.Uid, m.Gid, m.Size,
@@ -671,12 +343,12 @@ func (c *arCmd) list(l *loaded) error {
 	})
 }
 
-func (c *arCmd) print(l *loaded) error {
-	return c.selected(l, func(i int, m *ar.Member) error {
+func (c *arCmd) print(a *ar.Archive) error {
+	return c.selected(a, func(i int, m *ar.Member) error {
 		if c.verbose {
 			fmt.Fprintf(c.e.Stdout, "\n<%s>\n\n", m.Name)
 		}
-		sr, err := l.r.Section(i)
+		sr, err := a.Reader().Section(i)
 		if err != nil {
 			return fmt.Errorf("ar: %s: %w", c.archive, err)
 		}
@@ -685,92 +357,17 @@ func (c *arCmd) print(l *loaded) error {
 	})
 }
 
-func (c *arCmd) extract(l *loaded) error {
-	if l.r.Thin() {
-		return fmt.Errorf("ar: %s: cannot extract members of a thin archive", c.archive)
+// commit writes the edited archive, with the index threshold the
+// environment may set, in the command's words.
+func (c *arCmd) commit(a *ar.Archive) error {
+	if c.sym64Err != nil {
+		return c.sym64Err
 	}
-	return c.selected(l, func(i int, m *ar.Member) error {
-		name := m.Name
-		if !fs.ValidPath(name) || strings.Contains(name, "/") && !c.fullPath {
-			return fmt.Errorf("ar: %s: member %q: illegal output pathname", c.archive, name)
-		}
-		if c.verbose {
-			fmt.Fprintf(c.e.Stdout, "x - %s\n", name)
-		}
-		sr, err := l.r.Section(i)
-		if err != nil {
-			return fmt.Errorf("ar: %s: %w", c.archive, err)
-		}
-		out := c.e.abs(filepath.FromSlash(name))
-		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return fmt.Errorf("ar: %s: %w", name, unwrapPath(err))
-		}
-		if _, err := io.Copy(f, sr); err != nil {
-			f.Close()
-			return fmt.Errorf("ar: %s: %w", name, err)
-		}
-		if err := f.Chmod(fs.FileMode(m.Mode & 0o777)); err != nil {
-			f.Close()
-			return fmt.Errorf("ar: %s: %w", name, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("ar: %s: %w", name, err)
-		}
-		if c.keepDates {
-			if err := os.Chtimes(out, m.ModTime, m.ModTime); err != nil {
-				return fmt.Errorf("ar: %s: %w", name, err)
-			}
-		}
-		return nil
-	})
-}
-
-// write lays the archive out and replaces the file atomically.
-func (c *arCmd) write(l *loaded) error {
-	if c.thin && c.format == ar.FormatBSD {
+	err := a.Commit()
+	if errors.Is(err, ar.ErrThinBSD) {
 		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
 	}
-	opts := &ar.Options{Format: c.format, Compat: c.compat, Thin: c.thin, NoIndex: c.noIndex}
-	if !c.det {
-		opts.IndexTime = time.Now()
-	}
-	if v := c.e.getenv("FIXTUREGEN_AR_SYM64_THRESHOLD"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("ar: FIXTUREGEN_AR_SYM64_THRESHOLD=%s: not a positive number", v)
-		}
-		opts.Sym64Threshold = n
-	}
-	p, err := ar.NewPlan(l.entries, opts)
-	if err != nil {
-		return libError(c.archive, err)
-	}
-	// ModeAuto: bcache takes FIXTUREGEN_CACHE, else the mapping. No mode
-	// is picked by member size any more: since bcache's WriteAt and
-	// CopyFrom write with pwrite in mmap mode too, "ar rcsD out.a" of one
-	// 16 MiB object took 9.0-9.9 ms in the default mode against 11-13 ms
-	// in copy mode with copy_file_range (the fixturegen binary, best of
-	// 30, the objects of imgkit/ar's BenchmarkRcsD16MiB).
-	bo := &bcache.Options{Perm: l.perm}
-	return writeArchive(c.e.abs(c.archive), c.archive, p, bo)
-}
-
-// writeArchive writes p into a new file beside path and renames it over
-// path only when complete.
-func writeArchive(path, shown string, p *ar.Plan, bo *bcache.Options) error {
-	im, err := bcache.Create(path, p.Size(), bo)
-	if err != nil {
-		return fmt.Errorf("ar: %s: %w", shown, err)
-	}
-	defer im.Abort()
-	if err := im.Guard(func() error { return p.WriteAtTo(im) }); err != nil {
-		return fmt.Errorf("ar: %s: %w", shown, err)
-	}
-	if err := im.Commit(); err != nil {
-		return fmt.Errorf("ar: %s: %w", shown, err)
-	}
-	return nil
+	return err
 }
 
 // modeString formats permission bits as ls -l does, without the type.
@@ -819,18 +416,15 @@ func runRanlib(e *env, args []string) error {
 	}
 	for _, f := range files {
 		c := &arCmd{e: e, op: 's', det: det, count: 1, archive: f, create: true}
-		l, err := c.load()
+		a, err := ar.OpenArchive(f, c.editOptions())
 		if err != nil {
 			return rewrap(err)
 		}
-		if !l.exists {
+		if !a.Exists() {
 			return fmt.Errorf("ranlib: %s: no such file or directory", f)
 		}
-		if l.r.Thin() {
-			c.thin = true
-		}
-		err = c.write(l)
-		l.close()
+		err = c.commit(a)
+		a.Close()
 		if err != nil {
 			return rewrap(err)
 		}
@@ -842,20 +436,3 @@ func runRanlib(e *env, args []string) error {
 func rewrap(err error) error {
 	return errors.New("ranlib: " + strings.TrimPrefix(err.Error(), "ar: "))
 }
-
-// libError prefixes an imgkit/ar error with the command and file name,
-// dropping the library's own "ar: " prefix.
-func libError(file string, err error) error {
-	return &fileError{file: file, err: err}
-}
-
-type fileError struct {
-	file string
-	err  error
-}
-
-func (e *fileError) Error() string {
-	return "ar: " + e.file + ": " + strings.TrimPrefix(e.err.Error(), "ar: ")
-}
-
-func (e *fileError) Unwrap() error { return e.err }
