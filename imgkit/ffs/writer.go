@@ -272,20 +272,45 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if opts.ByteOrder != nil {
 		w.o = order{opts.ByteOrder}
 	}
-	p := &w.p
+	if err := w.blockOptions(); err != nil {
+		return nil, err
+	}
+	if err := w.tuningOptions(); err != nil {
+		return nil, err
+	}
+	size, inodes, err := w.treeNeeds()
+	if err != nil {
+		return nil, err
+	}
+	size, minSize, maxSize, err := w.imageSize(size, extra)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.layoutImage(size, inodes, minSize, maxSize); err != nil {
+		return nil, err
+	}
+	w.setTimes()
+	return w, nil
+}
+
+// blockOptions takes the UFS version, the sector size, the fragment size
+// and the block size from the options, with the defaults of the makefs
+// that Options.Compat names, and checks them.
+func (w *writer) blockOptions() error {
+	opts, p := w.opts, &w.p
 	p.version = opts.Version
 	if p.version == 0 {
 		p.version = 1
 	}
 	if p.version != 1 && p.version != 2 {
-		return nil, fmt.Errorf("%w: version %d (want 1 or 2)", ErrOption, p.version)
+		return fmt.Errorf("%w: version %d (want 1 or 2)", ErrOption, p.version)
 	}
 	p.sectorSize = opts.SectorSize
 	if p.sectorSize == 0 {
 		p.sectorSize = 512
 	}
 	if !powerOf2(int64(p.sectorSize)) || p.sectorSize < 512 || p.sectorSize > maxBSize {
-		return nil, fmt.Errorf("%w: sector size %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
+		return fmt.Errorf("%w: sector size %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
 	}
 	dfrag, dblk := int64(4096), int64(32768)
 	if opts.Compat == CompatDebian {
@@ -303,12 +328,20 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		}
 	}
 	if !powerOf2(p.bsize) || p.bsize < minBSize || p.bsize > maxBSize {
-		return nil, fmt.Errorf("%w: bsize %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
+		return fmt.Errorf("%w: bsize %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
 	}
 	if !powerOf2(p.fsize) || p.fsize < int64(p.sectorSize) || p.fsize > p.bsize || p.bsize/p.fsize > maxFrag {
-		return nil, fmt.Errorf("%w: fsize %d (want a power of 2 from %d to %d, and at least sector size %d)",
+		return fmt.Errorf("%w: fsize %d (want a power of 2 from %d to %d, and at least sector size %d)",
 			ErrParams, p.fsize, max(p.bsize/maxFrag, int64(p.sectorSize)), p.bsize, p.sectorSize)
 	}
+	return nil
+}
+
+// tuningOptions takes the free-space reserve, the optimization, the
+// allocation limits, the expected file and directory sizes, the
+// superblock's place and the label from the options, and checks them.
+func (w *writer) tuningOptions() error {
+	opts, p := w.opts, &w.p
 	p.minfree = minFreeDefault
 	if opts.Compat == CompatDebian {
 		p.minfree = minFreeNetBSD
@@ -317,7 +350,7 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		p.minfree = int64(*opts.MinFree)
 	}
 	if p.minfree < 0 || p.minfree > 99 {
-		return nil, fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
+		return fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
 	}
 	switch opts.Optimization {
 	case "", "time":
@@ -325,7 +358,7 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	case "space":
 		p.optim = fsOptSpace
 	default:
-		return nil, fmt.Errorf("%w: optimization %q (want time or space)", ErrOption, opts.Optimization)
+		return fmt.Errorf("%w: optimization %q (want time or space)", ErrOption, opts.Optimization)
 	}
 	p.maxcontig = max(1, min(maxPhys, maxBSize)/p.bsize)
 	p.maxbpg = int64(opts.MaxBPG)
@@ -345,13 +378,19 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		p.sblockloc = sblockUFS2
 	}
 	if opts.Label != "" && len(opts.Label) >= maxVolLen {
-		return nil, fmt.Errorf("%w: label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
+		return fmt.Errorf("%w: label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
 	}
+	return nil
+}
 
-	// Size the tree (ffs_size_dir, ffs_validate).
-	size, inodes, err := w.sizeTree()
+// treeNeeds sizes the tree as ffs_size_dir and ffs_validate do: the bytes
+// and inodes it needs with the free space and inodes asked for, the
+// superblocks, the inode blocks and the minfree reserve.
+func (w *writer) treeNeeds() (size, inodes int64, err error) {
+	opts, p := w.opts, &w.p
+	size, inodes, err = w.sizeTree()
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
 	inodes += rootIno
 	size += opts.FreeBlocks
@@ -377,7 +416,16 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if p.minfree > 0 {
 		size = size * (100 + p.minfree) / 100
 	}
-	minSize, maxSize := opts.MinSize, opts.MaxSize
+	return size, inodes, nil
+}
+
+// imageSize turns the size the tree needs into the image size: at least
+// Options.MinSize (or Options.Size), plus extra bytes, rounded up to the
+// block size and to Options.Roundup. It returns the minimum and maximum
+// sizes asked for too, and refuses sizes that do not fit in 64 bits.
+func (w *writer) imageSize(size, extra int64) (_, minSize, maxSize int64, err error) {
+	opts, p := w.opts, &w.p
+	minSize, maxSize = opts.MinSize, opts.MaxSize
 	if opts.Size > 0 {
 		minSize, maxSize = opts.Size, opts.Size
 	}
@@ -385,18 +433,26 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	// maximum, before it sizes the tree.
 	if maxSize > 0 && roundup(minSize, p.bsize) > maxSize {
 		if opts.Size > 0 {
-			return nil, fmt.Errorf("%w: Options.Size %d is not a multiple of the block size %d", ErrParams, opts.Size, p.bsize)
+			return 0, 0, 0, fmt.Errorf("%w: Options.Size %d is not a multiple of the block size %d", ErrParams, opts.Size, p.bsize)
 		}
-		return nil, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
+		return 0, 0, 0, fmt.Errorf("%w: Options.MinSize %d rounded up to the block size %d exceeds Options.MaxSize %d", ErrParams, minSize, p.bsize, maxSize)
 	}
 	if limit := int64(math.MaxInt64) - extra - p.bsize - max(opts.Roundup, 0); max(size, minSize) > limit {
-		return nil, fmt.Errorf("%w: Options.Size or Options.MinSize %d is too large (the image size is a 64-bit count of bytes)", ErrParams, max(size, minSize))
+		return 0, 0, 0, fmt.Errorf("%w: Options.Size or Options.MinSize %d is too large (the image size is a 64-bit count of bytes)", ErrParams, max(size, minSize))
 	}
 	size = max(size, minSize) + extra
 	size = roundup(size, p.bsize)
 	if opts.Roundup > 0 {
 		size = roundup(size, opts.Roundup)
 	}
+	return size, minSize, maxSize, nil
+}
+
+// layoutImage sets the inode density, computes the geometry of an image
+// of size bytes (mkfs) and checks that it fits in maxSize, in memory and
+// holds the tree's inodes.
+func (w *writer) layoutImage(size, inodes, minSize, maxSize int64) error {
+	opts, p := w.opts, &w.p
 	p.density = int64(opts.Density)
 	if p.density == 0 {
 		p.density = size/inodes + 1
@@ -407,32 +463,36 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 		(minSize > 0 || opts.FreeBlocks > 0 || opts.FreeBlocksPct > 0)
 	p.freebsd = opts.Compat != CompatDebian
 	if maxSize > 0 && size > maxSize {
-		return nil, fmt.Errorf("%w: the tree needs %d bytes, more than the maximum size %d", ErrTooLarge, size, maxSize)
+		return fmt.Errorf("%w: the tree needs %d bytes, more than the maximum size %d", ErrTooLarge, size, maxSize)
 	}
 	p.size = size
 	w.inos = inodes
 	g, err := mkfs(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.g = g
 	if need, limit := w.bookkeeping(), memoryBudget(); need > limit {
-		return nil, fmt.Errorf("%w: an image of %d bytes with %d cylinder groups of %d inodes needs %d MiB of memory to build, more than the %d MiB available (raise Options.Density or lower Options.Size)",
+		return fmt.Errorf("%w: an image of %d bytes with %d cylinder groups of %d inodes needs %d MiB of memory to build, more than the %d MiB available (raise Options.Density or lower Options.Size)",
 			ErrParams, p.size, g.ncg, g.ipg, need>>20, limit>>20)
 	}
 	if free := g.ncg * g.ipg; free < inodes {
-		return nil, fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
+		return fmt.Errorf("%w: the image has %d free inodes; %d are required (raise Options.Size or lower Options.Density)", ErrNoSpace, free, inodes)
 	}
 	w.fsBytes = size // makefs's image is size bytes, whatever fs_size rounds down to
+	return nil
+}
 
-	// Time and ids.
-	if !opts.Timestamp.IsZero() {
-		w.utime = opts.Timestamp.Unix()
+// setTimes sets the image's time, Options.Timestamp or else the tree's
+// latest modification time, and the seed of its ids, which follows from
+// it.
+func (w *writer) setTimes() {
+	if !w.opts.Timestamp.IsZero() {
+		w.utime = w.opts.Timestamp.Unix()
 	} else {
-		w.utime = latestMtime(t)
+		w.utime = latestMtime(w.t)
 	}
 	w.seed = splitmix(uint64(w.utime) ^ 0x4646535f49445f31) // "FFS_ID_1"
-	return w, nil
 }
 
 // warnLayout says what makefs says of the geometry, and where the image
