@@ -276,9 +276,36 @@ func (e *engine) checkInside(sel []Entry) error {
 // build runs the selected entries, each after those whose outputs it reads.
 func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	res := &Result{Op: e.op, updateCommand: e.o.UpdateCommand}
+	plans, planErrs := e.makePlans(sel)
+	deps, err := dependencies(sel, plans)
+	if err != nil {
+		return nil, err
+	}
+	order := topoOrder(len(sel), deps)
+	b := &buildRun{e: e, sel: sel, plans: plans, planErrs: planErrs, deps: deps,
+		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
+	for i := range b.done {
+		b.done[i] = make(chan struct{})
+	}
+	if e.o.Reporter != nil {
+		e.o.Reporter.Start(e.op, len(sel))
+	}
+	b.runAll(ctx, order)
+	if ctx.Err() != nil {
+		// Running commands may not stop at once; their temporary files
+		// are removed now and again when each returns.
+		e.temps.removeAll()
+		return nil, ctx.Err()
+	}
+	countResults(res, b.results)
+	return res, nil
+}
+
+// makePlans makes the plan of each selected entry, or the error that
+// stops it, with Options.Jobs goroutines: plans cost a few stats each.
+func (e *engine) makePlans(sel []Entry) ([]*Plan, []error) {
 	plans := make([]*Plan, len(sel))
 	planErrs := make([]error, len(sel))
-	// Plans cost a few stats each: make them at once.
 	var pwg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
@@ -295,57 +322,33 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	}
 	close(next)
 	pwg.Wait()
-	deps, err := dependencies(sel, plans)
-	if err != nil {
-		return nil, err
-	}
-	order := topoOrder(len(sel), deps)
-	results := make([]*EntryResult, len(sel))
-	done := make([]chan struct{}, len(sel))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	if e.o.Reporter != nil {
-		e.o.Reporter.Start(e.op, len(sel))
-	}
+	return plans, planErrs
+}
+
+// buildRun is one run of engine.build over the selected entries: their
+// plans and dependencies, and each entry's result, with a channel that is
+// closed once the result is in.
+type buildRun struct {
+	e        *engine
+	sel      []Entry
+	plans    []*Plan
+	planErrs []error
+	deps     [][]int
+	results  []*EntryResult
+	done     []chan struct{}
+}
+
+// runAll runs the entries with Options.Jobs workers, handing them out in
+// order, until every entry has run or ctx is cancelled.
+func (b *buildRun) runAll(ctx context.Context, order []int) {
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
+	for w := 0; w < min(b.e.o.Jobs, len(b.sel)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				m := sel[i]
-				r := &EntryResult{Entry: m}
-				failedDep := ""
-				for _, d := range deps[i] {
-					<-done[d]
-					if !results[d].installed && failedDep == "" {
-						failedDep = sel[d].Name
-					}
-				}
-				switch {
-				case ctx.Err() != nil:
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+"not built: interrupted")
-				case planErrs[i] != nil:
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+oneLine(planErrs[i].Error()))
-				case failedDep != "":
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+"not built: its input "+failedDep+" failed")
-				default:
-					e.buildEntry(ctx, m, plans[i], r)
-				}
-				results[i] = r
-				if ctx.Err() == nil {
-					e.repMu.Lock()
-					if e.o.Reporter != nil {
-						e.o.Reporter.EntryDone(r)
-					}
-					e.repMu.Unlock()
-				}
-				close(done[i])
+				b.runEntry(ctx, i)
 			}
 		}()
 	}
@@ -368,12 +371,49 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	case <-finished:
 	case <-ctx.Done():
 	}
-	if ctx.Err() != nil {
-		// Running commands may not stop at once; their temporary files
-		// are removed now and again when each returns.
-		e.temps.removeAll()
-		return nil, ctx.Err()
+}
+
+// runEntry waits for the entries that entry i depends on, builds it unless
+// the run was interrupted, its plan failed or one of its inputs failed,
+// reports its result and marks it done.
+func (b *buildRun) runEntry(ctx context.Context, i int) {
+	e := b.e
+	m := b.sel[i]
+	r := &EntryResult{Entry: m}
+	failedDep := ""
+	for _, d := range b.deps[i] {
+		<-b.done[d]
+		if !b.results[d].installed && failedDep == "" {
+			failedDep = b.sel[d].Name
+		}
 	}
+	switch {
+	case ctx.Err() != nil:
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+"not built: interrupted")
+	case b.planErrs[i] != nil:
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+oneLine(b.planErrs[i].Error()))
+	case failedDep != "":
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+"not built: its input "+failedDep+" failed")
+	default:
+		e.buildEntry(ctx, m, b.plans[i], r)
+	}
+	b.results[i] = r
+	if ctx.Err() == nil {
+		e.repMu.Lock()
+		if e.o.Reporter != nil {
+			e.o.Reporter.EntryDone(r)
+		}
+		e.repMu.Unlock()
+	}
+	close(b.done[i])
+}
+
+// countResults adds the entries' results to res and counts them by
+// status.
+func countResults(res *Result, results []*EntryResult) {
 	for _, r := range results {
 		res.Entries = append(res.Entries, r)
 		switch r.Status {
@@ -385,7 +425,6 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 			res.Failed++
 		}
 	}
-	return res, nil
 }
 
 // finish writes the state and, for an update, fixtures.sum, and returns
