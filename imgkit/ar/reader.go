@@ -449,124 +449,171 @@ func (ar *Reader) readSpecial(off, dataOff, size int64, what string) ([]byte, er
 	return b, nil
 }
 
+// parseSymtab parses the symbol index b, the data of the member name at
+// offset base, in the GNU or the BSD layout that name tells, and gives the
+// archive its symbols and each member its own.
 func (ar *Reader) parseSymtab(name string, b []byte, base int64) error {
-	bad := func(at int64, what string) error {
-		return ar.errorf(base+at, ErrSymtab, "%s", what)
-	}
-	var offs []int64
-	var strs []byte
-	var strx []int64
+	var x symIndex
+	var err error
 	switch name {
 	case gnuSymtabName, gnuSym64Name:
-		w := int64(4)
-		ar.index = IndexGNU
-		if name == gnuSym64Name {
-			w = 8
-			ar.index = IndexGNU64
-		}
-		if int64(len(b)) < w {
-			return bad(0, "too short for the symbol count")
-		}
-		var n uint64
-		if w == 4 {
-			n = uint64(binary.BigEndian.Uint32(b))
-		} else {
-			n = binary.BigEndian.Uint64(b)
-		}
-		if n > uint64(int64(len(b))-w)/uint64(w) {
-			return bad(0, fmt.Sprintf("symbol count %d larger than the index", n))
-		}
-		offs = make([]int64, n)
-		for i := range offs {
-			p := b[w+int64(i)*w:]
-			if w == 4 {
-				offs[i] = int64(binary.BigEndian.Uint32(p))
-			} else {
-				v := binary.BigEndian.Uint64(p)
-				if v > 1<<62 {
-					return bad(w+int64(i)*w, "offset out of range")
-				}
-				offs[i] = int64(v)
-			}
-		}
-		strs = b[w+int64(n)*w:]
-		// Names are consecutive NUL-terminated strings.
-		pos := int64(0)
-		for i := range offs {
-			if pos >= int64(len(strs)) {
-				return bad(w+int64(n)*w+pos, fmt.Sprintf("symbol name %d of %d missing", i, n))
-			}
-			strx = append(strx, pos)
-			e := bytes.IndexByte(strs[pos:], 0)
-			if e < 0 {
-				e = len(strs) - int(pos)
-			}
-			pos += int64(e) + 1
-		}
+		x, err = ar.parseGNUSymtab(name, b, base)
 	default: // BSD ranlib
-		w := int64(4)
-		ar.index = IndexBSD
-		if name == bsdSymdef64Name {
-			w = 8
-			ar.index = IndexBSD64
-		}
-		get := func(p []byte) uint64 {
-			if w == 4 {
-				return uint64(binary.LittleEndian.Uint32(p))
+		x, err = ar.parseBSDSymtab(name, b, base)
+	}
+	if err != nil {
+		return err
+	}
+	ar.attachSymbols(x)
+	return nil
+}
+
+// symIndex is a parsed symbol index: each symbol's member offset and the
+// offset of its name in strs.
+type symIndex struct {
+	offs []int64
+	strs []byte
+	strx []int64
+}
+
+// symtabError is the ErrSymtab error for the byte at of the symbol index
+// at offset base.
+func (ar *Reader) symtabError(base, at int64, what string) error {
+	return ar.errorf(base+at, ErrSymtab, "%s", what)
+}
+
+// parseGNUSymtab parses a GNU symbol index ("/" or "/SYM64/"): a
+// big-endian count, the offsets, then the NUL-terminated names.
+func (ar *Reader) parseGNUSymtab(name string, b []byte, base int64) (symIndex, error) {
+	bad := func(at int64, what string) (symIndex, error) {
+		return symIndex{}, ar.symtabError(base, at, what)
+	}
+	var x symIndex
+	w := int64(4)
+	ar.index = IndexGNU
+	if name == gnuSym64Name {
+		w = 8
+		ar.index = IndexGNU64
+	}
+	if int64(len(b)) < w {
+		return bad(0, "too short for the symbol count")
+	}
+	var n uint64
+	if w == 4 {
+		n = uint64(binary.BigEndian.Uint32(b))
+	} else {
+		n = binary.BigEndian.Uint64(b)
+	}
+	if n > uint64(int64(len(b))-w)/uint64(w) {
+		return bad(0, fmt.Sprintf("symbol count %d larger than the index", n))
+	}
+	x.offs = make([]int64, n)
+	for i := range x.offs {
+		p := b[w+int64(i)*w:]
+		if w == 4 {
+			x.offs[i] = int64(binary.BigEndian.Uint32(p))
+		} else {
+			v := binary.BigEndian.Uint64(p)
+			if v > 1<<62 {
+				return bad(w+int64(i)*w, "offset out of range")
 			}
-			return binary.LittleEndian.Uint64(p)
-		}
-		if int64(len(b)) < w {
-			return bad(0, "too short for the ranlib size")
-		}
-		rsize := get(b)
-		if rsize > uint64(int64(len(b))-w) || rsize%uint64(2*w) != 0 {
-			return bad(0, fmt.Sprintf("ranlib size %d does not fit", rsize))
-		}
-		n := int64(rsize) / (2 * w)
-		rest := b[w+int64(rsize):]
-		if int64(len(rest)) < w {
-			return bad(w+int64(rsize), "too short for the string table size")
-		}
-		ssize := get(rest)
-		if ssize > uint64(int64(len(rest))-w) {
-			return bad(w+int64(rsize), fmt.Sprintf("string table size %d does not fit", ssize))
-		}
-		strs = rest[w : w+int64(ssize)]
-		offs = make([]int64, n)
-		strx = make([]int64, n)
-		for i := int64(0); i < n; i++ {
-			p := b[w+i*2*w:]
-			sx, o := get(p), get(p[w:])
-			if sx >= uint64(len(strs)) {
-				return bad(w+i*2*w, fmt.Sprintf("symbol name offset %d outside the string table", sx))
-			}
-			if o > 1<<62 {
-				return bad(w+i*2*w+w, "offset out of range")
-			}
-			strx[i], offs[i] = int64(sx), int64(o)
+			x.offs[i] = int64(v)
 		}
 	}
+	x.strs = b[w+int64(n)*w:]
+	// Names are consecutive NUL-terminated strings.
+	pos := int64(0)
+	for i := range x.offs {
+		if pos >= int64(len(x.strs)) {
+			return bad(w+int64(n)*w+pos, fmt.Sprintf("symbol name %d of %d missing", i, n))
+		}
+		x.strx = append(x.strx, pos)
+		e := bytes.IndexByte(x.strs[pos:], 0)
+		if e < 0 {
+			e = len(x.strs) - int(pos)
+		}
+		pos += int64(e) + 1
+	}
+	return x, nil
+}
+
+// parseBSDSymtab parses a BSD ranlib index ("__.SYMDEF" and its sorted
+// and 64-bit forms): the little-endian size of the ranlib array, its
+// (name offset, member offset) pairs, then the string table's size and
+// the string table.
+func (ar *Reader) parseBSDSymtab(name string, b []byte, base int64) (symIndex, error) {
+	bad := func(at int64, what string) (symIndex, error) {
+		return symIndex{}, ar.symtabError(base, at, what)
+	}
+	var x symIndex
+	w := int64(4)
+	ar.index = IndexBSD
+	if name == bsdSymdef64Name {
+		w = 8
+		ar.index = IndexBSD64
+	}
+	get := func(p []byte) uint64 {
+		if w == 4 {
+			return uint64(binary.LittleEndian.Uint32(p))
+		}
+		return binary.LittleEndian.Uint64(p)
+	}
+	if int64(len(b)) < w {
+		return bad(0, "too short for the ranlib size")
+	}
+	rsize := get(b)
+	if rsize > uint64(int64(len(b))-w) || rsize%uint64(2*w) != 0 {
+		return bad(0, fmt.Sprintf("ranlib size %d does not fit", rsize))
+	}
+	n := int64(rsize) / (2 * w)
+	rest := b[w+int64(rsize):]
+	if int64(len(rest)) < w {
+		return bad(w+int64(rsize), "too short for the string table size")
+	}
+	ssize := get(rest)
+	if ssize > uint64(int64(len(rest))-w) {
+		return bad(w+int64(rsize), fmt.Sprintf("string table size %d does not fit", ssize))
+	}
+	x.strs = rest[w : w+int64(ssize)]
+	x.offs = make([]int64, n)
+	x.strx = make([]int64, n)
+	for i := int64(0); i < n; i++ {
+		p := b[w+i*2*w:]
+		sx, o := get(p), get(p[w:])
+		if sx >= uint64(len(x.strs)) {
+			return bad(w+i*2*w, fmt.Sprintf("symbol name offset %d outside the string table", sx))
+		}
+		if o > 1<<62 {
+			return bad(w+i*2*w+w, "offset out of range")
+		}
+		x.strx[i], x.offs[i] = int64(sx), int64(o)
+	}
+	return x, nil
+}
+
+// attachSymbols sets ar.symbols from x, each with the index of the member
+// whose header is at its offset (-1 for none), and appends each name to
+// that member's Symbols.
+func (ar *Reader) attachSymbols(x symIndex) {
 	byOff := make(map[int64]int, len(ar.members))
 	for i := range ar.members {
 		byOff[ar.members[i].HeaderOffset] = i
 	}
-	ar.symbols = make([]Symbol, len(offs))
-	for i := range offs {
-		s := strs[strx[i]:]
+	ar.symbols = make([]Symbol, len(x.offs))
+	for i := range x.offs {
+		s := x.strs[x.strx[i]:]
 		if e := bytes.IndexByte(s, 0); e >= 0 {
 			s = s[:e]
 		}
-		mi, ok := byOff[offs[i]]
+		mi, ok := byOff[x.offs[i]]
 		if !ok {
 			mi = -1
 		}
-		ar.symbols[i] = Symbol{Name: string(s), Offset: offs[i], Member: mi}
+		ar.symbols[i] = Symbol{Name: string(s), Offset: x.offs[i], Member: mi}
 		if mi >= 0 {
 			ar.members[mi].Symbols = append(ar.members[mi].Symbols, string(s))
 		}
 	}
-	return nil
 }
 
 // Members returns the archive's members in archive order, without the
