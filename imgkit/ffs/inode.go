@@ -463,10 +463,33 @@ func fbsdDev(rdev uint64) int64 {
 // writeInode is ffs_write_inode: mark the inode used in its group and
 // store it.
 func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
-	g, a, o := w.g, w.a, w.o
-	ino := ip.ino
-	c := g.inoToCg(ino)
-	cgino := ino % g.ipg
+	c, cgino := w.markInodeUsed(ip.ino, n)
+	// FreeBSD's ffs_build_dinode draws di_gen before ffs_write_inode
+	// initialises inode blocks.
+	f := dinodeFields{mode: ifmtOf(n.Type) | int64(n.Mode&0o7777)}
+	if w.opts.Compat != CompatDebian {
+		f.gen = w.rng.next()
+	}
+	if w.g.version == 2 {
+		w.initInodeBlocks(c, cgino)
+	}
+	f.setTimes(n, w.opts.Compat == CompatDebian)
+	if n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock {
+		f.rdev = fbsdDev(n.Rdev)
+	}
+	if w.g.version == 1 {
+		return w.putInode(ip.ino, w.dinode1(ip, n, &f))
+	}
+	return w.putInode(ip.ino, w.dinode2(ip, n, &f))
+}
+
+// markInodeUsed marks inode ino used in its cylinder group's map and
+// counts it (and a directory) in the group's and the file system's
+// summaries. It returns the group and the inode's number in it.
+func (w *writer) markInodeUsed(ino int64, n *fstree.Node) (c, cgino int64) {
+	g, a := w.g, w.a
+	c = g.inoToCg(ino)
+	cgino = ino % g.ipg
 	setbit(a.inosused(c), cgino)
 	a.cs[c].nifree--
 	a.total.nifree--
@@ -475,89 +498,107 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 		a.total.ndir++
 	}
 	a.syncCs(c)
-	debian := w.opts.Compat == CompatDebian
-	// FreeBSD's ffs_build_dinode draws di_gen before ffs_write_inode
-	// initialises inode blocks.
-	gen := int64(0)
-	if !debian {
-		gen = w.rng.next()
-	}
-	if g.version == 2 {
-		for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
-			if !debian {
-				for range g.inopb {
-					w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
-				}
-			}
-			w.inited[c] += g.inopb // written by writeInitedInodes
-		}
-		o.put32(a.cgs[c].cgInitediblk(), w.inited[c])
-	}
+	return c, cgino
+}
 
-	mode := ifmtOf(n.Type) | int64(n.Mode&0o7777)
+// initInodeBlocks counts the UFS2 inode blocks of group c up to the one
+// that holds cgino as initialised (writeInitedInodes writes them), drawing
+// their inodes' di_gen for FreeBSD, and records the count in the group's
+// cg_initediblk.
+func (w *writer) initInodeBlocks(c, cgino int64) {
+	g := w.g
+	for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+		if w.opts.Compat != CompatDebian {
+			for range g.inopb {
+				w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
+			}
+		}
+		w.inited[c] += g.inopb // written by writeInitedInodes
+	}
+	w.o.put32(w.a.cgs[c].cgInitediblk(), w.inited[c])
+}
+
+// dinodeFields are the values of a dinode that writeInode works out
+// before it lays them out for UFS1 or UFS2: the mode, the times in
+// seconds and nanoseconds, the device number and di_gen.
+type dinodeFields struct {
+	mode             int64
+	at, atn, mt, mtn int64
+	ct, ctn, bt, btn int64
+	rdev, gen        int64
+}
+
+// setTimes sets the access, modification, change and birth times from n;
+// a zero time is 0. For Debian's makefs only the seconds of the first
+// three are kept.
+func (f *dinodeFields) setTimes(n *fstree.Node, debian bool) {
 	ts := func(t time.Time) (int64, int64) {
 		if t.IsZero() {
 			return 0, 0
 		}
 		return t.Unix(), int64(t.Nanosecond())
 	}
-	at, atn := ts(n.Atime)
-	mt, mtn := ts(n.Mtime)
-	ct, ctn := ts(n.Ctime)
-	bt, btn := ts(n.Birthtime)
+	f.at, f.atn = ts(n.Atime)
+	f.mt, f.mtn = ts(n.Mtime)
+	f.ct, f.ctn = ts(n.Ctime)
+	f.bt, f.btn = ts(n.Birthtime)
 	if debian {
-		atn, mtn, ctn, bt, btn = 0, 0, 0, 0, 0
+		f.atn, f.mtn, f.ctn, f.bt, f.btn = 0, 0, 0, 0, 0
 	}
-	var rdev int64
-	if n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock {
-		rdev = fbsdDev(n.Rdev)
+}
+
+// dinode1 lays out the UFS1 dinode of the file n that ip describes.
+func (w *writer) dinode1(ip *inode, n *fstree.Node, f *dinodeFields) []byte {
+	o := w.o
+	var d dinode1
+	o.put16(d.diMode(), f.mode)
+	o.put16(d.diNlink(), int64(n.Nlink))
+	o.put64(d.diSize(), ip.size)
+	o.put32(d.diAtime(), f.at)
+	o.put32(d.diAtimensec(), f.atn)
+	o.put32(d.diMtime(), f.mt)
+	o.put32(d.diMtimensec(), f.mtn)
+	o.put32(d.diCtime(), f.ct)
+	o.put32(d.diCtimensec(), f.ctn)
+	for i, v := range ip.db {
+		o.put32(d.diDb(i), v)
 	}
-	if g.version == 1 {
-		var d dinode1
-		o.put16(d.diMode(), mode)
-		o.put16(d.diNlink(), int64(n.Nlink))
-		o.put64(d.diSize(), ip.size)
-		o.put32(d.diAtime(), at)
-		o.put32(d.diAtimensec(), atn)
-		o.put32(d.diMtime(), mt)
-		o.put32(d.diMtimensec(), mtn)
-		o.put32(d.diCtime(), ct)
-		o.put32(d.diCtimensec(), ctn)
-		for i, v := range ip.db {
-			o.put32(d.diDb(i), v)
-		}
-		for i, v := range ip.ib {
-			o.put32(d.diIb(i), v)
-		}
-		if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen1 {
-			copy(d.diShortlink(), n.Link)
-		}
-		if rdev != 0 {
-			o.put32(d.diRdev(), rdev)
-		}
-		o.put32(d.diFlags(), int64(n.Flags))
-		o.put32(d.diBlocks(), ip.blocks)
-		o.put32(d.diGen(), gen)
-		o.put32(d.diUID(), int64(n.UID))
-		o.put32(d.diGID(), int64(n.GID))
-		return w.putInode(ino, d[:])
+	for i, v := range ip.ib {
+		o.put32(d.diIb(i), v)
 	}
+	if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen1 {
+		copy(d.diShortlink(), n.Link)
+	}
+	if f.rdev != 0 {
+		o.put32(d.diRdev(), f.rdev)
+	}
+	o.put32(d.diFlags(), int64(n.Flags))
+	o.put32(d.diBlocks(), ip.blocks)
+	o.put32(d.diGen(), f.gen)
+	o.put32(d.diUID(), int64(n.UID))
+	o.put32(d.diGID(), int64(n.GID))
+	return d[:]
+}
+
+// dinode2 lays out the UFS2 dinode of the file n that ip describes.
+func (w *writer) dinode2(ip *inode, n *fstree.Node, f *dinodeFields) []byte {
+	o := w.o
 	var d dinode2
-	o.put16(d.diMode(), mode)
+	o.put16(d.diMode(), f.mode)
 	o.put16(d.diNlink(), int64(n.Nlink))
 	o.put32(d.diUID(), int64(n.UID))
 	o.put32(d.diGID(), int64(n.GID))
 	o.put64(d.diSize(), ip.size)
 	o.put64(d.diBlocks(), ip.blocks)
-	o.put64(d.diAtime(), at)
-	o.put64(d.diMtime(), mt)
-	o.put64(d.diCtime(), ct)
-	o.put64(d.diBirthtime(), bt)
-	o.put32(d.diMtimensec(), mtn)
-	o.put32(d.diAtimensec(), atn)
-	o.put32(d.diCtimensec(), ctn)
-	o.put32(d.diBirthnsec(), btn)
-	o.put32(d.diGen(), gen)
+	o.put64(d.diAtime(), f.at)
+	o.put64(d.diMtime(), f.mt)
+	o.put64(d.diCtime(), f.ct)
+	o.put64(d.diBirthtime(), f.bt)
+	o.put32(d.diMtimensec(), f.mtn)
+	o.put32(d.diAtimensec(), f.atn)
+	o.put32(d.diCtimensec(), f.ctn)
+	o.put32(d.diBirthnsec(), f.btn)
+	o.put32(d.diGen(), f.gen)
 	o.put32(d.diFlags(), int64(n.Flags))
 	for i, v := range ip.db {
 		o.put64(d.diDb(i), v)
@@ -568,8 +609,8 @@ func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
 	if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen2 {
 		copy(d.diShortlink(), n.Link)
 	}
-	if rdev != 0 {
-		o.put64(d.diRdev(), rdev)
+	if f.rdev != 0 {
+		o.put64(d.diRdev(), f.rdev)
 	}
-	return w.putInode(ino, d[:])
+	return d[:]
 }
