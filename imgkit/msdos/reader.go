@@ -156,31 +156,76 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 
 // init reads the volume of r into f, for Open and OpenReader.
 func (f *FS) init(r io.ReaderAt, size int64) error {
+	b, err := readBootSector(r, size)
+	if err != nil {
+		return err
+	}
+	v, err := parseBPB(b, size)
+	if err != nil {
+		return err
+	}
+	*f = FS{r: r, size: size, bps: v.bps, clusBytes: v.spc * v.bps}
+	need, err := f.setLayout(b, v)
+	if err != nil {
+		return err
+	}
+	// Read the first FAT: its size is bounded by the volume size checked
+	// above.
+	f.fat = make([]byte, need)
+	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
+		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
+	}
+	if err := f.setRoot(b); err != nil {
+		return err
+	}
+	f.scan()
+	return nil
+}
+
+// readBootSector reads the boot sector of the image of size bytes in r and
+// checks its signature.
+func readBootSector(r io.ReaderAt, size int64) (*bootSector, error) {
 	var b bootSector
 	if size < int64(len(b)) {
-		return formatErr("image of %d bytes is smaller than a boot sector", size)
+		return nil, formatErr("image of %d bytes is smaller than a boot sector", size)
 	}
 	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return fmt.Errorf("msdos: reading boot sector: %w", err)
+		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
 	}
 	if le.Uint16(b.signature()) != bootSig {
-		return formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
+		return nil, formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
 	}
+	return &b, nil
+}
+
+// bpbValues are the BPB fields a reader needs, with the first data
+// sector and the cluster count that follow from them.
+type bpbValues struct {
+	bps, spc, rsvd, nfats int64
+	rootEnts, totSec      int64
+	fatSz                 int64
+	dataSec, clusters     int64
+}
+
+// parseBPB reads the BPB of b and checks that it describes a volume
+// within the image of size bytes, with room for data after its metadata.
+func parseBPB(b *bootSector, size int64) (bpbValues, error) {
+	var v bpbValues
 	bps := int64(le.Uint16(b.bytsPerSec()))
 	if bps < 512 || bps > 4096 || bps&(bps-1) != 0 {
-		return formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
+		return v, formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
 	}
 	spc := int64(b.secPerClus()[0])
 	if spc == 0 || spc&(spc-1) != 0 {
-		return formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
+		return v, formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
 	}
 	rsvd := int64(le.Uint16(b.rsvdSecCnt()))
 	if rsvd == 0 {
-		return formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
+		return v, formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
 	}
 	nfats := int64(b.numFATs()[0])
 	if nfats == 0 {
-		return formatErr("BPB_NumFATs is 0 at byte 0x10")
+		return v, formatErr("BPB_NumFATs is 0 at byte 0x10")
 	}
 	rootEnts := int64(le.Uint16(b.rootEntCnt()))
 	totSec := int64(le.Uint16(b.totSec16()))
@@ -192,18 +237,26 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		fatSz = int64(le.Uint32(b.fatSz32()))
 	}
 	if fatSz == 0 {
-		return formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
+		return v, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
 	}
 	if totSec*bps > size {
-		return formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
+		return v, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
 	}
 	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
 	dataSec := rsvd + nfats*fatSz + rootSecs
 	if dataSec >= totSec {
-		return formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
+		return v, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
 	}
 	clusters := (totSec - dataSec) / spc
-	*f = FS{r: r, size: size, bps: bps, clusBytes: spc * bps}
+	return bpbValues{bps: bps, spc: spc, rsvd: rsvd, nfats: nfats, rootEnts: rootEnts,
+		totSec: totSec, fatSz: fatSz, dataSec: dataSec, clusters: clusters}, nil
+}
+
+// setLayout sets the FAT type from the cluster count, the offsets of the
+// FAT, root directory and data area, and the volume id and label. It
+// returns the bytes of FAT that the clusters need.
+func (f *FS) setLayout(b *bootSector, v bpbValues) (int64, error) {
+	clusters := v.clusters
 	switch {
 	case clusters < 4085:
 		f.fatType = 12
@@ -213,31 +266,31 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		f.fatType = 32
 	}
 	fat32 := f.fatType == 32
-	if fat32 != (rootEnts == 0) {
-		return formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", rootEnts, f.fatType, clusters)
+	if fat32 != (v.rootEnts == 0) {
+		return 0, formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", v.rootEnts, f.fatType, clusters)
 	}
-	f.fatOff = rsvd * bps
-	f.fatBytes = fatSz * bps
+	f.fatOff = v.rsvd * v.bps
+	f.fatBytes = v.fatSz * v.bps
 	need := fatBytes(f.fatType, clusters+reservedFATEnts)
 	if need > f.fatBytes {
-		return formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
+		return 0, formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
 	}
-	f.rootOff = (rsvd + nfats*fatSz) * bps
-	f.rootEnts = rootEnts
-	f.dataOff = dataSec * bps
+	f.rootOff = (v.rsvd + v.nfats*v.fatSz) * v.bps
+	f.rootEnts = v.rootEnts
+	f.dataOff = v.dataSec * v.bps
 	f.maxCluster = uint32(clusters + 1)
 	if b.bootSig(fat32)[0] == extBootSig {
 		f.volID = le.Uint32(b.volID(fat32))
 		f.label = strings.TrimRight(string(b.volLab(fat32)), " ")
 	}
-	// Read the first FAT: its size is bounded by the volume size checked
-	// above.
-	f.fat = make([]byte, need)
-	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
-		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
-	}
+	return need, nil
+}
+
+// setRoot makes the root directory's Entry, with the cluster chain of a
+// FAT32 root directory.
+func (f *FS) setRoot(b *bootSector) error {
 	f.root = &Entry{Name: ".", Attr: AttrDirectory, isRoot: true}
-	if fat32 {
+	if f.fatType == 32 {
 		f.rootClus = le.Uint32(b.rootClus())
 		chain, err := f.dirChain(f.rootClus)
 		if err != nil {
@@ -246,7 +299,6 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		f.root.Cluster = f.rootClus
 		f.root.chain = chain
 	}
-	f.scan()
 	return nil
 }
 
