@@ -564,12 +564,43 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	tmpPath := tempName(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
+	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
+		return
+	}
+	s, err := SumFile(tmpPath)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	r.Sum = s
+	if !e.update && !e.checkSum(m, k, s, tmpPath, r, fail) {
+		return
+	}
+	if err := os.Rename(tmpPath, outPath); err != nil {
+		fail("%v", err)
+		return
+	}
+	r.installed = true
+	e.produced.Store(m.Name, s)
+	r.Status = Built
+	if e.op == "build" {
+		e.st.record(m.Name, k, outPath, s)
+	}
+}
+
+// runCommand runs the entry m's command with its output argument set to
+// tmpPath, without SOURCE_DATE_EPOCH, and records its standard output and
+// its error lines in r with the temporary name replaced by the entry's.
+// It reports whether the command succeeded and the run was not
+// interrupted; otherwise it has called fail.
+func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+	where := e.where(m)
 	tmpArg, _ := filepath.Rel(e.dir, tmpPath)
 	tmpArg = filepath.ToSlash(tmpArg)
 	args := slices.Clone(m.Args)
 	args[p.Output] = tmpArg
 	var stdout, stderr bytes.Buffer
-	err = e.o.Runner.Run(ctx, &Command{
+	err := e.o.Runner.Run(ctx, &Command{
 		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
@@ -586,45 +617,37 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	}
 	if err != nil {
 		fail("%s", oneLine(strings.ReplaceAll(err.Error(), tmpArg, m.Name)))
-		return
+		return false
 	}
 	if ctx.Err() != nil {
 		fail("not built: interrupted")
-		return
+		return false
 	}
-	s, err := SumFile(tmpPath)
-	if err != nil {
-		fail("%v", err)
-		return
-	}
-	r.Sum = s
+	return true
+}
+
+// checkSum compares the sum s of the output built at tmpPath with the one
+// fixtures.sum records for m. It reports whether they match; otherwise it
+// has called fail and, for a mismatch, set r.Explain to the inputs that
+// changed and how the outputs differ.
+func (e *engine) checkSum(m Entry, k *entryKey, s Sum, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+	want, hasSum := e.sums[m.Name]
 	compare := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
-	if !e.update {
-		switch {
-		case !hasSum:
-			fail("not in %s; run %s %s to record it", SumName, e.o.UpdateCommand, m.Name)
-			return
-		case s != want:
-			fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
-			var x strings.Builder
-			if c := e.st.get(m.Name).changes(k); len(c) > 0 {
-				fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
-			}
-			x.WriteString(explainMismatch(compare, tmpPath, m.Name))
-			r.Explain = x.String()
-			return
+	switch {
+	case !hasSum:
+		fail("not in %s; run %s %s to record it", SumName, e.o.UpdateCommand, m.Name)
+		return false
+	case s != want:
+		fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
+		var x strings.Builder
+		if c := e.st.get(m.Name).changes(k); len(c) > 0 {
+			fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
 		}
+		x.WriteString(explainMismatch(compare, tmpPath, m.Name))
+		r.Explain = x.String()
+		return false
 	}
-	if err := os.Rename(tmpPath, outPath); err != nil {
-		fail("%v", err)
-		return
-	}
-	r.installed = true
-	e.produced.Store(m.Name, s)
-	r.Status = Built
-	if e.op == "build" {
-		e.st.record(m.Name, k, outPath, s)
-	}
+	return true
 }
 
 // oneLine keeps an error message on one line.
