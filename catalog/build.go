@@ -276,9 +276,36 @@ func (e *engine) checkInside(sel []Entry) error {
 // build runs the selected entries, each after those whose outputs it reads.
 func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	res := &Result{Op: e.op, updateCommand: e.o.UpdateCommand}
+	plans, planErrs := e.makePlans(sel)
+	deps, err := dependencies(sel, plans)
+	if err != nil {
+		return nil, err
+	}
+	order := topoOrder(len(sel), deps)
+	b := &buildRun{e: e, sel: sel, plans: plans, planErrs: planErrs, deps: deps,
+		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
+	for i := range b.done {
+		b.done[i] = make(chan struct{})
+	}
+	if e.o.Reporter != nil {
+		e.o.Reporter.Start(e.op, len(sel))
+	}
+	b.runAll(ctx, order)
+	if ctx.Err() != nil {
+		// Running commands may not stop at once; their temporary files
+		// are removed now and again when each returns.
+		e.temps.removeAll()
+		return nil, ctx.Err()
+	}
+	countResults(res, b.results)
+	return res, nil
+}
+
+// makePlans makes the plan of each selected entry, or the error that
+// stops it, with Options.Jobs goroutines: plans cost a few stats each.
+func (e *engine) makePlans(sel []Entry) ([]*Plan, []error) {
 	plans := make([]*Plan, len(sel))
 	planErrs := make([]error, len(sel))
-	// Plans cost a few stats each: make them at once.
 	var pwg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
@@ -295,57 +322,33 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	}
 	close(next)
 	pwg.Wait()
-	deps, err := dependencies(sel, plans)
-	if err != nil {
-		return nil, err
-	}
-	order := topoOrder(len(sel), deps)
-	results := make([]*EntryResult, len(sel))
-	done := make([]chan struct{}, len(sel))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	if e.o.Reporter != nil {
-		e.o.Reporter.Start(e.op, len(sel))
-	}
+	return plans, planErrs
+}
+
+// buildRun is one run of engine.build over the selected entries: their
+// plans and dependencies, and each entry's result, with a channel that is
+// closed once the result is in.
+type buildRun struct {
+	e        *engine
+	sel      []Entry
+	plans    []*Plan
+	planErrs []error
+	deps     [][]int
+	results  []*EntryResult
+	done     []chan struct{}
+}
+
+// runAll runs the entries with Options.Jobs workers, handing them out in
+// order, until every entry has run or ctx is cancelled.
+func (b *buildRun) runAll(ctx context.Context, order []int) {
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(e.o.Jobs, len(sel)); w++ {
+	for w := 0; w < min(b.e.o.Jobs, len(b.sel)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				m := sel[i]
-				r := &EntryResult{Entry: m}
-				failedDep := ""
-				for _, d := range deps[i] {
-					<-done[d]
-					if !results[d].installed && failedDep == "" {
-						failedDep = sel[d].Name
-					}
-				}
-				switch {
-				case ctx.Err() != nil:
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+"not built: interrupted")
-				case planErrs[i] != nil:
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+oneLine(planErrs[i].Error()))
-				case failedDep != "":
-					r.Status = Failed
-					r.Errors = append(r.Errors, e.where(m)+"not built: its input "+failedDep+" failed")
-				default:
-					e.buildEntry(ctx, m, plans[i], r)
-				}
-				results[i] = r
-				if ctx.Err() == nil {
-					e.repMu.Lock()
-					if e.o.Reporter != nil {
-						e.o.Reporter.EntryDone(r)
-					}
-					e.repMu.Unlock()
-				}
-				close(done[i])
+				b.runEntry(ctx, i)
 			}
 		}()
 	}
@@ -368,12 +371,49 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	case <-finished:
 	case <-ctx.Done():
 	}
-	if ctx.Err() != nil {
-		// Running commands may not stop at once; their temporary files
-		// are removed now and again when each returns.
-		e.temps.removeAll()
-		return nil, ctx.Err()
+}
+
+// runEntry waits for the entries that entry i depends on, builds it unless
+// the run was interrupted, its plan failed or one of its inputs failed,
+// reports its result and marks it done.
+func (b *buildRun) runEntry(ctx context.Context, i int) {
+	e := b.e
+	m := b.sel[i]
+	r := &EntryResult{Entry: m}
+	failedDep := ""
+	for _, d := range b.deps[i] {
+		<-b.done[d]
+		if !b.results[d].installed && failedDep == "" {
+			failedDep = b.sel[d].Name
+		}
 	}
+	switch {
+	case ctx.Err() != nil:
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+"not built: interrupted")
+	case b.planErrs[i] != nil:
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+oneLine(b.planErrs[i].Error()))
+	case failedDep != "":
+		r.Status = Failed
+		r.Errors = append(r.Errors, e.where(m)+"not built: its input "+failedDep+" failed")
+	default:
+		e.buildEntry(ctx, m, b.plans[i], r)
+	}
+	b.results[i] = r
+	if ctx.Err() == nil {
+		e.repMu.Lock()
+		if e.o.Reporter != nil {
+			e.o.Reporter.EntryDone(r)
+		}
+		e.repMu.Unlock()
+	}
+	close(b.done[i])
+}
+
+// countResults adds the entries' results to res and counts them by
+// status.
+func countResults(res *Result, results []*EntryResult) {
 	for _, r := range results {
 		res.Entries = append(res.Entries, r)
 		switch r.Status {
@@ -385,7 +425,6 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 			res.Failed++
 		}
 	}
-	return res, nil
 }
 
 // finish writes the state and, for an update, fixtures.sum, and returns
@@ -525,12 +564,43 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	tmpPath := tempName(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
+	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
+		return
+	}
+	s, err := SumFile(tmpPath)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	r.Sum = s
+	if !e.update && !e.checkSum(m, k, s, tmpPath, r, fail) {
+		return
+	}
+	if err := os.Rename(tmpPath, outPath); err != nil {
+		fail("%v", err)
+		return
+	}
+	r.installed = true
+	e.produced.Store(m.Name, s)
+	r.Status = Built
+	if e.op == "build" {
+		e.st.record(m.Name, k, outPath, s)
+	}
+}
+
+// runCommand runs the entry m's command with its output argument set to
+// tmpPath, without SOURCE_DATE_EPOCH, and records its standard output and
+// its error lines in r with the temporary name replaced by the entry's.
+// It reports whether the command succeeded and the run was not
+// interrupted; otherwise it has called fail.
+func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+	where := e.where(m)
 	tmpArg, _ := filepath.Rel(e.dir, tmpPath)
 	tmpArg = filepath.ToSlash(tmpArg)
 	args := slices.Clone(m.Args)
 	args[p.Output] = tmpArg
 	var stdout, stderr bytes.Buffer
-	err = e.o.Runner.Run(ctx, &Command{
+	err := e.o.Runner.Run(ctx, &Command{
 		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
@@ -547,45 +617,37 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	}
 	if err != nil {
 		fail("%s", oneLine(strings.ReplaceAll(err.Error(), tmpArg, m.Name)))
-		return
+		return false
 	}
 	if ctx.Err() != nil {
 		fail("not built: interrupted")
-		return
+		return false
 	}
-	s, err := SumFile(tmpPath)
-	if err != nil {
-		fail("%v", err)
-		return
-	}
-	r.Sum = s
+	return true
+}
+
+// checkSum compares the sum s of the output built at tmpPath with the one
+// fixtures.sum records for m. It reports whether they match; otherwise it
+// has called fail and, for a mismatch, set r.Explain to the inputs that
+// changed and how the outputs differ.
+func (e *engine) checkSum(m Entry, k *entryKey, s Sum, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+	want, hasSum := e.sums[m.Name]
 	compare := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
-	if !e.update {
-		switch {
-		case !hasSum:
-			fail("not in %s; run %s %s to record it", SumName, e.o.UpdateCommand, m.Name)
-			return
-		case s != want:
-			fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
-			var x strings.Builder
-			if c := e.st.get(m.Name).changes(k); len(c) > 0 {
-				fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
-			}
-			x.WriteString(explainMismatch(compare, tmpPath, m.Name))
-			r.Explain = x.String()
-			return
+	switch {
+	case !hasSum:
+		fail("not in %s; run %s %s to record it", SumName, e.o.UpdateCommand, m.Name)
+		return false
+	case s != want:
+		fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
+		var x strings.Builder
+		if c := e.st.get(m.Name).changes(k); len(c) > 0 {
+			fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
 		}
+		x.WriteString(explainMismatch(compare, tmpPath, m.Name))
+		r.Explain = x.String()
+		return false
 	}
-	if err := os.Rename(tmpPath, outPath); err != nil {
-		fail("%v", err)
-		return
-	}
-	r.installed = true
-	e.produced.Store(m.Name, s)
-	r.Status = Built
-	if e.op == "build" {
-		e.st.record(m.Name, k, outPath, s)
-	}
+	return true
 }
 
 // oneLine keeps an error message on one line.

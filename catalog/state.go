@@ -329,7 +329,25 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 		fmt.Fprintf(w.h, "%s\x00output %s\x00", relp, s)
 		return nil
 	}
-	b := append(w.buf[:0], relp...)
+	b := w.appendMeta(w.buf[:0], relp, fi)
+	b, err := w.hashBody(b, p, fi)
+	if err != nil {
+		return err
+	}
+	w.h.Write(b)
+	w.buf = b
+	if !fi.IsDir() {
+		return nil
+	}
+	return w.addChildren(p, relp, r)
+}
+
+// appendMeta appends to b the record of the file at relp: its path, mode
+// and size, its owner, device number, change time and first hard link
+// where the host gives them, and its modification time when w.times is
+// set, each NUL terminated.
+func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo) []byte {
+	b = append(b, relp...)
 	b = append(b, 0)
 	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
 	b = append(b, 0)
@@ -364,29 +382,38 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
 		b = append(b, 0)
 	}
+	return b
+}
+
+// hashBody adds the file p's contents to the record b: a regular file's
+// bytes, when w.contents is set, go to the hash after b (which is then
+// emptied), and a symbolic link's target is appended to b. It returns
+// what of b is left to hash.
+func (w *walker) hashBody(b []byte, p string, fi fs.FileInfo) ([]byte, error) {
 	switch {
 	case fi.Mode().IsRegular() && w.contents:
 		w.h.Write(b)
 		b = b[:0]
 		f, err := os.Open(p)
 		if err != nil {
-			return err
+			return b, err
 		}
 		_, err = io.Copy(w.h, f)
 		f.Close()
 		if err != nil {
-			return err
+			return b, err
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, _ := os.Readlink(p)
 		b = append(b, t...)
 		b = append(b, 0)
 	}
-	w.h.Write(b)
-	w.buf = b
-	if !fi.IsDir() {
-		return nil
-	}
+	return b, nil
+}
+
+// addChildren adds each entry of the directory p, at relp within the
+// input and at the catalogue path r, in the order readDirInfo gives.
+func (w *walker) addChildren(p, relp, r string) error {
 	ents, calls, err := readDirInfo(p)
 	w.k.st.calls.Add(int64(calls))
 	if err != nil {

@@ -218,9 +218,57 @@ func (p *Plan) symbolNames() ([]byte, int) {
 // layoutGNU lays the archive out as GNU ar (or llvm-ar) does.
 func (p *Plan) layoutGNU(hasObject bool) error {
 	gnu := p.opts.Compat == CompatGNU
-	// Long-name table.
-	var strtab bytes.Buffer
-	nameRef := make([]string, len(p.entries))
+	strtab, nameRef := p.gnuLongNames(gnu)
+	if err := p.gnuMemberHeaders(gnu, nameRef); err != nil {
+		return err
+	}
+	idx := gnuIndex{gnu: gnu}
+	idx.names, idx.nsyms = p.symbolNames()
+	writeIndex := !p.opts.NoIndex && hasObject
+	if writeIndex && !gnu && idx.nsyms == 0 {
+		idx.names = append(idx.names, "\x00\x00\x00"...) // llvm-ar's empty table
+	}
+	strtabHdr := int64(0)
+	if len(strtab) > 0 {
+		strtabHdr = headerLen + int64(len(strtab))
+	}
+	use64 := false
+	if writeIndex {
+		p.placeMembers(headerLen + idx.len32() + strtabHdr)
+		use64 = p.gnuNeeds64(gnu)
+		if use64 {
+			p.placeMembers(headerLen + idx.len64() + strtabHdr)
+		}
+	} else {
+		p.placeMembers(strtabHdr)
+	}
+	var head bytes.Buffer
+	if p.opts.Thin && (len(p.entries) > 0 || !gnu) {
+		// GNU ar writes an empty thin archive with the regular magic.
+		head.WriteString(thinMagic)
+	} else {
+		head.WriteString(magic)
+	}
+	if writeIndex {
+		if err := p.writeGNUIndex(&head, idx, use64); err != nil {
+			return err
+		}
+	}
+	if len(strtab) > 0 {
+		writeGNUStrtab(&head, strtab)
+	}
+	p.head = head.Bytes()
+	return nil
+}
+
+// gnuLongNames builds the GNU long-name table ("//") and each member's
+// ar_name reference: the name and its '/' when it fits in 15 bytes, else
+// "/offset" into the table. llvm-ar (gnu false) shares one table entry
+// among members of the same name; a thin archive puts every name in the
+// table.
+func (p *Plan) gnuLongNames(gnu bool) (strtab []byte, nameRef []string) {
+	var b bytes.Buffer
+	nameRef = make([]string, len(p.entries))
 	seen := map[string]int{}
 	for i := range p.entries {
 		name := p.entries[i].Name
@@ -233,16 +281,21 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 				nameRef[i] = fmt.Sprintf("/%d", o)
 				continue
 			}
-			seen[name] = strtab.Len()
+			seen[name] = b.Len()
 		}
-		nameRef[i] = fmt.Sprintf("/%d", strtab.Len())
-		strtab.WriteString(name)
-		strtab.WriteString("/\n")
+		nameRef[i] = fmt.Sprintf("/%d", b.Len())
+		b.WriteString(name)
+		b.WriteString("/\n")
 	}
-	if strtab.Len()%2 == 1 {
-		strtab.WriteByte('\n')
+	if b.Len()%2 == 1 {
+		b.WriteByte('\n')
 	}
-	// Member headers (without offsets yet).
+	return b.Bytes(), nameRef
+}
+
+// gnuMemberHeaders fills p.hdrs with each member's GNU header, its ar_name
+// holding nameRef[i].
+func (p *Plan) gnuMemberHeaders(gnu bool, nameRef []string) error {
 	p.hdrs = make([][]byte, len(p.entries))
 	for i := range p.entries {
 		e := &p.entries[i]
@@ -268,121 +321,125 @@ func (p *Plan) layoutGNU(hasObject bool) error {
 		copy(hd.arFmag(), fmag)
 		p.hdrs[i] = hd[:]
 	}
-	// Index contents: count, offsets, names.
-	names, nsyms := p.symbolNames()
-	writeIndex := !p.opts.NoIndex && hasObject
-	if writeIndex && !gnu && nsyms == 0 {
-		names = append(names, "\x00\x00\x00"...) // llvm-ar's empty table
+	return nil
+}
+
+// gnuIndex is the contents of a GNU symbol index: the symbol names, each
+// NUL terminated, and their count. gnu tells GNU ar's padding of the 64-bit
+// index from llvm-ar's.
+type gnuIndex struct {
+	names []byte
+	nsyms int
+	gnu   bool
+}
+
+// len32 returns the size of the 32-bit index ("/"): count, offsets and
+// names, padded to an even size.
+func (x gnuIndex) len32() int64 {
+	n := 4 + 4*int64(x.nsyms) + int64(len(x.names))
+	return n + pad2(n)
+}
+
+// len64 returns the size of the 64-bit index ("/SYM64/"), padded to a
+// multiple of 8 bytes by GNU ar and to an even size by llvm-ar.
+func (x gnuIndex) len64() int64 {
+	n := 8 + 8*int64(x.nsyms) + int64(len(x.names))
+	if x.gnu {
+		return alignUp(n, 8)
 	}
-	strtabHdr := int64(0)
-	if strtab.Len() > 0 {
-		strtabHdr = headerLen + int64(strtab.Len())
-	}
-	memberSpan := func(i int) int64 {
+	return n + pad2(n)
+}
+
+// placeMembers sets each member's header offset and the archive size for
+// members that follow the magic and metaLen bytes of index and long-name
+// table.
+func (p *Plan) placeMembers(metaLen int64) {
+	off := int64(magicLen) + metaLen
+	p.offs = make([]int64, len(p.entries))
+	for i := range p.entries {
+		p.offs[i] = off
 		n := int64(headerLen)
 		if !p.opts.Thin {
 			n += p.entries[i].Size + pad2(p.entries[i].Size)
 		}
-		return n
+		off += n
 	}
-	layout := func(indexLen int64) {
-		off := int64(magicLen) + indexLen + strtabHdr
-		p.offs = make([]int64, len(p.entries))
-		for i := range p.entries {
-			p.offs[i] = off
-			off += memberSpan(i)
-		}
-		p.size = off
-	}
-	idx32 := func() int64 {
-		n := 4 + 4*int64(nsyms) + int64(len(names))
-		return n + pad2(n)
-	}
-	idx64 := func() int64 {
-		n := 8 + 8*int64(nsyms) + int64(len(names))
-		if gnu {
-			return alignUp(n, 8)
-		}
-		return n + pad2(n)
-	}
+	p.size = off
+}
+
+// gnuNeeds64 reports whether the members as placed need the 64-bit index:
+// for GNU ar when a member with symbols starts at Options.Sym64Threshold
+// (4 GiB by default) or later, for llvm-ar when the last member does.
+func (p *Plan) gnuNeeds64(gnu bool) bool {
 	threshold := p.opts.Sym64Threshold
 	if threshold <= 0 {
 		threshold = 1 << 32
 	}
 	use64 := false
-	if writeIndex {
-		layout(headerLen + idx32())
-		if gnu {
-			for i := range p.entries {
-				if len(p.entries[i].Symbols) > 0 && p.offs[i] >= threshold {
-					use64 = true
-				}
-			}
-		} else if len(p.offs) > 0 && p.offs[len(p.offs)-1] >= threshold {
-			use64 = true
-		}
-		if use64 {
-			layout(headerLen + idx64())
-		}
-	} else {
-		layout(0)
-	}
-	var head bytes.Buffer
-	if p.opts.Thin && (len(p.entries) > 0 || !gnu) {
-		// GNU ar writes an empty thin archive with the regular magic.
-		head.WriteString(thinMagic)
-	} else {
-		head.WriteString(magic)
-	}
-	if writeIndex {
-		hd := blankHeader()
-		ilen := idx32()
-		w := 4
-		if use64 {
-			ilen = idx64()
-			w = 8
-			copy(hd.arName(), gnuSym64Name)
-		} else {
-			copy(hd.arName(), gnuSymtabName)
-		}
-		p.indexMeta(&hd)
-		fillDec(hd.arSize(), ilen)
-		copy(hd.arFmag(), fmag)
-		head.Write(hd[:])
-		start := head.Len()
-		var b [8]byte
-		put := func(v int64) {
-			if w == 4 {
-				putBE32(b[:], uint32(v))
-			} else {
-				putBE64(b[:], uint64(v))
-			}
-			head.Write(b[:w])
-		}
-		put(int64(nsyms))
+	if gnu {
 		for i := range p.entries {
-			if !use64 && p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
-				return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
-			}
-			for range p.entries[i].Symbols {
-				put(p.offs[i])
+			if len(p.entries[i].Symbols) > 0 && p.offs[i] >= threshold {
+				use64 = true
 			}
 		}
-		head.Write(names)
-		for int64(head.Len()-start) < ilen {
-			head.WriteByte(0)
+	} else if len(p.offs) > 0 && p.offs[len(p.offs)-1] >= threshold {
+		use64 = true
+	}
+	return use64
+}
+
+// writeGNUIndex writes the symbol index member to head: its header, the
+// symbol count, each symbol's member offset (big-endian, 4 or 8 bytes as
+// use64 says) and the names, padded with NULs.
+func (p *Plan) writeGNUIndex(head *bytes.Buffer, idx gnuIndex, use64 bool) error {
+	hd := blankHeader()
+	ilen := idx.len32()
+	w := 4
+	if use64 {
+		ilen = idx.len64()
+		w = 8
+		copy(hd.arName(), gnuSym64Name)
+	} else {
+		copy(hd.arName(), gnuSymtabName)
+	}
+	p.indexMeta(&hd)
+	fillDec(hd.arSize(), ilen)
+	copy(hd.arFmag(), fmag)
+	head.Write(hd[:])
+	start := head.Len()
+	var b [8]byte
+	put := func(v int64) {
+		if w == 4 {
+			putBE32(b[:], uint32(v))
+		} else {
+			putBE64(b[:], uint64(v))
+		}
+		head.Write(b[:w])
+	}
+	put(int64(idx.nsyms))
+	for i := range p.entries {
+		if !use64 && p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
+			return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
+		}
+		for range p.entries[i].Symbols {
+			put(p.offs[i])
 		}
 	}
-	if strtab.Len() > 0 {
-		hd := blankHeader()
-		copy(hd.arName(), gnuStrtabName)
-		fillDec(hd.arSize(), int64(strtab.Len()))
-		copy(hd.arFmag(), fmag)
-		head.Write(hd[:])
-		head.Write(strtab.Bytes())
+	head.Write(idx.names)
+	for int64(head.Len()-start) < ilen {
+		head.WriteByte(0)
 	}
-	p.head = head.Bytes()
 	return nil
+}
+
+// writeGNUStrtab writes the long-name table member ("//") to head.
+func writeGNUStrtab(head *bytes.Buffer, strtab []byte) {
+	hd := blankHeader()
+	copy(hd.arName(), gnuStrtabName)
+	fillDec(hd.arSize(), int64(len(strtab)))
+	copy(hd.arFmag(), fmag)
+	head.Write(hd[:])
+	head.Write(strtab)
 }
 
 // layoutBSD lays the archive out as llvm-ar --format=bsd does.

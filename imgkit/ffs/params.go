@@ -153,6 +153,39 @@ func mkfs(p *params) (*geometry, error) {
 	if p.avgfilesize <= 0 || p.avgfpdr <= 0 {
 		return nil, fmt.Errorf("%w: avgfilesize and avgfpdir must be positive", ErrParams)
 	}
+	if err := g.blocks(p, fssize); err != nil {
+		return nil, err
+	}
+	// Blocks per cylinder group: enough for the density, then as many as
+	// the cylinder group block can map.
+	inopf := g.inopb / g.frag // INOPF
+	cgLimit := g.bsize        // the cylinder group block must stay below it
+	if p.freebsd {
+		cgLimit -= cgSizeFudge
+	}
+	fragsperinode, err := g.groupDensity(p, inopf, cgLimit)
+	if err != nil {
+		return nil, err
+	}
+	g.growGroups(p, fragsperinode, cgLimit)
+	if err := g.fitLastGroup(fragsperinode, inopf); err != nil {
+		return nil, err
+	}
+	if err := g.summary(p, inopf); err != nil {
+		return nil, err
+	}
+	if err := g.cgOffsets(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// blocks sets the block and fragment sizes and what follows from them for
+// a file system of fssize sectors: the extent and contiguity limits, the
+// shifts, the size in fragments, the per-version inode and indirect
+// counts, the superblock, cylinder group and inode block addresses, and
+// the largest file.
+func (g *geometry) blocks(p *params, fssize int64) error {
 	g.avgfilesize, g.avgfpdir = p.avgfilesize, p.avgfpdr
 	g.bsize, g.fsize = p.bsize, p.fsize
 	// prepare has checked bsize and fsize: powers of 2, fsize from the
@@ -183,7 +216,7 @@ func mkfs(p *params) (*geometry, error) {
 	g.size = fssize >> g.fsbtodb
 	if g.version == 1 && g.size > math.MaxInt32 {
 		// ufs1_daddr_t and fs_old_size are 32 bits.
-		return nil, fmt.Errorf("%w: %d fragments; UFS1 addresses at most %d (use Options.Version 2 or a larger fragment)", ErrParams, g.size, math.MaxInt32)
+		return fmt.Errorf("%w: %d fragments; UFS1 addresses at most %d (use Options.Version 2 or a larger fragment)", ErrParams, g.size, math.MaxInt32)
 	}
 	g.sblockloc = p.sblockloc
 	if g.version == 1 {
@@ -206,15 +239,16 @@ func mkfs(p *params) (*geometry, error) {
 		sizepb *= g.nindir
 		g.maxfilesize += sizepb
 	}
+	return nil
+}
 
-	// Blocks per cylinder group: enough for the density, then as many as
-	// the cylinder group block can map.
-	inopf := g.inopb / g.frag // INOPF
+// groupDensity settles the inode density and returns the fragments per
+// inode of the first cylinder group size whose block fits below cgLimit,
+// setting g.ipg, g.fpg and the densities asked for, raised to and used.
+func (g *geometry) groupDensity(p *params, inopf, cgLimit int64) (int64, error) {
 	density := p.density
-	cgLimit := g.bsize // the cylinder group block must stay below it
 	g.origDensity = density
 	if p.freebsd {
-		cgLimit -= cgSizeFudge
 		// At most 2^32 inodes, and 2 fragments an inode unless the
 		// tree sets the size.
 		minfragsperinode := 1 + g.size/(1<<32-g.inopb)
@@ -233,15 +267,21 @@ func mkfs(p *params) (*geometry, error) {
 	// densities it tries are density - (k0-k)*fsize.
 	fits := func(k int64) bool { return g.groupFits(k, inopf, cgLimit) }
 	if density <= 0 {
-		return nil, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
+		return 0, fmt.Errorf("%w: no density fits a cylinder group block", ErrParams)
 	}
 	k0 := max(g.numfrags(density), 1)
 	fragsperinode, err := g.firstFit(k0, inopf, fits)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	fits(fragsperinode) // sets g.ipg and g.fpg
 	g.density = density - (k0-fragsperinode)*g.fsize
+	return fragsperinode, nil
+}
+
+// growGroups grows the cylinder groups a block at a time, up to
+// Options.MaxBPCG, while their block still fits below cgLimit.
+func (g *geometry) growGroups(p *params, fragsperinode, cgLimit int64) {
 	maxblkspercg := p.maxbpcg
 	if maxblkspercg <= 0 || maxblkspercg >= g.size {
 		maxblkspercg = g.size - 1
@@ -262,11 +302,16 @@ func mkfs(p *params) (*geometry, error) {
 		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
 		break
 	}
+}
+
+// fitLastGroup counts the cylinder groups and shrinks them a block at a
+// time until the last one is empty or holds its own metadata.
+func (g *geometry) fitLastGroup(fragsperinode, inopf int64) error {
 	for {
 		g.ncg = howmany(g.size, g.fpg)
 		lastminfpg := roundup(g.iblkno+g.ipg/inopf, g.frag)
 		if g.size < lastminfpg {
-			return nil, fmt.Errorf("%w: file system size %d fragments is below the minimum %d", ErrNoSpace, g.size, lastminfpg)
+			return fmt.Errorf("%w: file system size %d fragments is below the minimum %d", ErrNoSpace, g.size, lastminfpg)
 		}
 		if g.size%g.fpg >= lastminfpg || g.size%g.fpg == 0 {
 			break
@@ -274,6 +319,13 @@ func mkfs(p *params) (*geometry, error) {
 		g.fpg -= g.frag
 		g.ipg = roundup(howmany(g.fpg, fragsperinode), g.inopb)
 	}
+	return nil
+}
+
+// summary sets the cylinder group block size, the data and summary
+// addresses and the data size, and checks that the first group holds its
+// metadata and the summary and that the inodes can be counted in 32 bits.
+func (g *geometry) summary(p *params, inopf int64) error {
 	g.cgsize = roundup(g.cgSizeFor(g.ipg, g.fpg), g.fsize)
 	g.dblkno = g.iblkno + g.ipg/inopf
 	g.csaddr = g.cgdmin(0)
@@ -285,18 +337,22 @@ func mkfs(p *params) (*geometry, error) {
 	if d0 := roundup(g.dblkno+csfrags, g.frag); d0 > g.fpg && g.ncg > 1 {
 		// Not a small size but a large one: the summary of so many
 		// groups outgrows a whole group.
-		return nil, fmt.Errorf("%w: %d fragments is too large: the summary of its %d cylinder groups and the first group's metadata need %d fragments, more than a group's %d",
+		return fmt.Errorf("%w: %d fragments is too large: the summary of its %d cylinder groups and the first group's metadata need %d fragments, more than a group's %d",
 			ErrParams, g.size, g.ncg, d0, g.fpg)
 	} else if d0 > min(g.fpg, g.size) {
-		return nil, fmt.Errorf("%w: file system size %d fragments leaves no room for the first group's %d fragments of metadata", ErrNoSpace, g.size, d0)
+		return fmt.Errorf("%w: file system size %d fragments leaves no room for the first group's %d fragments of metadata", ErrNoSpace, g.size, d0)
 	}
 	g.dsize = g.size - g.sblkno - g.ncg*(g.dblkno-g.sblkno) - csfrags
 	g.minfree, g.maxbpg, g.optim = p.minfree, p.maxbpg, p.optim
 	if g.ncg*g.ipg > 1<<32-1 {
-		return nil, fmt.Errorf("%w: too many inodes (%d)", ErrParams, g.ncg*g.ipg)
+		return fmt.Errorf("%w: too many inodes (%d)", ErrParams, g.ncg*g.ipg)
 	}
+	return nil
+}
 
-	// Offsets of the maps in the cylinder group block (initcg).
+// cgOffsets sets the offsets of the maps in the cylinder group block, as
+// initcg lays them out, and checks that they fit in it.
+func (g *geometry) cgOffsets() error {
 	start := int64(cgSpaceOff)
 	if g.version == 2 {
 		g.iusedoff = start
@@ -314,9 +370,9 @@ func mkfs(p *params) (*geometry, error) {
 		g.nextfreeoff = g.clusteroff + howmany(g.fpg>>g.fragshift, 8)
 	}
 	if g.nextfreeoff > g.cgsize {
-		return nil, fmt.Errorf("%w: cylinder group too big", ErrParams)
+		return fmt.Errorf("%w: cylinder group too big", ErrParams)
 	}
-	return g, nil
+	return nil
 }
 
 // Address arithmetic of fs.h. UFS1's fs_old_cgoffset is 0, so cgstart is

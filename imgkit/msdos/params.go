@@ -144,24 +144,74 @@ func validLabel(s string) bool {
 // is counted in bytes_per_sector units), and its sector count can give
 // more clusters than the FAT holds (here it is cut).
 func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
-	g := &geometry{}
+	s := &geomState{o: o, g: &geometry{}}
+	if err := s.drive(); err != nil {
+		return nil, err
+	}
+	s.plainFile(fileSize)
+	if err := s.checkRanges(); err != nil {
+		return nil, err
+	}
+	if err := s.requestedFATType(); err != nil {
+		return nil, err
+	}
+	if err := s.applyOptions(); err != nil {
+		return nil, err
+	}
+	s.chooseFATType()
+	if err := s.placeInfoBackup(); err != nil {
+		return nil, err
+	}
+	if err := s.sizeFAT(); err != nil {
+		return nil, err
+	}
+	if err := s.countClusters(); err != nil {
+		return nil, err
+	}
+	return s.finish()
+}
+
+// geomState carries what computeGeometry has worked out from one step to
+// the next, under the names mkfs_msdos.c gives the same values.
+type geomState struct {
+	o         *Options
+	g         *geometry
+	huge      uint64 // sectors in the volume
+	bigFATSz  uint64 // sectors per FAT; 0 until chosen
+	bps       uint64 // bytes per sector
+	fat       int    // FAT type; 0 until chosen
+	bss       uint64 // boot sectors (the bootstrap's length in sectors)
+	nf        uint64 // number of FATs
+	spc       uint64 // sectors per cluster; 0 until chosen
+	res       uint64 // reserved sectors; 0 until chosen
+	x         uint64 // first reserved sector after the boot, info and backup sectors
+	x1        uint64 // sectors before the data area
+	x2        uint64 // sectors per FAT that the estimated clusters need
+	rds       uint64 // root directory sectors
+	alignment uint64 // sectors the data area lies past a cluster boundary
+	cls       uint64 // clusters in the data area
+}
+
+// drive takes the sector size, the sector count and the drive geometry
+// from Options.Floppy and the options that override it, and checks that
+// the options it depends on are consistent.
+func (s *geomState) drive() error {
+	o, g := s.o, s.g
 	if o.BlockSize != 0 && o.SectorsPerCluster != 0 {
-		return nil, perr(false, "cannot give both Options.BlockSize and Options.SectorsPerCluster")
+		return perr(false, "cannot give both Options.BlockSize and Options.SectorsPerCluster")
 	}
 	if o.OEMString != nil && len(*o.OEMString) > 8 {
-		return nil, perr(false, "Options.OEMString %q is longer than 8 characters", *o.OEMString)
+		return perr(false, "Options.OEMString %q is longer than 8 characters", *o.OEMString)
 	}
-	var bigFATSz uint64
-	var huge uint64
 	if o.Floppy != "" {
 		f, ok := floppies[o.Floppy]
 		if !ok {
-			return nil, perr(false, "Options.Floppy %q is not a standard format (160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880)", o.Floppy)
+			return perr(false, "Options.Floppy %q is not a standard format (160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880)", o.Floppy)
 		}
 		g.BytesPerSec, g.SecPerClus, g.RsvdSecCnt, g.NumFATs = f.bps, f.spc, f.res, f.nfats
 		g.RootEntCnt, g.Media, g.SecPerTrk, g.NumHeads = f.rootEnts, f.media, f.spt, f.heads
-		huge = uint64(f.sectors)
-		bigFATSz = uint64(f.fatSz)
+		s.huge = uint64(f.sectors)
+		s.bigFATSz = uint64(f.fatSz)
 	}
 	if o.DriveHeads != 0 {
 		g.NumHeads = uint32(o.DriveHeads)
@@ -173,60 +223,84 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		g.BytesPerSec = uint32(o.BytesPerSector)
 	}
 	if o.Sectors != 0 {
-		huge = o.Sectors
+		s.huge = o.Sectors
 	}
 	if o.HiddenSectors != nil {
 		g.HiddSec = *o.HiddenSectors
 	}
 	if g.BytesPerSec < minBytesPerSector || g.BytesPerSec > maxBytesPerSector || !isPow2(uint64(g.BytesPerSec)) {
-		return nil, perr(false, "Options.BytesPerSector %d: must be 512, 1024, 2048 or 4096", g.BytesPerSec)
+		return perr(false, "Options.BytesPerSector %d: must be 512, 1024, 2048 or 4096", g.BytesPerSec)
 	}
-	bps := uint64(g.BytesPerSec)
-	if !(o.Floppy != "" || (o.DriveHeads != 0 && o.SectorsPerTrack != 0 && o.BytesPerSector != 0 && o.Sectors != 0 && o.HiddenSectors != nil)) {
-		// The fake geometry newfs_msdos uses for a plain file.
-		if g.SecPerTrk == 0 {
-			g.SecPerTrk = 63
-		}
-		if g.NumHeads == 0 {
-			g.NumHeads = 255
-		}
-		if huge == 0 {
-			huge = uint64(fileSize) / bps
-			if bps > 512 {
-				g.Warnings = append(g.Warnings, fmt.Sprintf("newfs_msdos counts the image in 512-byte units and would claim %d sectors of %d bytes, more than the image holds; the volume has %d",
-					uint64(fileSize)/512-uint64(o.Offset)/bps, bps, huge-min(huge, uint64(o.Offset)/bps)))
-			}
-		}
-		off := uint64(o.Offset) / bps
-		if huge < off {
-			huge = 0
-		} else {
-			huge -= off
-		}
-		if g.SecPerClus == 0 {
-			switch {
-			case huge <= 6000:
-				g.SecPerClus = 1
-			case huge <= 1<<17:
-				g.SecPerClus = 8
-			case huge <= 1<<19:
-				g.SecPerClus = 16
-			case huge <= 1<<21:
-				g.SecPerClus = 32
-			default:
-				g.SecPerClus = 64
-			}
+	s.bps = uint64(g.BytesPerSec)
+	return nil
+}
+
+// plainFile fills in the fake geometry newfs_msdos uses for a plain file
+// of fileSize bytes, unless Options.Floppy or the options together give
+// the whole drive: 63 sectors per track, 255 heads, the sectors the file
+// holds after Options.Offset, and sectors per cluster from that count.
+func (s *geomState) plainFile(fileSize int64) {
+	o, g := s.o, s.g
+	if o.Floppy != "" || (o.DriveHeads != 0 && o.SectorsPerTrack != 0 && o.BytesPerSector != 0 && o.Sectors != 0 && o.HiddenSectors != nil) {
+		return
+	}
+	bps := s.bps
+	if g.SecPerTrk == 0 {
+		g.SecPerTrk = 63
+	}
+	if g.NumHeads == 0 {
+		g.NumHeads = 255
+	}
+	if s.huge == 0 {
+		s.huge = uint64(fileSize) / bps
+		if bps > 512 {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("newfs_msdos counts the image in 512-byte units and would claim %d sectors of %d bytes, more than the image holds; the volume has %d",
+				uint64(fileSize)/512-uint64(o.Offset)/bps, bps, s.huge-min(s.huge, uint64(o.Offset)/bps)))
 		}
 	}
-	if huge > 0xffffffff {
-		return nil, perr(false, "volume of %d sectors is too large for FAT (at most %d)", huge, uint64(0xffffffff))
+	off := uint64(o.Offset) / bps
+	if s.huge < off {
+		s.huge = 0
+	} else {
+		s.huge -= off
+	}
+	if g.SecPerClus == 0 {
+		switch {
+		case s.huge <= 6000:
+			g.SecPerClus = 1
+		case s.huge <= 1<<17:
+			g.SecPerClus = 8
+		case s.huge <= 1<<19:
+			g.SecPerClus = 16
+		case s.huge <= 1<<21:
+			g.SecPerClus = 32
+		default:
+			g.SecPerClus = 64
+		}
+	}
+}
+
+// checkRanges rejects a sector count, a drive geometry or a volume label
+// that the boot sector cannot hold.
+func (s *geomState) checkRanges() error {
+	o, g := s.o, s.g
+	if s.huge > 0xffffffff {
+		return perr(false, "volume of %d sectors is too large for FAT (at most %d)", s.huge, uint64(0xffffffff))
 	}
 	if g.SecPerTrk > 0xffff || g.NumHeads > 0xffff {
-		return nil, perr(false, "Options.SectorsPerTrack %d and Options.DriveHeads %d: each must be at most 65535", g.SecPerTrk, g.NumHeads)
+		return perr(false, "Options.SectorsPerTrack %d and Options.DriveHeads %d: each must be at most 65535", g.SecPerTrk, g.NumHeads)
 	}
 	if o.VolumeLabel != "" && !validLabel(o.VolumeLabel) {
-		return nil, perr(false, "Options.VolumeLabel %q: 1 to 11 ASCII characters, none of \"*+,./:;<=>?[\\]|", o.VolumeLabel)
+		return perr(false, "Options.VolumeLabel %q: 1 to 11 ASCII characters, none of \"*+,./:;<=>?[\\]|", o.VolumeLabel)
 	}
+	return nil
+}
+
+// requestedFATType sets the FAT type that the options ask for or imply (0
+// when the size is to choose it) and rejects the options that type does
+// not have.
+func (s *geomState) requestedFATType() error {
+	o := s.o
 	fat := o.FATType
 	if fat == 0 {
 		if o.Floppy != "" {
@@ -236,36 +310,45 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		}
 	}
 	if fat == 32 && o.DirectoryEntries != 0 {
-		return nil, perr(false, "Options.DirectoryEntries is not a legal FAT32 option")
+		return perr(false, "Options.DirectoryEntries is not a legal FAT32 option")
 	}
 	if fat != 32 && o.InfoSector != 0 {
-		return nil, perr(false, "Options.InfoSector is not a legal FAT12/16 option")
+		return perr(false, "Options.InfoSector is not a legal FAT12/16 option")
 	}
 	if fat != 32 && o.BackupSector != 0 {
-		return nil, perr(false, "Options.BackupSector is not a legal FAT12/16 option")
+		return perr(false, "Options.BackupSector is not a legal FAT12/16 option")
 	}
 	if o.Floppy != "" && fat == 32 {
-		g.RootEntCnt = 0
+		s.g.RootEntCnt = 0
 	}
 	if fat != 0 && fat != 12 && fat != 16 && fat != 32 {
-		return nil, perr(false, "Options.FATType %d: must be 12, 16 or 32", fat)
+		return perr(false, "Options.FATType %d: must be 12, 16 or 32", fat)
 	}
+	s.fat = fat
+	return nil
+}
+
+// applyOptions checks the cluster, FAT, root directory, media, info
+// sector, backup sector and bootstrap options and takes them into the
+// geometry.
+func (s *geomState) applyOptions() error {
+	o, g, bps := s.o, s.g, s.bps
 	if o.BlockSize != 0 {
 		bs := uint64(o.BlockSize)
 		if !isPow2(bs) {
-			return nil, perr(false, "Options.BlockSize %d is not a power of 2", bs)
+			return perr(false, "Options.BlockSize %d is not a power of 2", bs)
 		}
 		if bs < bps {
-			return nil, perr(false, "Options.BlockSize %d is too small; minimum is %d", bs, bps)
+			return perr(false, "Options.BlockSize %d is too small; minimum is %d", bs, bps)
 		}
 		if bs > bps*maxSecPerClus {
-			return nil, perr(false, "Options.BlockSize %d is too large; maximum is %d", bs, bps*maxSecPerClus)
+			return perr(false, "Options.BlockSize %d is too large; maximum is %d", bs, bps*maxSecPerClus)
 		}
 		g.SecPerClus = uint32(bs / bps)
 	}
 	if o.SectorsPerCluster != 0 {
 		if !isPow2(uint64(o.SectorsPerCluster)) || o.SectorsPerCluster > maxSecPerClus {
-			return nil, perr(false, "Options.SectorsPerCluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
+			return perr(false, "Options.SectorsPerCluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
 		}
 		g.SecPerClus = uint32(o.SectorsPerCluster)
 	}
@@ -274,7 +357,7 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	}
 	if o.NumFATs != 0 {
 		if o.NumFATs > maxNumFATs {
-			return nil, perr(false, "Options.NumFATs %d is too large; maximum is %d", o.NumFATs, maxNumFATs)
+			return perr(false, "Options.NumFATs %d is too large; maximum is %d", o.NumFATs, maxNumFATs)
 		}
 		g.NumFATs = uint32(o.NumFATs)
 	}
@@ -288,12 +371,12 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	}
 	if o.MediaDescriptor != 0 {
 		if o.MediaDescriptor < 0xf0 {
-			return nil, perr(false, "Options.MediaDescriptor %#x is illegal (must be 0xf0 or more)", o.MediaDescriptor)
+			return perr(false, "Options.MediaDescriptor %#x is illegal (must be 0xf0 or more)", o.MediaDescriptor)
 		}
 		g.Media = o.MediaDescriptor
 	}
 	if o.SectorsPerFAT != 0 {
-		bigFATSz = uint64(o.SectorsPerFAT)
+		s.bigFATSz = uint64(o.SectorsPerFAT)
 	}
 	if o.InfoSector != 0 {
 		g.FSInfo = uint32(o.InfoSector)
@@ -301,25 +384,34 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	if o.BackupSector != 0 {
 		g.BkBootSec = uint32(o.BackupSector)
 	}
-	bss := uint64(1)
+	s.bss = 1
 	if len(o.bootstrap) > 0 {
 		n := uint64(len(o.bootstrap))
 		if n%bps != 0 || n < bps || n > bps*0xffff {
-			return nil, perr(false, "Options.Bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
+			return perr(false, "Options.Bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
 		}
-		bss = n / bps
+		s.bss = n / bps
 	}
-	g.BootSectors = uint32(bss)
+	g.BootSectors = uint32(s.bss)
 	if g.NumFATs == 0 {
 		g.NumFATs = 2
 	}
-	nf := uint64(g.NumFATs)
-	spc := uint64(g.SecPerClus)
-	res := uint64(g.RsvdSecCnt)
-	if fat == 0 {
-		r := res
+	s.nf = uint64(g.NumFATs)
+	s.spc = uint64(g.SecPerClus)
+	s.res = uint64(g.RsvdSecCnt)
+	return nil
+}
+
+// chooseFATType picks the FAT type from the size when the options leave it
+// open, as newfs_msdos does: FAT12 when the volume is too small for the
+// fewest FAT16 clusters, FAT16 when it is too small for the most, and
+// FAT32 otherwise.
+func (s *geomState) chooseFATType() {
+	g, bps, nf, spc := s.g, s.bps, s.nf, s.spc
+	if s.fat == 0 {
+		r := s.res
 		if r == 0 {
-			r = bss
+			r = s.bss
 		}
 		rootEnts := uint64(g.RootEntCnt)
 		if rootEnts == 0 {
@@ -331,26 +423,33 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		} else {
 			cl, bits, clsz = maxClusters12+1, 12, howmany(4096, bps)
 		}
-		if huge < r+howmany((reservedFATEnts+cl)*bits/4, bps*2)*nf+howmany(rootEnts, bps/dirEntrySize)+cl*clsz {
-			fat = 12
+		if s.huge < r+howmany((reservedFATEnts+cl)*bits/4, bps*2)*nf+howmany(rootEnts, bps/dirEntrySize)+cl*clsz {
+			s.fat = 12
 		} else {
 			clsz = spc
 			if clsz == 0 {
 				clsz = howmany(8192, bps)
 			}
-			if g.RootEntCnt != 0 || huge < r+howmany((reservedFATEnts+maxClusters16)*2, bps)*nf+howmany(defaultRootEnts, bps/dirEntrySize)+(maxClusters16+1)*clsz {
-				fat = 16
+			if g.RootEntCnt != 0 || s.huge < r+howmany((reservedFATEnts+maxClusters16)*2, bps)*nf+howmany(defaultRootEnts, bps/dirEntrySize)+(maxClusters16+1)*clsz {
+				s.fat = 16
 			} else {
-				fat = 32
+				s.fat = 32
 			}
 		}
 	}
-	g.FATType = fat
-	x := bss
-	if fat == 32 {
+	g.FATType = s.fat
+}
+
+// placeInfoBackup places a FAT32 volume's info sector and backup boot
+// sector after the boot sectors unless the options place them, and sets
+// the first reserved sector left after them.
+func (s *geomState) placeInfoBackup() error {
+	g := s.g
+	x := s.bss
+	if s.fat == 32 {
 		if g.FSInfo == 0 {
 			if x == 0xffff || x == uint64(g.BkBootSec) {
-				return nil, perr(false, "no room for info sector")
+				return perr(false, "no room for info sector")
 			}
 			g.FSInfo = uint32(x)
 		}
@@ -359,109 +458,126 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 		}
 		if g.BkBootSec == 0 {
 			if x == 0xffff {
-				return nil, perr(false, "no room for backup sector")
+				return perr(false, "no room for backup sector")
 			}
 			g.BkBootSec = uint32(x)
 		} else if g.BkBootSec != 0xffff && g.BkBootSec == g.FSInfo {
-			return nil, perr(false, "backup sector would overwrite info sector")
+			return perr(false, "backup sector would overwrite info sector")
 		}
 		if g.BkBootSec != 0xffff && x <= uint64(g.BkBootSec) {
 			x = uint64(g.BkBootSec) + 1
 		}
 	}
-	setRes := res == 0
-	setSPF := bigFATSz == 0
-	setSPC := spc == 0
-	savedX := x
-	var extraRes, alignment, x1, x2, rds uint64
+	s.x = x
+	return nil
+}
+
+// sizeFAT chooses the reserved sectors, the sectors per cluster and the
+// sectors per FAT that the options leave open, as newfs_msdos's loop
+// does, and sets the sectors before the data area.
+func (s *geomState) sizeFAT() error {
+	g, bps, nf, fat := s.g, s.bps, s.nf, s.fat
+	setRes := s.res == 0
+	setSPF := s.bigFATSz == 0
+	setSPC := s.spc == 0
+	var extraRes uint64
 	attempts := 0
 	maxcls := maxClusters(fat)
 	for {
-		x = savedX
+		x := s.x
 		if setRes {
 			if fat == 32 {
-				res = max(x, max(16384/bps, 4)) + extraRes
+				s.res = max(x, max(16384/bps, 4)) + extraRes
 			} else {
-				res = x + extraRes
+				s.res = x + extraRes
 			}
-		} else if res < x {
-			return nil, perr(false, "too few reserved sectors (need %d, have %d)", x, res)
+		} else if s.res < x {
+			return perr(false, "too few reserved sectors (need %d, have %d)", x, s.res)
 		}
 		if fat != 32 && g.RootEntCnt == 0 {
 			g.RootEntCnt = defaultRootEnts
 		}
-		rds = howmany(uint64(g.RootEntCnt), bps/dirEntrySize)
+		s.rds = howmany(uint64(g.RootEntCnt), bps/dirEntrySize)
 		if setSPC {
 			start := uint64(4096)
 			if fat == 16 {
 				start = 2048
 			}
-			for spc = howmany(start, bps); spc < maxSecPerClus &&
-				res+howmany((reservedFATEnts+maxcls)*uint64(fat/4), bps*2)*nf+rds+(maxcls+1)*spc <= huge; spc <<= 1 {
+			for s.spc = howmany(start, bps); s.spc < maxSecPerClus &&
+				s.res+howmany((reservedFATEnts+maxcls)*uint64(fat/4), bps*2)*nf+s.rds+(maxcls+1)*s.spc <= s.huge; s.spc <<= 1 {
 			}
 		}
-		if fat != 32 && bigFATSz > 0xffff {
-			return nil, perr(false, "too many sectors per FAT for FAT%d", fat)
+		if fat != 32 && s.bigFATSz > 0xffff {
+			return perr(false, "too many sectors per FAT for FAT%d", fat)
 		}
-		x1 = res + rds
-		x = bigFATSz
+		s.x1 = s.res + s.rds
+		x = s.bigFATSz
 		if x == 0 {
 			x = 1
 		}
-		if x1+x*nf > huge {
-			return nil, perr(true, "metadata (%d sectors) exceeds the volume size (%d sectors)", x1+x*nf, huge)
+		if s.x1+x*nf > s.huge {
+			return perr(true, "metadata (%d sectors) exceeds the volume size (%d sectors)", s.x1+x*nf, s.huge)
 		}
-		x1 += x * nf
-		x = (huge - x1) * bps * 2 / (spc*bps*2 + uint64(fat/4)*nf)
-		x2 = howmany((reservedFATEnts+min(x, maxcls))*uint64(fat/4), bps*2)
+		s.x1 += x * nf
+		x = (s.huge - s.x1) * bps * 2 / (s.spc*bps*2 + uint64(fat/4)*nf)
+		s.x2 = howmany((reservedFATEnts+min(x, maxcls))*uint64(fat/4), bps*2)
 		if setSPF {
-			if bigFATSz == 0 {
-				bigFATSz = x2
+			if s.bigFATSz == 0 {
+				s.bigFATSz = s.x2
 			}
-			x1 += (bigFATSz - 1) * nf
+			s.x1 += (s.bigFATSz - 1) * nf
 		}
 		// Without reserved_sectors, newfs_msdos pads the reserved area so
 		// that the data area (after the root directory) starts on a
 		// cluster boundary, with or without align; a second round fixes
 		// what the padding moved.
-		if setRes && spc > 1 {
-			alignment = (res + bigFATSz*nf + rds) % spc
-			if alignment != 0 {
-				extraRes += spc - alignment
+		if setRes && s.spc > 1 {
+			s.alignment = (s.res + s.bigFATSz*nf + s.rds) % s.spc
+			if s.alignment != 0 {
+				extraRes += s.spc - s.alignment
 			}
 		}
 		attempts++
-		if !(alignment != 0 && attempts < 2) {
+		if !(s.alignment != 0 && attempts < 2) {
 			break
 		}
 	}
-	if o.Align && alignment != 0 {
+	if s.o.Align && s.alignment != 0 {
 		g.Warnings = append(g.Warnings, "alignment failed")
 	}
-	if res > 0xffff {
-		return nil, perr(false, "%d reserved sectors is too many (at most 65535)", res)
+	if s.res > 0xffff {
+		return perr(false, "%d reserved sectors is too many (at most 65535)", s.res)
 	}
-	cls := (huge - x1) / spc
-	if huge < x1 {
-		cls = 0
+	return nil
+}
+
+// countClusters counts the data area's clusters, bounded by what the FAT
+// holds and by what the FAT type counts, and cuts the sector count where
+// newfs_msdos's volume would have more clusters than its FAT holds.
+func (s *geomState) countClusters() error {
+	g, bps, nf, fat, spc := s.g, s.bps, s.nf, s.fat, s.spc
+	maxcls := maxClusters(fat)
+	s.cls = (s.huge - s.x1) / spc
+	if s.huge < s.x1 {
+		s.cls = 0
 	}
-	capacity := bigFATSz*bps*2/uint64(fat/4) - reservedFATEnts
-	if cls > capacity {
-		cls = capacity
+	capacity := s.bigFATSz*bps*2/uint64(fat/4) - reservedFATEnts
+	if s.cls > capacity {
+		s.cls = capacity
 	}
-	if bigFATSz < x2 {
-		g.Warnings = append(g.Warnings, fmt.Sprintf("sectors/FAT limits file system to %d clusters", cls))
+	if s.bigFATSz < s.x2 {
+		g.Warnings = append(g.Warnings, fmt.Sprintf("sectors/FAT limits file system to %d clusters", s.cls))
 	}
-	if cls < minClusters(fat) {
-		return nil, perr(true, "%d clusters is too few for FAT%d, which needs %d to %d", cls, fat, minClusters(fat), maxClusters(fat))
+	if s.cls < minClusters(fat) {
+		return perr(true, "%d clusters is too few for FAT%d, which needs %d to %d", s.cls, fat, minClusters(fat), maxClusters(fat))
 	}
-	if cls > maxcls {
-		cls = maxcls
-		huge = x1 + (cls+1)*spc - 1
-		g.Warnings = append(g.Warnings, fmt.Sprintf("FAT type limits file system to %d sectors", huge))
+	if s.cls > maxcls {
+		s.cls = maxcls
+		s.huge = s.x1 + (s.cls+1)*spc - 1
+		g.Warnings = append(g.Warnings, fmt.Sprintf("FAT type limits file system to %d sectors", s.huge))
 	}
-	if bigFATSz > 0xffffffff {
-		return nil, perr(false, "FAT too large")
+	if s.bigFATSz > 0xffffffff {
+		return perr(false, "FAT too large")
 	}
 	// newfs_msdos counts the clusters with the FAT sectors twice when it
 	// pads the reserved area, and forgets the last FAT sector in its
@@ -469,15 +585,15 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 	// or than its FAT type counts, which readers refuse. As macOS's
 	// newfs_msdos does, the sector count is cut to the clusters the FAT
 	// holds.
-	meta := res + bigFATSz*nf + rds
-	if huge > meta {
-		have := (huge - meta) / spc
-		limit := min(maxcls, bigFATSz*bps*2/uint64(fat/4)-reservedFATEnts)
+	meta := s.res + s.bigFATSz*nf + s.rds
+	if s.huge > meta {
+		have := (s.huge - meta) / spc
+		limit := min(maxcls, s.bigFATSz*bps*2/uint64(fat/4)-reservedFATEnts)
 		if have > limit {
-			huge = meta + (limit+1)*spc - 1
-			cls = limit
+			s.huge = meta + (limit+1)*spc - 1
+			s.cls = limit
 			g.Warnings = append(g.Warnings, fmt.Sprintf("newfs_msdos would make %d clusters, more than the FAT%d table of %d sectors holds; the volume is cut to %d sectors",
-				have, fat, bigFATSz, huge))
+				have, fat, s.bigFATSz, s.huge))
 			have = limit
 		}
 		if fat == 12 && have == maxClusters12 {
@@ -487,11 +603,19 @@ func computeGeometry(o *Options, fileSize int64) (*geometry, error) {
 			g.Warnings = append(g.Warnings, fmt.Sprintf("FreeBSD's makefs would fill the FAT of this FAT12 volume of %d clusters with FAT16 entries; FAT12 entries are written", have))
 		}
 	}
-	g.Clusters = uint32(cls)
-	g.SecPerClus = uint32(spc)
+	return nil
+}
+
+// finish stores the chosen counts in the geometry, fills in the media
+// descriptor and the FAT32 root cluster, and checks that the info and
+// backup sectors lie within the reserved area.
+func (s *geomState) finish() (*geometry, error) {
+	g, fat, res := s.g, s.fat, s.res
+	g.Clusters = uint32(s.cls)
+	g.SecPerClus = uint32(s.spc)
 	g.RsvdSecCnt = uint32(res)
-	g.FATSz = uint32(bigFATSz)
-	g.TotSec = uint32(huge)
+	g.FATSz = uint32(s.bigFATSz)
+	g.TotSec = uint32(s.huge)
 	if g.Media == 0 {
 		if g.HiddSec == 0 {
 			g.Media = 0xf0

@@ -156,31 +156,76 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 
 // init reads the volume of r into f, for Open and OpenReader.
 func (f *FS) init(r io.ReaderAt, size int64) error {
+	b, err := readBootSector(r, size)
+	if err != nil {
+		return err
+	}
+	v, err := parseBPB(b, size)
+	if err != nil {
+		return err
+	}
+	*f = FS{r: r, size: size, bps: v.bps, clusBytes: v.spc * v.bps}
+	need, err := f.setLayout(b, v)
+	if err != nil {
+		return err
+	}
+	// Read the first FAT: its size is bounded by the volume size checked
+	// above.
+	f.fat = make([]byte, need)
+	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
+		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
+	}
+	if err := f.setRoot(b); err != nil {
+		return err
+	}
+	f.scan()
+	return nil
+}
+
+// readBootSector reads the boot sector of the image of size bytes in r and
+// checks its signature.
+func readBootSector(r io.ReaderAt, size int64) (*bootSector, error) {
 	var b bootSector
 	if size < int64(len(b)) {
-		return formatErr("image of %d bytes is smaller than a boot sector", size)
+		return nil, formatErr("image of %d bytes is smaller than a boot sector", size)
 	}
 	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return fmt.Errorf("msdos: reading boot sector: %w", err)
+		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
 	}
 	if le.Uint16(b.signature()) != bootSig {
-		return formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
+		return nil, formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
 	}
+	return &b, nil
+}
+
+// bpbValues are the BPB fields a reader needs, with the first data
+// sector and the cluster count that follow from them.
+type bpbValues struct {
+	bps, spc, rsvd, nfats int64
+	rootEnts, totSec      int64
+	fatSz                 int64
+	dataSec, clusters     int64
+}
+
+// parseBPB reads the BPB of b and checks that it describes a volume
+// within the image of size bytes, with room for data after its metadata.
+func parseBPB(b *bootSector, size int64) (bpbValues, error) {
+	var v bpbValues
 	bps := int64(le.Uint16(b.bytsPerSec()))
 	if bps < 512 || bps > 4096 || bps&(bps-1) != 0 {
-		return formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
+		return v, formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
 	}
 	spc := int64(b.secPerClus()[0])
 	if spc == 0 || spc&(spc-1) != 0 {
-		return formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
+		return v, formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
 	}
 	rsvd := int64(le.Uint16(b.rsvdSecCnt()))
 	if rsvd == 0 {
-		return formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
+		return v, formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
 	}
 	nfats := int64(b.numFATs()[0])
 	if nfats == 0 {
-		return formatErr("BPB_NumFATs is 0 at byte 0x10")
+		return v, formatErr("BPB_NumFATs is 0 at byte 0x10")
 	}
 	rootEnts := int64(le.Uint16(b.rootEntCnt()))
 	totSec := int64(le.Uint16(b.totSec16()))
@@ -192,18 +237,26 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		fatSz = int64(le.Uint32(b.fatSz32()))
 	}
 	if fatSz == 0 {
-		return formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
+		return v, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
 	}
 	if totSec*bps > size {
-		return formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
+		return v, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
 	}
 	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
 	dataSec := rsvd + nfats*fatSz + rootSecs
 	if dataSec >= totSec {
-		return formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
+		return v, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
 	}
 	clusters := (totSec - dataSec) / spc
-	*f = FS{r: r, size: size, bps: bps, clusBytes: spc * bps}
+	return bpbValues{bps: bps, spc: spc, rsvd: rsvd, nfats: nfats, rootEnts: rootEnts,
+		totSec: totSec, fatSz: fatSz, dataSec: dataSec, clusters: clusters}, nil
+}
+
+// setLayout sets the FAT type from the cluster count, the offsets of the
+// FAT, root directory and data area, and the volume id and label. It
+// returns the bytes of FAT that the clusters need.
+func (f *FS) setLayout(b *bootSector, v bpbValues) (int64, error) {
+	clusters := v.clusters
 	switch {
 	case clusters < 4085:
 		f.fatType = 12
@@ -213,31 +266,31 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		f.fatType = 32
 	}
 	fat32 := f.fatType == 32
-	if fat32 != (rootEnts == 0) {
-		return formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", rootEnts, f.fatType, clusters)
+	if fat32 != (v.rootEnts == 0) {
+		return 0, formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", v.rootEnts, f.fatType, clusters)
 	}
-	f.fatOff = rsvd * bps
-	f.fatBytes = fatSz * bps
+	f.fatOff = v.rsvd * v.bps
+	f.fatBytes = v.fatSz * v.bps
 	need := fatBytes(f.fatType, clusters+reservedFATEnts)
 	if need > f.fatBytes {
-		return formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
+		return 0, formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
 	}
-	f.rootOff = (rsvd + nfats*fatSz) * bps
-	f.rootEnts = rootEnts
-	f.dataOff = dataSec * bps
+	f.rootOff = (v.rsvd + v.nfats*v.fatSz) * v.bps
+	f.rootEnts = v.rootEnts
+	f.dataOff = v.dataSec * v.bps
 	f.maxCluster = uint32(clusters + 1)
 	if b.bootSig(fat32)[0] == extBootSig {
 		f.volID = le.Uint32(b.volID(fat32))
 		f.label = strings.TrimRight(string(b.volLab(fat32)), " ")
 	}
-	// Read the first FAT: its size is bounded by the volume size checked
-	// above.
-	f.fat = make([]byte, need)
-	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
-		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
-	}
+	return need, nil
+}
+
+// setRoot makes the root directory's Entry, with the cluster chain of a
+// FAT32 root directory.
+func (f *FS) setRoot(b *bootSector) error {
 	f.root = &Entry{Name: ".", Attr: AttrDirectory, isRoot: true}
-	if fat32 {
+	if f.fatType == 32 {
 		f.rootClus = le.Uint32(b.rootClus())
 		chain, err := f.dirChain(f.rootClus)
 		if err != nil {
@@ -246,7 +299,6 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		f.root.Cluster = f.rootClus
 		f.root.chain = chain
 	}
-	f.scan()
 	return nil
 }
 
@@ -343,41 +395,12 @@ func (f *FS) clusterOff(c uint32) int64 {
 
 // parseDir reads and parses the directory e.
 func (f *FS) parseDir(e *Entry) ([]*Entry, error) {
-	var data []byte
-	var offs []int64 // image offset of each chunk
-	var chunk int64
-	if e.isRoot && f.fatType != 32 {
-		data = make([]byte, f.rootEnts*dirEntrySize)
-		if _, err := f.r.ReadAt(data, f.rootOff); err != nil {
-			return nil, fmt.Errorf("msdos: reading root directory at byte %#x: %w", f.rootOff, err)
-		}
-		offs, chunk = []int64{f.rootOff}, int64(len(data))
-	} else {
-		chain := e.chain
-		if chain == nil {
-			if e.Cluster == 0 {
-				return nil, nil
-			}
-			var err error
-			if chain, err = f.dirChain(e.Cluster); err != nil {
-				return nil, err
-			}
-			e.chain = chain
-		}
-		data = make([]byte, int64(len(chain))*f.clusBytes)
-		chunk = f.clusBytes
-		for i, c := range chain {
-			off := f.clusterOff(c)
-			offs = append(offs, off)
-			if _, err := f.r.ReadAt(data[int64(i)*f.clusBytes:][:f.clusBytes], off); err != nil {
-				return nil, fmt.Errorf("msdos: reading directory cluster %d at byte %#x: %w", c, off, err)
-			}
-		}
+	data, offs, chunk, err := f.readDirData(e)
+	if err != nil {
+		return nil, err
 	}
 	var out []*Entry
-	var long []uint16
-	var longSum byte
-	nextOrd := 0
+	var ln longName
 	seen := map[string]bool{}
 	for p := 0; p+dirEntrySize <= len(data); p += dirEntrySize {
 		raw := data[p : p+dirEntrySize]
@@ -385,75 +408,150 @@ func (f *FS) parseDir(e *Entry) ([]*Entry, error) {
 			break
 		}
 		if raw[0] == slotDeleted {
-			long, nextOrd = nil, 0
+			ln.reset()
 			continue
 		}
 		if raw[11]&attrLongMask == attrLongName {
-			l := (*longEntry)(raw)
-			ord := int(l.ord()[0])
-			if ord&lastLongOrd != 0 {
-				n := ord &^ lastLongOrd
-				if n == 0 || n > 20 {
-					long, nextOrd = nil, 0
-					continue
-				}
-				long = make([]uint16, n*charsPerSlot)
-				longSum = l.chksum()[0]
-				nextOrd = n
-			} else if ord != nextOrd || l.chksum()[0] != longSum || long == nil {
-				long, nextOrd = nil, 0
-				continue
-			}
-			for i := 0; i < charsPerSlot; i++ {
-				long[(nextOrd-1)*charsPerSlot+i] = l.unit(i)
-			}
-			nextOrd--
+			ln.add((*longEntry)(raw))
 			continue
 		}
 		d := (*dirEntry)(raw)
-		attr := d.attr()[0]
-		if attr&AttrVolumeID != 0 {
-			long, nextOrd = nil, 0
+		if d.attr()[0]&AttrVolumeID != 0 || isDotEntry(raw) {
+			ln.reset()
 			continue
 		}
-		if raw[0] == '.' && (string(raw[:11]) == ".          " || string(raw[:11]) == "..         ") {
-			long, nextOrd = nil, 0
+		ent := f.entryOf(d, offs[int64(p)/chunk]+int64(p)%chunk)
+		if name := ln.name(d.name()); name != "" {
+			ent.Name = name
+		}
+		ln.reset()
+		if !usableEntry(ent, seen) {
 			continue
-		}
-		ent := &Entry{
-			ShortName: shortNameString(d.name(), d.ntRes()[0]),
-			Attr:      attr,
-			NTRes:     d.ntRes()[0],
-			Created:   fromDOSTime(le.Uint16(d.crtDate()), le.Uint16(d.crtTime()), d.crtTimeTenth()[0]),
-			Modified:  fromDOSTime(le.Uint16(d.wrtDate()), le.Uint16(d.wrtTime()), 0),
-			Accessed:  fromDOSTime(le.Uint16(d.lstAccDate()), 0, 0),
-			Cluster:   d.firstCluster(f.fatType == 32),
-			Offset:    offs[int64(p)/chunk] + int64(p)%chunk,
-		}
-		ent.Name = ent.ShortName
-		if long != nil && nextOrd == 0 && longSum == shortNameChecksum(d.name()) {
-			n := 0
-			for n < len(long) && long[n] != 0 && long[n] != 0xffff {
-				n++
-			}
-			if name := string(utf16.Decode(long[:n])); name != "" {
-				ent.Name = name
-			}
-		}
-		long, nextOrd = nil, 0
-		if !ent.IsDir() {
-			ent.Size = int64(le.Uint32(d.fileSize()))
-		}
-		if !fs.ValidPath(ent.Name) || strings.Contains(ent.Name, "/") || ent.Name == "." || ent.Name == ".." || seen[ent.Name] {
-			continue // unusable or duplicate name: skip it rather than break fs.FS rules
-		}
-		if ent.IsDir() && ent.Cluster == 0 {
-			continue // would be the FAT12/16 root again
 		}
 		seen[ent.Name] = true
 		out = append(out, ent)
 	}
 	return out, nil
+}
+
+// readDirData reads the directory e: the FAT12/16 root directory's
+// sectors, or the clusters of e's chain. It returns the bytes, the image
+// offset of each chunk (the root directory or a cluster) and the chunk
+// size; a directory without a cluster has no bytes.
+func (f *FS) readDirData(e *Entry) (data []byte, offs []int64, chunk int64, err error) {
+	if e.isRoot && f.fatType != 32 {
+		data = make([]byte, f.rootEnts*dirEntrySize)
+		if _, err := f.r.ReadAt(data, f.rootOff); err != nil {
+			return nil, nil, 0, fmt.Errorf("msdos: reading root directory at byte %#x: %w", f.rootOff, err)
+		}
+		return data, []int64{f.rootOff}, int64(len(data)), nil
+	}
+	chain := e.chain
+	if chain == nil {
+		if e.Cluster == 0 {
+			return nil, nil, 0, nil
+		}
+		if chain, err = f.dirChain(e.Cluster); err != nil {
+			return nil, nil, 0, err
+		}
+		e.chain = chain
+	}
+	data = make([]byte, int64(len(chain))*f.clusBytes)
+	for i, c := range chain {
+		off := f.clusterOff(c)
+		offs = append(offs, off)
+		if _, err := f.r.ReadAt(data[int64(i)*f.clusBytes:][:f.clusBytes], off); err != nil {
+			return nil, nil, 0, fmt.Errorf("msdos: reading directory cluster %d at byte %#x: %w", c, off, err)
+		}
+	}
+	return data, offs, f.clusBytes, nil
+}
+
+// longName gathers the slots of a long name, which come in reverse order
+// before their short entry: the UTF-16 units, the checksum of the short
+// name they belong to, and the ordinal the next slot must have.
+type longName struct {
+	units []uint16
+	sum   byte
+	next  int
+}
+
+// reset drops the long name gathered so far.
+func (ln *longName) reset() { ln.units, ln.next = nil, 0 }
+
+// add takes the long-name slot l: the last slot (which comes first)
+// starts a name of up to 20 slots; any other must follow in order with
+// the same checksum, or the name is dropped.
+func (ln *longName) add(l *longEntry) {
+	ord := int(l.ord()[0])
+	if ord&lastLongOrd != 0 {
+		n := ord &^ lastLongOrd
+		if n == 0 || n > 20 {
+			ln.reset()
+			return
+		}
+		ln.units = make([]uint16, n*charsPerSlot)
+		ln.sum = l.chksum()[0]
+		ln.next = n
+	} else if ord != ln.next || l.chksum()[0] != ln.sum || ln.units == nil {
+		ln.reset()
+		return
+	}
+	for i := 0; i < charsPerSlot; i++ {
+		ln.units[(ln.next-1)*charsPerSlot+i] = l.unit(i)
+	}
+	ln.next--
+}
+
+// name returns the long name gathered, up to its NUL or 0xffff padding,
+// when every slot is in and their checksum is that of the short name
+// short; it returns "" otherwise.
+func (ln *longName) name(short []byte) string {
+	if ln.units == nil || ln.next != 0 || ln.sum != shortNameChecksum(short) {
+		return ""
+	}
+	n := 0
+	for n < len(ln.units) && ln.units[n] != 0 && ln.units[n] != 0xffff {
+		n++
+	}
+	return string(utf16.Decode(ln.units[:n]))
+}
+
+// isDotEntry reports whether the directory entry raw is "." or "..".
+func isDotEntry(raw []byte) bool {
+	return raw[0] == '.' && (string(raw[:11]) == ".          " || string(raw[:11]) == "..         ")
+}
+
+// entryOf makes the Entry of the short directory entry d at image offset
+// off, named by its short name.
+func (f *FS) entryOf(d *dirEntry, off int64) *Entry {
+	attr := d.attr()[0]
+	ent := &Entry{
+		ShortName: shortNameString(d.name(), d.ntRes()[0]),
+		Attr:      attr,
+		NTRes:     d.ntRes()[0],
+		Created:   fromDOSTime(le.Uint16(d.crtDate()), le.Uint16(d.crtTime()), d.crtTimeTenth()[0]),
+		Modified:  fromDOSTime(le.Uint16(d.wrtDate()), le.Uint16(d.wrtTime()), 0),
+		Accessed:  fromDOSTime(le.Uint16(d.lstAccDate()), 0, 0),
+		Cluster:   d.firstCluster(f.fatType == 32),
+		Offset:    off,
+	}
+	ent.Name = ent.ShortName
+	if !ent.IsDir() {
+		ent.Size = int64(le.Uint32(d.fileSize()))
+	}
+	return ent
+}
+
+// usableEntry reports whether ent can be listed: its name is a valid
+// fs.FS name not seen before in the directory (a bad or duplicate name
+// would break fs.FS rules), and it is no directory without a cluster
+// (which would be the FAT12/16 root again).
+func usableEntry(ent *Entry, seen map[string]bool) bool {
+	if !fs.ValidPath(ent.Name) || strings.Contains(ent.Name, "/") || ent.Name == "." || ent.Name == ".." || seen[ent.Name] {
+		return false
+	}
+	return !(ent.IsDir() && ent.Cluster == 0)
 }
 
 // lookup finds the entry for a slash-separated path.

@@ -1,0 +1,616 @@
+package ffs
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// initInodes gives the inodes of fresh inode blocks their di_gen: every
+// block for UFS1, the first cg_initediblk inodes of each group for UFS2
+// (more are initialised as inodes are written, as makefs does). Here it
+// only counts them, in inited; writeInitedInodes writes the blocks that
+// no inode was stored in, at the end.
+func (w *writer) initInodes() {
+	g := w.g
+	w.inited = make([]int64, g.ncg)
+	for c := int64(0); c < g.ncg; c++ {
+		n := g.ipg
+		if g.version == 2 {
+			n = min(g.ipg, 2*g.inopb)
+		}
+		w.inited[c] = roundup(n, g.inopb)
+	}
+	if w.opts.Compat != CompatDebian {
+		w.initGens()
+	}
+}
+
+// initGens draws fs_id[1] and the di_gen of the inodes that mkfs
+// initialises from FreeBSD's random(3) seeded with the time stamp, in
+// the order FreeBSD's mkfs draws them: fs_id[1], then group by group,
+// for UFS2 the first cg_initediblk inodes; for UFS1 the inode blocks from
+// the third on. initcg writes the first two inode blocks of every UFS1
+// group from a buffer that it fills only for the later blocks, so the
+// first block of a group repeats the last block drawn for an earlier
+// group (zeros in the first) and the second is always zeros.
+func (w *writer) initGens() {
+	g := w.g
+	w.rng = newBSDRandom(uint32(w.utime))
+	w.id1 = w.rng.next()
+	w.gens = make([][]uint32, g.ncg)
+	carry := make([]uint32, g.inopb)
+	for c := int64(0); c < g.ncg; c++ {
+		if g.version == 2 {
+			gens := make([]uint32, w.inited[c], g.ipg)
+			for i := range gens {
+				gens[i] = uint32(w.rng.next())
+			}
+			w.gens[c] = gens
+			continue
+		}
+		gens := make([]uint32, g.ipg)
+		copy(gens, carry)
+		for i := 2 * g.inopb; i < g.ipg; i++ {
+			gens[i] = uint32(w.rng.next())
+		}
+		if g.ipg > 2*g.inopb {
+			copy(carry, gens[g.ipg-g.inopb:])
+		}
+		w.gens[c] = gens
+	}
+}
+
+// spareGen is di_gen of inode ino of an initialised inode block before
+// any inode is stored in it.
+func (w *writer) spareGen(ino int64) int64 {
+	if w.opts.Compat == CompatDebian {
+		return w.gen(ino)
+	}
+	if gens := w.gens[ino/w.g.ipg]; ino%w.g.ipg < int64(len(gens)) {
+		return int64(gens[ino%w.g.ipg])
+	}
+	return 0
+}
+
+// initRunBlocks bounds the inode blocks writeInitedInodes writes at once.
+const initRunBlocks = 64
+
+// writeInitedInodes writes the initialised inode blocks (initInodes and
+// writeInode's lazy initialisation) that hold no stored inode, as
+// fillInodeBlock makes them, each run of consecutive ones of a group with
+// one write. The blocks that hold inodes were written whole by
+// flushInodes from the same filling, and nothing else writes inode
+// blocks, so the image is the same as if every block had been written
+// when it was initialised, as makefs does.
+func (w *writer) writeInitedInodes() error {
+	if w.dry {
+		return nil
+	}
+	g := w.g
+	flushed := w.icache.flushed
+	var buf []byte
+	for c := int64(0); c < g.ncg; c++ {
+		for i := int64(0); i < w.inited[c]; {
+			first := c*g.ipg + i
+			if flushed[g.inoToFsba(first)] {
+				i += g.inopb
+				continue
+			}
+			n := int64(0)
+			for i < w.inited[c] && n < initRunBlocks && !flushed[g.inoToFsba(c*g.ipg+i)] {
+				i += g.inopb
+				n++
+			}
+			if buf == nil {
+				buf = make([]byte, initRunBlocks*g.bsize)
+			}
+			run := buf[:n*g.bsize]
+			for k := int64(0); k < n; k++ {
+				w.fillInodeBlock(run[k*g.bsize:][:g.bsize], first+k*g.inopb)
+			}
+			if err := w.writeAt(run, g.inoToFsba(first)*g.fsize); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fillInodeBlock sets blk to the inode block starting at inode first as
+// initInodeBlock writes it.
+func (w *writer) fillInodeBlock(blk []byte, first int64) {
+	g := w.g
+	clear(blk)
+	ds := g.dinodeSize()
+	for i := int64(0); i < g.inopb; i++ {
+		d := blk[i*ds:][:ds]
+		if g.version == 1 {
+			w.o.put32((*dinode1)(d).diGen(), w.spareGen(first+i))
+		} else {
+			w.o.put32((*dinode2)(d).diGen(), w.spareGen(first+i))
+		}
+	}
+}
+
+// inodeCache holds the inode block that inodes are being written into, so
+// that the inodes of a directory, numbered and written one after another,
+// cost one write of their block rather than one each.
+type inodeCache struct {
+	addr    int64 // fragment address of the block; -1 when none
+	buf     []byte
+	flushed map[int64]bool // blocks written with inodes in them
+}
+
+// putInode stores the encoded inode d of number ino through the cache. The
+// block it lives in counts as initialised (initInodes or writeInode's lazy
+// initialisation) before any inode of it is stored.
+func (w *writer) putInode(ino int64, d []byte) error {
+	if w.dry {
+		return nil
+	}
+	g, c := w.g, &w.icache
+	addr := g.inoToFsba(ino)
+	if addr != c.addr {
+		if err := w.flushInodes(); err != nil {
+			return err
+		}
+		if c.buf == nil {
+			c.buf = make([]byte, g.bsize)
+			c.flushed = map[int64]bool{}
+		}
+		if c.flushed[addr] {
+			b, err := w.im.Bread(w.base+addr*g.fsize, int(g.bsize))
+			if err != nil {
+				return err
+			}
+			copy(c.buf, b.Data())
+			w.im.Brelse(b)
+		} else {
+			w.fillInodeBlock(c.buf, ino-ino%g.inopb)
+		}
+		c.addr = addr
+	}
+	copy(c.buf[(ino%g.inopb)*g.dinodeSize():], d)
+	return nil
+}
+
+// flushInodes writes the cached inode block.
+func (w *writer) flushInodes() error {
+	c := &w.icache
+	if c.addr < 0 || w.dry {
+		return nil
+	}
+	if err := w.writeAt(c.buf, c.addr*w.g.fsize); err != nil {
+		return err
+	}
+	c.flushed[c.addr] = true
+	c.addr = -1
+	return nil
+}
+
+// inode is an inode being built, in version-independent form.
+type inode struct {
+	ino    int64
+	db     [nDAddr]int64
+	ib     [nIAddr]int64
+	blocks int64 // di_blocks, in 512-byte units
+	size   int64
+	ind    map[int64][]int64 // indirect blocks by logical (negative) number
+	indAt  map[int64]int64   // their fragment addresses
+	indOrd []int64
+}
+
+// writeNode writes the inode of n and its data: dir is the directory's
+// contents for a directory.
+func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
+	ip := &inode{ino: w.ino[n]}
+	var err error
+	switch n.Type {
+	case fstree.TypeDir:
+		ip.size = int64(len(dir))
+		err = w.writeData(ip, n, dir)
+	case fstree.TypeFile:
+		ip.size = n.Size
+		if n.Size > 0 {
+			err = w.writeData(ip, n, nil)
+		}
+	case fstree.TypeSymlink:
+		ip.size = int64(len(n.Link))
+		if ip.size >= w.g.maxsymlinklen {
+			err = w.writeData(ip, n, []byte(n.Link))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return w.writeInode(ip, n)
+}
+
+// writeData allocates the blocks of a file as makefs's ffs_write_file and
+// ffs_balloc do (whole blocks, the last of a file of at most UFS_NDADDR
+// blocks cut to fragments) and writes its contents: mem, or the file's,
+// which are queued for flushCopies.
+func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
+	g := w.g
+	// Runs of contiguous blocks are written or queued as one piece.
+	var runOff, runLen, fileOff int64 = -1, 0, 0
+	flush := func() error {
+		if runLen == 0 {
+			return nil
+		}
+		var err error
+		switch {
+		case w.dry:
+		case mem != nil:
+			err = w.writeAt(mem[:runLen], runOff)
+			mem = mem[runLen:]
+		default:
+			err = w.queueCopy(n, runOff, runLen, fileOff)
+		}
+		fileOff += runLen
+		runOff, runLen = -1, 0
+		return err
+	}
+	for off := int64(0); off < ip.size; off += g.bsize {
+		chunk := min(ip.size-off, g.bsize)
+		lbn := off >> g.bshift
+		addr, nsize, err := w.balloc(ip, lbn, chunk)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Path(), err)
+		}
+		boff := addr * g.fsize
+		if runLen > 0 && runOff+runLen == boff {
+			runLen += chunk
+		} else {
+			if err := flush(); err != nil {
+				return err
+			}
+			runOff, runLen = boff, chunk
+		}
+		// makefs writes zeros after the data in the last fragment. The
+		// image is created empty (all zeros), and nothing but the probe
+		// sector is written to a fragment before it is allocated, so only
+		// a tail over the probe sector needs them.
+		if pad := nsize - chunk; pad > 0 && boff+chunk < w.probe+int64(g.sectorSize) && boff+nsize > w.probe {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := w.writeAt(w.zero[:pad], boff+chunk); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	// Indirect blocks, in the order they were allocated. Each fills its
+	// block, so the buffer is overwritten whole.
+	if len(ip.indOrd) > 0 && w.indbuf == nil {
+		w.indbuf = make([]byte, g.bsize)
+	}
+	buf := w.indbuf
+	for _, lbn := range ip.indOrd {
+		bap := ip.ind[lbn]
+		for i, v := range bap {
+			if g.version == 1 {
+				w.o.put32(buf[4*i:], v)
+			} else {
+				w.o.put64(buf[8*i:], v)
+			}
+		}
+		if err := w.writeAt(buf, ip.indAt[lbn]*g.fsize); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueCopy queues the copy of length bytes of file n, from byte fileOff
+// on, to image offset off of the file system, and makes the queued copies
+// once copyBatch of them are waiting.
+func (w *writer) queueCopy(n *fstree.Node, off, length, fileOff int64) error {
+	// The slack of the last fragment is the file's and zero: the cache
+	// may write it, to copy files that follow each other in one write.
+	pad := (w.g.fsize - length%w.g.fsize) % w.g.fsize
+	fc := bcache.FileCopy{Off: w.base + off, N: length, SrcOff: fileOff, Pad: pad, Path: n.SourcePath}
+	if n.SourcePath == "" {
+		fc.Open = func() (io.ReadCloser, error) { return n.Open() }
+	}
+	w.copies = append(w.copies, fc)
+	w.copyOwners = append(w.copyOwners, n)
+	if len(w.copies) >= copyBatch {
+		return w.flushCopies()
+	}
+	return nil
+}
+
+// flushCopies makes the queued file copies. They may run concurrently:
+// each has its own blocks, so the bytes do not depend on the order.
+func (w *writer) flushCopies() error {
+	if len(w.copies) == 0 {
+		return nil
+	}
+	if i, err := w.im.CopyFiles(w.copies); err != nil {
+		if i < 0 {
+			return err
+		}
+		return fmt.Errorf("ffs: %s: %w", w.copyOwners[i].Path(), err)
+	}
+	clear(w.copyOwners)
+	w.copies, w.copyOwners = w.copies[:0], w.copyOwners[:0]
+	return nil
+}
+
+// indir is one step of the path to a block: the logical number of the
+// indirect block (or of the inode's ib slot) and the offset in it.
+type indir struct{ lbn, off int64 }
+
+// getlbns is ufs_getlbns: the chain of indirect blocks that leads to
+// logical block bn (bn >= UFS_NDADDR).
+func (w *writer) getlbns(bn int64) ([]indir, error) {
+	g := w.g
+	realbn := bn
+	lognindir := ilog2(g.nindir)
+	bn -= nDAddr
+	var lbc, blockcnt int64
+	i := int64(nIAddr)
+	for {
+		if i == 0 {
+			return nil, fmt.Errorf("%w: file too large", ErrParams)
+		}
+		lbc += lognindir
+		blockcnt = 1 << lbc
+		if bn < blockcnt {
+			break
+		}
+		i--
+		bn -= blockcnt
+	}
+	metalbn := -(realbn - bn + nIAddr - i)
+	ap := []indir{{metalbn, nIAddr - i}}
+	for ; i <= nIAddr; i++ {
+		lbc -= lognindir
+		off := (bn >> lbc) & (g.nindir - 1)
+		ap = append(ap, indir{metalbn, off})
+		metalbn -= -1 + (off << lbc)
+	}
+	return ap, nil
+}
+
+// balloc is ffs_balloc for a file whose size is already final: it
+// allocates logical block lbn holding chunk bytes and returns its fragment
+// address and allocated size.
+func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err error) {
+	g, a := w.g, w.a
+	if lbn < nDAddr {
+		nsize = g.bsize
+		if ip.size < (lbn+1)*g.bsize {
+			nsize = g.fragroundup(chunk)
+		}
+		pref := a.blkpref(ip.ino, lbn, lbn, ip.db[:])
+		addr, err = a.allocBlock(ip.ino, pref, nsize)
+		if err != nil {
+			return 0, 0, err
+		}
+		ip.blocks += nsize / 512
+		ip.db[lbn] = addr
+		return addr, nsize, nil
+	}
+	indirs, err := w.getlbns(lbn)
+	if err != nil {
+		return 0, 0, err
+	}
+	if ip.ind == nil {
+		ip.ind, ip.indAt = map[int64][]int64{}, map[int64]int64{}
+	}
+	newInd := func(l, at int64) {
+		ip.ind[l] = make([]int64, g.nindir)
+		ip.indAt[l] = at
+		ip.indOrd = append(ip.indOrd, l)
+		ip.blocks += g.bsize / 512
+	}
+	var pref int64
+	num := len(indirs) - 1
+	nb := ip.ib[indirs[0].off]
+	if nb == 0 {
+		pref = a.blkpref(ip.ino, lbn, 0, nil)
+		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+			return 0, 0, err
+		}
+		newInd(indirs[1].lbn, nb)
+		ip.ib[indirs[0].off] = nb
+	}
+	var bap []int64
+	for i := 1; ; {
+		bap = ip.ind[indirs[i].lbn]
+		nb = bap[indirs[i].off]
+		if i == num {
+			break
+		}
+		i++
+		if nb != 0 {
+			continue
+		}
+		if pref == 0 {
+			pref = a.blkpref(ip.ino, lbn, 0, nil)
+		}
+		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+			return 0, 0, err
+		}
+		newInd(indirs[i].lbn, nb)
+		bap[indirs[i-1].off] = nb
+	}
+	pref = a.blkpref(ip.ino, lbn, indirs[num].off, bap)
+	if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
+		return 0, 0, err
+	}
+	ip.blocks += g.bsize / 512
+	bap[indirs[num].off] = nb
+	return nb, g.bsize, nil
+}
+
+// fbsdDev encodes a device number as FreeBSD's makedev does; for major
+// and minor numbers below 256 it equals the old Linux encoding.
+func fbsdDev(rdev uint64) int64 {
+	maj, mnr := uint64(fstree.Major(rdev)), uint64(fstree.Minor(rdev))
+	return int64((maj&0xffffff00)<<32 | (maj&0xff)<<8 | (mnr&0xff00)<<24 | mnr&0xffff00ff)
+}
+
+// writeInode is ffs_write_inode: mark the inode used in its group and
+// store it.
+func (w *writer) writeInode(ip *inode, n *fstree.Node) error {
+	c, cgino := w.markInodeUsed(ip.ino, n)
+	// FreeBSD's ffs_build_dinode draws di_gen before ffs_write_inode
+	// initialises inode blocks.
+	f := dinodeFields{mode: ifmtOf(n.Type) | int64(n.Mode&0o7777)}
+	if w.opts.Compat != CompatDebian {
+		f.gen = w.rng.next()
+	}
+	if w.g.version == 2 {
+		w.initInodeBlocks(c, cgino)
+	}
+	f.setTimes(n, w.opts.Compat == CompatDebian)
+	if n.Type == fstree.TypeChar || n.Type == fstree.TypeBlock {
+		f.rdev = fbsdDev(n.Rdev)
+	}
+	if w.g.version == 1 {
+		return w.putInode(ip.ino, w.dinode1(ip, n, &f))
+	}
+	return w.putInode(ip.ino, w.dinode2(ip, n, &f))
+}
+
+// markInodeUsed marks inode ino used in its cylinder group's map and
+// counts it (and a directory) in the group's and the file system's
+// summaries. It returns the group and the inode's number in it.
+func (w *writer) markInodeUsed(ino int64, n *fstree.Node) (c, cgino int64) {
+	g, a := w.g, w.a
+	c = g.inoToCg(ino)
+	cgino = ino % g.ipg
+	setbit(a.inosused(c), cgino)
+	a.cs[c].nifree--
+	a.total.nifree--
+	if n.Type == fstree.TypeDir {
+		a.cs[c].ndir++
+		a.total.ndir++
+	}
+	a.syncCs(c)
+	return c, cgino
+}
+
+// initInodeBlocks counts the UFS2 inode blocks of group c up to the one
+// that holds cgino as initialised (writeInitedInodes writes them), drawing
+// their inodes' di_gen for FreeBSD, and records the count in the group's
+// cg_initediblk.
+func (w *writer) initInodeBlocks(c, cgino int64) {
+	g := w.g
+	for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+		if w.opts.Compat != CompatDebian {
+			for range g.inopb {
+				w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
+			}
+		}
+		w.inited[c] += g.inopb // written by writeInitedInodes
+	}
+	w.o.put32(w.a.cgs[c].cgInitediblk(), w.inited[c])
+}
+
+// dinodeFields are the values of a dinode that writeInode works out
+// before it lays them out for UFS1 or UFS2: the mode, the times in
+// seconds and nanoseconds, the device number and di_gen.
+type dinodeFields struct {
+	mode             int64
+	at, atn, mt, mtn int64
+	ct, ctn, bt, btn int64
+	rdev, gen        int64
+}
+
+// setTimes sets the access, modification, change and birth times from n;
+// a zero time is 0. For Debian's makefs only the seconds of the first
+// three are kept.
+func (f *dinodeFields) setTimes(n *fstree.Node, debian bool) {
+	ts := func(t time.Time) (int64, int64) {
+		if t.IsZero() {
+			return 0, 0
+		}
+		return t.Unix(), int64(t.Nanosecond())
+	}
+	f.at, f.atn = ts(n.Atime)
+	f.mt, f.mtn = ts(n.Mtime)
+	f.ct, f.ctn = ts(n.Ctime)
+	f.bt, f.btn = ts(n.Birthtime)
+	if debian {
+		f.atn, f.mtn, f.ctn, f.bt, f.btn = 0, 0, 0, 0, 0
+	}
+}
+
+// dinode1 lays out the UFS1 dinode of the file n that ip describes.
+func (w *writer) dinode1(ip *inode, n *fstree.Node, f *dinodeFields) []byte {
+	o := w.o
+	var d dinode1
+	o.put16(d.diMode(), f.mode)
+	o.put16(d.diNlink(), int64(n.Nlink))
+	o.put64(d.diSize(), ip.size)
+	o.put32(d.diAtime(), f.at)
+	o.put32(d.diAtimensec(), f.atn)
+	o.put32(d.diMtime(), f.mt)
+	o.put32(d.diMtimensec(), f.mtn)
+	o.put32(d.diCtime(), f.ct)
+	o.put32(d.diCtimensec(), f.ctn)
+	for i, v := range ip.db {
+		o.put32(d.diDb(i), v)
+	}
+	for i, v := range ip.ib {
+		o.put32(d.diIb(i), v)
+	}
+	if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen1 {
+		copy(d.diShortlink(), n.Link)
+	}
+	if f.rdev != 0 {
+		o.put32(d.diRdev(), f.rdev)
+	}
+	o.put32(d.diFlags(), int64(n.Flags))
+	o.put32(d.diBlocks(), ip.blocks)
+	o.put32(d.diGen(), f.gen)
+	o.put32(d.diUID(), int64(n.UID))
+	o.put32(d.diGID(), int64(n.GID))
+	return d[:]
+}
+
+// dinode2 lays out the UFS2 dinode of the file n that ip describes.
+func (w *writer) dinode2(ip *inode, n *fstree.Node, f *dinodeFields) []byte {
+	o := w.o
+	var d dinode2
+	o.put16(d.diMode(), f.mode)
+	o.put16(d.diNlink(), int64(n.Nlink))
+	o.put32(d.diUID(), int64(n.UID))
+	o.put32(d.diGID(), int64(n.GID))
+	o.put64(d.diSize(), ip.size)
+	o.put64(d.diBlocks(), ip.blocks)
+	o.put64(d.diAtime(), f.at)
+	o.put64(d.diMtime(), f.mt)
+	o.put64(d.diCtime(), f.ct)
+	o.put64(d.diBirthtime(), f.bt)
+	o.put32(d.diMtimensec(), f.mtn)
+	o.put32(d.diAtimensec(), f.atn)
+	o.put32(d.diCtimensec(), f.ctn)
+	o.put32(d.diBirthnsec(), f.btn)
+	o.put32(d.diGen(), f.gen)
+	o.put32(d.diFlags(), int64(n.Flags))
+	for i, v := range ip.db {
+		o.put64(d.diDb(i), v)
+	}
+	for i, v := range ip.ib {
+		o.put64(d.diIb(i), v)
+	}
+	if n.Type == fstree.TypeSymlink && ip.size < maxSymlinkLen2 {
+		copy(d.diShortlink(), n.Link)
+	}
+	if f.rdev != 0 {
+		o.put64(d.diRdev(), f.rdev)
+	}
+	return d[:]
+}
