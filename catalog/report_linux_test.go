@@ -51,6 +51,14 @@ func readTerminal(t *testing.T, master, slave *os.File) string {
 	return strings.TrimSuffix(out, "END")
 }
 
+// redraw shows p's line now, as its ticker would, so that the test does
+// not depend on when the ticker fires (a sleep did, and failed under load).
+func redraw(p *progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.show()
+}
+
 // TestProgress runs alone: it sets progressDelay.
 func TestProgress(t *testing.T) {
 	old := progressDelay
@@ -89,7 +97,7 @@ func TestProgress(t *testing.T) {
 	}
 	p = startProgress(slave, "build", 3, env("xterm"))
 	p.done(2 << 20)
-	time.Sleep(100 * time.Millisecond)
+	redraw(p)
 	p.around(func() { slave.WriteString("a.img 1 sha256:x\n") })
 	p.stop()
 	out := readTerminal(t, master, slave)
@@ -101,7 +109,7 @@ func TestProgress(t *testing.T) {
 	// TERM=dumb: no escape sequences; blanks clear the line.
 	p = startProgress(slave, "verify", 2, env("dumb"))
 	p.done(10)
-	time.Sleep(100 * time.Millisecond)
+	redraw(p)
 	p.stop()
 	out = readTerminal(t, master, slave)
 	line := "verifying: 1 of 2 fixtures done, 10 bytes written"
