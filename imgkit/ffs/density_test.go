@@ -10,7 +10,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // TestDensitySearch checks that firstFit stops where mkfs's density loop,
@@ -64,16 +63,20 @@ func TestDensitySearch(t *testing.T) {
 // TestHugeSizeBoundedTime computes the geometry of an 8 TiB and a 1 PiB
 // UFS2 file system with the Debian package's rules, whose density is not
 // clamped: the density loop used to step one fragment at a time from
-// about size/inodes, for minutes (fails without firstFit).
+// about size/inodes, for minutes, and now answers at once (firstFit). The
+// test asserts what mkfs answers, not how fast; without firstFit it runs
+// into go test's timeout.
 func TestHugeSizeBoundedTime(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int64{8 << 40, 1 << 50} {
 		p := &params{version: 2, sectorSize: 512, size: size, bsize: 8192, fsize: 1024, density: size/3 + 1,
 			minfree: 5, maxcontig: 16, maxbpg: 1024, avgfilesize: 16384, avgfpdr: 64, sblockloc: sblockUFS2}
-		start := time.Now()
-		_, err := mkfs(p)
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("size %d: %v to compute the geometry (error %v)", size, d, err)
+		g, err := mkfs(p)
+		switch {
+		case err != nil && !errors.Is(err, ErrParams):
+			t.Errorf("size %d: %v, want a geometry or ErrParams", size, err)
+		case err == nil && (g == nil || g.ncg <= 0):
+			t.Errorf("size %d: geometry %+v without cylinder groups", size, g)
 		}
 	}
 }
