@@ -332,16 +332,24 @@ func ParseOption(o *Options, key, value string) error {
 	return s.set(o, optArg{name: s.Key, value: value})
 }
 
-// loadBootstrap reads the bootstrap file named by o.Bootstrap; a name
-// without a slash is looked up in /boot, as newfs_msdos does.
+// BootstrapPath returns the file that Options.Bootstrap = name reads: a
+// name without a slash is looked up in /boot, as newfs_msdos does; any
+// other name is a path, taken as it is (relative to the working
+// directory).
+func BootstrapPath(name string) string {
+	if !strings.Contains(name, "/") {
+		return "/boot/" + name
+	}
+	return name
+}
+
+// loadBootstrap reads the bootstrap file named by o.Bootstrap (see
+// BootstrapPath).
 func (o *Options) loadBootstrap() error {
 	if o.Bootstrap == "" {
 		return nil
 	}
-	name := o.Bootstrap
-	if !strings.Contains(name, "/") {
-		name = "/boot/" + name
-	}
+	name := BootstrapPath(o.Bootstrap)
 	st, err := os.Stat(name)
 	if err != nil {
 		return fmt.Errorf("msdos: Options.Bootstrap: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
 // Runner returns the catalogue runner of the fixturegen command: it runs
@@ -117,30 +118,23 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		var walk func(n *fstree.Node)
-		walk = func(n *fstree.Node) {
+		t.Walk(func(_ string, n *fstree.Node) error {
 			if n.SourcePath != "" && !under(n.SourcePath, a.Dirs) {
 				add(n.SourcePath, false, false)
 			}
-			for _, c := range n.Children {
-				walk(c)
-			}
-		}
-		walk(t.Root)
+			return nil
+		})
 	}
 	return p, nil
 }
 
-// bootstrapPath resolves a bootstrap file as makefs -t msdos does: a name
-// with a slash from the working directory, a bare name in /boot.
+// bootstrapPath resolves a bootstrap file as makefs -t msdos does: a path
+// from the working directory, a bare name in /boot (msdos.BootstrapPath).
 func bootstrapPath(e *env, v string) string {
-	switch {
-	case filepath.IsAbs(v):
-		return v
-	case strings.Contains(v, "/"):
+	if strings.Contains(v, "/") {
 		return e.abs(v)
 	}
-	return "/boot/" + v
+	return msdos.BootstrapPath(v)
 }
 
 // under reports whether p lies in one of dirs.
