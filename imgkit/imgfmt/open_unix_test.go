@@ -20,7 +20,7 @@ func TestOpenFileFifo(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
