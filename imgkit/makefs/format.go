@@ -29,7 +29,8 @@ type Format[O any] struct {
 	// key with "makefs: -o key=value: " and the hint (a usage error).
 	Hints map[string]string
 
-	// Common returns pointers to the fields of O that every type has.
+	// Common returns pointers to the fields of O that every type has;
+	// nil when O has none of them.
 	Common func(o *O) Common
 	// Flags copies the global flags the type takes (-s, -S, -O...) from
 	// c into o, after the -o options; nil when it takes none.
@@ -40,7 +41,8 @@ type Format[O any] struct {
 }
 
 // Common points at the fields of a type's Options that are filled the same
-// way for every type.
+// way for every type. A nil pointer is a field the type does not have,
+// left out.
 type Common struct {
 	// Timestamp and ClampTimes get the time rule of Command.TreeOptions
 	// (-T, else SOURCE_DATE_EPOCH) unless -T is absent and the -o options
@@ -92,18 +94,39 @@ func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
 			return nil, err
 		}
 	}
-	com := f.Common(o)
-	if !c.Timestamp.IsZero() || com.Timestamp.IsZero() {
+	var com Common
+	if f.Common != nil {
+		com = f.Common(o)
+	}
+	if err := com.fill(c, warn); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// fill sets the fields com points at from c: the time rule unless -T is
+// absent and the -o options set a time already, the block-cache mode and
+// the warnings writer.
+func (com Common) fill(c *Command, warn io.Writer) error {
+	if com.Timestamp != nil && (!c.Timestamp.IsZero() || com.Timestamp.IsZero()) {
 		topts, err := c.TreeOptions()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		*com.Timestamp, *com.ClampTimes = topts.Timestamp, topts.ClampTimes
+		*com.Timestamp = topts.Timestamp
+		if com.ClampTimes != nil {
+			*com.ClampTimes = topts.ClampTimes
+		}
 	}
 	cache, err := c.CacheOptions()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	*com.Cache, *com.Warn = cache, warn
-	return o, nil
+	if com.Cache != nil {
+		*com.Cache = cache
+	}
+	if com.Warn != nil {
+		*com.Warn = warn
+	}
+	return nil
 }

@@ -109,3 +109,37 @@ func TestRegisterFormat(t *testing.T) {
 		t.Errorf("Run reworded error: %v", err)
 	}
 }
+
+// TestFormatWithoutCommon checks that a Format whose Options has none of
+// the Common fields, and no Flags, still builds: the options are parsed
+// and WriteFile gets the tree.
+func TestFormatWithoutCommon(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	type bare struct{ Label string }
+	var got *bare
+	f := Format[bare]{
+		Name:        "test-bare",
+		ParseOption: func(o *bare, key, value string) error { o.Label = value; return nil },
+		WriteFile: func(path string, src fstree.Source, o *bare) error {
+			if _, err := src.Tree(nil); err != nil {
+				return err
+			}
+			got = o
+			return nil
+		},
+	}
+	c, err := Parse([]string{"-t", "test-bare", "-o", "label=x", "out.img", "src"}, dir, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write(c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.Label != "x" {
+		t.Errorf("options %+v", got)
+	}
+}

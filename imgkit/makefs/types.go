@@ -20,7 +20,8 @@ import (
 //   - Help, ParseOption and ErrOption, the package's -o option table, its
 //     parser of one key=value and the sentinel its bad options wrap;
 //   - Common, pointers to its Options' Timestamp, ClampTimes, Cache and Warn
-//     fields, which every type's Write fills the same way;
+//     fields (nil for one it lacks), which every type's Write fills the
+//     same way;
 //   - Flags, the copy of the global flags it takes (-s, -M, -m, -O, -S...)
 //     into its Options, or nil;
 //   - WriteFile, the package's WriteFile(path, fstree.Source, *Options).
