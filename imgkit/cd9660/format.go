@@ -13,6 +13,8 @@ var (
 	// ErrUnsupported reports a well-formed structure the reader does not
 	// handle: a Rock Ridge sparse file (SF), for one.
 	ErrUnsupported = errors.New("cd9660: unsupported")
+	// ErrNoBootRecord reports an image without an El Torito boot record.
+	ErrNoBootRecord = errors.New("cd9660: no El Torito boot record")
 )
 
 // The on-disk records of ECMA-119 (ISO 9660, 4th edition 2019), the El

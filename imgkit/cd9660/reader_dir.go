@@ -59,15 +59,40 @@ type extent struct {
 // IsDir reports whether the entry is a directory.
 func (e *Entry) IsDir() bool { return e.dir }
 
-// Rdev returns the device number of a Rock Ridge device file, its PN
-// entry's Dev_t High and Dev_t Low words as one number: the device's
-// dev_t as the writer's system encodes it (Linux and FreeBSD writers store
-// their own dev_t that way).
+// Rdev returns the device number of a Rock Ridge device file in the Linux
+// (glibc) encoding that fstree.Node.Rdev uses, from Major and Minor.
 func (e *Entry) Rdev() uint64 {
-	if e.RockRidge == nil {
+	major, minor := e.Major(), e.Minor()
+	return uint64(minor&0xff) | uint64(major&0xfff)<<8 | uint64(minor&^0xff)<<12 | uint64(major&^0xfff)<<32
+}
+
+// Major and Minor return the device numbers of a Rock Ridge device file
+// from its PN entry as Linux's isofs reads them: Dev_t High and Dev_t Low
+// are the major and minor numbers (as mkisofs and genisoimage write them),
+// unless Dev_t High is 0, when Dev_t Low is a whole dev_t (as libisofs and
+// makefs write small device numbers: FreeBSD's and glibc's encodings agree
+// on them).
+func (e *Entry) Major() uint32 {
+	rr := e.RockRidge
+	switch {
+	case rr == nil:
 		return 0
+	case rr.DevHigh == 0:
+		return rr.DevLow >> 8 & 0xfff
 	}
-	return uint64(e.RockRidge.DevHigh)<<32 | uint64(e.RockRidge.DevLow)
+	return rr.DevHigh
+}
+
+// Minor returns the minor device number; see Major.
+func (e *Entry) Minor() uint32 {
+	rr := e.RockRidge
+	switch {
+	case rr == nil:
+		return 0
+	case rr.DevHigh == 0:
+		return rr.DevLow&0xff | rr.DevLow>>12&0xfff00
+	}
+	return rr.DevLow
 }
 
 // Link returns the target of a Rock Ridge symbolic link, or "".
