@@ -78,22 +78,25 @@ func unpackImage(p []byte) []byte {
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
-	f.Fuzz(func(t *testing.T, p []byte) {
-		b := unpackImage(p)
-		r := bytes.NewReader(b)
-		fsys, err := Open(r, int64(len(b)))
-		if err != nil {
-			return
+	f.Fuzz(func(t *testing.T, p []byte) { fuzzOne(p) })
+}
+
+// fuzzOne is one run of FuzzOpen on the packed image p.
+func fuzzOne(p []byte) {
+	b := unpackImage(p)
+	r := bytes.NewReader(b)
+	fsys, err := Open(r, int64(len(b)))
+	if err != nil {
+		return
+	}
+	readAll(fsys)
+	for _, ns := range []Namespace{ISO9660, Joliet} {
+		if v, err := fsys.View(ns); err == nil {
+			readAll(v)
 		}
-		readAll(fsys)
-		for _, ns := range []Namespace{ISO9660, Joliet} {
-			if v, err := fsys.View(ns); err == nil {
-				readAll(v)
-			}
-		}
-		fsys.BootCatalog()
-		Fields(r, int64(len(b)))
-	})
+	}
+	fsys.BootCatalog()
+	Fields(r, int64(len(b)))
 }
 
 // readAll walks fsys and reads every file and link.
