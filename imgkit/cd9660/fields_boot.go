@@ -60,8 +60,8 @@ func (l *fieldList) bootEntry(p, pre string, be BootEntry) {
 		return
 	}
 	add := func(name string, b []byte, value string) { l.add(p, pre+name, be.Offset, e[:], b, value) }
-	add("Boot Indicator", e.bootIndicator(), hexByte(e.bootIndicator()))
-	add("Boot Media Type", e.bootMediaType(), hexByte(e.bootMediaType()))
+	add("Boot Indicator", e.bootIndicator(), indicatorString(e.bootIndicator()[0]))
+	add("Boot Media Type", e.bootMediaType(), mediaString(e.bootMediaType()[0]))
 	add("Load Segment", e.loadSegment(), hex16(e.loadSegment()))
 	add("System Type", e.systemType(), hexByte(e.systemType()))
 	add("Unused", e[5:6], hexByte(e[5:6]))
@@ -85,6 +85,8 @@ func (l *fieldList) bootEntry(p, pre string, be BootEntry) {
 // under floppy emulation, else Sector Count virtual sectors of 512 bytes.
 func (e *BootEntry) imageSize() int64 {
 	switch e.MediaType & 0x0f {
+	case etMediaNoEmulation, etMediaHardDisk:
+		return int64(e.SectorCount) * 512
 	case etMediaFloppy12:
 		return 1228800
 	case etMediaFloppy144:
@@ -93,6 +95,28 @@ func (e *BootEntry) imageSize() int64 {
 		return 2949120
 	}
 	return int64(e.SectorCount) * 512
+}
+
+// indicatorString says a Boot Indicator.
+func indicatorString(b byte) string {
+	switch b {
+	case etBootable:
+		return "0x88 bootable"
+	case etNotBootable:
+		return "0x00 not bootable"
+	}
+	return fmt.Sprintf("%#02x", b)
+}
+
+// mediaString says a Boot media type byte.
+func mediaString(b byte) string {
+	names := [...]string{etMediaNoEmulation: "no emulation", etMediaFloppy12: "1.2 MB floppy", etMediaFloppy144: "1.44 MB floppy",
+		etMediaFloppy288: "2.88 MB floppy", etMediaHardDisk: "hard disk"}
+	s := fmt.Sprintf("%#02x", b)
+	if int(b&0x0f) < len(names) {
+		s += " " + names[b&0x0f]
+	}
+	return s
 }
 
 func hexByte(b []byte) string { return fmt.Sprintf("%#02x", b[0]) }

@@ -73,7 +73,8 @@ func TestFields(t *testing.T) {
 		{"/dir", "File Flags", "0x02 Directory"},
 		{"joliet:/a.txt", "File Identifier", `"a.txt"`},
 		{"boot catalog", "Validation Entry Key Bytes", "0x55aa"},
-		{"boot catalog", "Initial/Default Entry Boot Indicator", "0x88"},
+		{"boot catalog", "Initial/Default Entry Boot Indicator", "0x88 bootable"},
+		{"boot catalog", "Initial/Default Entry Boot Media Type", "0x00 no emulation"},
 		{"boot catalog", "Initial/Default Entry Sector Count", "4"},
 	} {
 		f, ok := byKey[[2]string{w.path, w.name}]
