@@ -221,7 +221,7 @@ func (f *FS) entryOf(rec dirRecord, off int64) *Entry {
 		dir:      flags&flagDirectory != 0,
 	}
 	e.Identifier = f.identifier(rec.fileIdentifier())
-	e.Name = isoName(e.Identifier, e.dir)
+	e.Name = plainName(e.Identifier, e.dir)
 	e.extents = []extent{f.extentOf(rec)}
 	return e
 }
@@ -266,12 +266,12 @@ func latin1(b []byte) string {
 	return string(r)
 }
 
-// isoName returns the name of a file with identifier id as Linux's isofs,
+// plainName returns the name of a file with identifier id as Linux's isofs,
 // libisofs, libarchive and 7-Zip show it without Rock Ridge: the version
 // (";1") and a trailing "." removed from a file's identifier. The case is
 // kept (Linux's isofs lower-cases names with its default map=normal;
 // libisofs, libarchive and 7-Zip do not).
-func isoName(id string, dir bool) string {
+func plainName(id string, dir bool) string {
 	if dir {
 		return id
 	}

@@ -217,11 +217,11 @@ func TestLinkComponents(t *testing.T) {
 		entries [][]byte
 		want    string
 	}{
-		{[][]byte{comp(slRoot, ""), comp(0, "usr"), comp(0, "bin")}, "/usr/bin"},
-		{[][]byte{comp(slParent, ""), comp(slCurrent, ""), comp(0, "a")}, ".././a"},
-		{[][]byte{comp(slContinue, "lo"), comp(0, "ng")}, "long"},
+		{[][]byte{comp(compRoot, ""), comp(0, "usr"), comp(0, "bin")}, "/usr/bin"},
+		{[][]byte{comp(compParent, ""), comp(compCurrent, ""), comp(0, "a")}, ".././a"},
+		{[][]byte{comp(compContinue, "lo"), comp(0, "ng")}, "long"},
 		{[][]byte{comp(0, "a")}, "a"},
-		{[][]byte{comp(slRoot, "")}, "/"},
+		{[][]byte{comp(compRoot, "")}, "/"},
 	} {
 		var l linkBuilder
 		for _, e := range c.entries {

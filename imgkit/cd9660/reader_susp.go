@@ -237,10 +237,10 @@ func (rr *RRIP) addTimes(flags byte, ts []byte) {
 
 // SL component record flags (RRIP 4.1.3.1).
 const (
-	slContinue = 0x01
-	slCurrent  = 0x02
-	slParent   = 0x04
-	slRoot     = 0x08
+	compContinue = 0x01
+	compCurrent  = 0x02
+	compParent   = 0x04
+	compRoot     = 0x08
 )
 
 // linkBuilder joins the component records of a symbolic link's SL
@@ -266,7 +266,7 @@ func (l *linkBuilder) addComponents(area []byte) {
 		if l.b.Len()+n+3 > maxNameLen {
 			return
 		}
-		if flags&slRoot != 0 {
+		if flags&compRoot != 0 {
 			if !l.started {
 				l.b.WriteByte('/')
 				l.started, l.root = true, true
@@ -277,13 +277,13 @@ func (l *linkBuilder) addComponents(area []byte) {
 			l.b.WriteByte('/')
 		}
 		switch {
-		case flags&slCurrent != 0:
+		case flags&compCurrent != 0:
 			l.b.WriteByte('.')
-		case flags&slParent != 0:
+		case flags&compParent != 0:
 			l.b.WriteString("..")
 		default:
 			l.b.WriteString(latin1(content))
 		}
-		l.started, l.root, l.cont = true, false, flags&slContinue != 0
+		l.started, l.root, l.cont = true, false, flags&compContinue != 0
 	}
 }

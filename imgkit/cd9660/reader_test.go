@@ -356,8 +356,8 @@ func TestISONames(t *testing.T) {
 		{";1", false, ";1"},
 		{".;1", false, "."},
 	} {
-		if got := isoName(c.id, c.dir); got != c.want {
-			t.Errorf("isoName(%q, %v) = %q, want %q", c.id, c.dir, got, c.want)
+		if got := plainName(c.id, c.dir); got != c.want {
+			t.Errorf("plainName(%q, %v) = %q, want %q", c.id, c.dir, got, c.want)
 		}
 	}
 }
