@@ -35,7 +35,7 @@ func bootSource(t *testing.T) string {
 	return dir
 }
 
-// TestBootCatalog compares the boot catalogues of xorriso's and FreeBSD
+// TestBootCatalog compares the boot catalogues of xorriso's and both
 // makefs's images with what xorriso -report_el_torito plain says of them.
 func TestBootCatalog(t *testing.T) {
 	t.Parallel()
@@ -53,6 +53,8 @@ func TestBootCatalog(t *testing.T) {
 			"-o", "bootimage=i386;" + filepath.Join(src, "boot.img"), "-o", "no-emul-boot"}},
 		{"freebsd-makefs-floppy", "freebsd-makefs", []string{"-t", "cd9660",
 			"-o", "bootimage=i386;" + filepath.Join(src, "fl.img")}},
+		{"makefs", "makefs", []string{"-t", "cd9660", "-o", "rockridge",
+			"-o", "bootimage=i386;" + filepath.Join(src, "boot.img"), "-o", "no-emul-boot"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
