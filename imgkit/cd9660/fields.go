@@ -89,7 +89,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &fieldList{f: f}
+	l := &fieldList{f: f, budget: 4*size + 1<<20}
 	l.systemArea()
 	for _, d := range f.vds {
 		l.descriptor(d)
@@ -113,14 +113,17 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	if f.boot != nil {
 		l.bootCatalog()
 	}
-	return l.out, l.err
+	return l.out, nil
 }
 
 // fieldList gathers the fields of an image.
 type fieldList struct {
 	f   *FS
 	out []imgfmt.Field
-	err error // the first read error of a data field
+	// budget is how many more bytes of file data may be summed: extents
+	// that overlap (a crafted image can point every file at the whole
+	// image) would otherwise make the description quadratic in the size.
+	budget int64
 }
 
 // add appends the field b, a subslice of rec which lies at byte off.

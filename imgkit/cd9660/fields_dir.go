@@ -214,7 +214,13 @@ func (l *fieldList) data(p string, e *Entry) {
 	}
 	h := imgfmt.NewHash()
 	value := ""
+	if l.budget -= min(e.Size, l.f.size); l.budget < 0 {
+		value = imgfmt.DataValue(e.Size, "not summed: the files' extents add up to more than four times the image")
+	}
 	for _, s := range spans {
+		if value != "" {
+			break
+		}
 		if err := h.AddRange(l.f.r, s[0], s[1]-s[0]); err != nil {
 			value = imgfmt.DataValue(e.Size, "unreadable: "+err.Error())
 			break
