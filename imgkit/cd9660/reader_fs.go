@@ -11,6 +11,14 @@ import (
 	"time"
 )
 
+// The interfaces of io/fs that FS implements.
+var (
+	_ fs.ReadDirFS  = (*FS)(nil)
+	_ fs.ReadFileFS = (*FS)(nil)
+	_ fs.StatFS     = (*FS)(nil)
+	_ fs.ReadLinkFS = (*FS)(nil)
+)
+
 var (
 	errIsDir      = errors.New("is a directory")
 	errNotDir     = errors.New("not a directory")
