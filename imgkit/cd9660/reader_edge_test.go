@@ -84,6 +84,7 @@ func TestMultiExtent(t *testing.T) {
 // TestInterleaved reads an interleaved extent: file units of one block
 // separated by gaps of one block.
 func TestInterleaved(t *testing.T) {
+	t.Parallel()
 	var img []byte
 	var want []byte
 	for i := range 3 {
@@ -212,6 +213,7 @@ func TestJolietPreferred(t *testing.T) {
 // TestLinkComponents checks how SL component records join: separators
 // between components unless one continues, across SL entries too.
 func TestLinkComponents(t *testing.T) {
+	t.Parallel()
 	comp := func(flags byte, s string) []byte { return append([]byte{flags, byte(len(s))}, s...) }
 	for _, c := range []struct {
 		entries [][]byte

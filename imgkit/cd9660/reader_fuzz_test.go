@@ -120,6 +120,7 @@ func readAll(fsys *FS) {
 
 // TestPackImage checks that unpackImage inverts packImage.
 func TestPackImage(t *testing.T) {
+	t.Parallel()
 	img := make([]byte, 20*SectorSize)
 	copy(img[32768:], "\x01CD001\x01\x00\x00\x00x")
 	put733(img[32768+80:], 20)
