@@ -73,8 +73,10 @@ func unpackImage(p []byte) []byte {
 // and the field description. Bad images must give errors, never panics,
 // hangs or huge allocations.
 //
-// The seeds in testdata/fuzz/FuzzOpen are small images of xorriso,
-// genisoimage and both makefs; regenerate them with
+// The seeds in testdata/fuzz/FuzzOpen are small images of xorriso (Rock
+// Ridge, Joliet and El Torito; plain; two boot sections), genisoimage
+// (Rock Ridge and Joliet; Joliet alone) and both makefs (Rock Ridge with
+// relocated directories); regenerate them with
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
@@ -151,19 +153,23 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		args  []string
 	}
 	seeds := map[string]seed{
-		"xorriso":        {long, []string{"xorriso", "-as", "mkisofs", "-quiet", "-R", "-J", "-no-pad", "-b", "boot.img", "-no-emul-boot", "-o"}},
-		"xorriso-plain":  {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-o"}},
-		"genisoimage":    {base, []string{"genisoimage", "-quiet", "-R", "-J", "-o"}},
-		"makefs":         {deep, []string{"makefs", "-t", "cd9660", "-o", "rockridge"}},
-		"freebsd-makefs": {deep, []string{"freebsd-makefs", "-t", "cd9660", "-o", "rockridge", "-o", "bootimage=i386;boot.img", "-o", "no-emul-boot"}},
+		"xorriso":       {long, []string{"xorriso", "-as", "mkisofs", "-quiet", "-R", "-J", "-no-pad", "-b", "boot.img", "-no-emul-boot", "-o"}},
+		"xorriso-plain": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-o"}},
+		"xorriso-sections": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-b", "boot.img", "-no-emul-boot",
+			"-eltorito-alt-boot", "-e", "efi.img", "-no-emul-boot", "-o"}},
+		"genisoimage-joliet": {base, []string{"genisoimage", "-quiet", "-J", "-o"}},
+		"genisoimage":        {base, []string{"genisoimage", "-quiet", "-R", "-J", "-o"}},
+		"makefs":             {deep, []string{"makefs", "-t", "cd9660", "-o", "rockridge"}},
+		"freebsd-makefs":     {deep, []string{"freebsd-makefs", "-t", "cd9660", "-o", "rockridge", "-o", "bootimage=i386;boot.img", "-o", "no-emul-boot"}},
 	}
 	for name, sd := range seeds {
 		args := sd.args
 		tooltest.Need(t, args[0])
 		src := makeSource(t, sd.files)
 		addSpecials(t, src)
-		// A boot image of zeros packs to a few bytes.
+		// Boot images of zeros pack to a few bytes.
 		os.WriteFile(filepath.Join(src, "boot.img"), make([]byte, 2048), 0o644)
+		os.WriteFile(filepath.Join(src, "efi.img"), make([]byte, 2048), 0o644)
 		img := filepath.Join(t.TempDir(), "s.iso")
 		for i, a := range args {
 			// makefs takes the boot image's host path.
