@@ -195,6 +195,7 @@ func (s volumeTimeOnly) Tree(*fstree.Options) (*fstree.Tree, error) { return s.t
 // through a Source that keeps its times, and Timestamp then sets the
 // volume's times only.
 func TestCompatDebianBytes(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, true)
 	ts := time.Unix(1000000000, 0).UTC()

@@ -82,6 +82,7 @@ func fstestTree(t *testing.T) string {
 }
 
 func TestReaderOwnImages(t *testing.T) {
+	t.Parallel()
 	src := fstestTree(t)
 	ts := time.Unix(1600000000, 0).UTC()
 	for _, v := range []int{1, 2} {
@@ -102,6 +103,7 @@ func TestReaderOwnImages(t *testing.T) {
 }
 
 func TestReaderDebianImages(t *testing.T) {
+	t.Parallel()
 	src := fstestTree(t)
 	for _, v := range []int{1, 2} {
 		t.Run(fmt.Sprint("v", v), func(t *testing.T) {
@@ -115,6 +117,7 @@ func TestReaderDebianImages(t *testing.T) {
 }
 
 func TestReaderCorrupt(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
@@ -219,6 +222,7 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/fuzz/Fuzz
 // the images it was cut from, and with -update-corpus writes it: for each
 // seed image, the bytes up to the end of its superblock and its size.
 func TestFuzzCorpus(t *testing.T) {
+	t.Parallel()
 	ts := time.Unix(1600000000, 0).UTC()
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "f"), []byte("hello"), 0o644)
@@ -292,6 +296,7 @@ func (b eofAtEnd) ReadAt(p []byte, off int64) (int, error) {
 // taken for a short one when the io.ReaderAt says io.EOF with it: the
 // image is cut right after its superblock, which Open reads last.
 func TestReaderEOFAtEnd(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()

@@ -19,6 +19,7 @@ import (
 // sleuthkit: fls -r lists every path with its inode number, icat gives
 // back every file, istat shows the size and link count.
 func TestSleuthkit(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "fls")
 	tooltest.Need(t, "icat")
 	tooltest.Need(t, "istat")
@@ -116,6 +117,7 @@ func istatMode(n *fstree.Node) string {
 // followed by zeros up to 262144+1536 open; so the image is right and the
 // limit is sleuthkit's (4.11.1, tsk/fs/ffs.c).
 func TestSleuthkitSmallUFS1(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "fsstat")
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "f"), []byte("hello"), 0o644)
@@ -140,6 +142,7 @@ func TestSleuthkitSmallUFS1(t *testing.T) {
 // under another umask, in both cache modes and time zones: the bytes
 // must not change.
 func TestReproducible(t *testing.T) {
+	// not parallel: it changes the umask and calls t.Setenv (TZ).
 	ts := time.Unix(1600000000, 0).UTC()
 	a, b := t.TempDir(), t.TempDir()
 	writeTree(t, a, false)

@@ -67,6 +67,7 @@ func mtoolsEnv() []string {
 }
 
 func TestExternalValidators(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow: builds 26 images and runs four tools on each")
 	}

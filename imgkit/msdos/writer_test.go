@@ -15,6 +15,7 @@ import (
 )
 
 func TestWriteSmallest(t *testing.T) {
+	t.Parallel()
 	_, tr := buildTree(t, sampleFiles())
 	img := writeImage(t, tr, &Options{VolumeLabel: "fixture"})
 	fsckClean(t, img)
@@ -24,6 +25,7 @@ func TestWriteSmallest(t *testing.T) {
 // one sector less does not hold the tree, and giving its size with -s
 // makes the same bytes.
 func TestSmallest(t *testing.T) {
+	t.Parallel()
 	_, tr := buildTree(t, sampleFiles())
 	for _, o := range []Options{{}, {FATType: 16}, {FATType: 32}, {BytesPerSector: 4096}, {SectorsPerCluster: 4}, {VolumeLabel: "X", NumFATs: 1}} {
 		l, err := LayoutOf(tr, &o)
