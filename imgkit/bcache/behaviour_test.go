@@ -249,6 +249,7 @@ func TestAbortKeepsOldFile(t *testing.T) {
 	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			path := filepath.Join(dir, "img")
 			if err := os.WriteFile(path, []byte("old image"), 0o600); err != nil {
@@ -300,6 +301,7 @@ func TestCommitReplaces(t *testing.T) {
 	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			real := filepath.Join(dir, "sub", "real.img")
 			os.Mkdir(filepath.Dir(real), 0o755)

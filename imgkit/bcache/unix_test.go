@@ -23,6 +23,7 @@ import (
 func TestMmapWritesSurviveExit(t *testing.T) {
 	t.Parallel()
 	t.Run("commit", func(t *testing.T) {
+		t.Parallel()
 		path := filepath.Join(t.TempDir(), "img")
 		if out, err := startChild(t, "commit", path).Output(); err != nil {
 			t.Fatalf("child: %v %s", err, out)
@@ -30,6 +31,7 @@ func TestMmapWritesSurviveExit(t *testing.T) {
 		checkPattern(t, path)
 	})
 	t.Run("exit-without-unmap", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		path := filepath.Join(dir, "img")
 		out, err := startChild(t, "exit", path).Output()

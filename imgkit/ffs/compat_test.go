@@ -220,6 +220,7 @@ func TestCompatDebianBytes(t *testing.T) {
 	} {
 		name := fmt.Sprintf("v%d-b%d-f%d-d%d-%s", c.version, c.bsize, c.fsize, c.density, c.size)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			args := []string{"-o", fmt.Sprintf("version=%d,bsize=%d,fsize=%d", c.version, c.bsize, c.fsize), "-T", fmt.Sprint(ts.Unix())}
 			if c.density != 0 {

@@ -27,6 +27,7 @@ func TestFields(t *testing.T) {
 	for _, v := range []int{1, 2} {
 		for _, bo := range []string{"le", "be"} {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
+				t.Parallel()
 				o := &Options{Version: v, BSize: 4096, FSize: 512, Timestamp: ts}
 				if bo == "be" {
 					o.ByteOrder = binary.BigEndian

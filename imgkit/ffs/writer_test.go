@@ -158,6 +158,7 @@ func TestSuperblockOptions(t *testing.T) {
 		{Options{Version: 1, SectorSize: 1024, BSize: 8192, FSize: 4096}, 2, []string{"Fragment Size: 4096\n"}},
 	} {
 		t.Run(fmt.Sprintf("v%d-S%d-%q", c.o.Version, c.o.SectorSize, c.o.Label), func(t *testing.T) {
+			t.Parallel()
 			c.o.Size = 1 << 20 // sleuthkit reads no UFS1 image under 263680 bytes
 			path, f := writeTreeImage(t, tree, &c.o)
 			if got := int64(f.o.i32(f.sb.fsFsbtodb())); got != c.fsbtodb {

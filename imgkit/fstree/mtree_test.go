@@ -288,6 +288,7 @@ func TestSpecErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			spec, err := ReadSpec(strings.NewReader(c.spec), "bad.mtree")
 			if err == nil {
 				var tr *Tree

@@ -100,6 +100,7 @@ func TestWriteErrors(t *testing.T) {
 		{"vanished source", []srcFile{{name: "gone", size: 10}}, nil, Options{}, nil, []string{"gone"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o := c.o
 			var err error
 			if c.name == "vanished source" {

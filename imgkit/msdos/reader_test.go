@@ -206,6 +206,7 @@ func TestReaderMtoolsImages(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"-F", "12"}, {"-F", "16"}, {"-F", "32", "-s", "1"}, {"-F", "32", "-S", "4096", "-s", "1"}} {
 		t.Run(strings.Join(args, ""), func(t *testing.T) {
+			t.Parallel()
 			dir, _ := buildTree(t, bmpOnly(sampleFiles()))
 			img := mtoolsImage(t, dir, args...)
 			fsys := openImage(t, img)

@@ -74,6 +74,7 @@ func TestExternalValidators(t *testing.T) {
 	for _, c := range validatorConfigs() {
 		o := c.o
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir, tr := buildTree(t, sampleFiles())
 			img := writeImage(t, tr, &o)
 			fsys := openImage(t, img)

@@ -68,6 +68,7 @@ func TestCatalogValid(t *testing.T) {
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
 			switch format.Name {
 			case "msdos":
 				tooltest.Need(t, "fsck.fat")
