@@ -1,0 +1,74 @@
+package cd9660
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// imageSizes returns the sizes of the files of b's boot images, which
+// planBoot places. makefs takes them from lstat(2), so that a symbolic
+// link would be placed with the size of its target's name; this package
+// follows links and takes the size of the file they name.
+func (b *Boot) imageSizes() ([]int64, error) {
+	sizes := make([]int64, len(b.Images))
+	for i, im := range b.Images {
+		st, err := os.Stat(im.File)
+		if err != nil {
+			return nil, fmt.Errorf("cd9660: Options.Boot.Images[%d].File: %w", i, err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: Options.Boot.Images[%d].File %s: not a regular file", ErrBootOption, i, im.File)
+		}
+		sizes[i] = st.Size()
+	}
+	return sizes, nil
+}
+
+// genericImage reads b's generic boot image, or returns nil when there is
+// none.
+func (b *Boot) genericImage() ([]byte, error) {
+	if b.GenericImage == "" {
+		return nil, nil
+	}
+	f, err := os.Open(b.GenericImage)
+	if err != nil {
+		return nil, fmt.Errorf("cd9660: Options.Boot.GenericImage: %w", err)
+	}
+	defer f.Close()
+	// Read one byte more than fits, to tell a file that is too large.
+	data, err := io.ReadAll(io.LimitReader(f, systemAreaSectors*SectorSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cd9660: Options.Boot.GenericImage: %w", err)
+	}
+	if len(data) > systemAreaSectors*SectorSize {
+		return nil, fmt.Errorf("%w: Options.Boot.GenericImage %s: more than %d bytes", ErrBootImageSize, b.GenericImage, systemAreaSectors*SectorSize)
+	}
+	return data, nil
+}
+
+// copyImages copies the boot images' files to their sectors in w, after
+// the catalogue, as makefs does; each must still be as long as planBoot
+// was told.
+func (p *bootPlan) copyImages(w io.WriterAt, b *Boot) error {
+	for _, e := range p.entries {
+		if err := copyBootImage(w, int64(e.rba)*int64(p.sectorSize), b.Images[e.index].File, e.size); err != nil {
+			return fmt.Errorf("cd9660: Options.Boot.Images[%d].File: %w", e.index, err)
+		}
+	}
+	return nil
+}
+
+// copyBootImage copies size bytes of the file name to offset off of w.
+func copyBootImage(w io.WriterAt, off int64, name string, size int64) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, err := io.Copy(io.NewOffsetWriter(w, off), io.LimitReader(f, size))
+	if err == nil && n != size {
+		err = fmt.Errorf("%s: %d bytes, %d when the image was laid out", name, n, size)
+	}
+	return err
+}
