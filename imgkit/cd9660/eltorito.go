@@ -33,8 +33,8 @@ var (
 	// numbers.
 	ErrBootImageSize = errors.New("cd9660: boot image too large")
 	// ErrBootImages is more boot images than the partition tables makefs
-	// writes into the 32 KiB system area can describe (61 Mac images for
-	// the Apple Partition Map, 2000 powerpc ones for the MBR).
+	// writes into the 32 KiB system area can describe (60 Mac images for
+	// the Apple Partition Map, 2019 powerpc ones for the MBR).
 	ErrBootImages = errors.New("cd9660: too many boot images for the system area")
 )
 
