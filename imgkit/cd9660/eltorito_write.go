@@ -72,3 +72,75 @@ func copyBootImage(w io.WriterAt, off int64, name string, size int64) error {
 	}
 	return err
 }
+
+// bootArea is the writer's boot step: what it read of the boot options'
+// files before the layout, and the plan the layout made.
+type bootArea struct {
+	boot    *Boot
+	sizes   []int64 // of the boot images' files
+	generic []byte  // the generic boot image, or nil
+	plan    *bootPlan
+}
+
+// prepareBoot checks b and reads what the layout needs of its files: the
+// boot images' sizes and the generic boot image.
+func prepareBoot(b *Boot) (*bootArea, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	sizes, err := b.imageSizes()
+	if err != nil {
+		return nil, err
+	}
+	generic, err := b.genericImage()
+	if err != nil {
+		return nil, err
+	}
+	return &bootArea{boot: b, sizes: sizes, generic: generic}, nil
+}
+
+// bootRecord reports whether the volume descriptor set has an El Torito
+// Boot Record, in sector 17 after the Primary Volume Descriptor: whether
+// there are boot images.
+func (a *bootArea) bootRecord() bool { return len(a.boot.Images) > 0 }
+
+// layout places the catalogue and the boot images from logical sector
+// first, the first after the volume descriptor set, and returns the first
+// sector after them, where the path tables go.
+func (a *bootArea) layout(first uint32) (uint32, error) {
+	p, err := planBoot(a.boot, a.sizes, first, SectorSize)
+	if err != nil || p == nil {
+		return first, err
+	}
+	a.plan = p
+	return p.end, nil
+}
+
+// write writes the boot parts of an image of totalSectors logical
+// sectors (trailing padding included) to w: the System Area (the generic
+// image and the partition tables), and with boot images the Boot Record
+// in sector bootRecordSector, the catalogue and the images.
+func (a *bootArea) write(w io.WriterAt, bootRecordSector, totalSectors uint32) error {
+	sa := make([]byte, systemAreaSectors*SectorSize)
+	copy(sa, a.generic)
+	if a.plan != nil {
+		a.plan.putSystemArea(sa, a.boot.CHRPBoot, totalSectors)
+	}
+	if a.generic != nil || a.plan != nil {
+		if _, err := w.WriteAt(sa, 0); err != nil {
+			return err
+		}
+	}
+	if a.plan == nil {
+		return nil
+	}
+	var v volumeDescriptor
+	putBootRecord(&v, a.plan.catalogSector)
+	if _, err := w.WriteAt(v[:], int64(bootRecordSector)*SectorSize); err != nil {
+		return err
+	}
+	if _, err := w.WriteAt(a.plan.catalog(), int64(a.plan.catalogSector)*SectorSize); err != nil {
+		return err
+	}
+	return a.plan.copyImages(w, a.boot)
+}
