@@ -1,5 +1,7 @@
 package cd9660
 
+import "github.com/fixturegen/fixturegen/imgkit/fstree"
+
 // The layout of the volume, in the order cd9660_makefs computes it: the
 // volume descriptors from sector 16, the Type L and Type M path tables,
 // then each directory's extent followed by its subdirectories' and then
@@ -77,6 +79,7 @@ func (v *volume) placePathTables() error {
 
 // placeTree gives every directory and file its extent, from v.next on.
 func (v *volume) placeTree() error {
+	v.caInline = v.needCAInline()
 	used := v.placeDir(v.root, v.next*SectorSize)
 	v.next += sectorsFor(used)
 	return nil
@@ -101,6 +104,9 @@ func (v *volume) placeDir(d *isoNode, start int64) int64 {
 		cur += rl
 	}
 	used := d.sectors * SectorSize
+	if v.caInline {
+		used += v.placeDirCA(d, start+used)
+	}
 	for _, c := range d.children[2:] {
 		if c.kind == kindDir {
 			used += v.placeDir(c, start+used)
@@ -120,21 +126,62 @@ func (v *volume) placeDir(d *isoNode, start int64) int64 {
 	return used
 }
 
+// placeDirCA places the continuation areas of the records of d from
+// byte start on, each within one sector, and returns the bytes of the
+// sectors they take.
+func (v *volume) placeDirCA(d *isoNode, start int64) int64 {
+	off := int64(0)
+	for _, c := range d.children {
+		n := int64(c.rr.caLen)
+		if n == 0 {
+			continue
+		}
+		if off%SectorSize+n > SectorSize {
+			off = sectorsFor(off) * SectorSize
+		}
+		c.rr.caSector = uint32((start + off) / SectorSize)
+		c.rr.caOff = uint32((start + off) % SectorSize)
+		off += n
+	}
+	return sectorsFor(off) * SectorSize
+}
+
+// caInline reports whether the continuation areas go after each
+// directory's extent instead of after the tree, as makefs puts them:
+// where bsdtar cannot read makefs's, because a regular file's area comes
+// after its contents (libarchive reads an image in one pass) or an area
+// ends past the sector its CE entry names. See the package documentation.
+func (v *volume) needCAInline() bool {
+	if !v.o.RockRidge || v.rr.caSize > SectorSize {
+		return v.o.RockRidge
+	}
+	inline := false
+	v.eachRecord(v.root, func(n *isoNode) {
+		if n.kind == kindFile && n.src.Type == fstree.TypeFile && n.rr.caLen > 0 {
+			inline = true
+		}
+	})
+	return inline
+}
+
 // placeContinuation puts the Rock Ridge continuation areas after the
-// tree and fills the CE, CL and PL entries.
+// tree, one after the other from the start of a sector, as makefs does,
+// unless they went after their directories, and fills the CE, CL and PL
+// entries.
 func (v *volume) placeContinuation() error {
 	if !v.o.RockRidge {
 		return nil
 	}
-	v.caStart = v.next
-	var off int64
-	place := func(n int) (uint32, uint32) {
-		o := off
-		off += int64(n)
-		return uint32(v.caStart), uint32(o)
+	if v.caInline {
+		v.rr.finalize(v.root, nil)
+		return nil
 	}
-	v.rr.finalize(v.root, uint32(v.caStart), place)
-	v.caBytes = off
+	caStart := v.next
+	var off int64
+	v.rr.finalize(v.root, func(r *rrRecord) {
+		r.caSector, r.caOff = uint32(caStart), uint32(off)
+		off += int64(r.caLen)
+	})
 	v.next += sectorsFor(v.rr.caSize)
 	return nil
 }

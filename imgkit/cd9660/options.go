@@ -19,6 +19,7 @@ type Options struct {
 	RockRidge          bool   // rockridge (R): Rock Ridge (SUSP/RRIP) entries
 	Joliet             bool   // joliet: a Joliet supplementary volume (not in makefs)
 	AllowDeepTrees     bool   // allow-deep-trees (D): directories deeper than 8 levels without Rock Ridge
+	RelocateDeepTrees  bool   // relocate-deep-trees: with Rock Ridge, move deep directories into RR_MOVED as makefs does (not in makefs)
 	AllowMaxName       bool   // allow-max-name (a): accepted; makefs does not implement it
 	AllowIllegalChars  bool   // allow-illegal-chars (i): accepted; makefs converts names regardless
 	AllowLowercase     bool   // allow-lowercase: accepted; makefs converts names regardless
@@ -230,6 +231,9 @@ var optionTable = []optionSpec{
 		func(o *Options) *string { return &o.Preparer }),
 	stringOption("publisher", "P", "Publisher", "Publisher Identifier, up to 128 a-characters", 128, isAChar,
 		func(o *Options) *string { return &o.Publisher }),
+	boolOption("relocate-deep-trees", "", "RelocateDeepTrees",
+		"with rockridge, relocate directories deeper than 8 levels into RR_MOVED as makefs does (see the package documentation)",
+		func(o *Options) *bool { return &o.RelocateDeepTrees }),
 	boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
 		func(o *Options) *bool { return &o.RockRidge }),
 	{imgfmt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",

@@ -205,18 +205,19 @@ func (v *volume) writeDirs(im *bcache.Image) error {
 
 // writeContinuation writes the continuation areas.
 func (v *volume) writeContinuation(im *bcache.Image) error {
-	if !v.o.RockRidge || v.caBytes == 0 {
+	if !v.o.RockRidge {
 		return nil
 	}
-	out := make([]byte, sectorsFor(v.caBytes)*SectorSize)
+	var err error
 	v.eachRecord(v.root, func(n *isoNode) {
-		if n.rr.caLen == 0 {
+		if n.rr.caLen == 0 || err != nil {
 			return
 		}
-		off := n.rr.caOff
+		var b []byte
 		for _, e := range n.rr.entries[n.rr.inSUF:] {
-			off += int64(copy(out[off:], e))
+			b = append(b, e...)
 		}
+		_, err = im.WriteAt(b, int64(n.rr.caSector)*SectorSize+int64(n.rr.caOff))
 	})
-	return writeSector(im, v.caStart, out)
+	return err
 }

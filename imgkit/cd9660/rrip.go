@@ -56,11 +56,11 @@ type rrRecord struct {
 	entries  []suspEntry
 	inSUF    int
 	ce       int
-	suLen    int   // bytes of the System Use field
-	caLen    int   // bytes in the continuation area
-	caOff    int64 // where they are, from the start of the continuation areas
-	cl, pl   int   // index of the CL or PL entry, or -1
-	serialOf *fstree.Node
+	suLen    int    // bytes of the System Use field
+	caLen    int    // bytes in the continuation area
+	caSector uint32 // where they are: sector and offset in it
+	caOff    uint32
+	cl, pl   int // index of the CL or PL entry, or -1
 }
 
 // newEntry makes an entry with its signature, length and version 1.

@@ -1,8 +1,6 @@
 package cd9660
 
-import (
-	"github.com/fixturegen/fixturegen/imgkit/fstree"
-)
+import "github.com/fixturegen/fixturegen/imgkit/fstree"
 
 // rrPass gives every record its Rock Ridge entries (cd9660_susp_initialize)
 // and, once the layout is known, points the CE, CL and PL entries at their
@@ -135,18 +133,19 @@ func (n *isoNode) recordLen(rr bool) int {
 	return size + size&1
 }
 
-// finalize places each continuation area, in the pass's order, and fills
-// the CE, CL and PL entries (cd9660_susp_finalize); caStart is the sector
-// of the first area.
-func (p *rrPass) finalize(n *isoNode, caStart uint32, place func(length int) (uint32, uint32)) {
+// finalize fills the CE, CL and PL entries (cd9660_susp_finalize), the
+// continuation areas placed, in the pass's order, by place when it is not
+// nil (and by the layout of the tree before).
+func (p *rrPass) finalize(n *isoNode, place func(r *rrRecord)) {
 	r := &n.rr
 	if r.caLen > 0 {
-		sector, off := place(r.caLen)
+		if place != nil {
+			place(r)
+		}
 		e := r.entries[r.ce]
-		put733(e.blockLocationOfContinuationArea(), sector)
-		put733(e.offsetToStartOfContinuationArea(), off)
+		put733(e.blockLocationOfContinuationArea(), r.caSector)
+		put733(e.offsetToStartOfContinuationArea(), r.caOff)
 		put733(e.lengthOfTheContinuationArea(), uint32(r.caLen))
-		r.caOff = int64(sector-caStart)*SectorSize + int64(off)
 	}
 	if r.cl >= 0 {
 		put733(r.entries[r.cl][4:], n.relocated.extent) // Location of Child Directory
@@ -155,6 +154,6 @@ func (p *rrPass) finalize(n *isoNode, caStart uint32, place func(length int) (ui
 		put733(r.entries[r.pl][4:], n.parent.realParent.extent) // Location of Parent Directory
 	}
 	for _, c := range n.children {
-		p.finalize(c, caStart, place)
+		p.finalize(c, place)
 	}
 }

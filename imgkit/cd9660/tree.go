@@ -97,8 +97,15 @@ func (n *isoNode) identBuf() []byte {
 
 // path is the node's path from the root for errors.
 func (n *isoNode) path() string {
-	if n.src != nil && !n.virtual {
+	switch {
+	case n.kind == kindDot:
+		return n.parent.path() + "/."
+	case n.kind == kindDotDot:
+		return n.parent.path() + "/.."
+	case n.src != nil && !n.virtual:
 		return n.src.Path()
+	case n.parent != nil:
+		return n.parent.path() + "/" + n.orig
 	}
 	return n.orig
 }
@@ -143,11 +150,11 @@ func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 			working := level + 1
 			if level == maxDirLevel {
 				switch {
-				case b.o.RockRidge:
+				case b.o.RockRidge && b.o.RelocateDeepTrees:
 					working, n.level = 3, 2
 					b.relocate(n)
 					add = false
-				case !b.o.AllowDeepTrees:
+				case !b.o.AllowDeepTrees && !b.o.RockRidge:
 					return fmt.Errorf("%w: %s is a directory %d levels deep; ISO 9660 allows %d (set Options.AllowDeepTrees or Options.RockRidge)",
 						ErrDeepTree, c.Path(), level, maxDirLevel-1)
 				}

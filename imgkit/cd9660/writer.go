@@ -78,8 +78,7 @@ type volume struct {
 	dirs          []*isoNode // in path table order
 	ptLen         int
 	lPath, mPath  int64
-	caStart       int64
-	caBytes       int64
+	caInline      bool  // continuation areas after their directories
 	volumeSectors int64 // the Volume Space Size
 	joliet        *jolietVolume
 }
