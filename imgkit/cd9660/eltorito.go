@@ -3,6 +3,7 @@ package cd9660
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,30 +14,6 @@ import (
 // cd9660_eltorito.c and the boot options of cd9660.c): the bootimage,
 // bootimagedir, no-emul-boot, hard-disk-boot, no-boot, boot-load-segment,
 // platformid, generic-bootimage and chrp-boot options, kept in a Boot.
-
-// Errors of the boot options.
-var (
-	// ErrBootOption is a boot option whose value makefs would refuse or
-	// ignore: a bootimage value without "system;file", a load segment that
-	// is not a hexadecimal number up to ffff, a platform other than efi,
-	// a boot image directory that is not up to 12 d-characters.
-	ErrBootOption = errors.New("cd9660: invalid boot option")
-	// ErrBootSystem is a boot image system other than i386, mac68k,
-	// macppc, powerpc or efi.
-	ErrBootSystem = errors.New("cd9660: boot system must be i386, powerpc, macppc, mac68k or efi")
-	// ErrNoBootImage is a per-image boot option (no-emul-boot,
-	// hard-disk-boot, no-boot, boot-load-segment, platformid) given
-	// before any bootimage.
-	ErrNoBootImage = errors.New("cd9660: boot option given before any boot image")
-	// ErrBootImageSize is a generic boot image larger than the 32 KiB
-	// system area, or El Torito boot images too large for 32-bit sector
-	// numbers.
-	ErrBootImageSize = errors.New("cd9660: boot image too large")
-	// ErrBootImages is more boot images than the partition tables makefs
-	// writes into the 32 KiB system area can describe (60 Mac images for
-	// the Apple Partition Map, 2019 powerpc ones for the MBR).
-	ErrBootImages = errors.New("cd9660: too many boot images for the system area")
-)
 
 // Boot holds the boot options of makefs -t cd9660. With no Images the
 // image has no El Torito boot record and no boot catalogue, and, as in
@@ -110,85 +87,78 @@ var bootSystems = map[string]byte{
 	"efi":     etPlatformEFI,
 }
 
-// A bootOptionSpec is one boot option of makefs -t cd9660: what the
-// writer's option help says about it and how it sets a Boot.
-type bootOptionSpec struct {
-	imgfmt.Option
-	set func(b *Boot, value string) error
-}
-
-// bootOptionTable lists the boot options sorted bytewise by name. Field
-// names the field of Boot (the writer's Options holds a Boot).
-var bootOptionTable = [...]bootOptionSpec{
+// bootOptions are the boot options of makefs -t cd9660, for the writer's
+// -o table; each sets a field of Options.Boot.
+var bootOptions = []optionSpec{
 	{imgfmt.Option{Key: "boot-load-segment", Field: "Boot.Images[].LoadSegment", Default: "0 (the BIOS's 7c0)",
 		Usage: "load segment of the last boot image, in hexadecimal"},
-		(*Boot).setLoadSegment},
+		func(o *Options, a optArg) error { return o.Boot.setLoadSegment(a.value) }},
 	{imgfmt.Option{Key: "bootimage", Letter: "B", Field: "Boot.Images", Default: "none",
 		Usage: "add a boot image, as system;file (system: i386, mac68k, macppc, powerpc or efi)"},
-		(*Boot).addImage},
+		func(o *Options, a optArg) error { return o.Boot.addImage(a.value) }},
 	{imgfmt.Option{Key: "bootimagedir", Field: "Boot.ImageDir", Default: "none",
 		Usage: "boot image directory, up to 12 d-characters (unused, as in makefs)"},
-		(*Boot).setImageDir},
-	{imgfmt.Option{Key: "chrp-boot", Letter: "C", Field: "Boot.CHRPBoot", Default: "off",
-		Usage: "write an MBR partition table for older CHRP hardware"},
-		(*Boot).setCHRP},
+		func(o *Options, a optArg) error { return o.Boot.setImageDir(a.value) }},
+	boolOption("chrp-boot", "C", "Boot.CHRPBoot", "write an MBR partition table for older CHRP hardware (with a bootimage)",
+		func(o *Options) *bool { return &o.Boot.CHRPBoot }),
 	{imgfmt.Option{Key: "generic-bootimage", Letter: "G", Field: "Boot.GenericImage", Default: "none",
 		Usage: "file of up to 32 KiB written into the system area"},
-		(*Boot).setGeneric},
+		func(o *Options, a optArg) error { return o.Boot.setGeneric(a.value) }},
 	{imgfmt.Option{Key: "hard-disk-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a hard disk image"},
-		func(b *Boot, _ string) error { return b.lastImage(func(i *BootImage) { i.Media = MediaHardDisk }) }},
+		func(o *Options, a optArg) error {
+			return o.Boot.lastImage(a.name, func(i *BootImage) { i.Media = MediaHardDisk })
+		}},
 	{imgfmt.Option{Key: "no-boot", Field: "Boot.Images[].NoBoot", Default: "off",
 		Usage: "the last boot image is not bootable"},
-		func(b *Boot, _ string) error { return b.lastImage(func(i *BootImage) { i.NoBoot = true }) }},
+		func(o *Options, a optArg) error {
+			return o.Boot.lastImage(a.name, func(i *BootImage) { i.NoBoot = true })
+		}},
 	{imgfmt.Option{Key: "no-emul-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a no-emulation image"},
-		func(b *Boot, _ string) error { return b.lastImage(func(i *BootImage) { i.Media = MediaNoEmulation }) }},
+		func(o *Options, a optArg) error {
+			return o.Boot.lastImage(a.name, func(i *BootImage) { i.Media = MediaNoEmulation })
+		}},
 	{imgfmt.Option{Key: "platformid", Field: "Boot.Images[].PlatformID", Default: "the image's system",
 		Usage: "platform of the last boot image's section header: efi"},
-		(*Boot).setPlatformID},
+		func(o *Options, a optArg) error { return o.Boot.setPlatformID(a.value) }},
 }
 
-// bootOptionHelp describes the boot options, for the writer's OptionHelp.
-func bootOptionHelp() []imgfmt.Option {
-	out := make([]imgfmt.Option, len(bootOptionTable))
-	for i, s := range bootOptionTable {
-		out[i] = s.Option
-	}
-	return out
+// withBootOptions returns the options of table and the boot options,
+// sorted bytewise by name as the -o table is.
+func withBootOptions(table []optionSpec) []optionSpec {
+	all := append(slices.Clip(table), bootOptions...)
+	slices.SortFunc(all, func(a, b optionSpec) int { return strings.Compare(a.Key, b.Key) })
+	return all
 }
 
-// parseBootOption sets the boot option key (a name or one-letter key of
-// bootOptionTable) on b to value, as makefs -o key=value does, and
-// reports whether key is a boot option.
-func (b *Boot) parseBootOption(key, value string) (bool, error) {
-	for i := range bootOptionTable {
-		s := &bootOptionTable[i]
-		if key != "" && (key == s.Key || key == s.Letter) {
-			return true, s.set(b, value)
-		}
+// recordSectors is the number of sectors the El Torito Boot Record adds
+// to the volume descriptor set: 1, in sector 17, with boot images.
+func (b *Boot) recordSectors() int64 {
+	if len(b.Images) == 0 {
+		return 0
 	}
-	return false, nil
+	return 1
 }
 
 // addImage adds the image of a bootimage value, "system;file".
 func (b *Boot) addImage(value string) error {
 	sys, file, ok := strings.Cut(value, ";")
 	if !ok {
-		return fmt.Errorf("%w: bootimage %q: not in the format system;file", ErrBootOption, value)
+		return fmt.Errorf("%w: bootimage %q: not in the format system;file", ErrOption, value)
 	}
 	if _, ok := bootSystems[sys]; !ok {
-		return fmt.Errorf("%w: bootimage %q: system %q", ErrBootSystem, value, sys)
+		return fmt.Errorf("%w: bootimage %q: system %q is not i386, mac68k, macppc, powerpc or efi", ErrOption, value, sys)
 	}
 	b.Images = append(b.Images, BootImage{System: sys, File: file})
 	return nil
 }
 
 // lastImage applies set to the last image added, which makefs's per-image
-// options change.
-func (b *Boot) lastImage(set func(*BootImage)) error {
+// options, such as key, change.
+func (b *Boot) lastImage(key string, set func(*BootImage)) error {
 	if len(b.Images) == 0 {
-		return ErrNoBootImage
+		return fmt.Errorf("%w: %s: no bootimage before it", ErrOption, key)
 	}
 	set(&b.Images[len(b.Images)-1])
 	return nil
@@ -203,46 +173,32 @@ func (b *Boot) setLoadSegment(value string) error {
 	digits := strings.TrimPrefix(strings.TrimPrefix(value, "0x"), "0X")
 	v, err := strconv.ParseUint(digits, 16, 16)
 	if err != nil || digits == "" || digits[0] == '+' {
-		return fmt.Errorf("%w: boot-load-segment %q: not a hexadecimal number from 0 to ffff", ErrBootOption, value)
+		return fmt.Errorf("%w: boot-load-segment %q: not a hexadecimal number from 0 to ffff", ErrOption, value)
 	}
-	return b.lastImage(func(i *BootImage) { i.LoadSegment = uint16(v) })
+	return b.lastImage("boot-load-segment", func(i *BootImage) { i.LoadSegment = uint16(v) })
 }
 
 // setPlatformID reads a platformid value; makefs knows only efi.
 func (b *Boot) setPlatformID(value string) error {
 	if value != "efi" {
-		return fmt.Errorf("%w: platformid %q: the only platform is efi", ErrBootOption, value)
+		return fmt.Errorf("%w: platformid %q: the only platform is efi", ErrOption, value)
 	}
-	return b.lastImage(func(i *BootImage) { i.PlatformID = value })
+	return b.lastImage("platformid", func(i *BootImage) { i.PlatformID = value })
 }
 
 // setImageDir reads a bootimagedir value.
 func (b *Boot) setImageDir(value string) error {
 	if err := checkBootImageDir(value); err != nil {
-		return fmt.Errorf("%w: bootimagedir %q: %v", ErrBootOption, value, err)
+		return fmt.Errorf("%w: bootimagedir %q: %v", ErrOption, value, err)
 	}
 	b.ImageDir = value
-	return nil
-}
-
-// setCHRP reads a chrp-boot value as makefs reads its boolean options: no
-// value is 1, else a number from 0 to 1.
-func (b *Boot) setCHRP(value string) error {
-	v := int64(1)
-	if value != "" {
-		var err error
-		if v, err = imgfmt.ParseNumber(value, 0, 1); err != nil {
-			return fmt.Errorf("%w: chrp-boot: %v", ErrBootOption, err)
-		}
-	}
-	b.CHRPBoot = v == 1
 	return nil
 }
 
 // setGeneric reads a generic-bootimage value.
 func (b *Boot) setGeneric(value string) error {
 	if value == "" {
-		return fmt.Errorf("%w: generic-bootimage: empty file name", ErrBootOption)
+		return fmt.Errorf("%w: generic-bootimage: empty file name", ErrOption)
 	}
 	b.GenericImage = value
 	return nil
@@ -271,18 +227,18 @@ func checkBootImageDir(dir string) error {
 func (b *Boot) check() error {
 	if b.ImageDir != "" {
 		if err := checkBootImageDir(b.ImageDir); err != nil {
-			return fmt.Errorf("%w: Options.Boot.ImageDir %q: %v", ErrBootOption, b.ImageDir, err)
+			return fmt.Errorf("%w: Options.Boot.ImageDir %q: %v", ErrParams, b.ImageDir, err)
 		}
 	}
 	for i, im := range b.Images {
 		if _, ok := bootSystems[im.System]; !ok {
-			return fmt.Errorf("%w: Options.Boot.Images[%d].System %q", ErrBootSystem, i, im.System)
+			return fmt.Errorf("%w: Options.Boot.Images[%d].System %q: not i386, mac68k, macppc, powerpc or efi", ErrParams, i, im.System)
 		}
 		if im.PlatformID != "" && im.PlatformID != "efi" {
-			return fmt.Errorf("%w: Options.Boot.Images[%d].PlatformID %q: the only platform is efi", ErrBootOption, i, im.PlatformID)
+			return fmt.Errorf("%w: Options.Boot.Images[%d].PlatformID %q: the only platform is efi", ErrParams, i, im.PlatformID)
 		}
 		if im.Media < MediaFromSize || im.Media > MediaHardDisk {
-			return fmt.Errorf("%w: Options.Boot.Images[%d].Media %d", ErrBootOption, i, im.Media)
+			return fmt.Errorf("%w: Options.Boot.Images[%d].Media %d", ErrParams, i, im.Media)
 		}
 	}
 	return nil

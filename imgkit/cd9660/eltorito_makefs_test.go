@@ -152,13 +152,14 @@ func bootFileData(name string, f bootFile) []byte {
 // option table does, with the file names made relative to dir.
 func parseBootOptions(t *testing.T, dir, opts string) *Boot {
 	t.Helper()
-	var b Boot
-	for _, o := range strings.Split(opts, ",") {
-		key, value, _ := strings.Cut(o, "=")
-		if ok, err := b.parseBootOption(key, value); !ok || err != nil {
-			t.Fatalf("option %s: boot option %v, error %v", o, ok, err)
+	var o Options
+	for _, it := range strings.Split(opts, ",") {
+		key, value, _ := strings.Cut(it, "=")
+		if err := ParseOption(&o, key, value); err != nil {
+			t.Fatalf("option %s: %v", it, err)
 		}
 	}
+	b := o.Boot
 	for i := range b.Images {
 		b.Images[i].File = filepath.Join(dir, b.Images[i].File)
 	}

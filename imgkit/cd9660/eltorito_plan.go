@@ -75,7 +75,7 @@ func planBoot(b *Boot, sizes []int64, first uint32, sectorSize int) (*bootPlan, 
 		end += uint64(e.count)
 	}
 	if end > math.MaxUint32 {
-		return nil, fmt.Errorf("%w: Options.Boot.Images: %d sectors", ErrBootImageSize, end)
+		return nil, fmt.Errorf("%w: Options.Boot.Images: the boot images end at sector %d, past 32-bit sector numbers", ErrParams, end)
 	}
 	p.end = uint32(end)
 	return p, p.checkSystemArea()
@@ -87,7 +87,7 @@ func newBootEntry(b *Boot, i int, size int64, sectorSize int) (bootEntry, error)
 	logical := etCeilDiv(size, int64(sectorSize))
 	count := logical * int64(sectorSize/partitionSectorSize)
 	if size < 0 || count > math.MaxUint32 {
-		return bootEntry{}, fmt.Errorf("%w: Options.Boot.Images[%d].File %s: %d bytes", ErrBootImageSize, i, im.File, size)
+		return bootEntry{}, fmt.Errorf("%w: Options.Boot.Images[%d].File %s: %d bytes, too large for 32-bit sector numbers", ErrParams, i, im.File, size)
 	}
 	e := bootEntry{
 		index:    i,
@@ -149,7 +149,7 @@ func (p *bootPlan) checkSystemArea() error {
 	// The APM's entries take blocks 1 to mac+3 (makefs leaves block mac+2
 	// unused), the MBR's entries 16 bytes each from 1BEh, one for CHRP.
 	if (mac+4)*partitionSectorSize > area || mbrPartitionTableOffset+(ppc+1)*16 > area {
-		return fmt.Errorf("%w: Options.Boot.Images: %d Mac and %d powerpc images", ErrBootImages, mac, ppc)
+		return fmt.Errorf("%w: Options.Boot.Images: %d Mac and %d powerpc images, more than the partition tables in the System Area hold (60 and 2019)", ErrParams, mac, ppc)
 	}
 	return nil
 }

@@ -16,14 +16,15 @@ import (
 
 func TestParseBootOptionAppliesToLastImage(t *testing.T) {
 	t.Parallel()
-	var b Boot
-	for _, o := range []string{"B=i386;a.img", "no-emul-boot", "bootimage=efi;b;c.img",
+	var o Options
+	for _, it := range []string{"B=i386;a.img", "no-emul-boot", "bootimage=efi;b;c.img",
 		"hard-disk-boot", "no-boot", "boot-load-segment=0x7C0", "platformid=efi", "C", "G=gen", "bootimagedir=boot"} {
-		key, value, _ := strings.Cut(o, "=")
-		if ok, err := b.parseBootOption(key, value); !ok || err != nil {
-			t.Fatalf("%s: boot option %v, error %v", o, ok, err)
+		key, value, _ := strings.Cut(it, "=")
+		if err := ParseOption(&o, key, value); err != nil {
+			t.Fatalf("%s: %v", it, err)
 		}
 	}
+	b := o.Boot
 	want := Boot{
 		Images: []BootImage{
 			{System: "i386", File: "a.img", Media: MediaNoEmulation},
@@ -37,14 +38,8 @@ func TestParseBootOptionAppliesToLastImage(t *testing.T) {
 	if !slices.Equal(b.Images, want.Images) || b.ImageDir != want.ImageDir || b.GenericImage != want.GenericImage || b.CHRPBoot != want.CHRPBoot {
 		t.Errorf("got %+v, want %+v", b, want)
 	}
-	if ok, err := b.parseBootOption("chrp-boot", "0"); !ok || err != nil || b.CHRPBoot {
-		t.Errorf("chrp-boot=0: boot option %v, error %v, CHRPBoot %v", ok, err, b.CHRPBoot)
-	}
-	if ok, _ := b.parseBootOption("rockridge", ""); ok {
-		t.Error("rockridge is taken for a boot option")
-	}
-	if ok, _ := b.parseBootOption("", ""); ok {
-		t.Error("an empty key is taken for a boot option")
+	if err := ParseOption(&o, "chrp-boot", "0"); err != nil || o.Boot.CHRPBoot {
+		t.Errorf("chrp-boot=0: error %v, CHRPBoot %v", err, o.Boot.CHRPBoot)
 	}
 }
 
@@ -54,33 +49,33 @@ func TestParseBootOptionErrors(t *testing.T) {
 		opts string
 		want error
 	}{
-		{"bootimage=", ErrBootOption},
-		{"bootimage=a.img", ErrBootOption},
-		{"bootimage=arm;a.img", ErrBootSystem},
-		{"bootimage=I386;a.img", ErrBootSystem},
-		{"no-emul-boot", ErrNoBootImage},
-		{"hard-disk-boot", ErrNoBootImage},
-		{"no-boot", ErrNoBootImage},
-		{"platformid=efi", ErrNoBootImage},
-		{"boot-load-segment=7c0", ErrNoBootImage},
-		{"B=i386;a,boot-load-segment=", ErrBootOption},
-		{"B=i386;a,boot-load-segment=zz", ErrBootOption},
-		{"B=i386;a,boot-load-segment=10000", ErrBootOption},
-		{"B=i386;a,boot-load-segment=+7c0", ErrBootOption},
-		{"B=i386;a,boot-load-segment=0x", ErrBootOption},
-		{"B=i386;a,platformid=x86", ErrBootOption},
-		{"B=i386;a,platformid=", ErrBootOption},
-		{"bootimagedir=", ErrBootOption},
-		{"bootimagedir=a-b", ErrBootOption},
-		{"bootimagedir=ABCDEFGHIJKLM", ErrBootOption},
-		{"chrp-boot=2", ErrBootOption},
-		{"generic-bootimage=", ErrBootOption},
+		{"bootimage=", ErrOption},
+		{"bootimage=a.img", ErrOption},
+		{"bootimage=arm;a.img", ErrOption},
+		{"bootimage=I386;a.img", ErrOption},
+		{"no-emul-boot", ErrOption},
+		{"hard-disk-boot", ErrOption},
+		{"no-boot", ErrOption},
+		{"platformid=efi", ErrOption},
+		{"boot-load-segment=7c0", ErrOption},
+		{"B=i386;a,boot-load-segment=", ErrOption},
+		{"B=i386;a,boot-load-segment=zz", ErrOption},
+		{"B=i386;a,boot-load-segment=10000", ErrOption},
+		{"B=i386;a,boot-load-segment=+7c0", ErrOption},
+		{"B=i386;a,boot-load-segment=0x", ErrOption},
+		{"B=i386;a,platformid=x86", ErrOption},
+		{"B=i386;a,platformid=", ErrOption},
+		{"bootimagedir=", ErrOption},
+		{"bootimagedir=a-b", ErrOption},
+		{"bootimagedir=ABCDEFGHIJKLM", ErrOption},
+		{"chrp-boot=2", ErrOption},
+		{"generic-bootimage=", ErrOption},
 	} {
-		var b Boot
+		var o Options
 		var err error
-		for _, o := range strings.Split(c.opts, ",") {
-			key, value, _ := strings.Cut(o, "=")
-			if _, err = b.parseBootOption(key, value); err != nil {
+		for _, it := range strings.Split(c.opts, ",") {
+			key, value, _ := strings.Cut(it, "=")
+			if err = ParseOption(&o, key, value); err != nil {
 				break
 			}
 		}
@@ -128,13 +123,14 @@ func TestBootErrorsAsFreeBSD(t *testing.T) {
 // bootOptionsError is the first error of parsing opts, checking the Boot
 // and reading its files in dir.
 func bootOptionsError(dir, opts string) error {
-	var b Boot
-	for _, o := range strings.Split(opts, ",") {
-		key, value, _ := strings.Cut(o, "=")
-		if _, err := b.parseBootOption(key, value); err != nil {
+	var o Options
+	for _, it := range strings.Split(opts, ",") {
+		key, value, _ := strings.Cut(it, "=")
+		if err := ParseOption(&o, key, value); err != nil {
 			return err
 		}
 	}
+	b := o.Boot
 	for i := range b.Images {
 		b.Images[i].File = filepath.Join(dir, b.Images[i].File)
 	}
@@ -168,7 +164,7 @@ func TestBootCheckNamesFields(t *testing.T) {
 	}
 	dir := t.TempDir()
 	b := Boot{Images: []BootImage{{System: "i386", File: dir}}}
-	if _, err := b.imageSizes(); !errors.Is(err, ErrBootOption) || !strings.Contains(err.Error(), "Options.Boot.Images[0].File") {
+	if _, err := b.imageSizes(); !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "Options.Boot.Images[0].File") {
 		t.Errorf("a directory as boot image: %v", err)
 	}
 	b = Boot{GenericImage: filepath.Join(dir, "missing")}
@@ -202,8 +198,8 @@ func TestPlanBootLimits(t *testing.T) {
 	if _, err := planBoot(&Boot{Images: mac}, sizes, 19, SectorSize); err != nil {
 		t.Errorf("60 Mac images: %v", err)
 	}
-	if _, err := planBoot(&Boot{Images: append(mac, BootImage{System: "mac68k"})}, sizes, 19, SectorSize); !errors.Is(err, ErrBootImages) {
-		t.Errorf("61 Mac images: %v, want ErrBootImages", err)
+	if _, err := planBoot(&Boot{Images: append(mac, BootImage{System: "mac68k"})}, sizes, 19, SectorSize); !errors.Is(err, ErrParams) {
+		t.Errorf("61 Mac images: %v, want ErrParams", err)
 	}
 	ppc := make([]BootImage, 2020)
 	for i := range ppc {
@@ -212,27 +208,28 @@ func TestPlanBootLimits(t *testing.T) {
 	if _, err := planBoot(&Boot{Images: ppc[:2019]}, make([]int64, 2019), 19, SectorSize); err != nil {
 		t.Errorf("2019 powerpc images: %v", err)
 	}
-	if _, err := planBoot(&Boot{Images: ppc}, make([]int64, 2020), 19, SectorSize); !errors.Is(err, ErrBootImages) {
-		t.Errorf("2020 powerpc images: %v, want ErrBootImages", err)
+	if _, err := planBoot(&Boot{Images: ppc}, make([]int64, 2020), 19, SectorSize); !errors.Is(err, ErrParams) {
+		t.Errorf("2020 powerpc images: %v, want ErrParams", err)
 	}
 	huge := []int64{1 << 42}
-	if _, err := planBoot(&Boot{Images: []BootImage{{System: "i386"}}}, huge, 19, SectorSize); !errors.Is(err, ErrBootImageSize) {
-		t.Errorf("a 4 TiB image: %v, want ErrBootImageSize", err)
+	if _, err := planBoot(&Boot{Images: []BootImage{{System: "i386"}}}, huge, 19, SectorSize); !errors.Is(err, ErrParams) {
+		t.Errorf("a 4 TiB image: %v, want ErrParams", err)
 	}
 	if p, err := planBoot(&Boot{}, nil, 19, SectorSize); p != nil || err != nil {
 		t.Errorf("no images: plan %v, error %v", p, err)
 	}
 }
 
-func TestBootOptionHelpSorted(t *testing.T) {
+func TestOptionHelpHasBootOptions(t *testing.T) {
 	t.Parallel()
-	help := bootOptionHelp()
-	if len(help) != 9 || !slices.IsSortedFunc(help, func(a, b imgfmt.Option) int { return strings.Compare(a.Key, b.Key) }) {
-		t.Errorf("bootOptionHelp: %d options, sorted %v", len(help), help)
+	help := OptionHelp()
+	if !slices.IsSortedFunc(help, func(a, b imgfmt.Option) int { return strings.Compare(a.Key, b.Key) }) {
+		t.Errorf("OptionHelp is not sorted: %v", help)
 	}
-	for _, o := range help {
-		if o.Field == "" || o.Usage == "" || o.Default == "" {
-			t.Errorf("%s: field %q, usage %q, default %q", o.Key, o.Field, o.Usage, o.Default)
+	for _, b := range bootOptions {
+		i := slices.IndexFunc(help, func(o imgfmt.Option) bool { return o.Key == b.Key })
+		if i < 0 || help[i].Field == "" || help[i].Usage == "" || help[i].Default == "" {
+			t.Errorf("%s: in OptionHelp at %d: %+v", b.Key, i, b.Option)
 		}
 	}
 }

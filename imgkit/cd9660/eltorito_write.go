@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
 // imageSizes returns the sizes of the files of b's boot images, which
@@ -18,7 +20,7 @@ func (b *Boot) imageSizes() ([]int64, error) {
 			return nil, fmt.Errorf("cd9660: Options.Boot.Images[%d].File: %w", i, err)
 		}
 		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: Options.Boot.Images[%d].File %s: not a regular file", ErrBootOption, i, im.File)
+			return nil, fmt.Errorf("%w: Options.Boot.Images[%d].File %s: not a regular file", ErrParams, i, im.File)
 		}
 		sizes[i] = st.Size()
 	}
@@ -42,7 +44,7 @@ func (b *Boot) genericImage() ([]byte, error) {
 		return nil, fmt.Errorf("cd9660: Options.Boot.GenericImage: %w", err)
 	}
 	if len(data) > systemAreaSectors*SectorSize {
-		return nil, fmt.Errorf("%w: Options.Boot.GenericImage %s: more than %d bytes", ErrBootImageSize, b.GenericImage, systemAreaSectors*SectorSize)
+		return nil, fmt.Errorf("%w: Options.Boot.GenericImage %s: more than %d bytes", ErrParams, b.GenericImage, systemAreaSectors*SectorSize)
 	}
 	return data, nil
 }
@@ -143,4 +145,29 @@ func (a *bootArea) write(w io.WriterAt, bootRecordSector, totalSectors uint32) e
 		return err
 	}
 	return a.plan.copyImages(w, a.boot)
+}
+
+// placeBoot is the layout step of El Torito: it reads what it needs of
+// the boot options' files and places the catalogue and the boot images
+// after the volume descriptor set, before the path tables, as
+// cd9660_makefs calls cd9660_setup_boot.
+func (v *volume) placeBoot() error {
+	a, err := prepareBoot(&v.o.Boot)
+	if err != nil {
+		return err
+	}
+	end, err := a.layout(uint32(v.next))
+	if err != nil {
+		return err
+	}
+	v.boot, v.next = a, int64(end)
+	return nil
+}
+
+// writeBoot is the write step of El Torito: the System Area, the Boot
+// Record after the Primary Volume Descriptor, the catalogue and the boot
+// images, with the image's size, padding included, for the partition
+// tables.
+func (v *volume) writeBoot(im *bcache.Image) error {
+	return v.boot.write(im, uint32(v.pvdSector+1), uint32(v.next))
 }

@@ -20,6 +20,7 @@ type layoutStep func(v *volume) error
 // goes after placeDescriptors and advances v.next.
 var layoutSteps = []layoutStep{
 	(*volume).placeDescriptors,
+	(*volume).placeBoot,
 	(*volume).placePathTables,
 	(*volume).placeJolietPathTables,
 	(*volume).placeTree,
@@ -35,6 +36,7 @@ func (v *volume) placeDescriptors() error {
 	v.next = systemAreaSectors
 	v.pvdSector = v.next
 	v.next++
+	v.next += v.o.Boot.recordSectors() // the El Torito Boot Record, sector 17
 	if v.joliet != nil {
 		v.joliet.svdSector = v.next
 		v.next++

@@ -35,6 +35,10 @@ type Options struct {
 	Preparer           string // preparer (p): up to 128 a-characters
 	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
 
+	// Boot holds the El Torito options: bootimage and the options that
+	// follow it, bootimagedir, generic-bootimage and chrp-boot.
+	Boot Boot
+
 	// Global makefs options. FreeBSD's makefs ignores -s, -m and -M for
 	// cd9660; here MaxSize is an upper bound (an error when the volume is
 	// larger) and MinSize pads the image file with zeros after the volume.
@@ -188,7 +192,7 @@ func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p
 // optionTable lists the -o options of makefs -t cd9660 that this package
 // writes (the El Torito ones live with the boot catalogue), sorted
 // bytewise by name. ParseOption and OptionHelp both read it.
-var optionTable = []optionSpec{
+var optionTable = withBootOptions([]optionSpec{
 	boolOption("allow-deep-trees", "D", "AllowDeepTrees", "allow directories deeper than 8 levels (without Rock Ridge)",
 		func(o *Options) *bool { return &o.AllowDeepTrees }),
 	boolOption("allow-illegal-chars", "i", "AllowIllegalChars", "accepted; makefs converts names regardless",
@@ -247,7 +251,7 @@ var optionTable = []optionSpec{
 		}},
 	stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
 		func(o *Options) *string { return &o.VolumeSetID }),
-}
+})
 
 // optionIndex maps every -o option name and one-letter key to its entry
 // of optionTable.
