@@ -97,6 +97,9 @@ func (v *volume) describe(off int64) string {
 	case sector == v.termSector:
 		return "Volume Descriptor Set Terminator"
 	}
+	if s := v.describeBoot(off); s != "" {
+		return s
+	}
 	if s := v.describePathTables(off); s != "" {
 		return s
 	}
