@@ -120,7 +120,7 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 		return nil, err
 	}
 	if v.o.RockRidge {
-		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}}
+		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet}
 		v.rr.initialize(v.root, v.root, nil)
 	}
 	if v.o.Joliet {
