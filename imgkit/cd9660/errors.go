@@ -17,6 +17,4 @@ var (
 	// ErrFileTooBig is a file of 4 GiB or more, which one extent cannot
 	// hold.
 	ErrFileTooBig = errors.New("cd9660: file too large")
-	// ErrNoSpace is a tree larger than Options.MaxSize allows.
-	ErrNoSpace = errors.New("cd9660: no space")
 )

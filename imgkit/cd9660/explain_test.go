@@ -1,9 +1,6 @@
 package cd9660
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // explainDiff says where two images first differ in terms of the layout v
 // made for b: which volume descriptor field, path table record,
@@ -165,7 +162,14 @@ func (v *volume) describeDirs(off int64) string {
 // describeRecord names the field of the record rec of c, in directory d,
 // at byte in of it.
 func (v *volume) describeRecord(d, c *isoNode, rec dirRecord, in int) string {
-	what := fmt.Sprintf("directory %s, record %q", d.path(), strings.TrimRight(string(c.ident()), "\x00"))
+	name := string(c.ident())
+	switch c.kind {
+	case kindDot:
+		name = "."
+	case kindDotDot:
+		name = ".."
+	}
+	what := fmt.Sprintf("directory %s, record %q", d.path(), name)
 	if in < c.baseLen {
 		return what + ", " + fieldAt(len(rec), in, recordFields(rec))
 	}

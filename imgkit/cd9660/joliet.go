@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // Joliet (Microsoft's Joliet Specification, 1995): a Supplementary Volume
@@ -75,8 +76,10 @@ func (v *volume) jolietChildren(p, d *isoNode) {
 		if c.kind == kindDot || c.kind == kindDotDot || c == v.rrMoved {
 			continue
 		}
-		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, sizeLen: c.sizeLen,
-			jdir: &jolietInfo{primary: c}}
+		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, jdir: &jolietInfo{primary: c}}
+		if c.src.Type == fstree.TypeFile && !c.virtual {
+			n.sizeLen = c.sizeLen // a symlink or device is an empty file here
+		}
 		if c.relocated != nil {
 			n.kind, n.date = kindDir, c.relocated.date
 		}
@@ -140,13 +143,18 @@ func (v *volume) placeJolietPathTables() error {
 }
 
 // placeJolietTree gives the Joliet directories their extents, in path
-// table order after everything else, and the file records the extents of
-// their primary records.
+// table order, after the primary hierarchy and one zero sector: makefs
+// gives an empty file, a symlink or a device the next free sector as its
+// extent (a symlink with its target's length as Data Length), and that
+// must not be a Joliet directory, which bsdtar then reads as a loop. The
+// Joliet root must come after the primary root, or libarchive reads the
+// Joliet hierarchy instead of the Rock Ridge one.
 func (v *volume) placeJolietTree() error {
 	j := v.joliet
 	if j == nil {
 		return nil
 	}
+	v.next++
 	for _, d := range j.dirs {
 		d.extent = uint32(v.next)
 		d.sectors = 1
@@ -158,9 +166,6 @@ func (v *volume) placeJolietTree() error {
 				d.sectors++
 			}
 			cur += rl
-			if c.kind == kindFile {
-				c.extent = c.jdir.primary.extent
-			}
 		}
 		v.next += d.sectors
 	}
@@ -224,6 +229,11 @@ func (v *volume) writeJoliet(im *bcache.Image) error {
 		return err
 	}
 	for _, d := range j.dirs {
+		for _, c := range d.children {
+			if c.kind == kindFile {
+				c.extent = c.jdir.primary.extent
+			}
+		}
 		if err := writeSector(im, int64(d.extent), v.dirExtentOf(d, false)); err != nil {
 			return err
 		}

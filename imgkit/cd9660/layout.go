@@ -1,12 +1,12 @@
 package cd9660
 
-import "github.com/fixturegen/fixturegen/imgkit/fstree"
-
 // The layout of the volume, in the order cd9660_makefs computes it: the
 // volume descriptors from sector 16, the Type L and Type M path tables,
 // then each directory's extent followed by its subdirectories' and then
 // its files' extents (cd9660_compute_offsets), the Rock Ridge continuation
-// areas, and 150 sectors of padding.
+// areas, and 150 sectors of padding. A Joliet hierarchy's path tables
+// follow the primary ones, and its directories the continuation areas,
+// after one zero sector (see placeJolietTree).
 
 // trailingPadding is the number of zero sectors makefs adds at the end
 // (CD9660_END_PADDING).
@@ -148,18 +148,23 @@ func (v *volume) placeDirCA(d *isoNode, start int64) int64 {
 	return sectorsFor(off) * SectorSize
 }
 
-// caInline reports whether the continuation areas go after each
-// directory's extent instead of after the tree, as makefs puts them:
-// where bsdtar cannot read makefs's, because a regular file's area comes
-// after its contents (libarchive reads an image in one pass) or an area
-// ends past the sector its CE entry names. See the package documentation.
+// needCAInline reports whether the continuation areas go after each
+// directory's extent instead of after the tree, where makefs puts them.
+// libarchive reads an image in one pass and takes a CE entry's area into
+// account only when it reaches it before it hands out the entry: a
+// regular file's area after its contents is an error ("Invalid parameter
+// in SUSP CE extension"), as is an area that ends past the sector its CE
+// entry names, and the names, modes and link targets in the areas of
+// other records are lost. So the areas stay where makefs puts them only
+// when the root's "." record is the one record that has one (its SP and
+// ER always push its PX and TF there); see the package documentation.
 func (v *volume) needCAInline() bool {
 	if !v.o.RockRidge || v.rr.caSize > SectorSize {
 		return v.o.RockRidge
 	}
 	inline := false
 	v.eachRecord(v.root, func(n *isoNode) {
-		if n.kind == kindFile && n.src.Type == fstree.TypeFile && n.rr.caLen > 0 {
+		if n.rr.caLen > 0 && n != v.root.dot {
 			inline = true
 		}
 	})

@@ -40,9 +40,10 @@ type Options struct {
 	Boot Boot
 
 	// Global makefs options. FreeBSD's makefs ignores -s, -m and -M for
-	// cd9660; here MaxSize is an upper bound (an error when the volume is
-	// larger) and MinSize pads the image file with zeros after the volume.
-	Size    int64 // -s: sets MinSize and MaxSize
+	// cd9660 (cd9660_makefs never reads them): the image is always the
+	// smallest that holds the tree. They are accepted and ignored here
+	// too, with a warning, so that a command line makes makefs's bytes.
+	Size    int64 // -s
 	MinSize int64 // -M
 	MaxSize int64 // -m
 
@@ -70,25 +71,6 @@ func (o *Options) check() error {
 	}
 	if o.AllowMultidot && o.ISOLevel == 1 {
 		return fmt.Errorf("%w: Options.AllowMultidot requires Options.ISOLevel 2 or 3", ErrParams)
-	}
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"Size", o.Size}, {"MinSize", o.MinSize}, {"MaxSize", o.MaxSize}} {
-		if f.v < 0 {
-			return fmt.Errorf("%w: Options.%s is negative (%d)", ErrParams, f.name, f.v)
-		}
-	}
-	if o.Size > 0 {
-		if o.MinSize == 0 {
-			o.MinSize = o.Size
-		}
-		if o.MaxSize == 0 {
-			o.MaxSize = o.Size
-		}
-	}
-	if o.MaxSize > 0 && o.MinSize > o.MaxSize {
-		return fmt.Errorf("%w: Options.MinSize (%d) is larger than Options.MaxSize (%d)", ErrParams, o.MinSize, o.MaxSize)
 	}
 	if err := checkChars("Label", o.Label, 32, isDChar); err != nil {
 		return err

@@ -9,6 +9,12 @@ type rrPass struct {
 	root, rrMoved *isoNode
 	serials       map[*fstree.Node]uint32
 	caSize        int64 // bytes of all continuation areas
+	// attrsFirst puts the root's PX and TF before its ER, so that they
+	// stay in the root's own record (makefs's order moves them to the
+	// continuation area). libarchive takes an image for Rock Ridge only
+	// if it sees RRIP entries in the root's "." record itself, and reads
+	// the Joliet hierarchy of a makefs-ordered image instead.
+	attrsFirst bool
 }
 
 // serial is the POSIX file serial number of n: 1, 2, ... in the order the
@@ -45,7 +51,10 @@ func (p *rrPass) entriesOf(n, parent, grand *isoNode) []suspEntry {
 	var out []suspEntry
 	switch n.kind {
 	case kindDot:
-		if n.parent == p.root {
+		switch {
+		case n.parent == p.root && p.attrsFirst:
+			return append(append([]suspEntry{spEntry()}, p.attrs(parent.src)...), erEntry())
+		case n.parent == p.root:
 			out = append(out, spEntry(), erEntry())
 		}
 		return append(out, p.attrs(parent.src)...)

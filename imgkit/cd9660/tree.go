@@ -155,8 +155,8 @@ func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 					b.relocate(n)
 					add = false
 				case !b.o.AllowDeepTrees && !b.o.RockRidge:
-					return fmt.Errorf("%w: %s is a directory %d levels deep; ISO 9660 allows %d (set Options.AllowDeepTrees or Options.RockRidge)",
-						ErrDeepTree, c.Path(), level, maxDirLevel-1)
+					return fmt.Errorf("%w: %s: a directory at level %d of the hierarchy, the root being 1; ISO 9660 allows %d (set Options.AllowDeepTrees or Options.RockRidge)",
+						ErrDeepTree, c.Path(), level+1, maxDirLevel)
 				}
 			}
 			if err := b.convertDir(c, n, working); err != nil {

@@ -67,7 +67,7 @@ var testTrees = map[string][]entry{
 		{name: "rel", link: "target.txt"},
 		{name: "abs", link: "/usr/local/share/doc"},
 		{name: "dots", link: "../../x/./y/.."},
-		{name: "dir", link: "sub/"},
+		{name: "dir", link: "sub"},
 		{name: "fifo", special: "fifo"},
 		{name: "tty", special: "char"},
 		{name: "disk", special: "block"},

@@ -121,7 +121,7 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 		return nil, err
 	}
 	if v.o.RockRidge {
-		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}}
+		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet}
 		v.rr.initialize(v.root, v.root, nil)
 	}
 	if v.o.Joliet {
@@ -134,9 +134,7 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 			return nil, err
 		}
 	}
-	if err := v.checkSize(); err != nil {
-		return nil, err
-	}
+	v.warnSizes()
 	return v, nil
 }
 
@@ -152,16 +150,12 @@ func (o *Options) volumeTime(t *fstree.Tree) time.Time {
 	return t.Root.Mtime.UTC()
 }
 
-// checkSize applies Options.MaxSize and Options.MinSize.
-func (v *volume) checkSize() error {
-	size := v.fileSize()
-	if v.o.MaxSize > 0 && size > v.o.MaxSize {
-		return fmt.Errorf("%w: the image takes %d bytes, more than Options.MaxSize (%d)", ErrNoSpace, size, v.o.MaxSize)
+// warnSizes warns that Options.Size, MinSize and MaxSize change nothing.
+func (v *volume) warnSizes() {
+	if v.o.Warn != nil && (v.o.Size != 0 || v.o.MinSize != 0 || v.o.MaxSize != 0) {
+		fmt.Fprintf(v.o.Warn, "cd9660: the image size (-s, -m, -M) is ignored, as makefs ignores it for cd9660: the image takes %d bytes\n",
+			v.fileSize())
 	}
-	if v.o.MinSize > size {
-		v.next = sectorsFor(v.o.MinSize)
-	}
-	return nil
 }
 
 // commit writes the volume into im and commits it; on error im is
