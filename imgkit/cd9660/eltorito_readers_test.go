@@ -15,7 +15,9 @@ import (
 // code with it: isoinfo -d (genisoimage) for the Boot Record and the
 // Initial/Default Entry, xorriso -report_el_torito (libisofs) for every
 // catalogue entry, and for a hard disk image the size its MBR gives, and
-// xorriso -report_system_area for the MBR and APM partitions. Cases with
+// xorriso -report_system_area for the MBR and APM partitions, with and
+// without Rock Ridge and Joliet (the Boot Record stays in sector 17, the
+// Joliet descriptor follows it). Cases with
 // more than 32 images are left out: libisofs reads at most 32.
 
 func TestBootReaders(t *testing.T) {
@@ -26,14 +28,14 @@ func TestBootReaders(t *testing.T) {
 		if strings.Count(c.opts, "bootimage=") > 32 {
 			continue
 		}
-		for _, extra := range [][]string{nil, {"rockridge"}} {
+		for _, extra := range [][]string{nil, {"rockridge"}, {"rockridge", "joliet"}} {
 			t.Run(c.name+"/"+strings.Join(extra, ","), func(t *testing.T) {
 				t.Parallel()
 				files := makeBootDir(t, c.files)
 				items := append(absBootOptions(files, c.opts), extra...)
 				got, v := ourImage(t, makeTree(t, "basic"), items)
 				path := writeTemp(t, got)
-				checkIsoinfoBoot(t, path, v.boot.plan)
+				checkIsoinfoBoot(t, path, v.boot.plan, v.joliet != nil)
 				if v.boot.plan == nil {
 					return
 				}
@@ -63,10 +65,14 @@ func runTool(t *testing.T, name string, args ...string) string {
 }
 
 // checkIsoinfoBoot checks what isoinfo -d says of the Boot Record and the
-// Initial/Default Entry; with no plan, that there is no Boot Record.
-func checkIsoinfoBoot(t *testing.T, path string, p *bootPlan) {
+// Initial/Default Entry, and that it finds the Joliet volume when there
+// is one; with no plan, that there is no Boot Record.
+func checkIsoinfoBoot(t *testing.T, path string, p *bootPlan, joliet bool) {
 	t.Helper()
 	out := runTool(t, "isoinfo", "-d", "-i", path)
+	if joliet != !strings.Contains(out, "NO Joliet present") {
+		t.Errorf("isoinfo -d: Joliet %v, want %v:\n%s", !joliet, joliet, out)
+	}
 	if p == nil {
 		if strings.Contains(out, "El Torito") {
 			t.Errorf("isoinfo finds El Torito in an image without boot images:\n%s", out)
