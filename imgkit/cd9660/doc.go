@@ -23,9 +23,11 @@
 // symlinks, devices and fifos, a 200-entry directory and relocated deep
 // trees. The layout follows cd9660_makefs:
 //
-//   - The System Area (sectors 0 to 15) is zero; the Primary Volume
-//     Descriptor is at sector 16 and the Volume Descriptor Set Terminator
-//     follows it (a Joliet Supplementary Volume Descriptor comes between).
+//   - The System Area (sectors 0 to 15) is zero unless boot options fill
+//     it (see El Torito); the Primary Volume Descriptor is at sector 16
+//     and the Volume Descriptor Set Terminator follows it (an El Torito
+//     Boot Record, then a Joliet Supplementary Volume Descriptor, come
+//     between).
 //     The System Identifier is "FreeBSD"; the Volume Identifier (label),
 //     Volume Set Identifier (volumeid), Publisher, Data Preparer and
 //     Application Identifiers are blanks unless given, upper-cased, and
@@ -144,10 +146,61 @@
 // "." record shows no RRIP entry of its own. Readers that prefer Joliet
 // (7z, iso-info, fls) then show the Joliet names.
 //
+// # El Torito
+//
+// Options.Boot holds makefs's boot options (bootimage, B; no-emul-boot,
+// hard-disk-boot, no-boot, boot-load-segment and platformid, which apply
+// to the last bootimage; bootimagedir; generic-bootimage, G; chrp-boot,
+// C), and the images are byte for byte makefs's for them, with and
+// without Rock Ridge (the tests compare floppy, no-emulation and hard
+// disk images, several images of several platforms, load segments,
+// no-boot, platformid, the generic boot image and the partition tables):
+//
+//   - A boot image is a host file, named as makefs opens it (relative to
+//     the working directory); it need not be in the tree, and when it is
+//     it is written twice, as makefs writes it. bootimagedir is checked
+//     (up to 12 d-characters) and otherwise unused, as in makefs, and no
+//     boot catalogue file appears in the tree.
+//   - The Boot Record is in sector 17. The catalogue follows the volume
+//     descriptor set, in the sectors the Validation Entry and one entry
+//     per image take (makefs does not count the Section Headers), then
+//     the images, each from a new sector, in makefs's order: each
+//     new image goes before the first image of another system. The path
+//     tables follow after as many sectors as the images' 512-byte sector
+//     counts add up to, which is what makefs reserves.
+//   - The Initial/Default Entry is the first image given, and the
+//     Validation Entry has its platform; the others get Section Entries
+//     under one Section Header per platform (platformid=efi changes an
+//     image's), the headers in the reverse order of their platforms'
+//     first images. The media type is a 1.2, 1.44 or 2.88 MB floppy for
+//     images of exactly those sizes, else no emulation, unless
+//     no-emul-boot or hard-disk-boot says otherwise; the System Type is
+//     the platform (makefs does not read a hard disk image's MBR); the
+//     Sector Count is the image's size in 512-byte sectors, rounded up
+//     to 2048 bytes (its low 16 bits); no-boot marks the Initial/Default
+//     Entry only, as in makefs.
+//   - The generic boot image (up to 32768 bytes) is written from byte 0.
+//     With a powerpc image or chrp-boot (which, as in makefs, needs a
+//     bootimage) the System Area gets an MBR: a 96h partition over the
+//     whole image for chrp-boot and a 41h (PReP Boot) one per powerpc
+//     image; with a macppc or mac68k image an Apple Partition Map. Their
+//     bytes are makefs's, its quirks included: an image partition's size
+//     is 4 times its 512-byte sector count, and the APM's last entry
+//     (CD_ROM_Mode_1) is written one block past the count of entries.
+//
+// Where this package differs: a boot-load-segment that is not a
+// hexadecimal number up to ffff and a platformid other than efi are
+// errors (makefs warns and goes on with segment 0 or the image's own
+// platform); a boot image's size is its file's, following symlinks
+// (makefs takes lstat's); boot images whose partition entries would not
+// fit in the System Area (more than 60 Mac or 2019 powerpc images) are an
+// error (makefs writes them over the volume descriptors). With 63 or more
+// images the catalogue's last entries run into the first image's sector,
+// as in makefs, and the image wins.
+//
 // # Limits
 //
-// Not written here: El Torito (eltorito.go has it and its options), multi-extent
-// files, extended attribute records, the optional path tables, and
+// Not written here: multi-extent files, extended attribute records, the optional path tables, and
 // NetBSD's archimedes extension (the option is accepted and changes
 // nothing; FreeBSD's makefs does not know it). iso-info (libcdio) does
 // not follow CE entries, so names in continuation areas show as ISO 9660
