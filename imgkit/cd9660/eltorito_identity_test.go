@@ -1,10 +1,14 @@
 package cd9660
 
 import (
+	"bytes"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -63,4 +67,33 @@ func absBootOptions(dir, opts string) []string {
 		items = append(items, it)
 	}
 	return items
+}
+
+// TestBootEntryPoints checks that Build and Write make the bytes
+// WriteFile makes with boot images and a generic boot image, and that a
+// missing boot image fails before anything is written.
+func TestBootEntryPoints(t *testing.T) {
+	t.Parallel()
+	files := makeBootDir(t, map[string]bootFile{"gen.img": {size: 3000}, "m.img": {size: 5000}, "f.img": {size: floppy144}})
+	items := absBootOptions(files, "G=gen.img,bootimage=i386;f.img,bootimage=macppc;m.img,rockridge")
+	dir := makeTree(t, "basic")
+	want, _ := ourImage(t, dir, items)
+	o := fbsdOptions(t, items)
+	got, err := Build(fstree.Dir(dir), o)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("Build: error %v, same bytes as WriteFile: %v", err, bytes.Equal(got, want))
+	}
+	buf := make(sliceWriterAt, len(want))
+	if n, err := Write(buf, fstree.Dir(dir), o); err != nil || n != int64(len(want)) || !bytes.Equal(buf, want) {
+		t.Errorf("Write: %d bytes, error %v, same bytes as WriteFile: %v", n, err, bytes.Equal(buf, want))
+	}
+	o.Boot.Images[0].File = filepath.Join(files, "missing.img")
+	target := filepath.Join(t.TempDir(), "out.iso")
+	err = WriteFile(target, fstree.Dir(dir), o)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "Options.Boot.Images[0].File") {
+		t.Errorf("a missing boot image: %v", err)
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed WriteFile left %s: %v", target, err)
+	}
 }
