@@ -46,6 +46,9 @@ func describeCatalogEntry(off int) string {
 		{"Load Segment or Number of Section Entries", e.loadSegment()}, {"System Type or ID String", e.systemType()},
 		{"Sector Count or ID String", e.sectorCount()}, {"Load RBA or ID String", e.loadRBA()},
 		{"Checksum Word", e.checksumWord()}, {"Key Bytes", e.keyBytes()},
+		{"Selection Criteria Type", e.selectionCriteriaType()},
+		{"Vendor Unique Selection Criteria", e.vendorUniqueSelectionCriteria()},
+		{"ID String", e.idString()}, {"Section ID String", e.sectionIDString()},
 	}
 	return fmt.Sprintf("boot catalogue entry %d, %s", i, fieldAt(len(e), off%len(e), fields))
 }
