@@ -132,15 +132,6 @@ func withBootOptions(table []optionSpec) []optionSpec {
 	return all
 }
 
-// recordSectors is the number of sectors the El Torito Boot Record adds
-// to the volume descriptor set: 1, in sector 17, with boot images.
-func (b *Boot) recordSectors() int64 {
-	if len(b.Images) == 0 {
-		return 0
-	}
-	return 1
-}
-
 // addImage adds the image of a bootimage value, "system;file".
 func (b *Boot) addImage(value string) error {
 	sys, file, ok := strings.Cut(value, ";")

@@ -1,6 +1,9 @@
 package cd9660
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // describeBoot names the El Torito structure of the layout v holding
 // byte off: the Boot Record, a catalogue entry and its field, or a boot
@@ -11,7 +14,8 @@ func (v *volume) describeBoot(off int64) string {
 	}
 	p := v.boot.plan
 	sector := off / SectorSize
-	if sector == v.pvdSector+1 {
+	if i := slices.IndexFunc(v.descriptors, func(d placedDescriptor) bool { return d.sector == sector }); i >= 0 &&
+		v.descriptors[i].name == "El Torito Boot Record" {
 		vd := new(volumeDescriptor)
 		return "El Torito Boot Record, " + fieldAt(SectorSize, int(off%SectorSize), []named{
 			{"Boot Record Indicator", vd.volumeDescriptorType()}, {"Standard Identifier", vd.standardIdentifier()},

@@ -101,11 +101,6 @@ func prepareBoot(b *Boot) (*bootArea, error) {
 	return &bootArea{boot: b, sizes: sizes, generic: generic}, nil
 }
 
-// bootRecord reports whether the volume descriptor set has an El Torito
-// Boot Record, in sector 17 after the Primary Volume Descriptor: whether
-// there are boot images.
-func (a *bootArea) bootRecord() bool { return len(a.boot.Images) > 0 }
-
 // layout places the catalogue and the boot images from logical sector
 // first, the first after the volume descriptor set, and returns the first
 // sector after them, where the path tables go.
@@ -120,9 +115,9 @@ func (a *bootArea) layout(first uint32) (uint32, error) {
 
 // write writes the boot parts of an image of totalSectors logical
 // sectors (trailing padding included) to w: the System Area (the generic
-// image and the partition tables), and with boot images the Boot Record
-// in sector bootRecordSector, the catalogue and the images.
-func (a *bootArea) write(w io.WriterAt, bootRecordSector, totalSectors uint32) error {
+// image and the partition tables), and with boot images the catalogue and
+// the images.
+func (a *bootArea) write(w io.WriterAt, totalSectors uint32) error {
 	sa := make([]byte, systemAreaSectors*SectorSize)
 	copy(sa, a.generic)
 	if a.plan != nil {
@@ -135,11 +130,6 @@ func (a *bootArea) write(w io.WriterAt, bootRecordSector, totalSectors uint32) e
 	}
 	if a.plan == nil {
 		return nil
-	}
-	var v volumeDescriptor
-	putBootRecord(&v, a.plan.catalogSector)
-	if _, err := w.WriteAt(v[:], int64(bootRecordSector)*SectorSize); err != nil {
-		return err
 	}
 	if _, err := w.WriteAt(a.plan.catalog(), int64(a.plan.catalogSector)*SectorSize); err != nil {
 		return err
@@ -164,10 +154,17 @@ func (v *volume) placeBoot() error {
 	return nil
 }
 
-// writeBoot is the write step of El Torito: the System Area, the Boot
-// Record after the Primary Volume Descriptor, the catalogue and the boot
-// images, with the image's size, padding included, for the partition
-// tables.
+// writeBoot is the write step of El Torito: the System Area, the
+// catalogue and the boot images, with the image's size, padding
+// included, for the partition tables.
 func (v *volume) writeBoot(im *bcache.Image) error {
-	return v.boot.write(im, uint32(v.pvdSector+1), uint32(v.next))
+	return v.boot.write(im, uint32(v.next))
+}
+
+// bootRecord builds the El Torito Boot Record, the volume descriptor
+// after the primary one when there are boot images.
+func (v *volume) bootRecord() *volumeDescriptor {
+	d := new(volumeDescriptor)
+	putBootRecord(d, v.boot.plan.catalogSector)
+	return d
 }

@@ -83,19 +83,16 @@ func recordFields(r dirRecord) []named {
 func (v *volume) describe(off int64) string {
 	sector := off / SectorSize
 	in := int(off % SectorSize)
-	vd := new(volumeDescriptor)
-	switch {
-	case sector < systemAreaSectors:
+	if sector < systemAreaSectors {
 		return "System Area"
-	case sector == v.pvdSector:
-		return "Primary Volume Descriptor, " + fieldAt(SectorSize, in, descriptorFields(vd))
-	case v.joliet != nil && sector == v.joliet.svdSector:
-		return "Joliet Supplementary Volume Descriptor, " + fieldAt(SectorSize, in, descriptorFields(vd))
-	case sector == v.termSector:
-		return "Volume Descriptor Set Terminator"
 	}
 	if s := v.describeBoot(off); s != "" {
 		return s
+	}
+	for _, d := range v.descriptors {
+		if d.sector == sector {
+			return d.name + ", " + fieldAt(SectorSize, in, descriptorFields(new(volumeDescriptor)))
+		}
 	}
 	if s := v.describePathTables(off); s != "" {
 		return s

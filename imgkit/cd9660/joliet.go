@@ -24,12 +24,11 @@ const jolietEscape = "%/E"
 
 // jolietVolume is the Joliet hierarchy and where it is placed.
 type jolietVolume struct {
-	root      *isoNode
-	dirs      []*isoNode
-	ptLen     int
-	svdSector int64
-	lPath     int64
-	mPath     int64
+	root  *isoNode
+	dirs  []*isoNode
+	ptLen int
+	lPath int64
+	mPath int64
 }
 
 // jolietInfo links a Joliet record to the primary record of the same

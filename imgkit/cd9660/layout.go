@@ -29,20 +29,43 @@ var layoutSteps = []layoutStep{
 	(*volume).placePadding,
 }
 
-// placeDescriptors gives the Primary Volume Descriptor sector 16, then
-// any other descriptor (the Joliet Supplementary one), then the Volume
-// Descriptor Set Terminator.
+// A descriptorKind is one kind of volume descriptor the set may hold:
+// its name, whether the volume has one, and how it is built (after the
+// layout, so it can name every extent).
+type descriptorKind struct {
+	name  string
+	want  func(v *volume) bool
+	build func(v *volume) *volumeDescriptor
+}
+
+// descriptorKinds lists the volume descriptors in the order of the set
+// (ECMA-119 8.1, as cd9660_setup_volume_descriptors orders them): the
+// Primary Volume Descriptor at sector 16, then the others, then the
+// Volume Descriptor Set Terminator. El Torito's Boot Record goes right
+// after the primary one, at sector 17.
+var descriptorKinds = []descriptorKind{
+	{"Primary Volume Descriptor", func(*volume) bool { return true }, (*volume).primaryDescriptor},
+	{"El Torito Boot Record", func(v *volume) bool { return len(v.o.Boot.Images) > 0 }, (*volume).bootRecord},
+	{"Joliet Supplementary Volume Descriptor", func(v *volume) bool { return v.joliet != nil }, (*volume).jolietDescriptor},
+	{"Volume Descriptor Set Terminator", func(*volume) bool { return true }, terminatorDescriptor},
+}
+
+// placedDescriptor is a volume descriptor of the set and its sector.
+type placedDescriptor struct {
+	*descriptorKind
+	sector int64
+}
+
+// placeDescriptors gives each volume descriptor the volume has its
+// sector, from sector 16 on.
 func (v *volume) placeDescriptors() error {
 	v.next = systemAreaSectors
-	v.pvdSector = v.next
-	v.next++
-	v.next += v.o.Boot.recordSectors() // the El Torito Boot Record, sector 17
-	if v.joliet != nil {
-		v.joliet.svdSector = v.next
-		v.next++
+	for i := range descriptorKinds {
+		if k := &descriptorKinds[i]; k.want(v) {
+			v.descriptors = append(v.descriptors, placedDescriptor{k, v.next})
+			v.next++
+		}
 	}
-	v.termSector = v.next
-	v.next++
 	return nil
 }
 

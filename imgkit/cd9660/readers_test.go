@@ -171,6 +171,36 @@ func TestReadersXorriso(t *testing.T) {
 	}
 }
 
+// TestReadersXorrisoJoliet lists the Joliet hierarchy of every reader
+// tree with xorriso (Rock Ridge off): every source path, its names cut to
+// 64 characters, and the same directories.
+func TestReadersXorrisoJoliet(t *testing.T) {
+	tooltest.Need(t, "xorriso")
+	for _, tree := range readerTrees {
+		t.Run(tree, func(t *testing.T) {
+			t.Parallel()
+			dir, img := readerImage(t, tree, "joliet", "allow-deep-trees")
+			out := run(t, "xorriso", "-abort_on", "NEVER", "-return_with", "WARNING", "32", "-rockridge", "off",
+				"-indev", img, "-find", "/", "-exec", "lsdl")
+			got := map[string]srcEntry{}
+			for _, line := range strings.Split(out, "\n") {
+				if m := xorrisoLine.FindStringSubmatch(line); m != nil && m[2] != "/" {
+					got[m[2][1:]] = srcEntry{mode: parseModeString(m[1]) & fs.ModeDir}
+				}
+			}
+			want := map[string]srcEntry{}
+			for p, e := range sourceEntries(t, dir) {
+				parts := strings.Split(p, "/")
+				for i, n := range parts {
+					parts[i] = listedName(lister{joliet: true}, n)
+				}
+				want[strings.Join(parts, "/")] = srcEntry{mode: e.mode & fs.ModeDir}
+			}
+			compareEntries(t, want, got)
+		})
+	}
+}
+
 // parseModeString reads an ls(1) mode string such as "drwxr-xr-x".
 func parseModeString(s string) fs.FileMode {
 	var m fs.FileMode

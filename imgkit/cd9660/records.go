@@ -83,19 +83,22 @@ func (v *volume) putVolumeDates(vd *volumeDescriptor) {
 	putDecDate(vd.volumeEffectiveDateAndTime(), v.volTime)
 }
 
+// terminatorDescriptor builds the Volume Descriptor Set Terminator
+// (ECMA-119 8.3).
+func terminatorDescriptor(*volume) *volumeDescriptor {
+	term := new(volumeDescriptor)
+	descriptorHeader(term, vdTypeTerminator)
+	return term
+}
+
 // writeDescriptors writes the volume descriptor set.
 func (v *volume) writeDescriptors(im *bcache.Image) error {
-	if err := writeSector(im, v.pvdSector, v.primaryDescriptor()[:]); err != nil {
-		return err
-	}
-	if v.joliet != nil {
-		if err := writeSector(im, v.joliet.svdSector, v.jolietDescriptor()[:]); err != nil {
+	for _, d := range v.descriptors {
+		if err := writeSector(im, d.sector, d.build(v)[:]); err != nil {
 			return err
 		}
 	}
-	term := new(volumeDescriptor)
-	descriptorHeader(term, vdTypeTerminator)
-	return writeSector(im, v.termSector, term[:])
+	return nil
 }
 
 // buildPathTable makes a path table of the directories dirs (ECMA-119

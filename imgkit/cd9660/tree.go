@@ -3,6 +3,7 @@ package cd9660
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -239,24 +240,22 @@ func (b *builder) relocate(n *isoNode) {
 
 // insertSorted inserts n among the children of d before the first child
 // it sorts before (cd9660_sorted_child_insert): by identifier, then by
-// the names they were made from.
+// the names they were made from. The children are in that order already
+// (each came in this way, and the order is a total preorder: blank-padded
+// name, then extension), so the first such child is found by binary
+// search.
 func insertSorted(d *isoNode, n *isoNode) {
 	n.parent = d
-	i := 0
-	for ; i < len(d.children); i++ {
-		c := d.children[i]
-		if c == n {
-			return
-		}
-		r := compareNames(n.name[:], c.name[:])
-		if r == 0 {
-			r = compareNames([]byte(n.orig), []byte(c.orig))
-		}
-		if r < 0 {
-			break
-		}
-	}
+	i := sort.Search(len(d.children), func(i int) bool { return compareRecords(n, d.children[i]) < 0 })
 	d.children = slices.Insert(d.children, i, n)
+}
+
+// compareRecords orders two records for insertSorted.
+func compareRecords(a, b *isoNode) int {
+	if r := compareNames(a.name[:], b.name[:]); r != 0 {
+		return r
+	}
+	return compareNames([]byte(a.orig), []byte(b.orig))
 }
 
 // sortChildren sorts the children of d by identifier, stably, as

@@ -73,8 +73,7 @@ type volume struct {
 	rr *rrPass
 
 	next          int64 // first sector not yet placed
-	pvdSector     int64
-	termSector    int64
+	descriptors   []placedDescriptor
 	dirs          []*isoNode // in path table order
 	ptLen         int
 	lPath, mPath  int64
