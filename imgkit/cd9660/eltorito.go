@@ -21,7 +21,8 @@ import (
 type Boot struct {
 	// Images are the El Torito boot images (bootimage, B), in the order
 	// given. The first is the catalogue's Initial/Default Entry; makefs
-	// places them on the disc in its own order (see planBoot).
+	// places them on the disc in its own order (see the package
+	// documentation).
 	Images []BootImage
 	// ImageDir is bootimagedir: makefs checks that it is up to 12
 	// d-characters and otherwise ignores it (makefs(8): "not
@@ -29,7 +30,7 @@ type Boot struct {
 	ImageDir string
 	// GenericImage (generic-bootimage, G) is the host path of a file of
 	// up to 32768 bytes written at the start of the System Area, sectors
-	// 0 to 15; the partition tables below are written over it.
+	// 0 to 15; the boot images' partition tables are written over it.
 	GenericImage string
 	// CHRPBoot (chrp-boot, C) writes an MBR whose first partition, of type
 	// 96h, spans the whole image, for CHRP machines.
