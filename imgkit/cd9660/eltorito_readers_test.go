@@ -1,9 +1,11 @@
 package cd9660
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +17,8 @@ import (
 // code with it: isoinfo -d (genisoimage) for the Boot Record and the
 // Initial/Default Entry, xorriso -report_el_torito (libisofs) for every
 // catalogue entry, and for a hard disk image the size its MBR gives, and
-// xorriso -report_system_area for the MBR and APM partitions, with and
+// xorriso -report_system_area for the MBR and APM partitions, 7z
+// (p7zip) for the boot images' contents, with and
 // without Rock Ridge and Joliet (the Boot Record stays in sector 17, the
 // Joliet descriptor follows it). Cases with
 // more than 32 images are left out: libisofs reads at most 32.
@@ -41,6 +44,7 @@ func TestBootReaders(t *testing.T) {
 				}
 				checkXorrisoBoot(t, path, v.boot.plan)
 				checkXorrisoSystemArea(t, path, v.boot.plan, v.o.Boot.CHRPBoot, uint32(len(got)/SectorSize))
+				check7zBoot(t, path, v.boot.plan, &v.o.Boot, c.files)
 			})
 		}
 	}
@@ -184,5 +188,48 @@ func checkLines(t *testing.T, what, out, prefix string, want []string) {
 	}
 	if i < len(want) {
 		t.Errorf("%s: missing %q in:\n%s", what, want[i], strings.Join(got, "\n"))
+	}
+}
+
+// z7Media are 7z's names of Boot Media Types in the names of the
+// [BOOT] files it shows.
+var z7Media = map[byte]string{etMediaNoEmulation: "NoEmul", etMediaFloppy12: "1.2M", etMediaFloppy144: "1.44M",
+	etMediaFloppy288: "2.88M", etMediaHardDisk: "HardDisk"}
+
+// check7zBoot extracts the image with 7z, which shows each catalogue
+// entry as a file [BOOT]/N-Boot-Media.img (no N- with one entry) of its
+// Sector Count's 512-byte sectors, and checks each against its image
+// file: the file's bytes, then zeros.
+func check7zBoot(t *testing.T, path string, p *bootPlan, b *Boot, files map[string]bootFile) {
+	t.Helper()
+	out := t.TempDir()
+	runTool(t, "7z", "x", "-o"+out, path)
+	order := []int{p.initial}
+	for _, g := range p.sections() {
+		order = append(order, g.entries...)
+	}
+	for n, k := range order {
+		e := p.entries[k]
+		name := "Boot-" + z7Media[e.media] + ".img"
+		if k == p.initial && !e.bootable {
+			name = "Not" + name
+		}
+		if len(order) > 1 {
+			name = fmt.Sprintf("%d-%s", n+1, name)
+		}
+		got, err := os.ReadFile(filepath.Join(out, "[BOOT]", name))
+		if err != nil {
+			t.Errorf("7z: %v", err)
+			continue
+		}
+		if e.count == 0 {
+			continue // an empty image: 7z shows the rest of the disc from its Load RBA
+		}
+		base := filepath.Base(b.Images[e.index].File)
+		want := make([]byte, int(e.count)*partitionSectorSize)
+		copy(want, bootFileData(base, files[base]))
+		if !bytes.Equal(got, want) {
+			t.Errorf("7z: [BOOT]/%s (%s): %d bytes, not the image file's %d and zeros to %d", name, base, len(got), e.size, len(want))
+		}
 	}
 }
