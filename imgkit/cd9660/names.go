@@ -194,16 +194,6 @@ func comparePart(a, b []byte, p1, p2 *int, sep int8) (int, bool) {
 	return 0, false
 }
 
-// cstrlen is the length of the C string in b.
-func cstrlen(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return len(b)
-}
-
 // cstrcmp is strcmp(3) on the C strings in a and b.
 func cstrcmp(a, b []byte) int {
 	for i := 0; ; i++ {
