@@ -198,6 +198,19 @@
 // images the catalogue's last entries run into the first image's sector,
 // as in makefs, and the image wins.
 //
+// # compat=debian
+//
+// Options.Compat "debian" (-o compat=debian) gives the bytes of Debian's
+// makefs -t cd9660 (the makefs package, NetBSD's makefs of 2019; see
+// compat.go for every difference): System Identifier "NetBSD", its
+// Application Use texts, the files' own times whatever Timestamp says
+// (as that makefs ignores -T for cd9660; SOURCE_DATE_EPOCH still bounds
+// them), the root's modification time for the volume's dates (that makefs
+// takes the clock), its Rock Ridge entries and its level-1 names. The
+// tests compare it with Debian's makefs on twelve cases, masking only the
+// dates that makefs takes from the clock. The deviations above apply to
+// it too.
+//
 // # Limits
 //
 // Not written here: multi-extent files, extended attribute records, the optional path tables, and

@@ -22,6 +22,7 @@ type nameRules struct {
 	level              int  // interchange level: 1, else 2 (3 converts as 2)
 	allowMultidot      bool // level 2: keep the dots after the first in a file name
 	omitTrailingPeriod bool // no "." before ";1" in a file name without an extension
+	debianLevel1       bool // level 1 as Debian's makefs converts it (see convertLevel1)
 }
 
 // convert makes the identifier of the name: upper case, characters other
@@ -52,11 +53,17 @@ func dchar(c byte) byte {
 
 // convertLevel1 is cd9660_level1_convert_filename: 8 characters of name,
 // the first dot, 3 characters of extension (later dots become "_"). It
-// writes the identifier to out and returns its length.
+// writes the identifier to out and returns its length. Debian's makefs
+// stops at the fourth character of the extension only when it is not a
+// dot, so a dot there lifts the limit ("a.bcd.efgh" is "A.BCD_EFGH");
+// its identifiers are cut to the buffer here.
 func (r nameRules) convertLevel1(name string, isFile bool, out *isoName) int {
 	o, namelen, extlen, foundExt := 0, 0, 0, false
-	for i := 0; i < len(name) && extlen < 3; i++ {
+	for i := 0; i < len(name) && (extlen < 3 || r.debianLevel1) && o < nameBufLen-3; i++ {
 		c := name[i]
+		if r.debianLevel1 && c != '.' && extlen == 3 {
+			break
+		}
 		if c == '.' {
 			if foundExt {
 				out[o] = '_'
@@ -185,16 +192,6 @@ func comparePart(a, b []byte, p1, p2 *int, sep int8) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// cstrlen is the length of the C string in b.
-func cstrlen(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return len(b)
 }
 
 // cstrcmp is strcmp(3) on the C strings in a and b.

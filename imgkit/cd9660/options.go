@@ -34,6 +34,7 @@ type Options struct {
 	Publisher          string // publisher (P): up to 128 a-characters
 	Preparer           string // preparer (p): up to 128 a-characters
 	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
+	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
 
 	// Boot holds the El Torito options: bootimage and the options that
 	// follow it, bootimagedir, generic-bootimage and chrp-boot.
@@ -69,6 +70,9 @@ func (o *Options) check() error {
 	if o.ISOLevel < 0 || o.ISOLevel > 3 {
 		return fmt.Errorf("%w: Options.ISOLevel %d: must be 1, 2 or 3", ErrParams, o.ISOLevel)
 	}
+	if o.Compat != "" && o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
+		return fmt.Errorf("%w: Options.Compat %q: must be %q or %q", ErrParams, o.Compat, CompatFreeBSD, CompatDebian)
+	}
 	if o.AllowMultidot && o.ISOLevel == 1 {
 		return fmt.Errorf("%w: Options.AllowMultidot requires Options.ISOLevel 2 or 3", ErrParams)
 	}
@@ -90,11 +94,18 @@ func (o *Options) nameRules() nameRules {
 	if level == 0 {
 		level = 2
 	}
-	return nameRules{level: level, allowMultidot: o.AllowMultidot, omitTrailingPeriod: o.OmitTrailingPeriod}
+	return nameRules{level: level, allowMultidot: o.AllowMultidot, omitTrailingPeriod: o.OmitTrailingPeriod,
+		debianLevel1: o.debian()}
 }
 
-// systemID is the System Identifier FreeBSD's makefs writes.
-func (o *Options) systemID() string { return "FreeBSD" }
+// systemID is the System Identifier makefs writes: FreeBSD's, or
+// NetBSD's with compat=debian.
+func (o *Options) systemID() string {
+	if o.debian() {
+		return "NetBSD"
+	}
+	return "FreeBSD"
+}
 
 // isDChar reports whether c is a d-character (ECMA-119 7.4.1): A-Z, 0-9, _.
 func isDChar(c byte) bool {
@@ -189,6 +200,15 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *string { return &o.ApplicationID }),
 	boolOption("archimedes", "", "Archimedes", "accepted; changes nothing",
 		func(o *Options) *bool { return &o.Archimedes }),
+	{imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
+		func(o *Options, a optArg) error {
+			if a.value != CompatFreeBSD && a.value != CompatDebian {
+				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, a.value)
+			}
+			o.Compat = a.value
+			return nil
+		}},
 	{imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
 		Usage: "ISO 9660 interchange level: 1 (8.3 names) or 2 (30 characters); 3 names as 2"},
 		func(o *Options, a optArg) error {

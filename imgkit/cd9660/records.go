@@ -71,6 +71,7 @@ func (v *volume) primaryDescriptor() *volumeDescriptor {
 	padded(vd.bibliographicFileIdentifier(), "")
 	v.putVolumeDates(vd)
 	vd.fileStructureVersion()[0] = 1
+	v.o.putApplicationUse(vd.applicationUse())
 	return vd
 }
 

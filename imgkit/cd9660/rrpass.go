@@ -15,6 +15,7 @@ type rrPass struct {
 	// if it sees RRIP entries in the root's "." record itself, and reads
 	// the Joliet hierarchy of a makefs-ordered image instead.
 	attrsFirst bool
+	debian     bool // Debian's entries (compat.go), serials given in serials
 }
 
 // serial is the POSIX file serial number of n: 1, 2, ... in the order the
@@ -43,11 +44,21 @@ func (p *rrPass) initialize(n, parent, grand *isoNode) {
 
 // attrs are the PX and TF entries of the source node s.
 func (p *rrPass) attrs(s *fstree.Node) []suspEntry {
-	return []suspEntry{pxEntry(s, p.serial(s)), tfEntry(s)}
+	tf := tfEntry(s)
+	if p.debian {
+		tf = tf[:debianTFLen]
+		tf.length()[0] = debianTFLen
+	}
+	return []suspEntry{pxEntry(s, p.serial(s)), tf}
 }
 
 // entriesOf lists the entries of one record, in makefs's order.
 func (p *rrPass) entriesOf(n, parent, grand *isoNode) []suspEntry {
+	if p.debian {
+		if out, ok := p.debianEntries(n, parent, grand); ok {
+			return out
+		}
+	}
 	var out []suspEntry
 	switch n.kind {
 	case kindDot:
@@ -78,11 +89,13 @@ func (p *rrPass) entriesOf(n, parent, grand *isoNode) []suspEntry {
 	if n == p.rrMoved {
 		name = relocatedRRName
 	}
-	out = append(out, nmEntries(name)...)
+	if !p.debian || n == p.rrMoved || !n.nameIsIdentifier() {
+		out = append(out, nmEntries(name)...)
+	}
 	if n.relocated != nil {
 		out = append(out, newEntry(sigCL, clLen))
 	}
-	if n.realParent != nil {
+	if n.realParent != nil && !p.debian {
 		out = append(out, newEntry(sigRE, reLen))
 	}
 	return out

@@ -226,6 +226,12 @@ func (b *builder) relocate(n *isoNode) {
 	p := &isoNode{kind: kindFile, virtual: true, src: n.src, orig: n.orig, parent: n.parent,
 		level: n.parent.level + 1, date: b.volTime, data: &fileData{}}
 	p.setName(b.rules, n.orig)
+	if b.o.debian() {
+		// Debian's makefs names the placeholder as the directory it is
+		// (from its copied inode): "H", not "H.;1".
+		p.name, p.nameLen = b.rules.convert(n.orig, false)
+		p.baseLen = dirRecordLen(p.nameLen, 0)
+	}
 	insertSorted(n.parent, p)
 	b.moveCount++
 	n.realParent = n.parent

@@ -91,7 +91,7 @@ func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
 	if t, ok := src.(*fstree.Tree); src == nil || ok && (t == nil || t.Root == nil) {
 		return nil, fmt.Errorf("%w: no source tree", ErrParams)
 	}
-	t, err := src.Tree(&fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
+	t, err := src.Tree(o.treeOptions())
 	if err == nil {
 		err = t.CheckPaths()
 	}
@@ -120,7 +120,11 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 		return nil, err
 	}
 	if v.o.RockRidge {
-		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet}
+		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet,
+			debian: v.o.debian()}
+		if v.rr.debian {
+			v.rr.serials = debianSerials(t)
+		}
 		v.rr.initialize(v.root, v.root, nil)
 	}
 	if v.o.Joliet {
@@ -143,7 +147,7 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 // bound, which the clock is past), else the root directory's modification
 // time, so that the image depends on its inputs only.
 func (o *Options) volumeTime(t *fstree.Tree) time.Time {
-	if !o.Timestamp.IsZero() {
+	if !o.Timestamp.IsZero() && !o.debian() {
 		return o.Timestamp.UTC()
 	}
 	return t.Root.Mtime.UTC()
