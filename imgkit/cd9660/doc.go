@@ -198,6 +198,15 @@
 // images the catalogue's last entries run into the first image's sector,
 // as in makefs, and the image wins.
 //
+// With compat=debian the boot area is Debian's makefs's (NetBSD's
+// cd9660_eltorito.c of 2008): the Initial/Default Entry is the first
+// image in makefs's order rather than the first given, the Validation
+// Entry's platform is always 80x86, no Section Header is marked the last,
+// each header's entries are in the reverse order of the images, each
+// image starts as many 2048-byte sectors after the previous one as that
+// one has 512-byte sectors, and no MBR or APM is written. The efi system,
+// platformid and chrp-boot, which that makefs does not have, are errors.
+//
 // # compat=debian
 //
 // Options.Compat "debian" (-o compat=debian) gives the bytes of Debian's

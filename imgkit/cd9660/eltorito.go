@@ -214,6 +214,23 @@ func checkBootImageDir(dir string) error {
 	return nil
 }
 
+// checkDebian reports the first field of b set to what Debian's makefs
+// does not have: the efi system, platformid and chrp-boot.
+func (b *Boot) checkDebian() error {
+	for i, im := range b.Images {
+		if im.System == "efi" {
+			return fmt.Errorf("%w: Options.Boot.Images[%d].System %q: not in Debian's makefs (Options.Compat)", ErrParams, i, im.System)
+		}
+		if im.PlatformID != "" {
+			return fmt.Errorf("%w: Options.Boot.Images[%d].PlatformID: not in Debian's makefs (Options.Compat)", ErrParams, i)
+		}
+	}
+	if b.CHRPBoot {
+		return fmt.Errorf("%w: Options.Boot.CHRPBoot: not in Debian's makefs (Options.Compat)", ErrParams)
+	}
+	return nil
+}
+
 // check reports the first field of b that makefs would refuse, named as a
 // field of Options.
 func (b *Boot) check() error {

@@ -25,7 +25,11 @@ func putBootRecord(v *volumeDescriptor, catalogSector uint32) {
 func (p *bootPlan) catalog() []byte {
 	out := make([]catalogEntry, 2, 2+2*len(p.entries))
 	initial := &p.entries[p.initial]
-	putValidationEntry(&out[0], initial.system)
+	platform := initial.system
+	if p.debian {
+		platform = etPlatformX86 // Debian's makefs always writes 80x86
+	}
+	putValidationEntry(&out[0], platform)
 	putInitialEntry(&out[1], initial)
 	last := -1 // the catalogue's last Section Header
 	for _, g := range p.sections() {
@@ -42,7 +46,7 @@ func (p *bootPlan) catalog() []byte {
 			out = append(out, s)
 		}
 	}
-	if last >= 0 {
+	if last >= 0 && !p.debian { // Debian's makefs marks no header the last
 		out[last].headerIndicator()[0] = etSectionHeaderFinal
 	}
 	b := make([]byte, 0, len(out)*len(catalogEntry{}))
@@ -63,7 +67,8 @@ type bootSection struct {
 // of their Section Header, in the order makefs's catalogue lists them:
 // makefs inserts each new header right after the Initial/Default Entry,
 // so the platforms appear in the reverse order of their first image, and
-// each header's entries in the order of the images.
+// each header's entries in the order of the images (in the reverse order
+// in Debian's makefs, which inserts each right after its header).
 func (p *bootPlan) sections() []bootSection {
 	var groups []bootSection
 	for k, e := range p.entries {
@@ -80,7 +85,11 @@ func (p *bootPlan) sections() []bootSection {
 			groups = append([]bootSection{{platform: e.platform}}, groups...)
 			g = 0
 		}
-		groups[g].entries = append(groups[g].entries, k)
+		if p.debian {
+			groups[g].entries = append([]int{k}, groups[g].entries...)
+		} else {
+			groups[g].entries = append(groups[g].entries, k)
+		}
 	}
 	return groups
 }

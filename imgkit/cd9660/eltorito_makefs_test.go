@@ -74,8 +74,11 @@ var bootCases = []bootCase{
 	{"generic-only", map[string]bootFile{"gen.img": {size: 1000}}, "generic-bootimage=gen.img,chrp-boot"},
 	{"letters", map[string]bootFile{"gen.img": {size: 512}, "a.img": {size: 3000}}, "G=gen.img,B=i386;a.img,C"},
 	{"bootimagedir", map[string]bootFile{"a.img": {size: 3000}}, "bootimagedir=Boot_1,bootimage=i386;a.img,no-emul-boot"},
-	{"catalog-overflow", manyBootFiles(63), manyBootOptions(63)},
-	{"catalog-two-sectors", manyBootFiles(70), manyBootOptions(70)},
+	{"systems", map[string]bootFile{"a.img": {size: 3000}, "m.img": {size: 5000}, "p.img": {size: 4000}, "f.img": {size: floppy144}, "k.img": {size: 700}},
+		"bootimage=i386;a.img,bootimage=macppc;m.img,bootimage=powerpc;p.img,bootimage=i386;f.img,bootimage=mac68k;k.img,bootimage=i386;a.img,no-emul-boot,boot-load-segment=7c0"},
+	{"catalog-overflow", manyBootFiles(63), manyBootOptions(63, "i386", "i386", "efi")},
+	{"catalog-overflow-ppc", manyBootFiles(63), manyBootOptions(63, "i386", "powerpc")},
+	{"catalog-two-sectors", manyBootFiles(70), manyBootOptions(70, "i386", "i386", "efi")},
 }
 
 // largeBootCases are compared by TestBootMatchesFreeBSD only, for the
@@ -95,12 +98,12 @@ func manyBootFiles(n int) map[string]bootFile {
 	return m
 }
 
-// manyBootOptions returns the options that add manyBootFiles(n), of three
-// systems.
-func manyBootOptions(n int) string {
+// manyBootOptions returns the options that add manyBootFiles(n), of the
+// systems in turn.
+func manyBootOptions(n int, systems ...string) string {
 	var opts []string
 	for i := range n {
-		opts = append(opts, fmt.Sprintf("bootimage=%s;i%02d.img", []string{"i386", "i386", "efi"}[i%3], i))
+		opts = append(opts, fmt.Sprintf("bootimage=%s;i%02d.img", systems[i%len(systems)], i))
 	}
 	return strings.Join(opts, ",")
 }
@@ -188,7 +191,7 @@ func parseBootOptions(t *testing.T, dir, opts string) *Boot {
 // table's sector, which must be the first after the boot area.
 func compareBootArea(t *testing.T, img []byte, b *Boot) {
 	t.Helper()
-	a, err := prepareBoot(b)
+	a, err := prepareBoot(b, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,8 @@ type bootPlan struct {
 	// entries are the images in makefs's order, the order they are placed
 	// on the disc in and the catalogue lists them in.
 	entries []bootEntry
-	initial int // index in entries of Boot.Images[0], the Initial/Default Entry
+	initial int  // index in entries of the Initial/Default Entry's image
+	debian  bool // Debian's makefs's catalogue and System Area (compat=debian)
 	// end is the first logical sector after the boot area. makefs adds
 	// the images' 512-byte sector counts to the catalogue's logical ones,
 	// so with 2048-byte sectors the area is larger than what it holds; the
@@ -47,11 +48,16 @@ var floppyMedia = map[int64]byte{
 // are sizes[i] bytes long, from logical sector first on (the first sector
 // after the volume descriptor set), with logical sectors of sectorSize
 // bytes. b must have passed check; with no images there is no plan.
-func planBoot(b *Boot, sizes []int64, first uint32, sectorSize int) (*bootPlan, error) {
+//
+// With debian, the plan is Debian's makefs's (NetBSD's cd9660_eltorito.c
+// of 2008): the Initial/Default Entry is the first image in makefs's
+// order, not the first given, and each image starts as many logical
+// sectors after the previous one as that one has 512-byte sectors.
+func planBoot(b *Boot, sizes []int64, first uint32, sectorSize int, debian bool) (*bootPlan, error) {
 	if len(b.Images) == 0 {
 		return nil, nil
 	}
-	p := &bootPlan{sectorSize: sectorSize, catalogSector: first}
+	p := &bootPlan{sectorSize: sectorSize, catalogSector: first, debian: debian}
 	// makefs counts the Validation Entry and one entry per image, not
 	// the Section Headers.
 	p.catalogSectors = uint32(etCeilDiv(int64(1+len(b.Images))*int64(len(catalogEntry{})), int64(sectorSize)))
@@ -60,7 +66,7 @@ func planBoot(b *Boot, sizes []int64, first uint32, sectorSize int) (*bootPlan, 
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
+		if i == 0 && !debian {
 			p.initial = len(p.entries)
 		}
 		p.entries = append(p.entries, e)
@@ -68,6 +74,9 @@ func planBoot(b *Boot, sizes []int64, first uint32, sectorSize int) (*bootPlan, 
 	next := uint64(first) + uint64(p.catalogSectors)
 	end := next
 	perSector := uint64(sectorSize / partitionSectorSize)
+	if debian {
+		perSector = 1
+	}
 	for k := range p.entries {
 		e := &p.entries[k]
 		e.rba = uint32(next)

@@ -16,7 +16,12 @@ package cd9660
 // included. As in makefs, the 512-byte sizes of the image partitions are
 // the images' 512-byte sector counts multiplied again by 4 (with 2048-byte
 // sectors).
+//
+// Debian's makefs writes no partition tables.
 func (p *bootPlan) putSystemArea(sa []byte, chrp bool, totalSectors uint32) {
+	if p.debian {
+		return
+	}
 	per := uint32(p.sectorSize / partitionSectorSize)
 	var ppc, mac []*bootEntry
 	for k := range p.entries {

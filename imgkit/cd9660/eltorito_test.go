@@ -195,27 +195,27 @@ func TestPlanBootLimits(t *testing.T) {
 		mac[i] = BootImage{System: "macppc"}
 	}
 	sizes := make([]int64, 62)
-	if _, err := planBoot(&Boot{Images: mac}, sizes, 19, SectorSize); err != nil {
+	if _, err := planBoot(&Boot{Images: mac}, sizes, 19, SectorSize, false); err != nil {
 		t.Errorf("60 Mac images: %v", err)
 	}
-	if _, err := planBoot(&Boot{Images: append(mac, BootImage{System: "mac68k"})}, sizes, 19, SectorSize); !errors.Is(err, ErrParams) {
+	if _, err := planBoot(&Boot{Images: append(mac, BootImage{System: "mac68k"})}, sizes, 19, SectorSize, false); !errors.Is(err, ErrParams) {
 		t.Errorf("61 Mac images: %v, want ErrParams", err)
 	}
 	ppc := make([]BootImage, 2020)
 	for i := range ppc {
 		ppc[i] = BootImage{System: "powerpc"}
 	}
-	if _, err := planBoot(&Boot{Images: ppc[:2019]}, make([]int64, 2019), 19, SectorSize); err != nil {
+	if _, err := planBoot(&Boot{Images: ppc[:2019]}, make([]int64, 2019), 19, SectorSize, false); err != nil {
 		t.Errorf("2019 powerpc images: %v", err)
 	}
-	if _, err := planBoot(&Boot{Images: ppc}, make([]int64, 2020), 19, SectorSize); !errors.Is(err, ErrParams) {
+	if _, err := planBoot(&Boot{Images: ppc}, make([]int64, 2020), 19, SectorSize, false); !errors.Is(err, ErrParams) {
 		t.Errorf("2020 powerpc images: %v, want ErrParams", err)
 	}
 	huge := []int64{1 << 42}
-	if _, err := planBoot(&Boot{Images: []BootImage{{System: "i386"}}}, huge, 19, SectorSize); !errors.Is(err, ErrParams) {
+	if _, err := planBoot(&Boot{Images: []BootImage{{System: "i386"}}}, huge, 19, SectorSize, false); !errors.Is(err, ErrParams) {
 		t.Errorf("a 4 TiB image: %v, want ErrParams", err)
 	}
-	if p, err := planBoot(&Boot{}, nil, 19, SectorSize); p != nil || err != nil {
+	if p, err := planBoot(&Boot{}, nil, 19, SectorSize, false); p != nil || err != nil {
 		t.Errorf("no images: plan %v, error %v", p, err)
 	}
 }

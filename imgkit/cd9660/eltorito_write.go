@@ -82,13 +82,20 @@ type bootArea struct {
 	sizes   []int64 // of the boot images' files
 	generic []byte  // the generic boot image, or nil
 	plan    *bootPlan
+	debian  bool // Debian's makefs's layout (compat=debian)
 }
 
 // prepareBoot checks b and reads what the layout needs of its files: the
-// boot images' sizes and the generic boot image.
-func prepareBoot(b *Boot) (*bootArea, error) {
+// boot images' sizes and the generic boot image. With debian the layout
+// is Debian's makefs's, which has fewer options.
+func prepareBoot(b *Boot, debian bool) (*bootArea, error) {
 	if err := b.check(); err != nil {
 		return nil, err
+	}
+	if debian {
+		if err := b.checkDebian(); err != nil {
+			return nil, err
+		}
 	}
 	sizes, err := b.imageSizes()
 	if err != nil {
@@ -98,14 +105,14 @@ func prepareBoot(b *Boot) (*bootArea, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bootArea{boot: b, sizes: sizes, generic: generic}, nil
+	return &bootArea{boot: b, sizes: sizes, generic: generic, debian: debian}, nil
 }
 
 // layout places the catalogue and the boot images from logical sector
 // first, the first after the volume descriptor set, and returns the first
 // sector after them, where the path tables go.
 func (a *bootArea) layout(first uint32) (uint32, error) {
-	p, err := planBoot(a.boot, a.sizes, first, SectorSize)
+	p, err := planBoot(a.boot, a.sizes, first, SectorSize, a.debian)
 	if err != nil || p == nil {
 		return first, err
 	}
@@ -142,7 +149,7 @@ func (a *bootArea) write(w io.WriterAt, totalSectors uint32) error {
 // after the volume descriptor set, before the path tables, as
 // cd9660_makefs calls cd9660_setup_boot.
 func (v *volume) placeBoot() error {
-	a, err := prepareBoot(&v.o.Boot)
+	a, err := prepareBoot(&v.o.Boot, v.o.debian())
 	if err != nil {
 		return err
 	}
