@@ -128,6 +128,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if t == nil || t.Root == nil {
 		return nil, fmt.Errorf("%w: empty tree", ErrParams)
 	}
+	if err := checkRanges(opts); err != nil {
+		return nil, err
+	}
 	w := &writer{t: t, opts: opts, o: order{binary.LittleEndian}}
 	if opts.ByteOrder != nil {
 		w.o = order{opts.ByteOrder}
