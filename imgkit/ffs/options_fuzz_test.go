@@ -16,8 +16,9 @@ const fuzzBuildLimit = 64 << 20
 
 // optionsFromFuzz makes Options from the fuzzer's values. flags selects
 // the compat (bit 0), space optimization (1), soft updates (2),
-// big-endian (3), a nil MinFree (4), a 4096-byte sector (5) and the
-// ranges of makefs's command line (6, cliRanges).
+// big-endian (3), a nil MinFree (4), a 4096-byte sector (5), the ranges
+// of makefs's command line (6, cliRanges) and a sector of 512 to 65536
+// bytes chosen by size (7).
 func optionsFromFuzz(size, minSize, maxSize, freeBlocks, freeFiles int64, version, bsize, fsize, density, minfree,
 	maxbpg, avgfilesize, avgfpdir, extent, maxbpcg, freeBlocksPct, freeFilesPct int, flags uint8) *Options {
 	o := &Options{
@@ -42,6 +43,9 @@ func optionsFromFuzz(size, minSize, maxSize, freeBlocks, freeFiles int64, versio
 	}
 	if flags&32 != 0 {
 		o.SectorSize = 4096
+	}
+	if flags&128 != 0 {
+		o.SectorSize = 512 << (uint(size) % 8)
 	}
 	if flags&64 != 0 {
 		cliRanges(o)
@@ -77,8 +81,9 @@ func cliRanges(o *Options) {
 
 // FuzzOptions builds a small tree with options drawn from the fields a
 // makefs -o option or -s, -M, -m, -b or -f sets, and requires an image or
-// an error, never a panic. Sizes past fuzzBuildLimit are checked by
-// prepare alone, so that an execution stays in memory and time bounds.
+// an error, never a panic. Sizes asked for or planned past fuzzBuildLimit
+// are checked by prepare alone, so that an execution stays in memory and
+// time bounds.
 func FuzzOptions(f *testing.F) {
 	f.Add(int64(0), int64(0), int64(0), int64(0), int64(0), 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, uint8(0))
 	f.Add(int64(4<<20), int64(0), int64(0), int64(0), int64(0), 2, 4096, 512, 2048, 0, 1, 1, 1, 4096, 64, 0, 0, uint8(1))
@@ -93,10 +98,12 @@ func FuzzOptions(f *testing.F) {
 		maxbpg, avgfilesize, avgfpdir, extent, maxbpcg, freeBlocksPct, freeFilesPct int, flags uint8) {
 		o := optionsFromFuzz(size, minSize, maxSize, freeBlocks, freeFiles, version, bsize, fsize, density, minfree,
 			maxbpg, avgfilesize, avgfpdir, extent, maxbpcg, freeBlocksPct, freeFilesPct, flags)
-		if max(o.Size, o.MinSize, o.FreeBlocks) > fuzzBuildLimit || o.FreeFiles > fuzzBuildLimit/128 {
-			if w, err := prepare(tree, o, 0); err == nil && w.fsBytes <= 0 {
-				t.Fatalf("prepare: no error and a %d-byte image", w.fsBytes)
-			}
+		w, err := prepare(tree, o, 0)
+		if err == nil && w.fsBytes <= 0 {
+			t.Fatalf("prepare: no error and a %d-byte image", w.fsBytes)
+		}
+		if max(o.Size, o.MinSize, o.FreeBlocks) > fuzzBuildLimit || o.FreeFiles > fuzzBuildLimit/128 ||
+			err == nil && w.fsBytes > fuzzBuildLimit {
 			return
 		}
 		img, err := Build(src, o)
