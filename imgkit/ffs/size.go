@@ -299,7 +299,7 @@ func freeInodes(inodes int64, opts *Options) (int64, error) {
 	if opts.FreeFilesPct > 0 {
 		n, ok := addPercent(inodes, opts.FreeFilesPct)
 		if !ok || n > limit {
-			return 0, fmt.Errorf("%w: Options.FreeFilesPct = %d: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFilesPct, int64(limit))
+			return 0, fmt.Errorf("%w: Options.FreeFilesPct %d%%: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFilesPct, int64(limit))
 		}
 		inodes = n
 	}
@@ -316,7 +316,7 @@ func freeBytes(size int64, opts *Options) (int64, error) {
 	if opts.FreeBlocksPct > 0 {
 		n, ok := addPercent(size, opts.FreeBlocksPct)
 		if !ok || n > maxFreeBytes {
-			return 0, fmt.Errorf("%w: Options.FreeBlocksPct = %d is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocksPct)
+			return 0, fmt.Errorf("%w: Options.FreeBlocksPct %d%% is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocksPct)
 		}
 		size = n
 	}

@@ -75,7 +75,7 @@ func TestHugeFreeCounts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Build(src, &c.o)
-			if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "Options."+c.field+" = ") {
+			if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "Options."+c.field+" ") {
 				t.Fatalf("error %v, want ErrParams naming Options.%s", err, c.field)
 			}
 		})
