@@ -2,6 +2,7 @@ package ffs
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -82,8 +83,8 @@ func cliRanges(o *Options) {
 // FuzzOptions builds a small tree with options drawn from the fields a
 // makefs -o option or -s, -M, -m, -b or -f sets, and requires an image or
 // an error, never a panic. Sizes asked for or planned past fuzzBuildLimit
-// are checked by prepare alone, so that an execution stays in memory and
-// time bounds.
+// (by prepare, or by plan where the size grows) are checked that far
+// only, so that an execution stays in memory and time bounds.
 func FuzzOptions(f *testing.F) {
 	f.Add(int64(0), int64(0), int64(0), int64(0), int64(0), 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, uint8(0))
 	f.Add(int64(4<<20), int64(0), int64(0), int64(0), int64(0), 2, 4096, 512, 2048, 0, 1, 1, 1, 4096, 64, 0, 0, uint8(1))
@@ -105,6 +106,12 @@ func FuzzOptions(f *testing.F) {
 		if max(o.Size, o.MinSize, o.FreeBlocks) > fuzzBuildLimit || o.FreeFiles > fuzzBuildLimit/128 ||
 			err == nil && w.fsBytes > fuzzBuildLimit {
 			return
+		}
+		if errors.Is(err, ErrNoSpace) {
+			// Build may grow the size until the tree fits (plan).
+			if w, err := plan(tree, o); err == nil && w.fsBytes > fuzzBuildLimit {
+				return
+			}
 		}
 		img, err := Build(src, o)
 		if err == nil && len(img) == 0 {
