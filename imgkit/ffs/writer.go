@@ -38,7 +38,9 @@ func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 }
 
 // Build builds the FFS image of src with opts in memory and returns it,
-// the same bytes as WriteFile makes.
+// the same bytes as WriteFile makes. Build and Write refuse, with an
+// ErrParams, an image that with the writer's bookkeeping needs more memory
+// than the Go memory limit (GOMEMLIMIT) or, on Linux, the machine has.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
 	im, err := writeImage(src, opts, true, bcache.CreateMemory)
 	if err != nil {
