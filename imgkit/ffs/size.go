@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 	"time"
 	"unsafe"
@@ -128,6 +129,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if t == nil || t.Root == nil {
 		return nil, fmt.Errorf("%w: empty tree", ErrParams)
 	}
+	if err := checkRanges(opts); err != nil {
+		return nil, err
+	}
 	w := &writer{t: t, opts: opts, o: order{binary.LittleEndian}}
 	if opts.ByteOrder != nil {
 		w.o = order{opts.ByteOrder}
@@ -245,21 +249,20 @@ func (w *writer) tuningOptions() error {
 
 // treeNeeds sizes the tree as ffs_size_dir and ffs_validate do: the bytes
 // and inodes it needs with the free space and inodes asked for, the
-// superblocks, the inode blocks and the minfree reserve.
+// superblocks, the inode blocks and the minfree reserve. It refuses free
+// space or inodes asked for that would take the counts past what UFS can
+// number, before the arithmetic could overflow.
 func (w *writer) treeNeeds() (size, inodes int64, err error) {
 	opts, p := w.opts, &w.p
 	size, inodes, err = w.sizeTree()
 	if err != nil {
 		return 0, 0, err
 	}
-	inodes += rootIno
-	size += opts.FreeBlocks
-	inodes += opts.FreeFiles
-	if opts.FreeFilesPct > 0 {
-		inodes = inodes * int64(100+opts.FreeFilesPct) / 100
+	if inodes, err = freeInodes(inodes+rootIno, opts); err != nil {
+		return 0, 0, err
 	}
-	if opts.FreeBlocksPct > 0 {
-		size = size * int64(100+opts.FreeBlocksPct) / 100
+	if size, err = freeBytes(size, opts); err != nil {
+		return 0, 0, err
 	}
 	dsz := int64(dinode1Size)
 	if p.version == 2 {
@@ -277,6 +280,60 @@ func (w *writer) treeNeeds() (size, inodes int64, err error) {
 		size = size * (100 + p.minfree) / 100
 	}
 	return size, inodes, nil
+}
+
+// maxFreeBytes bounds the bytes the tree needs with Options.FreeBlocks and
+// Options.FreeBlocksPct, so that what treeNeeds and imageSize add to it
+// cannot overflow; such an image is refused as too large anyway.
+const maxFreeBytes = math.MaxInt64 / 4
+
+// freeInodes adds Options.FreeFiles and Options.FreeFilesPct to the
+// inodes the tree needs, refusing more than UFS's 32-bit inode numbers
+// count.
+func freeInodes(inodes int64, opts *Options) (int64, error) {
+	const limit = 1<<32 - 1
+	if opts.FreeFiles > limit-inodes {
+		return 0, fmt.Errorf("%w: Options.FreeFiles = %d: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFiles, int64(limit))
+	}
+	inodes += opts.FreeFiles
+	if opts.FreeFilesPct > 0 {
+		n, ok := addPercent(inodes, opts.FreeFilesPct)
+		if !ok || n > limit {
+			return 0, fmt.Errorf("%w: Options.FreeFilesPct %d%%: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFilesPct, int64(limit))
+		}
+		inodes = n
+	}
+	return inodes, nil
+}
+
+// freeBytes adds Options.FreeBlocks and Options.FreeBlocksPct to the bytes
+// the tree needs, refusing a total past maxFreeBytes.
+func freeBytes(size int64, opts *Options) (int64, error) {
+	if opts.FreeBlocks > maxFreeBytes-size {
+		return 0, fmt.Errorf("%w: Options.FreeBlocks = %d is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocks)
+	}
+	size += opts.FreeBlocks
+	if opts.FreeBlocksPct > 0 {
+		n, ok := addPercent(size, opts.FreeBlocksPct)
+		if !ok || n > maxFreeBytes {
+			return 0, fmt.Errorf("%w: Options.FreeBlocksPct %d%% is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocksPct)
+		}
+		size = n
+	}
+	return size, nil
+}
+
+// addPercent returns v*(100+pct)/100 for v and pct at least 0, and false
+// when the product does not fit in 64 bits.
+func addPercent(v int64, pct int) (int64, bool) {
+	if int64(pct) > math.MaxInt64-100 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(v), uint64(100+int64(pct)))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(lo) / 100, true
 }
 
 // imageSize turns the size the tree needs into the image size: at least
