@@ -167,14 +167,14 @@ func (w *writer) blockOptions() error {
 		p.version = 1
 	}
 	if p.version != 1 && p.version != 2 {
-		return fmt.Errorf("%w: version %d (want 1 or 2)", ErrOption, p.version)
+		return fmt.Errorf("%w: Options.Version = %d (want 1 or 2)", ErrOption, p.version)
 	}
 	p.sectorSize = opts.SectorSize
 	if p.sectorSize == 0 {
 		p.sectorSize = 512
 	}
 	if !powerOf2(int64(p.sectorSize)) || p.sectorSize < 512 || p.sectorSize > maxBSize {
-		return fmt.Errorf("%w: sector size %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
+		return fmt.Errorf("%w: Options.SectorSize = %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
 	}
 	dfrag, dblk := int64(4096), int64(32768)
 	if opts.Compat == CompatDebian {
@@ -192,10 +192,10 @@ func (w *writer) blockOptions() error {
 		}
 	}
 	if !powerOf2(p.bsize) || p.bsize < minBSize || p.bsize > maxBSize {
-		return fmt.Errorf("%w: bsize %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
+		return fmt.Errorf("%w: Options.BSize = %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
 	}
 	if !powerOf2(p.fsize) || p.fsize < int64(p.sectorSize) || p.fsize > p.bsize || p.bsize/p.fsize > maxFrag {
-		return fmt.Errorf("%w: fsize %d (want a power of 2 from %d to %d, and at least sector size %d)",
+		return fmt.Errorf("%w: Options.FSize = %d (want a power of 2 from %d to %d, and at least the sector size %d)",
 			ErrParams, p.fsize, max(p.bsize/maxFrag, int64(p.sectorSize)), p.bsize, p.sectorSize)
 	}
 	return nil
@@ -214,7 +214,7 @@ func (w *writer) tuningOptions() error {
 		p.minfree = int64(*opts.MinFree)
 	}
 	if p.minfree < 0 || p.minfree > 99 {
-		return fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
+		return fmt.Errorf("%w: Options.MinFree = %d (want 0 to 99)", ErrParams, p.minfree)
 	}
 	switch opts.Optimization {
 	case "", "time":
@@ -222,7 +222,7 @@ func (w *writer) tuningOptions() error {
 	case "space":
 		p.optim = fsOptSpace
 	default:
-		return fmt.Errorf("%w: optimization %q (want time or space)", ErrOption, opts.Optimization)
+		return fmt.Errorf("%w: Options.Optimization = %q (want time or space)", ErrOption, opts.Optimization)
 	}
 	p.maxcontig = max(1, min(maxPhys, maxBSize)/p.bsize)
 	p.maxbpg = int64(opts.MaxBPG)
@@ -242,7 +242,7 @@ func (w *writer) tuningOptions() error {
 		p.sblockloc = sblockUFS2
 	}
 	if opts.Label != "" && len(opts.Label) >= maxVolLen {
-		return fmt.Errorf("%w: label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
+		return fmt.Errorf("%w: Options.Label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
 	}
 	return nil
 }
