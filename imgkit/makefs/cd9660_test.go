@@ -23,13 +23,23 @@ func TestCD9660Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := cd9660Options(a, warn)
+	o, err := cd9660Format.options(a, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !o.RockRidge || o.ISOLevel != 1 || o.Label != "VOL" || !o.Joliet || !o.NoTrailingPadding || o.Size != 1<<20 ||
 		!o.Timestamp.Equal(time.Unix(86400, 0)) || o.ClampTimes || o.Warn != warn {
 		t.Errorf("options %+v", o)
+	}
+	a, err = Parse([]string{"-t", "cd9660", "-o", "bootimage=i386;boot/cd.img,generic-bootimage=mbr.img", "out.iso", "src"}, dir, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err = cd9660Format.options(a, warn); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Boot.Images) != 1 || o.Boot.Images[0].File != filepath.Join(dir, "boot/cd.img") || o.Boot.GenericImage != filepath.Join(dir, "mbr.img") {
+		t.Errorf("boot paths not resolved against %s: %+v", dir, o.Boot)
 	}
 	for _, c := range []struct {
 		args []string
@@ -44,7 +54,7 @@ func TestCD9660Options(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = cd9660Options(a, warn)
+		_, err = cd9660Format.options(a, warn)
 		var ue *UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
 			t.Errorf("%v: error %v, want a usage error with %q", c.args, err, c.want)

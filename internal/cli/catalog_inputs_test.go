@@ -29,6 +29,8 @@ func TestBuildInputs(t *testing.T) {
 			"number.img: makefs -t msdos -s 1440k -T 7 number.img src\n" +
 			"boot.img: makefs -t msdos -s 1440k -T 0 -o fat_type=12,bootstrap=./boot.bin boot.img src\n" +
 			"bootB.img: makefs -t msdos -s 1440k -T 0 -o B=./bootB.bin bootB.img src\n" +
+			"eltorito.iso: makefs -t cd9660 -T 0 -o 'bootimage=i386;cd.bin,no-emul-boot' eltorito.iso src\n" +
+			"generic.iso: makefs -t cd9660 -T 0 -o G=mbr.bin generic.iso src\n" +
 			"lib.a: ar rcs lib.a obj/one.o obj/two.o\n" +
 			"libU.a: ar rcsU libU.a obj/one.o\n",
 		"fixtures/src/a.txt":       "a\n",
@@ -41,6 +43,8 @@ func TestBuildInputs(t *testing.T) {
 		"fixtures/stamp":           "",
 		"fixtures/boot.bin":        boot,
 		"fixtures/bootB.bin":       boot,
+		"fixtures/cd.bin":          boot,
+		"fixtures/mbr.bin":         boot,
 		"fixtures/obj/one.o":       "one\n",
 		"fixtures/obj/two.o":       "two\n",
 	})
@@ -62,7 +66,7 @@ func TestBuildInputs(t *testing.T) {
 		return stdout, stderr
 	}
 	build()
-	if out, _ := build(); !strings.HasPrefix(out, "build: 0 built, 10 up to date") {
+	if out, _ := build(); !strings.HasPrefix(out, "build: 0 built, 12 up to date") {
 		t.Fatalf("second build:\n%s", out)
 	}
 	later := past.Add(time.Hour)
@@ -86,6 +90,8 @@ func TestBuildInputs(t *testing.T) {
 		{"a file named as -T's number, created", func() { writeFiles(t, fx, map[string]string{"7": ""}) }, "number.img", nil},
 		{"-o bootstrap=./file", touch("boot.bin"), "boot.img", nil},
 		{"-o B=./file", touch("bootB.bin"), "bootB.img", nil},
+		{"-o bootimage=i386;file", touch("cd.bin"), "eltorito.iso", nil},
+		{"-o G=file", touch("mbr.bin"), "generic.iso", nil},
 		{"an ar member", touch("obj/two.o"), "lib.a", nil},
 		{"an ar member of rcsU, with -hash", touch("obj/one.o"), "", []string{"-hash"}},
 		{"a source file's mode", func() { os.Chmod(filepath.Join(fx, "more", "c.txt"), 0o600) }, "extra.img", nil},

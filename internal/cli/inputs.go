@@ -102,8 +102,9 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 }
 
 // typeOptionInputs applies the -o options of a whose -t type ties them to
-// an Options field: a Timestamp makes the times no input of p, a
-// Bootstrap names a file that is one (added by add).
+// an Options field: a Timestamp makes the times no input of p; a
+// Bootstrap, an El Torito boot image ("system;file") or a generic boot
+// image names a file that is one (added by add).
 func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) {
 	t, ok := makefs.Lookup(a.Type)
 	if !ok || t.Help == nil {
@@ -123,6 +124,14 @@ func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path 
 		case "Bootstrap":
 			if o.Value != "" {
 				add(bootstrapPath(e, o.Value), false, false)
+			}
+		case "Boot.Images":
+			if _, file, ok := strings.Cut(o.Value, ";"); ok && file != "" {
+				add(e.abs(file), false, false)
+			}
+		case "Boot.GenericImage":
+			if o.Value != "" {
+				add(e.abs(o.Value), false, false)
 			}
 		}
 	}
