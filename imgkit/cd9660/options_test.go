@@ -156,3 +156,23 @@ func TestFreeBSDDeviations(t *testing.T) {
 		})
 	}
 }
+
+// TestSocketSkipped checks that a socket is left out with a warning, as
+// makefs's walk leaves it out, and that the rest of the tree is written.
+func TestSocketSkipped(t *testing.T) {
+	t.Parallel()
+	root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755, Nlink: 2}
+	root.Children = []*fstree.Node{
+		{Name: "file", Type: fstree.TypeFile, Mode: 0o644, Parent: root, Nlink: 1},
+		{Name: "sock", Type: fstree.TypeSocket, Mode: 0o755, Parent: root, Nlink: 1},
+	}
+	var warn bytes.Buffer
+	img, err := Build(&fstree.Tree{Root: root}, &Options{Warn: &warn})
+	must(t, err)
+	if !strings.Contains(warn.String(), "skipping socket sock") {
+		t.Errorf("warnings %q", warn.String())
+	}
+	if !bytes.Contains(img, []byte("FILE.;1")) || bytes.Contains(img, []byte("SOCK")) {
+		t.Error("the image does not hold FILE.;1 alone")
+	}
+}
