@@ -164,16 +164,7 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	if o == nil || o.Runner == nil {
 		return nil, errors.New("catalog: Options.Runner is nil")
 	}
-	e := &engine{cat: c, o: *o, op: op, dir: c.Dir, temps: &temps{}}
-	if e.o.Jobs <= 0 {
-		e.o.Jobs = runtime.GOMAXPROCS(0)
-	}
-	if e.o.UpdateCommand == "" {
-		e.o.UpdateCommand = "fixturegen build -update"
-	}
-	if op == "verify" {
-		e.o.Update, e.o.Force, e.o.Hash = false, true, false
-	}
+	e := newEngine(c, o, op)
 	sel, err := c.Select(e.o.Names)
 	if err != nil {
 		return nil, err
@@ -203,22 +194,9 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	e.creating = !exists && op == "build"
 	e.update = e.o.Update || e.creating
 	if op == "verify" {
-		if err := e.checkInside(sel); err != nil {
+		if err := e.verifyCopy(ctx, sel); err != nil {
 			return nil, err
 		}
-		tmp, err := os.MkdirTemp("", "fixturegen-verify-")
-		if err != nil {
-			return nil, err
-		}
-		e.temps.add(tmp)
-		if err := copyInputs(ctx, c, tmp); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("copying the inputs: %v", err)
-		}
-		e.dir = tmp
-		e.st = &state{entries: map[string]*stateEntry{}}
 	} else {
 		e.st = readState(filepath.Join(c.Dir, StateName))
 	}
@@ -235,6 +213,46 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	}
 	res.CheckCalls = e.st.calls.Load()
 	return e.finish(res, sel)
+}
+
+// newEngine returns the engine of a run op ("build" or "verify") of c with
+// the defaults of o filled in; verify never updates, always rebuilds and
+// compares contents.
+func newEngine(c *Catalog, o *Options, op string) *engine {
+	e := &engine{cat: c, o: *o, op: op, dir: c.Dir, temps: &temps{}}
+	if e.o.Jobs <= 0 {
+		e.o.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if e.o.UpdateCommand == "" {
+		e.o.UpdateCommand = "fixturegen build -update"
+	}
+	if op == "verify" {
+		e.o.Update, e.o.Force, e.o.Hash = false, true, false
+	}
+	return e
+}
+
+// verifyCopy checks that the entries of sel read nothing outside the
+// catalogue, copies its inputs into a temporary folder and makes that the
+// folder the run builds in, with an empty state.
+func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
+	if err := e.checkInside(sel); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "fixturegen-verify-")
+	if err != nil {
+		return err
+	}
+	e.temps.add(tmp)
+	if err := copyInputs(ctx, e.cat, tmp); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("copying the inputs: %v", err)
+	}
+	e.dir = tmp
+	e.st = &state{entries: map[string]*stateEntry{}}
+	return nil
 }
 
 // checkInside refuses entries that read anything outside the catalogue
@@ -723,7 +741,15 @@ func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 			}
 		}
 	}
-	// Find a cycle with a depth-first search.
+	if err := findCycle(sel, deps); err != nil {
+		return nil, err
+	}
+	return deps, nil
+}
+
+// findCycle returns an error naming the entries of the first cycle in deps
+// that a depth-first search in manifest order finds, or nil.
+func findCycle(sel []Entry, deps [][]int) error {
 	const (
 		unseen = iota
 		active
@@ -758,11 +784,11 @@ func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 	for i := range sel {
 		if mark[i] == unseen {
 			if err := visit(i); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return deps, nil
+	return nil
 }
 
 // topoOrder returns 0..n-1 ordered so that each index comes after its

@@ -22,11 +22,7 @@ func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
 	for _, m := range cat.Entries {
 		skipNames[m.Name] = true
 	}
-	type dirInfo struct {
-		path string
-		fi   fs.FileInfo
-	}
-	var dirs []dirInfo
+	var dirs []copiedDir
 	buf := make([]byte, copyBufSize)
 	err := filepath.WalkDir(cat.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -46,33 +42,7 @@ func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
 			}
 			return nil
 		}
-		target := filepath.Join(dst, r)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			if r != "." {
-				if err := os.Mkdir(target, 0o755); err != nil {
-					return err
-				}
-			}
-			dirs = append(dirs, dirInfo{target, fi})
-			return nil // modes and times are set after the walk
-		case fi.Mode()&fs.ModeSymlink != 0:
-			t, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(t, target)
-		case fi.Mode().IsRegular():
-			if err := copyFile(target, p, fi, buf); err != nil {
-				return err
-			}
-			return os.Chtimes(target, fi.ModTime(), fi.ModTime())
-		}
-		return nil // devices, fifos and sockets are not copied
+		return copyNode(p, filepath.Join(dst, r), r == ".", d, buf, &dirs)
 	})
 	if err != nil {
 		return err
@@ -85,6 +55,46 @@ func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
 		if err := os.Chtimes(d.path, d.fi.ModTime(), d.fi.ModTime()); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// copiedDir is a directory copyInputs made, whose mode and times it sets
+// after the walk.
+type copiedDir struct {
+	path string
+	fi   fs.FileInfo
+}
+
+// copyNode copies the node p (d) of the walk to target: a directory is
+// made (unless it is the top, which exists) and added to dirs, a symbolic
+// link is made again, a regular file is copied with buf and its times;
+// devices, fifos and sockets are not copied.
+func copyNode(p, target string, top bool, d fs.DirEntry, buf []byte, dirs *[]copiedDir) error {
+	fi, err := d.Info()
+	if err != nil {
+		return err
+	}
+	switch {
+	case d.IsDir():
+		if !top {
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+		}
+		*dirs = append(*dirs, copiedDir{target, fi})
+		return nil // modes and times are set after the walk
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(p)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(t, target)
+	case fi.Mode().IsRegular():
+		if err := copyFile(target, p, fi, buf); err != nil {
+			return err
+		}
+		return os.Chtimes(target, fi.ModTime(), fi.ModTime())
 	}
 	return nil
 }

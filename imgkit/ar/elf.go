@@ -38,6 +38,45 @@ func isELF(p []byte) bool {
 // isObject false for data that is not a well-formed ELF file; such members
 // are stored without index entries, as GNU ar stores them.
 func elfSymbols(r io.ReaderAt, size int64) (names []string, isObject bool) {
+	f, ok := readELFHeader(r, size)
+	if !ok {
+		return nil, false
+	}
+	if f.shoff == 0 {
+		return nil, true // an object without sections has no symbols
+	}
+	if !f.readSectionHeaders() {
+		return nil, false
+	}
+	for i := uint64(0); i < f.shnum; i++ {
+		if st := f.section(i); st.typ == shtSymtab {
+			return f.symbols(st)
+		}
+	}
+	return nil, true
+}
+
+// elfFile is what elfSymbols knows of an ELF file: where it is, its byte
+// order and class, and where its section headers are.
+type elfFile struct {
+	r         io.ReaderAt
+	size      int64
+	bo        binary.ByteOrder
+	is64      bool
+	shoff     uint64 // e_shoff
+	shentsize uint64 // e_shentsize
+	shnum     uint64 // e_shnum, or section 0's sh_size when e_shnum is 0
+	minEnt    uint64 // sizeof(Elf32_Shdr) or sizeof(Elf64_Shdr)
+	sh        []byte // the section headers, shnum*shentsize bytes
+}
+
+// An elfSection holds the fields of a section header that elfSymbols uses.
+type elfSection struct{ typ, link, off, size, entsize uint64 }
+
+// readELFHeader reads the ELF header (e_ident and the e_shoff, e_shentsize
+// and e_shnum fields) of the size bytes of r. It reports false when they
+// are not an ELF file of a known class and byte order.
+func readELFHeader(r io.ReaderAt, size int64) (*elfFile, bool) {
 	var ident [64]byte
 	if size < 52 {
 		return nil, false
@@ -52,144 +91,169 @@ func elfSymbols(r io.ReaderAt, size int64) (names []string, isObject bool) {
 	if !isELF(ident[:]) {
 		return nil, false
 	}
-	var bo binary.ByteOrder
+	f := &elfFile{r: r, size: size}
 	switch ident[5] { // EI_DATA
 	case elfData2LSB:
-		bo = binary.LittleEndian
+		f.bo = binary.LittleEndian
 	case elfData2MSB:
-		bo = binary.BigEndian
+		f.bo = binary.BigEndian
 	default:
 		return nil, false
 	}
-	var shoff, shentsize, shnum, minEnt uint64
-	is64 := false
 	switch ident[4] { // EI_CLASS
 	case elfClass32:
-		shoff = uint64(bo.Uint32(ident[32:]))     // e_shoff
-		shentsize = uint64(bo.Uint16(ident[46:])) // e_shentsize
-		shnum = uint64(bo.Uint16(ident[48:]))     // e_shnum
-		minEnt = 40                               // sizeof(Elf32_Shdr)
+		f.shoff = uint64(f.bo.Uint32(ident[32:]))     // e_shoff
+		f.shentsize = uint64(f.bo.Uint16(ident[46:])) // e_shentsize
+		f.shnum = uint64(f.bo.Uint16(ident[48:]))     // e_shnum
+		f.minEnt = 40                                 // sizeof(Elf32_Shdr)
 	case elfClass64:
 		if size < 64 {
 			return nil, false
 		}
-		is64 = true
-		shoff = bo.Uint64(ident[40:])             // e_shoff
-		shentsize = uint64(bo.Uint16(ident[58:])) // e_shentsize
-		shnum = uint64(bo.Uint16(ident[60:]))     // e_shnum
-		minEnt = 64                               // sizeof(Elf64_Shdr)
+		f.is64 = true
+		f.shoff = f.bo.Uint64(ident[40:])             // e_shoff
+		f.shentsize = uint64(f.bo.Uint16(ident[58:])) // e_shentsize
+		f.shnum = uint64(f.bo.Uint16(ident[60:]))     // e_shnum
+		f.minEnt = 64                                 // sizeof(Elf64_Shdr)
 	default:
 		return nil, false
 	}
-	if shoff == 0 {
-		return nil, true // an object without sections has no symbols
-	}
+	return f, true
+}
+
+// readSectionHeaders reads the section headers into f.sh. It reports false
+// when they are smaller than the class's section header or do not fit in
+// the file.
+func (f *elfFile) readSectionHeaders() bool {
 	// Every section header is read at its full size, whatever e_shnum
 	// says, so a smaller e_shentsize makes the file malformed.
-	if shentsize < minEnt {
-		return nil, false
+	if f.shentsize < f.minEnt {
+		return false
 	}
-	if shnum == 0 {
-		// e_shnum 0 with sections: the count lives in sh_size of section 0.
-		var s0 [64]byte
-		if shoff > uint64(size) || uint64(size)-shoff < minEnt {
-			return nil, false
-		}
-		if _, err := r.ReadAt(s0[:minEnt], int64(shoff)); err != nil {
-			return nil, false
-		}
-		if is64 {
-			shnum = bo.Uint64(s0[32:])
-		} else {
-			shnum = uint64(bo.Uint32(s0[20:]))
-		}
+	if f.shnum == 0 && !f.readExtendedCount() {
+		return false
 	}
-	if shnum == 0 || shentsize == 0 || shoff > uint64(size) || shnum > (uint64(size)-shoff)/shentsize {
-		return nil, false
+	size := uint64(f.size)
+	if f.shnum == 0 || f.shentsize == 0 || f.shoff > size || f.shnum > (size-f.shoff)/f.shentsize {
+		return false
 	}
-	sh := make([]byte, shnum*shentsize)
-	if _, err := r.ReadAt(sh, int64(shoff)); err != nil {
-		return nil, false
+	f.sh = make([]byte, f.shnum*f.shentsize)
+	if _, err := f.r.ReadAt(f.sh, int64(f.shoff)); err != nil {
+		return false
 	}
-	type section struct{ typ, link, off, size, entsize uint64 }
-	sec := func(i uint64) section {
-		b := sh[i*shentsize:]
-		if is64 {
-			return section{
-				typ:     uint64(bo.Uint32(b[4:])),  // sh_type
-				off:     bo.Uint64(b[24:]),         // sh_offset
-				size:    bo.Uint64(b[32:]),         // sh_size
-				link:    uint64(bo.Uint32(b[40:])), // sh_link
-				entsize: bo.Uint64(b[56:]),         // sh_entsize
-			}
-		}
-		return section{
+	return true
+}
+
+// readExtendedCount sets f.shnum from the sh_size of section 0, where a
+// file with e_shnum 0 and sections keeps its section count (gABI,
+// "Sections"). It reports false when section 0 is not in the file.
+func (f *elfFile) readExtendedCount() bool {
+	var s0 [64]byte
+	if f.shoff > uint64(f.size) || uint64(f.size)-f.shoff < f.minEnt {
+		return false
+	}
+	if _, err := f.r.ReadAt(s0[:f.minEnt], int64(f.shoff)); err != nil {
+		return false
+	}
+	if f.is64 {
+		f.shnum = f.bo.Uint64(s0[32:]) // sh_size
+	} else {
+		f.shnum = uint64(f.bo.Uint32(s0[20:])) // sh_size
+	}
+	return true
+}
+
+// section decodes section header i, which must be below f.shnum.
+func (f *elfFile) section(i uint64) elfSection {
+	b := f.sh[i*f.shentsize:]
+	bo := f.bo
+	if f.is64 {
+		return elfSection{
 			typ:     uint64(bo.Uint32(b[4:])),  // sh_type
-			off:     uint64(bo.Uint32(b[16:])), // sh_offset
-			size:    uint64(bo.Uint32(b[20:])), // sh_size
-			link:    uint64(bo.Uint32(b[24:])), // sh_link
-			entsize: uint64(bo.Uint32(b[36:])), // sh_entsize
+			off:     bo.Uint64(b[24:]),         // sh_offset
+			size:    bo.Uint64(b[32:]),         // sh_size
+			link:    uint64(bo.Uint32(b[40:])), // sh_link
+			entsize: bo.Uint64(b[56:]),         // sh_entsize
 		}
 	}
-	readSec := func(s section) []byte {
-		if s.off > uint64(size) || s.size > uint64(size)-s.off || s.size > maxSymtabRead {
-			return nil
-		}
-		b := make([]byte, s.size)
-		if _, err := r.ReadAt(b, int64(s.off)); err != nil {
-			return nil
-		}
-		return b
+	return elfSection{
+		typ:     uint64(bo.Uint32(b[4:])),  // sh_type
+		off:     uint64(bo.Uint32(b[16:])), // sh_offset
+		size:    uint64(bo.Uint32(b[20:])), // sh_size
+		link:    uint64(bo.Uint32(b[24:])), // sh_link
+		entsize: uint64(bo.Uint32(b[36:])), // sh_entsize
 	}
-	for i := uint64(0); i < shnum; i++ {
-		st := sec(i)
-		if st.typ != shtSymtab {
+}
+
+// readSection returns the contents of section s, or nil when they do not
+// fit in the file or are larger than maxSymtabRead.
+func (f *elfFile) readSection(s elfSection) []byte {
+	if s.off > uint64(f.size) || s.size > uint64(f.size)-s.off || s.size > maxSymtabRead {
+		return nil
+	}
+	b := make([]byte, s.size)
+	if _, err := f.r.ReadAt(b, int64(s.off)); err != nil {
+		return nil
+	}
+	return b
+}
+
+// symbols returns the index names of the symbol table st (see elfSymbols),
+// with isObject false when the table, its string table or a name in it is
+// not in the file.
+func (f *elfFile) symbols(st elfSection) (names []string, isObject bool) {
+	if st.link >= f.shnum {
+		return nil, false
+	}
+	symEnt := uint64(16) // sizeof(Elf32_Sym)
+	if f.is64 {
+		symEnt = 24 // sizeof(Elf64_Sym)
+	}
+	syms := f.readSection(st)
+	strSec := f.section(st.link)
+	strs := f.readSection(strSec)
+	if syms == nil || strs == nil && strSec.size != 0 {
+		return nil, false
+	}
+	// Entry 0 is the undefined symbol.
+	for off := symEnt; off+symEnt <= uint64(len(syms)); off += symEnt {
+		nameOff, info, shndx := f.symbol(syms[off:])
+		bind := info >> 4
+		if shndx == shnUndef {
 			continue
 		}
-		if st.link >= shnum {
+		if bind != stbGlobal && bind != stbWeak && bind != stbGNUUnique && shndx != shnCommon {
+			continue
+		}
+		if nameOff >= uint64(len(strs)) {
 			return nil, false
 		}
-		symEnt := uint64(16)
-		if is64 {
-			symEnt = 24
-		}
-		syms := readSec(st)
-		strs := readSec(sec(st.link))
-		if syms == nil || strs == nil && sec(st.link).size != 0 {
-			return nil, false
-		}
-		for off := symEnt; off+symEnt <= uint64(len(syms)); off += symEnt {
-			e := syms[off:]
-			var nameOff uint64
-			var info byte
-			var shndx uint16
-			if is64 {
-				nameOff = uint64(bo.Uint32(e[0:])) // st_name
-				info = e[4]                        // st_info
-				shndx = bo.Uint16(e[6:])           // st_shndx
-			} else {
-				nameOff = uint64(bo.Uint32(e[0:])) // st_name
-				info = e[12]                       // st_info
-				shndx = bo.Uint16(e[14:])          // st_shndx
-			}
-			bind := info >> 4
-			if shndx == shnUndef {
-				continue
-			}
-			if bind != stbGlobal && bind != stbWeak && bind != stbGNUUnique && shndx != shnCommon {
-				continue
-			}
-			if nameOff >= uint64(len(strs)) {
-				return nil, false
-			}
-			s := strs[nameOff:]
-			end := 0
-			for end < len(s) && s[end] != 0 {
-				end++
-			}
-			names = append(names, string(s[:end]))
-		}
-		return names, true
+		names = append(names, cString(strs[nameOff:]))
 	}
-	return nil, true
+	return names, true
+}
+
+// symbol decodes the fields of the symbol table entry e that elfSymbols
+// uses.
+func (f *elfFile) symbol(e []byte) (nameOff uint64, info byte, shndx uint16) {
+	if f.is64 {
+		nameOff = uint64(f.bo.Uint32(e[0:])) // st_name
+		info = e[4]                          // st_info
+		shndx = f.bo.Uint16(e[6:])           // st_shndx
+		return nameOff, info, shndx
+	}
+	nameOff = uint64(f.bo.Uint32(e[0:])) // st_name
+	info = e[12]                         // st_info
+	shndx = f.bo.Uint16(e[14:])          // st_shndx
+	return nameOff, info, shndx
+}
+
+// cString returns the bytes of s before its first NUL, or all of s when it
+// holds none.
+func cString(s []byte) string {
+	end := 0
+	for end < len(s) && s[end] != 0 {
+		end++
+	}
+	return string(s[:end])
 }

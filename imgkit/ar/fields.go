@@ -100,6 +100,20 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	if len(members) > 0 {
 		end = members[0].HeaderOffset
 	}
+	if out, err = specialFields(out, r, size, end); err != nil {
+		return nil, err
+	}
+	if len(rd.Symbols()) > 0 || rd.Index() != IndexNone {
+		out = append(out, imgfmt.Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
+	}
+	return memberFields(out, rd, r)
+}
+
+// specialFields appends the fields of the special members (symbol index,
+// long-name table) of the archive in r (size bytes), which sit between the
+// magic and end, the first member's header. It stops at the first header
+// whose ar_size does not fit in the archive.
+func specialFields(out []imgfmt.Field, r io.ReaderAt, size, end int64) ([]imgfmt.Field, error) {
 	for off := int64(magicLen); off+headerLen <= end; {
 		var h header
 		if _, err := r.ReadAt(h[:], off); err != nil {
@@ -109,18 +123,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 		if !ok || n < 0 || n > size-off-headerLen {
 			break
 		}
-		name := strings.TrimRight(string(h.arName()), " ")
-		what := "special member " + strconv.Quote(name)
-		switch name {
-		case gnuSymtabName, gnuSym64Name, bsdSymdefName, bsdSymdefSorted, bsdSymdef64Name:
-			what = "symbol index"
-		case gnuStrtabName:
-			what = "long-name table"
-		default:
-			if strings.HasPrefix(name, bsdLongPrefix) {
-				what = "symbol index" // BSD: "#1/len" followed by __.SYMDEF
-			}
-		}
+		what := specialPath(strings.TrimRight(string(h.arName()), " "))
 		out = headerFields(out, what, off, &h)
 		sum, err := hashSection(r, off+headerLen, n)
 		if err != nil {
@@ -129,12 +132,31 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 		out = append(out, imgfmt.Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
 		off += headerLen + n + pad2(n)
 	}
-	if len(rd.Symbols()) > 0 || rd.Index() != IndexNone {
-		out = append(out, imgfmt.Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
-	}
+	return out, nil
+}
 
+// specialPath returns the Path of the fields of the special member whose
+// ar_name, without its padding, is name: "symbol index", "long-name table",
+// or "special member" and the quoted name for another.
+func specialPath(name string) string {
+	switch name {
+	case gnuSymtabName, gnuSym64Name, bsdSymdefName, bsdSymdefSorted, bsdSymdef64Name:
+		return "symbol index"
+	case gnuStrtabName:
+		return "long-name table"
+	}
+	if strings.HasPrefix(name, bsdLongPrefix) {
+		return "symbol index" // BSD: "#1/len" followed by __.SYMDEF
+	}
+	return "special member " + strconv.Quote(name)
+}
+
+// memberFields appends, for each member of rd (read through r), its header
+// fields, its data and its index entries. The Path of a member is its name,
+// with ";2" for a second member of that name and so on.
+func memberFields(out []imgfmt.Field, rd *Reader, r io.ReaderAt) ([]imgfmt.Field, error) {
 	count := map[string]int{}
-	for i, mem := range members {
+	for i, mem := range rd.Members() {
 		count[mem.Name]++
 		p := mem.Name
 		if n := count[mem.Name]; n > 1 {

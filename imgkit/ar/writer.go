@@ -444,30 +444,6 @@ func writeGNUStrtab(head *bytes.Buffer, strtab []byte) {
 
 // layoutBSD lays the archive out as llvm-ar --format=bsd does.
 func (p *Plan) layoutBSD(hasObject bool) error {
-	// Each member's name goes after its header, padded with NULs so that
-	// the data starts at a multiple of 8 bytes.
-	bsdHeader := func(pos int64, name string, h *Header, size int64) ([]byte, error) {
-		after := pos + headerLen + int64(len(name))
-		padded := int64(len(name)) + (alignUp(after, 8) - after)
-		hd := blankHeader()
-		fill(hd.arName(), bsdLongPrefix+fmt.Sprint(padded))
-		if h == nil {
-			p.indexMeta(&hd)
-		} else if err := p.memberMeta(&hd, h); err != nil {
-			return nil, err
-		}
-		if !fillDec(hd.arSize(), padded+size) {
-			return nil, rangeError(name, "Size (with the name)", padded+size, "ar_size", 10, sizeLen)
-		}
-		copy(hd.arFmag(), fmag)
-		out := make([]byte, 0, headerLen+padded)
-		out = append(out, hd[:]...)
-		out = append(out, name...)
-		for int64(len(out)) < headerLen+padded {
-			out = append(out, 0)
-		}
-		return out, nil
-	}
 	strs, nsyms := p.symbolNames()
 	writeIndex := !p.opts.NoIndex && hasObject
 	if writeIndex && nsyms == 0 {
@@ -476,20 +452,71 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 	var idx []byte
 	off := int64(magicLen)
 	if writeIndex {
-		n := 4 + 8*int64(nsyms) + 4 + int64(len(strs))
-		n = alignUp(n, 8)
-		h, err := bsdHeader(off, bsdSymdefName, nil, n)
+		n := alignUp(bsdIndexLen(nsyms, strs), 8)
+		h, err := p.bsdHeader(off, bsdSymdefName, nil, n)
 		if err != nil {
 			return err
 		}
 		idx = h
 		off += int64(len(h)) + n
 	}
+	if err := p.bsdMemberHeaders(off); err != nil {
+		return err
+	}
+	var head bytes.Buffer
+	head.WriteString(magic)
+	if writeIndex {
+		if err := p.writeBSDIndex(&head, idx, strs, nsyms); err != nil {
+			return err
+		}
+	}
+	p.head = head.Bytes()
+	return nil
+}
+
+// bsdIndexLen returns the size of a BSD symbol index (__.SYMDEF) of nsyms
+// symbols whose names are strs, before its padding: the size of the
+// ranlib array, the array of (name offset, member offset) pairs, the size
+// of the names and the names.
+func bsdIndexLen(nsyms int, strs []byte) int64 {
+	return 4 + 8*int64(nsyms) + 4 + int64(len(strs))
+}
+
+// bsdHeader returns the BSD header, at pos, of a member of size data
+// bytes: a header whose ar_name is "#1/len" and the name after it, padded
+// with NULs so that the data starts at a multiple of 8 bytes. The date..mode
+// fields come from h, or are the index's (indexMeta) when h is nil.
+func (p *Plan) bsdHeader(pos int64, name string, h *Header, size int64) ([]byte, error) {
+	after := pos + headerLen + int64(len(name))
+	padded := int64(len(name)) + (alignUp(after, 8) - after)
+	hd := blankHeader()
+	fill(hd.arName(), bsdLongPrefix+fmt.Sprint(padded))
+	if h == nil {
+		p.indexMeta(&hd)
+	} else if err := p.memberMeta(&hd, h); err != nil {
+		return nil, err
+	}
+	if !fillDec(hd.arSize(), padded+size) {
+		return nil, rangeError(name, "Size (with the name)", padded+size, "ar_size", 10, sizeLen)
+	}
+	copy(hd.arFmag(), fmag)
+	out := make([]byte, 0, headerLen+padded)
+	out = append(out, hd[:]...)
+	out = append(out, name...)
+	for int64(len(out)) < headerLen+padded {
+		out = append(out, 0)
+	}
+	return out, nil
+}
+
+// bsdMemberHeaders fills p.hdrs with each member's BSD header, p.offs with
+// its offset, the first at off, and p.size.
+func (p *Plan) bsdMemberHeaders(off int64) error {
 	p.hdrs = make([][]byte, len(p.entries))
 	p.offs = make([]int64, len(p.entries))
 	for i := range p.entries {
 		e := &p.entries[i]
-		h, err := bsdHeader(off, e.Name, &e.Header, e.Size)
+		h, err := p.bsdHeader(off, e.Name, &e.Header, e.Size)
 		if err != nil {
 			return err
 		}
@@ -498,36 +525,39 @@ func (p *Plan) layoutBSD(hasObject bool) error {
 		off += int64(len(h)) + e.Size + pad2(e.Size)
 	}
 	p.size = off
-	var head bytes.Buffer
-	head.WriteString(magic)
-	if writeIndex {
-		start := head.Len() + len(idx)
-		head.Write(idx)
-		var b [4]byte
-		putLE32(b[:], uint32(8*nsyms))
-		head.Write(b[:])
-		sx := 0
-		for i := range p.entries {
-			if p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
-				return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
-			}
-			for _, s := range p.entries[i].Symbols {
-				putLE32(b[:], uint32(sx))
-				head.Write(b[:])
-				putLE32(b[:], uint32(p.offs[i]))
-				head.Write(b[:])
-				sx += len(s) + 1
-			}
+	return nil
+}
+
+// writeBSDIndex writes the BSD symbol index to head: its header idx, the
+// size of the ranlib array, a (name offset, member offset) pair for each
+// symbol (little-endian, 4 bytes each), the size of the names and the
+// names strs, padded with NULs to a multiple of 8 bytes.
+func (p *Plan) writeBSDIndex(head *bytes.Buffer, idx, strs []byte, nsyms int) error {
+	start := head.Len() + len(idx)
+	head.Write(idx)
+	var b [4]byte
+	putLE32(b[:], uint32(8*nsyms))
+	head.Write(b[:])
+	sx := 0
+	for i := range p.entries {
+		if p.offs[i] > 0xffffffff && len(p.entries[i].Symbols) > 0 {
+			return fmt.Errorf("%w: member %q at offset %#x", ErrTooBig, p.entries[i].Name, p.offs[i])
 		}
-		putLE32(b[:], uint32(len(strs)))
-		head.Write(b[:])
-		head.Write(strs)
-		want := start + int(alignUp(int64(4+8*nsyms+4+len(strs)), 8))
-		for head.Len() < want {
-			head.WriteByte(0)
+		for _, s := range p.entries[i].Symbols {
+			putLE32(b[:], uint32(sx))
+			head.Write(b[:])
+			putLE32(b[:], uint32(p.offs[i]))
+			head.Write(b[:])
+			sx += len(s) + 1
 		}
 	}
-	p.head = head.Bytes()
+	putLE32(b[:], uint32(len(strs)))
+	head.Write(b[:])
+	head.Write(strs)
+	want := start + int(alignUp(bsdIndexLen(nsyms, strs), 8))
+	for head.Len() < want {
+		head.WriteByte(0)
+	}
 	return nil
 }
 

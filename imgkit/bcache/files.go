@@ -78,8 +78,17 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 		}
 		return -1, nil
 	}
-	// Runs of files that follow each other (through their Pad) and fit
-	// the copy buffer together are copied as one unit: [first, end).
+	units := im.copyUnits(files)
+	if im.data != nil {
+		im.touchUnits(files, units)
+	}
+	return im.copyUnitsParallel(files, units, workers)
+}
+
+// copyUnits groups files into the units a worker copies at once: runs of
+// files that follow each other (through their Pad) and fit the copy
+// buffer together, as [first, end).
+func (im *Image) copyUnits(files []FileCopy) [][2]int {
 	var units [][2]int
 	for i := 0; i < len(files); {
 		j := i + 1
@@ -90,19 +99,29 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 		units = append(units, [2]int{i, j})
 		i = j
 	}
-	if im.data != nil {
-		for _, u := range units {
-			for i := u[0]; i < u[1]; i++ {
-				n := files[i].N
-				if i+1 < u[1] {
-					n += files[i].Pad
-				}
-				if im.checkRange(files[i].Off, n) == nil {
-					im.markTouched(files[i].Off, n)
-				}
+	return units
+}
+
+// touchUnits marks as touched the valid ranges the files of units write,
+// each with the Pad that joins it to the next file of its unit.
+func (im *Image) touchUnits(files []FileCopy, units [][2]int) {
+	for _, u := range units {
+		for i := u[0]; i < u[1]; i++ {
+			n := files[i].N
+			if i+1 < u[1] {
+				n += files[i].Pad
+			}
+			if im.checkRange(files[i].Off, n) == nil {
+				im.markTouched(files[i].Off, n)
 			}
 		}
 	}
+}
+
+// copyUnitsParallel copies the units of files with workers goroutines and
+// returns the lowest index of a file that failed and its error, or -1.
+// Workers take no unit past the lowest failure so far.
+func (im *Image) copyUnitsParallel(files []FileCopy, units [][2]int, workers int) (int, error) {
 	errs := make([]error, len(files))
 	var next atomic.Int64
 	var failAt atomic.Int64 // lowest failed index so far
@@ -121,15 +140,7 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 				if u >= int64(len(units)) || int64(units[u][0]) > failAt.Load() {
 					return
 				}
-				first, end := units[u][0], units[u][1]
-				var i int
-				var err error
-				if end-first == 1 {
-					i, err = first, im.copyPath(buf, &files[first])
-				} else {
-					i, err = im.copyRun(buf, files, first, end)
-				}
-				if err != nil {
+				if i, err := im.copyUnit(buf, files, units[u]); err != nil {
 					errs[i] = err
 					for f := failAt.Load(); int64(i) < f && !failAt.CompareAndSwap(f, int64(i)); f = failAt.Load() {
 					}
@@ -144,6 +155,16 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// copyUnit copies the files of the unit u = [first, end) with buf and
+// returns the index of the file that failed with its error.
+func (im *Image) copyUnit(buf []byte, files []FileCopy, u [2]int) (int, error) {
+	first, end := u[0], u[1]
+	if end-first == 1 {
+		return first, im.copyPath(buf, &files[first])
+	}
+	return im.copyRun(buf, files, first, end)
 }
 
 // follows reports whether file b of a batch starts where a and its Pad end,

@@ -127,30 +127,9 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, fmt.Errorf("%w: size %d", ErrRange, size)
 	}
 	im := &Image{name: path, target: path, size: size, opts: o}
-	dir := filepath.Dir(path)
-	regular := true
-	if isDevicePath(path) {
-		// Never create or rename anything in /dev or /proc: /dev/stdout
-		// may lead to a regular file, but it is a stream to its writer.
-		regular = false
-		im.stream = true
-		dir = os.TempDir()
-	} else if fi, err := os.Stat(path); err == nil {
-		switch {
-		case fi.IsDir():
-			return nil, fmt.Errorf("%w: %s", ErrNotFile, path)
-		case fi.Mode().IsRegular():
-			if t, err := filepath.EvalSymlinks(path); err == nil {
-				im.target = t
-				dir = filepath.Dir(t)
-			}
-		default:
-			regular = false
-			im.stream = true
-			dir = os.TempDir()
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("bcache: %w", err)
+	dir, regular, err := im.placeTemp(path)
+	if err != nil {
+		return nil, err
 	}
 	mode, err := resolveMode(o.Mode, size, regular)
 	if err != nil {
@@ -168,19 +147,60 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, err
 	}
 	if mode == ModeMmap && size > 0 {
-		data, err := mmapFile(f, size)
-		if err != nil {
-			if o.Mode == ModeMmap {
-				im.Abort()
-				return nil, fmt.Errorf("%w: %s: %v", ErrNoMmap, path, err)
-			}
-			im.mode = ModeCopy // the file system refuses mappings
-		} else {
-			im.data = data
-			im.initTrack()
+		if err := im.mapTemp(); err != nil {
+			return nil, err
 		}
 	}
 	return im, nil
+}
+
+// placeTemp decides where Create puts the temporary file for path: beside
+// path, or beside the target of a symbolic link to a regular file (which
+// becomes im.target), or under os.TempDir for a path that is not a regular
+// file or a new name, which makes im a stream. regular is false in that
+// last case.
+func (im *Image) placeTemp(path string) (dir string, regular bool, err error) {
+	if isDevicePath(path) {
+		// Never create or rename anything in /dev or /proc: /dev/stdout
+		// may lead to a regular file, but it is a stream to its writer.
+		im.stream = true
+		return os.TempDir(), false, nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return filepath.Dir(path), true, nil
+	case err != nil:
+		return "", false, fmt.Errorf("bcache: %w", err)
+	case fi.IsDir():
+		return "", false, fmt.Errorf("%w: %s", ErrNotFile, path)
+	case fi.Mode().IsRegular():
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			im.target = t
+			return filepath.Dir(t), true, nil
+		}
+		return filepath.Dir(path), true, nil
+	}
+	im.stream = true
+	return os.TempDir(), false, nil
+}
+
+// mapTemp maps the temporary file of a mmap-mode image; when the file
+// system refuses, the image falls back to copy mode unless Options.Mode
+// asked for mmap, which is then an error (and the image is aborted).
+func (im *Image) mapTemp() error {
+	data, err := mmapFile(im.f, im.size)
+	if err != nil {
+		if im.opts.Mode == ModeMmap {
+			im.Abort()
+			return fmt.Errorf("%w: %s: %v", ErrNoMmap, im.name, err)
+		}
+		im.mode = ModeCopy // the file system refuses mappings
+		return nil
+	}
+	im.data = data
+	im.initTrack()
+	return nil
 }
 
 // isDevicePath reports whether path lies under /dev or /proc, where Create
@@ -324,36 +344,8 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		}
 	}
 	if src, ok := r.(*os.File); ok {
-		var done int64
-		var err error
-		switch {
-		case bulk == BulkCopyFileRange && copyFileRangeSupported:
-			done, err = copyFileRange(im.f, off, src, n)
-			if err == nil && done < n {
-				err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
-			}
-		case bulk == BulkMapSource && mmapSupported:
-			done, err = im.copyMappedSource(off, src, n)
-			if done == 0 && err == nil {
-				break // not a regular file, or too short: read it below
-			}
-			if err == nil {
-				done = n
-			}
-		}
-		if err == nil && done == n {
-			if im.data == nil {
-				return im.refreshHeld(off, n)
-			}
-			return nil
-		}
-		if done > 0 {
-			return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
-		}
-		// Nothing copied and the call is refused (another file system,
-		// an old kernel, a source that is not a regular file): fall back.
-		if bulk == BulkMapSource {
-			bulk = BulkPwrite
+		if handled, err := im.copyFromFile(off, src, n, &bulk); handled {
+			return err
 		}
 	}
 	if im.data != nil && bulk == BulkRead {
@@ -363,6 +355,45 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 		})
 	}
 	return im.copyViaHeap(off, r, n)
+}
+
+// copyFromFile copies n bytes of src into the image at off with the
+// kernel's help, as bulk (BulkCopyFileRange or BulkMapSource) asks. It
+// reports whether it handled the copy, with the copy's error; when nothing
+// was copied because the call is refused (another file system, an old
+// kernel, a source that is not a regular file), it reports false and
+// leaves in *bulk the way CopyFrom falls back to.
+func (im *Image) copyFromFile(off int64, src *os.File, n int64, bulk *Bulk) (bool, error) {
+	var done int64
+	var err error
+	switch {
+	case *bulk == BulkCopyFileRange && copyFileRangeSupported:
+		done, err = copyFileRange(im.f, off, src, n)
+		if err == nil && done < n {
+			err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
+		}
+	case *bulk == BulkMapSource && mmapSupported:
+		done, err = im.copyMappedSource(off, src, n)
+		if done == 0 && err == nil {
+			break // not a regular file, or too short: read it below
+		}
+		if err == nil {
+			done = n
+		}
+	}
+	if err == nil && done == n {
+		if im.data == nil {
+			return true, im.refreshHeld(off, n)
+		}
+		return true, nil
+	}
+	if done > 0 {
+		return true, fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+	}
+	if *bulk == BulkMapSource {
+		*bulk = BulkPwrite
+	}
+	return false, nil
 }
 
 // bulkSize is the size of the CopyFrom and CopyFiles heap buffers, in both

@@ -6,6 +6,49 @@
 // record with one accessor per field named as ECMA-119, El Torito and
 // SUSP/RRIP name them.
 //
+// # Reading
+//
+// Open and OpenReader read any ISO 9660 image as an io/fs.FS (with
+// fs.ReadLinkFS): the volume descriptor set from sector 16 to its
+// terminator, then one directory tree, chosen as Linux's isofs and
+// libisofs choose it: Rock Ridge when the primary root's "." record starts
+// with the SUSP indicator SP, else the Joliet supplementary volume (escape
+// sequences %/@, %/C or %/E), else the primary volume's ISO 9660 names.
+// FS.View gives the others.
+//
+// Without Rock Ridge a file's name is its file identifier without the
+// version (";1") and a trailing "."; the case is kept, as libisofs,
+// libarchive (bsdtar) and 7-Zip show it (Linux's isofs lower-cases it
+// under its default map=normal). Joliet names are UCS-2 (UTF-16 with
+// surrogate pairs) treated the same way. Names that are not UTF-8 are read
+// as Latin-1; names that are not valid fs.FS names, and repeats of a name
+// in a directory, are left out. Files are read-only (0444, directories
+// 0555) unless a PX entry gives their mode.
+//
+// Rock Ridge: SP's LEN_SKP, CE continuation areas (at most 64 per record
+// and 64 KiB, a loop is an error), PX modes, links, owners and serial
+// numbers, PN devices (as Linux reads them: Dev_t High and Low are major
+// and minor unless High is 0, when Low is a whole dev_t), SL links
+// (component records joined with "/" unless one continues, across SL
+// entries as within one), NM names with their continuation flags, TF
+// times in short and long form, and relocated directories: a CL entry
+// shows the relocated directory where it stood, RE entries are left out,
+// and a directory left with nothing but relocated directories (rr_moved)
+// is hidden, so that the tree reads as it did before relocation. NetBSD's
+// makefs writes no RE entries; a CL entry then takes the directory from
+// its record in rr_moved. SF (sparse file) entries are refused with
+// ErrUnsupported when the file is opened; ZF (zisofs) and AAIP entries
+// are not decoded.
+//
+// Directory records: multi-extent files are joined, associated files
+// skipped, extended attribute records stepped over, interleaved files
+// (File Unit Size and Interleave Gap Size) read unit by unit; the Logical
+// Block Size may be 512, 1024 or 2048. Only the first session is read.
+// FS.BootCatalog reads the El Torito boot catalogue. Every size read from
+// the image is checked against the image before it is trusted: the
+// directories read may not add up to more than the image, a directory
+// extent is read once (later records pointing at it are dropped), and
+// nesting stops at 2048 levels.
 // # Writing
 //
 // WriteFile, Write and Build lay the tree of an fstree.Source out as an
@@ -23,9 +66,11 @@
 // symlinks, devices and fifos, a 200-entry directory and relocated deep
 // trees. The layout follows cd9660_makefs:
 //
-//   - The System Area (sectors 0 to 15) is zero; the Primary Volume
-//     Descriptor is at sector 16 and the Volume Descriptor Set Terminator
-//     follows it (a Joliet Supplementary Volume Descriptor comes between).
+//   - The System Area (sectors 0 to 15) is zero unless boot options fill
+//     it (see El Torito); the Primary Volume Descriptor is at sector 16
+//     and the Volume Descriptor Set Terminator follows it (an El Torito
+//     Boot Record, then a Joliet Supplementary Volume Descriptor, come
+//     between).
 //     The System Identifier is "FreeBSD"; the Volume Identifier (label),
 //     Volume Set Identifier (volumeid), Publisher, Data Preparer and
 //     Application Identifiers are blanks unless given, upper-cased, and
@@ -147,6 +192,67 @@
 // "." record shows no RRIP entry of its own. Readers that prefer Joliet
 // (7z, iso-info, fls) then show the Joliet names.
 //
+// # El Torito
+//
+// Options.Boot holds makefs's boot options (bootimage, B; no-emul-boot,
+// hard-disk-boot, no-boot, boot-load-segment and platformid, which apply
+// to the last bootimage; bootimagedir; generic-bootimage, G; chrp-boot,
+// C), and the images are byte for byte makefs's for them, with and
+// without Rock Ridge (the tests compare floppy, no-emulation and hard
+// disk images, several images of several platforms, load segments,
+// no-boot, platformid, the generic boot image and the partition tables):
+//
+//   - A boot image is a host file, named as makefs opens it (relative to
+//     the working directory); it need not be in the tree, and when it is
+//     it is written twice, as makefs writes it. bootimagedir is checked
+//     (up to 12 d-characters) and otherwise unused, as in makefs, and no
+//     boot catalogue file appears in the tree.
+//   - The Boot Record is in sector 17. The catalogue follows the volume
+//     descriptor set, in the sectors the Validation Entry and one entry
+//     per image take (makefs does not count the Section Headers), then
+//     the images, each from a new sector, in makefs's order: each
+//     new image goes before the first image of another system. The path
+//     tables follow after as many sectors as the images' 512-byte sector
+//     counts add up to, which is what makefs reserves.
+//   - The Initial/Default Entry is the first image given, and the
+//     Validation Entry has its platform; the others get Section Entries
+//     under one Section Header per platform (platformid=efi changes an
+//     image's), the headers in the reverse order of their platforms'
+//     first images. The media type is a 1.2, 1.44 or 2.88 MB floppy for
+//     images of exactly those sizes, else no emulation, unless
+//     no-emul-boot or hard-disk-boot says otherwise; the System Type is
+//     the platform (makefs does not read a hard disk image's MBR); the
+//     Sector Count is the image's size in 512-byte sectors, rounded up
+//     to 2048 bytes (its low 16 bits); no-boot marks the Initial/Default
+//     Entry only, as in makefs.
+//   - The generic boot image (up to 32768 bytes) is written from byte 0.
+//     With a powerpc image or chrp-boot (which, as in makefs, needs a
+//     bootimage) the System Area gets an MBR: a 96h partition over the
+//     whole image for chrp-boot and a 41h (PReP Boot) one per powerpc
+//     image; with a macppc or mac68k image an Apple Partition Map. Their
+//     bytes are makefs's, its quirks included: an image partition's size
+//     is 4 times its 512-byte sector count, and the APM's last entry
+//     (CD_ROM_Mode_1) is written one block past the count of entries.
+//
+// Where this package differs: a boot-load-segment that is not a
+// hexadecimal number up to ffff and a platformid other than efi are
+// errors (makefs warns and goes on with segment 0 or the image's own
+// platform); a boot image's size is its file's, following symlinks
+// (makefs takes lstat's); boot images whose partition entries would not
+// fit in the System Area (more than 60 Mac or 2019 powerpc images) are an
+// error (makefs writes them over the volume descriptors). With 63 or more
+// images the catalogue's last entries run into the first image's sector,
+// as in makefs, and the image wins.
+//
+// With compat=debian the boot area is Debian's makefs's (NetBSD's
+// cd9660_eltorito.c of 2008): the Initial/Default Entry is the first
+// image in makefs's order rather than the first given, the Validation
+// Entry's platform is always 80x86, no Section Header is marked the last,
+// each header's entries are in the reverse order of the images, each
+// image starts as many 2048-byte sectors after the previous one as that
+// one has 512-byte sectors, and no MBR or APM is written. The efi system,
+// platformid and chrp-boot, which that makefs does not have, are errors.
+//
 // # compat=debian
 //
 // Options.Compat "debian" (-o compat=debian) gives the bytes of Debian's
@@ -162,8 +268,7 @@
 //
 // # Limits
 //
-// Not written here: El Torito (eltorito.go has it and its options), multi-extent
-// files, extended attribute records, the optional path tables, and
+// Not written here: multi-extent files, extended attribute records, the optional path tables, and
 // NetBSD's archimedes extension (the option is accepted and changes
 // nothing; FreeBSD's makefs does not know it). iso-info (libcdio) does
 // not follow CE entries, so names in continuation areas show as ISO 9660

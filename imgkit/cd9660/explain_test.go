@@ -86,6 +86,9 @@ func (v *volume) describe(off int64) string {
 	if sector < systemAreaSectors {
 		return "System Area"
 	}
+	if s := v.describeBoot(off); s != "" {
+		return s
+	}
 	for _, d := range v.descriptors {
 		if d.sector == sector {
 			return d.name + ", " + fieldAt(SectorSize, in, descriptorFields(new(volumeDescriptor)))

@@ -1,6 +1,21 @@
 package cd9660
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these so
+// that callers can tell them apart with errors.Is.
+var (
+	// ErrFormat reports a malformed ISO 9660 image.
+	ErrFormat = errors.New("cd9660: malformed image")
+	// ErrUnsupported reports a well-formed structure the reader does not
+	// handle: a Rock Ridge sparse file (SF), for one.
+	ErrUnsupported = errors.New("cd9660: unsupported")
+	// ErrNoBootRecord reports an image without an El Torito boot record.
+	ErrNoBootRecord = errors.New("cd9660: no El Torito boot record")
+)
 
 // The on-disk records of ECMA-119 (ISO 9660, 4th edition 2019), the El
 // Torito Bootable CD-ROM Format Specification 1.0 (1995) and the System
@@ -310,3 +325,124 @@ const (
 func (e suspEntry) blockLocationOfContinuationArea() []byte { return e[4:][:8] }
 func (e suspEntry) offsetToStartOfContinuationArea() []byte { return e[12:][:8] }
 func (e suspEntry) lengthOfTheContinuationArea() []byte     { return e[20:][:8] }
+
+// SUSP Indicator entry fields (SUSP 5.3).
+func (e suspEntry) checkBytes() []byte { return e[4:][:2] }
+func (e suspEntry) lenSkp() []byte     { return e[6:][:1] }
+
+// Extensions Reference entry fields (SUSP 5.5).
+func (e suspEntry) lenID() []byte               { return e[4:][:1] }
+func (e suspEntry) lenDes() []byte              { return e[5:][:1] }
+func (e suspEntry) lenSrc() []byte              { return e[6:][:1] }
+func (e suspEntry) extVer() []byte              { return e[7:][:1] }
+func (e suspEntry) extensionIdentifier() []byte { return e[8:][:e[4]] }
+
+// POSIX File Attributes entry fields (RRIP 4.1.1), both-byte order. The
+// File Serial Number is present in RRIP 1.12 entries, which are 44 bytes
+// long; RRIP 1.09 entries are 36.
+func (e suspEntry) posixFileMode() []byte         { return e[4:][:8] }
+func (e suspEntry) posixFileLinks() []byte        { return e[12:][:8] }
+func (e suspEntry) posixFileUserID() []byte       { return e[20:][:8] }
+func (e suspEntry) posixFileGroupID() []byte      { return e[28:][:8] }
+func (e suspEntry) posixFileSerialNumber() []byte { return e[36:][:8] }
+
+// POSIX Device Number entry fields (RRIP 4.1.2), both-byte order.
+func (e suspEntry) devTHigh() []byte { return e[4:][:8] }
+func (e suspEntry) devTLow() []byte  { return e[12:][:8] }
+
+// flags is the FLAGS byte of the SL (RRIP 4.1.3), NM (4.1.4) and TF
+// (4.1.6) entries.
+func (e suspEntry) flags() []byte { return e[4:][:1] }
+
+// componentArea is the Component Area of an SL entry (RRIP 4.1.3): its
+// Component Records, each a flags byte, a length byte and the content.
+func (e suspEntry) componentArea() []byte { return e[5:e[2]] }
+
+// nameContent is the Name Content of an NM entry (RRIP 4.1.4).
+func (e suspEntry) nameContent() []byte { return e[5:e[2]] }
+
+// timeStamps is the Time Stamps area of a TF entry (RRIP 4.1.6): 7-byte
+// dirDateTime or, with the LONG_FORM flag, 17-byte decDateTime values.
+func (e suspEntry) timeStamps() []byte { return e[5:e[2]] }
+
+// Child Link (RRIP 4.1.5.1) and Parent Link (4.1.5.2) entry fields, both-byte
+// order.
+func (e suspEntry) locationOfChildDirectory() []byte  { return e[4:][:8] }
+func (e suspEntry) locationOfParentDirectory() []byte { return e[4:][:8] }
+
+// Sparse File entry fields (RRIP 1.12 4.1.7), both-byte order but the
+// table depth.
+func (e suspEntry) virtualFileSizeHigh() []byte { return e[4:][:8] }
+func (e suspEntry) virtualFileSizeLow() []byte  { return e[12:][:8] }
+func (e suspEntry) tableDepth() []byte          { return e[20:][:1] }
+// The partition tables makefs writes into the System Area for the boot
+// images of some platforms: a master boot record's (for PReP and CHRP
+// machines) and an Apple Partition Map (for Macs). Their sectors are 512
+// bytes.
+const (
+	// partitionSectorSize is the sector size of the MBR and the APM.
+	partitionSectorSize = 512
+	// mbrPartitionTableOffset is the byte offset of the first partition
+	// entry in the MBR, sector 0.
+	mbrPartitionTableOffset = 0x1be
+	// mbrSignatureOffset is the byte offset of the MBR's boot signature
+	// 55h AAh.
+	mbrSignatureOffset = 0x1fe
+	// apmDriverDescriptorSignature ("ER") begins the Driver Descriptor
+	// Record in block 0, apmPartitionSignature ("PM") each partition map
+	// entry from block 1 on (Inside Macintosh: Devices, chapter 3, "SCSI
+	// Manager"; Apple Technical Note 1189).
+	apmDriverDescriptorSignature = 0x4552
+	apmPartitionSignature        = 0x504d
+)
+
+// Partition status bits of an APM entry's pmPartStatus (Apple Technical
+// Note 1189).
+const (
+	apmStatusValid     = 0x01
+	apmStatusAllocated = 0x02
+	apmStatusReadable  = 0x10
+	apmStatusWritable  = 0x20
+)
+
+// MBR partition types makefs writes.
+const (
+	mbrTypePRePBoot = 0x41 // PReP Boot, a powerpc boot image
+	mbrTypeISO9660  = 0x96 // CHRP ISO-9660 file system, the whole image
+)
+
+// mbrPartitionEntry is one 16-byte entry of an MBR's partition table.
+type mbrPartitionEntry []byte
+
+func (e mbrPartitionEntry) bootIndicator() []byte { return e[0:][:1] }
+func (e mbrPartitionEntry) startingCHS() []byte   { return e[1:][:3] }
+func (e mbrPartitionEntry) partitionType() []byte { return e[4:][:1] }
+func (e mbrPartitionEntry) endingCHS() []byte     { return e[5:][:3] }
+func (e mbrPartitionEntry) startingLBA() []byte   { return e[8:][:4] }
+func (e mbrPartitionEntry) sizeInLBA() []byte     { return e[12:][:4] }
+
+// apmDriverDescriptor is the Driver Descriptor Record (Block0) of an
+// Apple Partition Map, the start of block 0; its fields are big-endian.
+type apmDriverDescriptor []byte
+
+func (d apmDriverDescriptor) sbSig() []byte      { return d[0:][:2] }
+func (d apmDriverDescriptor) sbBlkSize() []byte  { return d[2:][:2] }
+func (d apmDriverDescriptor) sbBlkCount() []byte { return d[4:][:4] }
+func (d apmDriverDescriptor) sbDevType() []byte  { return d[8:][:2] }
+func (d apmDriverDescriptor) sbDevId() []byte    { return d[10:][:2] }
+
+// apmPartition is one partition map entry of an Apple Partition Map, one
+// per block from block 1; its fields are big-endian, its names
+// NUL-terminated.
+type apmPartition []byte
+
+func (p apmPartition) pmSig() []byte         { return p[0:][:2] }
+func (p apmPartition) pmSigPad() []byte      { return p[2:][:2] }
+func (p apmPartition) pmMapBlkCnt() []byte   { return p[4:][:4] }
+func (p apmPartition) pmPyPartStart() []byte { return p[8:][:4] }
+func (p apmPartition) pmPartBlkCnt() []byte  { return p[12:][:4] }
+func (p apmPartition) pmPartName() []byte    { return p[16:][:32] }
+func (p apmPartition) pmParType() []byte     { return p[48:][:32] }
+func (p apmPartition) pmLgDataStart() []byte { return p[80:][:4] }
+func (p apmPartition) pmDataCnt() []byte     { return p[84:][:4] }
+func (p apmPartition) pmPartStatus() []byte  { return p[88:][:4] }

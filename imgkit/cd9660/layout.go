@@ -20,6 +20,7 @@ type layoutStep func(v *volume) error
 // goes after placeDescriptors and advances v.next.
 var layoutSteps = []layoutStep{
 	(*volume).placeDescriptors,
+	(*volume).placeBoot,
 	(*volume).placePathTables,
 	(*volume).placeJolietPathTables,
 	(*volume).placeTree,
@@ -44,6 +45,7 @@ type descriptorKind struct {
 // after the primary one, at sector 17.
 var descriptorKinds = []descriptorKind{
 	{"Primary Volume Descriptor", func(*volume) bool { return true }, (*volume).primaryDescriptor},
+	{"El Torito Boot Record", func(v *volume) bool { return len(v.o.Boot.Images) > 0 }, (*volume).bootRecord},
 	{"Joliet Supplementary Volume Descriptor", func(v *volume) bool { return v.joliet != nil }, (*volume).jolietDescriptor},
 	{"Volume Descriptor Set Terminator", func(*volume) bool { return true }, terminatorDescriptor},
 }

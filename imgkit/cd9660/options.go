@@ -36,6 +36,10 @@ type Options struct {
 	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
 	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
 
+	// Boot holds the El Torito options: bootimage and the options that
+	// follow it, bootimagedir, generic-bootimage and chrp-boot.
+	Boot Boot
+
 	// Global makefs options. FreeBSD's makefs ignores -s, -m and -M for
 	// cd9660 (cd9660_makefs never reads them): the image is always the
 	// smallest that holds the tree. They are accepted and ignored here
@@ -181,7 +185,7 @@ func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p
 // optionTable lists the -o options of makefs -t cd9660 that this package
 // writes (the El Torito ones live with the boot catalogue), sorted
 // bytewise by name. ParseOption and OptionHelp both read it.
-var optionTable = []optionSpec{
+var optionTable = withBootOptions([]optionSpec{
 	boolOption("allow-deep-trees", "D", "AllowDeepTrees", "allow directories deeper than 8 levels (without Rock Ridge)",
 		func(o *Options) *bool { return &o.AllowDeepTrees }),
 	boolOption("allow-illegal-chars", "i", "AllowIllegalChars", "accepted; makefs converts names regardless",
@@ -249,7 +253,7 @@ var optionTable = []optionSpec{
 		}},
 	stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
 		func(o *Options) *string { return &o.VolumeSetID }),
-}
+})
 
 // optionIndex maps every -o option name and one-letter key to its entry
 // of optionTable.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestParseOption(t *testing.T) {
 		ApplicationID: "APP ID", Publisher: "PUB", Preparer: "PREP", VolumeSetID: "SET", NoTrailingPadding: true, Verbose: 2,
 		Joliet: true, RelocateDeepTrees: true, KeepBadImages: true, AllowIllegalChars: true, AllowMaxName: true,
 		AllowLowercase: true, Archimedes: true}
-	if *o != want {
+	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("options %+v, want %+v", *o, want)
 	}
 	if err := ParseOption(o, "no-trailing-padding", ""); err != nil || o.NoTrailingPadding {

@@ -80,6 +80,7 @@ type volume struct {
 	caInline      bool  // continuation areas after their directories
 	volumeSectors int64 // the Volume Space Size
 	joliet        *jolietVolume
+	boot          *bootArea
 }
 
 // fileSize is the size of the image file.
@@ -182,6 +183,7 @@ var writeSteps = []writeStep{
 	(*volume).writeContinuation,
 	(*volume).writeJoliet,
 	(*volume).writeFiles,
+	(*volume).writeBoot,
 }
 
 // write runs the write steps.

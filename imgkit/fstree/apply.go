@@ -145,6 +145,35 @@ func (a *applier) entry(n *Node, s *specNode) error {
 	if k.set&kMode != 0 {
 		n.Mode = k.mode
 	}
+	if err := a.owner(n, s); err != nil {
+		return err
+	}
+	if k.set&kFlags != 0 {
+		n.Flags = k.flags
+	}
+	if k.set&kTime != 0 {
+		n.Atime, n.Mtime, n.Ctime, n.Birthtime = k.time, k.time, k.time, k.time
+	}
+	switch n.Type {
+	case TypeSymlink:
+		if k.set&kLink != 0 {
+			n.Link = k.link
+			n.Size = int64(len(k.link))
+		}
+	case TypeChar, TypeBlock:
+		if k.set&kDevice != 0 {
+			n.Rdev = k.rdev
+		}
+	case TypeFile:
+		return a.fileData(n, s)
+	}
+	return nil
+}
+
+// owner applies the uname, uid, gname and gid keywords of s to n; a name
+// without its number is looked up.
+func (a *applier) owner(n *Node, s *specNode) error {
+	k := &s.keys
 	if k.set&kUname != 0 {
 		n.Uname = k.uname
 		if k.set&kUID == 0 {
@@ -171,46 +200,36 @@ func (a *applier) entry(n *Node, s *specNode) error {
 	if k.set&kGID != 0 {
 		n.GID = k.gid
 	}
-	if k.set&kFlags != 0 {
-		n.Flags = k.flags
+	return nil
+}
+
+// fileData applies the contents and size keywords of s to the file n:
+// contents names the host file its data comes from (relative to the
+// spec's folder), and size must then match it.
+func (a *applier) fileData(n *Node, s *specNode) error {
+	k := &s.keys
+	if k.set&kContents != 0 {
+		p := k.contents
+		if !filepath.IsAbs(p) && a.spec.Dir != "" {
+			p = filepath.Join(a.spec.Dir, p)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return a.errorf(s, ErrSpecValue, "contents: %v", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return a.errorf(s, ErrSpecValue, "contents: %s is not a regular file", p)
+		}
+		n.SourcePath, n.fsys, n.fsPath = p, nil, ""
+		n.Size = fi.Size()
+		n.ino = 0 // new data: no longer one of a hard-link group
 	}
-	if k.set&kTime != 0 {
-		n.Atime, n.Mtime, n.Ctime, n.Birthtime = k.time, k.time, k.time, k.time
-	}
-	switch n.Type {
-	case TypeSymlink:
-		if k.set&kLink != 0 {
-			n.Link = k.link
-			n.Size = int64(len(k.link))
+	hasData := n.SourcePath != "" || n.fsys != nil
+	if k.set&kSize != 0 {
+		if hasData && k.size != n.Size {
+			return a.errorf(s, ErrSpecValue, "size=%d but the file has %d bytes", k.size, n.Size)
 		}
-	case TypeChar, TypeBlock:
-		if k.set&kDevice != 0 {
-			n.Rdev = k.rdev
-		}
-	case TypeFile:
-		if k.set&kContents != 0 {
-			p := k.contents
-			if !filepath.IsAbs(p) && a.spec.Dir != "" {
-				p = filepath.Join(a.spec.Dir, p)
-			}
-			fi, err := os.Stat(p)
-			if err != nil {
-				return a.errorf(s, ErrSpecValue, "contents: %v", err)
-			}
-			if !fi.Mode().IsRegular() {
-				return a.errorf(s, ErrSpecValue, "contents: %s is not a regular file", p)
-			}
-			n.SourcePath, n.fsys, n.fsPath = p, nil, ""
-			n.Size = fi.Size()
-			n.ino = 0 // new data: no longer one of a hard-link group
-		}
-		hasData := n.SourcePath != "" || n.fsys != nil
-		if k.set&kSize != 0 {
-			if hasData && k.size != n.Size {
-				return a.errorf(s, ErrSpecValue, "size=%d but the file has %d bytes", k.size, n.Size)
-			}
-			n.Size = k.size
-		}
+		n.Size = k.size
 	}
 	return nil
 }

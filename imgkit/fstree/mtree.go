@@ -288,21 +288,7 @@ func (p *specParser) parseLine(s string) error {
 		p.defs.merge(k)
 		return nil
 	case w == "/unset":
-		for _, kw := range words[1:] {
-			if kw == "all" {
-				p.defs = specKeys{}
-				continue
-			}
-			bit, ok := keywordBits[kw]
-			if !ok {
-				if ignoredKeywords[kw] {
-					continue
-				}
-				return p.errorf(ErrSpecKeyword, "%q", kw)
-			}
-			p.defs.set &^= bit
-		}
-		return nil
+		return p.unset(words[1:])
 	case strings.HasPrefix(w, "/"):
 		return p.errorf(ErrSpecSyntax, "unknown command %q", w)
 	case w == "..":
@@ -314,11 +300,38 @@ func (p *specParser) parseLine(s string) error {
 		}
 		return nil
 	}
-	k, err := p.parseKeys(words[1:])
+	return p.entryLine(words[0], words[1:])
+}
+
+// unset applies "/unset" with the keywords kws: each stops being a
+// default ("all" clears them all); keywords makefs ignores are ignored.
+func (p *specParser) unset(kws []string) error {
+	for _, kw := range kws {
+		if kw == "all" {
+			p.defs = specKeys{}
+			continue
+		}
+		bit, ok := keywordBits[kw]
+		if !ok {
+			if ignoredKeywords[kw] {
+				continue
+			}
+			return p.errorf(ErrSpecKeyword, "%q", kw)
+		}
+		p.defs.set &^= bit
+	}
+	return nil
+}
+
+// entryLine applies the line of the entry name with the keywords kws (over
+// the /set defaults); an entry for a directory by a relative name becomes
+// the current directory.
+func (p *specParser) entryLine(name string, kws []string) error {
+	k, err := p.parseKeys(kws)
 	if err != nil {
 		return err
 	}
-	node, full, err := p.entryNode(words[0])
+	node, full, err := p.entryNode(name)
 	if err != nil {
 		return err
 	}
@@ -586,61 +599,72 @@ func parseMode(s string) (uint32, error) {
 	}
 	var mode uint32
 	for _, clause := range strings.Split(s, ",") {
-		var who uint32
-		i := 0
-		for ; i < len(clause); i++ {
-			switch clause[i] {
-			case 'u':
-				who |= 04700
-			case 'g':
-				who |= 02070
-			case 'o':
-				who |= 01007
-			case 'a':
-				who |= 07777
-			default:
-				goto ops
-			}
-		}
-	ops:
-		if who == 0 {
-			who = 07777
-		}
-		if i == len(clause) {
+		who, ops := modeWho(clause)
+		if ops == "" {
 			return 0, errors.New("bad symbolic mode")
 		}
-		for i < len(clause) {
-			op := clause[i]
-			if op != '+' && op != '-' && op != '=' {
+		var err error
+		if mode, err = applyModeOps(mode, who, ops); err != nil {
+			return 0, err
+		}
+	}
+	return mode, nil
+}
+
+// modeWho reads the [ugoa]* prefix of a symbolic mode clause: the mode bits
+// it names (all of them when it names none) and the rest of the clause.
+func modeWho(clause string) (uint32, string) {
+	var who uint32
+	i := 0
+loop:
+	for ; i < len(clause); i++ {
+		switch clause[i] {
+		case 'u':
+			who |= 04700
+		case 'g':
+			who |= 02070
+		case 'o':
+			who |= 01007
+		case 'a':
+			who |= 07777
+		default:
+			break loop
+		}
+	}
+	if who == 0 {
+		who = 07777
+	}
+	return who, clause[i:]
+}
+
+// modePerms are the mode bits of each permission letter of a symbolic mode.
+var modePerms = map[byte]uint32{'r': 0444, 'w': 0222, 'x': 0111, 'X': 0111, 's': 06000, 't': 01000}
+
+// applyModeOps applies the operations of a symbolic mode clause, each
+// [+-=][rwxXst]*, to mode for the bits who.
+func applyModeOps(mode, who uint32, ops string) (uint32, error) {
+	for i := 0; i < len(ops); {
+		op := ops[i]
+		if op != '+' && op != '-' && op != '=' {
+			return 0, errors.New("bad symbolic mode")
+		}
+		i++
+		var perm uint32
+		for ; i < len(ops) && !strings.ContainsRune("+-=", rune(ops[i])); i++ {
+			p, ok := modePerms[ops[i]]
+			if !ok {
 				return 0, errors.New("bad symbolic mode")
 			}
-			i++
-			var perm uint32
-			for ; i < len(clause) && !strings.ContainsRune("+-=", rune(clause[i])); i++ {
-				switch clause[i] {
-				case 'r':
-					perm |= 0444
-				case 'w':
-					perm |= 0222
-				case 'x', 'X':
-					perm |= 0111
-				case 's':
-					perm |= 06000
-				case 't':
-					perm |= 01000
-				default:
-					return 0, errors.New("bad symbolic mode")
-				}
-			}
-			perm &= who
-			switch op {
-			case '+':
-				mode |= perm
-			case '-':
-				mode &^= perm
-			case '=':
-				mode = mode&^who | perm
-			}
+			perm |= p
+		}
+		perm &= who
+		switch op {
+		case '+':
+			mode |= perm
+		case '-':
+			mode &^= perm
+		case '=':
+			mode = mode&^who | perm
 		}
 	}
 	return mode, nil
@@ -655,74 +679,66 @@ func unvis(s string) (string, error) {
 	b := make([]byte, 0, len(s))
 	b = append(b, s[:i]...)
 	for ; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			b = append(b, c)
+		if s[i] != '\\' {
+			b = append(b, s[i])
 			continue
 		}
-		i++
-		if i == len(s) {
-			return "", errors.New("backslash at the end")
-		}
-		c = s[i]
-		switch c {
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			v := 0
-			j := i
-			for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
-				v = v*8 + int(s[j]-'0')
-			}
-			if v > 0377 {
-				return "", errors.New("octal escape above \\377")
-			}
-			b = append(b, byte(v))
-			i = j - 1
-		case '\\':
-			b = append(b, '\\')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'b':
-			b = append(b, '\b')
-		case 'a':
-			b = append(b, '\a')
-		case 'f':
-			b = append(b, '\f')
-		case 'v':
-			b = append(b, '\v')
-		case 's':
-			b = append(b, ' ')
-		case 'E':
-			b = append(b, 033)
-		case '$':
-			// a marker that encodes nothing
-		case 'M':
-			if i+2 >= len(s) {
-				return "", errors.New("short \\M escape")
-			}
-			switch s[i+1] {
-			case '-':
-				b = append(b, s[i+2]|0x80)
-			case '^':
-				b = append(b, ctrl(s[i+2])|0x80)
-			default:
-				return "", errors.New("bad \\M escape")
-			}
-			i += 2
-		case '^':
-			if i+1 >= len(s) {
-				return "", errors.New("short \\^ escape")
-			}
-			i++
-			b = append(b, ctrl(s[i]))
-		default:
-			return "", fmt.Errorf("unknown escape \\%c", c)
+		var err error
+		if b, i, err = unvisEscape(b, s, i+1); err != nil {
+			return "", err
 		}
 	}
 	return string(b), nil
+}
+
+// visEscapes are the one-letter escapes of vis(3) and the bytes they
+// stand for.
+var visEscapes = map[byte]byte{
+	'\\': '\\', 'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'a': '\a', 'f': '\f', 'v': '\v', 's': ' ', 'E': 033,
+}
+
+// unvisEscape decodes the escape of s whose first character after the
+// backslash is s[i], appends what it stands for to b, and returns b and
+// the index of the escape's last character.
+func unvisEscape(b []byte, s string, i int) ([]byte, int, error) {
+	if i == len(s) {
+		return nil, 0, errors.New("backslash at the end")
+	}
+	c := s[i]
+	if v, ok := visEscapes[c]; ok {
+		return append(b, v), i, nil
+	}
+	switch c {
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		v := 0
+		j := i
+		for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
+			v = v*8 + int(s[j]-'0')
+		}
+		if v > 0377 {
+			return nil, 0, errors.New("octal escape above \\377")
+		}
+		return append(b, byte(v)), j - 1, nil
+	case '$':
+		return b, i, nil // a marker that encodes nothing
+	case 'M':
+		if i+2 >= len(s) {
+			return nil, 0, errors.New("short \\M escape")
+		}
+		switch s[i+1] {
+		case '-':
+			return append(b, s[i+2]|0x80), i + 2, nil
+		case '^':
+			return append(b, ctrl(s[i+2])|0x80), i + 2, nil
+		}
+		return nil, 0, errors.New("bad \\M escape")
+	case '^':
+		if i+1 >= len(s) {
+			return nil, 0, errors.New("short \\^ escape")
+		}
+		return append(b, ctrl(s[i+1])), i + 1, nil
+	}
+	return nil, 0, fmt.Errorf("unknown escape \\%c", c)
 }
 
 // ctrl returns the control character ^c.

@@ -114,76 +114,102 @@ type fieldKey struct{ path, name string }
 // changes. It returns the byte spans, in either file, that the reported
 // changes and moves explain.
 func (r *Report) compareFields(fa, fb []imgfmt.Field, fsA, fsB fs.FS) [][2]int64 {
-	byB := make(map[fieldKey]int, len(fb))
-	pathsB := map[string]bool{}
-	for i, f := range fb {
-		byB[fieldKey{f.Path, f.Name}] = i
-		pathsB[f.Path] = true
+	d := &fieldDiff{r: r, fsA: fsA, fsB: fsB}
+	d.fromA(fa, fb)
+	d.fromB(fa, fb)
+	return mergeSpans(d.spans)
+}
+
+// fieldDiff collects what compareFields finds: the changes, in r, and the
+// byte spans of the fields they concern.
+type fieldDiff struct {
+	r        *Report
+	fsA, fsB fs.FS
+	spans    [][2]int64
+}
+
+// indexFields returns where each (path, name) of fields is (the last one,
+// when it repeats), and the paths they have.
+func indexFields(fields []imgfmt.Field) (map[fieldKey]int, map[string]bool) {
+	at := make(map[fieldKey]int, len(fields))
+	paths := map[string]bool{}
+	for i, f := range fields {
+		at[fieldKey{f.Path, f.Name}] = i
+		paths[f.Path] = true
 	}
-	pathsA := map[string]bool{}
-	keysA := make(map[fieldKey]bool, len(fa))
-	for _, f := range fa {
-		pathsA[f.Path] = true
-		keysA[fieldKey{f.Path, f.Name}] = true
+	return at, paths
+}
+
+// cover adds the bytes of f to the spans.
+func (d *fieldDiff) cover(f imgfmt.Field) {
+	if f.Offset >= 0 {
+		d.spans = append(d.spans, [2]int64{f.Offset, f.Offset + max(f.Size, 1)})
 	}
-	var spans [][2]int64
-	cover := func(f imgfmt.Field) {
-		if f.Offset >= 0 {
-			spans = append(spans, [2]int64{f.Offset, f.Offset + max(f.Size, 1)})
-		}
-		spans = append(spans, f.Spans...)
-	}
+	d.spans = append(d.spans, f.Spans...)
+}
+
+// fromA reports each field of fa against fb: a path only in A (once), a
+// field only in A, a value that changed, or a field that moved (once per
+// path).
+func (d *fieldDiff) fromA(fa, fb []imgfmt.Field) {
+	byB, pathsB := indexFields(fb)
 	seenOnly := map[string]bool{}
 	moved := map[string]bool{}
 	for _, f := range fa {
 		if !pathsB[f.Path] {
-			cover(f)
+			d.cover(f)
 			if !seenOnly[f.Path] {
 				seenOnly[f.Path] = true
-				r.add(Change{Kind: KindOnlyA, Path: f.Path, OffA: f.Offset, OffB: -1})
+				d.r.add(Change{Kind: KindOnlyA, Path: f.Path, OffA: f.Offset, OffB: -1})
 			}
 			continue
 		}
 		i, ok := byB[fieldKey{f.Path, f.Name}]
 		if !ok {
-			cover(f)
-			r.add(Change{Kind: KindField, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: -1, Old: f.Value, New: "(none)"})
+			d.cover(f)
+			d.r.add(Change{Kind: KindField, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: -1, Old: f.Value, New: "(none)"})
 			continue
 		}
 		g := fb[i]
 		switch {
 		case f.Value != g.Value:
-			cover(f)
-			cover(g)
+			d.cover(f)
+			d.cover(g)
 			c := Change{Kind: KindField, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: g.Offset, Old: f.Value, New: g.Value}
 			if f.Name == "data" {
-				c.Comment = firstDifference(fsA, fsB, f.Path)
+				c.Comment = firstDifference(d.fsA, d.fsB, f.Path)
 			}
-			r.add(c)
+			d.r.add(c)
 		case f.Offset != g.Offset || !slices.Equal(f.Spans, g.Spans):
-			cover(f)
-			cover(g)
+			d.cover(f)
+			d.cover(g)
 			if !moved[f.Path] {
 				moved[f.Path] = true
-				r.add(Change{Kind: KindMoved, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: g.Offset})
+				d.r.add(Change{Kind: KindMoved, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: g.Offset})
 			}
 		}
 	}
+}
+
+// fromB reports what fb has and fa lacks: a path only in B (once), or a
+// field only in B.
+func (d *fieldDiff) fromB(fa, fb []imgfmt.Field) {
+	keysA, pathsA := indexFields(fa)
+	seenOnly := map[string]bool{}
 	for _, g := range fb {
 		if !pathsA[g.Path] {
-			cover(g)
-			if !seenOnly["\x00"+g.Path] {
-				seenOnly["\x00"+g.Path] = true
-				r.add(Change{Kind: KindOnlyB, Path: g.Path, OffA: -1, OffB: g.Offset})
+			d.cover(g)
+			if !seenOnly[g.Path] {
+				seenOnly[g.Path] = true
+				d.r.add(Change{Kind: KindOnlyB, Path: g.Path, OffA: -1, OffB: g.Offset})
 			}
 			continue
 		}
-		if !keysA[fieldKey{g.Path, g.Name}] {
-			cover(g)
-			r.add(Change{Kind: KindField, Path: g.Path, Field: g.Name, OffA: -1, OffB: g.Offset, Old: "(none)", New: g.Value})
+		if _, ok := keysA[fieldKey{g.Path, g.Name}]; !ok {
+			d.cover(g)
+			d.r.add(Change{Kind: KindField, Path: g.Path, Field: g.Name, OffA: -1, OffB: g.Offset, Old: "(none)", New: g.Value})
 		}
 	}
-	return mergeSpans(spans)
 }
 
 // firstDifference reads the file p (a Field path) from both file systems

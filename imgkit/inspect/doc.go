@@ -7,8 +7,9 @@
 // their first bytes (Match), how to open one as an fs.FS, what extra
 // column a listing shows (the FAT short name, the ar member's header
 // offset, the FFS inode number) and how to describe a file field by field.
-// FAT images (imgkit/msdos), ar archives (imgkit/ar) and FFS images
-// (imgkit/ffs) are registered by this package, one line each in
+// FAT images (imgkit/msdos), ar archives (imgkit/ar), FFS images
+// (imgkit/ffs) and ISO 9660 images (imgkit/cd9660) are registered by this
+// package, one line each in
 // formats.go (Register(msdos.Describe())); a new format adds one such
 // line, and a program can register a format of its own from an init
 // function.

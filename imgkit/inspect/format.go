@@ -25,8 +25,8 @@ var (
 
 // Register adds a format, as its package's Describe function returns it.
 // Formats are tried in registration order: this package registers msdos,
-// ar and ffs, so a format registered from another package's init is tried
-// after them. Registering a name twice, or a format that fails
+// ar, ffs and cd9660, so a format registered from another package's init
+// is tried after them. Registering a name twice, or a format that fails
 // imgfmt.Format.Check, panics.
 func Register(f imgfmt.Format) {
 	if err := f.Check(); err != nil {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/cd9660"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
@@ -12,4 +13,5 @@ func init() {
 	Register(msdos.Describe())
 	Register(ar.Describe())
 	Register(ffs.Describe())
+	Register(cd9660.Describe())
 }

@@ -1,9 +1,6 @@
 package makefs
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 )
 
@@ -17,40 +14,25 @@ import (
 // Without a size the smallest image that holds the tree is made; a size
 // too small is an error that names the smallest -s that works.
 
-func init() {
-	Register(Type{Name: "ffs", Write: writeFFS, Help: ffs.OptionHelp})
+func init() { RegisterFormat(ffsFormat) }
+
+// ffsFormat is the ffs type: imgkit/ffs's option table and WriteFile.
+var ffsFormat = Format[ffs.Options]{
+	Name:        "ffs",
+	Help:        ffs.OptionHelp,
+	ParseOption: ffs.ParseOption,
+	ErrOption:   ffs.ErrOption,
+	Hints:       map[string]string{"compat": "want compat=freebsd or compat=debian"},
+	Common: func(o *ffs.Options) Common {
+		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
+	},
+	Flags:     ffsFlags,
+	WriteFile: ffs.WriteFile,
 }
 
-func writeFFS(c *Command, warn io.Writer) error {
-	o, err := ffsOptions(c, warn)
-	if err != nil {
-		return err
-	}
-	t, err := c.Tree(warn)
-	if err != nil {
-		return err
-	}
-	if err := ffs.WriteFile(c.Image, t, o); err != nil {
-		return fmt.Errorf("makefs: %w", err) // Run rewords the Options fields it names
-	}
-	return nil
-}
-
-// ffsOptions turns the command line into ffs.Options: the -o options, the
-// global flags, the time rule (-T, or SOURCE_DATE_EPOCH) and the
-// block-cache mode (FIXTUREGEN_CACHE).
-func ffsOptions(c *Command, warn io.Writer) (*ffs.Options, error) {
-	o := &ffs.Options{}
-	for _, opt := range c.Opts {
-		// A key without a value is an empty one, as makefs's set_option
-		// makes it: 1 for a numeric key.
-		if err := ffs.ParseOption(o, opt.Key, opt.Value); err != nil {
-			if opt.Key == "compat" {
-				return nil, usagef("makefs: -o %s: want compat=freebsd or compat=debian", opt)
-			}
-			return nil, optionError(opt, err, ffs.ErrOption)
-		}
-	}
+// ffsFlags copies the global flags into o: -S, -s/-M/-m, -b, -f, -R, -O,
+// -Z and -B.
+func ffsFlags(c *Command, o *ffs.Options) error {
 	o.SectorSize = c.SectorSize
 	// -s sets the minimum and the maximum, as makefs's -s does; a later
 	// -M or -m changes one of them again, and then the two apply.
@@ -64,14 +46,5 @@ func ffsOptions(c *Command, warn io.Writer) (*ffs.Options, error) {
 	if c.ByteOrder != nil {
 		o.ByteOrder = c.ByteOrder
 	}
-	topts, err := c.TreeOptions()
-	if err != nil {
-		return nil, err
-	}
-	o.Timestamp, o.ClampTimes = topts.Timestamp, topts.ClampTimes
-	if o.Cache, err = c.CacheOptions(); err != nil {
-		return nil, err
-	}
-	o.Warn = warn
-	return o, nil
+	return nil
 }

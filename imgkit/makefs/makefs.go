@@ -12,8 +12,8 @@
 // into it, the -F spec applied), the time rule (-T, or else
 // SOURCE_DATE_EPOCH) and the block-cache mode (FIXTUREGEN_CACHE).
 // (*Command).Run builds the image with the registered Type that -t names.
-// Each type (ffs.go, msdos.go) contributes only its -o option table and
-// the function that turns a Command into its image.
+// Each type (ffs.go, msdos.go) contributes only its -o option table, the
+// global flags it takes and its WriteFile, as a Format (see Type).
 //
 // Errors of Parse and Run are said in the command's words (flags, -o keys),
 // prefixed with "makefs: "; errors a command line's syntax causes are
@@ -251,37 +251,9 @@ func (c *Command) setFlag(name byte, arg string) error {
 	var err error
 	switch name {
 	case 'B':
-		switch arg {
-		case "be", "4321", "big":
-			c.ByteOrder = binary.BigEndian
-		case "le", "1234", "little":
-			c.ByteOrder = binary.LittleEndian
-		default:
-			return bad(errors.New("invalid byte order (want be, 4321, big, le, 1234 or little)"))
-		}
+		return c.setByteOrder(arg, bad)
 	case 'b', 'f':
-		var n int64
-		pct := strings.HasSuffix(arg, "%")
-		if pct {
-			if n, err = ParseSize(strings.TrimSuffix(arg, "%"), 0, 99); err != nil {
-				if !errors.Is(err, ErrSizeSyntax) {
-					err = errors.New("percentage must be between 0 and 99")
-				}
-				return bad(err)
-			}
-		} else if n, err = size(0, math.MaxInt64); err != nil {
-			return err
-		}
-		switch {
-		case name == 'b' && pct:
-			c.FreeBlocksPct = int(n)
-		case name == 'b':
-			c.FreeBlocks = n
-		case pct:
-			c.FreeFilesPct = int(n)
-		default:
-			c.FreeFiles = n
-		}
+		return c.setFree(name, arg, bad)
 	case 'D':
 		c.Dups++
 	case 'd':
@@ -299,13 +271,7 @@ func (c *Command) setFlag(name byte, arg string) error {
 	case 'O':
 		c.Offset, err = size(0, math.MaxInt64)
 	case 'o':
-		for item := range strings.SplitSeq(arg, ",") {
-			if item == "" {
-				return bad(errors.New("empty option"))
-			}
-			k, v, has := strings.Cut(item, "=")
-			c.Opts = append(c.Opts, Option{Key: k, Value: v, HasValue: has})
-		}
+		return c.addOpts(arg, bad)
 	case 'p', 'Z':
 		c.Sparse = true
 	case 'R':
@@ -329,6 +295,61 @@ func (c *Command) setFlag(name byte, arg string) error {
 		c.Exclude = true
 	}
 	return err
+}
+
+// setByteOrder applies -B arg; bad says an error in the flag's words.
+func (c *Command) setByteOrder(arg string, bad func(error) error) error {
+	switch arg {
+	case "be", "4321", "big":
+		c.ByteOrder = binary.BigEndian
+	case "le", "1234", "little":
+		c.ByteOrder = binary.LittleEndian
+	default:
+		return bad(errors.New("invalid byte order (want be, 4321, big, le, 1234 or little)"))
+	}
+	return nil
+}
+
+// setFree applies -b or -f (name) arg: a number, or a percentage with a
+// '%' suffix; bad says an error in the flag's words.
+func (c *Command) setFree(name byte, arg string, bad func(error) error) error {
+	pct := strings.HasSuffix(arg, "%")
+	var n int64
+	var err error
+	if pct {
+		if n, err = ParseSize(strings.TrimSuffix(arg, "%"), 0, 99); err != nil {
+			if !errors.Is(err, ErrSizeSyntax) {
+				err = errors.New("percentage must be between 0 and 99")
+			}
+			return bad(err)
+		}
+	} else if n, err = ParseSize(arg, 0, math.MaxInt64); err != nil {
+		return bad(err)
+	}
+	switch {
+	case name == 'b' && pct:
+		c.FreeBlocksPct = int(n)
+	case name == 'b':
+		c.FreeBlocks = n
+	case pct:
+		c.FreeFilesPct = int(n)
+	default:
+		c.FreeFiles = n
+	}
+	return nil
+}
+
+// addOpts appends the comma-separated key[=value] items of an -o arg to
+// c.Opts; bad says an error in the flag's words.
+func (c *Command) addOpts(arg string, bad func(error) error) error {
+	for item := range strings.SplitSeq(arg, ",") {
+		if item == "" {
+			return bad(errors.New("empty option"))
+		}
+		k, v, has := strings.Cut(item, "=")
+		c.Opts = append(c.Opts, Option{Key: k, Value: v, HasValue: has})
+	}
+	return nil
 }
 
 // Errors of ParseSize.

@@ -13,6 +13,23 @@ import (
 )
 
 // Type is a file system type that -t names.
+//
+// A new type is one small file in this package that calls RegisterFormat
+// from an init function with a Format over its package's Options type:
+//   - Name, the -t name;
+//   - Help, ParseOption and ErrOption, the package's -o option table, its
+//     parser of one key=value and the sentinel its bad options wrap;
+//   - Common, pointers to its Options' Timestamp, ClampTimes, Cache and Warn
+//     fields (nil for one it lacks), which every type's Write fills the
+//     same way;
+//   - Flags, the copy of the global flags it takes (-s, -M, -m, -O, -S...)
+//     into its Options, or nil;
+//   - WriteFile, the package's WriteFile(path, fstree.Source, *Options).
+//
+// The -o loop, the time rule, the block-cache mode, the source tree (with
+// extra directories and -F/-x) and the "makefs: " prefix of WriteFile's
+// errors are Format's, not the type's. Register takes a Type directly,
+// for a type that does not fit that shape.
 type Type struct {
 	Name string
 	// Help lists the type's -o options; nil when the type has none to

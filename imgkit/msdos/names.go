@@ -51,42 +51,14 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 		dn[i] = ' '
 	}
 	u := []rune(name)
-	n := len(u)
-	blank := true
-	for _, r := range u {
-		if r != ' ' && r != '.' {
-			blank = false
-			break
-		}
-	}
-	if n == 0 || blank {
+	if onlyDotsAndBlanks(u) {
 		return dn, convInvalid
 	}
 	conv = convSame
-	// Find the extension: ext is the index of its first character, trail
-	// the index after a run of dots not (yet) followed by anything else.
-	ext, trail := -1, -1
-	for i := 1; i < n; i++ {
-		switch u[i] {
-		case '.':
-			if trail < 0 {
-				trail = i + 1
-			}
-		case ' ':
-		default:
-			if trail >= 0 {
-				ext = trail
-			}
-			trail = -1
-		}
-	}
+	n := len(u)
 	var baseEnd int
-	if ext >= 0 {
-		l := n - ext
-		if trail >= 0 {
-			l = trail - ext
-		}
-		_, conv = putShort(dn[8:], u[ext:ext+l], conv)
+	if ext, end := shortExtension(u); ext >= 0 {
+		_, conv = putShort(dn[8:], u[ext:end], conv)
 		baseEnd = ext - 1
 	} else {
 		baseEnd = n
@@ -113,6 +85,52 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 	if gen > 999999 {
 		return dn, convInvalid
 	}
+	putGenTail(&dn, gen)
+	return dn, convLossy
+}
+
+// onlyDotsAndBlanks reports whether u is empty or holds nothing but dots
+// and blanks: a name no short name can be made of.
+func onlyDotsAndBlanks(u []rune) bool {
+	for _, r := range u {
+		if r != ' ' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// shortExtension returns where the extension of u starts and ends: after
+// the last dot (not the first character) that something other than dots
+// and blanks follows, up to a trailing run of dots if there is one. ext is
+// -1 when u has no extension.
+func shortExtension(u []rune) (ext, end int) {
+	// trail is the index after a run of dots not (yet) followed by
+	// anything else.
+	ext, trail := -1, -1
+	for i := 1; i < len(u); i++ {
+		switch u[i] {
+		case '.':
+			if trail < 0 {
+				trail = i + 1
+			}
+		case ' ':
+		default:
+			if trail >= 0 {
+				ext = trail
+			}
+			trail = -1
+		}
+	}
+	if ext >= 0 && trail >= 0 {
+		return ext, trail
+	}
+	return ext, len(u)
+}
+
+// putGenTail writes "~gen" into the base part of dn, after its last
+// non-blank character, or at its end when it does not fit there.
+func putGenTail(dn *[11]byte, gen int) {
 	tail := "~" + strconv.Itoa(gen)
 	k := 8
 	for k > 0 && dn[k-1] == ' ' {
@@ -122,7 +140,6 @@ func shortName(name string, gen int) (dn [11]byte, conv int) {
 		k = 8 - len(tail)
 	}
 	copy(dn[k:], tail)
-	return dn, convLossy
 }
 
 // putShort maps src by shortChar into dst, which holds blanks, and

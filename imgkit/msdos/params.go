@@ -332,26 +332,10 @@ func (s *geomState) requestedFATType() error {
 // sector, backup sector and bootstrap options and takes them into the
 // geometry.
 func (s *geomState) applyOptions() error {
+	if err := s.clusterOptions(); err != nil {
+		return err
+	}
 	o, g, bps := s.o, s.g, s.bps
-	if o.BlockSize != 0 {
-		bs := uint64(o.BlockSize)
-		if !isPow2(bs) {
-			return perr(false, "Options.BlockSize %d is not a power of 2", bs)
-		}
-		if bs < bps {
-			return perr(false, "Options.BlockSize %d is too small; minimum is %d", bs, bps)
-		}
-		if bs > bps*maxSecPerClus {
-			return perr(false, "Options.BlockSize %d is too large; maximum is %d", bs, bps*maxSecPerClus)
-		}
-		g.SecPerClus = uint32(bs / bps)
-	}
-	if o.SectorsPerCluster != 0 {
-		if !isPow2(uint64(o.SectorsPerCluster)) || o.SectorsPerCluster > maxSecPerClus {
-			return perr(false, "Options.SectorsPerCluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
-		}
-		g.SecPerClus = uint32(o.SectorsPerCluster)
-	}
 	if o.ReservedSectors != 0 {
 		g.RsvdSecCnt = uint32(o.ReservedSectors)
 	}
@@ -384,13 +368,8 @@ func (s *geomState) applyOptions() error {
 	if o.BackupSector != 0 {
 		g.BkBootSec = uint32(o.BackupSector)
 	}
-	s.bss = 1
-	if len(o.bootstrap) > 0 {
-		n := uint64(len(o.bootstrap))
-		if n%bps != 0 || n < bps || n > bps*0xffff {
-			return perr(false, "Options.Bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
-		}
-		s.bss = n / bps
+	if err := s.bootSectors(); err != nil {
+		return err
 	}
 	g.BootSectors = uint32(s.bss)
 	if g.NumFATs == 0 {
@@ -399,6 +378,47 @@ func (s *geomState) applyOptions() error {
 	s.nf = uint64(g.NumFATs)
 	s.spc = uint64(g.SecPerClus)
 	s.res = uint64(g.RsvdSecCnt)
+	return nil
+}
+
+// clusterOptions checks Options.BlockSize and Options.SectorsPerCluster
+// and takes the cluster size they set into the geometry.
+func (s *geomState) clusterOptions() error {
+	o, g, bps := s.o, s.g, s.bps
+	if o.BlockSize != 0 {
+		bs := uint64(o.BlockSize)
+		if !isPow2(bs) {
+			return perr(false, "Options.BlockSize %d is not a power of 2", bs)
+		}
+		if bs < bps {
+			return perr(false, "Options.BlockSize %d is too small; minimum is %d", bs, bps)
+		}
+		if bs > bps*maxSecPerClus {
+			return perr(false, "Options.BlockSize %d is too large; maximum is %d", bs, bps*maxSecPerClus)
+		}
+		g.SecPerClus = uint32(bs / bps)
+	}
+	if o.SectorsPerCluster != 0 {
+		if !isPow2(uint64(o.SectorsPerCluster)) || o.SectorsPerCluster > maxSecPerClus {
+			return perr(false, "Options.SectorsPerCluster %d is not a power of 2 up to %d", o.SectorsPerCluster, maxSecPerClus)
+		}
+		g.SecPerClus = uint32(o.SectorsPerCluster)
+	}
+	return nil
+}
+
+// bootSectors checks the bootstrap's length and sets the boot sectors it
+// takes: one without a bootstrap.
+func (s *geomState) bootSectors() error {
+	o, bps := s.o, s.bps
+	s.bss = 1
+	if len(o.bootstrap) > 0 {
+		n := uint64(len(o.bootstrap))
+		if n%bps != 0 || n < bps || n > bps*0xffff {
+			return perr(false, "Options.Bootstrap %s: size %d is not a whole number of %d-byte sectors", o.Bootstrap, n, bps)
+		}
+		s.bss = n / bps
+	}
 	return nil
 }
 
@@ -476,79 +496,96 @@ func (s *geomState) placeInfoBackup() error {
 // sectors per FAT that the options leave open, as newfs_msdos's loop
 // does, and sets the sectors before the data area.
 func (s *geomState) sizeFAT() error {
-	g, bps, nf, fat := s.g, s.bps, s.nf, s.fat
-	setRes := s.res == 0
-	setSPF := s.bigFATSz == 0
-	setSPC := s.spc == 0
-	var extraRes uint64
-	attempts := 0
-	maxcls := maxClusters(fat)
-	for {
-		x := s.x
-		if setRes {
-			if fat == 32 {
-				s.res = max(x, max(16384/bps, 4)) + extraRes
-			} else {
-				s.res = x + extraRes
-			}
-		} else if s.res < x {
-			return perr(false, "too few reserved sectors (need %d, have %d)", x, s.res)
+	r := fatRound{setRes: s.res == 0, setSPF: s.bigFATSz == 0, setSPC: s.spc == 0}
+	for attempts := 1; ; attempts++ {
+		if err := s.sizeRound(&r); err != nil {
+			return err
 		}
-		if fat != 32 && g.RootEntCnt == 0 {
-			g.RootEntCnt = defaultRootEnts
-		}
-		s.rds = howmany(uint64(g.RootEntCnt), bps/dirEntrySize)
-		if setSPC {
-			start := uint64(4096)
-			if fat == 16 {
-				start = 2048
-			}
-			for s.spc = howmany(start, bps); s.spc < maxSecPerClus &&
-				s.res+howmany((reservedFATEnts+maxcls)*uint64(fat/4), bps*2)*nf+s.rds+(maxcls+1)*s.spc <= s.huge; s.spc <<= 1 {
-			}
-		}
-		if fat != 32 && s.bigFATSz > 0xffff {
-			return perr(false, "too many sectors per FAT for FAT%d", fat)
-		}
-		s.x1 = s.res + s.rds
-		x = s.bigFATSz
-		if x == 0 {
-			x = 1
-		}
-		if s.x1+x*nf > s.huge {
-			return perr(true, "metadata (%d sectors) exceeds the volume size (%d sectors)", s.x1+x*nf, s.huge)
-		}
-		s.x1 += x * nf
-		x = (s.huge - s.x1) * bps * 2 / (s.spc*bps*2 + uint64(fat/4)*nf)
-		s.x2 = howmany((reservedFATEnts+min(x, maxcls))*uint64(fat/4), bps*2)
-		if setSPF {
-			if s.bigFATSz == 0 {
-				s.bigFATSz = s.x2
-			}
-			s.x1 += (s.bigFATSz - 1) * nf
-		}
-		// Without reserved_sectors, newfs_msdos pads the reserved area so
-		// that the data area (after the root directory) starts on a
-		// cluster boundary, with or without align; a second round fixes
-		// what the padding moved.
-		if setRes && s.spc > 1 {
-			s.alignment = (s.res + s.bigFATSz*nf + s.rds) % s.spc
-			if s.alignment != 0 {
-				extraRes += s.spc - s.alignment
-			}
-		}
-		attempts++
 		if !(s.alignment != 0 && attempts < 2) {
 			break
 		}
 	}
 	if s.o.Align && s.alignment != 0 {
-		g.Warnings = append(g.Warnings, "alignment failed")
+		s.g.Warnings = append(s.g.Warnings, "alignment failed")
 	}
 	if s.res > 0xffff {
 		return perr(false, "%d reserved sectors is too many (at most 65535)", s.res)
 	}
 	return nil
+}
+
+// fatRound is what the rounds of sizeFAT share: which values the options
+// left open, and the padding the reserved area takes.
+type fatRound struct {
+	setRes, setSPF, setSPC bool
+	extraRes               uint64
+}
+
+// sizeRound is one round of newfs_msdos's loop: it sets the reserved
+// sectors, the root directory, the cluster size and the FAT size, and
+// the alignment that a next round pads away.
+func (s *geomState) sizeRound(r *fatRound) error {
+	g, bps, nf, fat := s.g, s.bps, s.nf, s.fat
+	maxcls := maxClusters(fat)
+	x := s.x
+	if r.setRes {
+		if fat == 32 {
+			s.res = max(x, max(16384/bps, 4)) + r.extraRes
+		} else {
+			s.res = x + r.extraRes
+		}
+	} else if s.res < x {
+		return perr(false, "too few reserved sectors (need %d, have %d)", x, s.res)
+	}
+	if fat != 32 && g.RootEntCnt == 0 {
+		g.RootEntCnt = defaultRootEnts
+	}
+	s.rds = howmany(uint64(g.RootEntCnt), bps/dirEntrySize)
+	if r.setSPC {
+		s.chooseSPC(maxcls)
+	}
+	if fat != 32 && s.bigFATSz > 0xffff {
+		return perr(false, "too many sectors per FAT for FAT%d", fat)
+	}
+	s.x1 = s.res + s.rds
+	x = max(s.bigFATSz, 1)
+	if s.x1+x*nf > s.huge {
+		return perr(true, "metadata (%d sectors) exceeds the volume size (%d sectors)", s.x1+x*nf, s.huge)
+	}
+	s.x1 += x * nf
+	x = (s.huge - s.x1) * bps * 2 / (s.spc*bps*2 + uint64(fat/4)*nf)
+	s.x2 = howmany((reservedFATEnts+min(x, maxcls))*uint64(fat/4), bps*2)
+	if r.setSPF {
+		if s.bigFATSz == 0 {
+			s.bigFATSz = s.x2
+		}
+		s.x1 += (s.bigFATSz - 1) * nf
+	}
+	// Without reserved_sectors, newfs_msdos pads the reserved area so
+	// that the data area (after the root directory) starts on a
+	// cluster boundary, with or without align; a second round fixes
+	// what the padding moved.
+	if r.setRes && s.spc > 1 {
+		s.alignment = (s.res + s.bigFATSz*nf + s.rds) % s.spc
+		if s.alignment != 0 {
+			r.extraRes += s.spc - s.alignment
+		}
+	}
+	return nil
+}
+
+// chooseSPC doubles the sectors per cluster from 4096 bytes (2048 for
+// FAT16) while the largest FAT of the type and its clusters still fit the
+// volume, as newfs_msdos does.
+func (s *geomState) chooseSPC(maxcls uint64) {
+	bps, fat := s.bps, s.fat
+	start := uint64(4096)
+	if fat == 16 {
+		start = 2048
+	}
+	for s.spc = howmany(start, bps); s.spc < maxSecPerClus &&
+		s.res+howmany((reservedFATEnts+maxcls)*uint64(fat/4), bps*2)*s.nf+s.rds+(maxcls+1)*s.spc <= s.huge; s.spc <<= 1 {
+	}
 }
 
 // countClusters counts the data area's clusters, bounded by what the FAT

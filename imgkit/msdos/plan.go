@@ -89,24 +89,17 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 		d.slots = 2 // "." and ".."
 	}
 	folded := map[string]string{}
-	used := map[[11]byte]bool{}
-	nextGen := map[[11]byte]int{}
+	names := shortNames{used: map[[11]byte]bool{}, nextGen: map[[11]byte]int{}}
 	for _, c := range d.node.Children {
 		cpath := c.Name
 		if d.path != "." {
 			cpath = d.path + "/" + c.Name
 		}
-		switch {
-		case c.HardLink != nil:
-			warn(fmt.Sprintf("msdos: skipping hard link %s (FAT cannot share %s's clusters)", cpath, c.HardLink.Path()))
-			continue
-		case c.Type == fstree.TypeFile:
-			if c.Size > MaxFileSize {
-				return fmt.Errorf("%w: %s: file of %d bytes; FAT holds at most %d bytes per file", ErrFileTooBig, cpath, c.Size, int64(MaxFileSize))
-			}
-		case c.Type == fstree.TypeDir:
-		default:
-			warn(fmt.Sprintf("msdos: skipping %s %s: FAT holds only files and directories", typeWords[c.Type], cpath))
+		keep, err := keepNode(c, cpath, warn)
+		if err != nil {
+			return err
+		}
+		if !keep {
 			continue
 		}
 		w, err := checkName(c.Name)
@@ -119,25 +112,9 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 		}
 		folded[key] = c.Name
 		e := &pent{node: c, path: cpath}
-		// Find the first free generation number, as FreeBSD's uniqdosname
-		// does; nextGen remembers where earlier searches for the same stem
-		// stopped, since names are never removed.
-		stem, _ := shortName(c.Name, 0)
-		gen := max(1, nextGen[stem])
 		var conv int
-		for {
-			dn, cv := shortName(c.Name, gen)
-			if cv == convInvalid {
-				return fmt.Errorf("%w: %s: no unique short name left", ErrName, cpath)
-			}
-			if !used[dn] {
-				used[dn] = true
-				nextGen[stem] = gen + 1
-				e.short = dn
-				conv = cv
-				break
-			}
-			gen++
+		if e.short, conv, err = names.unique(c.Name, cpath); err != nil {
+			return err
 		}
 		if conv != convSame {
 			e.long = w
@@ -148,17 +125,72 @@ func (p *plan) addDir(d *pdir, warn func(string)) error {
 			return fmt.Errorf("%w: %s: the directory needs more than %d 32-byte entries (long names take several); FAT allows %d",
 				ErrDirFull, d.path, maxDirSlots, maxDirSlots)
 		}
-		switch c.Type {
-		case fstree.TypeDir:
-			e.dir = &pdir{node: c, path: cpath, parent: d}
-			if err := p.addDir(e.dir, warn); err != nil {
-				return err
-			}
-		case fstree.TypeFile:
-			p.sizes = append(p.sizes, c.Size)
-			if c.Size > 0 {
-				p.files = append(p.files, e)
-			}
+		if err := p.addEntry(d, e, warn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepNode reports whether the node c (at cpath) goes into the image:
+// hard links and nodes other than files and directories are skipped with
+// a warning; a file too large for FAT is an error.
+func keepNode(c *fstree.Node, cpath string, warn func(string)) (bool, error) {
+	switch {
+	case c.HardLink != nil:
+		warn(fmt.Sprintf("msdos: skipping hard link %s (FAT cannot share %s's clusters)", cpath, c.HardLink.Path()))
+		return false, nil
+	case c.Type == fstree.TypeFile:
+		if c.Size > MaxFileSize {
+			return false, fmt.Errorf("%w: %s: file of %d bytes; FAT holds at most %d bytes per file", ErrFileTooBig, cpath, c.Size, int64(MaxFileSize))
+		}
+	case c.Type == fstree.TypeDir:
+	default:
+		warn(fmt.Sprintf("msdos: skipping %s %s: FAT holds only files and directories", typeWords[c.Type], cpath))
+		return false, nil
+	}
+	return true, nil
+}
+
+// shortNames holds the short names of one directory's entries so far.
+type shortNames struct {
+	used    map[[11]byte]bool
+	nextGen map[[11]byte]int // per stem, the generation to try first
+}
+
+// unique returns the short name of name (at cpath) that is not used yet,
+// and its conv* result, and marks it used. It takes the first free
+// generation number, as FreeBSD's uniqdosname does; nextGen remembers
+// where earlier searches for the same stem stopped, since names are never
+// removed.
+func (s *shortNames) unique(name, cpath string) ([11]byte, int, error) {
+	stem, _ := shortName(name, 0)
+	for gen := max(1, s.nextGen[stem]); ; gen++ {
+		dn, cv := shortName(name, gen)
+		if cv == convInvalid {
+			return dn, cv, fmt.Errorf("%w: %s: no unique short name left", ErrName, cpath)
+		}
+		if !s.used[dn] {
+			s.used[dn] = true
+			s.nextGen[stem] = gen + 1
+			return dn, cv, nil
+		}
+	}
+}
+
+// addEntry records the entry e of d in the plan: a directory is planned
+// in turn (depth-first), a file's size is counted and, when it has
+// contents, it takes its place in the layout order.
+func (p *plan) addEntry(d *pdir, e *pent, warn func(string)) error {
+	c := e.node
+	switch c.Type {
+	case fstree.TypeDir:
+		e.dir = &pdir{node: c, path: e.path, parent: d}
+		return p.addDir(e.dir, warn)
+	case fstree.TypeFile:
+		p.sizes = append(p.sizes, c.Size)
+		if c.Size > 0 {
+			p.files = append(p.files, e)
 		}
 	}
 	return nil
@@ -218,83 +250,101 @@ func (p *plan) fits(g *geometry) error {
 // entry is added to its parent, a parent's extension when the new entry
 // does not fit, a file's clusters (all at once) after its entry.
 func (p *plan) allocate(g *geometry) error {
-	next := uint32(reservedFATEnts)
-	last := g.maxCluster()
-	cb := g.clusterBytes()
-	alloc := func(n uint32) (extent, error) {
-		if uint64(next)+uint64(n)-1 > uint64(last) {
-			return extent{}, fmt.Errorf("%w: out of clusters", ErrNoSpace)
-		}
-		e := extent{next, n}
-		next += n
-		return e, nil
-	}
-	add := func(list []extent, e extent) []extent {
-		if k := len(list); k > 0 && list[k-1].start+list[k-1].n == e.start {
-			list[k-1].n += e.n
-			return list
-		}
-		return append(list, e)
-	}
-	fixedRoot := g.FATType != 32
-	if !fixedRoot {
-		e, err := alloc(1)
+	a := &allocator{next: reservedFATEnts, last: g.maxCluster(), cb: g.clusterBytes(), g: g, label: p.label}
+	if g.FATType == 32 {
+		e, err := a.take(1)
 		if err != nil {
 			return err
 		}
 		p.root.ext = []extent{e}
 	}
-	var walk func(d *pdir) error
-	walk = func(d *pdir) error {
-		used := 2
-		if d.parent == nil {
-			used = 0
-			if p.label {
-				used = 1 // the volume label entry
-			}
-		}
-		for _, e := range d.entries {
-			if e.dir != nil {
-				x, err := alloc(1)
-				if err != nil {
-					return err
-				}
-				e.dir.ext = []extent{x}
-			}
-			used += e.slots()
-			if !(fixedRoot && d.parent == nil) {
-				var have int64
-				for _, x := range d.ext {
-					have += int64(x.n)
-				}
-				if need := (int64(used)*dirEntrySize + cb - 1) / cb; need > have {
-					x, err := alloc(uint32(need - have))
-					if err != nil {
-						return err
-					}
-					d.ext = add(d.ext, x)
-				}
-			} else if uint32(used) > g.RootEntCnt {
-				return fmt.Errorf("%w: root directory full", ErrRootFull)
-			}
-			if e.dir != nil {
-				if err := walk(e.dir); err != nil {
-					return err
-				}
-			} else if e.node.Size > 0 {
-				x, err := alloc(uint32((e.node.Size + cb - 1) / cb))
-				if err != nil {
-					return err
-				}
-				e.ext = []extent{x}
-			}
-		}
-		return nil
-	}
-	if err := walk(p.root); err != nil {
+	if err := a.walk(p.root); err != nil {
 		return err
 	}
-	p.nextFree = next
+	p.nextFree = a.next
+	return nil
+}
+
+// allocator hands out clusters in order, as allocate lays the tree out.
+type allocator struct {
+	next, last uint32 // the next free cluster, the last one there is
+	cb         int64  // bytes per cluster
+	g          *geometry
+	label      bool // the root holds a volume label entry
+}
+
+// take allocates n clusters.
+func (a *allocator) take(n uint32) (extent, error) {
+	if uint64(a.next)+uint64(n)-1 > uint64(a.last) {
+		return extent{}, fmt.Errorf("%w: out of clusters", ErrNoSpace)
+	}
+	e := extent{a.next, n}
+	a.next += n
+	return e, nil
+}
+
+// walk allocates the clusters of d's entries in order, growing d as its
+// entries need, and of each subdirectory in turn (depth-first).
+func (a *allocator) walk(d *pdir) error {
+	fixedRoot := a.g.FATType != 32 && d.parent == nil
+	used := 2
+	if d.parent == nil {
+		used = 0
+		if a.label {
+			used = 1 // the volume label entry
+		}
+	}
+	for _, e := range d.entries {
+		if e.dir != nil {
+			x, err := a.take(1)
+			if err != nil {
+				return err
+			}
+			e.dir.ext = []extent{x}
+		}
+		used += e.slots()
+		if !fixedRoot {
+			if err := a.grow(d, used); err != nil {
+				return err
+			}
+		} else if uint32(used) > a.g.RootEntCnt {
+			return fmt.Errorf("%w: root directory full", ErrRootFull)
+		}
+		if e.dir != nil {
+			if err := a.walk(e.dir); err != nil {
+				return err
+			}
+		} else if e.node.Size > 0 {
+			x, err := a.take(uint32((e.node.Size + a.cb - 1) / a.cb))
+			if err != nil {
+				return err
+			}
+			e.ext = []extent{x}
+		}
+	}
+	return nil
+}
+
+// grow allocates the clusters d lacks to hold used 32-byte entries,
+// merging them into its last extent when they follow it.
+func (a *allocator) grow(d *pdir, used int) error {
+	var have int64
+	for _, x := range d.ext {
+		have += int64(x.n)
+	}
+	need := (int64(used)*dirEntrySize + a.cb - 1) / a.cb
+	if need <= have {
+		return nil
+	}
+	x, err := a.take(uint32(need - have))
+	if err != nil {
+		return err
+	}
+	if k := len(d.ext); k > 0 && d.ext[k-1].start+d.ext[k-1].n == x.start {
+		d.ext[k-1].n += x.n
+	} else {
+		d.ext = append(d.ext, x)
+	}
 	return nil
 }
 

@@ -162,24 +162,7 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 		w.o = *opts
 	}
 	o := &w.o
-	if err := o.checkNegative(); err != nil {
-		return nil, err
-	}
-	if o.BytesPerSector == 0 {
-		o.BytesPerSector = 512
-	}
-	if o.Size > 0 {
-		if o.MinSize == 0 {
-			o.MinSize = o.Size
-		}
-		if o.MaxSize == 0 {
-			o.MaxSize = o.Size
-		}
-	}
-	if o.MaxSize > 0 && o.MinSize > o.MaxSize {
-		return nil, fmt.Errorf("%w: Options.MinSize (%d) is larger than Options.MaxSize (%d)", ErrParams, o.MinSize, o.MaxSize)
-	}
-	if err := o.loadBootstrap(); err != nil {
+	if err := o.normalize(); err != nil {
 		return nil, err
 	}
 	t, err := sourceTree(src, o)
@@ -196,26 +179,8 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 		return nil, err
 	}
 	w.p = p
-	switch {
-	case o.MaxSize > 0:
-		w.fileSize = max(o.CreateSize, o.Offset+o.MaxSize)
-		if w.g, err = w.fixed(); err != nil {
-			return nil, err
-		}
-	case o.CreateSize > 0 || o.Sectors > 0 || o.Floppy != "":
-		w.fileSize = o.CreateSize
-		if w.g, err = w.fixed(); err != nil {
-			return nil, err
-		}
-	default:
-		lo := uint64(1)
-		if o.MinSize > o.Offset {
-			lo = uint64((o.MinSize - o.Offset + int64(o.BytesPerSector) - 1) / int64(o.BytesPerSector))
-		}
-		if w.g, err = w.smallest(lo); err != nil {
-			return nil, err
-		}
-		w.fileSize = o.Offset + int64(w.g.TotSec)*int64(w.g.BytesPerSec)
+	if err := w.chooseGeometry(); err != nil {
+		return nil, err
 	}
 	for _, s := range w.g.Warnings {
 		warn("msdos: warning: " + s)
@@ -235,6 +200,55 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 		w.volID = p.volumeID(w.g, o)
 	}
 	return w, nil
+}
+
+// normalize checks o and fills the defaults prepare works from: 512-byte
+// sectors, MinSize and MaxSize from Size, and the bootstrap's bytes.
+func (o *Options) normalize() error {
+	if err := o.checkNegative(); err != nil {
+		return err
+	}
+	if o.BytesPerSector == 0 {
+		o.BytesPerSector = 512
+	}
+	if o.Size > 0 {
+		if o.MinSize == 0 {
+			o.MinSize = o.Size
+		}
+		if o.MaxSize == 0 {
+			o.MaxSize = o.Size
+		}
+	}
+	if o.MaxSize > 0 && o.MinSize > o.MaxSize {
+		return fmt.Errorf("%w: Options.MinSize (%d) is larger than Options.MaxSize (%d)", ErrParams, o.MinSize, o.MaxSize)
+	}
+	return o.loadBootstrap()
+}
+
+// chooseGeometry sets w.g and w.fileSize: for the fixed size that
+// MaxSize, CreateSize, Sectors or Floppy gives, or else the smallest image
+// of at least MinSize that holds the tree.
+func (w *writer) chooseGeometry() error {
+	o := &w.o
+	var err error
+	switch {
+	case o.MaxSize > 0:
+		w.fileSize = max(o.CreateSize, o.Offset+o.MaxSize)
+		w.g, err = w.fixed()
+	case o.CreateSize > 0 || o.Sectors > 0 || o.Floppy != "":
+		w.fileSize = o.CreateSize
+		w.g, err = w.fixed()
+	default:
+		lo := uint64(1)
+		if o.MinSize > o.Offset {
+			lo = uint64((o.MinSize - o.Offset + int64(o.BytesPerSector) - 1) / int64(o.BytesPerSector))
+		}
+		if w.g, err = w.smallest(lo); err != nil {
+			return err
+		}
+		w.fileSize = o.Offset + int64(w.g.TotSec)*int64(w.g.BytesPerSec)
+	}
+	return err
 }
 
 // fixed computes the geometry for a given image size and checks the tree
@@ -539,58 +553,14 @@ func labelBytes(label string) []byte {
 // extents the allocation made.
 func (w *writer) writeFATs(im *bcache.Image) error {
 	g := w.g
-	type link struct {
-		e    extent
-		next uint32 // cluster after the extent's last, or 0 for end of chain
-	}
-	var links []link
-	addChain := func(ext []extent) {
-		for i, e := range ext {
-			var nx uint32
-			if i+1 < len(ext) {
-				nx = ext[i+1].start
-			}
-			links = append(links, link{e, nx})
-		}
-	}
-	for _, d := range w.p.dirs {
-		addChain(d.ext)
-	}
-	for _, f := range w.p.files {
-		addChain(f.ext)
-	}
-	sort.Slice(links, func(i, j int) bool { return links[i].e.start < links[j].e.start })
-
+	links := w.chainLinks()
 	end := w.p.nextFree // entries [0, end) are written
 	const window = 1 << 15
 	buf := make([]byte, fatBytes(g.FATType, window))
-	mark := eoc(g.FATType)
 	li := 0
 	for c0 := uint32(0); c0 < end; c0 += window {
 		c1 := min(end, c0+window)
-		clear(buf)
-		set := func(n, v uint32) { setFATEntry(buf, g.FATType, n-c0, v) }
-		if c0 == 0 {
-			set(0, mark&^0xff|uint32(g.Media)) // FAT[0]: the media byte
-			set(1, mark)                       // FAT[1]: end of chain
-		}
-		for li < len(links) && links[li].e.start < c1 {
-			l := links[li]
-			last := l.e.start + l.e.n - 1
-			for n := max(l.e.start, c0); n <= last && n < c1; n++ {
-				if n < last {
-					set(n, n+1)
-				} else if l.next != 0 {
-					set(n, l.next)
-				} else {
-					set(n, mark)
-				}
-			}
-			if last >= c1 {
-				break // continues in the next window
-			}
-			li++
-		}
+		li = fillFATWindow(buf, g, links, li, c0, c1)
 		nbytes := fatBytes(g.FATType, int64(c1-c0))
 		boff := fatBytes(g.FATType, int64(c0))
 		for i := uint32(0); i < g.NumFATs; i++ {
@@ -601,6 +571,68 @@ func (w *writer) writeFATs(im *bcache.Image) error {
 		}
 	}
 	return nil
+}
+
+// fatLink is one extent of a cluster chain and where the chain goes after
+// it.
+type fatLink struct {
+	e    extent
+	next uint32 // cluster after the extent's last, or 0 for end of chain
+}
+
+// chainLinks returns the extents of every directory's and file's chain,
+// sorted by first cluster.
+func (w *writer) chainLinks() []fatLink {
+	var links []fatLink
+	addChain := func(ext []extent) {
+		for i, e := range ext {
+			var nx uint32
+			if i+1 < len(ext) {
+				nx = ext[i+1].start
+			}
+			links = append(links, fatLink{e, nx})
+		}
+	}
+	for _, d := range w.p.dirs {
+		addChain(d.ext)
+	}
+	for _, f := range w.p.files {
+		addChain(f.ext)
+	}
+	sort.Slice(links, func(i, j int) bool { return links[i].e.start < links[j].e.start })
+	return links
+}
+
+// fillFATWindow fills buf with the FAT entries of clusters [c0, c1): the
+// two reserved ones in the first window, then the chains of links from
+// links[li] on. It returns the index of the first link not finished in
+// the window.
+func fillFATWindow(buf []byte, g *geometry, links []fatLink, li int, c0, c1 uint32) int {
+	mark := eoc(g.FATType)
+	clear(buf)
+	set := func(n, v uint32) { setFATEntry(buf, g.FATType, n-c0, v) }
+	if c0 == 0 {
+		set(0, mark&^0xff|uint32(g.Media)) // FAT[0]: the media byte
+		set(1, mark)                       // FAT[1]: end of chain
+	}
+	for li < len(links) && links[li].e.start < c1 {
+		l := links[li]
+		last := l.e.start + l.e.n - 1
+		for n := max(l.e.start, c0); n <= last && n < c1; n++ {
+			if n < last {
+				set(n, n+1)
+			} else if l.next != 0 {
+				set(n, l.next)
+			} else {
+				set(n, mark)
+			}
+		}
+		if last >= c1 {
+			break // continues in the next window
+		}
+		li++
+	}
+	return li
 }
 
 // volumeTime returns the time of the volume label entry: Options.Timestamp

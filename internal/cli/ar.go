@@ -77,49 +77,9 @@ func runAr(e *env, args []string) error {
 // argument names the archive and which the files (arArchive, arFiles).
 func parseArArgs(e *env, args []string) (*arCmd, error) {
 	c := &arCmd{e: e, det: true, count: 1}
-	var key string
-	var rest []string
-	var restIdx []int
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--thin":
-			c.thin = true
-		case strings.HasPrefix(a, "--format=") || a == "--format":
-			v := strings.TrimPrefix(a, "--format=")
-			if a == "--format" {
-				if i+1 >= len(args) {
-					return nil, errors.New("ar: --format needs a value: gnu or bsd")
-				}
-				i++
-				v = args[i]
-			}
-			switch v {
-			case "gnu", "default":
-				c.format = ar.FormatGNU
-			case "bsd":
-				c.format = ar.FormatBSD
-			default:
-				return nil, fmt.Errorf("ar: --format=%s: unknown format; use gnu or bsd", v)
-			}
-			c.formatSet = true
-		case strings.HasPrefix(a, "--compat="):
-			switch v := strings.TrimPrefix(a, "--compat="); v {
-			case "gnu":
-				c.compat = ar.CompatGNU
-			case "llvm":
-				c.compat = ar.CompatLLVM
-			default:
-				return nil, fmt.Errorf("ar: --compat=%s: unknown; use gnu or llvm", v)
-			}
-		case strings.HasPrefix(a, "--"):
-			return nil, fmt.Errorf("ar: unknown option %s", a)
-		case key == "":
-			key = a
-		default:
-			rest = append(rest, a)
-			restIdx = append(restIdx, i)
-		}
+	key, rest, err := c.parseLongOptions(args)
+	if err != nil {
+		return nil, err
 	}
 	if key == "" {
 		return nil, usagef("ar: missing operation")
@@ -130,37 +90,114 @@ func parseArArgs(e *env, args []string) (*arCmd, error) {
 	if err := c.parseKey(key); err != nil {
 		return nil, err
 	}
+	if err := c.parseOperands(key, rest); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// arOperands are the arguments after the key, with their indexes in the
+// command line.
+type arOperands struct {
+	vals []string
+	idx  []int
+}
+
+// parseLongOptions reads the --thin, --format and --compat options
+// wherever they are in args, and returns the key (the first other
+// argument) and the operands after it.
+func (c *arCmd) parseLongOptions(args []string) (key string, rest arOperands, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--thin":
+			c.thin = true
+		case strings.HasPrefix(a, "--format=") || a == "--format":
+			v := strings.TrimPrefix(a, "--format=")
+			if a == "--format" {
+				if i+1 >= len(args) {
+					return "", rest, errors.New("ar: --format needs a value: gnu or bsd")
+				}
+				i++
+				v = args[i]
+			}
+			if c.format, err = parseArFormat(v); err != nil {
+				return "", rest, err
+			}
+			c.formatSet = true
+		case strings.HasPrefix(a, "--compat="):
+			if c.compat, err = parseArCompat(strings.TrimPrefix(a, "--compat=")); err != nil {
+				return "", rest, err
+			}
+		case strings.HasPrefix(a, "--"):
+			return "", rest, fmt.Errorf("ar: unknown option %s", a)
+		case key == "":
+			key = a
+		default:
+			rest.vals = append(rest.vals, a)
+			rest.idx = append(rest.idx, i)
+		}
+	}
+	return key, rest, nil
+}
+
+// parseArFormat returns the layout that --format=v names.
+func parseArFormat(v string) (ar.Format, error) {
+	switch v {
+	case "gnu", "default":
+		return ar.FormatGNU, nil
+	case "bsd":
+		return ar.FormatBSD, nil
+	}
+	return 0, fmt.Errorf("ar: --format=%s: unknown format; use gnu or bsd", v)
+}
+
+// parseArCompat returns the compatibility target that --compat=v names.
+func parseArCompat(v string) (ar.Compat, error) {
+	switch v {
+	case "gnu":
+		return ar.CompatGNU, nil
+	case "llvm":
+		return ar.CompatLLVM, nil
+	}
+	return 0, fmt.Errorf("ar: --compat=%s: unknown; use gnu or llvm", v)
+}
+
+// parseOperands takes, in order, the relpos member name (a, b or i with m
+// or r), the count (N) and the archive from the operands of key; the
+// files are the rest.
+func (c *arCmd) parseOperands(key string, rest arOperands) error {
 	need := func(what string) (string, error) {
-		if len(rest) == 0 {
+		if len(rest.vals) == 0 {
 			return "", usagef("ar: missing %s", what)
 		}
-		v := rest[0]
-		c.arArchive = restIdx[0]
-		rest, restIdx = rest[1:], restIdx[1:]
+		v := rest.vals[0]
+		c.arArchive = rest.idx[0]
+		rest.vals, rest.idx = rest.vals[1:], rest.idx[1:]
 		return v, nil
 	}
 	var err error
 	if c.relpos != "" || strings.ContainsAny(key, "abi") && strings.ContainsAny(key, "mr") {
 		if c.relpos, err = need("relpos member name"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if strings.ContainsRune(key, 'N') {
 		v, err := need("count for N")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 {
-			return nil, fmt.Errorf("ar: N: bad count %q", v)
+			return fmt.Errorf("ar: N: bad count %q", v)
 		}
 		c.count = n
 	}
 	if c.archive, err = need("archive"); err != nil {
-		return nil, err
+		return err
 	}
-	c.files, c.arFiles = rest, restIdx
-	return c, nil
+	c.files, c.arFiles = rest.vals, rest.idx
+	return nil
 }
 
 // parseKey reads the operation letter and modifiers, as GNU ar does.
@@ -172,50 +209,18 @@ func (c *arCmd) parseKey(key string) error {
 	sawS := false
 	for i := 0; i < len(k); i++ {
 		ch := k[i]
-		if ch == 's' {
+		switch {
+		case ch == 's':
 			sawS = true
-			continue
-		}
-		if strings.IndexByte(arOps, ch) >= 0 {
+		case strings.IndexByte(arOps, ch) >= 0:
 			if c.op != 0 && c.op != ch {
 				return fmt.Errorf("ar: two different operations given: %c and %c", c.op, ch)
 			}
 			c.op = ch
-			continue
-		}
-		switch ch {
-		case 'a':
-			c.posAfter, c.relpos = true, "?"
-		case 'b', 'i':
-			c.posAfter, c.relpos = false, "?"
-		case 'c':
-			c.create = true
-		case 'D':
-			c.det = true
-		case 'U':
-			c.det = false
-		case 'S':
-			c.noIndex, c.index = true, false
-		case 'u':
-			c.newer = true
-		case 'v':
-			c.verbose = true
-		case 'o':
-			c.keepDates = true
-		case 'N':
-			c.counted = true
-		case 'P':
-			c.fullPath = true
-		case 'f':
-			c.truncate = true
-		case 'O':
-			c.offsets = true
-		case 'T':
-			c.thin = true
-		case 'l', 'V', 'M':
-			return fmt.Errorf("ar: modifier %c is not supported", ch)
 		default:
-			return fmt.Errorf("ar: unknown operation or modifier %q in %q", ch, key)
+			if err := c.setModifier(ch, key); err != nil {
+				return err
+			}
 		}
 	}
 	// s is an operation when alone, a modifier otherwise.
@@ -233,6 +238,45 @@ func (c *arCmd) parseKey(key string) error {
 		if c.op != 'm' && c.op != 'r' {
 			c.relpos = ""
 		}
+	}
+	return nil
+}
+
+// setModifier applies the modifier letter ch of key.
+func (c *arCmd) setModifier(ch byte, key string) error {
+	switch ch {
+	case 'a':
+		c.posAfter, c.relpos = true, "?"
+	case 'b', 'i':
+		c.posAfter, c.relpos = false, "?"
+	case 'c':
+		c.create = true
+	case 'D':
+		c.det = true
+	case 'U':
+		c.det = false
+	case 'S':
+		c.noIndex, c.index = true, false
+	case 'u':
+		c.newer = true
+	case 'v':
+		c.verbose = true
+	case 'o':
+		c.keepDates = true
+	case 'N':
+		c.counted = true
+	case 'P':
+		c.fullPath = true
+	case 'f':
+		c.truncate = true
+	case 'O':
+		c.offsets = true
+	case 'T':
+		c.thin = true
+	case 'l', 'V', 'M':
+		return fmt.Errorf("ar: modifier %c is not supported", ch)
+	default:
+		return fmt.Errorf("ar: unknown operation or modifier %q in %q", ch, key)
 	}
 	return nil
 }

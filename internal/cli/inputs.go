@@ -92,40 +92,57 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 			add(e.abs(o.Arg), true, true)
 		}
 	}
-	if t, ok := makefs.Lookup(a.Type); ok && t.Help != nil {
-		fields := map[string]string{}
-		for _, h := range t.Help() {
-			fields[h.Key] = h.Field
-			if h.Letter != "" {
-				fields[h.Letter] = h.Field
-			}
-		}
-		for _, o := range a.Opts {
-			switch fields[o.Key] {
-			case "Timestamp":
-				p.Times = false
-			case "Bootstrap":
-				if o.Value != "" {
-					add(bootstrapPath(e, o.Value), false, false)
-				}
-			}
-		}
-	}
+	typeOptionInputs(e, a, p, add)
 	if a.Manifest != "" || a.Spec != "" {
-		// The files that contents keywords name: build the tree as the
-		// command does and keep the data paths outside the directories.
-		t, err := a.Tree(e.Stderr)
-		if err != nil {
+		if err := contentsInputs(e, a, add); err != nil {
 			return nil, err
 		}
-		t.Walk(func(_ string, n *fstree.Node) error {
-			if n.SourcePath != "" && !under(n.SourcePath, a.Dirs) {
-				add(n.SourcePath, false, false)
-			}
-			return nil
-		})
 	}
 	return p, nil
+}
+
+// typeOptionInputs applies the -o options of a whose -t type ties them to
+// an Options field: a Timestamp makes the times no input of p, a
+// Bootstrap names a file that is one (added by add).
+func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) {
+	t, ok := makefs.Lookup(a.Type)
+	if !ok || t.Help == nil {
+		return
+	}
+	fields := map[string]string{}
+	for _, h := range t.Help() {
+		fields[h.Key] = h.Field
+		if h.Letter != "" {
+			fields[h.Letter] = h.Field
+		}
+	}
+	for _, o := range a.Opts {
+		switch fields[o.Key] {
+		case "Timestamp":
+			p.Times = false
+		case "Bootstrap":
+			if o.Value != "" {
+				add(bootstrapPath(e, o.Value), false, false)
+			}
+		}
+	}
+}
+
+// contentsInputs adds the files that contents keywords of a's manifest or
+// spec name: it builds the tree as the command does and keeps the data
+// paths outside the directories.
+func contentsInputs(e *env, a *makefs.Command, add func(path string, optional, modTime bool)) error {
+	t, err := a.Tree(e.Stderr)
+	if err != nil {
+		return err
+	}
+	t.Walk(func(_ string, n *fstree.Node) error {
+		if n.SourcePath != "" && !under(n.SourcePath, a.Dirs) {
+			add(n.SourcePath, false, false)
+		}
+		return nil
+	})
+	return nil
 }
 
 // bootstrapPath resolves a bootstrap file as makefs -t msdos does: a path

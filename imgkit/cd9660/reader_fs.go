@@ -1,0 +1,367 @@
+package cd9660
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The interfaces of io/fs that FS implements.
+var (
+	_ fs.ReadDirFS  = (*FS)(nil)
+	_ fs.ReadFileFS = (*FS)(nil)
+	_ fs.StatFS     = (*FS)(nil)
+	_ fs.ReadLinkFS = (*FS)(nil)
+)
+
+var (
+	errIsDir      = errors.New("is a directory")
+	errNotDir     = errors.New("not a directory")
+	errLinkLoop   = errors.New("too many levels of symbolic links")
+	errNotSymlink = errors.New("not a symbolic link")
+)
+
+// lookup resolves name to its entry, following symbolic links in every
+// element, and in the last one only if follow is set.
+func (f *FS) lookup(op, name string, follow bool) (*Entry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	e, err := f.walk(name, follow, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return e, nil
+}
+
+// walk resolves the valid path name; depth counts the symbolic links
+// followed so far. An absolute link target is taken from the image's root.
+func (f *FS) walk(name string, follow bool, depth int) (*Entry, error) {
+	e := f.root
+	if name == "." {
+		return e, nil
+	}
+	elems := strings.Split(name, "/")
+	dir := ""
+	for i, el := range elems {
+		if !e.dir {
+			return nil, fs.ErrNotExist
+		}
+		if e.kidsErr != nil {
+			return nil, e.kidsErr
+		}
+		var found *Entry
+		for _, k := range e.kids {
+			if k.Name == el {
+				found = k
+				break
+			}
+		}
+		if found == nil {
+			return nil, fs.ErrNotExist
+		}
+		e = found
+		last := i == len(elems)-1
+		if e.mode()&fs.ModeSymlink != 0 && (!last || follow) {
+			if depth >= maxLinkDepth {
+				return nil, errLinkLoop
+			}
+			p := resolveLink(dir, e.Link())
+			if p == "" {
+				return nil, fs.ErrNotExist
+			}
+			if !last {
+				p = path.Join(p, strings.Join(elems[i+1:], "/"))
+			}
+			return f.walk(p, follow, depth+1)
+		}
+		dir = path.Join(dir, el)
+	}
+	return e, nil
+}
+
+// resolveLink returns the path that link target t names from directory
+// dir, or "" when it leaves the image.
+func resolveLink(dir, t string) string {
+	p := path.Join(dir, t)
+	if strings.HasPrefix(t, "/") {
+		p = path.Clean(strings.TrimPrefix(t, "/"))
+	}
+	switch {
+	case p == "" || p == "/":
+		return "."
+	case p == ".." || strings.HasPrefix(p, "../"):
+		return ""
+	}
+	return p
+}
+
+// Open opens the named file or directory, following symbolic links.
+func (f *FS) Open(name string) (fs.File, error) {
+	e, err := f.lookup("open", name, true)
+	if err != nil {
+		return nil, err
+	}
+	fi := &fileInfo{name: path.Base(name), e: e}
+	if e.dir {
+		return &dir{fi: fi, list: e.kids}, nil
+	}
+	if e.RockRidge != nil && e.RockRidge.Sparse {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
+	}
+	return &file{fsys: f, fi: fi}, nil
+}
+
+var errSparse = fmt.Errorf("%w: Rock Ridge sparse file (SF)", ErrUnsupported)
+
+// Stat returns the fs.FileInfo of name, following symbolic links.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	e, err := f.lookup("stat", name, true)
+	if err != nil {
+		return nil, err
+	}
+	return &fileInfo{name: path.Base(name), e: e}, nil
+}
+
+// Lstat returns the fs.FileInfo of name without following a final
+// symbolic link.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) {
+	e, err := f.lookup("lstat", name, false)
+	if err != nil {
+		return nil, err
+	}
+	return &fileInfo{name: path.Base(name), e: e}, nil
+}
+
+// ReadLink returns the target of the symbolic link name, as its Rock
+// Ridge SL entries record it.
+func (f *FS) ReadLink(name string) (string, error) {
+	e, err := f.lookup("readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if e.mode()&fs.ModeSymlink == 0 {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: errNotSymlink}
+	}
+	return e.Link(), nil
+}
+
+// Entry returns what the directory records of name hold, not following
+// a final symbolic link.
+func (f *FS) Entry(name string) (*Entry, error) {
+	e, err := f.lookup("entry", name, false)
+	if err != nil {
+		return nil, err
+	}
+	c := *e
+	c.kids, c.recOffs, c.extents = nil, slices.Clone(e.recOffs), slices.Clone(e.extents)
+	if e.RockRidge != nil {
+		rr := *e.RockRidge
+		c.RockRidge = &rr
+	}
+	return &c, nil
+}
+
+// ReadDir returns the entries of directory name sorted by name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	e, err := f.lookup("readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if !e.dir {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errNotDir}
+	}
+	out := dirEntries(e.kids)
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// ReadFile returns the contents of the regular file name.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	fl, err := f.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	x, ok := fl.(*file)
+	if !ok {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+	}
+	size := x.size()
+	if size > f.size {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: formatErr("file of %d bytes in an image of %d", size, f.size)}
+	}
+	b := make([]byte, size)
+	if _, err := x.ReadAt(b, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return b, nil
+}
+
+// dirEntries returns the fs.DirEntry values of entries.
+func dirEntries(list []*Entry) []fs.DirEntry {
+	out := make([]fs.DirEntry, len(list))
+	for i, k := range list {
+		out[i] = fs.FileInfoToDirEntry(&fileInfo{name: k.Name, e: k})
+	}
+	return out
+}
+
+// fileInfo is the fs.FileInfo of an entry.
+type fileInfo struct {
+	name string
+	e    *Entry
+}
+
+func (fi *fileInfo) Name() string       { return fi.name }
+func (fi *fileInfo) Mode() fs.FileMode  { return fi.e.mode() }
+func (fi *fileInfo) ModTime() time.Time { return fi.e.modTime() }
+func (fi *fileInfo) IsDir() bool        { return fi.e.dir }
+func (fi *fileInfo) Sys() any           { return fi.e }
+
+// Size returns the Data Length of a file or directory, and the length of
+// a symbolic link's target, as lstat(2) gives it.
+func (fi *fileInfo) Size() int64 {
+	if fi.e.mode()&fs.ModeSymlink != 0 {
+		return int64(len(fi.e.Link()))
+	}
+	return fi.e.Size
+}
+
+// file is an open file that is not a directory. Only regular files have
+// data; devices, fifos, sockets and symbolic links read as empty.
+type file struct {
+	fsys   *FS
+	fi     *fileInfo
+	off    int64
+	closed bool
+}
+
+func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
+
+func (x *file) Close() error {
+	if x.closed {
+		return &fs.PathError{Op: "close", Path: x.fi.name, Err: fs.ErrClosed}
+	}
+	x.closed = true
+	return nil
+}
+
+// size returns the number of bytes the file reads.
+func (x *file) size() int64 {
+	if !x.fi.e.mode().IsRegular() {
+		return 0
+	}
+	return x.fi.e.Size
+}
+
+func (x *file) Read(p []byte) (int, error) {
+	if x.closed {
+		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrClosed}
+	}
+	n, err := x.ReadAt(p, x.off)
+	x.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// ReadAt reads the file's bytes at off from its extents.
+func (x *file) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrInvalid}
+	}
+	size := x.size()
+	if off >= size {
+		return 0, io.EOF
+	}
+	want := p[:min(int64(len(p)), size-off)]
+	n := 0
+	for _, ext := range x.fi.e.extents {
+		if len(want) == n {
+			break
+		}
+		if off >= ext.n {
+			off -= ext.n
+			continue
+		}
+		m, err := x.fsys.readExtent(ext, want[n:], off)
+		n += m
+		if err != nil {
+			return n, &fs.PathError{Op: "read", Path: x.fi.name, Err: err}
+		}
+		off = 0
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readExtent reads into p the bytes of extent x from byte off of it, up to
+// its end; it returns how many it read.
+func (f *FS) readExtent(x extent, p []byte, off int64) (int, error) {
+	p = p[:min(int64(len(p)), x.n-off)]
+	n := 0
+	for n < len(p) {
+		pos, run := x.off+off, x.n-off
+		if x.unit != 0 {
+			unit := off / x.unit
+			pos = x.off + unit*(x.unit+x.gap) + off%x.unit
+			run = x.unit - off%x.unit
+		}
+		chunk := p[n:][:min(int64(len(p)-n), run)]
+		if err := f.readAt(chunk, pos); err != nil {
+			return n, err
+		}
+		n += len(chunk)
+		off += int64(len(chunk))
+	}
+	return n, nil
+}
+
+func (x *file) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += x.off
+	case io.SeekEnd:
+		offset += x.size()
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: x.fi.name, Err: fs.ErrInvalid}
+	}
+	x.off = offset
+	return offset, nil
+}
+
+// dir is an open directory.
+type dir struct {
+	fi   *fileInfo
+	list []*Entry
+	pos  int
+}
+
+func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
+func (d *dir) Close() error               { return nil }
+func (d *dir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errIsDir}
+}
+
+// ReadDir returns the directory's entries in the order of its records.
+func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.list[d.pos:]
+	if n > 0 && len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > 0 && len(rest) > n {
+		rest = rest[:n]
+	}
+	d.pos += len(rest)
+	return dirEntries(rest), nil
+}
