@@ -139,6 +139,7 @@ func (w *writerAt) WriteAt(p []byte, off int64) (int, error) {
 // take a sector after each directory), and the long symlink target's SL
 // entries move the root's continuation area.
 func TestFreeBSDDeviations(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for _, c := range []struct{ tree, where string }{
 		{"deep15", "Volume Space Size byte 0: 0x2b and 0x2a"},

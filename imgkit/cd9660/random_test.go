@@ -17,6 +17,7 @@ import (
 // conversion, in nested directories, with files of random sizes and
 // symlinks, at both levels, with and without Rock Ridge.
 func TestFreeBSDRandomTrees(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for seed := range 8 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
