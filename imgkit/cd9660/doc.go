@@ -262,15 +262,26 @@
 // (as that makefs ignores -T for cd9660; SOURCE_DATE_EPOCH still bounds
 // them), the root's modification time for the volume's dates (that makefs
 // takes the clock), its Rock Ridge entries and its level-1 names. The
-// tests compare it with Debian's makefs on twelve cases, masking only the
+// tests compare it with Debian's makefs on fifteen cases, masking only the
 // dates that makefs takes from the clock. The deviations above apply to
 // it too.
 //
+// # archimedes
+//
+// Options.Archimedes (-o archimedes, NetBSD's option; FreeBSD's makefs
+// does not know it) writes NetBSD's RISC OS extension (archimedes.go): a
+// file named "name,xxx" gets the identifier of "name" and a 32-byte
+// ARCHIMEDES block with its file type and time stamp at the end of its
+// System Use field, as does a record whose name starts with "!"; under
+// Rock Ridge an ST entry ends the SUSP entries before it. The tests
+// compare it with Debian's makefs. bsdtar turns Rock Ridge off for the
+// rest of an image at its first ST entry (libarchive), so it shows the
+// later records' ISO 9660 identifiers; xorriso and isoinfo read them.
+//
 // # Limits
 //
-// Not written here: multi-extent files, extended attribute records, the optional path tables, and
-// NetBSD's archimedes extension (the option is accepted and changes
-// nothing; FreeBSD's makefs does not know it). iso-info (libcdio) does
-// not follow CE entries, so names in continuation areas show as ISO 9660
-// identifiers there.
+// Not written: multi-extent files (a file of 4 GiB or more is an error
+// at every level), extended attribute records and the optional path
+// tables. iso-info (libcdio) does not follow CE entries, so names in
+// continuation areas show as ISO 9660 identifiers there.
 package cd9660

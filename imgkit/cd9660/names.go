@@ -23,6 +23,7 @@ type nameRules struct {
 	allowMultidot      bool // level 2: keep the dots after the first in a file name
 	omitTrailingPeriod bool // no "." before ";1" in a file name without an extension
 	debianLevel1       bool // level 1 as Debian's makefs converts it (see convertLevel1)
+	archimedes         bool // cut a RISC OS file type ",xxx" off the name (archimedes.go)
 }
 
 // convert makes the identifier of the name: upper case, characters other
@@ -75,7 +76,7 @@ func (r nameRules) convertLevel1(name string, isFile bool, out *isoName) int {
 			o++
 			continue
 		}
-		if namelen == 8 && !foundExt {
+		if namelen == 8 && !foundExt || r.riscosType(name, i) {
 			break
 		}
 		out[o] = dchar(c)
@@ -109,6 +110,8 @@ func (r nameRules) convertLevel2(name string, isFile bool, out *isoName) int {
 		case c == '.' && isFile:
 			out[o] = '.'
 			foundExt = true
+		case r.riscosType(name, i):
+			return r.addVersion(out, o, isFile, foundExt)
 		default:
 			out[o] = dchar(c)
 			if foundExt {
@@ -120,6 +123,12 @@ func (r nameRules) convertLevel2(name string, isFile bool, out *isoName) int {
 		o++
 	}
 	return r.addVersion(out, o, isFile, foundExt)
+}
+
+// riscosType reports whether name[i:] is a RISC OS file type ",xxx" that
+// archimedes cuts off.
+func (r nameRules) riscosType(name string, i int) bool {
+	return r.archimedes && name[i] == ',' && len(name)-i == 4
 }
 
 // addVersion ends a file identifier with the separator "." (unless the

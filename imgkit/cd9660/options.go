@@ -33,7 +33,7 @@ type Options struct {
 	ApplicationID      string // applicationid (A): up to 128 a-characters
 	Publisher          string // publisher (P): up to 128 a-characters
 	Preparer           string // preparer (p): up to 128 a-characters
-	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
+	Archimedes         bool   // archimedes: NetBSD's RISC OS extension (archimedes.go; FreeBSD's makefs has no such option)
 	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
 
 	// Boot holds the El Torito options: bootimage and the options that
@@ -95,7 +95,7 @@ func (o *Options) nameRules() nameRules {
 		level = 2
 	}
 	return nameRules{level: level, allowMultidot: o.AllowMultidot, omitTrailingPeriod: o.OmitTrailingPeriod,
-		debianLevel1: o.debian()}
+		debianLevel1: o.debian(), archimedes: o.Archimedes}
 }
 
 // systemID is the System Identifier makefs writes: FreeBSD's, or
@@ -198,7 +198,7 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.AllowMultidot }),
 	stringOption("applicationid", "A", "ApplicationID", "Application Identifier, up to 128 a-characters", 128, isAChar,
 		func(o *Options) *string { return &o.ApplicationID }),
-	boolOption("archimedes", "", "Archimedes", "accepted; changes nothing",
+	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
 		func(o *Options) *bool { return &o.Archimedes }),
 	{imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},

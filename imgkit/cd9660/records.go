@@ -175,6 +175,7 @@ func (v *volume) fillRecord(rec dirRecord, n *isoNode, rr bool) {
 			off += copy(rec[off:], e)
 		}
 	}
+	copy(rec[len(rec)-len(n.tail):], n.tail) // at the very end, after any padding byte, as makefs writes it
 }
 
 // dirExtentOf builds the extent of the directory d: its records, with

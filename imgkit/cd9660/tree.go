@@ -72,6 +72,7 @@ type isoNode struct {
 	relocated  *isoNode // of a placeholder: the directory it stands for
 
 	rr    rrRecord    // Rock Ridge entries, when enabled
+	tail  []byte      // data at the end of the System Use field (archimedes.go)
 	jname []byte      // Joliet identifier, UCS-2 big-endian
 	jdir  *jolietInfo // Joliet extent of a directory
 }

@@ -108,6 +108,11 @@ var testTrees = map[string][]entry{
 		}
 		return e
 	}(),
+	"riscos": {
+		{name: "prog,ffb", size: 10}, {name: "text,fff", size: 3000}, {name: "odd,zzz", size: 1},
+		{name: "!App/!Run,feb", size: 5}, {name: "!Boot/"}, {name: "plain", size: 2}, {name: "a,b", size: 1},
+		{name: "dotted.name,fff", size: 4}, {name: "long name with a type,ffd", size: 6},
+	},
 	"deep9": {
 		{name: deepPath(9) + "/leaf.txt", size: 5},
 		{name: "top.txt", size: 3},
