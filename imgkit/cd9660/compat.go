@@ -27,7 +27,9 @@ import (
 //   - a relocated directory has no RE entry, and its placeholder is named
 //     as a directory ("H", not "H.;1");
 //   - at level 1 the fourth character of an extension ends the name only
-//     when it is not a dot ("a.bcd.efgh" is "A.BCD_EFGH").
+//     when it is not a dot ("a.bcd.efgh" is "A.BCD_EFGH"); at level 2 a
+//     directory name is cut at 30 characters, as a file name is, and its
+//     first dot stays ("DIR.WITH_DOTS").
 
 // Compatibility targets (Options.Compat).
 const (

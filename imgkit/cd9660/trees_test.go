@@ -57,6 +57,8 @@ var testTrees = map[string][]entry{
 		{name: long("a", 55) + ".txt", size: 7}, {name: long("a", 54) + "b.txt", size: 8},
 		{name: "abcdefghij.txt", size: 9}, {name: "abcdefghik.txt", size: 10},
 		{name: "UPPERDIR/lower.c", size: 11},
+		{name: "dir.with.dots/f", size: 1},
+		{name: long("e", 35) + "/g", size: 2},
 		{name: "big.bin", size: 300 << 10},
 		{name: "exact.bin", size: 4096},
 	},
