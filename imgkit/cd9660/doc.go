@@ -94,8 +94,11 @@
 //     (31 for a directory) at level 2, the later dots of a file name as
 //     "_" unless allow-multidot, "." before ";1" unless
 //     omit-trailing-period. Level 3 (isolevel=3, which FreeBSD's makefs
-//     refuses) names as level 2; files of 4 GiB or more are an error at
-//     every level. allow-lowercase, allow-illegal-chars and allow-max-name
+//     refuses) names as level 2 and gives a file of 4 GiB or more one
+//     record per section of up to 0xFFFFF800 bytes, all but the last with
+//     the Multi-Extent flag (multiextent.go; xorriso, bsdtar and 7z read
+//     them); at levels 1 and 2 such a file is an error naming it.
+//     allow-lowercase, allow-illegal-chars and allow-max-name
 //     are accepted and change nothing, as in makefs. Records are sorted
 //     as cd9660_compare_filename and cd9660_sort_nodes sort them, and
 //     names equal after conversion are renamed as
@@ -280,8 +283,6 @@
 //
 // # Limits
 //
-// Not written: multi-extent files (a file of 4 GiB or more is an error
-// at every level), extended attribute records and the optional path
-// tables. iso-info (libcdio) does not follow CE entries, so names in
+// Not written: extended attribute records and the optional path tables. iso-info (libcdio) does not follow CE entries, so names in
 // continuation areas show as ISO 9660 identifiers there.
 package cd9660

@@ -15,7 +15,7 @@ import (
 // options: interchange level 2, no Rock Ridge, 150 sectors of padding at
 // the end.
 type Options struct {
-	ISOLevel           int    // isolevel (l): 1, 2 or 3; 0 means 2
+	ISOLevel           int    // isolevel (l): 1, 2 or 3 (multi-extent files); 0 means 2
 	RockRidge          bool   // rockridge (R): Rock Ridge (SUSP/RRIP) entries
 	Joliet             bool   // joliet: a Joliet supplementary volume (not in makefs)
 	AllowDeepTrees     bool   // allow-deep-trees (D): directories deeper than 8 levels without Rock Ridge
@@ -210,7 +210,7 @@ var optionTable = withBootOptions([]optionSpec{
 			return nil
 		}},
 	{imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
-		Usage: "ISO 9660 interchange level: 1 (8.3 names) or 2 (30 characters); 3 names as 2"},
+		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
 		func(o *Options, a optArg) error {
 			v, err := a.num(1, 3)
 			if err == nil {

@@ -164,6 +164,9 @@ func (v *volume) fillRecord(rec dirRecord, n *isoNode, rr bool) {
 		rec.fileFlags()[0] = flagDirectory
 	} else {
 		put733(rec.dataLength(), s.sizeLen)
+		if !s.lastSection() {
+			rec.fileFlags()[0] = flagMultiExtent
+		}
 	}
 	putDirDate(rec.recordingDateAndTime(), s.date)
 	put723(rec.volumeSequenceNumber(), 1)
