@@ -106,6 +106,8 @@ func debianSerials(t *fstree.Tree) map[*fstree.Node]uint32 {
 // reports false where FreeBSD's entries apply.
 func (p *rrPass) debianEntries(n, parent, grand *isoNode) ([]suspEntry, bool) {
 	switch {
+	case n.kind == kindDot && n.parent == p.root && p.attrsFirst:
+		return append(append([]suspEntry{spEntry()}, append(p.attrs(parent.src), nmEntries(".")...)...), erEntry()), true
 	case n.kind == kindDot && n.parent == p.root:
 		return append([]suspEntry{spEntry(), erEntry()}, append(p.attrs(parent.src), nmEntries(".")...)...), true
 	case n.kind == kindDot:
