@@ -375,3 +375,74 @@ func (e suspEntry) locationOfParentDirectory() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeHigh() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeLow() []byte  { return e[12:][:8] }
 func (e suspEntry) tableDepth() []byte          { return e[20:][:1] }
+// The partition tables makefs writes into the System Area for the boot
+// images of some platforms: a master boot record's (for PReP and CHRP
+// machines) and an Apple Partition Map (for Macs). Their sectors are 512
+// bytes.
+const (
+	// partitionSectorSize is the sector size of the MBR and the APM.
+	partitionSectorSize = 512
+	// mbrPartitionTableOffset is the byte offset of the first partition
+	// entry in the MBR, sector 0.
+	mbrPartitionTableOffset = 0x1be
+	// mbrSignatureOffset is the byte offset of the MBR's boot signature
+	// 55h AAh.
+	mbrSignatureOffset = 0x1fe
+	// apmDriverDescriptorSignature ("ER") begins the Driver Descriptor
+	// Record in block 0, apmPartitionSignature ("PM") each partition map
+	// entry from block 1 on (Inside Macintosh: Devices, chapter 3, "SCSI
+	// Manager"; Apple Technical Note 1189).
+	apmDriverDescriptorSignature = 0x4552
+	apmPartitionSignature        = 0x504d
+)
+
+// Partition status bits of an APM entry's pmPartStatus (Apple Technical
+// Note 1189).
+const (
+	apmStatusValid     = 0x01
+	apmStatusAllocated = 0x02
+	apmStatusReadable  = 0x10
+	apmStatusWritable  = 0x20
+)
+
+// MBR partition types makefs writes.
+const (
+	mbrTypePRePBoot = 0x41 // PReP Boot, a powerpc boot image
+	mbrTypeISO9660  = 0x96 // CHRP ISO-9660 file system, the whole image
+)
+
+// mbrPartitionEntry is one 16-byte entry of an MBR's partition table.
+type mbrPartitionEntry []byte
+
+func (e mbrPartitionEntry) bootIndicator() []byte { return e[0:][:1] }
+func (e mbrPartitionEntry) startingCHS() []byte   { return e[1:][:3] }
+func (e mbrPartitionEntry) partitionType() []byte { return e[4:][:1] }
+func (e mbrPartitionEntry) endingCHS() []byte     { return e[5:][:3] }
+func (e mbrPartitionEntry) startingLBA() []byte   { return e[8:][:4] }
+func (e mbrPartitionEntry) sizeInLBA() []byte     { return e[12:][:4] }
+
+// apmDriverDescriptor is the Driver Descriptor Record (Block0) of an
+// Apple Partition Map, the start of block 0; its fields are big-endian.
+type apmDriverDescriptor []byte
+
+func (d apmDriverDescriptor) sbSig() []byte      { return d[0:][:2] }
+func (d apmDriverDescriptor) sbBlkSize() []byte  { return d[2:][:2] }
+func (d apmDriverDescriptor) sbBlkCount() []byte { return d[4:][:4] }
+func (d apmDriverDescriptor) sbDevType() []byte  { return d[8:][:2] }
+func (d apmDriverDescriptor) sbDevId() []byte    { return d[10:][:2] }
+
+// apmPartition is one partition map entry of an Apple Partition Map, one
+// per block from block 1; its fields are big-endian, its names
+// NUL-terminated.
+type apmPartition []byte
+
+func (p apmPartition) pmSig() []byte         { return p[0:][:2] }
+func (p apmPartition) pmSigPad() []byte      { return p[2:][:2] }
+func (p apmPartition) pmMapBlkCnt() []byte   { return p[4:][:4] }
+func (p apmPartition) pmPyPartStart() []byte { return p[8:][:4] }
+func (p apmPartition) pmPartBlkCnt() []byte  { return p[12:][:4] }
+func (p apmPartition) pmPartName() []byte    { return p[16:][:32] }
+func (p apmPartition) pmParType() []byte     { return p[48:][:32] }
+func (p apmPartition) pmLgDataStart() []byte { return p[80:][:4] }
+func (p apmPartition) pmDataCnt() []byte     { return p[84:][:4] }
+func (p apmPartition) pmPartStatus() []byte  { return p[88:][:4] }

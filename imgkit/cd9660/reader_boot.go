@@ -90,7 +90,7 @@ func (f *FS) BootCatalog() (*BootCatalog, error) {
 	if err := c.validation((*catalogEntry)(b[:catalogEntrySize]), off); err != nil {
 		return nil, err
 	}
-	c.Default = bootEntry((*catalogEntry)(b[catalogEntrySize:][:catalogEntrySize]), off+catalogEntrySize)
+	c.Default = decodeBootEntry((*catalogEntry)(b[catalogEntrySize:][:catalogEntrySize]), off+catalogEntrySize)
 	c.readSections(b, off)
 	return c, nil
 }
@@ -135,7 +135,7 @@ func (c *BootCatalog) readSections(b []byte, off int64) {
 		p += catalogEntrySize
 		for i := 0; i < n && p+catalogEntrySize <= len(b); i++ {
 			e := (*catalogEntry)(b[p:][:catalogEntrySize])
-			s.Entries = append(s.Entries, bootEntry(e, off+int64(p)))
+			s.Entries = append(s.Entries, decodeBootEntry(e, off+int64(p)))
 			p += catalogEntrySize
 			more := e.bootMediaType()[0]&etExtensionMore != 0
 			for more && p+catalogEntrySize <= len(b) && b[p] == etExtension {
@@ -150,8 +150,8 @@ func (c *BootCatalog) readSections(b []byte, off int64) {
 	}
 }
 
-// bootEntry decodes the Initial/Default or Section Entry e at byte off.
-func bootEntry(e *catalogEntry, off int64) BootEntry {
+// decodeBootEntry decodes the Initial/Default or Section Entry e at byte off.
+func decodeBootEntry(e *catalogEntry, off int64) BootEntry {
 	return BootEntry{
 		Offset:                off,
 		BootIndicator:         e.bootIndicator()[0],

@@ -1,0 +1,108 @@
+package cd9660
+
+import (
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// compat=debian: the bytes of Debian's makefs -t cd9660 (package makefs
+// 20190105, a port of NetBSD's makefs of that time), which differ from
+// FreeBSD's in these ways, all found by comparing the two (the tests
+// compare fixturegen's compat=debian images with Debian's makefs):
+//
+//   - the System Identifier is "NetBSD", and the Application Use field
+//     starts with "[APPLICATION USE]--> ..." and ends with
+//     "... <--[APPLICATION USE]";
+//   - -T changes no time: files keep their own, the root's record is
+//     dated with its modification time, and the volume descriptors with
+//     the clock (here: Options.Timestamp when set, else the root's
+//     modification time, as without compat);
+//   - under Rock Ridge, TF entries are 25 bytes long, the last byte of
+//     the change time (its offset from GMT) cut off; a "." record holds
+//     only PX, and a ".." record PX (after PL), except the root's ".",
+//     which holds SP and ER and then the root's own PX, TF and NM (".");
+//     a record whose identifier is its name already (a directory "SUB")
+//     has no NM; the PX serial numbers are the walk's, pre-order from 3
+//     for the root, hard links sharing one;
+//   - a relocated directory has no RE entry, and its placeholder is named
+//     as a directory ("H", not "H.;1");
+//   - at level 1 the fourth character of an extension ends the name only
+//     when it is not a dot ("a.bcd.efgh" is "A.BCD_EFGH").
+
+// Compatibility targets (Options.Compat).
+const (
+	CompatFreeBSD = "freebsd"
+	CompatDebian  = "debian"
+)
+
+// Debian's Application Use field: a text at its start and one at its end.
+const (
+	debianAppUseHead = "[APPLICATION USE]--> ..."
+	debianAppUseTail = "... <--[APPLICATION USE]"
+)
+
+// debianTFLen is the length of Debian's TF entries.
+const debianTFLen = tfLen - 1
+
+// debian reports whether the options ask for Debian's bytes.
+func (o *Options) debian() bool { return o.Compat == CompatDebian }
+
+// treeOptions is the time rule the source tree is read with: Debian's
+// makefs keeps the files' times whatever -T says.
+func (o *Options) treeOptions() *fstree.Options {
+	if o.debian() && !o.ClampTimes {
+		return &fstree.Options{}
+	}
+	return &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes}
+}
+
+// putApplicationUse fills the Application Use field of the primary
+// descriptor: zero, or Debian's texts.
+func (o *Options) putApplicationUse(f []byte) {
+	if o.debian() {
+		copy(f, debianAppUseHead)
+		copy(f[len(f)-len(debianAppUseTail):], debianAppUseTail)
+	}
+}
+
+// debianSerials numbers the distinct files of t in walk order, pre-order,
+// from 3 for the root.
+func debianSerials(t *fstree.Tree) map[*fstree.Node]uint32 {
+	m := map[*fstree.Node]uint32{}
+	next := uint32(3)
+	t.Walk(func(_ string, n *fstree.Node) error {
+		if n.HardLink == nil {
+			m[n] = next
+			next++
+		}
+		return nil
+	})
+	return m
+}
+
+// debianEntries lists the entries of a "." or ".." record, or of another
+// record whose name is its identifier, as Debian's makefs makes them; it
+// reports false where FreeBSD's entries apply.
+func (p *rrPass) debianEntries(n, parent, grand *isoNode) ([]suspEntry, bool) {
+	switch {
+	case n.kind == kindDot && n.parent == p.root:
+		return append([]suspEntry{spEntry(), erEntry()}, append(p.attrs(parent.src), nmEntries(".")...)...), true
+	case n.kind == kindDot:
+		return []suspEntry{pxEntry(parent.src, p.serial(parent.src))}, true
+	case n.kind == kindDotDot:
+		var out []suspEntry
+		if parent.realParent != nil {
+			out = append(out, newEntry(sigPL, clLen))
+		}
+		if grand != nil {
+			out = append(out, pxEntry(grand.src, p.serial(grand.src)))
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// nameIsIdentifier reports whether a record's name is its identifier, so
+// that Debian's makefs writes no NM entry.
+func (n *isoNode) nameIsIdentifier() bool {
+	return n.orig == string(n.name[:n.nameLen])
+}

@@ -1,0 +1,20 @@
+package cd9660
+
+import "errors"
+
+// Errors of the writer. Errors returned wrap one of these where one
+// applies, so callers can test them with errors.Is.
+var (
+	// ErrOption is a bad -o option: an unknown key or a value the key
+	// does not take.
+	ErrOption = errors.New("cd9660: bad option")
+	// ErrParams is a combination of Options the writer cannot make a
+	// volume from.
+	ErrParams = errors.New("cd9660: impossible parameters")
+	// ErrDeepTree is a directory deeper than ISO 9660 allows, without
+	// Options.AllowDeepTrees or Options.RockRidge.
+	ErrDeepTree = errors.New("cd9660: directory tree too deep")
+	// ErrFileTooBig is a file of 4 GiB or more, which one extent cannot
+	// hold.
+	ErrFileTooBig = errors.New("cd9660: file too large")
+)

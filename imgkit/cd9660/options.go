@@ -1,0 +1,312 @@
+package cd9660
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+)
+
+// Options are the makefs -t cd9660 options: the -o fs-options of
+// makefs(8)'s cd9660 type as typed fields, plus the global makefs options
+// that apply. The zero value makes the volume makefs makes with no
+// options: interchange level 2, no Rock Ridge, 150 sectors of padding at
+// the end.
+type Options struct {
+	ISOLevel           int    // isolevel (l): 1, 2 or 3; 0 means 2
+	RockRidge          bool   // rockridge (R): Rock Ridge (SUSP/RRIP) entries
+	Joliet             bool   // joliet: a Joliet supplementary volume (not in makefs)
+	AllowDeepTrees     bool   // allow-deep-trees (D): directories deeper than 8 levels without Rock Ridge
+	RelocateDeepTrees  bool   // relocate-deep-trees: with Rock Ridge, move deep directories into RR_MOVED as makefs does (not in makefs)
+	AllowMaxName       bool   // allow-max-name (a): accepted; makefs does not implement it
+	AllowIllegalChars  bool   // allow-illegal-chars (i): accepted; makefs converts names regardless
+	AllowLowercase     bool   // allow-lowercase: accepted; makefs converts names regardless
+	AllowMultidot      bool   // allow-multidot (m): keep every dot of a file name (level 2 and up)
+	OmitTrailingPeriod bool   // omit-trailing-period (o): no "." in file identifiers without an extension
+	NoTrailingPadding  bool   // no-trailing-padding=0: no 150 sectors of padding (see the package documentation)
+	KeepBadImages      bool   // keep-bad-images (K): accepted; an image that fails is never kept
+	Verbose            int    // verbose (v): accepted, 0 to 2; prints nothing
+	Label              string // label (L): Volume Identifier, up to 32 d-characters
+	VolumeSetID        string // volumeid (V): Volume Set Identifier, up to 128 a-characters
+	ApplicationID      string // applicationid (A): up to 128 a-characters
+	Publisher          string // publisher (P): up to 128 a-characters
+	Preparer           string // preparer (p): up to 128 a-characters
+	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
+	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
+
+	// Boot holds the El Torito options: bootimage and the options that
+	// follow it, bootimagedir, generic-bootimage and chrp-boot.
+	Boot Boot
+
+	// Global makefs options. FreeBSD's makefs ignores -s, -m and -M for
+	// cd9660 (cd9660_makefs never reads them): the image is always the
+	// smallest that holds the tree. They are accepted and ignored here
+	// too, with a warning, so that a command line makes makefs's bytes.
+	Size    int64 // -s
+	MinSize int64 // -M
+	MaxSize int64 // -m
+
+	// Timestamp (-T), when not the zero time, is the time of every file
+	// and directory and of the volume. With ClampTimes it is only an
+	// upper bound, the rule of SOURCE_DATE_EPOCH: later times become it,
+	// earlier ones are kept, and the volume's own dates are it. Without
+	// Timestamp the volume's dates are the root directory's modification
+	// time (makefs takes the clock).
+	Timestamp  time.Time
+	ClampTimes bool
+
+	// Cache holds the block cache's options (imgkit/bcache) for the image
+	// file WriteFile writes; nil means the defaults.
+	Cache *bcache.Options
+
+	// Warn receives warnings; nil discards.
+	Warn io.Writer
+}
+
+// check rejects what no volume can be made with, naming the field.
+func (o *Options) check() error {
+	if o.ISOLevel < 0 || o.ISOLevel > 3 {
+		return fmt.Errorf("%w: Options.ISOLevel %d: must be 1, 2 or 3", ErrParams, o.ISOLevel)
+	}
+	if o.Compat != "" && o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
+		return fmt.Errorf("%w: Options.Compat %q: must be %q or %q", ErrParams, o.Compat, CompatFreeBSD, CompatDebian)
+	}
+	if o.AllowMultidot && o.ISOLevel == 1 {
+		return fmt.Errorf("%w: Options.AllowMultidot requires Options.ISOLevel 2 or 3", ErrParams)
+	}
+	if err := checkChars("Label", o.Label, 32, isDChar); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{{"VolumeSetID", o.VolumeSetID}, {"ApplicationID", o.ApplicationID},
+		{"Publisher", o.Publisher}, {"Preparer", o.Preparer}} {
+		if err := checkChars(f.name, f.v, 128, isAChar); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameRules are the name conversion rules of the options.
+func (o *Options) nameRules() nameRules {
+	level := o.ISOLevel
+	if level == 0 {
+		level = 2
+	}
+	return nameRules{level: level, allowMultidot: o.AllowMultidot, omitTrailingPeriod: o.OmitTrailingPeriod,
+		debianLevel1: o.debian()}
+}
+
+// systemID is the System Identifier makefs writes: FreeBSD's, or
+// NetBSD's with compat=debian.
+func (o *Options) systemID() string {
+	if o.debian() {
+		return "NetBSD"
+	}
+	return "FreeBSD"
+}
+
+// isDChar reports whether c is a d-character (ECMA-119 7.4.1): A-Z, 0-9, _.
+func isDChar(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// isAChar reports whether c is an a-character (ECMA-119 7.4.1): the
+// d-characters, space and !"%&'()*+,-./:;<=>?.
+func isAChar(c byte) bool {
+	return isDChar(c) || c >= '%' && c <= '?' || c >= ' ' && c <= '"'
+}
+
+// checkChars checks that s, an identifier field of Options, is at most
+// n characters that pass ok, as makefs's cd9660_arguments_set_string
+// checks them (lower-case letters pass, and ParseOption upper-cases them).
+func checkChars(field, s string, n int, ok func(byte) bool) error {
+	if len(s) > n {
+		return fmt.Errorf("%w: Options.%s %q: at most %d characters", ErrParams, field, s, n)
+	}
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) && !(s[i] >= 'a' && s[i] <= 'z') {
+			return fmt.Errorf("%w: Options.%s %q: %q is not allowed (ECMA-119 7.4)", ErrParams, field, s, s[i])
+		}
+	}
+	return nil
+}
+
+// identifier validates and upper-cases the value of a string option.
+func identifier(a optArg, n int, ok func(byte) bool) (string, error) {
+	if err := checkChars("x", a.value, n, ok); err != nil {
+		kind := "a"
+		if n == 32 {
+			kind = "d"
+		}
+		return "", fmt.Errorf("%w: %s: %q must be at most %d %s-characters", ErrOption, a.name, a.value, n, kind)
+	}
+	b := []byte(a.value)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b), nil
+}
+
+// An optionSpec is one -o option of makefs -t cd9660: what OptionHelp
+// says about it and how ParseOption applies it.
+type optionSpec struct {
+	imgfmt.Option
+	set func(o *Options, a optArg) error
+}
+
+// boolOption is a makefs boolean option: no value means on; a value is a
+// number, 0 or 1.
+func boolOption(key, letter, field, usage string, p func(o *Options) *bool) optionSpec {
+	return optionSpec{imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "off", Usage: usage},
+		func(o *Options, a optArg) error {
+			v, err := a.num(0, 1)
+			*p(o) = v == 1
+			return err
+		}}
+}
+
+// stringOption is an identifier option of at most n characters of the
+// kind ok accepts.
+func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p func(o *Options) *string) optionSpec {
+	return optionSpec{imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "blanks", Usage: usage},
+		func(o *Options, a optArg) error {
+			s, err := identifier(a, n, ok)
+			if err == nil {
+				*p(o) = s
+			}
+			return err
+		}}
+}
+
+// optionTable lists the -o options of makefs -t cd9660 that this package
+// writes (the El Torito ones live with the boot catalogue), sorted
+// bytewise by name. ParseOption and OptionHelp both read it.
+var optionTable = withBootOptions([]optionSpec{
+	boolOption("allow-deep-trees", "D", "AllowDeepTrees", "allow directories deeper than 8 levels (without Rock Ridge)",
+		func(o *Options) *bool { return &o.AllowDeepTrees }),
+	boolOption("allow-illegal-chars", "i", "AllowIllegalChars", "accepted; makefs converts names regardless",
+		func(o *Options) *bool { return &o.AllowIllegalChars }),
+	boolOption("allow-lowercase", "", "AllowLowercase", "accepted; makefs converts names regardless",
+		func(o *Options) *bool { return &o.AllowLowercase }),
+	boolOption("allow-max-name", "a", "AllowMaxName", "accepted; makefs does not implement it",
+		func(o *Options) *bool { return &o.AllowMaxName }),
+	boolOption("allow-multidot", "m", "AllowMultidot", "keep every dot of a file name (isolevel 2 and 3)",
+		func(o *Options) *bool { return &o.AllowMultidot }),
+	stringOption("applicationid", "A", "ApplicationID", "Application Identifier, up to 128 a-characters", 128, isAChar,
+		func(o *Options) *string { return &o.ApplicationID }),
+	boolOption("archimedes", "", "Archimedes", "accepted; changes nothing",
+		func(o *Options) *bool { return &o.Archimedes }),
+	{imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
+		func(o *Options, a optArg) error {
+			if a.value != CompatFreeBSD && a.value != CompatDebian {
+				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, a.value)
+			}
+			o.Compat = a.value
+			return nil
+		}},
+	{imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
+		Usage: "ISO 9660 interchange level: 1 (8.3 names) or 2 (30 characters); 3 names as 2"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(1, 3)
+			if err == nil {
+				o.ISOLevel = int(v)
+			}
+			return err
+		}},
+	boolOption("joliet", "", "Joliet", "add a Joliet volume (UCS-2 names up to 64 characters); not in makefs",
+		func(o *Options) *bool { return &o.Joliet }),
+	boolOption("keep-bad-images", "K", "KeepBadImages", "accepted; an image that fails is never kept",
+		func(o *Options) *bool { return &o.KeepBadImages }),
+	stringOption("label", "L", "Label", "Volume Identifier, up to 32 d-characters", 32, isDChar,
+		func(o *Options) *string { return &o.Label }),
+	{imgfmt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
+		Usage: "as in makefs, the value says whether to pad: =0 leaves out the 150 sectors of padding"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(0, 1)
+			o.NoTrailingPadding = err == nil && v == 0
+			return err
+		}},
+	boolOption("omit-trailing-period", "o", "OmitTrailingPeriod", `no "." in file identifiers without an extension`,
+		func(o *Options) *bool { return &o.OmitTrailingPeriod }),
+	stringOption("preparer", "p", "Preparer", "Data Preparer Identifier, up to 128 a-characters", 128, isAChar,
+		func(o *Options) *string { return &o.Preparer }),
+	stringOption("publisher", "P", "Publisher", "Publisher Identifier, up to 128 a-characters", 128, isAChar,
+		func(o *Options) *string { return &o.Publisher }),
+	boolOption("relocate-deep-trees", "", "RelocateDeepTrees",
+		"with rockridge, relocate directories deeper than 8 levels into RR_MOVED as makefs does (see the package documentation)",
+		func(o *Options) *bool { return &o.RelocateDeepTrees }),
+	boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
+		func(o *Options) *bool { return &o.RockRidge }),
+	{imgfmt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
+		Usage: "accepted, 0 to 2; prints nothing"},
+		func(o *Options, a optArg) error {
+			v, err := a.num(0, 2)
+			if err == nil {
+				o.Verbose = int(v)
+			}
+			return err
+		}},
+	stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
+		func(o *Options) *string { return &o.VolumeSetID }),
+})
+
+// optionIndex maps every -o option name and one-letter key to its entry
+// of optionTable.
+func optionIndex(key string) *optionSpec {
+	for i := range optionTable {
+		s := &optionTable[i]
+		if s.Key == key || s.Letter != "" && s.Letter == key {
+			return s
+		}
+	}
+	return nil
+}
+
+// OptionHelp describes every -o option of makefs -t cd9660 this package
+// takes, sorted bytewise by name as makefs(8) documents them: its name,
+// its one-letter key, the field of Options it sets, its default and its
+// meaning. ParseOption accepts exactly these names and letters.
+func OptionHelp() []imgfmt.Option {
+	out := make([]imgfmt.Option, len(optionTable))
+	for i, s := range optionTable {
+		out[i] = s.Option
+	}
+	return out
+}
+
+// optArg is the value given to one -o option, with the option's name for
+// errors.
+type optArg struct{ name, value string }
+
+// num parses the value as a makefs number from minv to maxv
+// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
+// makefs's set_option_var reads a numeric option given without one.
+func (a optArg) num(minv, maxv int64) (int64, error) {
+	if a.value == "" {
+		return 1, nil
+	}
+	v, err := imgfmt.ParseNumber(a.value, minv, maxv)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
+	}
+	return v, nil
+}
+
+// ParseOption sets one -o option on o, by its name or one-letter key, as
+// makefs -t cd9660 -o key=value does (OptionHelp lists them). Numbers are
+// read as makefs reads them (imgfmt.ParseNumber); a boolean option is on
+// without a value and otherwise takes 0 or 1; identifiers are checked for
+// their character set and length and upper-cased. Errors name the option
+// and wrap ErrOption.
+func ParseOption(o *Options, key, value string) error {
+	s := optionIndex(key)
+	if s == nil || key == "" {
+		return fmt.Errorf("%w: unknown cd9660 option %q", ErrOption, key)
+	}
+	return s.set(o, optArg{name: s.Key, value: value})
+}

@@ -1,0 +1,238 @@
+package cd9660
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// WriteFile lays the tree of src out as an ISO 9660 volume with the
+// options opts (nil means the zero Options), as FreeBSD makefs -t cd9660
+// does, and writes it to the file path through the block cache
+// (opts.Cache). The image appears at path only when complete: on any
+// error the temporary file is removed and path is left as it was. The
+// source's tree is read with the time rule of opts.Timestamp and
+// opts.ClampTimes (a *fstree.Tree given as src has it applied in place,
+// as its Tree method does).
+func WriteFile(path string, src fstree.Source, opts *Options) error {
+	v, err := prepare(src, opts)
+	if err != nil {
+		return err
+	}
+	im, err := bcache.Create(path, v.fileSize(), v.o.Cache)
+	if err != nil {
+		return err
+	}
+	return v.commit(im)
+}
+
+// Write lays the tree of src out as WriteFile does and writes the image to
+// dst, every byte of it from offset 0, and returns its size. The image is
+// built in memory first: nothing is written to dst when the volume cannot
+// be made, and dst may hold part of the image when a write to it fails.
+// On any error the size returned is 0.
+func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
+	v, err := prepare(src, opts)
+	if err != nil {
+		return 0, err
+	}
+	im, err := bcache.CreateWriterAt(dst, v.fileSize(), v.o.Cache)
+	if err != nil {
+		return 0, err
+	}
+	if err := v.commit(im); err != nil {
+		return 0, err
+	}
+	return v.fileSize(), nil
+}
+
+// Build lays the tree of src out as WriteFile does and returns the image.
+func Build(src fstree.Source, opts *Options) ([]byte, error) {
+	v, err := prepare(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	im, err := bcache.CreateMemory(v.fileSize(), v.o.Cache)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.commit(im); err != nil {
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// volume is everything decided before the first byte is written.
+type volume struct {
+	o    Options
+	tree *fstree.Tree
+	*builder
+	rr *rrPass
+
+	next          int64 // first sector not yet placed
+	descriptors   []placedDescriptor
+	dirs          []*isoNode // in path table order
+	ptLen         int
+	lPath, mPath  int64
+	caInline      bool  // continuation areas after their directories
+	volumeSectors int64 // the Volume Space Size
+	joliet        *jolietVolume
+	boot          *bootArea
+}
+
+// fileSize is the size of the image file.
+func (v *volume) fileSize() int64 { return v.next * SectorSize }
+
+// sourceTree returns the tree of src with the time rule of o applied.
+func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
+	if t, ok := src.(*fstree.Tree); src == nil || ok && (t == nil || t.Root == nil) {
+		return nil, fmt.Errorf("%w: no source tree", ErrParams)
+	}
+	t, err := src.Tree(o.treeOptions())
+	if err == nil {
+		err = t.CheckPaths()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cd9660: %w", err)
+	}
+	return t, nil
+}
+
+// prepare checks the options, reads the tree and lays the volume out.
+func prepare(src fstree.Source, opts *Options) (*volume, error) {
+	v := &volume{}
+	if opts != nil {
+		v.o = *opts
+	}
+	if err := v.o.check(); err != nil {
+		return nil, err
+	}
+	t, err := sourceTree(src, &v.o)
+	if err != nil {
+		return nil, err
+	}
+	v.tree = t
+	v.builder = &builder{o: &v.o, rules: v.o.nameRules(), volTime: v.o.volumeTime(t)}
+	if err := v.buildTree(t); err != nil {
+		return nil, err
+	}
+	if v.o.RockRidge {
+		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet,
+			debian: v.o.debian()}
+		if v.rr.debian {
+			v.rr.serials = debianSerials(t)
+		}
+		v.rr.initialize(v.root, v.root, nil)
+	}
+	if v.o.Joliet {
+		if err := v.buildJoliet(); err != nil {
+			return nil, err
+		}
+	}
+	for _, step := range layoutSteps {
+		if err := step(v); err != nil {
+			return nil, err
+		}
+	}
+	v.warnSizes()
+	return v, nil
+}
+
+// volumeTime is the time of the volume descriptors and of the records
+// makefs dates with its clock (the root, RR_MOVED, relocation
+// placeholders): Timestamp when set (-T, or SOURCE_DATE_EPOCH as an upper
+// bound, which the clock is past), else the root directory's modification
+// time, so that the image depends on its inputs only.
+func (o *Options) volumeTime(t *fstree.Tree) time.Time {
+	if !o.Timestamp.IsZero() && !o.debian() {
+		return o.Timestamp.UTC()
+	}
+	return t.Root.Mtime.UTC()
+}
+
+// warnSizes warns that Options.Size, MinSize and MaxSize change nothing.
+func (v *volume) warnSizes() {
+	if v.o.Warn != nil && (v.o.Size != 0 || v.o.MinSize != 0 || v.o.MaxSize != 0) {
+		fmt.Fprintf(v.o.Warn, "cd9660: the image size (-s, -m, -M) is ignored, as makefs ignores it for cd9660: the image takes %d bytes\n",
+			v.fileSize())
+	}
+}
+
+// commit writes the volume into im and commits it; on error im is
+// aborted.
+func (v *volume) commit(im *bcache.Image) error {
+	defer im.Abort()
+	if err := im.Guard(func() error { return v.write(im) }); err != nil {
+		return err
+	}
+	return im.Commit()
+}
+
+// writeStep is one step of writing the image.
+type writeStep func(v *volume, im *bcache.Image) error
+
+// writeSteps lists the steps of writing the image. The image is zero
+// where no step writes.
+var writeSteps = []writeStep{
+	(*volume).writeDescriptors,
+	(*volume).writePathTables,
+	(*volume).writeDirs,
+	(*volume).writeContinuation,
+	(*volume).writeJoliet,
+	(*volume).writeFiles,
+	(*volume).writeBoot,
+}
+
+// write runs the write steps.
+func (v *volume) write(im *bcache.Image) error {
+	for _, step := range writeSteps {
+		if err := step(v, im); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFiles copies the contents of every file into its extent, each
+// hard-link group once.
+func (v *volume) writeFiles(im *bcache.Image) error {
+	var batch []bcache.FileCopy
+	var nodes []*fstree.Node
+	done := map[*fileData]bool{}
+	v.eachRecord(v.root, func(n *isoNode) {
+		if n.kind != kindFile || n.virtual || n.src.Type != fstree.TypeFile || n.dataLen == 0 || done[n.data] {
+			return
+		}
+		done[n.data] = true
+		s := n.src
+		fc := bcache.FileCopy{Off: int64(n.data.sector) * SectorSize, N: s.Size, Path: s.SourcePath,
+			Pad: (SectorSize - s.Size%SectorSize) % SectorSize}
+		if s.SourcePath == "" {
+			fc.Open = func() (io.ReadCloser, error) { return s.Open() }
+		}
+		batch = append(batch, fc)
+		nodes = append(nodes, s)
+	})
+	if i, err := im.CopyFiles(batch); err != nil {
+		if i < 0 {
+			return err
+		}
+		return fmt.Errorf("cd9660: %s: %w", nodes[i].Path(), err)
+	}
+	return nil
+}
+
+// eachRecord calls fn for every record under d, pre-order.
+func (v *volume) eachRecord(d *isoNode, fn func(*isoNode)) {
+	fn(d)
+	for _, c := range d.children {
+		if c.kind == kindDir {
+			v.eachRecord(c, fn)
+		} else {
+			fn(c)
+		}
+	}
+}
