@@ -56,6 +56,8 @@ var identityCases = []struct {
 	{"longlink", nil, nil},
 	{"longname", nil, nil},
 	{"many", nil, nil},
+	{"collide", []string{"isolevel=1"}, nil},
+	{"collide", []string{"isolevel=1", "rockridge"}, nil},
 	{"many", []string{"rockridge"}, nil},
 	{"many", []string{"isolevel=1"}, nil},
 	{"deep9", []string{"allow-deep-trees"}, nil},

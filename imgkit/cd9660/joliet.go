@@ -219,12 +219,10 @@ func (v *volume) writeJoliet(im *bcache.Image) error {
 	if j == nil {
 		return nil
 	}
-	ext := func(d *isoNode) uint32 { return d.extent }
-	id := func(d *isoNode) []byte { return d.ident() }
-	if err := writeSector(im, j.lPath, buildPathTable(j.dirs, j.ptLen, false, ext, id)); err != nil {
+	if err := writeSector(im, j.lPath, buildPathTable(j.dirs, j.ptLen, false)); err != nil {
 		return err
 	}
-	if err := writeSector(im, j.mPath, buildPathTable(j.dirs, j.ptLen, true, ext, id)); err != nil {
+	if err := writeSector(im, j.mPath, buildPathTable(j.dirs, j.ptLen, true)); err != nil {
 		return err
 	}
 	for _, d := range j.dirs {

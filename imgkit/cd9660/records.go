@@ -103,27 +103,27 @@ func (v *volume) writeDescriptors(im *bcache.Image) error {
 }
 
 // buildPathTable makes a path table of the directories dirs (ECMA-119
-// 9.4), little-endian or big-endian, each directory's identifier given by
-// ident.
-func buildPathTable(dirs []*isoNode, size int, bigEndian bool, extent func(*isoNode) uint32, ident func(*isoNode) []byte) []byte {
+// 9.4), little-endian or big-endian. The identifier and its padding byte
+// come from the record's identifier buffer, as makefs copies them (a
+// renamed directory leaves a digit in the padding byte).
+func buildPathTable(dirs []*isoNode, size int, bigEndian bool) []byte {
 	out := make([]byte, sectorsFor(int64(size))*SectorSize)
 	off := 0
 	for _, d := range dirs {
-		id := ident(d)
-		p := pathTableRecord(out[off : off+pathTableRecordLen(len(id))])
-		p.lengthOfDirectoryIdentifier()[0] = byte(len(id))
+		p := pathTableRecord(out[off : off+pathTableRecordLen(d.nameLen)])
+		p.lengthOfDirectoryIdentifier()[0] = byte(d.nameLen)
 		parent := uint16(1)
 		if d.parent != nil {
 			parent = uint16(d.parent.ptNumber)
 		}
 		if bigEndian {
-			put732(p.locationOfExtent(), extent(d))
+			put732(p.locationOfExtent(), d.extent)
 			put722(p.parentDirectoryNumber(), parent)
 		} else {
-			put731(p.locationOfExtent(), extent(d))
+			put731(p.locationOfExtent(), d.extent)
 			put721(p.parentDirectoryNumber(), parent)
 		}
-		copy(p.directoryIdentifier(), id)
+		copy(p[pathRecordFixedLen:], d.identBuf())
 		off += len(p)
 	}
 	return out
@@ -131,12 +131,10 @@ func buildPathTable(dirs []*isoNode, size int, bigEndian bool, extent func(*isoN
 
 // writePathTables writes the Type L and Type M path tables.
 func (v *volume) writePathTables(im *bcache.Image) error {
-	ext := func(d *isoNode) uint32 { return d.extent }
-	id := func(d *isoNode) []byte { return d.name[:d.nameLen] }
-	if err := writeSector(im, v.lPath, buildPathTable(v.dirs, v.ptLen, false, ext, id)); err != nil {
+	if err := writeSector(im, v.lPath, buildPathTable(v.dirs, v.ptLen, false)); err != nil {
 		return err
 	}
-	return writeSector(im, v.mPath, buildPathTable(v.dirs, v.ptLen, true, ext, id))
+	return writeSector(im, v.mPath, buildPathTable(v.dirs, v.ptLen, true))
 }
 
 // recordSource is the record whose extent, length, date and flags the

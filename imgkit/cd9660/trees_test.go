@@ -96,6 +96,18 @@ var testTrees = map[string][]entry{
 		}
 		return e
 	}(),
+	"collide": func() []entry {
+		var e []entry
+		for i, c := range "!#$%&'()+,-=@[]^_`{}~" {
+			e = append(e, entry{name: "a" + string(c) + "b", size: i})
+			e = append(e, entry{name: "dir" + string(c) + "x/f", size: i})
+		}
+		for i := range 25 {
+			e = append(e, entry{name: fmt.Sprintf("%s%02d.txt", long("p", 30), i), size: i})
+			e = append(e, entry{name: fmt.Sprintf("%s%02d", long("Q", 32), i), size: i})
+		}
+		return e
+	}(),
 	"deep9": {
 		{name: deepPath(9) + "/leaf.txt", size: 5},
 		{name: "top.txt", size: 3},
