@@ -375,6 +375,7 @@ func (e suspEntry) locationOfParentDirectory() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeHigh() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeLow() []byte  { return e[12:][:8] }
 func (e suspEntry) tableDepth() []byte          { return e[20:][:1] }
+
 // The partition tables makefs writes into the System Area for the boot
 // images of some platforms: a master boot record's (for PReP and CHRP
 // machines) and an Apple Partition Map (for Macs). Their sectors are 512
