@@ -42,6 +42,7 @@ func cd9660Options(c *Command, warn io.Writer) (*cd9660.Options, error) {
 			return nil, optionError(opt, err, cd9660.ErrOption)
 		}
 	}
+	resolveBootFiles(c, &o.Boot)
 	o.Size, o.MinSize, o.MaxSize = c.Size, c.MinSize, c.MaxSize
 	topts, err := c.TreeOptions()
 	if err != nil {
@@ -53,4 +54,19 @@ func cd9660Options(c *Command, warn io.Writer) (*cd9660.Options, error) {
 	}
 	o.Warn = warn
 	return o, nil
+}
+
+// resolveBootFiles makes the boot image files of b (bootimage's and
+// generic-bootimage's) absolute against the command's working directory,
+// where makefs opens them, so that a catalogue entry run in-process reads
+// them from its own folder.
+func resolveBootFiles(c *Command, b *cd9660.Boot) {
+	for i := range b.Images {
+		if b.Images[i].File != "" {
+			b.Images[i].File = c.abs(b.Images[i].File)
+		}
+	}
+	if b.GenericImage != "" {
+		b.GenericImage = c.abs(b.GenericImage)
+	}
 }
