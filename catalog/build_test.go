@@ -415,8 +415,8 @@ func TestCopySparseZeros(t *testing.T) {
 }
 
 // TestVerifyCopyMemory copies a 4 GiB sparse input with data in three
-// places: the copy allocates about its one buffer, not the file. Not
-// parallel: it reads the process's allocation counter.
+// places: the copy allocates about its one buffer, not the file.
+// Not parallel: it reads the process's allocation counter.
 func TestVerifyCopyMemory(t *testing.T) {
 	c := newCatalog(t, map[string]string{ManifestName: "a: concat a big\n"})
 	f, _ := os.Create(filepath.Join(c.Dir, "big"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -35,6 +36,7 @@ func TestSplitWords(t *testing.T) {
 }
 
 func TestParseManifest(t *testing.T) {
+	t.Parallel()
 	m := "# header\n\nx.img: makefs -t msdos \\\n  -s 1440k x.img src\nsub/y.a: ar rcs sub/y.a 'a b.o' # note\n"
 	got, err := ParseManifest(strings.NewReader(m))
 	want := []Entry{
@@ -63,6 +65,7 @@ func TestParseManifest(t *testing.T) {
 }
 
 func TestSums(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := filepath.Join(dir, SumName)
 	sums := map[string]Sum{

@@ -61,6 +61,7 @@ func redraw(p *progress) {
 
 // TestProgress runs alone: it sets progressDelay.
 func TestProgress(t *testing.T) {
+	// not parallel: it sets the package variable progressDelay.
 	old := progressDelay
 	progressDelay = 0
 	defer func() { progressDelay = old }()

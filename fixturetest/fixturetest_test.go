@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 // script starts with a.img and b.img (FAT12 images that differ in the
 // contents of one file), and x.a (an archive of two text members).
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata",
 		Cmds: Cmds(),

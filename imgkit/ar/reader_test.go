@@ -49,6 +49,7 @@ func TestReaderFS(t *testing.T) {
 	t.Parallel()
 	for _, f := range []Format{FormatGNU, FormatBSD} {
 		t.Run(f.String(), func(t *testing.T) {
+			t.Parallel()
 			a := sample(t, &Options{Format: f},
 				"one.o", obj("one", "uno"),
 				"a_name_longer_than_sixteen_bytes.txt", "long\n",

@@ -27,6 +27,7 @@ func pairModes() [2]Mode {
 }
 
 func TestBasic(t *testing.T) {
+	t.Parallel()
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()

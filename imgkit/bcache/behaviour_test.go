@@ -36,6 +36,7 @@ func listDir(t *testing.T, dir string) []string {
 }
 
 func TestRangeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()
@@ -88,6 +89,7 @@ func TestRangeErrors(t *testing.T) {
 }
 
 func TestHeldBuffers(t *testing.T) {
+	t.Parallel()
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()
@@ -160,6 +162,7 @@ func TestHeldBuffers(t *testing.T) {
 }
 
 func TestShortSource(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src")
 	if err := os.WriteFile(src, []byte("abc"), 0o644); err != nil {
 		t.Fatal(err)
@@ -194,6 +197,7 @@ func TestShortSource(t *testing.T) {
 }
 
 func TestModeSelection(t *testing.T) {
+	// not parallel: t.Setenv (EnvMode).
 	dir := t.TempDir()
 	for _, c := range []struct {
 		env  string
@@ -242,8 +246,10 @@ func TestModeSelection(t *testing.T) {
 }
 
 func TestAbortKeepsOldFile(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			path := filepath.Join(dir, "img")
 			if err := os.WriteFile(path, []byte("old image"), 0o600); err != nil {
@@ -292,8 +298,10 @@ func TestAbortKeepsOldFile(t *testing.T) {
 }
 
 func TestCommitReplaces(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			real := filepath.Join(dir, "sub", "real.img")
 			os.Mkdir(filepath.Dir(real), 0o755)
@@ -330,6 +338,7 @@ func TestCommitReplaces(t *testing.T) {
 // of the source, on every path, and that a long copy from an unaligned
 // source offset crosses the source-mapping windows correctly.
 func TestCopyFromAdvancesSource(t *testing.T) {
+	t.Parallel()
 	const long = mapWindow + 3<<20 + 123
 	p := make([]byte, long+1000)
 	for i := range p {

@@ -62,12 +62,19 @@ func withPad(batch []FileCopy) []FileCopy {
 // the image's bytes, or the index and error of the failed file.
 func buildTarget(t *testing.T, tg testTarget, size int64, opts *Options, batch []FileCopy) ([]byte, int, error) {
 	t.Helper()
+	return buildTargetWorkers(t, tg, size, opts, batch, copyWorkers)
+}
+
+// buildTargetWorkers is buildTarget copying with at most workers
+// goroutines, so that tests need not change copyWorkers.
+func buildTargetWorkers(t *testing.T, tg testTarget, size int64, opts *Options, batch []FileCopy, workers int) ([]byte, int, error) {
+	t.Helper()
 	im, err := tg.open(t, size, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer im.Abort()
-	if i, err := im.CopyFiles(batch); err != nil {
+	if i, err := im.copyFiles(batch, workers); err != nil {
 		return nil, i, err
 	}
 	if err := im.Commit(); err != nil {
@@ -98,6 +105,7 @@ func buildFiles(t *testing.T, path string, size int64, opts *Options, batch []Fi
 // sequential one (Open functions, or a Bulk other than pwrite), and with one
 // worker.
 func TestCopyFiles(t *testing.T) {
+	t.Parallel()
 	batch, want := filesFixture(t, 60)
 	viaOpen := make([]FileCopy, len(batch))
 	for i, fc := range batch {
@@ -117,10 +125,7 @@ func TestCopyFiles(t *testing.T) {
 			{"open", BulkAuto, viaOpen},
 		} {
 			for _, w := range []int{1, copyWorkers} {
-				old := copyWorkers
-				copyWorkers = w
-				got, i, err := buildTarget(t, tg, int64(len(want)), &Options{Bulk: c.bulk}, c.batch)
-				copyWorkers = old
+				got, i, err := buildTargetWorkers(t, tg, int64(len(want)), &Options{Bulk: c.bulk}, c.batch, w)
 				if err != nil {
 					t.Fatalf("%s/%s/%d workers: file %d: %v", tg.name, c.name, w, i, err)
 				}
@@ -137,6 +142,7 @@ func TestCopyFiles(t *testing.T) {
 // CopyFrom: a missing file, a short file (ErrShortSrc), a range outside the
 // image (ErrRange, before anything is copied).
 func TestCopyFilesErrors(t *testing.T) {
+	t.Parallel()
 	batch0, want := filesFixture(t, 40)
 	size := int64(len(want))
 	for _, batch := range [][]FileCopy{batch0, withPad(batch0)} {
@@ -174,6 +180,7 @@ func testCopyFilesErrors(t *testing.T, batch []FileCopy, size int64) {
 // TestCopyFilesHeldBuffer checks that a batch with a buffer held is copied
 // in a way the buffer sees, in both modes and in memory.
 func TestCopyFilesHeldBuffer(t *testing.T) {
+	t.Parallel()
 	batch, want := filesFixture(t, 10)
 	for _, tg := range targets {
 		im := mustOpen(t, tg, int64(len(want)), nil)
@@ -202,6 +209,7 @@ func TestCopyFilesHeldBuffer(t *testing.T) {
 // one by one), Open returning a seeker, and Open returning a plain reader;
 // and that a SrcOff past the end of the source is ErrShortSrc.
 func TestCopyFilesSrcOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := make([]byte, bulkSize+5000)
 	for i := range src {
@@ -237,10 +245,7 @@ func TestCopyFilesSrcOff(t *testing.T) {
 						b[i].Path, b[i].Open = "", open
 					}
 				}
-				old := copyWorkers
-				copyWorkers = workers
-				got, i, err := buildTarget(t, tg, size, nil, b)
-				copyWorkers = old
+				got, i, err := buildTargetWorkers(t, tg, size, nil, b, workers)
 				if err != nil {
 					t.Fatalf("%s/%d/%s: CopyFiles = %d, %v", name, workers, tg.name, i, err)
 				}

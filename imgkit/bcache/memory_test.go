@@ -190,6 +190,7 @@ func (w *recWriter) checkCovered(t *testing.T, size int64) {
 // as in mmap mode, fresh blocks zeroed over written bytes, Mode and Name,
 // Bytes only after Commit, Abort after Commit a no-op.
 func TestMemoryBasic(t *testing.T) {
+	t.Parallel()
 	for _, tg := range []testTarget{memoryTarget, writerAtTarget} {
 		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()
@@ -274,6 +275,7 @@ func TestMemoryBasic(t *testing.T) {
 // Perm, Bulk) and FIXTUREGEN_CACHE change nothing for the memory targets,
 // even values that Create refuses.
 func TestMemoryIgnoresOptions(t *testing.T) {
+	// not parallel: t.Setenv (EnvMode).
 	t.Setenv(EnvMode, "fast") // Create fails on it; the memory targets never read it
 	src := filepath.Join(t.TempDir(), "src")
 	if err := os.WriteFile(src, []byte("0123456789"), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 // TestCopyFilesPreallocate checks that CopyFiles preallocates the span of
 // a dense batch and leaves the gaps of a sparse one as holes.
 func TestCopyFilesPreallocate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.WriteFile(src, make([]byte, 1<<20), 0o644); err != nil {

@@ -394,6 +394,7 @@ func firstDiff(a, b []byte) int {
 }
 
 func TestPropertyModesAgree(t *testing.T) {
+	t.Parallel()
 	seeds, steps := 200, 400
 	if testing.Short() {
 		seeds = 20

@@ -13,6 +13,7 @@ import (
 // outside the written range survive, Bread reads what was written, and
 // Getblk of a written range hands it out zeroed.
 func TestPwritePathsAndHeldBuffers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	payload := bytes.Repeat([]byte("0123456789abcdef"), 1024) // 16 KiB

@@ -16,6 +16,7 @@ import (
 // the page cache. After WriteAt and CopyFrom (default path) at scattered
 // offsets of a 64 MiB image, only the pages written may be resident.
 func TestWriteAtDoesNotReadAround(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.WriteFile(src, bytes.Repeat([]byte{0x5a}, 6000), 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 // memory; the cache allocates nothing proportional to the image but its
 // bitmap of touched chunks (64 KiB here).
 func TestMmapKeepsRssAnonSmall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 256 MiB")
 	}

@@ -21,7 +21,9 @@ import (
 // A child process writes through the mapping and exits; the parent must find
 // every byte in the file.
 func TestMmapWritesSurviveExit(t *testing.T) {
+	t.Parallel()
 	t.Run("commit", func(t *testing.T) {
+		t.Parallel()
 		path := filepath.Join(t.TempDir(), "img")
 		if out, err := startChild(t, "commit", path).Output(); err != nil {
 			t.Fatalf("child: %v %s", err, out)
@@ -29,6 +31,7 @@ func TestMmapWritesSurviveExit(t *testing.T) {
 		checkPattern(t, path)
 	})
 	t.Run("exit-without-unmap", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		path := filepath.Join(dir, "img")
 		out, err := startChild(t, "exit", path).Output()
@@ -50,6 +53,7 @@ func TestMmapWritesSurviveExit(t *testing.T) {
 // final path must be unchanged (or still absent), with only the temporary
 // file beside it.
 func TestKilledMidBuild(t *testing.T) {
+	t.Parallel()
 	for _, old := range []bool{false, true} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "img")
@@ -98,6 +102,7 @@ func TestKilledMidBuild(t *testing.T) {
 
 // TestPermIgnoresUmask checks that the final mode is exactly Options.Perm.
 func TestPermIgnoresUmask(t *testing.T) {
+	// not parallel: it changes the process's umask.
 	old := unix.Umask(0o077)
 	defer unix.Umask(old)
 	for _, m := range modes {
@@ -124,6 +129,7 @@ func TestPermIgnoresUmask(t *testing.T) {
 // TestFaultBecomesError truncates the temporary file under a live mapping and
 // writes into it.
 func TestFaultBecomesError(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "img")
 	im := create(t, path, 1<<20, ModeMmap)
 	b, err := im.Getblk(300000, 4096)
@@ -187,6 +193,7 @@ func TestFaultBecomesError(t *testing.T) {
 // TestSparse writes a few blocks into a 1 GiB image and checks that the file
 // stays mostly holes: Getblk of never-touched ranges must not write zeros.
 func TestSparse(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "img")
 	im := create(t, path, 1<<30, ModeMmap)
 	for i, off := range []int64{0, 1 << 20, 100 << 20, 512<<20 + 512, 1<<30 - 65536} {
@@ -234,6 +241,7 @@ func TestSparse(t *testing.T) {
 // TestStreamToFifo writes an image to a fifo: it is built in os.TempDir in
 // copy mode and streamed at Commit; the fifo stays a fifo.
 func TestStreamToFifo(t *testing.T) {
+	// not parallel: t.Setenv (EnvMode).
 	for _, m := range []Mode{ModeAuto, ModeMmap} {
 		path := filepath.Join(t.TempDir(), "fifo")
 		if err := unix.Mkfifo(path, 0o600); err != nil {
@@ -282,6 +290,7 @@ func TestStreamToFifo(t *testing.T) {
 
 // TestStreamToDevNull writes an image to /dev/null: streamed, never renamed.
 func TestStreamToDevNull(t *testing.T) {
+	t.Parallel()
 	im := create(t, "/dev/null", 8192, ModeAuto)
 	if !im.stream || filepath.Dir(im.tmp) != filepath.Clean(os.TempDir()) {
 		t.Fatalf("/dev/null not streamed (temporary file %s)", im.tmp)

@@ -68,6 +68,7 @@ func maskVolumeDates(img []byte) {
 }
 
 func TestDebianIdentity(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "makefs")
 	for _, c := range debianCases {
 		t.Run(c.tree+"/"+strings.Join(c.opts, ","), func(t *testing.T) {

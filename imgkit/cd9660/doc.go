@@ -104,6 +104,9 @@
 //     go after the extension at level 2 ("A_B.0;1"), and the record keeps
 //     the identifier length of the name it had, so "A_B.0;" is what is
 //     written, with the "1" in the padding byte.
+//   - Sockets are skipped with a warning (Options.Warn), as makefs's walk
+//     skips them. An empty tree makes a volume with an empty root, where
+//     makefs stops with an error.
 //   - A directory at level 9 of the hierarchy (the root being level 1) is
 //     an error naming its path, unless allow-deep-trees or rockridge.
 //   - Under Rock Ridge every record carries PX (the mode, link count,

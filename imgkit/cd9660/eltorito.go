@@ -163,8 +163,8 @@ func (b *Boot) lastImage(key string, set func(*BootImage)) error {
 // refuses what is not a number up to ffff.
 func (b *Boot) setLoadSegment(value string) error {
 	digits := strings.TrimPrefix(strings.TrimPrefix(value, "0x"), "0X")
-	v, err := strconv.ParseUint(digits, 16, 16)
-	if err != nil || digits == "" || digits[0] == '+' {
+	v, err := strconv.ParseUint(digits, 16, 16) // no sign, no blanks, no underscores
+	if err != nil {
 		return fmt.Errorf("%w: boot-load-segment %q: not a hexadecimal number from 0 to ffff", ErrOption, value)
 	}
 	return b.lastImage("boot-load-segment", func(i *BootImage) { i.LoadSegment = uint16(v) })

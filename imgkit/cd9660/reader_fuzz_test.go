@@ -135,6 +135,7 @@ func TestPackImage(t *testing.T) {
 // TestWriteFuzzSeeds regenerates the FuzzOpen seed corpus when
 // FIXTUREGEN_WRITE_SEEDS=1.
 func TestWriteFuzzSeeds(t *testing.T) {
+	// not parallel: it rewrites the committed corpus under testdata, which other tests read.
 	if os.Getenv("FIXTUREGEN_WRITE_SEEDS") != "1" {
 		t.Skip("set FIXTUREGEN_WRITE_SEEDS=1 to rewrite testdata/fuzz/FuzzOpen")
 	}

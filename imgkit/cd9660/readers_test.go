@@ -100,6 +100,7 @@ func sourceEntries(t *testing.T, root string) map[string]srcEntry {
 // names, types, permissions, symlink targets, device numbers and
 // contents with the source.
 func TestReadersBsdtar(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "bsdtar")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -147,6 +148,7 @@ var xorrisoLine = regexp.MustCompile(`^(\S+)\s.*?'(/[^']*)'(?: -> '([^']*)')?$`)
 // path with its mode string and symlink target, nothing more (no
 // .rr_moved).
 func TestReadersXorriso(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "xorriso")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -175,6 +177,7 @@ func TestReadersXorriso(t *testing.T) {
 // tree with xorriso (Rock Ridge off): every source path, its names cut to
 // 64 characters, and the same directories.
 func TestReadersXorrisoJoliet(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "xorriso")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -255,6 +258,7 @@ var listers = []lister{
 // then Joliet), iso-info, 7z and fls, and looks for the base name of
 // every entry of the source each must show.
 func TestReadersListings(t *testing.T) {
+	t.Parallel()
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
 			t.Parallel()
@@ -300,6 +304,7 @@ func listedName(l lister, n string) string {
 // follow CE entries, so the names of the longname tree, in continuation
 // areas, show as ISO 9660 identifiers.)
 func TestReadersRockRidgeOnly(t *testing.T) {
+	t.Parallel()
 	for _, tree := range []string{"basic", "links", "deep15"} {
 		t.Run(tree, func(t *testing.T) {
 			t.Parallel()

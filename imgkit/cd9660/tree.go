@@ -142,6 +142,10 @@ func (b *builder) buildTree(t *fstree.Tree) error {
 // children of d, at the given level, and renames collisions.
 func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 	for _, c := range src.Children {
+		if c.Type == fstree.TypeSocket {
+			b.warnf("cd9660: skipping socket %s, as makefs does", c.Path())
+			continue
+		}
 		if c.Type == fstree.TypeFile && c.Size >= 1<<32 {
 			return fmt.Errorf("%w: %s: %d bytes; one extent holds less than 4 GiB", ErrFileTooBig, c.Path(), c.Size)
 		}
@@ -180,6 +184,13 @@ func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 		}
 	}
 	return nil
+}
+
+// warnf writes one line to Options.Warn.
+func (b *builder) warnf(format string, args ...any) {
+	if b.o.Warn != nil {
+		fmt.Fprintf(b.o.Warn, format+"\n", args...)
+	}
 }
 
 // translate makes the record of the source node c, a child of d.

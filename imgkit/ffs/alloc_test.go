@@ -9,6 +9,7 @@ import (
 // a byte-by-byte search (ffs_mapsearch's scanc) for every fragment table
 // and run size, on maps mixing zero, full and partly free bytes.
 func TestFindByte(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, frag := range []int64{1, 2, 4, 8} {
 		tbl := fragtbl[frag]

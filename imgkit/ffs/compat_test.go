@@ -195,6 +195,7 @@ func (s volumeTimeOnly) Tree(*fstree.Options) (*fstree.Tree, error) { return s.t
 // through a Source that keeps its times, and Timestamp then sets the
 // volume's times only.
 func TestCompatDebianBytes(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, true)
 	ts := time.Unix(1000000000, 0).UTC()
@@ -219,6 +220,7 @@ func TestCompatDebianBytes(t *testing.T) {
 	} {
 		name := fmt.Sprintf("v%d-b%d-f%d-d%d-%s", c.version, c.bsize, c.fsize, c.density, c.size)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			args := []string{"-o", fmt.Sprintf("version=%d,bsize=%d,fsize=%d", c.version, c.bsize, c.fsize), "-T", fmt.Sprint(ts.Unix())}
 			if c.density != 0 {

@@ -20,12 +20,14 @@ import (
 // TestFields describes writer images of both versions and byte orders and
 // checks the fields against the source tree and the image's bytes.
 func TestFields(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
 	for _, v := range []int{1, 2} {
 		for _, bo := range []string{"le", "be"} {
 			t.Run(fmt.Sprintf("v%d-%s", v, bo), func(t *testing.T) {
+				t.Parallel()
 				o := &Options{Version: v, BSize: 4096, FSize: 512, Timestamp: ts}
 				if bo == "be" {
 					o.ByteOrder = binary.BigEndian
@@ -171,6 +173,7 @@ func TestMatch(t *testing.T) {
 // TestFieldsSelfIndirect checks that an indirect block that points at
 // itself is an error, not a walk of nindir³ blocks.
 func TestFieldsSelfIndirect(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "f"), bytes.Repeat([]byte("x"), 20*4096), 0o644)
 	ts := time.Unix(1, 0)

@@ -220,6 +220,7 @@ var fbsdMatrix = func() []fbsdCase {
 
 // TestFreeBSDBytes compares every case of the matrix with freebsd-makefs.
 func TestFreeBSDBytes(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	trees := fbsdTrees(t, t.TempDir())
 	for _, c := range fbsdMatrix {
@@ -383,6 +384,7 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 // then be valid (see the package doc's differences); every other set must
 // give FreeBSD's bytes.
 func TestFreeBSDRandomOptions(t *testing.T) {
+	t.Parallel()
 	makefs := tooltest.Need(t, "freebsd-makefs")
 	shim := tooltest.SortedReaddir(t)
 	trees := fbsdTrees(t, t.TempDir())
@@ -423,6 +425,9 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 			args = append(args, "-S", "4096")
 		}
 		tree := pick("mixed", "random", "indirect", "bigdir")
+		if testing.Short() && i%5 != 0 {
+			continue // -short: every fifth case, each with the options it has in the full run
+		}
 		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
 			t.Parallel()
 			src := trees[tree]

@@ -16,6 +16,7 @@ import (
 // machine with less the runtime dies with "fatal error: out of memory").
 // It sets the process's memory limit, so it does not run in parallel.
 func TestMemoryBudget(t *testing.T) {
+	// not parallel: it sets the process's memory limit.
 	old := debug.SetMemoryLimit(256 << 20)
 	defer debug.SetMemoryLimit(old)
 	_, err := Build(fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}}), &Options{Size: 1 << 40})

@@ -56,6 +56,7 @@ func writeTreeImage(t *testing.T, tree *fstree.Tree, o *Options) (string, *FS) {
 // back through the triple indirect chain. (sleuthkit's istat takes
 // minutes over such a file, so it is not asked.)
 func TestTripleIndirect(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 1 GiB image")
 	}
@@ -105,6 +106,7 @@ func TestTripleIndirect(t *testing.T) {
 // TestFlags checks that file flags from a spec land in di_flags, for
 // both versions and byte orders.
 func TestFlags(t *testing.T) {
+	t.Parallel()
 	tree := specTree(t, `/set uid=0 gid=0 mode=0644 type=file
 . type=dir mode=0755
     plain
@@ -140,6 +142,7 @@ func TestFlags(t *testing.T) {
 // TestSuperblockOptions checks -S, label and softupdates in the
 // superblock, with the reader and with fsstat.
 func TestSuperblockOptions(t *testing.T) {
+	t.Parallel()
 	tree := specTree(t, `/set uid=0 gid=0 mode=0644 type=file
 . type=dir mode=0755
     f size=100000
@@ -155,6 +158,7 @@ func TestSuperblockOptions(t *testing.T) {
 		{Options{Version: 1, SectorSize: 1024, BSize: 8192, FSize: 4096}, 2, []string{"Fragment Size: 4096\n"}},
 	} {
 		t.Run(fmt.Sprintf("v%d-S%d-%q", c.o.Version, c.o.SectorSize, c.o.Label), func(t *testing.T) {
+			t.Parallel()
 			c.o.Size = 1 << 20 // sleuthkit reads no UFS1 image under 263680 bytes
 			path, f := writeTreeImage(t, tree, &c.o)
 			if got := int64(f.o.i32(f.sb.fsFsbtodb())); got != c.fsbtodb {
@@ -185,6 +189,7 @@ func TestSuperblockOptions(t *testing.T) {
 // TestSparseOption checks that -Z changes no byte: images are always
 // written sparse.
 func TestSparseOption(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
@@ -198,6 +203,7 @@ func TestSparseOption(t *testing.T) {
 // TestNeededSize checks that a tree that does not fit says the smallest
 // -s that holds it, and that it does.
 func TestNeededSize(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	writeTree(t, src, false)
 	tree, err := fstree.WalkDir(src, nil)
@@ -234,6 +240,7 @@ func TestNeededSize(t *testing.T) {
 // TestDtype checks that IFTODT of the di_mode type bits gives dir.h's
 // DT_ values for every node type.
 func TestDtype(t *testing.T) {
+	t.Parallel()
 	for typ, want := range map[fstree.Type]byte{
 		fstree.TypeFile: dtReg, fstree.TypeDir: dtDir, fstree.TypeSymlink: dtLnk, fstree.TypeFIFO: dtFIFO,
 		fstree.TypeSocket: dtSock, fstree.TypeChar: dtChr, fstree.TypeBlock: dtBlk, fstree.Type(255): dtUnknown,

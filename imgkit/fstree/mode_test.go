@@ -9,6 +9,7 @@ import (
 // TypeOfUnixMode and FileMode, to io/fs modes, which the FFS reader uses
 // for di_mode.
 func TestFileMode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		unix uint32
 		typ  Type

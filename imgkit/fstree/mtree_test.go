@@ -51,6 +51,7 @@ const relSpec = `#	   user: nobody
 `
 
 func TestReadSpecRelative(t *testing.T) {
+	t.Parallel()
 	ts := time.Unix(42, 0).UTC()
 	lookup := func(m map[string]uint32) func(string) (uint32, error) {
 		return func(name string) (uint32, error) {
@@ -125,6 +126,7 @@ func TestReadSpecRelative(t *testing.T) {
 }
 
 func TestReadSpecFullPaths(t *testing.T) {
+	t.Parallel()
 	// The form of FreeBSD's METALOG: full paths, entries repeated, which
 	// makefs takes with -D: the first entry for a path is kept.
 	var warn strings.Builder
@@ -163,6 +165,7 @@ usr/lib type=dir uid=0 gid=0 mode=u=rwx,go=rx
 }
 
 func TestApplySpecMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, "keep", "kept")
 	mkfile(t, dir, "sub/a", "aaaa")
@@ -215,6 +218,7 @@ ign     type=dir ignore
 }
 
 func TestApplySpecHardLinkExcluded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := mkfile(t, dir, "a", "x")
 	for _, n := range []string{"b", "c"} {
@@ -240,6 +244,7 @@ func TestApplySpecHardLinkExcluded(t *testing.T) {
 }
 
 func TestSpecErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, "file", "data")
 	cases := []struct {
@@ -283,6 +288,7 @@ func TestSpecErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			spec, err := ReadSpec(strings.NewReader(c.spec), "bad.mtree")
 			if err == nil {
 				var tr *Tree
@@ -312,6 +318,7 @@ func TestSpecErrors(t *testing.T) {
 }
 
 func TestUnvis(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`plain`: "plain", `a\sb`: "a b", `a\040b`: "a b", `\\`: `\`, `\t\n\r`: "\t\n\r",
 		`\M-a`: "\xe1", `\M^A`: "\x81", `\^?`: "\x7f", `\^A`: "\x01", `\E`: "\x1b", `x\$`: "x",
@@ -330,6 +337,7 @@ func TestUnvis(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]uint32{
 		"none": 0, "uchg": FlagUImmut, "schg,nodump": FlagSImmut | FlagNodump,
 		"uappnd,sappnd,opaque,hidden": FlagUAppend | FlagSAppend | FlagOpaque | FlagHidden,
@@ -347,6 +355,7 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestSpecDeterministic(t *testing.T) {
+	t.Parallel()
 	a, err := ApplySpec(nil, readSpec(t, relSpec), false, &Options{LookupUser: func(string) (uint32, error) { return 7, nil }, LookupGroup: func(string) (uint32, error) { return 8, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -360,6 +369,7 @@ func TestSpecDeterministic(t *testing.T) {
 }
 
 func TestSpecOnlyFileAndTypeNames(t *testing.T) {
+	t.Parallel()
 	tr, err := ApplySpec(nil, readSpec(t, "f type=file mode=04755 uid=0 gid=0 size=5\n"), false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -386,6 +396,7 @@ func TestSpecOnlyFileAndTypeNames(t *testing.T) {
 }
 
 func TestHostUserLookup(t *testing.T) {
+	t.Parallel()
 	// uname without uid uses the host's user database, as makefs does.
 	tr, err := ApplySpec(nil, readSpec(t, "f type=file mode=0644 uname=root gid=0\n"), false, nil)
 	if err != nil {

@@ -45,6 +45,7 @@ func paths(t *testing.T, tr *Tree) []string {
 }
 
 func TestWalkDirSortAndTypes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"b", "a", "B", "é", "z", "sub/y", "sub/x", "sub/deeper/q", "Z"} {
 		mkfile(t, dir, name, "data of "+name)
@@ -139,6 +140,7 @@ func TestWalkDirSortAndTypes(t *testing.T) {
 }
 
 func TestWalkDirNotDir(t *testing.T) {
+	t.Parallel()
 	p := mkfile(t, t.TempDir(), "f", "x")
 	if _, err := WalkDir(p, nil); err == nil {
 		t.Error("WalkDir of a file: no error")
@@ -149,6 +151,7 @@ func TestWalkDirNotDir(t *testing.T) {
 }
 
 func TestWalkDirHardLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := mkfile(t, dir, "d/m", "shared")
 	mkfile(t, dir, "solo", "alone")
@@ -183,6 +186,7 @@ func TestWalkDirHardLinks(t *testing.T) {
 }
 
 func TestWalkDirModeBits(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no setuid bits on Windows")
 	}
@@ -211,6 +215,7 @@ func TestWalkDirModeBits(t *testing.T) {
 }
 
 func TestTimes(t *testing.T) {
+	// not parallel: t.Setenv.
 	dir := t.TempDir()
 	old := time.Date(2001, 2, 3, 4, 5, 6, 700, time.UTC)
 	recent := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -273,6 +278,7 @@ func TestTimes(t *testing.T) {
 }
 
 func TestOptionsFromEnv(t *testing.T) {
+	// not parallel: t.Setenv (SOURCE_DATE_EPOCH).
 	t.Setenv(SourceDateEpochEnv, "")
 	if o, err := OptionsFromEnv(nil); err != nil || !o.Timestamp.IsZero() || o.ClampTimes {
 		t.Errorf("empty: %v %v", o, err)
@@ -287,6 +293,7 @@ func TestOptionsFromEnv(t *testing.T) {
 }
 
 func TestParseTimestamp(t *testing.T) {
+	t.Parallel()
 	if ts, err := ParseTimestamp("", "1700000000"); err != nil || ts.Unix() != 1700000000 || ts.Location() != time.UTC {
 		t.Errorf("epoch: %v %v", ts, err)
 	}
@@ -320,6 +327,7 @@ func TestParseTimestamp(t *testing.T) {
 }
 
 func TestFromMapFS(t *testing.T) {
+	t.Parallel()
 	mt := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
 	fsys := fstest.MapFS{
 		"top/b.txt":       {Data: []byte("bee"), Mode: 0o640, ModTime: mt},
@@ -365,6 +373,7 @@ func TestFromMapFS(t *testing.T) {
 }
 
 func TestFromDirFSMatchesWalkDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := mkfile(t, dir, "x/one", "1")
 	mkfile(t, dir, "two", "22")
@@ -407,6 +416,7 @@ func dump(tr *Tree) string {
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func TestDevNumbers(t *testing.T) {
+	t.Parallel()
 	for _, c := range [][2]uint32{{0, 0}, {1, 3}, {8, 1}, {259, 65536}, {4095, 255}, {4096, 1 << 20}, {0xffffffff, 0xffffffff}} {
 		d := Mkdev(c[0], c[1])
 		if Major(d) != c[0] || Minor(d) != c[1] {

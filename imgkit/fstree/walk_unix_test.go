@@ -16,6 +16,7 @@ import (
 )
 
 func TestWalkDirSpecialFiles(t *testing.T) {
+	// not parallel: it changes the working directory to bind a socket by a short name.
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o640); err != nil {
 		t.Fatal(err)
@@ -79,6 +80,7 @@ func TestWalkDirSpecialFiles(t *testing.T) {
 // TestWalkDirWorkers checks that the tree WalkDir builds is the same with
 // one goroutine and with several, run after run.
 func TestWalkDirWorkers(t *testing.T) {
+	// not parallel: it sets the package variable walkWorkers.
 	dir := t.TempDir()
 	for i := range 40 {
 		for j := range i % 5 {
@@ -123,6 +125,7 @@ func TestWalkDirWorkers(t *testing.T) {
 // reports the first in walk order, whatever the number of workers: three
 // chains of directories deeper than MaxPath, under "a", "b" and "c".
 func TestWalkDirFirstError(t *testing.T) {
+	// not parallel: it sets the package variable walkWorkers.
 	dir := t.TempDir()
 	for _, top := range []string{"b", "a", "c"} {
 		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)

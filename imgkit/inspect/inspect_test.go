@@ -130,6 +130,7 @@ func byName(name string) *imgfmt.Format {
 }
 
 func TestDiffFAT(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"hello.txt": "hello\n", "A long name.txt": "long\n"}
 	a := fatImage(t, files, msdos.Options{})
 	if rep, out := diff(t, a, a); !rep.Same || out != "a and b are identical\n" {
@@ -170,6 +171,7 @@ func TestDiffFAT(t *testing.T) {
 }
 
 func TestDiffFAT32Fields(t *testing.T) {
+	t.Parallel()
 	fields, err := msdos.Fields(bytes.NewReader(fatImage(t, map[string]string{"x": "x"}, msdos.Options{FATType: 32, SectorsPerCluster: 1, Size: 33 << 20})), 33<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +192,7 @@ func TestDiffFAT32Fields(t *testing.T) {
 }
 
 func TestDiffAr(t *testing.T) {
+	t.Parallel()
 	a := arArchive(t, []member{{"one.txt", "one\n", 0}, {"two.txt", "two\n", 0}})
 	b := arArchive(t, []member{{"one.txt", "one\n", 1700000000}, {"two.txt", "TWO\n", 0}})
 	_, out := diff(t, a, b)
@@ -233,6 +236,7 @@ func ffsImage(t testing.TB, files map[string]string, mtimes map[string]time.Time
 }
 
 func TestDiffFFS(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"hello.txt": "hello\n", "d/b.txt": "bee\n"}
 	for _, v := range []int{1, 2} {
 		a := ffsImage(t, files, nil, ffs.Options{Version: v, Size: 256 << 10})
@@ -266,6 +270,7 @@ func TestDiffFFS(t *testing.T) {
 }
 
 func TestDiffBytes(t *testing.T) {
+	t.Parallel()
 	a := bytes.Repeat([]byte("x"), 1000)
 	b := bytes.Clone(a)
 	b[10], b[500] = 'y', 'y'
@@ -288,6 +293,7 @@ func TestDiffBytes(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	img := fatImage(t, map[string]string{"hello.txt": "hello\n", "d/A long name.txt": "long\n"}, msdos.Options{})
 	var sb strings.Builder
 	if err := ListFile(&sb, bytes.NewReader(img), int64(len(img))); err != nil {

@@ -47,6 +47,7 @@ func writeErr(t *testing.T, files []srcFile, setup func(dir string), o *Options)
 }
 
 func TestWriteErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		files  []srcFile
@@ -99,6 +100,7 @@ func TestWriteErrors(t *testing.T) {
 		{"vanished source", []srcFile{{name: "gone", size: 10}}, nil, Options{}, nil, []string{"gone"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o := c.o
 			var err error
 			if c.name == "vanished source" {
@@ -150,6 +152,7 @@ func manyFiles(n int) []srcFile {
 // TestNameTooLong uses an in-memory tree: Linux cannot hold a name of more
 // than 255 bytes, but an mtree spec or an fs.FS can.
 func TestNameTooLong(t *testing.T) {
+	t.Parallel()
 	root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755}
 	for _, name := range []string{strings.Repeat("é", 255), strings.Repeat("é", 256), strings.Repeat("𝄞", 128)} {
 		root.Children = []*fstree.Node{{Name: name, Type: fstree.TypeFile, Mode: 0o644, Parent: root}}

@@ -335,6 +335,7 @@ func compareImages(t *testing.T, want, got []byte) {
 // TestFreeBSDMakefsBytes compares every case of fbsdMatrix with FreeBSD's
 // makefs.
 func TestFreeBSDMakefsBytes(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	root := t.TempDir()
 	trees := map[string]string{}
@@ -371,6 +372,7 @@ func TestFreeBSDMakefsBytes(t *testing.T) {
 // sector count had to be cut (sameFAT), the images differ only in
 // BPB_TotSec16 or BPB_TotSec32 of the boot sector and its backup.
 func TestFreeBSDInvalidLayouts(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	fsck := tooltest.Need(t, "fsck.fat")
 	src := makeFbsdTree(t, t.TempDir(), "small")
@@ -446,6 +448,7 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 // image FreeBSD's makefs makes at that size. -M, a minimum size to
 // FreeBSD's makefs too, gives no size of its own there either.
 func TestFreeBSDSmallest(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	root := t.TempDir()
 	trees := map[string]string{}
@@ -491,6 +494,7 @@ func TestFreeBSDSmallest(t *testing.T) {
 // writer's must pass it instead; where both refuse the tree for want of
 // space, that is agreement; every other case must give the same bytes.
 func TestFreeBSDRandomOptions(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	fsck := tooltest.Need(t, "fsck.fat")
 	root := t.TempDir()

@@ -40,6 +40,7 @@ func FuzzOpen(f *testing.F) {
 // TestWriteFuzzSeeds regenerates the FuzzOpen seed corpus when
 // FIXTUREGEN_WRITE_SEEDS=1.
 func TestWriteFuzzSeeds(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("FIXTUREGEN_WRITE_SEEDS") != "1" {
 		t.Skip("set FIXTUREGEN_WRITE_SEEDS=1 to rewrite testdata/fuzz/FuzzOpen")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestParseOption(t *testing.T) {
+	t.Parallel()
 	// Every option by name and by its one-letter key.
 	tested := map[string]string{}
 	for _, c := range []struct {
@@ -106,6 +107,7 @@ func TestParseOption(t *testing.T) {
 }
 
 func TestGeometryFloppies(t *testing.T) {
+	t.Parallel()
 	for name, f := range floppies {
 		o := &Options{Floppy: name, BytesPerSector: int(f.bps)}
 		g, err := computeGeometry(o, 0)
@@ -120,6 +122,7 @@ func TestGeometryFloppies(t *testing.T) {
 }
 
 func TestGeometryDefaults(t *testing.T) {
+	t.Parallel()
 	// Sizes in bytes and what newfs_msdos chooses for an image file of that
 	// size (checked against freebsd-makefs): FAT type from the cluster
 	// count, default cluster size from the sector count, the reserved area
@@ -163,6 +166,7 @@ func TestGeometryDefaults(t *testing.T) {
 }
 
 func TestShortNames(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		gen   int
@@ -196,6 +200,7 @@ func TestShortNames(t *testing.T) {
 // (any single byte) is listed, and each entry names a field of Options and
 // says its default and meaning, in makefs(8)'s order.
 func TestOptionHelp(t *testing.T) {
+	t.Parallel()
 	help := OptionHelp()
 	seen := map[string]int{}
 	for _, o := range help {

@@ -97,6 +97,7 @@ func openImage(t testing.TB, img string) *FS {
 }
 
 func TestReaderOwnImages(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{{}, {FATType: 16}, {FATType: 32}, {BytesPerSector: 4096}, {FATType: 32, BytesPerSector: 4096, SectorsPerCluster: 2}} {
 		dir, tr := buildTree(t, sampleFiles())
 		img := writeImage(t, tr, &o)
@@ -112,6 +113,7 @@ func TestReaderOwnImages(t *testing.T) {
 }
 
 func TestReaderEntry(t *testing.T) {
+	t.Parallel()
 	_, tr := buildTree(t, sampleFiles())
 	img := writeImage(t, tr, &Options{VolumeLabel: "Lbl", VolumeID: new(uint32(0x12345678))})
 	fsys := openImage(t, img)
@@ -201,8 +203,10 @@ func bmpOnly(files []srcFile) []srcFile {
 }
 
 func TestReaderMtoolsImages(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-F", "12"}, {"-F", "16"}, {"-F", "32", "-s", "1"}, {"-F", "32", "-S", "4096", "-s", "1"}} {
 		t.Run(strings.Join(args, ""), func(t *testing.T) {
+			t.Parallel()
 			dir, _ := buildTree(t, bmpOnly(sampleFiles()))
 			img := mtoolsImage(t, dir, args...)
 			fsys := openImage(t, img)
@@ -226,6 +230,7 @@ func corrupt(t *testing.T, img string, mod func(b []byte)) (*FS, error) {
 }
 
 func TestReaderCorrupt(t *testing.T) {
+	t.Parallel()
 	_, tr := buildTree(t, sampleFiles())
 	img := writeImage(t, tr, &Options{FATType: 16})
 	fsys := openImage(t, img)
@@ -287,6 +292,7 @@ func TestReaderCorrupt(t *testing.T) {
 // goroutines at once, as the FS documentation allows; run with -race it
 // catches an Open or Entry that writes to the FS's shared entries.
 func TestReaderConcurrent(t *testing.T) {
+	t.Parallel()
 	dir, tr := buildTree(t, sampleFiles())
 	fsys := openImage(t, writeImage(t, tr, nil))
 	const name = "A Long File Name.text"

@@ -20,6 +20,7 @@ import (
 // time created in reverse order under umask 077, with the local time zone
 // Asia/Kolkata and the other cache mode. The images must be identical.
 func TestReproducible(t *testing.T) {
+	// not parallel: it changes the umask and time.Local.
 	kolkata, err := time.LoadLocation("Asia/Kolkata")
 	if err != nil {
 		t.Fatal(err)

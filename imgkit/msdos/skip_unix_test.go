@@ -14,6 +14,7 @@ import (
 )
 
 func TestSkipWarnings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	makeSource(t, dir, []srcFile{{name: "file", size: 3}})
 	os.Symlink("file", filepath.Join(dir, "link"))

@@ -67,12 +67,14 @@ func mtoolsEnv() []string {
 }
 
 func TestExternalValidators(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow: builds 26 images and runs four tools on each")
 	}
 	for _, c := range validatorConfigs() {
 		o := c.o
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir, tr := buildTree(t, sampleFiles())
 			img := writeImage(t, tr, &o)
 			fsys := openImage(t, img)

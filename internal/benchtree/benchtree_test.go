@@ -42,6 +42,7 @@ func digest(t *testing.T, root string) string {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	if err := Generate(a, "small"); err != nil {
@@ -94,6 +95,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 }
 
 func TestPlans(t *testing.T) {
+	t.Parallel()
 	const kiB, miB = 1 << 10, 1 << 20
 	for _, tc := range []struct {
 		kind                string

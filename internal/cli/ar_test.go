@@ -143,6 +143,7 @@ func arScenarios(many []string) []arScenario {
 // TestArMatchesGNUAndLLVM runs each scenario with fixturegen ar, GNU ar
 // and llvm-ar and compares the archives byte for byte.
 func TestArMatchesGNUAndLLVM(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	llvm := tooltest.Need(t, "llvm-ar")
 	dir := t.TempDir()
@@ -219,6 +220,7 @@ func firstDifference(got, want []byte) string {
 // without ranlib, lists it with nm --print-armap and GNU ar t, and checks
 // that GNU ar x gives back every member unchanged.
 func TestArRealConsumers(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "ar")
 	tooltest.Need(t, "nm")
 	dir := t.TempDir()
@@ -253,6 +255,7 @@ func TestArRealConsumers(t *testing.T) {
 // checks that GNU nm reads it: the offsets and names are right and the
 // table is padded to 8 bytes as GNU ar pads it.
 func TestArSym64GNU(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "nm")
 	dir := t.TempDir()
 	arFixtures(t, dir)
@@ -286,6 +289,7 @@ func TestArSym64GNU(t *testing.T) {
 // TestArErrorsLeaveArchive checks that a failing edit leaves the archive
 // exactly as it was, with a one-line error naming the file at fault.
 func TestArErrorsLeaveArchive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "one.txt"), []byte("one\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "two.txt"), []byte("two\n"), 0o644)
@@ -370,6 +374,7 @@ func TestArThinBSD(t *testing.T) {
 // llvm-ar. The index is dated with the current time by all three, so its
 // date field is masked.
 func TestArUMatches(t *testing.T) {
+	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
 	llvm := tooltest.Need(t, "llvm-ar")
 	dir := t.TempDir()

@@ -45,6 +45,7 @@ func init() {
 }
 
 func TestBuild(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
 	fx := filepath.Join(root, "fixtures")
@@ -185,6 +186,7 @@ func lastLine(s string) string {
 }
 
 func TestBuildIncremental(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod": "module m\n",
@@ -268,6 +270,7 @@ func TestBuildIncremental(t *testing.T) {
 }
 
 func TestBuildParallelSameBytes(t *testing.T) {
+	t.Parallel()
 	var sums []string
 	for _, j := range []string{"1", "2", "8"} {
 		root := t.TempDir()
@@ -294,6 +297,7 @@ func TestBuildParallelSameBytes(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":            "module m\n",
@@ -325,6 +329,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":             "module m\n",
@@ -382,6 +387,7 @@ func listDir(t *testing.T, dir string) []string {
 }
 
 func TestBuildClean(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":            "module m\n",

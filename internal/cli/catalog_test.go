@@ -19,6 +19,7 @@ var catalogDir = filepath.Join("..", "..", "fixtures")
 // directory and checks it against fixtures/fixtures.sum: this is how CI
 // (go test ./...) runs "fixturegen verify" on it.
 func TestCatalogVerify(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	e := &env{Stdout: &stdout, Stderr: &stderr, Dir: ".", Getenv: func(string) string { return "" }}
 	if code := runMain(e, []string{"verify", "-C", catalogDir}); code != 0 {
@@ -34,6 +35,7 @@ func TestCatalogVerify(t *testing.T) {
 // images, GNU ar and llvm-nm for the archives, sleuthkit's fls for FFS. It also checks that inspect
 // recognises and lists each one.
 func TestCatalogValid(t *testing.T) {
+	t.Parallel()
 	cat, err := loadCatalog(&env{Dir: "."}, "test", catalogDir)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +68,7 @@ func TestCatalogValid(t *testing.T) {
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
 			switch format.Name {
 			case "msdos":
 				tooltest.Need(t, "fsck.fat")

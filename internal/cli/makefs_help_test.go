@@ -64,6 +64,7 @@ const (
 )
 
 func TestHelpMakefsListsOptions(t *testing.T) {
+	// not parallel: it registers makefs types (a plain map).
 	testOptionTypes(t)
 	var stdout, stderr bytes.Buffer
 	e := &env{Stdout: &stdout, Stderr: &stderr}
@@ -98,6 +99,7 @@ func TestHelpMakefsListsOptions(t *testing.T) {
 }
 
 func TestMakefsOptionHelp(t *testing.T) {
+	// not parallel: it registers makefs types (a plain map).
 	testOptionTypes(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -124,6 +126,7 @@ func TestMakefsOptionHelp(t *testing.T) {
 }
 
 func TestMakefsOptionHelpErrors(t *testing.T) {
+	// not parallel: it registers makefs types (a plain map).
 	testOptionTypes(t)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGetopt(t *testing.T) {
+	t.Parallel()
 	opts, rest, err := getopt("x", []string{"-xZ", "-s10m", "-t", "msdos", "--", "-img", "dir"}, "s:t:xZ")
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestGetopt(t *testing.T) {
 }
 
 func TestRunMain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
 	for _, tc := range []struct {
@@ -67,6 +69,7 @@ func TestRunMain(t *testing.T) {
 }
 
 func TestPanicBecomesError(t *testing.T) {
+	// not parallel: it adds to the command table, a plain map.
 	register(command{Name: "test-panic", Run: func(*env, []string) error { panic("boom") }})
 	defer delete(commands, "test-panic")
 	var stderr bytes.Buffer

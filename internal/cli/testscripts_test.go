@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 // go test ./internal/cli -run TestScripts/NAME, and refresh expected
 // output with -update.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("..", "..", "testscripts"),
 		UpdateScripts: *update,
