@@ -109,20 +109,40 @@ func newAlloc(g *geometry, o order, utime int64) *alloc {
 	return a
 }
 
+// initcg builds cylinder group c as mkfs's initcg does: its header, its
+// reserved inodes, its free map and its cluster summary.
 func (a *alloc) initcg(c int64, utime int64) {
-	g, o := a.g, a.o
-	cg := make(cylGroup, g.cgsize)
-	a.cgs[c] = cg
+	g := a.g
+	a.cgs[c] = make(cylGroup, g.cgsize)
 	cbase := g.cgbase(c)
-	dmax := min(cbase+g.fpg, g.size)
+	ndblk := min(cbase+g.fpg, g.size) - cbase
 	dlower := g.cgsblock(c) - cbase
 	dupper := g.cgdmin(c) - cbase
 	if c == 0 {
 		dupper += howmany(g.cssize, g.fsize)
 	}
+	a.initcgHeader(c, ndblk, utime)
+	s := &a.cs[c]
+	s.nifree = g.ipg
+	if c == 0 {
+		for k := int64(0); k < rootIno; k++ {
+			setbit(a.inosused(c), k)
+			s.nifree--
+		}
+	}
+	a.initcgFree(c, dlower, dupper, ndblk)
+	if g.contigsumsize > 0 {
+		a.initcgClusterSum(c, ndblk>>g.fragshift)
+	}
+	a.syncCs(c)
+}
+
+// initcgHeader sets the header fields of cylinder group c, which holds
+// ndblk fragments.
+func (a *alloc) initcgHeader(c, ndblk, utime int64) {
+	g, o, cg := a.g, a.o, a.cgs[c]
 	o.put32(cg.cgMagic(), cgMagic)
 	o.put32(cg.cgCgx(), c)
-	ndblk := dmax - cbase
 	o.put32(cg.cgNdblk(), ndblk)
 	if g.contigsumsize > 0 {
 		o.put32(cg.cgNclusterblks(), ndblk>>g.fragshift)
@@ -149,23 +169,19 @@ func (a *alloc) initcg(c int64, utime int64) {
 		o.put32(cg.cgClustersumoff(), g.clustersumoff)
 		o.put32(cg.cgClusteroff(), g.clusteroff)
 	}
-	s := &a.cs[c]
-	s.nifree = g.ipg
-	if c == 0 {
-		for k := int64(0); k < rootIno; k++ {
-			setbit(a.inosused(c), k)
-			s.nifree--
-		}
-	}
+}
+
+// initcgFree marks free, in the free map of cylinder group c, the blocks
+// before its superblock copy (groups after the first) and the fragments
+// from dupper to ndblk, and sets cg_frsum for the partial blocks at
+// either end of that range.
+func (a *alloc) initcgFree(c, dlower, dupper, ndblk int64) {
+	g, s := a.g, &a.cs[c]
 	free := a.blksfree(c)
 	var frsum [maxFrag]int64
 	if c > 0 {
 		for d, blkno := int64(0), int64(0); d < dlower; d, blkno = d+g.frag, blkno+1 {
-			a.setblock(free, blkno)
-			if g.contigsumsize > 0 {
-				setbit(a.clustersfree(c), blkno)
-			}
-			s.nbfree++
+			a.freeBlock(c, blkno)
 		}
 	}
 	if i := dupper & (g.frag - 1); i != 0 {
@@ -177,11 +193,7 @@ func (a *alloc) initcg(c int64, utime int64) {
 	}
 	d, blkno := dupper, dupper>>g.fragshift
 	for ; d+g.frag <= ndblk; d, blkno = d+g.frag, blkno+1 {
-		a.setblock(free, blkno)
-		if g.contigsumsize > 0 {
-			setbit(a.clustersfree(c), blkno)
-		}
-		s.nbfree++
+		a.freeBlock(c, blkno)
 	}
 	if d < ndblk {
 		frsum[ndblk-d]++
@@ -192,26 +204,39 @@ func (a *alloc) initcg(c int64, utime int64) {
 	}
 	for i, n := range frsum {
 		if n != 0 {
-			o.put32(cg.cgFrsum(i), n)
+			a.o.put32(a.cgs[c].cgFrsum(i), n)
 		}
 	}
-	if g.contigsumsize > 0 {
-		nblks := ndblk >> g.fragshift
-		m := a.clustersfree(c)
-		run := int64(0)
-		for i := int64(0); i < nblks; i++ {
-			if isset(m, i) {
-				run++
-			} else if run != 0 {
-				a.add(a.clustersum(c, min(run, g.contigsumsize)), 1)
-				run = 0
-			}
-		}
-		if run != 0 {
+}
+
+// freeBlock marks block blkno of cylinder group c free in its free map
+// and its cluster map, and counts it.
+func (a *alloc) freeBlock(c, blkno int64) {
+	a.setblock(a.blksfree(c), blkno)
+	if a.g.contigsumsize > 0 {
+		setbit(a.clustersfree(c), blkno)
+	}
+	a.cs[c].nbfree++
+}
+
+// initcgClusterSum counts the runs of free blocks in the cluster map of
+// cylinder group c (nblks blocks) into cg_clustersum, runs longer than
+// fs_contigsumsize counted at it.
+func (a *alloc) initcgClusterSum(c, nblks int64) {
+	g := a.g
+	m := a.clustersfree(c)
+	run := int64(0)
+	for i := int64(0); i < nblks; i++ {
+		if isset(m, i) {
+			run++
+		} else if run != 0 {
 			a.add(a.clustersum(c, min(run, g.contigsumsize)), 1)
+			run = 0
 		}
 	}
-	a.syncCs(c)
+	if run != 0 {
+		a.add(a.clustersum(c, min(run, g.contigsumsize)), 1)
+	}
 }
 
 // syncCs copies the group's summary into its cg_cs.

@@ -318,24 +318,10 @@ func (d *describer) superblock() {
 // groups appends, for each cylinder group, its header fields, its summary
 // (fs_cs), the hash of its superblock copy and the hash of its maps.
 func (d *describer) groups() error {
-	f, g, o := d.f, &d.f.g, d.f.o
-	cgsize := int64(o.i32(f.sb.fsCgsize()))
-	if cgsize < cgStructSz || cgsize > g.bsize {
-		return fmt.Errorf("%w: superblock at byte %#x: bad fs_cgsize %d", ErrFormat, g.sblockloc, cgsize)
-	}
-	sbsize := int64(o.i32(f.sb.fsSbsize()))
-	if sbsize < sbStructSz || sbsize > sblockSize {
-		return fmt.Errorf("%w: superblock at byte %#x: bad fs_sbsize %d", ErrFormat, g.sblockloc, sbsize)
-	}
-	csaddr := int64(o.i32(f.sb.fsOldCsaddr()))
-	if g.version == 2 {
-		csaddr = o.i64(f.sb.fsCsaddr())
-	}
-	if csaddr < 0 || csaddr >= g.size || (csaddr*g.fsize+g.ncg*csumSize) > f.size {
-		return fmt.Errorf("%w: superblock at byte %#x: bad fs_csaddr %d", ErrFormat, g.sblockloc, csaddr)
-	}
-	if g.ncg*g.fpg > g.size+g.fpg || (g.ncg-1)*g.fpg*g.fsize >= f.size {
-		return fmt.Errorf("%w: superblock at byte %#x: %d cylinder groups do not fit the image", ErrFormat, g.sblockloc, g.ncg)
+	f, g := d.f, &d.f.g
+	cgsize, sbsize, csaddr, err := d.groupLayout()
+	if err != nil {
+		return err
 	}
 	cg := make(cylGroup, cgsize)
 	cs := make([]byte, csumSize)
@@ -346,41 +332,7 @@ func (d *describer) groups() error {
 		if err := f.readAt(cg, off); err != nil {
 			return fmt.Errorf("ffs: reading cylinder group %d at byte %#x: %w", c, off, err)
 		}
-		num := func(name string, b []byte, kind int) { d.add(p, name, off+fieldOff(cg, b), b, kind) }
-		num("cg_magic", cg.cgMagic(), fmtHex)
-		num("cg_old_time", cg.cgOldTime(), fmtTime)
-		num("cg_cgx", cg.cgCgx(), fmtUns)
-		num("cg_old_ncyl", cg.cgOldNcyl(), fmtDec)
-		num("cg_old_niblk", cg.cgOldNiblk(), fmtDec)
-		num("cg_ndblk", cg.cgNdblk(), fmtUns)
-		for i, n := range csumNames[:4] {
-			num("cg_cs."+n, cg.cgCs()[4*i:][:4], fmtDec)
-		}
-		num("cg_rotor", cg.cgRotor(), fmtUns)
-		num("cg_frotor", cg.cgFrotor(), fmtUns)
-		num("cg_irotor", cg.cgIrotor(), fmtUns)
-		for i := 0; i < maxFrag; i++ {
-			num("cg_frsum["+strconv.Itoa(i)+"]", cg.cgFrsum(i), fmtDec)
-		}
-		num("cg_old_btotoff", cg.cgOldBtotoff(), fmtDec)
-		num("cg_old_boff", cg.cgOldBoff(), fmtDec)
-		num("cg_iusedoff", cg.cgIusedoff(), fmtUns)
-		num("cg_freeoff", cg.cgFreeoff(), fmtUns)
-		num("cg_nextfreeoff", cg.cgNextfreeoff(), fmtUns)
-		num("cg_clustersumoff", cg.cgClustersumoff(), fmtUns)
-		num("cg_clusteroff", cg.cgClusteroff(), fmtUns)
-		num("cg_nclusterblks", cg.cgNclusterblks(), fmtUns)
-		num("cg_niblk", cg.cgNiblk(), fmtUns)
-		num("cg_initediblk", cg.cgInitediblk(), fmtUns)
-		num("cg_time", cg.cgTime(), fmtTime)
-		inited := g.ipg
-		if g.version == 2 {
-			inited = min(int64(o.u32(cg.cgInitediblk())), g.ipg)
-		}
-		d.initediblk = append(d.initediblk, inited)
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: cgsize - cgSpaceOff,
-			Value: imgfmt.Sum(cg[cgSpaceOff:])})
-
+		d.groupHeader(p, off, cg)
 		csOff := csaddr*g.fsize + c*csumSize
 		if err := f.readAt(cs, csOff); err != nil {
 			return fmt.Errorf("ffs: reading the summary of cylinder group %d at byte %#x: %w", c, csOff, err)
@@ -388,7 +340,6 @@ func (d *describer) groups() error {
 		for i, n := range csumNames[:4] {
 			d.add(p, "fs_cs("+strconv.FormatInt(c, 10)+")."+n, csOff+int64(4*i), cs[4*i:][:4], fmtDec)
 		}
-
 		sbOff := g.cgsblock(c) * g.fsize
 		if sbOff == g.sblockloc {
 			continue // the superblock itself (UFS1 in group 0 when fs_sblkno points at it)
@@ -399,6 +350,72 @@ func (d *describer) groups() error {
 		d.out = append(d.out, imgfmt.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: imgfmt.Sum(sbCopy)})
 	}
 	return nil
+}
+
+// groupLayout checks and returns fs_cgsize, fs_sbsize and fs_csaddr, and
+// checks that the cylinder groups fit the image.
+func (d *describer) groupLayout() (cgsize, sbsize, csaddr int64, err error) {
+	f, g, o := d.f, &d.f.g, d.f.o
+	cgsize = int64(o.i32(f.sb.fsCgsize()))
+	if cgsize < cgStructSz || cgsize > g.bsize {
+		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_cgsize %d", ErrFormat, g.sblockloc, cgsize)
+	}
+	sbsize = int64(o.i32(f.sb.fsSbsize()))
+	if sbsize < sbStructSz || sbsize > sblockSize {
+		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_sbsize %d", ErrFormat, g.sblockloc, sbsize)
+	}
+	csaddr = int64(o.i32(f.sb.fsOldCsaddr()))
+	if g.version == 2 {
+		csaddr = o.i64(f.sb.fsCsaddr())
+	}
+	if csaddr < 0 || csaddr >= g.size || (csaddr*g.fsize+g.ncg*csumSize) > f.size {
+		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_csaddr %d", ErrFormat, g.sblockloc, csaddr)
+	}
+	if g.ncg*g.fpg > g.size+g.fpg || (g.ncg-1)*g.fpg*g.fsize >= f.size {
+		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: %d cylinder groups do not fit the image", ErrFormat, g.sblockloc, g.ncg)
+	}
+	return cgsize, sbsize, csaddr, nil
+}
+
+// groupHeader appends the header fields of the cylinder group cg, read at
+// byte off, and the hash of its maps, and records how many of its inodes
+// are initialised.
+func (d *describer) groupHeader(p string, off int64, cg cylGroup) {
+	g, o := &d.f.g, d.f.o
+	num := func(name string, b []byte, kind int) { d.add(p, name, off+fieldOff(cg, b), b, kind) }
+	num("cg_magic", cg.cgMagic(), fmtHex)
+	num("cg_old_time", cg.cgOldTime(), fmtTime)
+	num("cg_cgx", cg.cgCgx(), fmtUns)
+	num("cg_old_ncyl", cg.cgOldNcyl(), fmtDec)
+	num("cg_old_niblk", cg.cgOldNiblk(), fmtDec)
+	num("cg_ndblk", cg.cgNdblk(), fmtUns)
+	for i, n := range csumNames[:4] {
+		num("cg_cs."+n, cg.cgCs()[4*i:][:4], fmtDec)
+	}
+	num("cg_rotor", cg.cgRotor(), fmtUns)
+	num("cg_frotor", cg.cgFrotor(), fmtUns)
+	num("cg_irotor", cg.cgIrotor(), fmtUns)
+	for i := 0; i < maxFrag; i++ {
+		num("cg_frsum["+strconv.Itoa(i)+"]", cg.cgFrsum(i), fmtDec)
+	}
+	num("cg_old_btotoff", cg.cgOldBtotoff(), fmtDec)
+	num("cg_old_boff", cg.cgOldBoff(), fmtDec)
+	num("cg_iusedoff", cg.cgIusedoff(), fmtUns)
+	num("cg_freeoff", cg.cgFreeoff(), fmtUns)
+	num("cg_nextfreeoff", cg.cgNextfreeoff(), fmtUns)
+	num("cg_clustersumoff", cg.cgClustersumoff(), fmtUns)
+	num("cg_clusteroff", cg.cgClusteroff(), fmtUns)
+	num("cg_nclusterblks", cg.cgNclusterblks(), fmtUns)
+	num("cg_niblk", cg.cgNiblk(), fmtUns)
+	num("cg_initediblk", cg.cgInitediblk(), fmtUns)
+	num("cg_time", cg.cgTime(), fmtTime)
+	inited := g.ipg
+	if g.version == 2 {
+		inited = min(int64(o.u32(cg.cgInitediblk())), g.ipg)
+	}
+	d.initediblk = append(d.initediblk, inited)
+	d.out = append(d.out, imgfmt.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: int64(len(cg)) - cgSpaceOff,
+		Value: imgfmt.Sum(cg[cgSpaceOff:])})
 }
 
 // tree appends the fields of every inode reachable from the root.
@@ -477,91 +494,115 @@ func (d *describer) unusedInodes() error {
 
 // inode appends the fields of the inode in at path p.
 func (d *describer) inode(p string, in *Inode) error {
-	f, g := d.f, &d.f.g
+	g := &d.f.g
 	raw := in.raw
 	off := g.inodeOff(int64(in.Ino))
 	num := func(name string, b []byte, kind int) { d.add(p, name, off+fieldOff(raw, b), b, kind) }
 	typ := in.Mode & ifmt
-	short := typ == iflnk && in.Size < g.maxsymlinklen
-	device := typ == ifchr || typ == ifblk
-	var rdev, shortlink []byte
-	var db, ib [][]byte
+	var a inodeAddrs
 	if g.version == 1 {
-		n := (*dinode1)(raw)
-		num("di_mode", n.diMode(), fmtMode)
-		num("di_nlink", n.diNlink(), fmtUns)
-		num("di_size", n.diSize(), fmtUns)
-		num("di_atime", n.diAtime(), fmtTime)
-		num("di_atimensec", n.diAtimensec(), fmtDec)
-		num("di_mtime", n.diMtime(), fmtTime)
-		num("di_mtimensec", n.diMtimensec(), fmtDec)
-		num("di_ctime", n.diCtime(), fmtTime)
-		num("di_ctimensec", n.diCtimensec(), fmtDec)
-		num("di_flags", n.diFlags(), fmtHex)
-		num("di_blocks", n.diBlocks(), fmtUns)
-		num("di_gen", n.diGen(), fmtDec)
-		num("di_uid", n.diUID(), fmtUns)
-		num("di_gid", n.diGID(), fmtUns)
-		num("di_modrev", n.diModrev(), fmtUns)
-		rdev, shortlink = n.diRdev(), n.diShortlink()
-		for i := range nDAddr {
-			db = append(db, n.diDb(i))
-		}
-		for i := range nIAddr {
-			ib = append(ib, n.diIb(i))
-		}
+		a = dinode1Fields(num, (*dinode1)(raw))
 	} else {
-		n := (*dinode2)(raw)
-		num("di_mode", n.diMode(), fmtMode)
-		num("di_nlink", n.diNlink(), fmtUns)
-		num("di_uid", n.diUID(), fmtUns)
-		num("di_gid", n.diGID(), fmtUns)
-		num("di_blksize", n.diBlksize(), fmtUns)
-		num("di_size", n.diSize(), fmtUns)
-		num("di_blocks", n.diBlocks(), fmtUns)
-		num("di_atime", n.diAtime(), fmtTime)
-		num("di_mtime", n.diMtime(), fmtTime)
-		num("di_ctime", n.diCtime(), fmtTime)
-		num("di_birthtime", n.diBirthtime(), fmtTime)
-		num("di_mtimensec", n.diMtimensec(), fmtDec)
-		num("di_atimensec", n.diAtimensec(), fmtDec)
-		num("di_ctimensec", n.diCtimensec(), fmtDec)
-		num("di_birthnsec", n.diBirthnsec(), fmtDec)
-		num("di_gen", n.diGen(), fmtDec)
-		num("di_kernflags", n.diKernflags(), fmtHex)
-		num("di_flags", n.diFlags(), fmtHex)
-		num("di_extsize", n.diExtsize(), fmtUns)
-		for i := range nIAddr - 1 {
-			num("di_extb["+strconv.Itoa(i)+"]", n.diExtb(i), fmtDec)
-		}
-		num("di_modrev", n.diModrev(), fmtUns)
-		num("di_freelink", n.diFreelink(), fmtUns)
-		num("di_ckhash", n.diCkhash(), fmtHex)
-		rdev, shortlink = n.diRdev(), n.diShortlink()
-		for i := range nDAddr {
-			db = append(db, n.diDb(i))
-		}
-		for i := range nIAddr {
-			ib = append(ib, n.diIb(i))
-		}
+		a = dinode2Fields(num, (*dinode2)(raw))
 	}
 	switch {
-	case short:
-		if in.Size > int64(len(shortlink)) {
+	case typ == iflnk && in.Size < g.maxsymlinklen:
+		if in.Size > int64(len(a.shortlink)) {
 			return fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, shortlink), Size: in.Size,
-			Value: strconv.Quote(string(shortlink[:in.Size]))})
+		d.out = append(d.out, imgfmt.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
+			Value: strconv.Quote(string(a.shortlink[:in.Size]))})
 		return nil
-	case device:
-		num("di_rdev", rdev, fmtHex)
+	case typ == ifchr || typ == ifblk:
+		num("di_rdev", a.rdev, fmtHex)
 		return nil
 	}
-	d.addrList(p, "di_db", off+fieldOff(raw, db[0]), db)
-	d.addrList(p, "di_ib", off+fieldOff(raw, ib[0]), ib)
+	d.addrList(p, "di_db", off+fieldOff(raw, a.db[0]), a.db)
+	d.addrList(p, "di_ib", off+fieldOff(raw, a.ib[0]), a.ib)
 	if typ != ifreg && typ != ifdir && typ != iflnk {
 		return nil
 	}
+	return d.fileData(p, in, off)
+}
+
+// inodeAddrs are the fields of an inode that inode describes by its type,
+// as dinode1Fields and dinode2Fields find them.
+type inodeAddrs struct {
+	rdev, shortlink []byte
+	db, ib          [][]byte // di_db and di_ib, one address each
+}
+
+// dinode1Fields calls num with each fixed field of the UFS1 inode n and
+// returns the others.
+func dinode1Fields(num func(name string, b []byte, kind int), n *dinode1) inodeAddrs {
+	num("di_mode", n.diMode(), fmtMode)
+	num("di_nlink", n.diNlink(), fmtUns)
+	num("di_size", n.diSize(), fmtUns)
+	num("di_atime", n.diAtime(), fmtTime)
+	num("di_atimensec", n.diAtimensec(), fmtDec)
+	num("di_mtime", n.diMtime(), fmtTime)
+	num("di_mtimensec", n.diMtimensec(), fmtDec)
+	num("di_ctime", n.diCtime(), fmtTime)
+	num("di_ctimensec", n.diCtimensec(), fmtDec)
+	num("di_flags", n.diFlags(), fmtHex)
+	num("di_blocks", n.diBlocks(), fmtUns)
+	num("di_gen", n.diGen(), fmtDec)
+	num("di_uid", n.diUID(), fmtUns)
+	num("di_gid", n.diGID(), fmtUns)
+	num("di_modrev", n.diModrev(), fmtUns)
+	a := inodeAddrs{rdev: n.diRdev(), shortlink: n.diShortlink()}
+	for i := range nDAddr {
+		a.db = append(a.db, n.diDb(i))
+	}
+	for i := range nIAddr {
+		a.ib = append(a.ib, n.diIb(i))
+	}
+	return a
+}
+
+// dinode2Fields calls num with each fixed field of the UFS2 inode n and
+// returns the others.
+func dinode2Fields(num func(name string, b []byte, kind int), n *dinode2) inodeAddrs {
+	num("di_mode", n.diMode(), fmtMode)
+	num("di_nlink", n.diNlink(), fmtUns)
+	num("di_uid", n.diUID(), fmtUns)
+	num("di_gid", n.diGID(), fmtUns)
+	num("di_blksize", n.diBlksize(), fmtUns)
+	num("di_size", n.diSize(), fmtUns)
+	num("di_blocks", n.diBlocks(), fmtUns)
+	num("di_atime", n.diAtime(), fmtTime)
+	num("di_mtime", n.diMtime(), fmtTime)
+	num("di_ctime", n.diCtime(), fmtTime)
+	num("di_birthtime", n.diBirthtime(), fmtTime)
+	num("di_mtimensec", n.diMtimensec(), fmtDec)
+	num("di_atimensec", n.diAtimensec(), fmtDec)
+	num("di_ctimensec", n.diCtimensec(), fmtDec)
+	num("di_birthnsec", n.diBirthnsec(), fmtDec)
+	num("di_gen", n.diGen(), fmtDec)
+	num("di_kernflags", n.diKernflags(), fmtHex)
+	num("di_flags", n.diFlags(), fmtHex)
+	num("di_extsize", n.diExtsize(), fmtUns)
+	for i := range nIAddr - 1 {
+		num("di_extb["+strconv.Itoa(i)+"]", n.diExtb(i), fmtDec)
+	}
+	num("di_modrev", n.diModrev(), fmtUns)
+	num("di_freelink", n.diFreelink(), fmtUns)
+	num("di_ckhash", n.diCkhash(), fmtHex)
+	a := inodeAddrs{rdev: n.diRdev(), shortlink: n.diShortlink()}
+	for i := range nDAddr {
+		a.db = append(a.db, n.diDb(i))
+	}
+	for i := range nIAddr {
+		a.ib = append(a.ib, n.diIb(i))
+	}
+	return a
+}
+
+// fileData appends the indirect blocks and the data (or the target of a
+// symbolic link kept in blocks) of the file, directory or link in at path
+// p, whose inode is at byte off.
+func (d *describer) fileData(p string, in *Inode, off int64) error {
+	f, g := d.f, &d.f.g
 	// di_blocks counts the fragments the file holds: no more than the image has.
 	if in.Blocks < 0 || in.Blocks > f.size/512+g.bsize/512 {
 		return fmt.Errorf("%w: inode %d at byte %#x: di_blocks %d exceeds the image", ErrFormat, in.Ino, off, in.Blocks)
@@ -579,6 +620,29 @@ func (d *describer) inode(p string, in *Inode) error {
 		}
 		d.out = append(d.out, imgfmt.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
 	}
+	sum, spans, err := d.hashData(in, data)
+	if err != nil {
+		return err
+	}
+	name, value := "data", imgfmt.DataValue(in.Size, sum)
+	if in.Mode&ifmt == iflnk {
+		name = "symlink target"
+		if in.Size <= 1<<16 {
+			t, err := f.readlink(in)
+			if err != nil {
+				return err
+			}
+			value = strconv.Quote(t)
+		}
+	}
+	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
+	return nil
+}
+
+// hashData returns the hash of the contents of in, whose blocks are at
+// the fragment addresses data (0 for a hole), and the spans they occupy.
+func (d *describer) hashData(in *Inode, data []int64) (string, [][2]int64, error) {
+	f, g := d.f, &d.f.g
 	h := imgfmt.NewHash()
 	var spans [][2]int64
 	left := in.Size
@@ -589,30 +653,17 @@ func (d *describer) inode(p string, in *Inode) error {
 			clear(b)
 		} else {
 			if a < 0 || a >= g.size {
-				return fmt.Errorf("%w: inode %d: block address %d out of range", ErrFormat, in.Ino, a)
+				return "", nil, fmt.Errorf("%w: inode %d: block address %d out of range", ErrFormat, in.Ino, a)
 			}
 			if err := f.readAt(b, a*g.fsize); err != nil {
-				return err
+				return "", nil, err
 			}
 			spans = addSpan(spans, a*g.fsize, g.fragroundup(n))
 		}
 		h.Write(b)
 		left -= n
 	}
-	name := "data"
-	if typ == iflnk {
-		name = "symlink target"
-	}
-	value := imgfmt.DataValue(in.Size, h.Sum())
-	if typ == iflnk && in.Size <= 1<<16 {
-		t, err := f.readlink(in)
-		if err != nil {
-			return err
-		}
-		value = strconv.Quote(t)
-	}
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
-	return nil
+	return h.Sum(), spans, nil
 }
 
 // addrList appends a block address array (di_db or di_ib) as one field:

@@ -236,25 +236,7 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 // which are queued for flushCopies.
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
-	// Runs of contiguous blocks are written or queued as one piece.
-	var runOff, runLen, fileOff int64 = -1, 0, 0
-	flush := func() error {
-		if runLen == 0 {
-			return nil
-		}
-		var err error
-		switch {
-		case w.dry:
-		case mem != nil:
-			err = w.writeAt(mem[:runLen], runOff)
-			mem = mem[runLen:]
-		default:
-			err = w.queueCopy(n, runOff, runLen, fileOff)
-		}
-		fileOff += runLen
-		runOff, runLen = -1, 0
-		return err
-	}
+	run := &dataRun{w: w, n: n, mem: mem, off: -1}
 	for off := int64(0); off < ip.size; off += g.bsize {
 		chunk := min(ip.size-off, g.bsize)
 		lbn := off >> g.bshift
@@ -263,20 +245,15 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			return fmt.Errorf("%s: %w", n.Path(), err)
 		}
 		boff := addr * g.fsize
-		if runLen > 0 && runOff+runLen == boff {
-			runLen += chunk
-		} else {
-			if err := flush(); err != nil {
-				return err
-			}
-			runOff, runLen = boff, chunk
+		if err := run.add(boff, chunk); err != nil {
+			return err
 		}
 		// makefs writes zeros after the data in the last fragment. The
 		// image is created empty (all zeros), and nothing but the probe
 		// sector is written to a fragment before it is allocated, so only
 		// a tail over the probe sector needs them.
 		if pad := nsize - chunk; pad > 0 && boff+chunk < w.probe+int64(g.sectorSize) && boff+nsize > w.probe {
-			if err := flush(); err != nil {
+			if err := run.flush(); err != nil {
 				return err
 			}
 			if err := w.writeAt(w.zero[:pad], boff+chunk); err != nil {
@@ -284,11 +261,60 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	if err := run.flush(); err != nil {
 		return err
 	}
-	// Indirect blocks, in the order they were allocated. Each fills its
-	// block, so the buffer is overwritten whole.
+	return w.writeIndirect(ip)
+}
+
+// A dataRun is a run of contiguous blocks of one file's data, written
+// (from mem, a directory's contents) or queued (a file's) as one piece.
+type dataRun struct {
+	w       *writer
+	n       *fstree.Node
+	mem     []byte // the contents not yet written, or nil
+	off     int64  // byte offset of the run in the file system, -1 for none
+	len     int64  // bytes in the run
+	fileOff int64  // offset in the file of the run's first byte
+}
+
+// add extends the run with chunk bytes at byte offset boff, or, when they
+// do not follow it, writes the run and starts the next one with them.
+func (r *dataRun) add(boff, chunk int64) error {
+	if r.len > 0 && r.off+r.len == boff {
+		r.len += chunk
+		return nil
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	r.off, r.len = boff, chunk
+	return nil
+}
+
+// flush writes or queues the run, if any, and empties it.
+func (r *dataRun) flush() error {
+	if r.len == 0 {
+		return nil
+	}
+	var err error
+	switch {
+	case r.w.dry:
+	case r.mem != nil:
+		err = r.w.writeAt(r.mem[:r.len], r.off)
+		r.mem = r.mem[r.len:]
+	default:
+		err = r.w.queueCopy(r.n, r.off, r.len, r.fileOff)
+	}
+	r.fileOff += r.len
+	r.off, r.len = -1, 0
+	return err
+}
+
+// writeIndirect writes the indirect blocks of ip, in the order they were
+// allocated. Each fills its block, so the buffer is overwritten whole.
+func (w *writer) writeIndirect(ip *inode) error {
+	g := w.g
 	if len(ip.indOrd) > 0 && w.indbuf == nil {
 		w.indbuf = make([]byte, g.bsize)
 	}
@@ -385,33 +411,16 @@ func (w *writer) getlbns(bn int64) ([]indir, error) {
 // allocates logical block lbn holding chunk bytes and returns its fragment
 // address and allocated size.
 func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err error) {
-	g, a := w.g, w.a
 	if lbn < nDAddr {
-		nsize = g.bsize
-		if ip.size < (lbn+1)*g.bsize {
-			nsize = g.fragroundup(chunk)
-		}
-		pref := a.blkpref(ip.ino, lbn, lbn, ip.db[:])
-		addr, err = a.allocBlock(ip.ino, pref, nsize)
-		if err != nil {
-			return 0, 0, err
-		}
-		ip.blocks += nsize / 512
-		ip.db[lbn] = addr
-		return addr, nsize, nil
+		return w.ballocDirect(ip, lbn, chunk)
 	}
+	g, a := w.g, w.a
 	indirs, err := w.getlbns(lbn)
 	if err != nil {
 		return 0, 0, err
 	}
 	if ip.ind == nil {
 		ip.ind, ip.indAt = map[int64][]int64{}, map[int64]int64{}
-	}
-	newInd := func(l, at int64) {
-		ip.ind[l] = make([]int64, g.nindir)
-		ip.indAt[l] = at
-		ip.indOrd = append(ip.indOrd, l)
-		ip.blocks += g.bsize / 512
 	}
 	var pref int64
 	num := len(indirs) - 1
@@ -421,7 +430,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		newInd(indirs[1].lbn, nb)
+		ip.newIndirect(g, indirs[1].lbn, nb)
 		ip.ib[indirs[0].off] = nb
 	}
 	var bap []int64
@@ -441,7 +450,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		newInd(indirs[i].lbn, nb)
+		ip.newIndirect(g, indirs[i].lbn, nb)
 		bap[indirs[i-1].off] = nb
 	}
 	pref = a.blkpref(ip.ino, lbn, indirs[num].off, bap)
@@ -451,6 +460,34 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 	ip.blocks += g.bsize / 512
 	bap[indirs[num].off] = nb
 	return nb, g.bsize, nil
+}
+
+// ballocDirect allocates direct block lbn of ip holding chunk bytes: a
+// whole block, or for the last block of a file of at most UFS_NDADDR
+// blocks the fragments chunk needs.
+func (w *writer) ballocDirect(ip *inode, lbn, chunk int64) (addr, nsize int64, err error) {
+	g, a := w.g, w.a
+	nsize = g.bsize
+	if ip.size < (lbn+1)*g.bsize {
+		nsize = g.fragroundup(chunk)
+	}
+	pref := a.blkpref(ip.ino, lbn, lbn, ip.db[:])
+	addr, err = a.allocBlock(ip.ino, pref, nsize)
+	if err != nil {
+		return 0, 0, err
+	}
+	ip.blocks += nsize / 512
+	ip.db[lbn] = addr
+	return addr, nsize, nil
+}
+
+// newIndirect records a new indirect block of ip, logical block l (a
+// negative number) at fragment address at, all of its entries zero.
+func (ip *inode) newIndirect(g *geometry, l, at int64) {
+	ip.ind[l] = make([]int64, g.nindir)
+	ip.indAt[l] = at
+	ip.indOrd = append(ip.indOrd, l)
+	ip.blocks += g.bsize / 512
 }
 
 // fbsdDev encodes a device number as FreeBSD's makedev does; for major

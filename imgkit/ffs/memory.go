@@ -1,6 +1,7 @@
 package ffs
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 )
@@ -19,4 +20,18 @@ func memoryBudget() int64 {
 		return math.MaxInt64
 	}
 	return limit
+}
+
+// checkInMemory refuses an image that Build or Write would hold in memory
+// (Options.Offset bytes and the file system) when, with the writer's
+// bookkeeping, it needs more than memoryBudget: the allocation would end
+// the program with the Go runtime's "fatal error: out of memory".
+func (w *writer) checkInMemory() error {
+	limit := memoryBudget()
+	need := w.bookkeeping()
+	if w.opts.Offset > limit-need || w.fsBytes > limit-need-w.opts.Offset {
+		return fmt.Errorf("%w: Build and Write hold the image in memory: %d bytes of Options.Offset and %d of file system need more than the %d MiB available (lower Options.Size, or write a file with WriteFile)",
+			ErrParams, w.opts.Offset, w.fsBytes, limit>>20)
+	}
+	return nil
 }

@@ -96,47 +96,78 @@ func (rc *ReadCloser) Close() error { return rc.f.Close() }
 // parse checks the superblock read from byte off and fills the geometry.
 func (f *FS) parse(off int64) error {
 	s := &f.sb
-	var o order
-	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		switch bo.Uint32(s.fsMagic()) {
-		case fsUFS1Magic, fsUFS2Magic:
-			o = order{bo}
-		}
-		if o.ByteOrder != nil {
-			break
-		}
-	}
-	if o.ByteOrder == nil {
+	o, ok := magicOrder(s)
+	if !ok {
 		return errNoMagic
 	}
 	f.o = o
-	g := &f.g
-	bad := func(field string, v int64) error {
-		return fmt.Errorf("%w: superblock at byte %#x: bad %s %d", ErrFormat, off, field, v)
+	if err := f.parseVersion(off); err != nil {
+		return err
 	}
+	if err := f.parseSizes(off); err != nil {
+		return err
+	}
+	f.parseCounts()
+	return f.checkCounts(off)
+}
+
+// magicOrder returns the byte order in which fs_magic of s is one of
+// the UFS magic numbers, trying little-endian first.
+func magicOrder(s *superblock) (order, bool) {
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		switch bo.Uint32(s.fsMagic()) {
+		case fsUFS1Magic, fsUFS2Magic:
+			return order{bo}, true
+		}
+	}
+	return order{}, false
+}
+
+// badSuperblock is the error for a superblock field with a bad value.
+func badSuperblock(off int64, field string, v int64) error {
+	return fmt.Errorf("%w: superblock at byte %#x: bad %s %d", ErrFormat, off, field, v)
+}
+
+// parseVersion sets the version from fs_magic and the superblock's
+// location, checking fs_sblockloc of a UFS2 superblock against off.
+func (f *FS) parseVersion(off int64) error {
+	s, o, g := &f.sb, f.o, &f.g
 	g.version = 1
 	if o.u32(s.fsMagic()) == fsUFS2Magic {
 		g.version = 2
 		if sl := o.i64(s.fsSblockloc()); sl != off {
-			return bad("fs_sblockloc", sl)
+			return badSuperblock(off, "fs_sblockloc", sl)
 		}
 	} else if off == sblockUFS2 {
 		// A UFS1 superblock is never looked for at SBLOCK_UFS2.
 		return errNoMagic
 	}
 	g.sblockloc = off
+	return nil
+}
+
+// parseSizes reads and checks fs_bsize, fs_fsize and fs_frag, and sets
+// the shifts that follow from them.
+func (f *FS) parseSizes(off int64) error {
+	s, o, g := &f.sb, f.o, &f.g
 	g.bsize = int64(o.i32(s.fsBsize()))
 	g.fsize = int64(o.i32(s.fsFsize()))
 	g.frag = int64(o.i32(s.fsFrag()))
 	switch {
 	case !powerOf2(g.bsize) || g.bsize < minBSize || g.bsize > maxBSize:
-		return bad("fs_bsize", g.bsize)
+		return badSuperblock(off, "fs_bsize", g.bsize)
 	case !powerOf2(g.fsize) || g.fsize < 512 || g.fsize > g.bsize:
-		return bad("fs_fsize", g.fsize)
+		return badSuperblock(off, "fs_fsize", g.fsize)
 	case g.frag != g.bsize/g.fsize || g.frag > maxFrag:
-		return bad("fs_frag", g.frag)
+		return badSuperblock(off, "fs_frag", g.frag)
 	}
 	g.bshift, g.fshift, g.fragshift = ilog2(g.bsize), ilog2(g.fsize), ilog2(g.frag)
+	return nil
+}
+
+// parseCounts reads the block numbers, counts and sizes the reader uses.
+func (f *FS) parseCounts() {
+	s, o, g := &f.sb, f.o, &f.g
 	g.sblkno = int64(o.i32(s.fsSblkno()))
 	g.cblkno = int64(o.i32(s.fsCblkno()))
 	g.iblkno = int64(o.i32(s.fsIblkno()))
@@ -152,24 +183,30 @@ func (f *FS) parse(off int64) error {
 	} else {
 		g.size = int64(o.i32(s.fsOldSize()))
 	}
+}
+
+// checkCounts checks what parseCounts read against the block and
+// fragment sizes and against each other.
+func (f *FS) checkCounts(off int64) error {
+	g := &f.g
 	ds := g.dinodeSize()
 	switch {
 	case g.inopb != g.bsize/ds:
-		return bad("fs_inopb", g.inopb)
+		return badSuperblock(off, "fs_inopb", g.inopb)
 	case g.nindir != g.bsize/(ds/32):
-		return bad("fs_nindir", g.nindir)
+		return badSuperblock(off, "fs_nindir", g.nindir)
 	case g.ncg <= 0 || g.ncg > 1<<24:
-		return bad("fs_ncg", g.ncg)
+		return badSuperblock(off, "fs_ncg", g.ncg)
 	case g.fpg <= 0 || g.fpg%g.frag != 0 || g.fpg > 1<<31:
-		return bad("fs_fpg", g.fpg)
+		return badSuperblock(off, "fs_fpg", g.fpg)
 	case g.ipg <= 0 || g.ipg%g.inopb != 0 || g.ipg > 1<<31:
-		return bad("fs_ipg", g.ipg)
+		return badSuperblock(off, "fs_ipg", g.ipg)
 	case g.size <= 0 || g.size > g.ncg*g.fpg || g.size <= (g.ncg-1)*g.fpg:
-		return bad("fs_size", g.size)
+		return badSuperblock(off, "fs_size", g.size)
 	case g.iblkno < 0 || g.iblkno+g.ipg/(g.inopb/g.frag)*1 > g.fpg:
-		return bad("fs_iblkno", g.iblkno)
+		return badSuperblock(off, "fs_iblkno", g.iblkno)
 	case g.maxsymlinklen < 0 || g.maxsymlinklen > int64(nDAddr+nIAddr)*(ds/32):
-		return bad("fs_maxsymlinklen", g.maxsymlinklen)
+		return badSuperblock(off, "fs_maxsymlinklen", g.maxsymlinklen)
 	}
 	return nil
 }
@@ -229,6 +266,8 @@ type Inode struct {
 // IsDir reports whether the inode is a directory.
 func (in *Inode) IsDir() bool { return in.Mode&ifmt == ifdir }
 
+// inode reads and decodes inode number ino, checking the number and
+// di_size.
 func (f *FS) inode(ino int64) (*Inode, error) {
 	g := &f.g
 	if ino < rootIno || ino >= g.ncg*g.ipg {
@@ -240,56 +279,63 @@ func (f *FS) inode(ino int64) (*Inode, error) {
 	if err := f.readAt(b, off); err != nil {
 		return nil, err
 	}
-	o := f.o
 	in := &Inode{Ino: uint32(ino), raw: b}
 	if g.version == 1 {
-		d := (*dinode1)(b)
-		in.Mode = uint32(o.u16(d.diMode()))
-		in.Nlink = o.u16(d.diNlink())
-		in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
-		in.Size = int64(o.u64(d.diSize()))
-		in.Blocks = int64(o.u32(d.diBlocks()))
-		in.Flags = o.u32(d.diFlags())
-		in.Gen = o.i32(d.diGen())
-		in.Atime = time.Unix(int64(o.i32(d.diAtime())), int64(o.i32(d.diAtimensec()))).UTC()
-		in.Mtime = time.Unix(int64(o.i32(d.diMtime())), int64(o.i32(d.diMtimensec()))).UTC()
-		in.Ctime = time.Unix(int64(o.i32(d.diCtime())), int64(o.i32(d.diCtimensec()))).UTC()
-		for i := range in.Direct {
-			in.Direct[i] = int64(o.i32(d.diDb(i)))
-		}
-		for i := range in.Indirect {
-			in.Indirect[i] = int64(o.i32(d.diIb(i)))
-		}
-		in.Rdev = uint64(o.u32(d.diRdev()))
-		in.short = d.diShortlink()
+		in.decode1(f.o, (*dinode1)(b))
 	} else {
-		d := (*dinode2)(b)
-		in.Mode = uint32(o.u16(d.diMode()))
-		in.Nlink = o.u16(d.diNlink())
-		in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
-		in.Size = int64(o.u64(d.diSize()))
-		in.Blocks = int64(o.u64(d.diBlocks()))
-		in.Flags = o.u32(d.diFlags())
-		in.Gen = o.i32(d.diGen())
-		in.Atime = time.Unix(o.i64(d.diAtime()), int64(o.i32(d.diAtimensec()))).UTC()
-		in.Mtime = time.Unix(o.i64(d.diMtime()), int64(o.i32(d.diMtimensec()))).UTC()
-		in.Ctime = time.Unix(o.i64(d.diCtime()), int64(o.i32(d.diCtimensec()))).UTC()
-		if bt := o.i64(d.diBirthtime()); bt != 0 || o.i32(d.diBirthnsec()) != 0 {
-			in.Birthtime = time.Unix(bt, int64(o.i32(d.diBirthnsec()))).UTC()
-		}
-		for i := range in.Direct {
-			in.Direct[i] = o.i64(d.diDb(i))
-		}
-		for i := range in.Indirect {
-			in.Indirect[i] = o.i64(d.diIb(i))
-		}
-		in.Rdev = o.u64(d.diRdev())
-		in.short = d.diShortlink()
+		in.decode2(f.o, (*dinode2)(b))
 	}
 	if in.Size < 0 || in.Size > 1<<56 {
 		return nil, fmt.Errorf("%w: inode %d at byte %#x: bad di_size %d", ErrFormat, ino, off, in.Size)
 	}
 	return in, nil
+}
+
+// decode1 fills in from the UFS1 inode d.
+func (in *Inode) decode1(o order, d *dinode1) {
+	in.Mode = uint32(o.u16(d.diMode()))
+	in.Nlink = o.u16(d.diNlink())
+	in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
+	in.Size = int64(o.u64(d.diSize()))
+	in.Blocks = int64(o.u32(d.diBlocks()))
+	in.Flags = o.u32(d.diFlags())
+	in.Gen = o.i32(d.diGen())
+	in.Atime = time.Unix(int64(o.i32(d.diAtime())), int64(o.i32(d.diAtimensec()))).UTC()
+	in.Mtime = time.Unix(int64(o.i32(d.diMtime())), int64(o.i32(d.diMtimensec()))).UTC()
+	in.Ctime = time.Unix(int64(o.i32(d.diCtime())), int64(o.i32(d.diCtimensec()))).UTC()
+	for i := range in.Direct {
+		in.Direct[i] = int64(o.i32(d.diDb(i)))
+	}
+	for i := range in.Indirect {
+		in.Indirect[i] = int64(o.i32(d.diIb(i)))
+	}
+	in.Rdev = uint64(o.u32(d.diRdev()))
+	in.short = d.diShortlink()
+}
+
+// decode2 fills in from the UFS2 inode d.
+func (in *Inode) decode2(o order, d *dinode2) {
+	in.Mode = uint32(o.u16(d.diMode()))
+	in.Nlink = o.u16(d.diNlink())
+	in.UID, in.GID = o.u32(d.diUID()), o.u32(d.diGID())
+	in.Size = int64(o.u64(d.diSize()))
+	in.Blocks = int64(o.u64(d.diBlocks()))
+	in.Flags = o.u32(d.diFlags())
+	in.Gen = o.i32(d.diGen())
+	in.Atime = time.Unix(o.i64(d.diAtime()), int64(o.i32(d.diAtimensec()))).UTC()
+	in.Mtime = time.Unix(o.i64(d.diMtime()), int64(o.i32(d.diMtimensec()))).UTC()
+	in.Ctime = time.Unix(o.i64(d.diCtime()), int64(o.i32(d.diCtimensec()))).UTC()
+	if bt := o.i64(d.diBirthtime()); bt != 0 || o.i32(d.diBirthnsec()) != 0 {
+		in.Birthtime = time.Unix(bt, int64(o.i32(d.diBirthnsec()))).UTC()
+	}
+	for i := range in.Direct {
+		in.Direct[i] = o.i64(d.diDb(i))
+	}
+	for i := range in.Indirect {
+		in.Indirect[i] = o.i64(d.diIb(i))
+	}
+	in.Rdev = o.u64(d.diRdev())
+	in.short = d.diShortlink()
 }
 
 // bmap returns the fragment address of logical block lbn of the inode

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 	"time"
 	"unsafe"
@@ -128,6 +129,9 @@ func prepare(t *fstree.Tree, opts *Options, extra int64) (*writer, error) {
 	if t == nil || t.Root == nil {
 		return nil, fmt.Errorf("%w: empty tree", ErrParams)
 	}
+	if err := checkRanges(opts); err != nil {
+		return nil, err
+	}
 	w := &writer{t: t, opts: opts, o: order{binary.LittleEndian}}
 	if opts.ByteOrder != nil {
 		w.o = order{opts.ByteOrder}
@@ -163,14 +167,14 @@ func (w *writer) blockOptions() error {
 		p.version = 1
 	}
 	if p.version != 1 && p.version != 2 {
-		return fmt.Errorf("%w: version %d (want 1 or 2)", ErrOption, p.version)
+		return fmt.Errorf("%w: Options.Version = %d (want 1 or 2)", ErrOption, p.version)
 	}
 	p.sectorSize = opts.SectorSize
 	if p.sectorSize == 0 {
 		p.sectorSize = 512
 	}
 	if !powerOf2(int64(p.sectorSize)) || p.sectorSize < 512 || p.sectorSize > maxBSize {
-		return fmt.Errorf("%w: sector size %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
+		return fmt.Errorf("%w: Options.SectorSize = %d (want a power of 2 from 512 to %d)", ErrParams, p.sectorSize, maxBSize)
 	}
 	dfrag, dblk := int64(4096), int64(32768)
 	if opts.Compat == CompatDebian {
@@ -188,10 +192,10 @@ func (w *writer) blockOptions() error {
 		}
 	}
 	if !powerOf2(p.bsize) || p.bsize < minBSize || p.bsize > maxBSize {
-		return fmt.Errorf("%w: bsize %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
+		return fmt.Errorf("%w: Options.BSize = %d (want a power of 2 from %d to %d)", ErrParams, p.bsize, minBSize, maxBSize)
 	}
 	if !powerOf2(p.fsize) || p.fsize < int64(p.sectorSize) || p.fsize > p.bsize || p.bsize/p.fsize > maxFrag {
-		return fmt.Errorf("%w: fsize %d (want a power of 2 from %d to %d, and at least sector size %d)",
+		return fmt.Errorf("%w: Options.FSize = %d (want a power of 2 from %d to %d, and at least the sector size %d)",
 			ErrParams, p.fsize, max(p.bsize/maxFrag, int64(p.sectorSize)), p.bsize, p.sectorSize)
 	}
 	return nil
@@ -210,7 +214,7 @@ func (w *writer) tuningOptions() error {
 		p.minfree = int64(*opts.MinFree)
 	}
 	if p.minfree < 0 || p.minfree > 99 {
-		return fmt.Errorf("%w: minfree %d (want 0 to 99)", ErrParams, p.minfree)
+		return fmt.Errorf("%w: Options.MinFree = %d (want 0 to 99)", ErrParams, p.minfree)
 	}
 	switch opts.Optimization {
 	case "", "time":
@@ -218,7 +222,7 @@ func (w *writer) tuningOptions() error {
 	case "space":
 		p.optim = fsOptSpace
 	default:
-		return fmt.Errorf("%w: optimization %q (want time or space)", ErrOption, opts.Optimization)
+		return fmt.Errorf("%w: Options.Optimization = %q (want time or space)", ErrOption, opts.Optimization)
 	}
 	p.maxcontig = max(1, min(maxPhys, maxBSize)/p.bsize)
 	p.maxbpg = int64(opts.MaxBPG)
@@ -238,28 +242,27 @@ func (w *writer) tuningOptions() error {
 		p.sblockloc = sblockUFS2
 	}
 	if opts.Label != "" && len(opts.Label) >= maxVolLen {
-		return fmt.Errorf("%w: label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
+		return fmt.Errorf("%w: Options.Label %q is longer than %d bytes", ErrOption, opts.Label, maxVolLen-1)
 	}
 	return nil
 }
 
 // treeNeeds sizes the tree as ffs_size_dir and ffs_validate do: the bytes
 // and inodes it needs with the free space and inodes asked for, the
-// superblocks, the inode blocks and the minfree reserve.
+// superblocks, the inode blocks and the minfree reserve. It refuses free
+// space or inodes asked for that would take the counts past what UFS can
+// number, before the arithmetic could overflow.
 func (w *writer) treeNeeds() (size, inodes int64, err error) {
 	opts, p := w.opts, &w.p
 	size, inodes, err = w.sizeTree()
 	if err != nil {
 		return 0, 0, err
 	}
-	inodes += rootIno
-	size += opts.FreeBlocks
-	inodes += opts.FreeFiles
-	if opts.FreeFilesPct > 0 {
-		inodes = inodes * int64(100+opts.FreeFilesPct) / 100
+	if inodes, err = freeInodes(inodes+rootIno, opts); err != nil {
+		return 0, 0, err
 	}
-	if opts.FreeBlocksPct > 0 {
-		size = size * int64(100+opts.FreeBlocksPct) / 100
+	if size, err = freeBytes(size, opts); err != nil {
+		return 0, 0, err
 	}
 	dsz := int64(dinode1Size)
 	if p.version == 2 {
@@ -277,6 +280,60 @@ func (w *writer) treeNeeds() (size, inodes int64, err error) {
 		size = size * (100 + p.minfree) / 100
 	}
 	return size, inodes, nil
+}
+
+// maxFreeBytes bounds the bytes the tree needs with Options.FreeBlocks and
+// Options.FreeBlocksPct, so that what treeNeeds and imageSize add to it
+// cannot overflow; such an image is refused as too large anyway.
+const maxFreeBytes = math.MaxInt64 / 4
+
+// freeInodes adds Options.FreeFiles and Options.FreeFilesPct to the
+// inodes the tree needs, refusing more than UFS's 32-bit inode numbers
+// count.
+func freeInodes(inodes int64, opts *Options) (int64, error) {
+	const limit = 1<<32 - 1
+	if opts.FreeFiles > limit-inodes {
+		return 0, fmt.Errorf("%w: Options.FreeFiles = %d: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFiles, int64(limit))
+	}
+	inodes += opts.FreeFiles
+	if opts.FreeFilesPct > 0 {
+		n, ok := addPercent(inodes, opts.FreeFilesPct)
+		if !ok || n > limit {
+			return 0, fmt.Errorf("%w: Options.FreeFilesPct %d%%: more inodes than UFS numbers (%d)", ErrParams, opts.FreeFilesPct, int64(limit))
+		}
+		inodes = n
+	}
+	return inodes, nil
+}
+
+// freeBytes adds Options.FreeBlocks and Options.FreeBlocksPct to the bytes
+// the tree needs, refusing a total past maxFreeBytes.
+func freeBytes(size int64, opts *Options) (int64, error) {
+	if opts.FreeBlocks > maxFreeBytes-size {
+		return 0, fmt.Errorf("%w: Options.FreeBlocks = %d is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocks)
+	}
+	size += opts.FreeBlocks
+	if opts.FreeBlocksPct > 0 {
+		n, ok := addPercent(size, opts.FreeBlocksPct)
+		if !ok || n > maxFreeBytes {
+			return 0, fmt.Errorf("%w: Options.FreeBlocksPct %d%% is too large (the image size is a 64-bit count of bytes)", ErrParams, opts.FreeBlocksPct)
+		}
+		size = n
+	}
+	return size, nil
+}
+
+// addPercent returns v*(100+pct)/100 for v and pct at least 0, and false
+// when the product does not fit in 64 bits.
+func addPercent(v int64, pct int) (int64, bool) {
+	if int64(pct) > math.MaxInt64-100 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(v), uint64(100+int64(pct)))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(lo) / 100, true
 }
 
 // imageSize turns the size the tree needs into the image size: at least

@@ -80,9 +80,49 @@ func (w *writer) writeMeta() error {
 
 // superblock encodes struct fs as makefs leaves it at the end.
 func (w *writer) superblock() *superblock {
-	g, a, o := w.g, w.a, w.o
+	g, o := w.g, w.o
 	s := new(superblock)
 	v1 := g.version == 1
+	w.superblockGeometry(s)
+	if v1 {
+		w.superblockUFS1(s)
+	}
+	w.superblockTotals(s)
+	s.fsClean()[0] = fsIsClean
+	s.fsOldFlags()[0] = fsFlagsUpdated
+	copy(s.fsVolname(), w.opts.Label)
+	o.put32(s.fsMaxbsize(), g.maxbsize)
+	o.put64(s.fsSblockloc(), g.sblockloc)
+	o.put64(s.fsTime(), w.utime)
+	o.put64(s.fsSize(), g.size)
+	o.put64(s.fsDsize(), g.dsize)
+	o.put64(s.fsCsaddr(), g.csaddr)
+	o.put32(s.fsAvgfilesize(), g.avgfilesize)
+	o.put32(s.fsAvgfpdir(), g.avgfpdir)
+	// FreeBSD's mkfs sets FS_DOSOFTDEP for UFS2 only.
+	if w.opts.SoftUpdates && (!v1 || w.opts.Compat == CompatDebian) {
+		o.put32(s.fsFlags(), fsDoSoftDep)
+	}
+	if w.opts.Compat != CompatDebian {
+		// FreeBSD's mkfs sets fs_providersize to fs_size, and its
+		// ffs_sb_swap leaves it out: it is in the byte order of the host
+		// that made the image, little-endian on the hosts makefs runs on.
+		binary.LittleEndian.PutUint64(s.fsProvidersize(), uint64(g.size))
+	}
+	o.put32(s.fsContigsumsize(), g.contigsumsize)
+	o.put32(s.fsMaxsymlinklen(), g.maxsymlinklen)
+	o.put32(s.fsOldInodefmt(), fs44InodeFmt)
+	o.put64(s.fsMaxfilesize(), g.maxfilesize)
+	o.put64(s.fsQbmask(), g.bsize-1)
+	o.put64(s.fsQfmask(), g.fsize-1)
+	o.put32(s.fsMagic(), map[bool]int64{true: fsUFS1Magic, false: fsUFS2Magic}[v1])
+	return s
+}
+
+// superblockGeometry sets the fields of s from fs_sblkno to fs_fpg: the
+// layout, the block and fragment sizes and the ids.
+func (w *writer) superblockGeometry(s *superblock) {
+	g, o := w.g, w.o
 	o.put32(s.fsSblkno(), g.sblkno)
 	o.put32(s.fsCblkno(), g.cblkno)
 	o.put32(s.fsIblkno(), g.iblkno)
@@ -114,61 +154,42 @@ func (w *writer) superblock() *superblock {
 	o.put32(s.fsCgsize(), g.cgsize)
 	o.put32(s.fsIpg(), g.ipg)
 	o.put32(s.fsFpg(), g.fpg)
-	if v1 {
-		spc := g.fpg * g.oldNspf
-		o.put32(s.fsOldCgmask(), -1)
-		o.put32(s.fsOldTime(), w.utime)
-		o.put32(s.fsOldSize(), g.size)
-		o.put32(s.fsOldDsize(), g.dsize)
-		o.put32(s.fsOldRps(), 60)
-		o.put32(s.fsOldNspf(), g.oldNspf)
-		o.put32(s.fsOldNpsect(), spc)
-		o.put32(s.fsOldInterleave(), 1)
-		o.put32(s.fsOldCsaddr(), g.csaddr)
-		o.put32(s.fsOldNsect(), spc)
-		o.put32(s.fsOldSpc(), spc)
-		o.put32(s.fsOldNcyl(), g.ncg)
-		o.put32(s.fsOldCpg(), g.oldCpg)
-		o.put32(s.fsOldPostblformat(), fsDynPostblFmt)
-		o.put32(s.fsOldNrpos(), 1)
-	}
+}
+
+// superblockUFS1 sets the fields of s that only UFS1 uses: the old time,
+// sizes and csum address, and the disk geometry FreeBSD's mkfs derives.
+func (w *writer) superblockUFS1(s *superblock) {
+	g, o := w.g, w.o
+	spc := g.fpg * g.oldNspf
+	o.put32(s.fsOldCgmask(), -1)
+	o.put32(s.fsOldTime(), w.utime)
+	o.put32(s.fsOldSize(), g.size)
+	o.put32(s.fsOldDsize(), g.dsize)
+	o.put32(s.fsOldRps(), 60)
+	o.put32(s.fsOldNspf(), g.oldNspf)
+	o.put32(s.fsOldNpsect(), spc)
+	o.put32(s.fsOldInterleave(), 1)
+	o.put32(s.fsOldCsaddr(), g.csaddr)
+	o.put32(s.fsOldNsect(), spc)
+	o.put32(s.fsOldSpc(), spc)
+	o.put32(s.fsOldNcyl(), g.ncg)
+	o.put32(s.fsOldCpg(), g.oldCpg)
+	o.put32(s.fsOldPostblformat(), fsDynPostblFmt)
+	o.put32(s.fsOldNrpos(), 1)
+}
+
+// superblockTotals sets fs_old_cstotal and fs_cstotal of s to the
+// summary of every group.
+func (w *writer) superblockTotals(s *superblock) {
+	a, o := w.a, w.o
 	oc := s.fsOldCstotal()
 	o.put32(oc[0:], a.total.ndir)
 	o.put32(oc[4:], a.total.nbfree)
 	o.put32(oc[8:], a.total.nifree)
 	o.put32(oc[12:], a.total.nffree)
-	s.fsClean()[0] = fsIsClean
-	s.fsOldFlags()[0] = fsFlagsUpdated
-	copy(s.fsVolname(), w.opts.Label)
-	o.put32(s.fsMaxbsize(), g.maxbsize)
-	o.put64(s.fsSblockloc(), g.sblockloc)
 	ct := s.fsCstotal()
 	o.put64(ct[0:], a.total.ndir)
 	o.put64(ct[8:], a.total.nbfree)
 	o.put64(ct[16:], a.total.nifree)
 	o.put64(ct[24:], a.total.nffree)
-	o.put64(s.fsTime(), w.utime)
-	o.put64(s.fsSize(), g.size)
-	o.put64(s.fsDsize(), g.dsize)
-	o.put64(s.fsCsaddr(), g.csaddr)
-	o.put32(s.fsAvgfilesize(), g.avgfilesize)
-	o.put32(s.fsAvgfpdir(), g.avgfpdir)
-	// FreeBSD's mkfs sets FS_DOSOFTDEP for UFS2 only.
-	if w.opts.SoftUpdates && (!v1 || w.opts.Compat == CompatDebian) {
-		o.put32(s.fsFlags(), fsDoSoftDep)
-	}
-	if w.opts.Compat != CompatDebian {
-		// FreeBSD's mkfs sets fs_providersize to fs_size, and its
-		// ffs_sb_swap leaves it out: it is in the byte order of the host
-		// that made the image, little-endian on the hosts makefs runs on.
-		binary.LittleEndian.PutUint64(s.fsProvidersize(), uint64(g.size))
-	}
-	o.put32(s.fsContigsumsize(), g.contigsumsize)
-	o.put32(s.fsMaxsymlinklen(), g.maxsymlinklen)
-	o.put32(s.fsOldInodefmt(), fs44InodeFmt)
-	o.put64(s.fsMaxfilesize(), g.maxfilesize)
-	o.put64(s.fsQbmask(), g.bsize-1)
-	o.put64(s.fsQfmask(), g.fsize-1)
-	o.put32(s.fsMagic(), map[bool]int64{true: fsUFS1Magic, false: fsUFS2Magic}[v1])
-	return s
 }

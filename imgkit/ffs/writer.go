@@ -15,7 +15,7 @@ import (
 // complete, so that on an error path is left as it was. A nil opts is the
 // zero Options.
 func WriteFile(path string, src fstree.Source, opts *Options) error {
-	_, err := writeImage(src, opts, func(size int64, c *bcache.Options) (*bcache.Image, error) {
+	_, err := writeImage(src, opts, false, func(size int64, c *bcache.Options) (*bcache.Image, error) {
 		return bcache.Create(path, size, c)
 	})
 	return err
@@ -28,7 +28,7 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // and then every byte is, zeros included. On an error writing to w, w may
 // hold part of the image.
 func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
-	im, err := writeImage(src, opts, func(size int64, c *bcache.Options) (*bcache.Image, error) {
+	im, err := writeImage(src, opts, true, func(size int64, c *bcache.Options) (*bcache.Image, error) {
 		return bcache.CreateWriterAt(w, size, c)
 	})
 	if err != nil {
@@ -38,9 +38,11 @@ func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 }
 
 // Build builds the FFS image of src with opts in memory and returns it,
-// the same bytes as WriteFile makes.
+// the same bytes as WriteFile makes. Build and Write refuse, with an
+// ErrParams, an image that with the writer's bookkeeping needs more memory
+// than the Go memory limit (GOMEMLIMIT) or, on Linux, the machine has.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
-	im, err := writeImage(src, opts, bcache.CreateMemory)
+	im, err := writeImage(src, opts, true, bcache.CreateMemory)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +51,9 @@ func Build(src fstree.Source, opts *Options) ([]byte, error) {
 
 // writeImage is the one path of WriteFile, Write and Build: it reads the
 // tree of src with the time rule of opts, sizes the image, lays the tree
-// out in the image that create makes and commits it.
-func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bcache.Options) (*bcache.Image, error)) (*bcache.Image, error) {
+// out in the image that create makes and commits it. inMemory says that
+// create holds the whole image in memory, which must then fit.
+func writeImage(src fstree.Source, opts *Options, inMemory bool, create func(size int64, c *bcache.Options) (*bcache.Image, error)) (*bcache.Image, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -67,6 +70,11 @@ func writeImage(src fstree.Source, opts *Options, create func(size int64, c *bca
 	w, err := plan(t, opts)
 	if err != nil {
 		return nil, explainSize(t, opts, err)
+	}
+	if inMemory {
+		if err := w.checkInMemory(); err != nil {
+			return nil, err
+		}
 	}
 	w.warnLayout()
 	im, err := create(opts.Offset+w.fsBytes, opts.Cache)

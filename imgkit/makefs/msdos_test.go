@@ -73,6 +73,18 @@ func TestReword(t *testing.T) {
 	if err := reword(u, nil); err.Error() != "makefs: -T" || !errors.As(err, &ue) {
 		t.Errorf("reword of a usage error: %v", err)
 	}
+	nested := func() []imgfmt.Option {
+		return []imgfmt.Option{{Key: "bootimage", Field: "Boot.Images"}, {Key: "platformid", Field: "Boot.Images[].PlatformID"}}
+	}
+	for in, want := range map[string]string{
+		"Options.Boot.Images[1].File boot.img: no such file": "bootimage boot.img: no such file",
+		"Options.Boot.Images[0].PlatformID = x: not efi":     "-o platformid=x: not efi",
+		"Options.Boot.Other":                                 "Options.Boot.Other",
+	} {
+		if err := reword(errors.New(in), nested); err.Error() != want {
+			t.Errorf("reword(%q) = %q, want %q", in, err, want)
+		}
+	}
 	plain := errors.New("no fields here")
 	if reword(plain, help) != plain || reword(nil, help) != nil {
 		t.Error("reword changed an error that names no field")

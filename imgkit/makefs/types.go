@@ -149,8 +149,35 @@ var globalFlags = map[string]string{
 }
 
 // fieldWords matches what a library error says of an Options field:
-// "Options.SectorsPerCluster", or with a value "Options.SectorsPerCluster = 4".
-var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*)(?: = ([^\s,;()]+))?`)
+// "Options.SectorsPerCluster", with a value "Options.SectorsPerCluster = 4",
+// or a field inside one, "Options.Boot.Images[1].File".
+var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*|\[[0-9]*\])*)(?: = ([^\s,;()]+))?`)
+
+// elementIndex matches the index of a slice element in a field path.
+var elementIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
+// optionKey returns the -o key that sets field, a path as fieldWords
+// matches it: the key listed for the path itself, with indexes written
+// "[]", or else for the nearest field that holds it ("Boot.Images[1].File"
+// is set by the key of "Boot.Images").
+func optionKey(keys map[string]string, field string) (string, bool) {
+	path := elementIndex.ReplaceAllString(field, "[]")
+	for path != "" {
+		if key, ok := keys[path]; ok {
+			return key, true
+		}
+		if trimmed, ok := strings.CutSuffix(path, "[]"); ok {
+			path = trimmed
+			continue
+		}
+		i := strings.LastIndexByte(path, '.')
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return "", false
+}
 
 // reword says err in the command's words: every Options field it names
 // becomes the flag that sets it ("-s", "-s 1m") or the -o option of help
@@ -178,7 +205,7 @@ func reword(err error, help func() []imgfmt.Option) error {
 			}
 			return flag
 		}
-		if key, ok := keys[field]; ok {
+		if key, ok := optionKey(keys, field); ok {
 			if value != "" {
 				return "-o " + key + "=" + value
 			}
