@@ -20,7 +20,8 @@ func (r *skipRecorder) Fatalf(format string, args ...any) {
 
 // TestNeedNamesPackage checks that a missing tool's skip names the Debian
 // package that installs it, for the ISO 9660 readers the cd9660 tests use
-// as for the others.
+// as for the others. It is not parallel: it sets PATH and
+// FIXTUREGEN_REQUIRE_TOOLS with t.Setenv.
 func TestNeedNamesPackage(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv(RequireEnv, "")
