@@ -15,6 +15,6 @@ var (
 	// Options.AllowDeepTrees or Options.RockRidge.
 	ErrDeepTree = errors.New("cd9660: directory tree too deep")
 	// ErrFileTooBig is a file of 4 GiB or more, which one extent cannot
-	// hold.
+	// hold, below Options.ISOLevel 3.
 	ErrFileTooBig = errors.New("cd9660: file too large")
 )

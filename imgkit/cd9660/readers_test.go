@@ -340,3 +340,33 @@ func TestSourceDateEpoch(t *testing.T) {
 		t.Errorf("Volume Creation Date and Time %s, want the bound 20200913122640", got)
 	}
 }
+
+// TestReadersArchimedes lists a tree with RISC OS names, written with
+// archimedes under Rock Ridge, with xorriso and isoinfo: every name and
+// mode comes back, the ST entry before each ARCHIMEDES block ending the
+// SUSP entries. (bsdtar is left out: libarchive turns Rock Ridge off for
+// the rest of the image at the first ST entry.)
+func TestReadersArchimedes(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, "xorriso")
+	dir, img := readerImage(t, "riscos", "rockridge", "archimedes")
+	out := run(t, "xorriso", "-abort_on", "NEVER", "-return_with", "WARNING", "32",
+		"-indev", img, "-find", "/", "-exec", "lsdl")
+	got := map[string]srcEntry{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := xorrisoLine.FindStringSubmatch(line); m != nil && m[2] != "/" {
+			got[m[2][1:]] = srcEntry{mode: parseModeString(m[1])}
+		}
+	}
+	want := map[string]srcEntry{}
+	for p, e := range sourceEntries(t, dir) {
+		want[p] = srcEntry{mode: e.mode}
+	}
+	compareEntries(t, want, got)
+	listing := run(t, "isoinfo", "-R", "-l", "-i", img)
+	for p := range want {
+		if !strings.Contains(listing, filepath.Base(p)) {
+			t.Errorf("isoinfo -R does not list %q", filepath.Base(p))
+		}
+	}
+}

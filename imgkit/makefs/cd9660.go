@@ -1,59 +1,37 @@
 package makefs
 
-import (
-	"fmt"
-	"io"
-
-	"github.com/fixturegen/fixturegen/imgkit/cd9660"
-)
+import "github.com/fixturegen/fixturegen/imgkit/cd9660"
 
 // -t cd9660: ISO 9660 images as FreeBSD makefs(8) makes them, by
-// imgkit/cd9660, with Rock Ridge and, beyond makefs, Joliet. Every -o
-// option of makefs's cd9660 type is accepted by name or one-letter key;
-// -T applies as makefs applies it (SOURCE_DATE_EPOCH bounds every time
-// when -T is absent); -s, -m and -M are accepted and ignored, as FreeBSD's
-// makefs ignores them for cd9660, with a warning.
+// imgkit/cd9660, with Rock Ridge, El Torito and, beyond makefs, Joliet.
+// Every -o option of makefs's cd9660 type is accepted by name or
+// one-letter key; -T applies as makefs applies it (SOURCE_DATE_EPOCH
+// bounds every time when -T is absent); -s, -m and -M are accepted and
+// ignored, as FreeBSD's makefs ignores them for cd9660, with a warning.
 
-func init() {
-	Register(Type{Name: "cd9660", Write: writeCD9660, Help: cd9660.OptionHelp})
+func init() { RegisterFormat(cd9660Format) }
+
+// cd9660Format is the cd9660 type: imgkit/cd9660's option table and
+// WriteFile.
+var cd9660Format = Format[cd9660.Options]{
+	Name:        "cd9660",
+	Help:        cd9660.OptionHelp,
+	ParseOption: cd9660.ParseOption,
+	ErrOption:   cd9660.ErrOption,
+	Common: func(o *cd9660.Options) Common {
+		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
+	},
+	Flags:     cd9660Flags,
+	WriteFile: cd9660.WriteFile,
 }
 
-func writeCD9660(c *Command, warn io.Writer) error {
-	o, err := cd9660Options(c, warn)
-	if err != nil {
-		return err
-	}
-	t, err := c.Tree(warn)
-	if err != nil {
-		return err
-	}
-	if err := cd9660.WriteFile(c.Image, t, o); err != nil {
-		return fmt.Errorf("makefs: %w", err) // Run rewords the Options fields it names
-	}
-	return nil
-}
-
-// cd9660Options turns the command line into cd9660.Options: the -o
-// options, the sizes, the time rule and the block-cache mode.
-func cd9660Options(c *Command, warn io.Writer) (*cd9660.Options, error) {
-	o := &cd9660.Options{}
-	for _, opt := range c.Opts {
-		if err := cd9660.ParseOption(o, opt.Key, opt.Value); err != nil {
-			return nil, optionError(opt, err, cd9660.ErrOption)
-		}
-	}
-	resolveBootFiles(c, &o.Boot)
+// cd9660Flags copies -s, -M and -m into o, which warns that they change
+// nothing, and resolves the boot image files against the working
+// directory.
+func cd9660Flags(c *Command, o *cd9660.Options) error {
 	o.Size, o.MinSize, o.MaxSize = c.Size, c.MinSize, c.MaxSize
-	topts, err := c.TreeOptions()
-	if err != nil {
-		return nil, err
-	}
-	o.Timestamp, o.ClampTimes = topts.Timestamp, topts.ClampTimes
-	if o.Cache, err = c.CacheOptions(); err != nil {
-		return nil, err
-	}
-	o.Warn = warn
-	return o, nil
+	resolveBootFiles(c, &o.Boot)
+	return nil
 }
 
 // resolveBootFiles makes the boot image files of b (bootimage's and

@@ -23,7 +23,7 @@ func TestCD9660Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := cd9660Options(a, warn)
+	o, err := cd9660Format.options(a, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestCD9660Options(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = cd9660Options(a, warn)
+		_, err = cd9660Format.options(a, warn)
 		var ue *UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
 			t.Errorf("%v: error %v, want a usage error with %q", c.args, err, c.want)
