@@ -178,10 +178,10 @@ func (p *rrPass) finalize(n *isoNode, place func(r *rrRecord)) {
 		put733(e.lengthOfTheContinuationArea(), uint32(r.caLen))
 	}
 	if r.cl >= 0 {
-		put733(r.entries[r.cl][4:], n.relocated.extent) // Location of Child Directory
+		put733(r.entries[r.cl].locationOfChildDirectory(), n.relocated.extent)
 	}
 	if r.pl >= 0 {
-		put733(r.entries[r.pl][4:], n.parent.realParent.extent) // Location of Parent Directory
+		put733(r.entries[r.pl].locationOfParentDirectory(), n.parent.realParent.extent)
 	}
 	for _, c := range n.children {
 		p.finalize(c, place)

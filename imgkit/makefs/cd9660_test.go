@@ -31,6 +31,16 @@ func TestCD9660Options(t *testing.T) {
 		!o.Timestamp.Equal(time.Unix(86400, 0)) || o.ClampTimes || o.Warn != warn {
 		t.Errorf("options %+v", o)
 	}
+	a, err = Parse([]string{"-t", "cd9660", "-o", "bootimage=i386;boot/cd.img,generic-bootimage=mbr.img", "out.iso", "src"}, dir, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err = cd9660Format.options(a, warn); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Boot.Images) != 1 || o.Boot.Images[0].File != filepath.Join(dir, "boot/cd.img") || o.Boot.GenericImage != filepath.Join(dir, "mbr.img") {
+		t.Errorf("boot paths not resolved against %s: %+v", dir, o.Boot)
+	}
 	for _, c := range []struct {
 		args []string
 		want string

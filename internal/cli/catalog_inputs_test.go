@@ -29,24 +29,24 @@ func TestBuildInputs(t *testing.T) {
 			"number.img: makefs -t msdos -s 1440k -T 7 number.img src\n" +
 			"boot.img: makefs -t msdos -s 1440k -T 0 -o fat_type=12,bootstrap=./boot.bin boot.img src\n" +
 			"bootB.img: makefs -t msdos -s 1440k -T 0 -o B=./bootB.bin bootB.img src\n" +
-			"cd.iso: makefs -t cd9660 -T 0 -o 'bootimage=i386;boot/cd.bin,no-emul-boot' cd.iso src\n" +
-			"cdG.iso: makefs -t cd9660 -T 0 -o G=boot/sysarea.bin cdG.iso src\n" +
+			"eltorito.iso: makefs -t cd9660 -T 0 -o 'bootimage=i386;cd.bin,no-emul-boot' eltorito.iso src\n" +
+			"generic.iso: makefs -t cd9660 -T 0 -o G=mbr.bin generic.iso src\n" +
 			"lib.a: ar rcs lib.a obj/one.o obj/two.o\n" +
 			"libU.a: ar rcsU libU.a obj/one.o\n",
-		"fixtures/src/a.txt":        "a\n",
-		"fixtures/src/b.txt":        "b\n",
-		"fixtures/more/c.txt":       "c\n",
-		"fixtures/spec.mtree":       "#mtree\n./a.txt type=file mode=0600 contents=data/spec-a.txt\n",
-		"fixtures/tree.mtree":       "#mtree\n/set uid=0 gid=0\n. type=dir mode=0755\nx.txt type=file mode=0644 contents=data/x.txt\n",
-		"fixtures/data/spec-a.txt":  "spec a\n",
-		"fixtures/data/x.txt":       "x\n",
-		"fixtures/stamp":            "",
-		"fixtures/boot.bin":         boot,
-		"fixtures/bootB.bin":        boot,
-		"fixtures/boot/cd.bin":      boot,
-		"fixtures/boot/sysarea.bin": boot,
-		"fixtures/obj/one.o":        "one\n",
-		"fixtures/obj/two.o":        "two\n",
+		"fixtures/src/a.txt":       "a\n",
+		"fixtures/src/b.txt":       "b\n",
+		"fixtures/more/c.txt":      "c\n",
+		"fixtures/spec.mtree":      "#mtree\n./a.txt type=file mode=0600 contents=data/spec-a.txt\n",
+		"fixtures/tree.mtree":      "#mtree\n/set uid=0 gid=0\n. type=dir mode=0755\nx.txt type=file mode=0644 contents=data/x.txt\n",
+		"fixtures/data/spec-a.txt": "spec a\n",
+		"fixtures/data/x.txt":      "x\n",
+		"fixtures/stamp":           "",
+		"fixtures/boot.bin":        boot,
+		"fixtures/bootB.bin":       boot,
+		"fixtures/cd.bin":          boot,
+		"fixtures/mbr.bin":         boot,
+		"fixtures/obj/one.o":       "one\n",
+		"fixtures/obj/two.o":       "two\n",
 	})
 	fx := filepath.Join(root, "fixtures")
 	past := time.Unix(1700000000, 0)
@@ -90,8 +90,8 @@ func TestBuildInputs(t *testing.T) {
 		{"a file named as -T's number, created", func() { writeFiles(t, fx, map[string]string{"7": ""}) }, "number.img", nil},
 		{"-o bootstrap=./file", touch("boot.bin"), "boot.img", nil},
 		{"-o B=./file", touch("bootB.bin"), "bootB.img", nil},
-		{"-o bootimage=system;file", touch("boot/cd.bin"), "cd.iso", nil},
-		{"-o G=file", touch("boot/sysarea.bin"), "cdG.iso", nil},
+		{"-o bootimage=i386;file", touch("cd.bin"), "eltorito.iso", nil},
+		{"-o G=file", touch("mbr.bin"), "generic.iso", nil},
 		{"an ar member", touch("obj/two.o"), "lib.a", nil},
 		{"an ar member of rcsU, with -hash", touch("obj/one.o"), "", []string{"-hash"}},
 		{"a source file's mode", func() { os.Chmod(filepath.Join(fx, "more", "c.txt"), 0o600) }, "extra.img", nil},

@@ -61,8 +61,7 @@ func (runner) Run(ctx context.Context, c *catalog.Command) error {
 // is the output; the inputs are the source directories, an mtree manifest
 // given as the source, the -F spec, the files their contents keywords
 // name, -T's file (when it names one), and the files of the type's options
-// that name files (msdos -o bootstrap, cd9660 -o bootimage and
-// generic-bootimage).
+// that name files (msdos -o bootstrap).
 func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	opts, rest, err := getopt("makefs", args, makefs.OptString)
 	if err != nil {
@@ -103,9 +102,9 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 }
 
 // typeOptionInputs applies the -o options of a whose -t type ties them to
-// an Options field: a Timestamp makes the times no input of p, a
-// Bootstrap (msdos) or a boot image (cd9660 bootimage and
-// generic-bootimage) names a file that is one (added by add).
+// an Options field: a Timestamp makes the times no input of p; a
+// Bootstrap, an El Torito boot image ("system;file") or a generic boot
+// image names a file that is one (added by add).
 func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) {
 	t, ok := makefs.Lookup(a.Type)
 	if !ok || t.Help == nil {
@@ -126,9 +125,13 @@ func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path 
 			if o.Value != "" {
 				add(bootstrapPath(e, o.Value), false, false)
 			}
-		case "Boot.Images", "Boot.GenericImage":
-			if file := bootImageFile(o.Key, o.Value); file != "" {
+		case "Boot.Images":
+			if _, file, ok := strings.Cut(o.Value, ";"); ok && file != "" {
 				add(e.abs(file), false, false)
+			}
+		case "Boot.GenericImage":
+			if o.Value != "" {
+				add(e.abs(o.Value), false, false)
 			}
 		}
 	}
@@ -149,16 +152,6 @@ func contentsInputs(e *env, a *makefs.Command, add func(path string, optional, m
 		return nil
 	})
 	return nil
-}
-
-// bootImageFile returns the file a cd9660 boot option names: the part of
-// a bootimage value after "system;", a generic-bootimage value whole.
-func bootImageFile(key, value string) string {
-	if key == "bootimage" || key == "B" {
-		_, file, _ := strings.Cut(value, ";")
-		return file
-	}
-	return value
 }
 
 // bootstrapPath resolves a bootstrap file as makefs -t msdos does: a path
