@@ -49,7 +49,6 @@
 // directories read may not add up to more than the image, a directory
 // extent is read once (later records pointing at it are dropped), and
 // nesting stops at 2048 levels.
-//
 // # Writing
 //
 // WriteFile, Write and Build lay the tree of an fstree.Source out as an
