@@ -63,9 +63,14 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return -1, err
 	}
-	im.preallocateBatch(files)
+	// A source with holes is copied by CopyFrom, which skips them
+	// (holes.go), and its span is not preallocated.
+	holes := anyHoles(files)
+	if !holes {
+		im.preallocateBatch(files)
+	}
 	workers := min(maxWorkers, 2*runtime.GOMAXPROCS(0), len(files))
-	parallel := workers > 1 && len(im.held) == 0 &&
+	parallel := !holes && workers > 1 && len(im.held) == 0 &&
 		(im.mem || im.opts.Bulk == BulkAuto || im.opts.Bulk == BulkPwrite)
 	for i := 0; parallel && i < len(files); i++ {
 		parallel = files[i].Path != ""

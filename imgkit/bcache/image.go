@@ -327,6 +327,16 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if n == 0 {
 		return nil
 	}
+	if src, ok := r.(*os.File); ok {
+		if handled, err := im.copyHoles(off, src, n); handled {
+			return err // holes.go: the holes of src are not read
+		}
+	}
+	return im.copyFrom(off, r, n)
+}
+
+// copyFrom is CopyFrom of a checked, non-empty range, reading every byte.
+func (im *Image) copyFrom(off int64, r io.Reader, n int64) error {
 	if im.data != nil {
 		// Every path below writes the whole range or fails; a range
 		// marked but not reached costs Getblk a needless clear, no more.
