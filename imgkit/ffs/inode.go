@@ -199,9 +199,8 @@ type inode struct {
 	ib     [nIAddr]int64
 	blocks int64 // di_blocks, in 512-byte units
 	size   int64
-	ind    map[int64][]int64 // indirect blocks by logical (negative) number
+	ind    map[int64][]int64 // indirect blocks not yet written, by logical (negative) number
 	indAt  map[int64]int64   // their fragment addresses
-	indOrd []int64
 }
 
 // writeNode writes the inode of n and its data: dir is the directory's
@@ -261,10 +260,7 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 			}
 		}
 	}
-	if err := run.flush(); err != nil {
-		return err
-	}
-	return w.writeIndirect(ip)
+	return run.flush()
 }
 
 // A dataRun is a run of contiguous blocks of one file's data, written
@@ -311,26 +307,35 @@ func (r *dataRun) flush() error {
 	return err
 }
 
-// writeIndirect writes the indirect blocks of ip, in the order they were
-// allocated. Each fills its block, so the buffer is overwritten whole.
-func (w *writer) writeIndirect(ip *inode) error {
+// finishIndirect writes the indirect blocks on the path indirs to logical
+// block lbn of ip that lbn completes (it is their last block, or the
+// file's), and forgets them. A file's blocks are allocated in order, so
+// no later block needs them: a file of any size holds at most one
+// indirect block per level in memory. Each fills its block, so the
+// buffer is overwritten whole.
+func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 	g := w.g
-	if len(ip.indOrd) > 0 && w.indbuf == nil {
-		w.indbuf = make([]byte, g.bsize)
-	}
-	buf := w.indbuf
-	for _, lbn := range ip.indOrd {
-		bap := ip.ind[lbn]
-		for i, v := range bap {
+	last := lbn == (ip.size-1)>>g.bshift
+	for i := len(indirs) - 1; i >= 1; i-- {
+		if !last && indirs[i].off != g.nindir-1 {
+			return nil
+		}
+		l := indirs[i].lbn
+		if w.indbuf == nil {
+			w.indbuf = make([]byte, g.bsize)
+		}
+		for k, v := range ip.ind[l] {
 			if g.version == 1 {
-				w.o.put32(buf[4*i:], v)
+				w.o.put32(w.indbuf[4*k:], v)
 			} else {
-				w.o.put64(buf[8*i:], v)
+				w.o.put64(w.indbuf[8*k:], v)
 			}
 		}
-		if err := w.writeAt(buf, ip.indAt[lbn]*g.fsize); err != nil {
+		if err := w.writeAt(w.indbuf, ip.indAt[l]*g.fsize); err != nil {
 			return err
 		}
+		delete(ip.ind, l)
+		delete(ip.indAt, l)
 	}
 	return nil
 }
@@ -459,7 +464,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 	}
 	ip.blocks += g.bsize / 512
 	bap[indirs[num].off] = nb
-	return nb, g.bsize, nil
+	return nb, g.bsize, w.finishIndirect(ip, indirs, lbn)
 }
 
 // ballocDirect allocates direct block lbn of ip holding chunk bytes: a
@@ -486,7 +491,6 @@ func (w *writer) ballocDirect(ip *inode, lbn, chunk int64) (addr, nsize int64, e
 func (ip *inode) newIndirect(g *geometry, l, at int64) {
 	ip.ind[l] = make([]int64, g.nindir)
 	ip.indAt[l] = at
-	ip.indOrd = append(ip.indOrd, l)
 	ip.blocks += g.bsize / 512
 }
 
