@@ -29,17 +29,19 @@ type alloc struct {
 	// were free (the tail of a block cut to fragments), so the index
 	// never has to move back; mapsearch moves it forward.
 	lowfree []int64
+
+	cache cgCache // which of cgs are resident (cgcache.go)
 }
 
 func (a *alloc) blksfree(c int64) []byte {
-	return a.cgs[c][a.g.freeoff:a.g.nextfreeoff]
+	return a.cg(c)[a.g.freeoff:a.g.nextfreeoff]
 }
 func (a *alloc) inosused(c int64) []byte {
-	return a.cgs[c][a.g.iusedoff:a.g.freeoff]
+	return a.cg(c)[a.g.iusedoff:a.g.freeoff]
 }
-func (a *alloc) clustersfree(c int64) []byte { return a.cgs[c][a.g.clusteroff:a.g.nextfreeoff] }
+func (a *alloc) clustersfree(c int64) []byte { return a.cg(c)[a.g.clusteroff:a.g.nextfreeoff] }
 func (a *alloc) clustersum(c int64, i int64) []byte {
-	return a.cgs[c][a.g.clustersumoff+4*i:][:4]
+	return a.cg(c)[a.g.clustersumoff+4*i:][:4]
 }
 
 func setbit(m []byte, i int64)         { m[i>>3] |= 1 << (i & 7) }
@@ -95,10 +97,14 @@ func (a *alloc) setblock(m []byte, h int64) {
 // totals as mkfs computes them. utime is the time written into each group.
 func newAlloc(g *geometry, o order, utime int64) *alloc {
 	a := &alloc{g: g, o: o, cgs: make([]cylGroup, g.ncg), cs: make([]csum, g.ncg), maxcluster: make([]int64, g.ncg), lowfree: make([]int64, g.ncg)}
+	a.initCache(utime)
 	for c := int64(0); c < g.ncg; c++ {
-		a.initcg(c, utime)
+		buf := a.buffer()
+		a.initcg(c, buf)
+		a.admit(c, buf)
 		a.maxcluster[c] = g.contigsumsize
 	}
+	a.cache.discard = false
 	csfrags := howmany(g.cssize, g.fsize)
 	a.total.nbfree = (g.dsize+csfrags)>>g.fragshift - howmany(csfrags, g.frag)
 	a.total.nffree = g.size % g.frag
@@ -109,11 +115,12 @@ func newAlloc(g *geometry, o order, utime int64) *alloc {
 	return a
 }
 
-// initcg builds cylinder group c as mkfs's initcg does: its header, its
-// reserved inodes, its free map and its cluster summary.
-func (a *alloc) initcg(c int64, utime int64) {
+// initcg builds cylinder group c as mkfs's initcg does, in buf, which
+// must be zero and is made a.cgs[c]: its header, its reserved inodes, its
+// free map and its cluster summary.
+func (a *alloc) initcg(c int64, buf cylGroup) {
 	g := a.g
-	a.cgs[c] = make(cylGroup, g.cgsize)
+	a.cgs[c] = buf
 	cbase := g.cgbase(c)
 	ndblk := min(cbase+g.fpg, g.size) - cbase
 	dlower := g.cgsblock(c) - cbase
@@ -121,7 +128,7 @@ func (a *alloc) initcg(c int64, utime int64) {
 	if c == 0 {
 		dupper += howmany(g.cssize, g.fsize)
 	}
-	a.initcgHeader(c, ndblk, utime)
+	a.initcgHeader(c, ndblk, a.cache.utime)
 	s := &a.cs[c]
 	s.nifree = g.ipg
 	if c == 0 {
@@ -140,7 +147,7 @@ func (a *alloc) initcg(c int64, utime int64) {
 // initcgHeader sets the header fields of cylinder group c, which holds
 // ndblk fragments.
 func (a *alloc) initcgHeader(c, ndblk, utime int64) {
-	g, o, cg := a.g, a.o, a.cgs[c]
+	g, o, cg := a.g, a.o, a.cg(c)
 	o.put32(cg.cgMagic(), cgMagic)
 	o.put32(cg.cgCgx(), c)
 	o.put32(cg.cgNdblk(), ndblk)
@@ -192,8 +199,9 @@ func (a *alloc) initcgFree(c, dlower, dupper, ndblk int64) {
 		}
 	}
 	d, blkno := dupper, dupper>>g.fragshift
-	for ; d+g.frag <= ndblk; d, blkno = d+g.frag, blkno+1 {
-		a.freeBlock(c, blkno)
+	if n := (ndblk - d) >> g.fragshift; n > 0 {
+		a.freeBlocks(c, blkno, n)
+		d, blkno = d+n<<g.fragshift, blkno+n
 	}
 	if d < ndblk {
 		frsum[ndblk-d]++
@@ -204,7 +212,7 @@ func (a *alloc) initcgFree(c, dlower, dupper, ndblk int64) {
 	}
 	for i, n := range frsum {
 		if n != 0 {
-			a.o.put32(a.cgs[c].cgFrsum(i), n)
+			a.o.put32(a.cg(c).cgFrsum(i), n)
 		}
 	}
 }
@@ -219,6 +227,29 @@ func (a *alloc) freeBlock(c, blkno int64) {
 	a.cs[c].nbfree++
 }
 
+// freeBlocks marks the n blocks from blkno of cylinder group c free, as
+// freeBlock each would, setting whole bytes of the maps where it can.
+func (a *alloc) freeBlocks(c, blkno, n int64) {
+	setBits(a.blksfree(c), blkno<<a.g.fragshift, (blkno+n)<<a.g.fragshift)
+	if a.g.contigsumsize > 0 {
+		setBits(a.clustersfree(c), blkno, blkno+n)
+	}
+	a.cs[c].nbfree += n
+}
+
+// setBits sets the bits [lo, hi) of m.
+func setBits(m []byte, lo, hi int64) {
+	for ; lo < hi && lo&7 != 0; lo++ {
+		setbit(m, lo)
+	}
+	for ; lo+8 <= hi; lo += 8 {
+		m[lo>>3] = 0xff
+	}
+	for ; lo < hi; lo++ {
+		setbit(m, lo)
+	}
+}
+
 // initcgClusterSum counts the runs of free blocks in the cluster map of
 // cylinder group c (nblks blocks) into cg_clustersum, runs longer than
 // fs_contigsumsize counted at it.
@@ -227,6 +258,11 @@ func (a *alloc) initcgClusterSum(c, nblks int64) {
 	m := a.clustersfree(c)
 	run := int64(0)
 	for i := int64(0); i < nblks; i++ {
+		if i&7 == 0 && i+8 <= nblks && m[i>>3] == 0xff {
+			run += 8 // eight free blocks at once
+			i += 7
+			continue
+		}
 		if isset(m, i) {
 			run++
 		} else if run != 0 {
@@ -241,7 +277,7 @@ func (a *alloc) initcgClusterSum(c, nblks int64) {
 
 // syncCs copies the group's summary into its cg_cs.
 func (a *alloc) syncCs(c int64) {
-	cs := a.cgs[c].cgCs()
+	cs := a.cg(c).cgCs()
 	s := a.cs[c]
 	a.o.put32(cs[0:4], s.ndir)
 	a.o.put32(cs[4:8], s.nbfree)
@@ -306,10 +342,10 @@ func (a *alloc) hashalloc(cg, pref, size int64) int64 {
 // alloccg is ffs_alloccg: allocate in group c, or return 0.
 func (a *alloc) alloccg(c, bpref, size int64) int64 {
 	g, o := a.g, a.o
-	cgp := a.cgs[c]
-	if a.cs[c].nbfree == 0 && size == g.bsize {
-		return 0
+	if a.cs[c].nbfree == 0 && (size == g.bsize || a.cs[c].nffree == 0) {
+		return 0 // as the search below finds, without loading the group
 	}
+	cgp := a.cg(c)
 	if size == g.bsize {
 		return a.alloccgblk(c, bpref)
 	}
@@ -356,7 +392,7 @@ func (a *alloc) alloccg(c, bpref, size int64) int64 {
 // alloccgblk is ffs_alloccgblk: allocate a whole block in group c.
 func (a *alloc) alloccgblk(c, bpref int64) int64 {
 	g, o := a.g, a.o
-	cgp := a.cgs[c]
+	cgp := a.cg(c)
 	free := a.blksfree(c)
 	var bno int64
 	if bpref == 0 || g.dtog(bpref) != c {
@@ -392,7 +428,7 @@ gotit:
 // lowfree[c], and bytes that cannot match eight at a time (findByte).
 func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	g, o := a.g, a.o
-	cgp := a.cgs[c]
+	cgp := a.cg(c)
 	var start int64
 	if bpref != 0 {
 		start = g.dtogd(bpref) / 8
@@ -490,7 +526,7 @@ func (a *alloc) clusteracct(c, blkno, cnt int64) {
 	} else {
 		clrbit(m, blkno)
 	}
-	nclusterblks := int64(a.o.u32(a.cgs[c].cgNclusterblks()))
+	nclusterblks := int64(a.o.u32(a.cg(c).cgNclusterblks()))
 	start := blkno + 1
 	end := min(start+g.contigsumsize, nclusterblks)
 	i := start

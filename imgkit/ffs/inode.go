@@ -45,7 +45,7 @@ func (w *writer) initGens() {
 	carry := make([]uint32, g.inopb)
 	for c := int64(0); c < g.ncg; c++ {
 		if g.version == 2 {
-			gens := make([]uint32, w.inited[c], g.ipg)
+			gens := make([]uint32, w.inited[c])
 			for i := range gens {
 				gens[i] = uint32(w.rng.next())
 			}
@@ -334,6 +334,7 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 		if err := w.writeAt(w.indbuf, ip.indAt[l]*g.fsize); err != nil {
 			return err
 		}
+		w.indFree = append(w.indFree, ip.ind[l])
 		delete(ip.ind, l)
 		delete(ip.indAt, l)
 	}
@@ -381,8 +382,10 @@ func (w *writer) flushCopies() error {
 type indir struct{ lbn, off int64 }
 
 // getlbns is ufs_getlbns: the chain of indirect blocks that leads to
-// logical block bn (bn >= UFS_NDADDR).
-func (w *writer) getlbns(bn int64) ([]indir, error) {
+// logical block bn (bn >= UFS_NDADDR), in ap, which it returns sliced:
+// balloc calls it for every block of a file, and a slice of its own each
+// time was most of the work (and garbage) of laying out a 1 TiB file.
+func (w *writer) getlbns(bn int64, ap *[nIAddr + 1]indir) ([]indir, error) {
 	g := w.g
 	realbn := bn
 	lognindir := ilog2(g.nindir)
@@ -402,14 +405,16 @@ func (w *writer) getlbns(bn int64) ([]indir, error) {
 		bn -= blockcnt
 	}
 	metalbn := -(realbn - bn + nIAddr - i)
-	ap := []indir{{metalbn, nIAddr - i}}
+	ap[0] = indir{metalbn, nIAddr - i}
+	k := 1
 	for ; i <= nIAddr; i++ {
 		lbc -= lognindir
 		off := (bn >> lbc) & (g.nindir - 1)
-		ap = append(ap, indir{metalbn, off})
+		ap[k] = indir{metalbn, off}
+		k++
 		metalbn -= -1 + (off << lbc)
 	}
-	return ap, nil
+	return ap[:k], nil
 }
 
 // balloc is ffs_balloc for a file whose size is already final: it
@@ -420,7 +425,8 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		return w.ballocDirect(ip, lbn, chunk)
 	}
 	g, a := w.g, w.a
-	indirs, err := w.getlbns(lbn)
+	var path [nIAddr + 1]indir
+	indirs, err := w.getlbns(lbn, &path)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -435,7 +441,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		ip.newIndirect(g, indirs[1].lbn, nb)
+		w.newIndirect(ip, indirs[1].lbn, nb)
 		ip.ib[indirs[0].off] = nb
 	}
 	var bap []int64
@@ -455,7 +461,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		ip.newIndirect(g, indirs[i].lbn, nb)
+		w.newIndirect(ip, indirs[i].lbn, nb)
 		bap[indirs[i-1].off] = nb
 	}
 	pref = a.blkpref(ip.ino, lbn, indirs[num].off, bap)
@@ -487,9 +493,17 @@ func (w *writer) ballocDirect(ip *inode, lbn, chunk int64) (addr, nsize int64, e
 }
 
 // newIndirect records a new indirect block of ip, logical block l (a
-// negative number) at fragment address at, all of its entries zero.
-func (ip *inode) newIndirect(g *geometry, l, at int64) {
-	ip.ind[l] = make([]int64, g.nindir)
+// negative number) at fragment address at, all of its entries zero; its
+// entries reuse those of an indirect block already written, if any.
+func (w *writer) newIndirect(ip *inode, l, at int64) {
+	g := w.g
+	if k := len(w.indFree); k > 0 {
+		ip.ind[l] = w.indFree[k-1]
+		clear(ip.ind[l])
+		w.indFree = w.indFree[:k-1]
+	} else {
+		ip.ind[l] = make([]int64, g.nindir)
+	}
 	ip.indAt[l] = at
 	ip.blocks += g.bsize / 512
 }
@@ -556,7 +570,7 @@ func (w *writer) initInodeBlocks(c, cgino int64) {
 		}
 		w.inited[c] += g.inopb // written by writeInitedInodes
 	}
-	w.o.put32(w.a.cgs[c].cgInitediblk(), w.inited[c])
+	w.o.put32(w.a.cg(c).cgInitediblk(), w.inited[c])
 }
 
 // dinodeFields are the values of a dinode that writeInode works out

@@ -54,14 +54,13 @@ func (w *writer) clusterSumFixed() bool {
 // the superblock (ffs_write_superblock).
 func (w *writer) writeMeta() error {
 	g, a := w.g, w.a
-	for c := int64(0); c < g.ncg; c++ {
-		if err := w.writeAt(a.cgs[c], g.cgtod(c)*g.fsize); err != nil {
-			return err
-		}
-	}
 	cs := make([]byte, g.cssize)
 	for c := int64(0); c < g.ncg; c++ {
-		copy(cs[c*csumSize:], a.cgs[c].cgCs())
+		cg := a.view(c)
+		if err := w.writeAt(cg, g.cgtod(c)*g.fsize); err != nil {
+			return err
+		}
+		copy(cs[c*csumSize:], cg.cgCs())
 	}
 	if err := w.writeAt(cs, g.csaddr*g.fsize); err != nil {
 		return err

@@ -118,8 +118,9 @@ type writer struct {
 	inited  []int64
 	fsBytes int64
 	zero    []byte
-	indbuf  []byte // one block: an indirect block as it is written
-	probe   int64  // byte offset of the probe sector (see write)
+	indbuf  []byte    // one block: an indirect block as it is written
+	indFree [][]int64 // entries of indirect blocks written, for newIndirect
+	probe   int64     // byte offset of the probe sector (see write)
 
 	// File contents are copied in batches (bcache.Image.CopyFiles), after
 	// the layout has placed them: one entry per run of contiguous blocks of
