@@ -347,6 +347,10 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 func (w *writer) queueCopy(n *fstree.Node, off, length, fileOff int64) error {
 	// The slack of the last fragment is the file's and zero: the cache
 	// may write it, to copy files that follow each other in one write.
+	if n.ZeroFilled() {
+		// A hole where the image is fresh: nothing is read or written.
+		return w.im.ZeroRange(w.base+off, length)
+	}
 	pad := (w.g.fsize - length%w.g.fsize) % w.g.fsize
 	fc := bcache.FileCopy{Off: w.base + off, N: length, SrcOff: fileOff, Pad: pad, Path: n.SourcePath}
 	if n.SourcePath == "" {

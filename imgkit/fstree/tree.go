@@ -143,6 +143,13 @@ func (n *Node) Open() (fs.File, error) {
 	return &zeroFile{node: n}, nil
 }
 
+// ZeroFilled reports whether n is a regular file that an mtree spec
+// creates without contents: Size zero bytes that no source holds, which
+// an image writer can leave as a hole instead of reading and writing.
+func (n *Node) ZeroFilled() bool {
+	return n.Type == TypeFile && n.SourcePath == "" && n.fsys == nil
+}
+
 // Path returns the slash-separated path of n from the root of its tree;
 // the root's path is ".".
 func (n *Node) Path() string {

@@ -768,24 +768,34 @@ func (w *writer) writeDir(im *bcache.Image, d *pdir) error {
 // of the block cache (which may copy several files at once; the bytes do
 // not depend on it, each file having its own clusters).
 func (w *writer) writeFiles(im *bcache.Image) error {
-	batch := make([]bcache.FileCopy, len(w.p.files))
+	batch := make([]bcache.FileCopy, 0, len(w.p.files))
+	owner := make([]int, 0, len(w.p.files)) // index in w.p.files of batch[i]
 	cb := w.g.clusterBytes()
 	for i, e := range w.p.files {
 		n := e.node
+		if n.ZeroFilled() {
+			// A file an mtree spec makes without contents: a hole
+			// where the image is fresh, nothing read or written.
+			if err := im.ZeroRange(w.clusterOff(e.ext[0].start), n.Size); err != nil {
+				return fmt.Errorf("msdos: %s: %w", e.path, err)
+			}
+			continue
+		}
 		// The slack of the last cluster is the file's and zero: the
 		// cache may write it, to copy files that follow each other in
 		// one write.
 		pad := (cb - n.Size%cb) % cb
-		batch[i] = bcache.FileCopy{Off: w.clusterOff(e.ext[0].start), N: n.Size, Pad: pad, Path: n.SourcePath}
+		fc := bcache.FileCopy{Off: w.clusterOff(e.ext[0].start), N: n.Size, Pad: pad, Path: n.SourcePath}
 		if n.SourcePath == "" {
-			batch[i].Open = func() (io.ReadCloser, error) { return n.Open() }
+			fc.Open = func() (io.ReadCloser, error) { return n.Open() }
 		}
+		batch, owner = append(batch, fc), append(owner, i)
 	}
 	if i, err := im.CopyFiles(batch); err != nil {
 		if i < 0 {
 			return err
 		}
-		return fmt.Errorf("msdos: %s: %w", w.p.files[i].path, err)
+		return fmt.Errorf("msdos: %s: %w", w.p.files[owner[i]].path, err)
 	}
 	return nil
 }
