@@ -8,13 +8,14 @@ import (
 )
 
 // cgResidentBytes bounds the memory the cylinder groups of a file system
-// under construction take unpacked: past it, the group used least
-// recently is packed (flate) and unpacked again when the allocator next
-// looks at it, or, if it was never changed since mkfs's initcg made it,
-// dropped and made again. A group that a file filled packs to a few
-// hundred bytes, so the groups of an image of any size fit in a few MiB.
+// under construction take unpacked: past it, the group loaded first
+// (other than the one in use) is packed with flate and unpacked when the
+// allocator next looks at it; the groups newAlloc makes past it are
+// dropped and made again by initcg when first looked at. A group that a file filled packs to a few
+// hundred bytes, so the groups of an image of any size fit in a few MiB
+// (4 MiB: 128 groups of 32 KiB, an image of 20 GiB with the defaults).
 // It is a variable so that tests can make every image take that path.
-var cgResidentBytes int64 = 16 << 20
+var cgResidentBytes int64 = 4 << 20
 
 // A cgCache keeps the unpacked cylinder groups of an alloc: a.cgs[c] is
 // nil for a group that is not resident, whose bytes are then packed[c],
