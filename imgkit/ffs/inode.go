@@ -41,26 +41,23 @@ func (w *writer) initGens() {
 	g := w.g
 	w.rng = newBSDRandom(uint32(w.utime))
 	w.id1 = w.rng.next()
-	w.gens = make([][]uint32, g.ncg)
+	s := &w.gens
+	*s = genStore{}
+	keep := g.ncg <= gensResidentBytes/(4*w.firstGens())
+	if keep {
+		s.all = make([][]uint32, g.ncg)
+	}
 	carry := make([]uint32, g.inopb)
+	buf := make([]uint32, w.firstGens())
 	for c := int64(0); c < g.ncg; c++ {
-		if g.version == 2 {
-			gens := make([]uint32, w.inited[c])
-			for i := range gens {
-				gens[i] = uint32(w.rng.next())
+		if !keep {
+			if c%genMarkEvery == 0 {
+				s.marks = append(s.marks, genMark{*w.rng, append([]uint32(nil), carry...)})
 			}
-			w.gens[c] = gens
+			w.drawGroup(w.rng, carry, buf)
 			continue
 		}
-		gens := make([]uint32, g.ipg)
-		copy(gens, carry)
-		for i := 2 * g.inopb; i < g.ipg; i++ {
-			gens[i] = uint32(w.rng.next())
-		}
-		if g.ipg > 2*g.inopb {
-			copy(carry, gens[g.ipg-g.inopb:])
-		}
-		w.gens[c] = gens
+		s.all[c] = w.drawGroup(w.rng, carry, make([]uint32, w.firstGens()))
 	}
 }
 
@@ -70,10 +67,7 @@ func (w *writer) spareGen(ino int64) int64 {
 	if w.opts.Compat == CompatDebian {
 		return w.gen(ino)
 	}
-	if gens := w.gens[ino/w.g.ipg]; ino%w.g.ipg < int64(len(gens)) {
-		return int64(gens[ino%w.g.ipg])
-	}
-	return 0
+	return int64(w.storedGen(ino/w.g.ipg, ino%w.g.ipg))
 }
 
 // initRunBlocks bounds the inode blocks writeInitedInodes writes at once.
@@ -569,7 +563,7 @@ func (w *writer) initInodeBlocks(c, cgino int64) {
 	for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
 		if w.opts.Compat != CompatDebian {
 			for range g.inopb {
-				w.gens[c] = append(w.gens[c], uint32(w.rng.next()))
+				w.addGen(c, uint32(w.rng.next()))
 			}
 		}
 		w.inited[c] += g.inopb // written by writeInitedInodes

@@ -106,8 +106,8 @@ type writer struct {
 	// the di_gen of the initialised inodes of each group, by index.
 	rng  *bsdRandom
 	id1  int64
-	gens [][]uint32
-	inos int64 // inodes the tree needs, with the two reserved ones
+	gens genStore // gens.go
+	inos int64    // inodes the tree needs, with the two reserved ones
 	im   *bcache.Image
 	base int64 // byte offset of the file system in the image file
 	dry  bool  // lay out only: no reads of file data, no writes

@@ -1,0 +1,136 @@
+package ffs
+
+// gensResidentBytes bounds the memory the di_gen values that mkfs draws
+// for the initialised inodes of every group (initGens) take: 4 bytes per
+// inode of every UFS1 group (320 KiB a group with the defaults, 564 MiB
+// for 1 TiB) and of the first two inode blocks of every UFS2 group (1 KiB
+// a group). Past it, only the generator's state is kept every
+// genMarkEvery groups, and a group's values are drawn again from the
+// mark before it when an inode block of the group is written. It is a
+// variable so that tests can make every image take that path.
+var gensResidentBytes int64 = 8 << 20
+
+// genMarkEvery is how many groups apart genStore marks the generator;
+// drawing a group's values again costs up to this many groups' draws.
+const genMarkEvery = 4
+
+// genCached is how many groups' values drawn again genStore keeps.
+const genCached = 4
+
+// A genStore holds the di_gen of the initialised inodes of each group, by
+// group: all of them (all), or marks to draw them again from and the
+// values of the UFS2 inode blocks initialised later (extra).
+type genStore struct {
+	all    [][]uint32
+	marks  []genMark
+	extra  map[int64][]uint32
+	cached []genGroup // the groups drawn again last, the newest at the end
+}
+
+// A genMark is the generator and initGens's carried block at the start of
+// a group.
+type genMark struct {
+	rng   bsdRandom
+	carry []uint32
+}
+
+// A genGroup is the values of group c drawn again.
+type genGroup struct {
+	c    int64
+	gens []uint32
+}
+
+// firstGens is how many di_gen values mkfs draws for each group at
+// first: every inode of a UFS1 group (of which those of the first two
+// inode blocks are carried or zero), cg_initediblk of a UFS2 one.
+func (w *writer) firstGens() int64 {
+	g := w.g
+	if g.version == 2 {
+		return roundup(min(g.ipg, 2*g.inopb), g.inopb)
+	}
+	return g.ipg
+}
+
+// drawGroup draws the first values of group c from rng into buf (of
+// firstGens entries at least) as initGens does, carry being the UFS1
+// inode block carried from the groups before, which it updates.
+func (w *writer) drawGroup(rng *bsdRandom, carry, buf []uint32) []uint32 {
+	g := w.g
+	gens := buf[:w.firstGens()]
+	if g.version == 2 {
+		for i := range gens {
+			gens[i] = uint32(rng.next())
+		}
+		return gens
+	}
+	clear(gens)
+	copy(gens, carry)
+	for i := 2 * g.inopb; i < g.ipg; i++ {
+		gens[i] = uint32(rng.next())
+	}
+	if g.ipg > 2*g.inopb {
+		copy(carry, gens[g.ipg-g.inopb:])
+	}
+	return gens
+}
+
+// groupGens returns the first values of group c, drawn again from the
+// mark before it unless they are kept.
+func (w *writer) groupGens(c int64) []uint32 {
+	s := &w.gens
+	if s.all != nil {
+		return s.all[c]
+	}
+	for _, k := range s.cached {
+		if k.c == c {
+			return k.gens
+		}
+	}
+	m := s.marks[c/genMarkEvery]
+	rng, carry := m.rng, append([]uint32(nil), m.carry...)
+	var buf []uint32
+	if len(s.cached) == genCached {
+		buf = s.cached[0].gens
+		s.cached = append(s.cached[:0], s.cached[1:]...)
+	} else {
+		buf = make([]uint32, w.firstGens())
+	}
+	var gens []uint32
+	for k := c - c%genMarkEvery; k <= c; k++ {
+		gens = w.drawGroup(&rng, carry, buf)
+	}
+	s.cached = append(s.cached, genGroup{c, gens})
+	return gens
+}
+
+// addGen appends the di_gen v of the next inode of a UFS2 inode block of
+// group c initialised after mkfs.
+func (w *writer) addGen(c int64, v uint32) {
+	s := &w.gens
+	if s.all != nil {
+		s.all[c] = append(s.all[c], v)
+		return
+	}
+	if s.extra == nil {
+		s.extra = map[int64][]uint32{}
+	}
+	s.extra[c] = append(s.extra[c], v)
+}
+
+// storedGen is the di_gen of the i-th inode of group c before any inode
+// is stored in its block: 0 past the initialised inodes.
+func (w *writer) storedGen(c, i int64) uint32 {
+	s := &w.gens
+	if s.all != nil {
+		if i < int64(len(s.all[c])) {
+			return s.all[c][i]
+		}
+		return 0
+	}
+	if first := w.groupGens(c); i < int64(len(first)) {
+		return first[i]
+	} else if x := s.extra[c]; i-int64(len(first)) < int64(len(x)) {
+		return x[i-int64(len(first))]
+	}
+	return 0
+}
