@@ -134,6 +134,28 @@
 // byte to its last when the files fill at least three quarters of it (so
 // that a sparse image stays sparse), where the system has it (Linux).
 //
+// # Holes in sources
+//
+// CopyFrom of an *os.File, and CopyFiles of a host file, of at least 1
+// MiB looks for holes in the source with lseek(2) SEEK_DATA and SEEK_HOLE
+// (on Linux; elsewhere sources are read whole). Only the data runs are
+// read and copied; a hole of the source is not read, and the range of
+// the image under it is not written where it is fresh, so it stays a hole
+// of the image file. Where it is not fresh it is made zero: in mmap mode
+// and in memory the bitmap of chunks handed out or written decides
+// (Getblk's rule: only those chunks are cleared), in copy mode the image
+// file's own holes do (zeros are written over its data runs in the range;
+// held buffers see them). The bytes are those of a copy that reads every
+// byte, in every mode, which a test checks. A batch with such a source is
+// copied file by file (no workers) and not preallocated, since
+// preallocation would allocate the holes. A source of which stat(2)
+// reports as many blocks as bytes is taken to have no holes without
+// looking.
+//
+// ZeroRange makes a range of the image zero under the same rule, writing
+// nothing where it is fresh: the format writers use it for files that an
+// mtree spec makes without contents, which are then holes of the image.
+//
 // # Measurements
 //
 // The defaults above (WriteAt as pwrite, BulkPwrite on Linux, up to four

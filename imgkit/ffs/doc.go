@@ -168,6 +168,33 @@
 // finds. These choices were measured; the numbers are in BENCHMARKS.md at
 // the repository root.
 //
+// # Memory
+//
+// Besides the image (mapped by WriteFile, see imgkit/bcache) and what
+// grows with the tree (its nodes, and one queued copy per run of blocks,
+// 4096 at most), WriteFile holds a bounded amount of memory whatever the
+// image's size: at most 4 MiB of cylinder groups unpacked (the others
+// packed with compress/flate, a few hundred bytes for a group that a file
+// filled, or not kept at all while unchanged since mkfs made them), at
+// most 8 MiB of the di_gen values mkfs draws for every group (past that,
+// the generator's state every 4 groups, from which a group's values are
+// drawn again), one indirect block per level of the file being laid out
+// (each is written as soon as the file's blocks pass it), and about 100
+// bytes of counts and summaries per cylinder group besides its packed
+// bytes. The block cache adds
+// its bitmap, at most 16 MiB, and 1 MiB copy buffers. A test bounds what
+// the Go runtime takes from the system for a 4 TiB UFS2 image holding a
+// 256 GiB file at 64 MiB; it takes about 45 MiB. Build and Write hold the
+// whole image in memory as well. The limit check above still counts the
+// per-group state as it was before these bounds (every group's block and
+// every UFS1 inode's di_gen), so it refuses more than it must.
+//
+// A file with holes is copied without reading its holes (bcache.CopyFrom,
+// SEEK_DATA on Linux): its blocks are allocated as FreeBSD's makefs
+// allocates them, but the image file keeps holes there. A file an mtree
+// spec creates without contents is not read or written at all
+// (bcache.Image.ZeroRange).
+//
 // # Sparse images (-Z)
 //
 // FreeBSD makefs -Z makes the image file sparse instead of writing zeros
