@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -52,7 +53,7 @@ func allocated(t *testing.T, path string) int64 {
 }
 
 // TestHolesSameBytes copies a source with holes into images in the three
-// modes, over ranges fresh and ranges already written, with CopyFiles,
+// modes (the file modes with every Bulk), over ranges fresh and ranges already written, with CopyFiles,
 // CopyFrom (from an offset of the source) and ZeroRange, and checks that
 // every mode gives the bytes of a plain copy, and that in the image files
 // the holes stayed holes: the image takes about the source's data on
@@ -65,52 +66,30 @@ func TestHolesSameBytes(t *testing.T) {
 	src, data := sparseSource(t, dir)
 	const size = 32 << 20
 	model := make([]byte, size)
-	for _, mode := range []Mode{ModeMmap, ModeCopy, ModeMemory} {
+	type config struct {
+		mode Mode
+		bulk Bulk
+	}
+	var configs []config
+	for _, b := range []Bulk{BulkAuto, BulkRead, BulkCopyFileRange, BulkMapSource} {
+		configs = append(configs, config{ModeMmap, b}, config{ModeCopy, b})
+	}
+	for i, c := range append(configs, config{ModeMemory, BulkAuto}) {
+		mode := c.mode
 		var im *Image
 		var err error
-		out := filepath.Join(dir, "img-"+mode.String())
+		out := filepath.Join(dir, "img-"+strconv.Itoa(i))
 		if mode == ModeMemory {
 			im, err = CreateMemory(size, nil)
 		} else {
-			im, err = Create(out, size, &Options{Mode: mode})
+			im, err = Create(out, size, &Options{Mode: mode, Bulk: c.bulk})
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer im.Abort()
 		clear(model)
-		write := func(b byte, off, n int) {
-			if _, err := im.WriteAt(bytes.Repeat([]byte{b}, n), int64(off)); err != nil {
-				t.Fatal(err)
-			}
-			copy(model[off:], bytes.Repeat([]byte{b}, n))
-		}
-		// Written before the copies, under holes of the source.
-		write(0xaa, 16<<20+2<<20, 256<<10)
-		write(0xbb, 4<<20+1<<20, 4096)
-		write(0xcc, 30<<20, 8192)
-		if i, err := im.CopyFiles([]FileCopy{{Off: 16 << 20, N: 8 << 20, Path: src}}); err != nil {
-			t.Fatalf("%v: CopyFiles: file %d: %v", mode, i, err)
-		}
-		copy(model[16<<20:], data)
-		f, err := os.Open(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Seek(1<<20, 0); err == nil {
-			err = im.CopyFrom(4<<20, f, 6<<20)
-		}
-		f.Close()
-		if err != nil {
-			t.Fatalf("%v: CopyFrom: %v", mode, err)
-		}
-		copy(model[4<<20:], data[1<<20:7<<20])
-		for _, z := range [][2]int64{{30<<20 + 1000, 2000}, {12 << 20, 1 << 20}} {
-			if err := im.ZeroRange(z[0], z[1]); err != nil {
-				t.Fatalf("%v: ZeroRange: %v", mode, err)
-			}
-			clear(model[z[0]:][:z[1]])
-		}
+		copySparse(t, im, src, data, model)
 		if err := im.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +99,7 @@ func TestHolesSameBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			if a := allocated(t, out); a > 6<<20 {
-				t.Errorf("%v: the image takes %d KiB on disk, want at most 6 MiB: holes were written", mode, a>>10)
+				t.Errorf("%v, Bulk %d: the image takes %d KiB on disk, want at most 6 MiB: holes were written", mode, c.bulk, a>>10)
 			}
 		}
 		if !bytes.Equal(got, model) {
@@ -128,7 +107,45 @@ func TestHolesSameBytes(t *testing.T) {
 			for i < len(got) && got[i] == model[i] {
 				i++
 			}
-			t.Errorf("%v: the image differs from a plain copy first at byte %#x", mode, i)
+			t.Errorf("%v, Bulk %d: the image differs from a plain copy first at byte %#x", mode, c.bulk, i)
 		}
+	}
+}
+
+// copySparse writes, copies and zeroes into im as TestHolesSameBytes
+// describes, the sparse file src holding data, and the same into model.
+func copySparse(t *testing.T, im *Image, src string, data, model []byte) {
+	t.Helper()
+	write := func(b byte, off, n int) {
+		if _, err := im.WriteAt(bytes.Repeat([]byte{b}, n), int64(off)); err != nil {
+			t.Fatal(err)
+		}
+		copy(model[off:], bytes.Repeat([]byte{b}, n))
+	}
+	// Written before the copies, under holes of the source.
+	write(0xaa, 16<<20+2<<20, 256<<10)
+	write(0xbb, 4<<20+1<<20, 4096)
+	write(0xcc, 30<<20, 8192)
+	if i, err := im.CopyFiles([]FileCopy{{Off: 16 << 20, N: 8 << 20, Path: src}}); err != nil {
+		t.Fatalf("%v: CopyFiles: file %d: %v", im.Mode(), i, err)
+	}
+	copy(model[16<<20:], data)
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Seek(1<<20, 0); err == nil {
+		err = im.CopyFrom(4<<20, f, 6<<20)
+	}
+	f.Close()
+	if err != nil {
+		t.Fatalf("%v: CopyFrom: %v", im.Mode(), err)
+	}
+	copy(model[4<<20:], data[1<<20:7<<20])
+	for _, z := range [][2]int64{{30<<20 + 1000, 2000}, {12 << 20, 1 << 20}} {
+		if err := im.ZeroRange(z[0], z[1]); err != nil {
+			t.Fatalf("%v: ZeroRange: %v", im.Mode(), err)
+		}
+		clear(model[z[0]:][:z[1]])
 	}
 }
