@@ -624,7 +624,8 @@ func (f *FS) Open(name string) (fs.File, error) {
 		}
 		return &dir{fsys: f, e: e, name: name, list: list}, nil
 	}
-	fl := &file{fsys: f, e: e, name: name}
+	fl := &file{fsys: f, e: e}
+	fl.FileReader = imgfmt.NewFileReader(name, e.Size, fl.readAt)
 	if e.Size > 0 {
 		if e.Cluster == 0 {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr("file of %d bytes has no cluster", e.Size)}
@@ -709,48 +710,17 @@ func (i *info) Sys() any           { return i.e }
 
 // file is an open regular file.
 type file struct {
-	fsys   *FS
-	e      *Entry
-	chain  []uint32 // e's clusters, found by Open
-	name   string
-	off    int64
-	closed bool
+	imgfmt.FileReader
+	fsys  *FS
+	e     *Entry
+	chain []uint32 // e's clusters, found by Open
 }
 
 func (fl *file) Stat() (fs.FileInfo, error) { return &info{fl.e}, nil }
-func (fl *file) Close() error {
-	if fl.closed {
-		return &fs.PathError{Op: "close", Path: fl.name, Err: fs.ErrClosed}
-	}
-	fl.closed = true
-	return nil
-}
 
-func (fl *file) Read(p []byte) (int, error) {
-	if fl.closed {
-		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrClosed}
-	}
-	n, err := fl.ReadAt(p, fl.off)
-	fl.off += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-// ReadAt reads the file's bytes at off through its cluster chain.
-func (fl *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrInvalid}
-	}
-	size := fl.e.Size
-	if off >= size {
-		return 0, io.EOF
-	}
-	want := p
-	if int64(len(want)) > size-off {
-		want = want[:size-off]
-	}
+// readAt reads the file's bytes at off through its cluster chain, for its
+// FileReader.
+func (fl *file) readAt(want []byte, off int64) (int, error) {
 	cb := fl.fsys.clusBytes
 	n := 0
 	for n < len(want) {
@@ -766,27 +736,10 @@ func (fl *file) ReadAt(p []byte, off int64) (int, error) {
 		m, err := fl.fsys.r.ReadAt(want[n:n+int(chunk)], fl.fsys.clusterOff(fl.chain[ci])+within)
 		n += m
 		if err != nil && !(err == io.EOF && int64(m) == chunk) {
-			return n, &fs.PathError{Op: "read", Path: fl.name, Err: err}
+			return n, err
 		}
 	}
-	if n < len(p) {
-		return n, io.EOF
-	}
 	return n, nil
-}
-
-func (fl *file) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += fl.off
-	case io.SeekEnd:
-		offset += fl.e.Size
-	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: fl.name, Err: fs.ErrInvalid}
-	}
-	fl.off = offset
-	return offset, nil
 }
 
 // dir is an open directory.
