@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // The interfaces of io/fs that FS implements.
@@ -114,7 +116,9 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if e.RockRidge != nil && e.RockRidge.Sparse {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
 	}
-	return &file{fsys: f, fi: fi}, nil
+	x := &file{fsys: f, fi: fi}
+	x.FileReader = imgfmt.NewFileReader(fi.name, x.size(), x.readAt)
+	return x, nil
 }
 
 var errSparse = fmt.Errorf("%w: Rock Ridge sparse file (SF)", ErrUnsupported)
@@ -236,21 +240,12 @@ func (fi *fileInfo) Size() int64 {
 // file is an open file that is not a directory. Only regular files have
 // data; devices, fifos, sockets and symbolic links read as empty.
 type file struct {
-	fsys   *FS
-	fi     *fileInfo
-	off    int64
-	closed bool
+	imgfmt.FileReader
+	fsys *FS
+	fi   *fileInfo
 }
 
 func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
-
-func (x *file) Close() error {
-	if x.closed {
-		return &fs.PathError{Op: "close", Path: x.fi.name, Err: fs.ErrClosed}
-	}
-	x.closed = true
-	return nil
-}
 
 // size returns the number of bytes the file reads.
 func (x *file) size() int64 {
@@ -260,28 +255,9 @@ func (x *file) size() int64 {
 	return x.fi.e.Size
 }
 
-func (x *file) Read(p []byte) (int, error) {
-	if x.closed {
-		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrClosed}
-	}
-	n, err := x.ReadAt(p, x.off)
-	x.off += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-// ReadAt reads the file's bytes at off from its extents.
-func (x *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrInvalid}
-	}
-	size := x.size()
-	if off >= size {
-		return 0, io.EOF
-	}
-	want := p[:min(int64(len(p)), size-off)]
+// readAt reads the file's bytes at off from its extents, for its
+// FileReader.
+func (x *file) readAt(want []byte, off int64) (int, error) {
 	n := 0
 	for _, ext := range x.fi.e.extents {
 		if len(want) == n {
@@ -294,12 +270,9 @@ func (x *file) ReadAt(p []byte, off int64) (int, error) {
 		m, err := x.fsys.readExtent(ext, want[n:], off)
 		n += m
 		if err != nil {
-			return n, &fs.PathError{Op: "read", Path: x.fi.name, Err: err}
+			return n, err
 		}
 		off = 0
-	}
-	if n < len(p) {
-		return n, io.EOF
 	}
 	return n, nil
 }
@@ -324,20 +297,6 @@ func (f *FS) readExtent(x extent, p []byte, off int64) (int, error) {
 		off += int64(len(chunk))
 	}
 	return n, nil
-}
-
-func (x *file) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += x.off
-	case io.SeekEnd:
-		offset += x.size()
-	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: x.fi.name, Err: fs.ErrInvalid}
-	}
-	x.off = offset
-	return offset, nil
 }
 
 // dir is an open directory.
