@@ -6,7 +6,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -114,30 +113,23 @@ func (e *Entry) IsDir() bool { return e.Attr&AttrDirectory != 0 }
 func (e *Entry) Chain() []uint32 { return slices.Clone(e.chain) }
 
 // A ReadCloser is a FAT volume opened from a file by OpenReader: an FS
-// that must be closed when no longer needed.
+// that must be closed when no longer needed. Close closes the image file;
+// files of the FS opened before cannot be read after it.
 type ReadCloser struct {
 	FS
-	f *os.File
+	imgfmt.ImageFile
 }
 
 // OpenReader opens the FAT image file name and reads its volume as Open
 // does.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, size, err := imgfmt.OpenFile(name)
-	if err != nil {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
 		return nil, err
-	}
-	rc := &ReadCloser{f: f}
-	if err := rc.FS.init(f, size); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rc, nil
 }
-
-// Close closes the image file. Files of the FS opened before cannot be
-// read after it.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
