@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
@@ -82,27 +81,20 @@ const (
 // FS and the file it reads, which Close closes.
 type ReadCloser struct {
 	FS
-	f *os.File
+	imgfmt.ImageFile
 }
 
 // OpenReader opens the image file name, which must be a regular file, and
 // reads the volume in it as Open does. The ReadCloser must be closed when
 // no longer needed; the FS and its files are not to be used after that.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, size, err := imgfmt.OpenFile(name)
-	if err != nil {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
 		return nil, err
-	}
-	rc := &ReadCloser{f: f}
-	if err := rc.FS.init(f, size); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rc, nil
 }
-
-// Close closes the image file.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 // Open reads the ISO 9660 volume in r, which holds size bytes: the volume
 // descriptor set from sector 16 and the whole directory tree of the
