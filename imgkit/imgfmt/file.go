@@ -1,8 +1,10 @@
 package imgfmt
 
 import (
+	"errors"
 	"io"
 	"io/fs"
+	"slices"
 )
 
 // A FileReader is the reading half of an open file of a format's FS: it
@@ -101,3 +103,53 @@ func (f *FileReader) Close() error {
 	f.closed = true
 	return nil
 }
+
+// ErrIsDir is the error a DirReader's Read returns, inside an
+// *fs.PathError: a directory has no bytes to read.
+var ErrIsDir = errors.New("is a directory")
+
+// A DirReader is the reading half of an open directory of a format's FS:
+// ReadDir over the directory's entries, as fs.ReadDirFile asks, and the
+// Read and Close every fs.File has. A format's directory type embeds one
+// and adds Stat:
+//
+//	type dir struct {
+//		imgfmt.DirReader
+//		fi *fileInfo
+//	}
+//
+//	return &dir{DirReader: imgfmt.NewDirReader(name, entries), fi: fi}, nil
+type DirReader struct {
+	name string
+	ents []fs.DirEntry
+	pos  int
+}
+
+// NewDirReader returns the DirReader of the directory name, whose entries
+// ReadDir returns in the order of ents.
+func NewDirReader(name string, ents []fs.DirEntry) DirReader {
+	return DirReader{name: name, ents: ents}
+}
+
+// ReadDir returns the next n entries, or with n <= 0 all that are left, as
+// fs.ReadDirFile's ReadDir does: with n > 0 and none left, it returns
+// io.EOF.
+func (d *DirReader) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.ents[d.pos:]
+	if n > 0 && len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > 0 {
+		rest = rest[:min(n, len(rest))]
+	}
+	d.pos += len(rest)
+	return slices.Clone(rest), nil
+}
+
+// Read fails: the file is a directory (ErrIsDir).
+func (d *DirReader) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: ErrIsDir}
+}
+
+// Close does nothing: a directory holds nothing open.
+func (d *DirReader) Close() error { return nil }

@@ -2,10 +2,12 @@ package imgfmt
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // TestFileReader checks that a FileReader over a read function behaves as
@@ -56,3 +58,58 @@ func TestFileReader(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// TestDirReader checks ReadDir's paging as fs.ReadDirFile asks it (n > 0:
+// at most n, io.EOF when none are left; n <= 0: all that are left, nil
+// error) and that a directory's Read is ErrIsDir naming it.
+func TestDirReader(t *testing.T) {
+	t.Parallel()
+	var ents []fs.DirEntry
+	for _, name := range []string{"a", "b", "c"} {
+		ents = append(ents, fs.FileInfoToDirEntry(testInfo(name)))
+	}
+	d := NewDirReader("dir", ents)
+	var got []string
+	for {
+		page, err := d.ReadDir(2)
+		if err == io.EOF {
+			break
+		}
+		if err != nil || len(page) == 0 || len(page) > 2 {
+			t.Fatalf("ReadDir(2) = %d entries, %v", len(page), err)
+		}
+		for _, e := range page {
+			got = append(got, e.Name())
+		}
+	}
+	if fmt.Sprint(got) != "[a b c]" {
+		t.Errorf("entries %v", got)
+	}
+	if rest, err := d.ReadDir(-1); len(rest) != 0 || err != nil {
+		t.Errorf("ReadDir(-1) at the end = %d entries, %v", len(rest), err)
+	}
+	d = NewDirReader("dir", ents)
+	if first, _ := d.ReadDir(1); len(first) == 1 {
+		first[0] = nil // the caller's slice, not the directory's
+	}
+	if rest, err := d.ReadDir(0); len(rest) != 2 || err != nil || ents[0] == nil {
+		t.Errorf("ReadDir(0) after one = %d entries, %v; entries %v", len(rest), err, ents)
+	}
+	var pe *fs.PathError
+	if _, err := d.Read(make([]byte, 1)); !errors.Is(err, ErrIsDir) || !errors.As(err, &pe) || pe.Path != "dir" {
+		t.Errorf("Read: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// testInfo is the fs.FileInfo of a regular file name.
+type testInfo string
+
+func (i testInfo) Name() string       { return string(i) }
+func (i testInfo) Size() int64        { return 0 }
+func (i testInfo) Mode() fs.FileMode  { return 0o644 }
+func (i testInfo) ModTime() time.Time { return time.Time{} }
+func (i testInfo) IsDir() bool        { return false }
+func (i testInfo) Sys() any           { return nil }

@@ -614,7 +614,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		return &dir{fsys: f, e: e, name: name, list: list}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(name, dirEntries(list)), e: e}, nil
 	}
 	fl := &file{fsys: f, e: e}
 	fl.FileReader = imgfmt.NewFileReader(name, e.Size, fl.readAt)
@@ -642,12 +642,18 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
+	out := dirEntries(list)
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// dirEntries returns the fs.DirEntry of each entry of list.
+func dirEntries(list []*Entry) []fs.DirEntry {
 	out := make([]fs.DirEntry, len(list))
 	for i, c := range list {
 		out[i] = fs.FileInfoToDirEntry(&info{c})
 	}
-	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return out, nil
+	return out
 }
 
 // Stat returns the fs.FileInfo of the named file.
@@ -734,34 +740,11 @@ func (fl *file) readAt(want []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries in on-disk
+// order.
 type dir struct {
-	fsys *FS
-	e    *Entry
-	name string
-	list []*Entry
-	pos  int
+	imgfmt.DirReader
+	e *Entry
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return &info{d.e}, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
-}
-
-// ReadDir returns the directory's entries in on-disk order.
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.list[d.pos:]
-	if n > 0 && len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > 0 && len(rest) > n {
-		rest = rest[:n]
-	}
-	d.pos += len(rest)
-	out := make([]fs.DirEntry, len(rest))
-	for i, c := range rest {
-		out[i] = fs.FileInfoToDirEntry(&info{c})
-	}
-	return out, nil
-}
