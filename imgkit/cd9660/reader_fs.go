@@ -22,7 +22,7 @@ var (
 )
 
 var (
-	errIsDir      = errors.New("is a directory")
+	errIsDir      = imgfmt.ErrIsDir
 	errNotDir     = errors.New("not a directory")
 	errLinkLoop   = errors.New("too many levels of symbolic links")
 	errNotSymlink = errors.New("not a symbolic link")
@@ -111,7 +111,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 	}
 	fi := &fileInfo{name: path.Base(name), e: e}
 	if e.dir {
-		return &dir{fi: fi, list: e.kids}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(fi.name, dirEntries(e.kids)), fi: fi}, nil
 	}
 	if e.RockRidge != nil && e.RockRidge.Sparse {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
@@ -299,28 +299,11 @@ func (f *FS) readExtent(x extent, p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries in the order
+// of its records.
 type dir struct {
-	fi   *fileInfo
-	list []*Entry
-	pos  int
+	imgfmt.DirReader
+	fi *fileInfo
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errIsDir}
-}
-
-// ReadDir returns the directory's entries in the order of its records.
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.list[d.pos:]
-	if n > 0 && len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > 0 && len(rest) > n {
-		rest = rest[:n]
-	}
-	d.pos += len(rest)
-	return dirEntries(rest), nil
-}
