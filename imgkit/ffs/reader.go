@@ -710,7 +710,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &dir{fi: fi, ents: ents}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(fi.name, ents), fi: fi}, nil
 	}
 	return &file{f: f, fi: fi, ind: map[int64][]int64{}}, nil
 }
@@ -793,28 +793,11 @@ func (x *file) Seek(off int64, whence int) (int64, error) {
 	return off, nil
 }
 
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries sorted by
+// name.
 type dir struct {
-	fi   *fileInfo
-	ents []fs.DirEntry
-	pos  int
+	imgfmt.DirReader
+	fi *fileInfo
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errors.New("is a directory")}
-}
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.pos:]
-	if n <= 0 {
-		d.pos = len(d.ents)
-		return slices.Clone(rest), nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	n = min(n, len(rest))
-	d.pos += n
-	return slices.Clone(rest[:n]), nil
-}
