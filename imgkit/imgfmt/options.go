@@ -1,6 +1,9 @@
 package imgfmt
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // An OptionSpec is one row of a format's -o option table: the Option that
 // help shows and the function that applies a value of it to the format's
@@ -73,4 +76,24 @@ func (t OptionTable[O]) Parse(o *O, key, value string, unknown func(key string) 
 		return unknown(key)
 	}
 	return s.Set(o, s.Key, value)
+}
+
+// OptionNumber reads value, given to the numeric option key, as makefs
+// reads one (ParseNumber: base 10, suffixes, products), from lo to hi; no
+// value is 1, as makefs's set_option_var makes a numeric option given
+// without one. Errors wrap errOption, the format's sentinel for a bad
+// option, and name the key: `msdos: bad option: fat_type: "8": number out
+// of range: 8 is not between 12 and 255`.
+func OptionNumber(errOption error, key, value string, lo, hi int64) (int64, error) {
+	if value == "" {
+		if lo > 1 {
+			return 0, fmt.Errorf("%w: %s: 1 is out of range (at least %d)", errOption, key, lo)
+		}
+		return 1, nil
+	}
+	v, err := ParseNumber(value, lo, hi)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", errOption, key, err)
+	}
+	return v, nil
 }

@@ -68,3 +68,29 @@ func TestOptionTable(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionNumber checks makefs's rules for a numeric option: no value is
+// 1 (an error where 1 is below the range), a value is read by ParseNumber,
+// and an error wraps the format's sentinel and names the key.
+func TestOptionNumber(t *testing.T) {
+	t.Parallel()
+	errOption := errors.New("kv: bad option")
+	for _, tc := range []struct {
+		value  string
+		lo, hi int64
+		want   int64
+		err    string
+	}{
+		{"", 0, 9, 1, ""},
+		{"", 1, 9, 1, ""},
+		{"", 2, 9, 0, "kv: bad option: n: 1 is out of range (at least 2)"},
+		{"2x3", 0, 9, 6, ""},
+		{"0x5", 2, 9, 0, `kv: bad option: n: "0x5": number out of range: 0 is not between 2 and 9`},
+		{"ten", 0, 9, 0, `kv: bad option: n: "ten": illegal number`},
+	} {
+		v, err := OptionNumber(errOption, "n", tc.value, tc.lo, tc.hi)
+		if tc.err == "" && (v != tc.want || err != nil) || tc.err != "" && (err == nil || err.Error() != tc.err || !errors.Is(err, errOption)) {
+			t.Errorf("OptionNumber(%q, %d, %d) = %d, %v; want %d, %q", tc.value, tc.lo, tc.hi, v, err, tc.want, tc.err)
+		}
+	}
+}

@@ -260,25 +260,15 @@ var optionTable = imgfmt.OptionTable[Options]{
 func OptionHelp() []imgfmt.Option { return optionTable.Help() }
 
 // num parses the value of option key as a makefs number from 0 to maxv
-// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
-// makefs's set_option_var reads a numeric option given without one.
+// (imgfmt.OptionNumber: base 10, suffixes, products; no value means 1).
 func num(key, value string, maxv uint64) (uint64, error) {
 	return rng(key, value, 0, maxv)
 }
 
 // rng parses the value as num does, from minv to maxv.
 func rng(key, value string, minv, maxv uint64) (uint64, error) {
-	if value == "" {
-		if minv > 1 {
-			return 0, fmt.Errorf("%w: %s: 1 is out of range (at least %d)", ErrOption, key, minv)
-		}
-		return 1, nil
-	}
-	v, err := imgfmt.ParseNumber(value, int64(minv), int64(min(maxv, math.MaxInt64)))
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrOption, key, err)
-	}
-	return uint64(v), nil
+	v, err := imgfmt.OptionNumber(ErrOption, key, value, int64(minv), int64(min(maxv, math.MaxInt64)))
+	return uint64(v), err
 }
 
 // pos parses the value as a makefs number from 1 to maxv.
