@@ -21,12 +21,15 @@ import (
 //     only PX, and a ".." record PX (after PL), except the root's ".",
 //     which holds SP and ER and then the root's own PX, TF and NM (".");
 //     a record whose identifier is its name already (a directory "SUB")
-//     has no NM; the PX serial numbers are the walk's, pre-order from 3
-//     for the root, hard links sharing one;
+//     has no NM; the PX serial numbers are the walk's, from 3, pre-order
+//     (the root's where its "." sorts among its children), hard links
+//     sharing one;
 //   - a relocated directory has no RE entry, and its placeholder is named
 //     as a directory ("H", not "H.;1");
 //   - at level 1 the fourth character of an extension ends the name only
-//     when it is not a dot ("a.bcd.efgh" is "A.BCD_EFGH").
+//     when it is not a dot ("a.bcd.efgh" is "A.BCD_EFGH"); at level 2 a
+//     directory name is cut at 30 characters, as a file name is, and its
+//     first dot stays ("DIR.WITH_DOTS").
 
 // Compatibility targets (Options.Compat).
 const (
@@ -64,18 +67,37 @@ func (o *Options) putApplicationUse(f []byte) {
 	}
 }
 
-// debianSerials numbers the distinct files of t in walk order, pre-order,
-// from 3 for the root.
+// debianSerials numbers the distinct files of t from 3 in the order
+// Debian's makefs walks them: pre-order, each directory's entries in
+// bytewise order, the root taking its number where its own "." entry
+// sorts among its children (after "!App", before "a").
 func debianSerials(t *fstree.Tree) map[*fstree.Node]uint32 {
 	m := map[*fstree.Node]uint32{}
 	next := uint32(3)
-	t.Walk(func(_ string, n *fstree.Node) error {
+	assign := func(n *fstree.Node) {
 		if n.HardLink == nil {
 			m[n] = next
 			next++
 		}
-		return nil
-	})
+	}
+	var walk func(d *fstree.Node)
+	walk = func(d *fstree.Node) {
+		pending := d == t.Root
+		for _, c := range d.Children {
+			if pending && c.Name > "." {
+				assign(d)
+				pending = false
+			}
+			assign(c)
+			if c.Type == fstree.TypeDir {
+				walk(c)
+			}
+		}
+		if pending {
+			assign(d)
+		}
+	}
+	walk(t.Root)
 	return m
 }
 
@@ -84,6 +106,8 @@ func debianSerials(t *fstree.Tree) map[*fstree.Node]uint32 {
 // reports false where FreeBSD's entries apply.
 func (p *rrPass) debianEntries(n, parent, grand *isoNode) ([]suspEntry, bool) {
 	switch {
+	case n.kind == kindDot && n.parent == p.root && p.attrsFirst:
+		return append(append([]suspEntry{spEntry()}, append(p.attrs(parent.src), nmEntries(".")...)...), erEntry()), true
 	case n.kind == kindDot && n.parent == p.root:
 		return append([]suspEntry{spEntry(), erEntry()}, append(p.attrs(parent.src), nmEntries(".")...)...), true
 	case n.kind == kindDot:

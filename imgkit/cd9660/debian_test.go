@@ -38,6 +38,9 @@ var debianCases = []struct {
 	{"many", []string{"isolevel=1", "omit-trailing-period"}, nil},
 	{"basic", []string{"allow-multidot", "applicationid=APP", "publisher=PUB", "preparer=PREP", "volumeid=VOLSET"}, nil},
 	{"deep9", []string{"allow-deep-trees"}, nil},
+	{"riscos", []string{"archimedes"}, nil},
+	{"riscos", []string{"archimedes", "rockridge"}, nil},
+	{"riscos", []string{"archimedes", "isolevel=1", "rockridge"}, nil},
 	{"deep15", []string{"rockridge"}, []string{"relocate-deep-trees"}},
 	{"deep9", []string{"rockridge"}, []string{"relocate-deep-trees"}},
 }
@@ -68,6 +71,7 @@ func maskVolumeDates(img []byte) {
 }
 
 func TestDebianIdentity(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "makefs")
 	for _, c := range debianCases {
 		t.Run(c.tree+"/"+strings.Join(c.opts, ","), func(t *testing.T) {

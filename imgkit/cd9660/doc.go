@@ -94,8 +94,11 @@
 //     (31 for a directory) at level 2, the later dots of a file name as
 //     "_" unless allow-multidot, "." before ";1" unless
 //     omit-trailing-period. Level 3 (isolevel=3, which FreeBSD's makefs
-//     refuses) names as level 2; files of 4 GiB or more are an error at
-//     every level. allow-lowercase, allow-illegal-chars and allow-max-name
+//     refuses) names as level 2 and gives a file of 4 GiB or more one
+//     record per section of up to 0xFFFFF800 bytes, all but the last with
+//     the Multi-Extent flag (multiextent.go; xorriso, bsdtar and 7z read
+//     them); at levels 1 and 2 such a file is an error naming it.
+//     allow-lowercase, allow-illegal-chars and allow-max-name
 //     are accepted and change nothing, as in makefs. Records are sorted
 //     as cd9660_compare_filename and cd9660_sort_nodes sort them, and
 //     names equal after conversion are renamed as
@@ -103,6 +106,9 @@
 //     go after the extension at level 2 ("A_B.0;1"), and the record keeps
 //     the identifier length of the name it had, so "A_B.0;" is what is
 //     written, with the "1" in the padding byte.
+//   - Sockets are skipped with a warning (Options.Warn), as makefs's walk
+//     skips them. An empty tree makes a volume with an empty root, where
+//     makefs stops with an error.
 //   - A directory at level 9 of the hierarchy (the root being level 1) is
 //     an error naming its path, unless allow-deep-trees or rockridge.
 //   - Under Rock Ridge every record carries PX (the mode, link count,
@@ -259,15 +265,24 @@
 // (as that makefs ignores -T for cd9660; SOURCE_DATE_EPOCH still bounds
 // them), the root's modification time for the volume's dates (that makefs
 // takes the clock), its Rock Ridge entries and its level-1 names. The
-// tests compare it with Debian's makefs on twelve cases, masking only the
+// tests compare it with Debian's makefs on fifteen cases, masking only the
 // dates that makefs takes from the clock. The deviations above apply to
 // it too.
 //
+// # archimedes
+//
+// Options.Archimedes (-o archimedes, NetBSD's option; FreeBSD's makefs
+// does not know it) writes NetBSD's RISC OS extension (archimedes.go): a
+// file named "name,xxx" gets the identifier of "name" and a 32-byte
+// ARCHIMEDES block with its file type and time stamp at the end of its
+// System Use field, as does a record whose name starts with "!"; under
+// Rock Ridge an ST entry ends the SUSP entries before it. The tests
+// compare it with Debian's makefs. bsdtar turns Rock Ridge off for the
+// rest of an image at its first ST entry (libarchive), so it shows the
+// later records' ISO 9660 identifiers; xorriso and isoinfo read them.
+//
 // # Limits
 //
-// Not written here: multi-extent files, extended attribute records, the optional path tables, and
-// NetBSD's archimedes extension (the option is accepted and changes
-// nothing; FreeBSD's makefs does not know it). iso-info (libcdio) does
-// not follow CE entries, so names in continuation areas show as ISO 9660
-// identifiers there.
+// Not written: extended attribute records and the optional path tables. iso-info (libcdio) does not follow CE entries, so names in
+// continuation areas show as ISO 9660 identifiers there.
 package cd9660

@@ -69,7 +69,8 @@ func column(e *Entry) string {
 	if e.isRoot {
 		return ""
 	}
-	return e.Identifier + "@" + strconv.FormatUint(uint64(e.Extent), 10)
+	id := strconv.QuoteToGraphic(e.Identifier) // a NUL makefs left in it shows as \x00
+	return id[1:len(id)-1] + "@" + strconv.FormatUint(uint64(e.Extent), 10)
 }
 
 // Fields describes the ISO 9660 image in r (size bytes): the system area,

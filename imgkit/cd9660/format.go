@@ -1,21 +1,6 @@
 package cd9660
 
-import (
-	"encoding/binary"
-	"errors"
-)
-
-// Sentinel errors. Errors returned by this package wrap one of these so
-// that callers can tell them apart with errors.Is.
-var (
-	// ErrFormat reports a malformed ISO 9660 image.
-	ErrFormat = errors.New("cd9660: malformed image")
-	// ErrUnsupported reports a well-formed structure the reader does not
-	// handle: a Rock Ridge sparse file (SF), for one.
-	ErrUnsupported = errors.New("cd9660: unsupported")
-	// ErrNoBootRecord reports an image without an El Torito boot record.
-	ErrNoBootRecord = errors.New("cd9660: no El Torito boot record")
-)
+import "encoding/binary"
 
 // The on-disk records of ECMA-119 (ISO 9660, 4th edition 2019), the El
 // Torito Bootable CD-ROM Format Specification 1.0 (1995) and the System
@@ -375,6 +360,7 @@ func (e suspEntry) locationOfParentDirectory() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeHigh() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeLow() []byte  { return e[12:][:8] }
 func (e suspEntry) tableDepth() []byte          { return e[20:][:1] }
+
 // The partition tables makefs writes into the System Area for the boot
 // images of some platforms: a master boot record's (for PReP and CHRP
 // machines) and an Apple Partition Map (for Macs). Their sectors are 512

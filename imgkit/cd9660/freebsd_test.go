@@ -123,6 +123,7 @@ func ourImage(t *testing.T, dir string, items []string) ([]byte, *volume) {
 // continuation areas, when it writes its "padding"; fixturegen keeps
 // them. The last sector is masked, and must hold data in fixturegen's.
 func TestFreeBSDNoPadding(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for _, opts := range [][]string{{"no-trailing-padding=0"}, {"no-trailing-padding=0", "rockridge"}} {
 		t.Run(strings.Join(opts, ","), func(t *testing.T) {
@@ -144,6 +145,7 @@ func TestFreeBSDNoPadding(t *testing.T) {
 
 // TestFreeBSDIdentity compares the images of every identity case.
 func TestFreeBSDIdentity(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for _, c := range identityCases {
 		name := c.tree + "/" + strings.Join(c.opts, ",")

@@ -75,7 +75,8 @@ func (v *volume) jolietChildren(p, d *isoNode) {
 		if c.kind == kindDot || c.kind == kindDotDot || c == v.rrMoved {
 			continue
 		}
-		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, jdir: &jolietInfo{primary: c}}
+		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, jdir: &jolietInfo{primary: c},
+			section: c.section, sections: c.sections}
 		if c.src.Type == fstree.TypeFile && !c.virtual {
 			n.sizeLen = c.sizeLen // a symlink or device is an empty file here
 		}
@@ -111,8 +112,8 @@ func uniqueJolietNames(cs []*isoNode) {
 		seen[string(c.jname)] = true
 	}
 	for i := 1; i < len(cs); i++ {
-		if !bytes.Equal(cs[i].jname, cs[i-1].jname) {
-			continue
+		if !bytes.Equal(cs[i].jname, cs[i-1].jname) || cs[i].section > 0 {
+			continue // a later section of a file keeps its name
 		}
 		for k := 1; ; k++ {
 			suffix := jolietName(fmt.Sprintf("~%d", k))

@@ -146,7 +146,7 @@ func (v *volume) placeDir(d *isoNode, start int64) int64 {
 			c.data.sector = uint32(sectorsFor(start + used))
 			used += sectorsFor(c.dataLen) * SectorSize
 		}
-		c.extent = c.data.sector
+		c.extent = sectionExtent(c.data.sector, c.section)
 	}
 	return used
 }

@@ -22,7 +22,8 @@ type nameRules struct {
 	level              int  // interchange level: 1, else 2 (3 converts as 2)
 	allowMultidot      bool // level 2: keep the dots after the first in a file name
 	omitTrailingPeriod bool // no "." before ";1" in a file name without an extension
-	debianLevel1       bool // level 1 as Debian's makefs converts it (see convertLevel1)
+	debianLevel1       bool // as Debian's makefs converts names (see convertLevel1 and convertLevel2)
+	archimedes         bool // cut a RISC OS file type ",xxx" off the name (archimedes.go)
 }
 
 // convert makes the identifier of the name: upper case, characters other
@@ -75,7 +76,7 @@ func (r nameRules) convertLevel1(name string, isFile bool, out *isoName) int {
 			o++
 			continue
 		}
-		if namelen == 8 && !foundExt {
+		if namelen == 8 && !foundExt || r.riscosType(name, i) {
 			break
 		}
 		out[o] = dchar(c)
@@ -92,23 +93,27 @@ func (r nameRules) convertLevel1(name string, isFile bool, out *isoName) int {
 // convertLevel2 is cd9660_level2_convert_filename: 30 characters of name
 // and extension for a file (31 for a directory, whose dots become "_").
 func (r nameRules) convertLevel2(name string, isFile bool, out *isoName) int {
-	maxlen := 31
-	if isFile {
-		maxlen = 30
+	maxlen, dots := 31, isFile
+	if isFile || r.debianLevel1 {
+		// Debian's makefs cuts directory names at 30 characters too, and
+		// gives them an extension as it gives files one.
+		maxlen, dots = 30, true
 	}
 	o, namelen, extlen, foundExt := 0, 0, 0, false
 	for i := 0; i < len(name) && namelen+extlen < maxlen; i++ {
 		c := name[i]
 		switch {
-		case c == '.' && isFile && foundExt:
+		case c == '.' && dots && foundExt:
 			out[o] = '_'
 			if r.allowMultidot {
 				out[o] = '.'
 			}
 			extlen++
-		case c == '.' && isFile:
+		case c == '.' && dots:
 			out[o] = '.'
 			foundExt = true
+		case r.riscosType(name, i):
+			return r.addVersion(out, o, isFile, foundExt)
 		default:
 			out[o] = dchar(c)
 			if foundExt {
@@ -120,6 +125,12 @@ func (r nameRules) convertLevel2(name string, isFile bool, out *isoName) int {
 		o++
 	}
 	return r.addVersion(out, o, isFile, foundExt)
+}
+
+// riscosType reports whether name[i:] is a RISC OS file type ",xxx" that
+// archimedes cuts off.
+func (r nameRules) riscosType(name string, i int) bool {
+	return r.archimedes && name[i] == ',' && len(name)-i == 4
 }
 
 // addVersion ends a file identifier with the separator "." (unless the

@@ -1,11 +1,13 @@
 package cd9660
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
@@ -94,4 +96,27 @@ func TestCollisionsLevel2(t *testing.T) {
 	must(t, os.Mkdir(out, 0o755))
 	run(t, "bsdtar", "-xpf", img, "-C", out)
 	compareEntries(t, sourceEntries(t, dir), sourceEntries(t, out))
+}
+
+// TestArchimedesBlock checks the ARCHIMEDES block of a typed file and of
+// a "!" name, and that the type is cut off the identifier.
+func TestArchimedesBlock(t *testing.T) {
+	t.Parallel()
+	mtime := time.Unix(1700000000, 0)
+	b := archimedesTail("prog,ffb", mtime)
+	// RISC OS time: (1700000000 + 2208988800) * 100 = 0x5b_03638e00.
+	want := []byte("ARCHIMEDES\x5b\xfb\xff\xff\x00\x8e\x63\x03\x11\x00")
+	if len(b) != archimedesLen || !bytes.Equal(b[:20], want) {
+		t.Errorf("block % x, want % x", b, want)
+	}
+	if b := archimedesTail("!Run", mtime); b == nil || b[19] != cdfsPling || b[11] != 0 || b[12] != 0xf0 {
+		t.Errorf("!Run: block % x", b)
+	}
+	if archimedesTail("plain", mtime) != nil || archimedesType("odd,zzz") != 0 || archimedesType("a,1gz") != 1 {
+		t.Error("plain names get no block; strtoul reads a hex prefix")
+	}
+	r := nameRules{level: 2, archimedes: true}
+	if id, n := r.convert("prog,ffb", true); string(id[:n]) != "PROG.;1" {
+		t.Errorf("identifier %q", id[:n])
+	}
 }

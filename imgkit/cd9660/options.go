@@ -15,7 +15,7 @@ import (
 // options: interchange level 2, no Rock Ridge, 150 sectors of padding at
 // the end.
 type Options struct {
-	ISOLevel           int    // isolevel (l): 1, 2 or 3; 0 means 2
+	ISOLevel           int    // isolevel (l): 1, 2 or 3 (multi-extent files); 0 means 2
 	RockRidge          bool   // rockridge (R): Rock Ridge (SUSP/RRIP) entries
 	Joliet             bool   // joliet: a Joliet supplementary volume (not in makefs)
 	AllowDeepTrees     bool   // allow-deep-trees (D): directories deeper than 8 levels without Rock Ridge
@@ -33,7 +33,7 @@ type Options struct {
 	ApplicationID      string // applicationid (A): up to 128 a-characters
 	Publisher          string // publisher (P): up to 128 a-characters
 	Preparer           string // preparer (p): up to 128 a-characters
-	Archimedes         bool   // archimedes: accepted (FreeBSD's makefs has no such option; NetBSD's ignores it too)
+	Archimedes         bool   // archimedes: NetBSD's RISC OS extension (archimedes.go; FreeBSD's makefs has no such option)
 	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
 
 	// Boot holds the El Torito options: bootimage and the options that
@@ -95,7 +95,7 @@ func (o *Options) nameRules() nameRules {
 		level = 2
 	}
 	return nameRules{level: level, allowMultidot: o.AllowMultidot, omitTrailingPeriod: o.OmitTrailingPeriod,
-		debianLevel1: o.debian()}
+		debianLevel1: o.debian(), archimedes: o.Archimedes}
 }
 
 // systemID is the System Identifier makefs writes: FreeBSD's, or
@@ -198,7 +198,7 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.AllowMultidot }),
 	stringOption("applicationid", "A", "ApplicationID", "Application Identifier, up to 128 a-characters", 128, isAChar,
 		func(o *Options) *string { return &o.ApplicationID }),
-	boolOption("archimedes", "", "Archimedes", "accepted; changes nothing",
+	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
 		func(o *Options) *bool { return &o.Archimedes }),
 	{imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
@@ -210,7 +210,7 @@ var optionTable = withBootOptions([]optionSpec{
 			return nil
 		}},
 	{imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
-		Usage: "ISO 9660 interchange level: 1 (8.3 names) or 2 (30 characters); 3 names as 2"},
+		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
 		func(o *Options, a optArg) error {
 			v, err := a.num(1, 3)
 			if err == nil {

@@ -139,6 +139,7 @@ func (w *writerAt) WriteAt(p []byte, off int64) (int, error) {
 // take a sector after each directory), and the long symlink target's SL
 // entries move the root's continuation area.
 func TestFreeBSDDeviations(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for _, c := range []struct{ tree, where string }{
 		{"deep15", "Volume Space Size byte 0: 0x2b and 0x2a"},
@@ -155,5 +156,25 @@ func TestFreeBSDDeviations(t *testing.T) {
 				t.Errorf("difference %q, want %q", d, c.where)
 			}
 		})
+	}
+}
+
+// TestSocketSkipped checks that a socket is left out with a warning, as
+// makefs's walk leaves it out, and that the rest of the tree is written.
+func TestSocketSkipped(t *testing.T) {
+	t.Parallel()
+	root := &fstree.Node{Name: ".", Type: fstree.TypeDir, Mode: 0o755, Nlink: 2}
+	root.Children = []*fstree.Node{
+		{Name: "file", Type: fstree.TypeFile, Mode: 0o644, Parent: root, Nlink: 1},
+		{Name: "sock", Type: fstree.TypeSocket, Mode: 0o755, Parent: root, Nlink: 1},
+	}
+	var warn bytes.Buffer
+	img, err := Build(&fstree.Tree{Root: root}, &Options{Warn: &warn})
+	must(t, err)
+	if !strings.Contains(warn.String(), "skipping socket sock") {
+		t.Errorf("warnings %q", warn.String())
+	}
+	if !bytes.Contains(img, []byte("FILE.;1")) || bytes.Contains(img, []byte("SOCK")) {
+		t.Error("the image does not hold FILE.;1 alone")
 	}
 }

@@ -270,8 +270,13 @@ func latin1(b []byte) string {
 // libisofs, libarchive and 7-Zip show it without Rock Ridge: the version
 // (";1") and a trailing "." removed from a file's identifier. The case is
 // kept (Linux's isofs lower-cases names with its default map=normal;
-// libisofs, libarchive and 7-Zip do not).
+// libisofs, libarchive and 7-Zip do not). An identifier ends at a NUL byte,
+// as isoinfo, libarchive and 7-Zip read it: makefs's collision renaming at
+// level 1 can leave one inside the identifier ("CHAPTER0;1" and a NUL).
 func plainName(id string, dir bool) string {
+	if i := strings.IndexByte(id, 0); i > 0 {
+		id = id[:i]
+	}
 	if dir {
 		return id
 	}

@@ -378,6 +378,8 @@ func TestISONames(t *testing.T) {
 		{"DIR.D", true, "DIR.D"},
 		{";1", false, ";1"},
 		{".;1", false, "."},
+		{"CHAPTER0;1\x00", false, "CHAPTER0"},
+		{"DIR0\x00", true, "DIR0"},
 	} {
 		if got := plainName(c.id, c.dir); got != c.want {
 			t.Errorf("plainName(%q, %v) = %q, want %q", c.id, c.dir, got, c.want)

@@ -100,6 +100,7 @@ func sourceEntries(t *testing.T, root string) map[string]srcEntry {
 // names, types, permissions, symlink targets, device numbers and
 // contents with the source.
 func TestReadersBsdtar(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "bsdtar")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -147,6 +148,7 @@ var xorrisoLine = regexp.MustCompile(`^(\S+)\s.*?'(/[^']*)'(?: -> '([^']*)')?$`)
 // path with its mode string and symlink target, nothing more (no
 // .rr_moved).
 func TestReadersXorriso(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "xorriso")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -175,6 +177,7 @@ func TestReadersXorriso(t *testing.T) {
 // tree with xorriso (Rock Ridge off): every source path, its names cut to
 // 64 characters, and the same directories.
 func TestReadersXorrisoJoliet(t *testing.T) {
+	t.Parallel()
 	tooltest.Need(t, "xorriso")
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
@@ -255,6 +258,7 @@ var listers = []lister{
 // then Joliet), iso-info, 7z and fls, and looks for the base name of
 // every entry of the source each must show.
 func TestReadersListings(t *testing.T) {
+	t.Parallel()
 	for _, tree := range readerTrees {
 		t.Run(tree, func(t *testing.T) {
 			t.Parallel()
@@ -300,6 +304,7 @@ func listedName(l lister, n string) string {
 // follow CE entries, so the names of the longname tree, in continuation
 // areas, show as ISO 9660 identifiers.)
 func TestReadersRockRidgeOnly(t *testing.T) {
+	t.Parallel()
 	for _, tree := range []string{"basic", "links", "deep15"} {
 		t.Run(tree, func(t *testing.T) {
 			t.Parallel()
@@ -333,5 +338,35 @@ func TestSourceDateEpoch(t *testing.T) {
 	vd := (*volumeDescriptor)(a[16*SectorSize : 17*SectorSize])
 	if got := string(vd.volumeCreationDateAndTime()[:14]); got != "20200913122640" {
 		t.Errorf("Volume Creation Date and Time %s, want the bound 20200913122640", got)
+	}
+}
+
+// TestReadersArchimedes lists a tree with RISC OS names, written with
+// archimedes under Rock Ridge, with xorriso and isoinfo: every name and
+// mode comes back, the ST entry before each ARCHIMEDES block ending the
+// SUSP entries. (bsdtar is left out: libarchive turns Rock Ridge off for
+// the rest of the image at the first ST entry.)
+func TestReadersArchimedes(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, "xorriso")
+	dir, img := readerImage(t, "riscos", "rockridge", "archimedes")
+	out := run(t, "xorriso", "-abort_on", "NEVER", "-return_with", "WARNING", "32",
+		"-indev", img, "-find", "/", "-exec", "lsdl")
+	got := map[string]srcEntry{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := xorrisoLine.FindStringSubmatch(line); m != nil && m[2] != "/" {
+			got[m[2][1:]] = srcEntry{mode: parseModeString(m[1])}
+		}
+	}
+	want := map[string]srcEntry{}
+	for p, e := range sourceEntries(t, dir) {
+		want[p] = srcEntry{mode: e.mode}
+	}
+	compareEntries(t, want, got)
+	listing := run(t, "isoinfo", "-R", "-l", "-i", img)
+	for p := range want {
+		if !strings.Contains(listing, filepath.Base(p)) {
+			t.Errorf("isoinfo -R does not list %q", filepath.Base(p))
+		}
 	}
 }

@@ -164,6 +164,9 @@ func (v *volume) fillRecord(rec dirRecord, n *isoNode, rr bool) {
 		rec.fileFlags()[0] = flagDirectory
 	} else {
 		put733(rec.dataLength(), s.sizeLen)
+		if !s.lastSection() {
+			rec.fileFlags()[0] = flagMultiExtent
+		}
 	}
 	putDirDate(rec.recordingDateAndTime(), s.date)
 	put723(rec.volumeSequenceNumber(), 1)
@@ -175,6 +178,7 @@ func (v *volume) fillRecord(rec dirRecord, n *isoNode, rr bool) {
 			off += copy(rec[off:], e)
 		}
 	}
+	copy(rec[len(rec)-len(n.tail):], n.tail) // at the very end, after any padding byte, as makefs writes it
 }
 
 // dirExtentOf builds the extent of the directory d: its records, with

@@ -87,11 +87,11 @@ func unixMode(t fstree.Type, perm uint32) uint32 {
 // file serial number serial.
 func pxEntry(n *fstree.Node, serial uint32) suspEntry {
 	e := newEntry(sigPX, pxLen)
-	put733(e[4:], unixMode(n.Type, n.Mode)) // POSIX File Mode
-	put733(e[12:], n.Nlink)                 // POSIX File Links
-	put733(e[20:], n.UID)                   // POSIX File User ID
-	put733(e[28:], n.GID)                   // POSIX File Group ID
-	put733(e[36:], serial)                  // POSIX File Serial Number
+	put733(e.posixFileMode(), unixMode(n.Type, n.Mode))
+	put733(e.posixFileLinks(), n.Nlink)
+	put733(e.posixFileUserID(), n.UID)
+	put733(e.posixFileGroupID(), n.GID)
+	put733(e.posixFileSerialNumber(), serial)
 	return e
 }
 
@@ -99,18 +99,19 @@ func pxEntry(n *fstree.Node, serial uint32) suspEntry {
 // access and attribute change times, in the short form.
 func tfEntry(n *fstree.Node) suspEntry {
 	e := newEntry(sigTF, tfLen)
-	e[4] = tfModify | tfAccess | tfAttributes
-	putDirDate(dirDateTime(e[5:12]), n.Mtime)
-	putDirDate(dirDateTime(e[12:19]), n.Atime)
-	putDirDate(dirDateTime(e[19:26]), n.Ctime)
+	e.flags()[0] = tfModify | tfAccess | tfAttributes
+	ts := e.timeStamps()
+	putDirDate(dirDateTime(ts[0:7]), n.Mtime)
+	putDirDate(dirDateTime(ts[7:14]), n.Atime)
+	putDirDate(dirDateTime(ts[14:21]), n.Ctime)
 	return e
 }
 
 // pnEntry is the POSIX device number entry (RRIP 4.1.2).
 func pnEntry(n *fstree.Node) suspEntry {
 	e := newEntry(sigPN, pnLen)
-	put733(e[4:], uint32(n.Rdev>>32)) // Dev_t High
-	put733(e[12:], uint32(n.Rdev))    // Dev_t Low
+	put733(e.devTHigh(), uint32(n.Rdev>>32))
+	put733(e.devTLow(), uint32(n.Rdev))
 	return e
 }
 
@@ -124,8 +125,8 @@ func nmEntries(name string) []suspEntry {
 			part, flags = part[:nmMax], nmContinue
 		}
 		e := newEntry(sigNM, 5+len(part))
-		e[4] = flags
-		copy(e[5:], part)
+		e.flags()[0] = flags
+		copy(e.nameContent(), part)
 		out = append(out, e)
 		name = name[len(part):]
 		if flags == 0 {
@@ -137,7 +138,8 @@ func nmEntries(name string) []suspEntry {
 // spEntry is the SUSP indicator (SUSP 5.3) of the root's "." record.
 func spEntry() suspEntry {
 	e := newEntry(sigSP, spLen)
-	e[4], e[5], e[6] = 0xBE, 0xEF, 0 // check bytes, LEN_SKP
+	copy(e.checkBytes(), "\xBE\xEF")
+	e.lenSkp()[0] = 0
 	return e
 }
 
@@ -145,8 +147,11 @@ func spEntry() suspEntry {
 func erEntry() suspEntry {
 	n := 8 + len(erIdentifier) + len(erDescriptor) + len(erSource)
 	e := newEntry(sigER, n)
-	e[4], e[5], e[6], e[7] = byte(len(erIdentifier)), byte(len(erDescriptor)), byte(len(erSource)), 1
-	copy(e[8:], erIdentifier+erDescriptor+erSource)
+	e.lenID()[0] = byte(len(erIdentifier))
+	e.lenDes()[0] = byte(len(erDescriptor))
+	e.lenSrc()[0] = byte(len(erSource))
+	e.extVer()[0] = 1
+	copy(e[8:], erIdentifier+erDescriptor+erSource) // identifier, descriptor, source
 	return e
 }
 

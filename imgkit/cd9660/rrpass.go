@@ -110,6 +110,9 @@ func (p *rrPass) entriesOf(n, parent, grand *isoNode) []suspEntry {
 func (p *rrPass) continuation(n *isoNode) {
 	r := &n.rr
 	working := suFieldMax - n.baseLen
+	if len(n.tail) > 0 {
+		working -= len(n.tail) + suspHeaderLen // the tail and an ST entry
+	}
 	used, usedPreCE, last, preCE := 0, 0, -1, -1
 	for i, e := range r.entries {
 		if working < 0 {
@@ -133,6 +136,11 @@ func (p *rrPass) continuation(n *isoNode) {
 			r.caLen += int(e[2])
 		}
 	}
+	if len(n.tail) > 0 {
+		r.entries = append(r.entries[:r.inSUF], append([]suspEntry{newEntry(sigST, suspHeaderLen)}, r.entries[r.inSUF:]...)...)
+		r.inSUF++
+		r.suLen += suspHeaderLen
+	}
 	p.caSize += int64(r.caLen)
 	for i, e := range r.entries {
 		switch string(e.signatureWord()) {
@@ -148,7 +156,7 @@ func (p *rrPass) continuation(n *isoNode) {
 // identifier and its padding, the System Use field, and a byte more when
 // that is odd.
 func (n *isoNode) recordLen(rr bool) int {
-	size := n.baseLen
+	size := n.baseLen + len(n.tail)
 	if rr {
 		size += n.rr.suLen
 	}
@@ -170,10 +178,10 @@ func (p *rrPass) finalize(n *isoNode, place func(r *rrRecord)) {
 		put733(e.lengthOfTheContinuationArea(), uint32(r.caLen))
 	}
 	if r.cl >= 0 {
-		put733(r.entries[r.cl][4:], n.relocated.extent) // Location of Child Directory
+		put733(r.entries[r.cl].locationOfChildDirectory(), n.relocated.extent)
 	}
 	if r.pl >= 0 {
-		put733(r.entries[r.pl][4:], n.parent.realParent.extent) // Location of Parent Directory
+		put733(r.entries[r.pl].locationOfParentDirectory(), n.parent.realParent.extent)
 	}
 	for _, c := range n.children {
 		p.finalize(c, place)

@@ -72,11 +72,11 @@ func slEntry(comps []slComponent, flags byte) suspEntry {
 		n += 2 + len(c.content)
 	}
 	e := newEntry(sigSL, n)
-	e[4] = flags
-	off := 5
+	e.flags()[0] = flags
+	area, off := e.componentArea(), 0
 	for _, c := range comps {
-		e[off], e[off+1] = c.flags, byte(len(c.content))
-		off += 2 + copy(e[off+2:], c.content)
+		area[off], area[off+1] = c.flags, byte(len(c.content)) // component flags, length
+		off += 2 + copy(area[off+2:], c.content)
 	}
 	return e
 }

@@ -64,6 +64,10 @@ type isoNode struct {
 	level    int
 	ptNumber int
 
+	// section and sections number the records of a file of 4 GiB or more
+	// at level 3 (multiextent.go); sections is 0 for any other record.
+	section, sections int
+
 	parent      *isoNode
 	children    []*isoNode // "." and ".." first
 	dot, dotdot *isoNode
@@ -72,6 +76,7 @@ type isoNode struct {
 	relocated  *isoNode // of a placeholder: the directory it stands for
 
 	rr    rrRecord    // Rock Ridge entries, when enabled
+	tail  []byte      // data at the end of the System Use field (archimedes.go)
 	jname []byte      // Joliet identifier, UCS-2 big-endian
 	jdir  *jolietInfo // Joliet extent of a directory
 }
@@ -134,6 +139,7 @@ func (b *builder) buildTree(t *fstree.Tree) error {
 	if b.rrMoved != nil {
 		sortChildren(b.rrMoved)
 	}
+	expandSections(root)
 	addDotRecords(root)
 	return nil
 }
@@ -142,8 +148,12 @@ func (b *builder) buildTree(t *fstree.Tree) error {
 // children of d, at the given level, and renames collisions.
 func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 	for _, c := range src.Children {
-		if c.Type == fstree.TypeFile && c.Size >= 1<<32 {
-			return fmt.Errorf("%w: %s: %d bytes; one extent holds less than 4 GiB", ErrFileTooBig, c.Path(), c.Size)
+		if c.Type == fstree.TypeSocket {
+			b.warnf("cd9660: skipping socket %s, as makefs does", c.Path())
+			continue
+		}
+		if c.Type == fstree.TypeFile && c.Size >= 1<<32 && b.rules.level != 3 {
+			return fmt.Errorf("%w: %s: %d bytes; one extent holds less than 4 GiB (set Options.ISOLevel 3)", ErrFileTooBig, c.Path(), c.Size)
 		}
 		n := b.translate(c, d, level)
 		add := true
@@ -180,6 +190,13 @@ func (b *builder) convertDir(src *fstree.Node, d *isoNode, level int) error {
 		}
 	}
 	return nil
+}
+
+// warnf writes one line to Options.Warn.
+func (b *builder) warnf(format string, args ...any) {
+	if b.o.Warn != nil {
+		fmt.Fprintf(b.o.Warn, format+"\n", args...)
+	}
 }
 
 // translate makes the record of the source node c, a child of d.

@@ -57,6 +57,8 @@ var testTrees = map[string][]entry{
 		{name: long("a", 55) + ".txt", size: 7}, {name: long("a", 54) + "b.txt", size: 8},
 		{name: "abcdefghij.txt", size: 9}, {name: "abcdefghik.txt", size: 10},
 		{name: "UPPERDIR/lower.c", size: 11},
+		{name: "dir.with.dots/f", size: 1},
+		{name: long("e", 35) + "/g", size: 2},
 		{name: "big.bin", size: 300 << 10},
 		{name: "exact.bin", size: 4096},
 	},
@@ -108,6 +110,11 @@ var testTrees = map[string][]entry{
 		}
 		return e
 	}(),
+	"riscos": {
+		{name: "prog,ffb", size: 10}, {name: "text,fff", size: 3000}, {name: "odd,zzz", size: 1},
+		{name: "!App/!Run,feb", size: 5}, {name: "!Boot/"}, {name: "plain", size: 2}, {name: "a,b", size: 1},
+		{name: "dotted.name,fff", size: 4}, {name: "long name with a type,ffd", size: 6},
+	},
 	"deep9": {
 		{name: deepPath(9) + "/leaf.txt", size: 5},
 		{name: "top.txt", size: 3},

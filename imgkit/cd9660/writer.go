@@ -119,6 +119,9 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 	if err := v.buildTree(t); err != nil {
 		return nil, err
 	}
+	if v.o.Archimedes {
+		addArchimedes(v.root)
+	}
 	if v.o.RockRidge {
 		v.rr = &rrPass{root: v.root, rrMoved: v.rrMoved, serials: map[*fstree.Node]uint32{}, attrsFirst: v.o.Joliet,
 			debian: v.o.debian()}

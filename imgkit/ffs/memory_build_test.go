@@ -19,6 +19,7 @@ import (
 // died with "fatal error: out of memory". It sets the process's memory
 // limit, so it does not run in parallel.
 func TestInMemoryBudget(t *testing.T) {
+	// not parallel: it sets the process memory limit, which every test shares.
 	old := debug.SetMemoryLimit(256 << 20)
 	defer debug.SetMemoryLimit(old)
 	src := fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}})

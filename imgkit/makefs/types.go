@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
@@ -40,11 +41,18 @@ type Type struct {
 	Write func(c *Command, warn io.Writer) error
 }
 
-var types = map[string]Type{}
+// The registry of types. It is guarded by typesMu, so that a program (or
+// a test) may register a type while commands run in other goroutines.
+var (
+	typesMu sync.RWMutex
+	types   = map[string]Type{}
+)
 
 // Register adds a file system type. It is meant to be called from init
 // functions; registering a name twice panics.
 func Register(t Type) {
+	typesMu.Lock()
+	defer typesMu.Unlock()
 	if _, dup := types[t.Name]; dup {
 		panic("makefs: type " + t.Name + " registered twice")
 	}
@@ -52,20 +60,28 @@ func Register(t Type) {
 }
 
 // Unregister removes the type name; tests use it to undo a Register.
-func Unregister(name string) { delete(types, name) }
+func Unregister(name string) {
+	typesMu.Lock()
+	defer typesMu.Unlock()
+	delete(types, name)
+}
 
 // Lookup returns the registered type name.
 func Lookup(name string) (Type, bool) {
+	typesMu.RLock()
+	defer typesMu.RUnlock()
 	t, ok := types[name]
 	return t, ok
 }
 
 // Types returns the names of the registered types, sorted.
 func Types() []string {
+	typesMu.RLock()
 	names := make([]string, 0, len(types))
 	for n := range types {
 		names = append(names, n)
 	}
+	typesMu.RUnlock()
 	slices.Sort(names)
 	return names
 }
@@ -77,7 +93,7 @@ func (c *Command) Run(stdout, stderr io.Writer) error {
 	if stdout == nil {
 		stdout = io.Discard
 	}
-	t, ok := types[c.Type]
+	t, ok := Lookup(c.Type)
 	if !ok {
 		return fmt.Errorf("makefs: file system type %q is not supported", c.Type)
 	}
@@ -105,8 +121,10 @@ func TypesHelp() string {
 	b.WriteString("File system types: " + strings.Join(names, ", ") + ".\n\n")
 	b.WriteString(optionHelpIntro)
 	for _, n := range names {
-		b.WriteString("\n")
-		writeOptionHelp(&b, types[n])
+		if t, ok := Lookup(n); ok { // unless unregistered since Types
+			b.WriteString("\n")
+			writeOptionHelp(&b, t)
+		}
 	}
 	return b.String()
 }

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/cd9660"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -32,8 +35,9 @@ func TestCatalogVerify(t *testing.T) {
 
 // TestCatalogValid builds the catalogue into a copy of its folder and
 // checks every output with an independent tool: fsck.fat for the FAT
-// images, GNU ar and llvm-nm for the archives, sleuthkit's fls for FFS. It also checks that inspect
-// recognises and lists each one.
+// images, GNU ar and llvm-nm for the archives, sleuthkit's fls for FFS,
+// bsdtar for ISO 9660. It also checks that inspect recognises and lists
+// each one.
 func TestCatalogValid(t *testing.T) {
 	t.Parallel()
 	cat, err := loadCatalog(&env{Dir: "."}, "test", catalogDir)
@@ -69,33 +73,75 @@ func TestCatalogValid(t *testing.T) {
 		}
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			switch format.Name {
-			case "msdos":
-				tooltest.Need(t, "fsck.fat")
-				if b, err := exec.Command("fsck.fat", "-n", out).CombinedOutput(); err != nil {
-					t.Errorf("fsck.fat -n %s: %v\n%s", m.Name, err, b)
-				}
-			case "ar":
-				tooltest.Need(t, "ar")
-				if b, err := exec.Command("ar", "t", out).CombinedOutput(); err != nil || len(b) == 0 {
-					t.Errorf("ar t %s: %v\n%s", m.Name, err, b)
-				}
-				// llvm-nm reads both the GNU and the BSD symbol index.
-				tooltest.Need(t, "llvm-nm")
-				b, err := exec.Command("llvm-nm", "--print-armap", out).CombinedOutput()
-				if err != nil || !strings.Contains(string(b), "add in ") {
-					t.Errorf("llvm-nm --print-armap %s: %v: no index entry for add\n%s", m.Name, err, b)
-				}
-			case "ffs":
-				tooltest.Need(t, "fls")
-				b, err := exec.Command("fls", "-f", "ufs", "-r", out).CombinedOutput()
-				if err != nil || !strings.Contains(string(b), "archive.tar.gz.txt") {
-					t.Errorf("fls -f ufs -r %s: %v\n%s", m.Name, err, b)
-				}
-			default:
-				t.Errorf("%s: format %s", m.Name, format.Name)
-			}
+			checkCatalogOutput(t, m.Name, format.Name, out)
 		})
+	}
+}
+
+// checkCatalogOutput checks the catalogue output out, named name, of the
+// format that inspect found, with an independent tool.
+func checkCatalogOutput(t *testing.T, name, format, out string) {
+	switch format {
+	case "msdos":
+		tooltest.Need(t, "fsck.fat")
+		if b, err := exec.Command("fsck.fat", "-n", out).CombinedOutput(); err != nil {
+			t.Errorf("fsck.fat -n %s: %v\n%s", name, err, b)
+		}
+	case "ar":
+		tooltest.Need(t, "ar")
+		if b, err := exec.Command("ar", "t", out).CombinedOutput(); err != nil || len(b) == 0 {
+			t.Errorf("ar t %s: %v\n%s", name, err, b)
+		}
+		// llvm-nm reads both the GNU and the BSD symbol index.
+		tooltest.Need(t, "llvm-nm")
+		b, err := exec.Command("llvm-nm", "--print-armap", out).CombinedOutput()
+		if err != nil || !strings.Contains(string(b), "add in ") {
+			t.Errorf("llvm-nm --print-armap %s: %v: no index entry for add\n%s", name, err, b)
+		}
+	case "ffs":
+		tooltest.Need(t, "fls")
+		b, err := exec.Command("fls", "-f", "ufs", "-r", out).CombinedOutput()
+		if err != nil || !strings.Contains(string(b), "archive.tar.gz.txt") {
+			t.Errorf("fls -f ufs -r %s: %v\n%s", name, err, b)
+		}
+	case "cd9660":
+		checkISOListing(t, name, out)
+	default:
+		t.Errorf("%s: format %s", name, format)
+	}
+}
+
+// checkISOListing checks that bsdtar (libarchive) lists the same paths in
+// the ISO image out as fixturegen's reader, fsys: Rock Ridge names where
+// the image has them, Joliet or ISO 9660 names otherwise.
+func checkISOListing(t *testing.T, name, out string) {
+	tooltest.Need(t, "bsdtar")
+	fsys, err := cd9660.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	b, err := exec.Command("bsdtar", "-tf", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bsdtar -tf %s: %v\n%s", name, err, b)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if l = strings.TrimPrefix(l, "./"); l != "." && l != "" {
+			got = append(got, l)
+		}
+	}
+	var want []string
+	fs.WalkDir(fsys, ".", func(p string, _ fs.DirEntry, err error) error {
+		if err == nil && p != "." {
+			want = append(want, p)
+		}
+		return err
+	})
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("bsdtar -tf %s lists %q; fixturegen's reader %q", name, got, want)
 	}
 }
 

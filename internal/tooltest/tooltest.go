@@ -1,6 +1,7 @@
 // Package tooltest lets tests depend on external validators (fsck.fat, mtools,
-// sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, cc) without making them a hard
-// requirement on a developer's machine.
+// sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, cc, and the ISO 9660 readers
+// xorriso, isoinfo, iso-info, bsdtar and 7z) without making them a hard requirement on a
+// developer's machine.
 //
 // A test that needs a tool calls Need. Where the tool is missing the test is
 // skipped with a message naming the tool and the Debian package that provides
@@ -38,6 +39,11 @@ var packages = map[string]string{
 	"llvm-nm":  "llvm",
 	"cc":       "gcc",
 	"gcc":      "gcc",
+	"xorriso":  "xorriso",
+	"isoinfo":  "genisoimage",
+	"iso-info": "libcdio-utils",
+	"bsdtar":   "libarchive-tools",
+	"7z":       "p7zip-full",
 }
 
 // builds maps a command that no Debian package has to how it is made.
