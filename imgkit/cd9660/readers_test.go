@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,8 +77,8 @@ func sourceEntries(t *testing.T, root string) map[string]srcEntry {
 			return err
 		}
 		e := srcEntry{mode: fi.Mode()}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			e.rdev = uint64(st.Rdev)
+		if rdev, ok := statRdev(fi); ok {
+			e.rdev = rdev
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
