@@ -70,11 +70,11 @@ func (n Namespace) String() string {
 	return fmt.Sprintf("Namespace(%d)", int(n))
 }
 
-// Limits that bound what a corrupt image can make the reader do.
+// Limits that bound what a corrupt image can make the reader do (the
+// symbolic links one lookup follows are bounded by imgfmt.MaxLinkDepth).
 const (
 	maxDescriptors = 64   // volume descriptors before the terminator
 	maxDepth       = 2048 // directory nesting
-	maxLinkDepth   = 40   // symbolic links followed in one lookup
 )
 
 // A ReadCloser is an ISO 9660 image opened from a file by OpenReader: the

@@ -24,84 +24,41 @@ var (
 var (
 	errIsDir      = imgfmt.ErrIsDir
 	errNotDir     = errors.New("not a directory")
-	errLinkLoop   = errors.New("too many levels of symbolic links")
 	errNotSymlink = errors.New("not a symbolic link")
 )
 
 // lookup resolves name to its entry, following symbolic links in every
-// element, and in the last one only if follow is set.
+// element, and in the last one only if follow is set. An absolute link
+// target is taken from the image's root.
 func (f *FS) lookup(op, name string, follow bool) (*Entry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	e, err := f.walk(name, follow, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	return e, nil
+	t := imgfmt.Tree[*Entry]{Root: f.rootEntry, Child: child, IsLink: isLink, ReadLink: readLink}
+	return t.Lookup(op, name, follow)
 }
 
-// walk resolves the valid path name; depth counts the symbolic links
-// followed so far. An absolute link target is taken from the image's root.
-func (f *FS) walk(name string, follow bool, depth int) (*Entry, error) {
-	e := f.root
-	if name == "." {
-		return e, nil
+// rootEntry returns the root directory of the FS's tree.
+func (f *FS) rootEntry() (*Entry, error) { return f.root, nil }
+
+// child returns the entry name of directory dir.
+func child(dir *Entry, name string) (*Entry, error) {
+	if !dir.dir {
+		return nil, fs.ErrNotExist
 	}
-	elems := strings.Split(name, "/")
-	dir := ""
-	for i, el := range elems {
-		if !e.dir {
-			return nil, fs.ErrNotExist
-		}
-		if e.kidsErr != nil {
-			return nil, e.kidsErr
-		}
-		var found *Entry
-		for _, k := range e.kids {
-			if k.Name == el {
-				found = k
-				break
-			}
-		}
-		if found == nil {
-			return nil, fs.ErrNotExist
-		}
-		e = found
-		last := i == len(elems)-1
-		if e.mode()&fs.ModeSymlink != 0 && (!last || follow) {
-			if depth >= maxLinkDepth {
-				return nil, errLinkLoop
-			}
-			p := resolveLink(dir, e.Link())
-			if p == "" {
-				return nil, fs.ErrNotExist
-			}
-			if !last {
-				p = path.Join(p, strings.Join(elems[i+1:], "/"))
-			}
-			return f.walk(p, follow, depth+1)
-		}
-		dir = path.Join(dir, el)
+	if dir.kidsErr != nil {
+		return nil, dir.kidsErr
 	}
-	return e, nil
+	for _, k := range dir.kids {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	return nil, fs.ErrNotExist
 }
 
-// resolveLink returns the path that link target t names from directory
-// dir, or "" when it leaves the image.
-func resolveLink(dir, t string) string {
-	p := path.Join(dir, t)
-	if strings.HasPrefix(t, "/") {
-		p = path.Clean(strings.TrimPrefix(t, "/"))
-	}
-	switch {
-	case p == "" || p == "/":
-		return "."
-	case p == ".." || strings.HasPrefix(p, "../"):
-		return ""
-	}
-	return p
-}
+// isLink reports whether e is a symbolic link.
+func isLink(e *Entry) bool { return e.mode()&fs.ModeSymlink != 0 }
+
+// readLink returns the target of the symbolic link e.
+func readLink(e *Entry) (string, error) { return e.Link(), nil }
 
 // Open opens the named file or directory, following symbolic links.
 func (f *FS) Open(name string) (fs.File, error) {
