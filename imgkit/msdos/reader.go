@@ -548,34 +548,27 @@ func usableEntry(ent *Entry, seen map[string]bool) bool {
 
 // lookup finds the entry for a slash-separated path.
 func (f *FS) lookup(op, name string) (*Entry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	return imgfmt.Tree[*Entry]{Root: f.rootEntry, Child: f.child}.Lookup(op, name, false)
+}
+
+// rootEntry returns the root directory.
+func (f *FS) rootEntry() (*Entry, error) { return f.root, nil }
+
+// child returns the entry name of directory dir.
+func (f *FS) child(dir *Entry, name string) (*Entry, error) {
+	if !dir.IsDir() {
+		return nil, fs.ErrNotExist
 	}
-	e := f.root
-	if name == "." {
-		return e, nil
+	list, err := f.readDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(name, "/") {
-		if !e.IsDir() {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	for _, c := range list {
+		if c.Name == name {
+			return c, nil
 		}
-		list, err := f.readDir(e)
-		if err != nil {
-			return nil, &fs.PathError{Op: op, Path: name, Err: err}
-		}
-		var found *Entry
-		for _, c := range list {
-			if c.Name == part {
-				found = c
-				break
-			}
-		}
-		if found == nil {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-		}
-		e = found
 	}
-	return e, nil
+	return nil, fs.ErrNotExist
 }
 
 // Entry returns what the directory entry for name holds, including its
