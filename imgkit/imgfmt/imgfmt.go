@@ -5,9 +5,10 @@
 // a format keeps them in (OptionTable), which looks a key up, parses it
 // and lists the help; the number syntax of every option (ParseNumber,
 // OptionNumber); the reader's plumbing, opening an image file (OpenFile,
-// OpenImage, ImageFile) and the open files and directories of its FS
-// (FileReader, DirReader); and the format contract, how a format lets
-// tools look inside its files (Format, Field and the hash helpers).
+// OpenImage, ImageFile), looking a path up in its tree (Tree) and the
+// open files and directories of its FS (FileReader, DirReader); and the
+// format contract, how a format lets tools look inside its files (Format,
+// Field and the hash helpers).
 //
 // # The format contract
 //
