@@ -22,6 +22,17 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 	if !c.Timestamp.IsZero() {
 		opts.Timestamp, opts.ClampTimes = c.Timestamp, false
 	}
+	if c.UserDB != "" {
+		users, err := readUserDB(c.UserDB, "master.passwd", "passwd")
+		if err != nil {
+			return nil, err
+		}
+		groups, err := readUserDB(c.UserDB, "group")
+		if err != nil {
+			return nil, err
+		}
+		opts.LookupUser, opts.LookupGroup = users.lookup, groups.lookup
+	}
 	return opts, nil
 }
 

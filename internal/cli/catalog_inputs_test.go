@@ -31,6 +31,7 @@ func TestBuildInputs(t *testing.T) {
 			"bootB.img: makefs -t msdos -s 1440k -T 0 -o B=./bootB.bin bootB.img src\n" +
 			"eltorito.iso: makefs -t cd9660 -T 0 -o 'bootimage=i386;cd.bin,no-emul-boot' eltorito.iso src\n" +
 			"generic.iso: makefs -t cd9660 -T 0 -o G=mbr.bin generic.iso src\n" +
+			"owners.iso: makefs -t cd9660 -T 0 -o rockridge -N db -F owners.mtree owners.iso src\n" +
 			"lib.a: ar rcs lib.a obj/one.o obj/two.o\n" +
 			"libU.a: ar rcsU libU.a obj/one.o\n",
 		"fixtures/src/a.txt":       "a\n",
@@ -44,6 +45,9 @@ func TestBuildInputs(t *testing.T) {
 		"fixtures/boot.bin":        boot,
 		"fixtures/bootB.bin":       boot,
 		"fixtures/cd.bin":          boot,
+		"fixtures/db/passwd":       "build:x:1001:1001::/:/bin/sh\n",
+		"fixtures/db/group":        "build:x:1001:\n",
+		"fixtures/owners.mtree":    "#mtree\n/set uname=build gname=build\n. type=dir mode=0755\na.txt type=file mode=0644\nb.txt type=file mode=0644\n",
 		"fixtures/mbr.bin":         boot,
 		"fixtures/obj/one.o":       "one\n",
 		"fixtures/obj/two.o":       "two\n",
@@ -66,7 +70,7 @@ func TestBuildInputs(t *testing.T) {
 		return stdout, stderr
 	}
 	build()
-	if out, _ := build(); !strings.HasPrefix(out, "build: 0 built, 12 up to date") {
+	if out, _ := build(); !strings.HasPrefix(out, "build: 0 built, 13 up to date") {
 		t.Fatalf("second build:\n%s", out)
 	}
 	later := past.Add(time.Hour)
@@ -92,6 +96,8 @@ func TestBuildInputs(t *testing.T) {
 		{"-o B=./file", touch("bootB.bin"), "bootB.img", nil},
 		{"-o bootimage=i386;file", touch("cd.bin"), "eltorito.iso", nil},
 		{"-o G=file", touch("mbr.bin"), "generic.iso", nil},
+		{"-N's passwd", touch("db/passwd"), "owners.iso", nil},
+		{"-N's group", touch("db/group"), "owners.iso", nil},
 		{"an ar member", touch("obj/two.o"), "lib.a", nil},
 		{"an ar member of rcsU, with -hash", touch("obj/one.o"), "", []string{"-hash"}},
 		{"a source file's mode", func() { os.Chmod(filepath.Join(fx, "more", "c.txt"), 0o600) }, "extra.img", nil},

@@ -87,6 +87,11 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if a.Spec != "" {
 		add(a.Spec, false, false)
 	}
+	if a.UserDB != "" { // -N: the owner databases the spec's names are looked up in
+		for _, f := range []string{"master.passwd", "passwd", "group"} {
+			add(filepath.Join(a.UserDB, f), true, false)
+		}
+	}
 	for _, o := range opts {
 		if o.Name == 'T' {
 			add(e.abs(o.Arg), true, true)
