@@ -174,6 +174,16 @@
 //     libisofs join consecutive SL entries without a "/", so an entry
 //     that ended with a whole component would lose a slash. A target
 //     that fits one entry is written as makefs writes it.
+//   - A symlink that is the last record to get an extent. Its extent is
+//     the next free sector and its Data Length its target's length, as in
+//     makefs, whose continuation areas after the tree hold that sector.
+//     When nothing follows the tree (the areas follow their directories,
+//     and there is no Joliet hierarchy), the link would run past the end
+//     of the volume, and bsdtar refuses the image ("Invalid location of
+//     extent of file"); under Rock Ridge the volume then ends with the
+//     zero sectors the link's Data Length spans. Without Rock Ridge the
+//     image stays makefs's, which bsdtar refuses the same way when such a
+//     link comes last in the root (the links tree of the tests).
 //   - no-trailing-padding=0: makefs then writes its zero "padding" sector
 //     over the last sector of the volume, the last file's contents or
 //     the continuation areas. Here that sector keeps its data.
