@@ -169,11 +169,16 @@
 //   - Long symlink targets. makefs splits the SL entries of a target of
 //     more than about 247 bytes with an uninitialised flags byte, and a
 //     component that starts at the split point gets two zero bytes of
-//     content (readers drop it). Here a target that needs several SL
-//     entries is split inside a component, never between two: bsdtar and
-//     libisofs join consecutive SL entries without a "/", so an entry
-//     that ended with a whole component would lose a slash. A target
-//     that fits one entry is written as makefs writes it.
+//     content (readers drop it). bsdtar and libisofs join consecutive SL
+//     entries without a "/", Linux, isoinfo and this package's reader
+//     with one unless the entry's last component continues, so here no
+//     entry but the last ends with a whole component: a component is
+//     split where the entry fills up (flagged CONTINUE), or the entry's
+//     last component gives its last byte to the next entry, or, when that
+//     component has one byte or is "." or "..", the entry ends with an
+//     empty component flagged CONTINUE, after which every reader puts the
+//     "/" and joins the next entry. A target that fits one entry is
+//     written as makefs writes it.
 //   - A symlink that is the last record to get an extent. Its extent is
 //     the next free sector and its Data Length its target's length, as in
 //     makefs, whose continuation areas after the tree hold that sector.

@@ -1,7 +1,9 @@
 package cd9660
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +142,193 @@ func TestLinkExtentsAsMakefs(t *testing.T) {
 	}
 	if int64(file.extent)+1 != v.volumeSectors {
 		t.Errorf("Volume Space Size %d, want %d: the link made the volume grow", v.volumeSectors, file.extent+1)
+	}
+}
+
+// linkTargets are the targets the SL tests write: runs of one-character
+// components of every length around the entry boundaries, ".", "..",
+// absolute targets, trailing and doubled slashes, components of 255
+// characters, and random ones.
+func linkTargets() []string {
+	out := []string{strings.Repeat("x/", 129) + "target", longLinkTarget,
+		strings.Repeat("./", 130) + "q", strings.Repeat("../", 90) + "z", "/" + strings.Repeat("x/", 150) + "y",
+		strings.Repeat("x/", 150), "/" + strings.Repeat("../", 100), strings.Repeat("a//", 100) + "b",
+		strings.Repeat("c", 255) + "/" + strings.Repeat("d", 255) + "/" + strings.Repeat("e", 255),
+		strings.Repeat("yy/", 100) + "..", "/", "../..", "."}
+	for n := 80; n < 170; n++ {
+		out = append(out, strings.Repeat("a/", n)+"b")
+	}
+	rng := rand.New(rand.NewPCG(13, 16))
+	for range 80 {
+		out = append(out, randomTarget(rng))
+	}
+	return out
+}
+
+// randomTarget is a target of up to 1000 bytes of random components.
+func randomTarget(rng *rand.Rand) string {
+	var b strings.Builder
+	if rng.IntN(2) == 0 {
+		b.WriteByte('/')
+	}
+	for want := 200 + rng.IntN(800); b.Len() < want; {
+		switch k := rng.IntN(10); {
+		case k == 0:
+			b.WriteString(".")
+		case k == 1:
+			b.WriteString("..")
+		case k < 6:
+			b.WriteByte(byte('a' + rng.IntN(26)))
+		default:
+			for range 1 + rng.IntN(60) {
+				b.WriteByte("abcdefghijklmnopqrstuvwxyz0123456789._-"[rng.IntN(39)])
+			}
+		}
+		b.WriteByte('/')
+		if rng.IntN(8) == 0 {
+			b.WriteByte('/')
+		}
+	}
+	s := b.String()
+	if rng.IntN(4) > 0 {
+		s = strings.TrimRight(s, "/")
+	}
+	if s == "" {
+		return "."
+	}
+	return s
+}
+
+// cleanTarget is the target as the readers must give it back: empty
+// components left out, as the writer leaves them out.
+func cleanTarget(target string) string {
+	var parts []string
+	for _, c := range strings.Split(target, "/") {
+		if c != "" {
+			parts = append(parts, c)
+		}
+	}
+	s := strings.Join(parts, "/")
+	if strings.HasPrefix(target, "/") {
+		s = "/" + s
+	}
+	return s
+}
+
+// slComponentRecords lists the component records of the SL entry e.
+func slComponentRecords(t *testing.T, e suspEntry) []slComponent {
+	t.Helper()
+	var out []slComponent
+	area := e.componentArea()
+	for off := 0; off < len(area); {
+		if off+2 > len(area) || off+2+int(area[off+1]) > len(area) {
+			t.Fatalf("SL entry %x: component record at byte %#x runs past the entry", []byte(e), off)
+		}
+		out = append(out, slComponent{flags: area[off], content: string(area[off+2 : off+2+int(area[off+1])])})
+		off += 2 + int(area[off+1])
+	}
+	return out
+}
+
+// joinNoSeparator joins SL entries as libarchive (bsdtar) does: no "/"
+// between entries; within one, a "/" before every component but the
+// first and those after a component that continues or the root.
+func joinNoSeparator(t *testing.T, entries []suspEntry) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range entries {
+		sep := ""
+		for _, c := range slComponentRecords(t, e) {
+			b.WriteString(sep)
+			sep = "/"
+			switch c.flags {
+			case 0:
+				b.WriteString(c.content)
+			case slContinue:
+				b.WriteString(c.content)
+				sep = ""
+			case slCurrent:
+				b.WriteString(".")
+			case slParent:
+				b.WriteString("..")
+			case slRoot:
+				b.WriteString("/")
+				sep = ""
+			default:
+				t.Fatalf("component flags %#x, which libarchive stops at", c.flags)
+			}
+		}
+	}
+	return b.String()
+}
+
+// joinSeparated joins SL entries as Linux and isoinfo do: a "/" after
+// every component that does not continue and is not the root, unless it
+// is the last component of the last entry.
+func joinSeparated(t *testing.T, entries []suspEntry) string {
+	t.Helper()
+	var b strings.Builder
+	for i, e := range entries {
+		comps := slComponentRecords(t, e)
+		for j, c := range comps {
+			switch {
+			case c.flags&slCurrent != 0:
+				b.WriteString(".")
+			case c.flags&slParent != 0:
+				b.WriteString("..")
+			case c.flags&slRoot != 0:
+				b.WriteString("/")
+			default:
+				b.WriteString(c.content)
+			}
+			lastOfAll := i == len(entries)-1 && j == len(comps)-1
+			if c.flags&(slContinue|slRoot) == 0 && !lastOfAll {
+				b.WriteString("/")
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestSLEntriesJoin checks that the SL entries of every test target read
+// back as the target whether a reader joins entries with a "/" or
+// without, that each entry fits a record, and that only the last lacks
+// the SL flag CONTINUE.
+func TestSLEntriesJoin(t *testing.T) {
+	t.Parallel()
+	for _, target := range linkTargets() {
+		entries := slEntries(target)
+		want := cleanTarget(target)
+		for i, e := range entries {
+			if len(e) > 5+slMax || (e.flags()[0] == slContinue) != (i < len(entries)-1) {
+				t.Errorf("%q: entry %d of %d: %d bytes, flags %#x", target, i, len(entries), len(e), e.flags()[0])
+			}
+		}
+		if got := joinNoSeparator(t, entries); got != want {
+			t.Errorf("joined without separators:\n got %q\nwant %q", got, want)
+		}
+		if got := joinSeparated(t, entries); got != want {
+			t.Errorf("joined with separators:\n got %q\nwant %q", got, want)
+		}
+	}
+}
+
+// TestLinkTargetsOwnReader reads every test target back with the
+// package's reader, with and without Joliet.
+func TestLinkTargetsOwnReader(t *testing.T) {
+	t.Parallel()
+	targets := linkTargets()
+	dir := linkTree(t, targets)
+	for _, opts := range [][]string{{"rockridge"}, {"rockridge", "joliet"}} {
+		img, err := os.ReadFile(writeImage(t, dir, opts...))
+		must(t, err)
+		fsys, err := Open(bytes.NewReader(img), int64(len(img)))
+		must(t, err)
+		for i, target := range targets {
+			got, err := fsys.ReadLink(fmt.Sprintf("l%03d", i))
+			if want := cleanTarget(target); err != nil || got != want {
+				t.Errorf("%v: l%03d: %q, %v; want %q", opts, i, got, err, want)
+			}
+		}
 	}
 }
