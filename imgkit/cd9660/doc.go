@@ -87,7 +87,7 @@
 //     it comes first among its hard links; the other names share it. An
 //     empty file, a symlink and a device take no sector, and their extent
 //     is the next free sector; a symlink's Data Length is its target's
-//     length, as makefs writes it.
+//     length, as makefs writes it, in its Joliet record too.
 //   - Names are converted as cd9660_level1_convert_filename and
 //     cd9660_level2_convert_filename convert them: upper case, every byte
 //     other than a letter or digit as "_", 8.3 at level 1, 30 characters
@@ -204,7 +204,8 @@
 // tree's shape and UCS-2 big-endian names of up to 64 characters (a name
 // equal to another's after cutting gets "~N"), placed after the primary
 // hierarchy and one zero sector; its file records share the primary
-// extents (a symlink or device is an empty file there). With Joliet, the
+// extents (a symlink's record has its target's length as Data Length, as
+// its primary record has). With Joliet, the
 // root's PX and TF come before its ER, so that they stay in the root's
 // record: libarchive reads the Joliet hierarchy of an image whose root
 // "." record shows no RRIP entry of its own. Readers that prefer Joliet

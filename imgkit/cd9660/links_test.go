@@ -332,3 +332,37 @@ func TestLinkTargetsOwnReader(t *testing.T) {
 		}
 	}
 }
+
+// TestJolietLinkLength checks that a symbolic link's Joliet record has
+// the Data Length of its primary record, its target's length as makefs
+// writes it, with and without Rock Ridge.
+func TestJolietLinkLength(t *testing.T) {
+	t.Parallel()
+	targets := []string{"a/b", longLinkTarget, "/usr/local/share/doc"}
+	dir := linkTree(t, targets)
+	must(t, os.WriteFile(filepath.Join(dir, "m.txt"), []byte("data"), 0o644))
+	for _, opts := range [][]string{{"joliet"}, {"joliet", "rockridge"}} {
+		img, err := os.ReadFile(writeImage(t, dir, opts...))
+		must(t, err)
+		lengths := map[string][]uint32{}
+		visitRecords(t, img, func(p string, r dirRecord, _ uint32) {
+			if r.fileFlags()[0]&flagDirectory != 0 {
+				return
+			}
+			name := strings.ToLower(string(bytes.ReplaceAll(r.fileIdentifier(), []byte{0}, nil)))
+			name = strings.TrimSuffix(strings.TrimSuffix(name, ";1"), ".")
+			n, _ := get733(r.dataLength())
+			lengths[name] = append(lengths[name], n)
+		})
+		for i, target := range append(targets, "data") {
+			name := fmt.Sprintf("l%03d", i)
+			if i == len(targets) {
+				name = "m.txt"
+			}
+			want := uint32(len(target))
+			if l := lengths[name]; len(l) != 2 || l[0] != want || l[1] != want {
+				t.Errorf("%v: %s: Data Length %v in the primary and Joliet records, want %d in both", opts, name, l, want)
+			}
+		}
+	}
+}
