@@ -49,6 +49,7 @@
 // directories read may not add up to more than the image, a directory
 // extent is read once (later records pointing at it are dropped), and
 // nesting stops at 2048 levels.
+//
 // # Writing
 //
 // WriteFile, Write and Build lay the tree of an fstree.Source out as an
@@ -299,6 +300,7 @@
 //
 // # Limits
 //
-// Not written: extended attribute records and the optional path tables. iso-info (libcdio) does not follow CE entries, so names in
+// Not written: extended attribute records and the optional path tables.
+// iso-info (libcdio) does not follow CE entries, so names in
 // continuation areas show as ISO 9660 identifiers there.
 package cd9660
