@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // Joliet (Microsoft's Joliet Specification, 1995): a Supplementary Volume
@@ -77,8 +76,8 @@ func (v *volume) jolietChildren(p, d *isoNode) {
 		}
 		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, jdir: &jolietInfo{primary: c},
 			section: c.section, sections: c.sections}
-		if c.src.Type == fstree.TypeFile && !c.virtual {
-			n.sizeLen = c.sizeLen // a symlink or device is an empty file here
+		if c.kind == kindFile && !c.virtual {
+			n.sizeLen = c.sizeLen // a symlink's is its target's length, as in its primary record
 		}
 		if c.relocated != nil {
 			n.kind, n.date = kindDir, c.relocated.date
