@@ -253,7 +253,7 @@ func (im *Image) preallocateBatch(files []FileCopy) {
 			lo = fc.Off
 		}
 		hi = max(hi, fc.Off+fc.N)
-		total += fc.N
+		total += fc.N - im.cloneBytes(&fc)
 	}
 	if preallocOn && lo >= 0 && total*4 >= (hi-lo)*preallocMinDensity {
 		preallocate(im.f, lo, hi-lo)
