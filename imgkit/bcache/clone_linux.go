@@ -16,14 +16,20 @@ import (
 //
 // The thresholds come from BenchmarkCloneThreshold (256 files of one size,
 // sources on disk, page cache warm, 2 cores): on XFS a clone cost 23-28 µs
-// a file whatever its size and the copy 18.5 µs at 256 KiB, 31 µs at
-// 512 KiB; on btrfs a clone cost 22-25 µs and the copy 16 µs at 16 KiB,
-// 29 µs at 32 KiB. bcachefs and OCFS2 are not measured and get XFS's.
+// a file whatever its size and the copy 12.8 µs at 128 KiB, 18.5 µs at
+// 256 KiB, 31 µs at 512 KiB; on btrfs a clone cost 22-25 µs and the copy
+// 16 µs at 16 KiB, 29 µs at 32 KiB. XFS's is the lower end of its
+// crossover: whole msdos builds of the medium fsbench tree were the same
+// with 256 KiB and 512 KiB (within the noise of 5 ms in 55), slower with
+// 2 MiB, and at 256 KiB the first run of a 20 MiB file in a default FFS
+// image (12 direct blocks of 32 KiB) is cloned too, which keeps the image
+// at the disk space of its metadata (8 MiB more at 512 KiB for the big
+// tree). bcachefs and OCFS2 are not measured and get XFS's.
 var cloneFSTypes = map[int64]int64{
-	unix.XFS_SUPER_MAGIC:   512 << 10,
+	unix.XFS_SUPER_MAGIC:   256 << 10,
 	unix.BTRFS_SUPER_MAGIC: 32 << 10,
-	0xca451a4e:             512 << 10, // bcachefs
-	0x7461636f:             512 << 10, // OCFS2
+	0xca451a4e:             256 << 10, // bcachefs
+	0x7461636f:             256 << 10, // OCFS2
 }
 
 // initClone decides whether the image may clone file data and with which
