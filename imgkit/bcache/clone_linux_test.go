@@ -193,3 +193,24 @@ func TestCloneFallback(t *testing.T) {
 		checkCommitted(t, im, want)
 	}
 }
+
+// TestCloneEnvOff turns cloning off with FIXTUREGEN_CACHE=mmap,noclone on
+// an XFS mount, where it is on otherwise.
+func TestCloneEnvOff(t *testing.T) {
+	// not parallel: t.Setenv (EnvMode).
+	mnt := tooltest.LoopMount(t, "xfs")
+	for _, c := range []struct {
+		env   string
+		clone bool
+	}{{"", true}, {"mmap,noclone", false}, {"noclone", false}, {"copy,clone", true}} {
+		t.Setenv(EnvMode, c.env)
+		im, err := Create(filepath.Join(mnt, "img"), 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (im.clone.bsize != 0) != c.clone {
+			t.Errorf("%s=%q: clones %v, want %v", EnvMode, c.env, im.clone.bsize != 0, c.clone)
+		}
+		im.Abort()
+	}
+}
