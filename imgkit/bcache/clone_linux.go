@@ -85,7 +85,16 @@ func (im *Image) cloneFrom(off int64, src *os.File, n int64) (bool, error) {
 		return false, nil
 	}
 	head, mid := im.clonePiece(off, pos, n)
-	if mid == 0 || !im.cloneRange(int(src.Fd()), pos+head, off+head, mid) {
+	if mid == 0 {
+		return false, nil
+	}
+	// Through SyscallConn, not Fd, which would leave src in blocking mode.
+	rc, err := src.SyscallConn()
+	if err != nil {
+		return false, nil
+	}
+	cloned := false
+	if rc.Control(func(fd uintptr) { cloned = im.cloneRange(int(fd), pos+head, off+head, mid) }) != nil || !cloned {
 		return false, nil
 	}
 	if im.bulkBuf == nil {

@@ -2,6 +2,7 @@ package bcache
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -210,6 +211,26 @@ func TestCloneEnvOff(t *testing.T) {
 		}
 		if (im.clone.bsize != 0) != c.clone {
 			t.Errorf("%s=%q: clones %v, want %v", EnvMode, c.env, im.clone.bsize != 0, c.clone)
+		}
+		im.Abort()
+	}
+}
+
+// TestCloneShortSource asks for more bytes than the source has: whether
+// the clone is refused (its range passes the end of the source) or done
+// (the missing bytes are in the copied tail), the copy fails with
+// ErrShortSrc, as it does without cloning.
+func TestCloneShortSource(t *testing.T) {
+	t.Parallel()
+	mnt := tooltest.LoopMount(t, "xfs")
+	src, data := cloneSource(t, mnt, 600<<10+50, 4)
+	for _, n := range []int64{int64(len(data)) + 100, 700 << 10} {
+		im := cloneImage(t, mnt, 1<<20, ModeMmap)
+		if _, err := im.CopyFiles([]FileCopy{{N: n, Path: src}}); !errors.Is(err, ErrShortSrc) {
+			t.Errorf("copy of %d bytes from a source of %d: %v, want ErrShortSrc", n, len(data), err)
+		}
+		if cloned := im.clone.cloned.Load(); (cloned > 0) != (n < 700<<10) {
+			t.Errorf("copy of %d bytes from a source of %d: cloned %d", n, len(data), cloned)
 		}
 		im.Abort()
 	}
