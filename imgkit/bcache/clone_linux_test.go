@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
+	"golang.org/x/sys/unix"
 )
 
 // cloneSource writes a source file of n bytes of a pattern seeded by seed
@@ -233,5 +234,43 @@ func TestCloneShortSource(t *testing.T) {
 			t.Errorf("copy of %d bytes from a source of %d: cloned %d", n, len(data), cloned)
 		}
 		im.Abort()
+	}
+}
+
+// TestCloneKeepsHoles clones a source with a hole of 4 MiB between two
+// MiB of data: the image has the source's bytes and the hole stays a hole
+// (SEEK_DATA from its start lands on the data after it).
+func TestCloneKeepsHoles(t *testing.T) {
+	t.Parallel()
+	for _, fstype := range []string{"xfs", "btrfs"} {
+		t.Run(fstype, func(t *testing.T) {
+			t.Parallel()
+			mnt := tooltest.LoopMount(t, fstype)
+			p, data := cloneSource(t, mnt, 1<<20, 5)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt(data, 5<<20); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			want := make([]byte, 8<<20)
+			copy(want, data)
+			copy(want[5<<20:], data)
+			im := cloneImage(t, mnt, 8<<20, ModeMmap)
+			if _, err := im.CopyFiles([]FileCopy{{N: 6 << 20, Path: p}}); err != nil {
+				t.Fatal(err)
+			}
+			checkCommitted(t, im, want)
+			img, err := os.Open(im.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer img.Close()
+			if next, err := unix.Seek(int(img.Fd()), 1<<20, unix.SEEK_DATA); err != nil || next != 5<<20 {
+				t.Errorf("SEEK_DATA from 1 MiB: %d, %v; want %d (a hole until the second MiB of data)", next, err, 5<<20)
+			}
+		})
 	}
 }
