@@ -43,7 +43,9 @@ func cloneTree(t *testing.T, dir string) {
 	}
 }
 
-// cloneBuild is one image type and -O offset of TestCloneImagesIdentical.
+// cloneBuild is one image type and -O offset of TestCloneImagesIdentical
+// (msdos-c4: clusters of 2 KiB, so that a file starts on a block boundary
+// or 2 KiB past one).
 type cloneBuild struct {
 	name  string
 	write func(path, tree string, cache *bcache.Options) error
@@ -55,6 +57,9 @@ var cloneBuilds = []cloneBuild{
 	}},
 	{"msdos-O512", func(p, tree string, c *bcache.Options) error {
 		return msdos.WriteFile(p, fstree.Dir(tree), &msdos.Options{Offset: 512, Timestamp: time.Unix(1e9, 0), Cache: c})
+	}},
+	{"msdos-c4", func(p, tree string, c *bcache.Options) error {
+		return msdos.WriteFile(p, fstree.Dir(tree), &msdos.Options{SectorsPerCluster: 4, Timestamp: time.Unix(1e9, 0), Cache: c})
 	}},
 	{"ffs", func(p, tree string, c *bcache.Options) error {
 		return ffs.WriteFile(p, fstree.Dir(tree), &ffs.Options{Timestamp: time.Unix(1e9, 0), Cache: c})
@@ -70,7 +75,8 @@ var cloneBuilds = []cloneBuild{
 // build of one type gives the same bytes. The aligned builds on the
 // mounts share extents with the tree (filefrag -v says "shared"); the
 // msdos image with a 512-byte offset has no block aligned with its
-// sources and is copied.
+// sources and is copied; with 2 KiB clusters the files that start on a
+// block boundary are cloned and the others copied.
 func TestCloneImagesIdentical(t *testing.T) {
 	t.Parallel()
 	filefrag := tooltest.Need(t, "filefrag")
