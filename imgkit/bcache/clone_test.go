@@ -29,6 +29,9 @@ func TestParseModeWords(t *testing.T) {
 		if pm, err := ParseMode(c.in); err != nil || pm != c.mode {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v", c.in, pm, err, c.mode)
 		}
+		if o, err := ParseOptions(c.in); err != nil || o.Mode != c.mode || o.NoClone != c.noClone {
+			t.Errorf("ParseOptions(%q) = %+v, %v; want mode %v, NoClone %v", c.in, o, err, c.mode, c.noClone)
+		}
 	}
 	for _, bad := range []string{"fast", "mmap,copy", "noclone,fast", "mmap,mmap", "no-clone"} {
 		if _, err := ParseMode(bad); !errors.Is(err, ErrMode) {

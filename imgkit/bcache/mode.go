@@ -42,6 +42,18 @@ func ParseMode(s string) (Mode, error) {
 	return m, err
 }
 
+// ParseOptions parses a FIXTUREGEN_CACHE value as ParseMode does into the
+// Options it asks for: the mode, and NoClone for the word noclone. A
+// program that takes the variable from an environment of its own (not the
+// process's) passes the result to Create.
+func ParseOptions(s string) (*Options, error) {
+	m, noClone, err := parseEnv(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Options{Mode: m, NoClone: noClone}, nil
+}
+
 // parseModeWord parses one mode word of FIXTUREGEN_CACHE.
 func parseModeWord(s string) (Mode, error) {
 	switch s {
