@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -35,20 +34,16 @@ func Describe() imgfmt.Format {
 	return imgfmt.Format{
 		Name:    "ar",
 		Match:   Match,
-		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return NewReader(r, size) },
+		Open:    imgfmt.OpenAs(NewReader),
 		Fields:  Fields,
-		Summary: summary,
-		Column:  headerColumn,
+		Summary: imgfmt.SummaryOf(summary),
+		Column:  imgfmt.ColumnOf(headerColumn),
 	}
 }
 
 // summary says the layout and symbol index of an archive NewReader
 // returned.
-func summary(fsys fs.FS) string {
-	rd, ok := fsys.(*Reader)
-	if !ok {
-		return ""
-	}
+func summary(rd *Reader) string {
 	s := rd.Format().String() + " layout"
 	if rd.Thin() {
 		s = "thin, " + s
@@ -57,12 +52,7 @@ func summary(fsys fs.FS) string {
 }
 
 // headerColumn returns "@0x44", the header offset of a member.
-func headerColumn(fi fs.FileInfo) string {
-	if m, ok := fi.Sys().(*Member); ok && m != nil {
-		return "@0x" + strconv.FormatInt(m.HeaderOffset, 16)
-	}
-	return ""
-}
+func headerColumn(m *Member) string { return "@0x" + strconv.FormatInt(m.HeaderOffset, 16) }
 
 // headerFieldNames names the fields of struct ar_hdr, in order, with their
 // offsets and widths.

@@ -37,7 +37,7 @@
 // ModeCopy (Windows, OpenBSD, non-regular outputs, or FIXTUREGEN_CACHE=copy)
 // every buffer is owned memory: Bread preads it, Bwrite pwrites it. Options.Mode
 // chooses; ModeAuto defers to the environment variable FIXTUREGEN_CACHE
-// (mmap or copy), then to the platform.
+// (mmap or copy, and clone or noclone: see below), then to the platform.
 //
 // Both modes give the same bytes for the same calls, which a model-based
 // property test checks, under this discipline: a buffer from Getblk, and any
@@ -80,7 +80,7 @@
 // survives inside the image; an error from the writer fails Commit naming
 // the offset of the first byte not written.
 //
-// The fields of Options (Mode, Sync, Perm, Bulk) and FIXTUREGEN_CACHE are
+// The fields of Options (Mode, Sync, Perm, Bulk, NoClone) and FIXTUREGEN_CACHE are
 // about image files; the memory targets ignore them. A negative size is an
 // error wrapping ErrRange, and a size no byte slice can have on the platform
 // (over what an int holds, or over what the Go runtime allocates at once)
@@ -132,7 +132,45 @@
 // one buffer, up to 1 MiB, and written with one pwrite. Before copying,
 // CopyFiles preallocates with fallocate(2) the span from the batch's first
 // byte to its last when the files fill at least three quarters of it (so
-// that a sparse image stays sparse), where the system has it (Linux).
+// that a sparse image stays sparse), where the system has it (Linux); the
+// bytes it will clone (below) do not count, since a clone frees the blocks
+// it replaces.
+//
+// # Cloning file data
+//
+// On a file system whose files can share extents (XFS with reflink,
+// btrfs; bcachefs and OCFS2 too, not measured), CopyFiles and CopyFrom
+// clone a source's data into the image instead of copying it, on Linux:
+// FICLONERANGE makes the image's blocks point at the source's blocks, so
+// no byte is read or written and the image takes no disk space for them
+// until one of the two files is written there. Only whole file-system
+// blocks can be cloned, at the same offset within a block in the source
+// and in the image: a piece whose image and source offsets differ modulo
+// the block size (a FAT image with clusters under 4 KiB, an image behind
+// an unaligned offset such as -O 512) is copied; otherwise the unaligned
+// head and tail of the piece are copied and the blocks between them
+// cloned. Pieces with fewer bytes of whole blocks than the file system's
+// threshold are copied as before, since one clone (a transaction of the
+// file system, 22-28 µs here) costs more than copying a small file whose
+// data is in the page cache: 256 KiB on XFS, 32 KiB on btrfs, measured by
+// BenchmarkCloneThreshold. A piece to clone is copied on its own, not in
+// a run with the files beside it.
+//
+// The bytes are those of the copy in every case. A refusal (EOPNOTSUPP,
+// EXDEV for a source on another mount, EINVAL, ETXTBSY, ENOSPC, any error)
+// makes that piece go through the copy path, which reports the errors
+// that matter; a refusal that says the file system cannot clone at all
+// turns cloning off for the image. In mmap mode the file system writes
+// back and drops the mapping's pages over the range before it clones, so
+// bytes stored through the mapping before are replaced as a copy would
+// replace them, the mapping shows the cloned bytes afterwards, and a store
+// into a cloned block through the mapping later copies the block on write
+// (the source never changes); in copy mode held buffers over the range
+// are re-read, as after copy_file_range. On other file systems (ext4,
+// tmpfs) nothing is tried: one statfs at Create decides.
+//
+// Options.NoClone turns cloning off, and so does the word noclone in
+// FIXTUREGEN_CACHE, alone or beside a mode: FIXTUREGEN_CACHE=mmap,noclone.
 //
 // # Holes in sources
 //
@@ -159,7 +197,8 @@
 // # Measurements
 //
 // The defaults above (WriteAt as pwrite, BulkPwrite on Linux, up to four
-// CopyFiles workers, preallocation, the read-around kept for Getblk) were
+// CopyFiles workers, preallocation, the read-around kept for Getblk, the
+// clone thresholds) were
 // each chosen by measurement. The commands, the numbers and the
 // alternatives not kept are in BENCHMARKS.md at the repository root.
 package bcache

@@ -177,7 +177,7 @@ func (im *Image) copyUnit(buf []byte, files []FileCopy, u [2]int) (int, error) {
 func (im *Image) follows(a, b *FileCopy) bool {
 	return a.Pad >= 0 && a.N > 0 && b.N > 0 && a.SrcOff == 0 && b.SrcOff == 0 &&
 		b.Off == a.Off+a.N+a.Pad && im.checkRange(a.Off, a.N+a.Pad) == nil &&
-		im.checkRange(b.Off, b.N) == nil
+		im.checkRange(b.Off, b.N) == nil && !im.cloneWorthy(a) && !im.cloneWorthy(b)
 }
 
 // copyRun copies the files [first, end) of a batch, which follow each other
@@ -258,7 +258,7 @@ func (im *Image) preallocateBatch(files []FileCopy) {
 			lo = fc.Off
 		}
 		hi = max(hi, fc.Off+fc.N)
-		total += fc.N
+		total += fc.N - im.cloneBytes(&fc)
 	}
 	if preallocOn && lo >= 0 && total*4 >= (hi-lo)*preallocMinDensity {
 		preallocate(im.f, lo, hi-lo)
@@ -307,6 +307,9 @@ func (im *Image) copyPath(buf []byte, fc *FileCopy) error {
 		return err
 	}
 	defer f.Close()
+	if cloned, err := im.cloneFile(buf, fc, f); cloned {
+		return err
+	}
 	if err := skipTo(f, fc.SrcOff); err != nil {
 		return err
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	// Bulk chooses the CopyFrom path; see Bulk. The memory targets ignore
 	// it: they read every source straight into the image's bytes.
 	Bulk Bulk
+	// NoClone turns off the cloning of file data (see the package
+	// documentation), as the word noclone in FIXTUREGEN_CACHE does. The
+	// memory targets never clone.
+	NoClone bool
 }
 
 const (
@@ -101,6 +105,7 @@ type Image struct {
 	held       []*Buf      // buffers not yet released, sorted by offset
 	slab       []Buf       // unused Buf structs, allocated in bulk
 	bulkBuf    []byte      // the CopyFrom heap buffer
+	clone      cloneState  // whether and how file data is cloned (clone.go)
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -141,6 +146,7 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, fmt.Errorf("bcache: %w", err)
 	}
 	im.f, im.tmp = f, f.Name()
+	im.initClone()
 	if err := f.Truncate(size); err != nil {
 		err = fmt.Errorf("bcache: sizing %s: %w", im.tmp, err) // before Abort forgets the name
 		im.Abort()
@@ -354,6 +360,9 @@ func (im *Image) copyFrom(off int64, r io.Reader, n int64) error {
 		}
 	}
 	if src, ok := r.(*os.File); ok {
+		if cloned, err := im.cloneFrom(off, src, n); cloned {
+			return err
+		}
 		if handled, err := im.copyFromFile(off, src, n, &bulk); handled {
 			return err
 		}

@@ -7,7 +7,9 @@ import (
 
 // EnvMode is the environment variable that chooses the cache mode when
 // Options.Mode is ModeAuto: "mmap" or "copy" ("" and "auto" leave the choice
-// to Create).
+// to Create). Its value is a comma-separated list of words: besides one
+// mode, "noclone" turns block cloning off (as Options.NoClone does) and
+// "clone" leaves it on, as it is by default: "mmap,noclone".
 const EnvMode = "FIXTUREGEN_CACHE"
 
 // Mode selects how an Image hands out block buffers.
@@ -32,8 +34,28 @@ const (
 )
 
 // ParseMode parses a mode name as used in FIXTUREGEN_CACHE: "", "auto",
-// "mmap" or "copy".
+// "mmap" or "copy", possibly with the words clone and noclone beside it,
+// separated by commas ("mmap,noclone"), which it checks and leaves to
+// Create.
 func ParseMode(s string) (Mode, error) {
+	m, _, err := parseEnv(s)
+	return m, err
+}
+
+// ParseOptions parses a FIXTUREGEN_CACHE value as ParseMode does into the
+// Options it asks for: the mode, and NoClone for the word noclone. A
+// program that takes the variable from an environment of its own (not the
+// process's) passes the result to Create.
+func ParseOptions(s string) (*Options, error) {
+	m, noClone, err := parseEnv(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Options{Mode: m, NoClone: noClone}, nil
+}
+
+// parseModeWord parses one mode word of FIXTUREGEN_CACHE.
+func parseModeWord(s string) (Mode, error) {
 	switch s {
 	case "", "auto":
 		return ModeAuto, nil
@@ -42,7 +64,12 @@ func ParseMode(s string) (Mode, error) {
 	case "copy":
 		return ModeCopy, nil
 	}
-	return ModeAuto, fmt.Errorf("%w: %q (want auto, mmap or copy)", ErrMode, s)
+	return ModeAuto, errModeWord(s)
+}
+
+// errModeWord is the error of a FIXTUREGEN_CACHE value s that does not parse.
+func errModeWord(s string) error {
+	return fmt.Errorf("%w: %q (want auto, mmap or copy, and clone or noclone)", ErrMode, s)
 }
 
 // String returns the name ParseMode accepts for m, or "memory" for

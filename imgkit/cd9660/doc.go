@@ -49,6 +49,7 @@
 // directories read may not add up to more than the image, a directory
 // extent is read once (later records pointing at it are dropped), and
 // nesting stops at 2048 levels.
+//
 // # Writing
 //
 // WriteFile, Write and Build lay the tree of an fstree.Source out as an
@@ -87,7 +88,7 @@
 //     it comes first among its hard links; the other names share it. An
 //     empty file, a symlink and a device take no sector, and their extent
 //     is the next free sector; a symlink's Data Length is its target's
-//     length, as makefs writes it.
+//     length, as makefs writes it, in its Joliet record too.
 //   - Names are converted as cd9660_level1_convert_filename and
 //     cd9660_level2_convert_filename convert them: upper case, every byte
 //     other than a letter or digit as "_", 8.3 at level 1, 30 characters
@@ -169,11 +170,26 @@
 //   - Long symlink targets. makefs splits the SL entries of a target of
 //     more than about 247 bytes with an uninitialised flags byte, and a
 //     component that starts at the split point gets two zero bytes of
-//     content (readers drop it). Here a target that needs several SL
-//     entries is split inside a component, never between two: bsdtar and
-//     libisofs join consecutive SL entries without a "/", so an entry
-//     that ended with a whole component would lose a slash. A target
-//     that fits one entry is written as makefs writes it.
+//     content (readers drop it). bsdtar and libisofs join consecutive SL
+//     entries without a "/", Linux, isoinfo and this package's reader
+//     with one unless the entry's last component continues, so here no
+//     entry but the last ends with a whole component: a component is
+//     split where the entry fills up (flagged CONTINUE), or the entry's
+//     last component gives its last byte to the next entry, or, when that
+//     component has one byte or is "." or "..", the entry ends with an
+//     empty component flagged CONTINUE, after which every reader puts the
+//     "/" and joins the next entry. A target that fits one entry is
+//     written as makefs writes it.
+//   - A symlink that is the last record to get an extent. Its extent is
+//     the next free sector and its Data Length its target's length, as in
+//     makefs, whose continuation areas after the tree hold that sector.
+//     When nothing follows the tree (the areas follow their directories,
+//     and there is no Joliet hierarchy), the link would run past the end
+//     of the volume, and bsdtar refuses the image ("Invalid location of
+//     extent of file"); under Rock Ridge the volume then ends with the
+//     zero sectors the link's Data Length spans. Without Rock Ridge the
+//     image stays makefs's, which bsdtar refuses the same way when such a
+//     link comes last in the root (the links tree of the tests).
 //   - no-trailing-padding=0: makefs then writes its zero "padding" sector
 //     over the last sector of the volume, the last file's contents or
 //     the continuation areas. Here that sector keeps its data.
@@ -189,7 +205,8 @@
 // tree's shape and UCS-2 big-endian names of up to 64 characters (a name
 // equal to another's after cutting gets "~N"), placed after the primary
 // hierarchy and one zero sector; its file records share the primary
-// extents (a symlink or device is an empty file there). With Joliet, the
+// extents (a symlink's record has its target's length as Data Length, as
+// its primary record has). With Joliet, the
 // root's PX and TF come before its ER, so that they stay in the root's
 // record: libarchive reads the Joliet hierarchy of an image whose root
 // "." record shows no RRIP entry of its own. Readers that prefer Joliet
@@ -283,6 +300,7 @@
 //
 // # Limits
 //
-// Not written: extended attribute records and the optional path tables. iso-info (libcdio) does not follow CE entries, so names in
+// Not written: extended attribute records and the optional path tables.
+// iso-info (libcdio) does not follow CE entries, so names in
 // continuation areas show as ISO 9660 identifiers there.
 package cd9660

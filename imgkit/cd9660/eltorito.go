@@ -91,43 +91,43 @@ var bootSystems = map[string]byte{
 // bootOptions are the boot options of makefs -t cd9660, for the writer's
 // -o table; each sets a field of Options.Boot.
 var bootOptions = []optionSpec{
-	{imgfmt.Option{Key: "boot-load-segment", Field: "Boot.Images[].LoadSegment", Default: "0 (the BIOS's 7c0)",
+	{Option: imgfmt.Option{Key: "boot-load-segment", Field: "Boot.Images[].LoadSegment", Default: "0 (the BIOS's 7c0)",
 		Usage: "load segment of the last boot image, in hexadecimal"},
-		func(o *Options, a optArg) error { return o.Boot.setLoadSegment(a.value) }},
-	{imgfmt.Option{Key: "bootimage", Letter: "B", Field: "Boot.Images", Default: "none",
+		Set: func(o *Options, key, value string) error { return o.Boot.setLoadSegment(value) }},
+	{Option: imgfmt.Option{Key: "bootimage", Letter: "B", Field: "Boot.Images", Default: "none",
 		Usage: "add a boot image, as system;file (system: i386, mac68k, macppc, powerpc or efi)"},
-		func(o *Options, a optArg) error { return o.Boot.addImage(a.value) }},
-	{imgfmt.Option{Key: "bootimagedir", Field: "Boot.ImageDir", Default: "none",
+		Set: func(o *Options, key, value string) error { return o.Boot.addImage(value) }},
+	{Option: imgfmt.Option{Key: "bootimagedir", Field: "Boot.ImageDir", Default: "none",
 		Usage: "boot image directory, up to 12 d-characters (unused, as in makefs)"},
-		func(o *Options, a optArg) error { return o.Boot.setImageDir(a.value) }},
+		Set: func(o *Options, key, value string) error { return o.Boot.setImageDir(value) }},
 	boolOption("chrp-boot", "C", "Boot.CHRPBoot", "write an MBR partition table for older CHRP hardware (with a bootimage)",
 		func(o *Options) *bool { return &o.Boot.CHRPBoot }),
-	{imgfmt.Option{Key: "generic-bootimage", Letter: "G", Field: "Boot.GenericImage", Default: "none",
+	{Option: imgfmt.Option{Key: "generic-bootimage", Letter: "G", Field: "Boot.GenericImage", Default: "none",
 		Usage: "file of up to 32 KiB written into the system area"},
-		func(o *Options, a optArg) error { return o.Boot.setGeneric(a.value) }},
-	{imgfmt.Option{Key: "hard-disk-boot", Field: "Boot.Images[].Media", Default: "from the size",
+		Set: func(o *Options, key, value string) error { return o.Boot.setGeneric(value) }},
+	{Option: imgfmt.Option{Key: "hard-disk-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a hard disk image"},
-		func(o *Options, a optArg) error {
-			return o.Boot.lastImage(a.name, func(i *BootImage) { i.Media = MediaHardDisk })
+		Set: func(o *Options, key, value string) error {
+			return o.Boot.lastImage(key, func(i *BootImage) { i.Media = MediaHardDisk })
 		}},
-	{imgfmt.Option{Key: "no-boot", Field: "Boot.Images[].NoBoot", Default: "off",
+	{Option: imgfmt.Option{Key: "no-boot", Field: "Boot.Images[].NoBoot", Default: "off",
 		Usage: "the last boot image is not bootable"},
-		func(o *Options, a optArg) error {
-			return o.Boot.lastImage(a.name, func(i *BootImage) { i.NoBoot = true })
+		Set: func(o *Options, key, value string) error {
+			return o.Boot.lastImage(key, func(i *BootImage) { i.NoBoot = true })
 		}},
-	{imgfmt.Option{Key: "no-emul-boot", Field: "Boot.Images[].Media", Default: "from the size",
+	{Option: imgfmt.Option{Key: "no-emul-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a no-emulation image"},
-		func(o *Options, a optArg) error {
-			return o.Boot.lastImage(a.name, func(i *BootImage) { i.Media = MediaNoEmulation })
+		Set: func(o *Options, key, value string) error {
+			return o.Boot.lastImage(key, func(i *BootImage) { i.Media = MediaNoEmulation })
 		}},
-	{imgfmt.Option{Key: "platformid", Field: "Boot.Images[].PlatformID", Default: "the image's system",
+	{Option: imgfmt.Option{Key: "platformid", Field: "Boot.Images[].PlatformID", Default: "the image's system",
 		Usage: "platform of the last boot image's section header: efi"},
-		func(o *Options, a optArg) error { return o.Boot.setPlatformID(a.value) }},
+		Set: func(o *Options, key, value string) error { return o.Boot.setPlatformID(value) }},
 }
 
 // withBootOptions returns the options of table and the boot options,
 // sorted bytewise by name as the -o table is.
-func withBootOptions(table []optionSpec) []optionSpec {
+func withBootOptions(table []optionSpec) imgfmt.OptionTable[Options] {
 	all := append(slices.Clip(table), bootOptions...)
 	slices.SortFunc(all, func(a, b optionSpec) int { return strings.Compare(a.Key, b.Key) })
 	return all

@@ -3,7 +3,6 @@ package cd9660
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -42,19 +41,15 @@ func Describe() imgfmt.Format {
 	return imgfmt.Format{
 		Name:    "cd9660",
 		Match:   Match,
-		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return Open(r, size) },
+		Open:    imgfmt.OpenAs(Open),
 		Fields:  Fields,
-		Summary: summary,
-		Column:  column,
+		Summary: imgfmt.SummaryOf(summary),
+		Column:  imgfmt.ColumnOf(column),
 	}
 }
 
 // summary names the extensions of an image Open returned.
-func summary(fsys fs.FS) string {
-	f, ok := fsys.(*FS)
-	if !ok {
-		return ""
-	}
+func summary(f *FS) string {
 	s := "ISO 9660"
 	if f.rr {
 		s += ", Rock Ridge"
@@ -70,9 +65,8 @@ func summary(fsys fs.FS) string {
 
 // column returns a file's recorded file identifier and the logical block
 // of its extent: "README.TXT;1@23".
-func column(fi fs.FileInfo) string {
-	e, ok := fi.Sys().(*Entry)
-	if !ok || e == nil || e.isRoot {
+func column(e *Entry) string {
+	if e.isRoot {
 		return ""
 	}
 	id := strconv.QuoteToGraphic(e.Identifier) // a NUL makefs left in it shows as \x00

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // Joliet (Microsoft's Joliet Specification, 1995): a Supplementary Volume
@@ -77,8 +76,8 @@ func (v *volume) jolietChildren(p, d *isoNode) {
 		}
 		n := &isoNode{kind: c.kind, src: c.src, orig: c.orig, parent: d, date: c.date, jdir: &jolietInfo{primary: c},
 			section: c.section, sections: c.sections}
-		if c.src.Type == fstree.TypeFile && !c.virtual {
-			n.sizeLen = c.sizeLen // a symlink or device is an empty file here
+		if c.kind == kindFile && !c.virtual {
+			n.sizeLen = c.sizeLen // a symlink's is its target's length, as in its primary record
 		}
 		if c.relocated != nil {
 			n.kind, n.date = kindDir, c.relocated.date
@@ -177,28 +176,8 @@ func (v *volume) jolietDescriptor() *volumeDescriptor {
 	j := v.joliet
 	vd := new(volumeDescriptor)
 	descriptorHeader(vd, vdTypeSupplementary)
-	ucs2Padded(vd.systemIdentifier(), v.o.systemID())
-	ucs2Padded(vd.volumeIdentifier(), v.o.Label)
-	put733(vd.volumeSpaceSize(), uint32(v.volumeSectors))
 	copy(vd.escapeSequences(), jolietEscape)
-	put723(vd.volumeSetSize(), 1)
-	put723(vd.volumeSequenceNumber(), 1)
-	put723(vd.logicalBlockSize(), SectorSize)
-	put733(vd.pathTableSize(), uint32(j.ptLen))
-	put731(vd.locationOfTypeLPathTable(), uint32(j.lPath))
-	put732(vd.locationOfTypeMPathTable(), uint32(j.mPath))
-	rec := vd.rootDirectoryRecord()
-	v.fillRecord(rec, j.root.dot, false)
-	rec.lengthOfDirectoryRecord()[0] = 34
-	ucs2Padded(vd.volumeSetIdentifier(), v.o.VolumeSetID)
-	ucs2Padded(vd.publisherIdentifier(), v.o.Publisher)
-	ucs2Padded(vd.dataPreparerIdentifier(), v.o.Preparer)
-	ucs2Padded(vd.applicationIdentifier(), v.o.ApplicationID)
-	ucs2Padded(vd.copyrightFileIdentifier(), "")
-	ucs2Padded(vd.abstractFileIdentifier(), "")
-	ucs2Padded(vd.bibliographicFileIdentifier(), "")
-	v.putVolumeDates(vd)
-	vd.fileStructureVersion()[0] = 1
+	v.fillDescriptor(vd, ucs2Padded, j.root, j.ptLen, j.lPath, j.mPath)
 	return vd
 }
 

@@ -1,5 +1,7 @@
 package cd9660
 
+import "github.com/fixturegen/fixturegen/imgkit/fstree"
+
 // The layout of the volume, in the order cd9660_makefs computes it: the
 // volume descriptors from sector 16, the Type L and Type M path tables,
 // then each directory's extent followed by its subdirectories' and then
@@ -26,6 +28,7 @@ var layoutSteps = []layoutStep{
 	(*volume).placeTree,
 	(*volume).placeContinuation,
 	(*volume).placeJolietTree,
+	(*volume).placeLinkEnds,
 	(*volume).placePadding,
 }
 
@@ -213,6 +216,26 @@ func (v *volume) placeContinuation() error {
 		off += int64(r.caLen)
 	})
 	v.next += sectorsFor(v.rr.caSize)
+	return nil
+}
+
+// placeLinkEnds makes the volume hold, under Rock Ridge, the sectors a
+// symbolic link's Data Length (its target's length, as makefs writes it)
+// spans from its extent, the next free sector when it was placed. makefs
+// puts the continuation areas after the tree, so that sector holds them;
+// when nothing follows the tree (the areas follow their directories, and
+// there is no Joliet hierarchy) a link that comes last would run past the
+// end of the volume, and bsdtar refuses the image ("Invalid location of
+// extent of file"). Those sectors are then zero sectors of the volume.
+func (v *volume) placeLinkEnds() error {
+	if !v.o.RockRidge {
+		return nil
+	}
+	v.eachRecord(v.root, func(n *isoNode) {
+		if n.kind == kindFile && n.src.Type == fstree.TypeSymlink {
+			v.next = max(v.next, int64(n.extent)+sectorsFor(int64(n.sizeLen)))
+		}
+	})
 	return nil
 }
 

@@ -133,16 +133,17 @@ func checkChars(field, s string, n int, ok func(byte) bool) error {
 	return nil
 }
 
-// identifier validates and upper-cases the value of a string option.
-func identifier(a optArg, n int, ok func(byte) bool) (string, error) {
-	if err := checkChars("x", a.value, n, ok); err != nil {
+// identifier validates and upper-cases value, the value of the string
+// option key.
+func identifier(key, value string, n int, ok func(byte) bool) (string, error) {
+	if err := checkChars("x", value, n, ok); err != nil {
 		kind := "a"
 		if n == 32 {
 			kind = "d"
 		}
-		return "", fmt.Errorf("%w: %s: %q must be at most %d %s-characters", ErrOption, a.name, a.value, n, kind)
+		return "", fmt.Errorf("%w: %s: %q must be at most %d %s-characters", ErrOption, key, value, n, kind)
 	}
-	b := []byte(a.value)
+	b := []byte(value)
 	for i, c := range b {
 		if c >= 'a' && c <= 'z' {
 			b[i] = c - 'a' + 'A'
@@ -151,19 +152,17 @@ func identifier(a optArg, n int, ok func(byte) bool) (string, error) {
 	return string(b), nil
 }
 
-// An optionSpec is one -o option of makefs -t cd9660: what OptionHelp
-// says about it and how ParseOption applies it.
-type optionSpec struct {
-	imgfmt.Option
-	set func(o *Options, a optArg) error
-}
+// An optionSpec is one -o option of makefs -t cd9660, a row of
+// optionTable: what OptionHelp says about it and how ParseOption applies
+// it.
+type optionSpec = imgfmt.OptionSpec[Options]
 
 // boolOption is a makefs boolean option: no value means on; a value is a
 // number, 0 or 1.
 func boolOption(key, letter, field, usage string, p func(o *Options) *bool) optionSpec {
-	return optionSpec{imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "off", Usage: usage},
-		func(o *Options, a optArg) error {
-			v, err := a.num(0, 1)
+	return optionSpec{Option: imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "off", Usage: usage},
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, 0, 1)
 			*p(o) = v == 1
 			return err
 		}}
@@ -172,9 +171,9 @@ func boolOption(key, letter, field, usage string, p func(o *Options) *bool) opti
 // stringOption is an identifier option of at most n characters of the
 // kind ok accepts.
 func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p func(o *Options) *string) optionSpec {
-	return optionSpec{imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "blanks", Usage: usage},
-		func(o *Options, a optArg) error {
-			s, err := identifier(a, n, ok)
+	return optionSpec{Option: imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "blanks", Usage: usage},
+		Set: func(o *Options, key, value string) error {
+			s, err := identifier(key, value, n, ok)
 			if err == nil {
 				*p(o) = s
 			}
@@ -200,19 +199,19 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *string { return &o.ApplicationID }),
 	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
 		func(o *Options) *bool { return &o.Archimedes }),
-	{imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+	{Option: imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
-		func(o *Options, a optArg) error {
-			if a.value != CompatFreeBSD && a.value != CompatDebian {
-				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, a.value)
+		Set: func(o *Options, key, value string) error {
+			if value != CompatFreeBSD && value != CompatDebian {
+				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, value)
 			}
-			o.Compat = a.value
+			o.Compat = value
 			return nil
 		}},
-	{imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
+	{Option: imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
 		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(1, 3)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, 1, 3)
 			if err == nil {
 				o.ISOLevel = int(v)
 			}
@@ -224,10 +223,10 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.KeepBadImages }),
 	stringOption("label", "L", "Label", "Volume Identifier, up to 32 d-characters", 32, isDChar,
 		func(o *Options) *string { return &o.Label }),
-	{imgfmt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
+	{Option: imgfmt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
 		Usage: "as in makefs, the value says whether to pad: =0 leaves out the 150 sectors of padding"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(0, 1)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, 0, 1)
 			o.NoTrailingPadding = err == nil && v == 0
 			return err
 		}},
@@ -242,10 +241,10 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.RelocateDeepTrees }),
 	boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
 		func(o *Options) *bool { return &o.RockRidge }),
-	{imgfmt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
+	{Option: imgfmt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
 		Usage: "accepted, 0 to 2; prints nothing"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(0, 2)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, 0, 2)
 			if err == nil {
 				o.Verbose = int(v)
 			}
@@ -255,46 +254,16 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *string { return &o.VolumeSetID }),
 })
 
-// optionIndex maps every -o option name and one-letter key to its entry
-// of optionTable.
-func optionIndex(key string) *optionSpec {
-	for i := range optionTable {
-		s := &optionTable[i]
-		if s.Key == key || s.Letter != "" && s.Letter == key {
-			return s
-		}
-	}
-	return nil
-}
-
 // OptionHelp describes every -o option of makefs -t cd9660 this package
 // takes, sorted bytewise by name as makefs(8) documents them: its name,
 // its one-letter key, the field of Options it sets, its default and its
 // meaning. ParseOption accepts exactly these names and letters.
-func OptionHelp() []imgfmt.Option {
-	out := make([]imgfmt.Option, len(optionTable))
-	for i, s := range optionTable {
-		out[i] = s.Option
-	}
-	return out
-}
+func OptionHelp() []imgfmt.Option { return optionTable.Help() }
 
-// optArg is the value given to one -o option, with the option's name for
-// errors.
-type optArg struct{ name, value string }
-
-// num parses the value as a makefs number from minv to maxv
-// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
-// makefs's set_option_var reads a numeric option given without one.
-func (a optArg) num(minv, maxv int64) (int64, error) {
-	if a.value == "" {
-		return 1, nil
-	}
-	v, err := imgfmt.ParseNumber(a.value, minv, maxv)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
-	}
-	return v, nil
+// num parses the value of option key as a makefs number from minv to maxv
+// (imgfmt.OptionNumber: base 10, suffixes, products; no value means 1).
+func num(key, value string, minv, maxv int64) (int64, error) {
+	return imgfmt.OptionNumber(ErrOption, key, value, minv, maxv)
 }
 
 // ParseOption sets one -o option on o, by its name or one-letter key, as
@@ -304,9 +273,10 @@ func (a optArg) num(minv, maxv int64) (int64, error) {
 // their character set and length and upper-cased. Errors name the option
 // and wrap ErrOption.
 func ParseOption(o *Options, key, value string) error {
-	s := optionIndex(key)
-	if s == nil || key == "" {
-		return fmt.Errorf("%w: unknown cd9660 option %q", ErrOption, key)
-	}
-	return s.set(o, optArg{name: s.Key, value: value})
+	return optionTable.Parse(o, key, value, unknownOption)
+}
+
+// unknownOption is ParseOption's error for a key that no option has.
+func unknownOption(key string) error {
+	return fmt.Errorf("%w: unknown cd9660 option %q", ErrOption, key)
 }

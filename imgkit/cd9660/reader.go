@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
@@ -71,38 +70,31 @@ func (n Namespace) String() string {
 	return fmt.Sprintf("Namespace(%d)", int(n))
 }
 
-// Limits that bound what a corrupt image can make the reader do.
+// Limits that bound what a corrupt image can make the reader do (the
+// symbolic links one lookup follows are bounded by imgfmt.MaxLinkDepth).
 const (
 	maxDescriptors = 64   // volume descriptors before the terminator
 	maxDepth       = 2048 // directory nesting
-	maxLinkDepth   = 40   // symbolic links followed in one lookup
 )
 
 // A ReadCloser is an ISO 9660 image opened from a file by OpenReader: the
 // FS and the file it reads, which Close closes.
 type ReadCloser struct {
 	FS
-	f *os.File
+	imgfmt.ImageFile
 }
 
 // OpenReader opens the image file name, which must be a regular file, and
 // reads the volume in it as Open does. The ReadCloser must be closed when
 // no longer needed; the FS and its files are not to be used after that.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, size, err := imgfmt.OpenFile(name)
-	if err != nil {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
 		return nil, err
-	}
-	rc := &ReadCloser{f: f}
-	if err := rc.FS.init(f, size); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rc, nil
 }
-
-// Close closes the image file.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 // Open reads the ISO 9660 volume in r, which holds size bytes: the volume
 // descriptor set from sector 16 and the whole directory tree of the

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // The interfaces of io/fs that FS implements.
@@ -20,86 +22,43 @@ var (
 )
 
 var (
-	errIsDir      = errors.New("is a directory")
+	errIsDir      = imgfmt.ErrIsDir
 	errNotDir     = errors.New("not a directory")
-	errLinkLoop   = errors.New("too many levels of symbolic links")
 	errNotSymlink = errors.New("not a symbolic link")
 )
 
 // lookup resolves name to its entry, following symbolic links in every
-// element, and in the last one only if follow is set.
+// element, and in the last one only if follow is set. An absolute link
+// target is taken from the image's root.
 func (f *FS) lookup(op, name string, follow bool) (*Entry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	e, err := f.walk(name, follow, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	return e, nil
+	t := imgfmt.Tree[*Entry]{Root: f.rootEntry, Child: child, IsLink: isLink, ReadLink: readLink}
+	return t.Lookup(op, name, follow)
 }
 
-// walk resolves the valid path name; depth counts the symbolic links
-// followed so far. An absolute link target is taken from the image's root.
-func (f *FS) walk(name string, follow bool, depth int) (*Entry, error) {
-	e := f.root
-	if name == "." {
-		return e, nil
+// rootEntry returns the root directory of the FS's tree.
+func (f *FS) rootEntry() (*Entry, error) { return f.root, nil }
+
+// child returns the entry name of directory dir.
+func child(dir *Entry, name string) (*Entry, error) {
+	if !dir.dir {
+		return nil, fs.ErrNotExist
 	}
-	elems := strings.Split(name, "/")
-	dir := ""
-	for i, el := range elems {
-		if !e.dir {
-			return nil, fs.ErrNotExist
-		}
-		if e.kidsErr != nil {
-			return nil, e.kidsErr
-		}
-		var found *Entry
-		for _, k := range e.kids {
-			if k.Name == el {
-				found = k
-				break
-			}
-		}
-		if found == nil {
-			return nil, fs.ErrNotExist
-		}
-		e = found
-		last := i == len(elems)-1
-		if e.mode()&fs.ModeSymlink != 0 && (!last || follow) {
-			if depth >= maxLinkDepth {
-				return nil, errLinkLoop
-			}
-			p := resolveLink(dir, e.Link())
-			if p == "" {
-				return nil, fs.ErrNotExist
-			}
-			if !last {
-				p = path.Join(p, strings.Join(elems[i+1:], "/"))
-			}
-			return f.walk(p, follow, depth+1)
-		}
-		dir = path.Join(dir, el)
+	if dir.kidsErr != nil {
+		return nil, dir.kidsErr
 	}
-	return e, nil
+	for _, k := range dir.kids {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	return nil, fs.ErrNotExist
 }
 
-// resolveLink returns the path that link target t names from directory
-// dir, or "" when it leaves the image.
-func resolveLink(dir, t string) string {
-	p := path.Join(dir, t)
-	if strings.HasPrefix(t, "/") {
-		p = path.Clean(strings.TrimPrefix(t, "/"))
-	}
-	switch {
-	case p == "" || p == "/":
-		return "."
-	case p == ".." || strings.HasPrefix(p, "../"):
-		return ""
-	}
-	return p
-}
+// isLink reports whether e is a symbolic link.
+func isLink(e *Entry) bool { return e.mode()&fs.ModeSymlink != 0 }
+
+// readLink returns the target of the symbolic link e.
+func readLink(e *Entry) (string, error) { return e.Link(), nil }
 
 // Open opens the named file or directory, following symbolic links.
 func (f *FS) Open(name string) (fs.File, error) {
@@ -109,12 +68,14 @@ func (f *FS) Open(name string) (fs.File, error) {
 	}
 	fi := &fileInfo{name: path.Base(name), e: e}
 	if e.dir {
-		return &dir{fi: fi, list: e.kids}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(fi.name, dirEntries(e.kids)), fi: fi}, nil
 	}
 	if e.RockRidge != nil && e.RockRidge.Sparse {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
 	}
-	return &file{fsys: f, fi: fi}, nil
+	x := &file{fsys: f, fi: fi}
+	x.FileReader = imgfmt.NewFileReader(fi.name, x.size(), x.readAt)
+	return x, nil
 }
 
 var errSparse = fmt.Errorf("%w: Rock Ridge sparse file (SF)", ErrUnsupported)
@@ -236,21 +197,12 @@ func (fi *fileInfo) Size() int64 {
 // file is an open file that is not a directory. Only regular files have
 // data; devices, fifos, sockets and symbolic links read as empty.
 type file struct {
-	fsys   *FS
-	fi     *fileInfo
-	off    int64
-	closed bool
+	imgfmt.FileReader
+	fsys *FS
+	fi   *fileInfo
 }
 
 func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
-
-func (x *file) Close() error {
-	if x.closed {
-		return &fs.PathError{Op: "close", Path: x.fi.name, Err: fs.ErrClosed}
-	}
-	x.closed = true
-	return nil
-}
 
 // size returns the number of bytes the file reads.
 func (x *file) size() int64 {
@@ -260,28 +212,9 @@ func (x *file) size() int64 {
 	return x.fi.e.Size
 }
 
-func (x *file) Read(p []byte) (int, error) {
-	if x.closed {
-		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrClosed}
-	}
-	n, err := x.ReadAt(p, x.off)
-	x.off += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-// ReadAt reads the file's bytes at off from its extents.
-func (x *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: fs.ErrInvalid}
-	}
-	size := x.size()
-	if off >= size {
-		return 0, io.EOF
-	}
-	want := p[:min(int64(len(p)), size-off)]
+// readAt reads the file's bytes at off from its extents, for its
+// FileReader.
+func (x *file) readAt(want []byte, off int64) (int, error) {
 	n := 0
 	for _, ext := range x.fi.e.extents {
 		if len(want) == n {
@@ -294,12 +227,9 @@ func (x *file) ReadAt(p []byte, off int64) (int, error) {
 		m, err := x.fsys.readExtent(ext, want[n:], off)
 		n += m
 		if err != nil {
-			return n, &fs.PathError{Op: "read", Path: x.fi.name, Err: err}
+			return n, err
 		}
 		off = 0
-	}
-	if n < len(p) {
-		return n, io.EOF
 	}
 	return n, nil
 }
@@ -326,42 +256,11 @@ func (f *FS) readExtent(x extent, p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (x *file) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += x.off
-	case io.SeekEnd:
-		offset += x.size()
-	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: x.fi.name, Err: fs.ErrInvalid}
-	}
-	x.off = offset
-	return offset, nil
-}
-
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries in the order
+// of its records.
 type dir struct {
-	fi   *fileInfo
-	list []*Entry
-	pos  int
+	imgfmt.DirReader
+	fi *fileInfo
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errIsDir}
-}
-
-// ReadDir returns the directory's entries in the order of its records.
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.list[d.pos:]
-	if n > 0 && len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > 0 && len(rest) > n {
-		rest = rest[:n]
-	}
-	d.pos += len(rest)
-	return dirEntries(rest), nil
-}

@@ -50,29 +50,37 @@ func descriptorHeader(vd *volumeDescriptor, typ byte) {
 func (v *volume) primaryDescriptor() *volumeDescriptor {
 	vd := new(volumeDescriptor)
 	descriptorHeader(vd, vdTypePrimary)
-	padded(vd.systemIdentifier(), v.o.systemID())
-	padded(vd.volumeIdentifier(), v.o.Label)
+	v.fillDescriptor(vd, padded, v.root, v.ptLen, v.lPath, v.mPath)
+	v.o.putApplicationUse(vd.applicationUse())
+	return vd
+}
+
+// fillDescriptor writes the fields the Primary and a Supplementary Volume
+// Descriptor share (ECMA-119 8.4 and 8.5): the identifiers, each written
+// by put (d-characters, or UCS-2 for Joliet), the volume's size, the path
+// tables and root directory record of the hierarchy root, and the dates.
+func (v *volume) fillDescriptor(vd *volumeDescriptor, put func(f []byte, s string), root *isoNode, ptLen int, lPath, mPath int64) {
+	put(vd.systemIdentifier(), v.o.systemID())
+	put(vd.volumeIdentifier(), v.o.Label)
 	put733(vd.volumeSpaceSize(), uint32(v.volumeSectors))
 	put723(vd.volumeSetSize(), 1)
 	put723(vd.volumeSequenceNumber(), 1)
 	put723(vd.logicalBlockSize(), SectorSize)
-	put733(vd.pathTableSize(), uint32(v.ptLen))
-	put731(vd.locationOfTypeLPathTable(), uint32(v.lPath))
-	put732(vd.locationOfTypeMPathTable(), uint32(v.mPath))
+	put733(vd.pathTableSize(), uint32(ptLen))
+	put731(vd.locationOfTypeLPathTable(), uint32(lPath))
+	put732(vd.locationOfTypeMPathTable(), uint32(mPath))
 	rec := vd.rootDirectoryRecord()
-	v.fillRecord(rec, v.root.dot, false)
+	v.fillRecord(rec, root.dot, false)
 	rec.lengthOfDirectoryRecord()[0] = 34
-	padded(vd.volumeSetIdentifier(), v.o.VolumeSetID)
-	padded(vd.publisherIdentifier(), v.o.Publisher)
-	padded(vd.dataPreparerIdentifier(), v.o.Preparer)
-	padded(vd.applicationIdentifier(), v.o.ApplicationID)
-	padded(vd.copyrightFileIdentifier(), "")
-	padded(vd.abstractFileIdentifier(), "")
-	padded(vd.bibliographicFileIdentifier(), "")
+	put(vd.volumeSetIdentifier(), v.o.VolumeSetID)
+	put(vd.publisherIdentifier(), v.o.Publisher)
+	put(vd.dataPreparerIdentifier(), v.o.Preparer)
+	put(vd.applicationIdentifier(), v.o.ApplicationID)
+	put(vd.copyrightFileIdentifier(), "")
+	put(vd.abstractFileIdentifier(), "")
+	put(vd.bibliographicFileIdentifier(), "")
 	v.putVolumeDates(vd)
 	vd.fileStructureVersion()[0] = 1
-	v.o.putApplicationUse(vd.applicationUse())
-	return vd
 }
 
 // putVolumeDates writes the creation, modification and effective dates

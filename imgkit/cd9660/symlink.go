@@ -43,12 +43,8 @@ func slComponents(target string) []slComponent {
 // before byte 249 less its length) gets makefs's one entry. A longer one
 // is where makefs writes an uninitialised flags byte and, when a
 // component ends at its split point, a component holding two zero bytes;
-// here it is split into entries of at most 249 bytes of components,
-// and never between two components: the last component of every entry
-// but the last continues into the next entry (component flag CONTINUE),
-// because bsdtar and libisofs join consecutive SL entries with no "/"
-// between them (Linux adds one only where the component does not
-// continue). See the package documentation.
+// here it is split into entries of at most 249 bytes of components by
+// splitSL. See the package documentation.
 func slEntries(target string) []suspEntry {
 	comps := slComponents(target)
 	used, fits := 0, true
@@ -82,43 +78,80 @@ func slEntry(comps []slComponent, flags byte) suspEntry {
 }
 
 // splitSL packs the components into entries of at most slMax bytes of
-// component records each, a component split where an entry fills up; an
-// entry that would end between two components gives the last byte of its
-// last content component to the next entry instead.
+// component records each, every entry but the last with the SL flag
+// CONTINUE. libarchive (bsdtar) and libisofs join consecutive SL entries
+// with no "/" between them, and Linux, isoinfo and this package's reader
+// with a "/" unless the entry's last component continues, so no entry may
+// end with a whole component. A component that does not fit is split
+// where the entry fills up (its first part with the component flag
+// CONTINUE). When it cannot be split there (no room for a byte of it, or
+// it is "." or ".."), the entry's last component gives its last byte to
+// the next entry, and when that has fewer than two bytes the entry ends
+// with an empty component flagged CONTINUE: every reader puts the "/"
+// before that component and joins what follows to it.
 func splitSL(comps []slComponent) []suspEntry {
-	var out []suspEntry
-	var cur []slComponent
-	used := 0
-	flush := func() {
-		out = append(out, slEntry(cur, slContinue))
-		cur, used = nil, 0
-	}
+	var p slPacker
 	for i := 0; i < len(comps); i++ {
 		c := comps[i]
-		room := slMax - used
+		room := slMax - p.used
 		switch {
 		case 2+len(c.content) <= room:
-			cur = append(cur, c)
-			used += 2 + len(c.content)
+			p.add(c)
+			continue
 		case c.content != "" && room >= 3:
 			k := room - 2
-			cur = append(cur, slComponent{flags: c.flags | slContinue, content: c.content[:k]})
-			flush()
+			p.add(slComponent{flags: c.flags | slContinue, content: c.content[:k]})
+			p.flush()
 			comps[i].content = c.content[k:]
-			i--
 		default:
-			last := len(cur) - 1
-			if last >= 0 && len(cur[last].content) >= 2 {
-				l := cur[last]
-				cur[last] = slComponent{flags: l.flags | slContinue, content: l.content[:len(l.content)-1]}
-				flush()
-				cur, used = []slComponent{{flags: l.flags, content: l.content[len(l.content)-1:]}}, 3
-			} else {
-				flush()
-			}
-			i--
+			p.endOnBoundary()
 		}
+		i--
 	}
-	e := slEntry(cur, 0)
-	return append(out, e)
+	return append(p.out, slEntry(p.cur, 0))
+}
+
+// slPacker collects SL entries: those made so far, and the components of
+// the next one and the bytes they take.
+type slPacker struct {
+	out  []suspEntry
+	cur  []slComponent
+	used int
+}
+
+// add adds a component to the next entry.
+func (p *slPacker) add(c slComponent) {
+	p.cur = append(p.cur, c)
+	p.used += 2 + len(c.content)
+}
+
+// flush makes the entry of the components so far, with the SL flag
+// CONTINUE, and starts the next one with the components next.
+func (p *slPacker) flush(next ...slComponent) {
+	p.out = append(p.out, slEntry(p.cur, slContinue))
+	p.cur, p.used = nil, 0
+	for _, c := range next {
+		p.add(c)
+	}
+}
+
+// endOnBoundary ends the entry where the next component cannot start in
+// it, so that readers that join SL entries with no "/" read the target
+// right (see splitSL), and flushes it.
+func (p *slPacker) endOnBoundary() {
+	last := len(p.cur) - 1
+	l := p.cur[last]
+	switch {
+	case len(l.content) >= 2:
+		p.cur[last] = slComponent{flags: l.flags | slContinue, content: l.content[:len(l.content)-1]}
+		p.flush(slComponent{flags: l.flags, content: l.content[len(l.content)-1:]})
+	case l.flags&slRoot != 0:
+		p.flush() // "/" takes no separator after it
+	case slMax-p.used >= 2:
+		p.add(slComponent{flags: slContinue})
+		p.flush()
+	default:
+		p.cur = append(p.cur[:last], slComponent{flags: slContinue})
+		p.flush(l)
+	}
 }

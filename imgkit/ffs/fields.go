@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,30 +64,21 @@ func Describe() imgfmt.Format {
 	return imgfmt.Format{
 		Name:    "ffs",
 		Match:   Match,
-		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return Open(r, size) },
+		Open:    imgfmt.OpenAs(Open),
 		Fields:  Fields,
-		Summary: summary,
-		Column:  inodeColumn,
+		Summary: imgfmt.SummaryOf(summary),
+		Column:  imgfmt.ColumnOf(inodeColumn),
 	}
 }
 
 // summary says the UFS version, block and fragment size of an image Open
 // returned.
-func summary(fsys fs.FS) string {
-	f, ok := fsys.(*FS)
-	if !ok {
-		return ""
-	}
+func summary(f *FS) string {
 	return "UFS" + strconv.Itoa(f.Version()) + ", " + strconv.Itoa(f.BlockSize()) + "/" + strconv.Itoa(f.FragSize()) + " block/fragment"
 }
 
 // inodeColumn returns "ino N" for a file of the FS.
-func inodeColumn(fi fs.FileInfo) string {
-	if in, ok := fi.Sys().(*Inode); ok && in != nil {
-		return "ino " + strconv.FormatUint(uint64(in.Ino), 10)
-	}
-	return ""
-}
+func inodeColumn(in *Inode) string { return "ino " + strconv.FormatUint(uint64(in.Ino), 10) }
 
 // Kinds of value formatting for a fixed field.
 const (

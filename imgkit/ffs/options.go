@@ -84,94 +84,79 @@ type Options struct {
 	Warn io.Writer
 }
 
-// An option is one fs-option of makefs -t ffs: the key ParseOption
-// accepts, the Options field it sets, and what OptionHelp says of it.
-type option struct {
-	key, field string
-	// letter is the one-letter key of FreeBSD's ffs option table, "" for
-	// none.
-	letter string
-	// def is the default of FreeBSD's makefs; debian Debian's, when it
-	// differs.
-	def, debian string
-	usage       string
-	// listed says whether the key is named in the error for an unknown
-	// key: the options of makefs(8) under their own names.
-	listed bool
-	set    func(o *Options, key, value string) error
-}
-
-// options is the table of -o keys, in the order of makefs(8)'s manual.
-var options = []option{
-	{key: "version", letter: "v", field: "Version", def: "1", listed: true,
-		usage: "UFS version: 1 for UFS1, 2 for UFS2",
-		set:   intOption(1, 2, func(o *Options) *int { return &o.Version })},
-	{key: "bsize", letter: "b", field: "BSize", def: "32768", debian: "8192",
-		listed: true, usage: "block size in bytes (fs_bsize); by default at most 8 fragments",
-		set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
-	{key: "fsize", letter: "f", field: "FSize", def: "4096", debian: "1024",
-		listed: true, usage: "fragment size in bytes (fs_fsize); by default at least the sector size",
-		set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
-	{key: "density", letter: "d", field: "Density", def: "from the tree", listed: true,
-		usage: "bytes of file system per inode; by default the image size over the inodes needed; with -s, -M or -b at most 2 fragments",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
-	{key: "minfree", letter: "m", field: "MinFree", def: "8", debian: "5", listed: true,
-		usage: "percentage of blocks kept free (fs_minfree)",
-		set: func(o *Options, key, value string) error {
+// optionTable is the table of -o keys, in the order of makefs(8)'s manual.
+// A Letter is the one-letter key of FreeBSD's ffs option table; a Default
+// is FreeBSD's, and Debian's after it where that differs.
+var optionTable = imgfmt.OptionTable[Options]{
+	{Option: imgfmt.Option{Key: "version", Letter: "v", Field: "Version", Default: "1",
+		Usage: "UFS version: 1 for UFS1, 2 for UFS2"},
+		Set: intOption(1, 2, func(o *Options) *int { return &o.Version })},
+	{Option: imgfmt.Option{Key: "bsize", Letter: "b", Field: "BSize", Default: "32768 (compat=debian: 8192)",
+		Usage: "block size in bytes (fs_bsize); by default at most 8 fragments"},
+		Set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
+	{Option: imgfmt.Option{Key: "fsize", Letter: "f", Field: "FSize", Default: "4096 (compat=debian: 1024)",
+		Usage: "fragment size in bytes (fs_fsize); by default at least the sector size"},
+		Set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
+	{Option: imgfmt.Option{Key: "density", Letter: "d", Field: "Density", Default: "from the tree",
+		Usage: "bytes of file system per inode; by default the image size over the inodes needed; with -s, -M or -b at most 2 fragments"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
+	{Option: imgfmt.Option{Key: "minfree", Letter: "m", Field: "MinFree", Default: "8 (compat=debian: 5)",
+		Usage: "percentage of blocks kept free (fs_minfree)"},
+		Set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 99)
 			if err == nil {
 				o.MinFree = &n
 			}
 			return err
 		}},
-	{key: "maxbpg", letter: "M", field: "MaxBPG", def: "bsize/4", listed: true,
-		usage: "blocks of one file in a cylinder group before the next group (fs_maxbpg)",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
-	{key: "maxbpf", field: "MaxBPG", def: "bsize/4",
-		usage: "another name for maxbpg",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
-	{key: "avgfilesize", letter: "a", field: "AvgFileSize", def: "16384", listed: true,
-		usage: "expected average file size in bytes (fs_avgfilesize)",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFileSize })},
-	{key: "avgfpdir", letter: "n", field: "AvgFPDir", def: "64", listed: true,
-		usage: "expected number of files per directory (fs_avgfpdir)",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFPDir })},
-	{key: "extent", letter: "x", field: "Extent", def: "bsize", listed: true,
-		usage: "largest extent in bytes (fs_maxbsize)",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Extent })},
-	{key: "maxbpcg", letter: "g", field: "MaxBPCG", def: "no limit", listed: true,
-		usage: "most blocks in a cylinder group",
-		set:   intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPCG })},
-	{key: "optimization", letter: "o", field: "Optimization", def: "time", listed: true,
-		usage: "what block allocation favours, time or space (fs_optim)",
-		set: func(o *Options, _, value string) error {
+	{Option: imgfmt.Option{Key: "maxbpg", Letter: "M", Field: "MaxBPG", Default: "bsize/4",
+		Usage: "blocks of one file in a cylinder group before the next group (fs_maxbpg)"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
+	{Option: imgfmt.Option{Key: "maxbpf", Field: "MaxBPG", Default: "bsize/4",
+		Usage: "another name for maxbpg"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
+	{Option: imgfmt.Option{Key: "avgfilesize", Letter: "a", Field: "AvgFileSize", Default: "16384",
+		Usage: "expected average file size in bytes (fs_avgfilesize)"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFileSize })},
+	{Option: imgfmt.Option{Key: "avgfpdir", Letter: "n", Field: "AvgFPDir", Default: "64",
+		Usage: "expected number of files per directory (fs_avgfpdir)"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFPDir })},
+	{Option: imgfmt.Option{Key: "extent", Letter: "x", Field: "Extent", Default: "bsize",
+		Usage: "largest extent in bytes (fs_maxbsize)"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Extent })},
+	{Option: imgfmt.Option{Key: "maxbpcg", Letter: "g", Field: "MaxBPCG", Default: "no limit",
+		Usage: "most blocks in a cylinder group"},
+		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPCG })},
+	{Option: imgfmt.Option{Key: "optimization", Letter: "o", Field: "Optimization", Default: "time",
+		Usage: "what block allocation favours, time or space (fs_optim)"},
+		Set: func(o *Options, _, value string) error {
 			if value != "time" && value != "space" {
 				return fmt.Errorf("%w: optimization=%q: want time or space", ErrOption, value)
 			}
 			o.Optimization = value
 			return nil
 		}},
-	{key: "label", letter: "l", field: "Label", def: "none", listed: true,
-		usage: "volume name (fs_volname), at most 31 bytes",
-		set: func(o *Options, _, value string) error {
+	{Option: imgfmt.Option{Key: "label", Letter: "l", Field: "Label", Default: "none",
+		Usage: "volume name (fs_volname), at most 31 bytes"},
+		Set: func(o *Options, _, value string) error {
 			if len(value) >= maxVolLen {
 				return fmt.Errorf("%w: label=%q: at most %d bytes", ErrOption, value, maxVolLen-1)
 			}
 			o.Label = value
 			return nil
 		}},
-	{key: "softupdates", letter: "s", field: "SoftUpdates", def: "0", listed: true,
-		usage: "1 marks the file system for soft updates (FS_DOSOFTDEP; UFS2 only, but with compat=debian)",
-		set: func(o *Options, key, value string) error {
+	{Option: imgfmt.Option{Key: "softupdates", Letter: "s", Field: "SoftUpdates", Default: "0",
+		Usage: "1 marks the file system for soft updates (FS_DOSOFTDEP; UFS2 only, but with compat=debian)"},
+		Set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 1)
 			if err == nil {
 				o.SoftUpdates = n == 1
 			}
 			return err
 		}},
-	{key: "compat", field: "Compat", def: "freebsd",
-		usage: "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)",
-		set: func(o *Options, _, value string) error {
+	{Option: imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+		Usage: "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)"},
+		Set: func(o *Options, _, value string) error {
 			switch value {
 			case "freebsd":
 				o.Compat = CompatFreeBSD
@@ -184,14 +169,15 @@ var options = []option{
 		}},
 }
 
-// unknownOption is the error for a key that no option has; it lists the
-// options of makefs(8) (not maxbpf, another name for maxbpg, nor compat,
-// which is this package's).
-var unknownOption = func() string {
+// wantKeys ends the error for a key that no option has: it lists the
+// options of makefs(8), those of FreeBSD's ffs option table, which have a
+// Letter (not maxbpf, another name for maxbpg, nor compat, which is this
+// package's).
+var wantKeys = func() string {
 	var listed []string
-	for _, opt := range options {
-		if opt.listed {
-			listed = append(listed, opt.key)
+	for _, opt := range optionTable {
+		if opt.Letter != "" {
+			listed = append(listed, opt.Key)
 		}
 	}
 	last := len(listed) - 1
@@ -233,26 +219,16 @@ func parseNum(key, value string, lo, hi int64) (int, error) {
 // option and the allowed values; o is unchanged by an option that is not
 // valid.
 func ParseOption(o *Options, key, value string) error {
-	for _, opt := range options {
-		if opt.key == key || (len(key) == 1 && opt.letter == key) {
-			return opt.set(o, opt.key, value)
-		}
-	}
-	return fmt.Errorf("%w: unknown option %q %s", ErrOption, key, unknownOption)
+	return optionTable.Parse(o, key, value, unknownOption)
+}
+
+// unknownOption is ParseOption's error for a key that no option has.
+func unknownOption(key string) error {
+	return fmt.Errorf("%w: unknown option %q %s", ErrOption, key, wantKeys)
 }
 
 // OptionHelp describes every key ParseOption accepts, in the order of
 // makefs(8)'s manual: its one-letter form (FreeBSD's, none for maxbpf and
 // compat), the Options field it sets, its default (FreeBSD's, and
 // Debian's where that differs) and one line of meaning.
-func OptionHelp() []imgfmt.Option {
-	help := make([]imgfmt.Option, len(options))
-	for i, opt := range options {
-		def := opt.def
-		if opt.debian != "" {
-			def += " (compat=debian: " + opt.debian + ")"
-		}
-		help[i] = imgfmt.Option{Key: opt.key, Letter: opt.letter, Field: opt.field, Default: def, Usage: opt.usage}
-	}
-	return help
-}
+func OptionHelp() []imgfmt.Option { return optionTable.Help() }

@@ -31,11 +31,10 @@ type FS struct {
 // Superblock offsets searched, in the order of FreeBSD's SBLOCKSEARCH.
 var sblockSearch = []int64{sblockUFS2, sblockUFS1, 0, 262144}
 
-// Limits that bound what a corrupt image can make the reader allocate.
-const (
-	maxDirSize   = 1 << 28 // bytes of one directory read at once
-	maxLinkDepth = 40      // symbolic links followed in one lookup
-)
+// maxDirSize bounds the bytes of one directory the reader reads at once,
+// what a corrupt image can make it allocate (symbolic links followed in one
+// lookup are bounded by imgfmt.MaxLinkDepth).
+const maxDirSize = 1 << 28
 
 // Open reads the superblock of the FFS image in r (size bytes) and returns
 // the file system. The image may be UFS1 or UFS2, in either byte order,
@@ -527,75 +526,32 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, error) {
 // lookup resolves name to its inode, following symbolic links in every
 // element, and in the last one only if follow is set.
 func (f *FS) lookup(op, name string, follow bool) (*Inode, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	in, err := f.walk(name, follow, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	return in, nil
+	t := imgfmt.Tree[*Inode]{Root: f.rootInode, Child: f.child, IsLink: isLink, ReadLink: f.readlink}
+	return t.Lookup(op, name, follow)
 }
 
-func (f *FS) walk(name string, follow bool, depth int) (*Inode, error) {
-	in, err := f.inode(rootIno)
+// rootInode returns the inode of the root directory.
+func (f *FS) rootInode() (*Inode, error) { return f.inode(rootIno) }
+
+// child returns the inode of the entry name of directory dir.
+func (f *FS) child(dir *Inode, name string) (*Inode, error) {
+	if !dir.IsDir() {
+		return nil, fs.ErrNotExist
+	}
+	ents, err := f.readDirInode(dir)
 	if err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return in, nil
+	for _, e := range ents {
+		if e.Name == name {
+			return f.inode(int64(e.Ino))
+		}
 	}
-	elems := strings.Split(name, "/")
-	dir := ""
-	for i, el := range elems {
-		if !in.IsDir() {
-			return nil, fs.ErrNotExist
-		}
-		ents, err := f.readDirInode(in)
-		if err != nil {
-			return nil, err
-		}
-		var found *DirEntry
-		for j := range ents {
-			if ents[j].Name == el {
-				found = &ents[j]
-				break
-			}
-		}
-		if found == nil {
-			return nil, fs.ErrNotExist
-		}
-		if in, err = f.inode(int64(found.Ino)); err != nil {
-			return nil, err
-		}
-		last := i == len(elems)-1
-		if in.Mode&ifmt == iflnk && (!last || follow) {
-			if depth >= maxLinkDepth {
-				return nil, errors.New("too many levels of symbolic links")
-			}
-			target, err := f.readlink(in)
-			if err != nil {
-				return nil, err
-			}
-			p := path.Join(dir, target)
-			if strings.HasPrefix(target, "/") {
-				p = path.Clean(strings.TrimPrefix(target, "/"))
-			}
-			if p == "" || p == "/" {
-				p = "."
-			}
-			if strings.HasPrefix(p, "../") || p == ".." {
-				return nil, fs.ErrNotExist
-			}
-			if !last {
-				p = path.Join(p, strings.Join(elems[i+1:], "/"))
-			}
-			return f.walk(p, follow, depth+1)
-		}
-		dir = path.Join(dir, el)
-	}
-	return in, nil
+	return nil, fs.ErrNotExist
 }
+
+// isLink reports whether in is a symbolic link.
+func isLink(in *Inode) bool { return in.Mode&ifmt == iflnk }
 
 func (f *FS) readlink(in *Inode) (string, error) {
 	if in.Size < f.g.maxsymlinklen {
@@ -710,7 +666,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &dir{fi: fi, ents: ents}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(fi.name, ents), fi: fi}, nil
 	}
 	return &file{f: f, fi: fi, ind: map[int64][]int64{}}, nil
 }
@@ -793,28 +749,11 @@ func (x *file) Seek(off int64, whence int) (int64, error) {
 	return off, nil
 }
 
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries sorted by
+// name.
 type dir struct {
-	fi   *fileInfo
-	ents []fs.DirEntry
-	pos  int
+	imgfmt.DirReader
+	fi *fileInfo
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return d.fi, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.fi.name, Err: errors.New("is a directory")}
-}
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.pos:]
-	if n <= 0 {
-		d.pos = len(d.ents)
-		return slices.Clone(rest), nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	n = min(n, len(rest))
-	d.pos += n
-	return slices.Clone(rest[:n]), nil
-}

@@ -55,3 +55,44 @@ func (f *Format) Check() error {
 	}
 	return nil
 }
+
+// OpenAs returns open, a format's own Open that returns its FS type F, as
+// a Format's Open:
+//
+//	Open: imgfmt.OpenAs(Open),
+//
+// When open fails, the fs.FS it returns is nil.
+func OpenAs[F fs.FS](open func(r io.ReaderAt, size int64) (F, error)) func(r io.ReaderAt, size int64) (fs.FS, error) {
+	return func(r io.ReaderAt, size int64) (fs.FS, error) {
+		f, err := open(r, size)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+}
+
+// SummaryOf returns summary, which describes the format's own FS type F,
+// as a Format's Summary: for an fs.FS that is not an F it is "".
+func SummaryOf[F fs.FS](summary func(f F) string) func(fsys fs.FS) string {
+	return func(fsys fs.FS) string {
+		f, ok := fsys.(F)
+		if !ok {
+			return ""
+		}
+		return summary(f)
+	}
+}
+
+// ColumnOf returns column, which describes a file by the *S its
+// fs.FileInfo's Sys gives (the format's entry, inode or member), as a
+// Format's Column: for a FileInfo whose Sys is not a non-nil *S it is "".
+func ColumnOf[S any](column func(s *S) string) func(fi fs.FileInfo) string {
+	return func(fi fs.FileInfo) string {
+		s, ok := fi.Sys().(*S)
+		if !ok || s == nil {
+			return ""
+		}
+		return column(s)
+	}
+}

@@ -71,3 +71,59 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check = %v", err)
 	}
 }
+
+// testFS is a format's own FS type for TestAdapters.
+type testFS struct{ fs.FS }
+
+// testEntry is what a testFS file's FileInfo.Sys gives.
+type testEntry struct{ id string }
+
+// testSys is an fs.FileInfo whose Sys is sys.
+type testSys struct {
+	fs.FileInfo
+	sys any
+}
+
+func (i testSys) Sys() any { return i.sys }
+
+// TestAdapters checks that OpenAs, SummaryOf and ColumnOf turn a format's
+// typed functions into a Format's: the FS is passed through and a failed
+// open is a nil fs.FS; another FS type, another Sys type or a nil pointer
+// is "".
+func TestAdapters(t *testing.T) {
+	t.Parallel()
+	errOpen := errors.New("bad magic")
+	open := OpenAs(func(r io.ReaderAt, size int64) (*testFS, error) {
+		if size == 0 {
+			return nil, errOpen
+		}
+		return &testFS{}, nil
+	})
+	if fsys, err := open(nil, 1); err != nil || fsys == nil {
+		t.Errorf("open: %v, %v", fsys, err)
+	}
+	if fsys, err := open(nil, 0); fsys != nil || err != errOpen {
+		t.Errorf("failed open: %#v, %v; want a nil fs.FS and the error", fsys, err)
+	}
+
+	summary := SummaryOf(func(f *testFS) string { return "test" })
+	if got := summary(&testFS{}); got != "test" {
+		t.Errorf("summary = %q", got)
+	}
+	if got := summary(fstestFS{}); got != "" {
+		t.Errorf("summary of another FS = %q", got)
+	}
+
+	column := ColumnOf(func(e *testEntry) string { return e.id })
+	for _, tc := range []struct {
+		sys  any
+		want string
+	}{{&testEntry{"7"}, "7"}, {(*testEntry)(nil), ""}, {nil, ""}, {testEntry{"7"}, ""}, {"7", ""}} {
+		if got := column(testSys{sys: tc.sys}); got != tc.want {
+			t.Errorf("column(Sys %#v) = %q, want %q", tc.sys, got, tc.want)
+		}
+	}
+}
+
+// fstestFS is an fs.FS of another format.
+type fstestFS struct{ fs.FS }

@@ -3,6 +3,7 @@ package imgfmt
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -52,3 +53,43 @@ func kind(m fs.FileMode) string {
 	}
 	return "an irregular file"
 }
+
+// An ImageFile is the open image file behind a format's ReadCloser, which
+// embeds it for its Close beside the FS it read:
+//
+//	type ReadCloser struct {
+//		FS
+//		imgfmt.ImageFile
+//	}
+//
+//	func OpenReader(name string) (*ReadCloser, error) {
+//		rc := new(ReadCloser)
+//		var err error
+//		if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
+//			return nil, err
+//		}
+//		return rc, nil
+//	}
+type ImageFile struct{ f *os.File }
+
+// OpenImage opens the image file name with OpenFile and calls init with
+// the file and its size, for init to read the format's structures. It
+// returns the ImageFile, whose Close closes the file; when init fails it
+// closes the file itself and returns init's error after the file's name,
+// "name: err". An error of OpenFile is returned as it is, an
+// *fs.PathError that names the file.
+func OpenImage(name string, init func(r io.ReaderAt, size int64) error) (ImageFile, error) {
+	f, size, err := OpenFile(name)
+	if err != nil {
+		return ImageFile{}, err
+	}
+	if err := init(f, size); err != nil {
+		f.Close()
+		return ImageFile{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return ImageFile{f: f}, nil
+}
+
+// Close closes the image file. What was read from it is not to be used
+// after that.
+func (i ImageFile) Close() error { return i.f.Close() }

@@ -37,13 +37,14 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 }
 
 // CacheOptions returns the block-cache options every type writes its image
-// with: the mode from FIXTUREGEN_CACHE in the command's environment.
+// with: the mode and the noclone word from FIXTUREGEN_CACHE in the
+// command's environment.
 func (c *Command) CacheOptions() (*bcache.Options, error) {
-	mode, err := bcache.ParseMode(c.getenv(bcache.EnvMode))
+	o, err := bcache.ParseOptions(c.getenv(bcache.EnvMode))
 	if err != nil {
 		return nil, fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
 	}
-	return &bcache.Options{Mode: mode}, nil
+	return o, nil
 }
 
 // Tree builds the source tree as makefs does: the manifest or the first

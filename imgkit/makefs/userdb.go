@@ -52,7 +52,7 @@ func (db *userDB) scan(f *os.File) error {
 		}
 		fields := strings.Split(line, ":")
 		if len(fields) < 3 {
-			return fmt.Errorf("makefs: -N: %s:%d: want name:password:id:...", db.path, n)
+			return fmt.Errorf("makefs: -N: %s:%d: want name:password:id and more fields", db.path, n)
 		}
 		id, err := strconv.ParseUint(fields[2], 10, 32)
 		if err != nil {

@@ -57,29 +57,20 @@ func Describe() imgfmt.Format {
 	return imgfmt.Format{
 		Name:    "msdos",
 		Match:   Match,
-		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return Open(r, size) },
+		Open:    imgfmt.OpenAs(Open),
 		Fields:  Fields,
-		Summary: summary,
-		Column:  shortNameColumn,
+		Summary: imgfmt.SummaryOf(summary),
+		Column:  imgfmt.ColumnOf(shortNameColumn),
 	}
 }
 
 // summary says the FAT type and cluster size of a volume Open returned.
-func summary(fsys fs.FS) string {
-	f, ok := fsys.(*FS)
-	if !ok {
-		return ""
-	}
+func summary(f *FS) string {
 	return "FAT" + strconv.Itoa(f.FATType()) + ", " + strconv.FormatInt(f.ClusterSize(), 10) + "-byte clusters"
 }
 
 // shortNameColumn returns the 8.3 name of a file of the FS.
-func shortNameColumn(fi fs.FileInfo) string {
-	if e, ok := fi.Sys().(*Entry); ok && e != nil {
-		return e.ShortName
-	}
-	return ""
-}
+func shortNameColumn(e *Entry) string { return e.ShortName }
 
 // Fields describes the FAT volume at byte 0 of r (size bytes): the boot
 // sector, the FAT32 FSInfo and backup boot sectors, each FAT as a whole,

@@ -74,47 +74,41 @@ type Options struct {
 	bootstrap []byte // contents of Bootstrap, read by the entry points
 }
 
-// An optionSpec is one -o option of makefs -t msdos: what OptionHelp says
-// about it and how ParseOption applies it.
-type optionSpec struct {
-	imgfmt.Option
-	set func(o *Options, a optArg) error
-}
-
-// optionTable lists the -o options sorted bytewise by name, the order in
-// which makefs(8) documents them. ParseOption and OptionHelp both read it.
-var optionTable = [...]optionSpec{
-	{imgfmt.Option{Key: "OEM_string", Letter: "O", Field: "OEMString", Default: `"BSD4.4"`,
+// optionTable lists the -o options of makefs -t msdos sorted bytewise by
+// name, the order in which makefs(8) documents them. ParseOption and
+// OptionHelp both read it.
+var optionTable = imgfmt.OptionTable[Options]{
+	{Option: imgfmt.Option{Key: "OEM_string", Letter: "O", Field: "OEMString", Default: `"BSD4.4"`,
 		Usage: "OEM name in the boot sector, up to 8 characters"},
-		func(o *Options, a optArg) error { o.OEMString = &a.value; return nil }},
-	{imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
+		Set: func(o *Options, key, value string) error { o.OEMString = &value; return nil }},
+	{Option: imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
 		Usage: "warn when the data area cannot be aligned to a cluster (it is aligned whenever reserved_sectors is not given)"},
-		func(o *Options, a optArg) error {
+		Set: func(o *Options, key, value string) error {
 			// A boolean option of makefs: any value, or none, turns it on.
 			o.Align = true
 			return nil
 		}},
-	{imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
+	{Option: imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
 		Usage: "FAT32 sector of the backup boot sector"},
-		func(o *Options, a optArg) error { return a.setPos(&o.BackupSector, math.MaxUint16) }},
-	{imgfmt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
+		Set: func(o *Options, key, value string) error { return setPos(&o.BackupSector, key, value, math.MaxUint16) }},
+	{Option: imgfmt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
 		Usage: "cluster size in bytes"},
-		func(o *Options, a optArg) error { return a.setPos(&o.BlockSize, math.MaxUint32) }},
-	{imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
+		Set: func(o *Options, key, value string) error { return setPos(&o.BlockSize, key, value, math.MaxUint32) }},
+	{Option: imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
 		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
-		func(o *Options, a optArg) error {
-			if a.value == "" {
+		Set: func(o *Options, key, value string) error {
+			if value == "" {
 				// newfs_msdos would open /boot/ and refuse it; "" is
 				// Options' "none".
 				return fmt.Errorf("%w: bootstrap: empty file name", ErrOption)
 			}
-			o.Bootstrap = a.value
+			o.Bootstrap = value
 			return nil
 		}},
-	{imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
+	{Option: imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
 		Usage: "sector size: 512, 1024, 2048 or 4096"},
-		func(o *Options, a optArg) error {
-			v, err := a.pos(math.MaxUint16)
+		Set: func(o *Options, key, value string) error {
+			v, err := pos(key, value, math.MaxUint16)
 			if err == nil && v != 512 && v != 1024 && v != 2048 && v != 4096 {
 				err = fmt.Errorf("%w: bytes_per_sector %d: must be 512, 1024, 2048 or 4096", ErrOption, v)
 			}
@@ -123,25 +117,27 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "create_size", Letter: "C", Field: "CreateSize", Default: "the volume's size",
+	{Option: imgfmt.Option{Key: "create_size", Letter: "C", Field: "CreateSize", Default: "the volume's size",
 		Usage: "size of the image file in bytes"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(math.MaxInt64)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, math.MaxInt64)
 			if err == nil {
 				o.CreateSize = int64(v)
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "directory_entries", Letter: "e", Field: "DirectoryEntries", Default: "512",
+	{Option: imgfmt.Option{Key: "directory_entries", Letter: "e", Field: "DirectoryEntries", Default: "512",
 		Usage: "entries of the FAT12/16 root directory"},
-		func(o *Options, a optArg) error { return a.setPos(&o.DirectoryEntries, math.MaxUint16) }},
-	{imgfmt.Option{Key: "drive_heads", Letter: "h", Field: "DriveHeads", Default: "255",
+		Set: func(o *Options, key, value string) error {
+			return setPos(&o.DirectoryEntries, key, value, math.MaxUint16)
+		}},
+	{Option: imgfmt.Option{Key: "drive_heads", Letter: "h", Field: "DriveHeads", Default: "255",
 		Usage: "drive heads in the BPB"},
-		func(o *Options, a optArg) error { return a.setPos(&o.DriveHeads, math.MaxUint16) }},
-	{imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
+		Set: func(o *Options, key, value string) error { return setPos(&o.DriveHeads, key, value, math.MaxUint16) }},
+	{Option: imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
 		Usage: "FAT type: 12, 16 or 32"},
-		func(o *Options, a optArg) error {
-			v, err := a.rng(12, 255)
+		Set: func(o *Options, key, value string) error {
+			v, err := rng(key, value, 12, 255)
 			if err == nil && v != 12 && v != 16 && v != 32 {
 				err = fmt.Errorf("%w: fat_type %d: must be 12, 16 or 32", ErrOption, v)
 			}
@@ -150,31 +146,31 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "floppy", Letter: "f", Field: "Floppy", Default: "none",
+	{Option: imgfmt.Option{Key: "floppy", Letter: "f", Field: "Floppy", Default: "none",
 		Usage: "standard floppy format: 160, 180, 320, 360, 640, 720, 1200, 1232, 1440 or 2880 (KiB)"},
-		func(o *Options, a optArg) error {
-			if _, ok := floppies[a.value]; !ok {
-				return fmt.Errorf("%w: floppy %q: must be one of 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880", ErrOption, a.value)
+		Set: func(o *Options, key, value string) error {
+			if _, ok := floppies[value]; !ok {
+				return fmt.Errorf("%w: floppy %q: must be one of 160, 180, 320, 360, 640, 720, 1200, 1232, 1440, 2880", ErrOption, value)
 			}
-			o.Floppy = a.value
+			o.Floppy = value
 			return nil
 		}},
-	{imgfmt.Option{Key: "hidden_sectors", Letter: "o", Field: "HiddenSectors", Default: "0",
+	{Option: imgfmt.Option{Key: "hidden_sectors", Letter: "o", Field: "HiddenSectors", Default: "0",
 		Usage: "sectors before the volume on its disk, in the BPB"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(math.MaxUint32)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, math.MaxUint32)
 			if err == nil {
 				o.HiddenSectors = new(uint32(v))
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "info_sector", Letter: "i", Field: "InfoSector", Default: "1",
+	{Option: imgfmt.Option{Key: "info_sector", Letter: "i", Field: "InfoSector", Default: "1",
 		Usage: "FAT32 sector of the FSInfo sector"},
-		func(o *Options, a optArg) error { return a.setPos(&o.InfoSector, math.MaxUint16) }},
-	{imgfmt.Option{Key: "media_descriptor", Letter: "m", Field: "MediaDescriptor", Default: "0xf0 (0xf8 with hidden sectors)",
+		Set: func(o *Options, key, value string) error { return setPos(&o.InfoSector, key, value, math.MaxUint16) }},
+	{Option: imgfmt.Option{Key: "media_descriptor", Letter: "m", Field: "MediaDescriptor", Default: "0xf0 (0xf8 with hidden sectors)",
 		Usage: "media descriptor byte, 0xf0 or more"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(255)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, 255)
 			if err == nil && v == 0 {
 				// 0 is Options' "default"; newfs_msdos rejects it.
 				err = &paramError{msg: "media_descriptor 0 is illegal (must be 0xf0 or more)"}
@@ -184,133 +180,105 @@ var optionTable = [...]optionSpec{
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "num_FAT", Letter: "n", Field: "NumFATs", Default: "2",
+	{Option: imgfmt.Option{Key: "num_FAT", Letter: "n", Field: "NumFATs", Default: "2",
 		Usage: "number of FATs"},
-		func(o *Options, a optArg) error { return a.setPos(&o.NumFATs, 255) }},
-	{imgfmt.Option{Key: "offset", Letter: "@", Field: "Offset", Default: "0",
+		Set: func(o *Options, key, value string) error { return setPos(&o.NumFATs, key, value, 255) }},
+	{Option: imgfmt.Option{Key: "offset", Letter: "@", Field: "Offset", Default: "0",
 		Usage: "bytes of the image file before the volume (as -O)"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(math.MaxInt64)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, math.MaxInt64)
 			if err == nil {
 				o.Offset = int64(v)
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
+	{Option: imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
 		Usage: "reserved sectors before the first FAT"},
-		func(o *Options, a optArg) error { return a.setPos(&o.ReservedSectors, math.MaxUint16) }},
-	{imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
+		Set: func(o *Options, key, value string) error {
+			return setPos(&o.ReservedSectors, key, value, math.MaxUint16)
+		}},
+	{Option: imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
 		Usage: "cluster size in sectors, a power of 2 up to 128"},
-		func(o *Options, a optArg) error { return a.setPos(&o.SectorsPerCluster, 255) }},
-	{imgfmt.Option{Key: "sectors_per_fat", Letter: "a", Field: "SectorsPerFAT", Default: "as the clusters need",
+		Set: func(o *Options, key, value string) error { return setPos(&o.SectorsPerCluster, key, value, 255) }},
+	{Option: imgfmt.Option{Key: "sectors_per_fat", Letter: "a", Field: "SectorsPerFAT", Default: "as the clusters need",
 		Usage: "sectors of each FAT"},
-		func(o *Options, a optArg) error {
-			v, err := a.pos(math.MaxUint32)
+		Set: func(o *Options, key, value string) error {
+			v, err := pos(key, value, math.MaxUint32)
 			if err == nil {
 				o.SectorsPerFAT = uint32(v)
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "sectors_per_track", Letter: "u", Field: "SectorsPerTrack", Default: "63",
+	{Option: imgfmt.Option{Key: "sectors_per_track", Letter: "u", Field: "SectorsPerTrack", Default: "63",
 		Usage: "sectors per track in the BPB"},
-		func(o *Options, a optArg) error { return a.setPos(&o.SectorsPerTrack, math.MaxUint16) }},
-	{imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
+		Set: func(o *Options, key, value string) error {
+			return setPos(&o.SectorsPerTrack, key, value, math.MaxUint16)
+		}},
+	{Option: imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
 		Usage: "size of the file system in sectors"},
-		func(o *Options, a optArg) error {
-			v, err := a.pos(math.MaxUint32)
+		Set: func(o *Options, key, value string) error {
+			v, err := pos(key, value, math.MaxUint32)
 			if err == nil {
 				o.Sectors = v
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "timestamp", Letter: "T", Field: "Timestamp", Default: "the files' own times",
+	{Option: imgfmt.Option{Key: "timestamp", Letter: "T", Field: "Timestamp", Default: "the files' own times",
 		Usage: "seconds since the Epoch for every time on the volume (as -T)"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(math.MaxInt64)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, math.MaxInt64)
 			if err == nil {
 				o.Timestamp, o.ClampTimes = time.Unix(int64(v), 0).UTC(), false
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
+	{Option: imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
 		Usage: "volume serial number (BS_VolID)"},
-		func(o *Options, a optArg) error {
-			v, err := a.num(math.MaxUint32)
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, math.MaxUint32)
 			if err == nil {
 				o.VolumeID = new(uint32(v))
 			}
 			return err
 		}},
-	{imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
+	{Option: imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
 		Usage: "volume label, up to 11 characters"},
-		func(o *Options, a optArg) error {
-			if a.value == "" {
+		Set: func(o *Options, key, value string) error {
+			if value == "" {
 				// newfs_msdos refuses an empty label; "" is Options' "none".
 				return fmt.Errorf("%w: volume_label: empty (1 to 11 characters)", ErrOption)
 			}
-			o.VolumeLabel = a.value
+			o.VolumeLabel = value
 			return nil
 		}},
 }
-
-// optionIndex maps every -o option name and one-letter key to its entry
-// of optionTable.
-var optionIndex = func() map[string]*optionSpec {
-	m := make(map[string]*optionSpec, 2*len(optionTable))
-	for i := range optionTable {
-		s := &optionTable[i]
-		m[s.Key] = s
-		m[s.Letter] = s
-	}
-	return m
-}()
 
 // OptionHelp describes every -o option of makefs -t msdos, sorted bytewise
 // by name as makefs(8) documents them: its name, its one-letter key, the
 // field of Options it sets, its default and its meaning. ParseOption
 // accepts exactly these names and letters.
-func OptionHelp() []imgfmt.Option {
-	out := make([]imgfmt.Option, len(optionTable))
-	for i, s := range optionTable {
-		out[i] = s.Option
-	}
-	return out
-}
+func OptionHelp() []imgfmt.Option { return optionTable.Help() }
 
-// optArg is the value given to one -o option, with the option's name for
-// errors.
-type optArg struct{ name, value string }
-
-// num parses the value as a makefs number from 0 to maxv
-// (imgfmt.ParseNumber: base 10, suffixes, products); no value means 1, as
-// makefs's set_option_var reads a numeric option given without one.
-func (a optArg) num(maxv uint64) (uint64, error) {
-	return a.rng(0, maxv)
+// num parses the value of option key as a makefs number from 0 to maxv
+// (imgfmt.OptionNumber: base 10, suffixes, products; no value means 1).
+func num(key, value string, maxv uint64) (uint64, error) {
+	return rng(key, value, 0, maxv)
 }
 
 // rng parses the value as num does, from minv to maxv.
-func (a optArg) rng(minv, maxv uint64) (uint64, error) {
-	if a.value == "" {
-		if minv > 1 {
-			return 0, fmt.Errorf("%w: %s: 1 is out of range (at least %d)", ErrOption, a.name, minv)
-		}
-		return 1, nil
-	}
-	v, err := imgfmt.ParseNumber(a.value, int64(minv), int64(min(maxv, math.MaxInt64)))
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrOption, a.name, err)
-	}
-	return uint64(v), nil
+func rng(key, value string, minv, maxv uint64) (uint64, error) {
+	v, err := imgfmt.OptionNumber(ErrOption, key, value, int64(minv), int64(min(maxv, math.MaxInt64)))
+	return uint64(v), err
 }
 
 // pos parses the value as a makefs number from 1 to maxv.
-func (a optArg) pos(maxv uint64) (uint64, error) {
-	return a.rng(1, maxv)
+func pos(key, value string, maxv uint64) (uint64, error) {
+	return rng(key, value, 1, maxv)
 }
 
 // setPos parses the value as pos does and stores it in *p.
-func (a optArg) setPos(p *int, maxv uint64) error {
-	v, err := a.pos(maxv)
+func setPos(p *int, key, value string, maxv uint64) error {
+	v, err := pos(key, value, maxv)
 	if err == nil {
 		*p = int(v)
 	}
@@ -325,11 +293,12 @@ func (a optArg) setPos(p *int, maxv uint64) error {
 // option and wrap ErrOption, except media_descriptor=0, which newfs_msdos
 // rejects as a parameter (ErrParams) and Options reads as the default.
 func ParseOption(o *Options, key, value string) error {
-	s, ok := optionIndex[key]
-	if !ok || key == "" {
-		return fmt.Errorf("%w: unknown msdos option %q", ErrOption, key)
-	}
-	return s.set(o, optArg{name: s.Key, value: value})
+	return optionTable.Parse(o, key, value, unknownOption)
+}
+
+// unknownOption is ParseOption's error for a key that no option has.
+func unknownOption(key string) error {
+	return fmt.Errorf("%w: unknown msdos option %q", ErrOption, key)
 }
 
 // BootstrapPath returns the file that Options.Bootstrap = name reads: a

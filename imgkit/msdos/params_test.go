@@ -222,7 +222,7 @@ func TestOptionHelp(t *testing.T) {
 		err := ParseOption(&o, key, "1")
 		return err == nil || !strings.Contains(err.Error(), "unknown msdos option")
 	}
-	for key := range optionIndex {
+	for key := range optionTable.Names() {
 		if !accepts(key) {
 			t.Errorf("ParseOption rejects %q", key)
 		}

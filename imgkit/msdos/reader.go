@@ -6,7 +6,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -114,30 +113,23 @@ func (e *Entry) IsDir() bool { return e.Attr&AttrDirectory != 0 }
 func (e *Entry) Chain() []uint32 { return slices.Clone(e.chain) }
 
 // A ReadCloser is a FAT volume opened from a file by OpenReader: an FS
-// that must be closed when no longer needed.
+// that must be closed when no longer needed. Close closes the image file;
+// files of the FS opened before cannot be read after it.
 type ReadCloser struct {
 	FS
-	f *os.File
+	imgfmt.ImageFile
 }
 
 // OpenReader opens the FAT image file name and reads its volume as Open
 // does.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, size, err := imgfmt.OpenFile(name)
-	if err != nil {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
 		return nil, err
-	}
-	rc := &ReadCloser{f: f}
-	if err := rc.FS.init(f, size); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rc, nil
 }
-
-// Close closes the image file. Files of the FS opened before cannot be
-// read after it.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
 
 func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
@@ -556,34 +548,27 @@ func usableEntry(ent *Entry, seen map[string]bool) bool {
 
 // lookup finds the entry for a slash-separated path.
 func (f *FS) lookup(op, name string) (*Entry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	return imgfmt.Tree[*Entry]{Root: f.rootEntry, Child: f.child}.Lookup(op, name, false)
+}
+
+// rootEntry returns the root directory.
+func (f *FS) rootEntry() (*Entry, error) { return f.root, nil }
+
+// child returns the entry name of directory dir.
+func (f *FS) child(dir *Entry, name string) (*Entry, error) {
+	if !dir.IsDir() {
+		return nil, fs.ErrNotExist
 	}
-	e := f.root
-	if name == "." {
-		return e, nil
+	list, err := f.readDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(name, "/") {
-		if !e.IsDir() {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	for _, c := range list {
+		if c.Name == name {
+			return c, nil
 		}
-		list, err := f.readDir(e)
-		if err != nil {
-			return nil, &fs.PathError{Op: op, Path: name, Err: err}
-		}
-		var found *Entry
-		for _, c := range list {
-			if c.Name == part {
-				found = c
-				break
-			}
-		}
-		if found == nil {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-		}
-		e = found
 	}
-	return e, nil
+	return nil, fs.ErrNotExist
 }
 
 // Entry returns what the directory entry for name holds, including its
@@ -622,9 +607,10 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		return &dir{fsys: f, e: e, name: name, list: list}, nil
+		return &dir{DirReader: imgfmt.NewDirReader(name, dirEntries(list)), e: e}, nil
 	}
-	fl := &file{fsys: f, e: e, name: name}
+	fl := &file{fsys: f, e: e}
+	fl.FileReader = imgfmt.NewFileReader(name, e.Size, fl.readAt)
 	if e.Size > 0 {
 		if e.Cluster == 0 {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr("file of %d bytes has no cluster", e.Size)}
@@ -649,12 +635,18 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
+	out := dirEntries(list)
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// dirEntries returns the fs.DirEntry of each entry of list.
+func dirEntries(list []*Entry) []fs.DirEntry {
 	out := make([]fs.DirEntry, len(list))
 	for i, c := range list {
 		out[i] = fs.FileInfoToDirEntry(&info{c})
 	}
-	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return out, nil
+	return out
 }
 
 // Stat returns the fs.FileInfo of the named file.
@@ -709,48 +701,17 @@ func (i *info) Sys() any           { return i.e }
 
 // file is an open regular file.
 type file struct {
-	fsys   *FS
-	e      *Entry
-	chain  []uint32 // e's clusters, found by Open
-	name   string
-	off    int64
-	closed bool
+	imgfmt.FileReader
+	fsys  *FS
+	e     *Entry
+	chain []uint32 // e's clusters, found by Open
 }
 
 func (fl *file) Stat() (fs.FileInfo, error) { return &info{fl.e}, nil }
-func (fl *file) Close() error {
-	if fl.closed {
-		return &fs.PathError{Op: "close", Path: fl.name, Err: fs.ErrClosed}
-	}
-	fl.closed = true
-	return nil
-}
 
-func (fl *file) Read(p []byte) (int, error) {
-	if fl.closed {
-		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrClosed}
-	}
-	n, err := fl.ReadAt(p, fl.off)
-	fl.off += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-// ReadAt reads the file's bytes at off through its cluster chain.
-func (fl *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: fs.ErrInvalid}
-	}
-	size := fl.e.Size
-	if off >= size {
-		return 0, io.EOF
-	}
-	want := p
-	if int64(len(want)) > size-off {
-		want = want[:size-off]
-	}
+// readAt reads the file's bytes at off through its cluster chain, for its
+// FileReader.
+func (fl *file) readAt(want []byte, off int64) (int, error) {
 	cb := fl.fsys.clusBytes
 	n := 0
 	for n < len(want) {
@@ -766,57 +727,17 @@ func (fl *file) ReadAt(p []byte, off int64) (int, error) {
 		m, err := fl.fsys.r.ReadAt(want[n:n+int(chunk)], fl.fsys.clusterOff(fl.chain[ci])+within)
 		n += m
 		if err != nil && !(err == io.EOF && int64(m) == chunk) {
-			return n, &fs.PathError{Op: "read", Path: fl.name, Err: err}
+			return n, err
 		}
-	}
-	if n < len(p) {
-		return n, io.EOF
 	}
 	return n, nil
 }
 
-func (fl *file) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += fl.off
-	case io.SeekEnd:
-		offset += fl.e.Size
-	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: fl.name, Err: fs.ErrInvalid}
-	}
-	fl.off = offset
-	return offset, nil
-}
-
-// dir is an open directory.
+// dir is an open directory; its DirReader lists its entries in on-disk
+// order.
 type dir struct {
-	fsys *FS
-	e    *Entry
-	name string
-	list []*Entry
-	pos  int
+	imgfmt.DirReader
+	e *Entry
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return &info{d.e}, nil }
-func (d *dir) Close() error               { return nil }
-func (d *dir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
-}
-
-// ReadDir returns the directory's entries in on-disk order.
-func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.list[d.pos:]
-	if n > 0 && len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > 0 && len(rest) > n {
-		rest = rest[:n]
-	}
-	d.pos += len(rest)
-	out := make([]fs.DirEntry, len(rest))
-	for i, c := range rest {
-		out[i] = fs.FileInfoToDirEntry(&info{c})
-	}
-	return out, nil
-}

@@ -5,7 +5,12 @@
 //
 // Usage:
 //
-//	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees]
+//	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
+//
+// With -mount it makes a file system of that type in a sparse file under
+// -dir, mounts it on a loop device (as root) and runs there: the trees,
+// the outputs and the floor are all on it, and the rows that share extents
+// (block cloning, cp --reflink=always) run.
 //
 // It generates the trees under -dir when they are missing (or stale), times
 // each contender on each tree (best of -runs), and prints a markdown table:
@@ -35,8 +40,14 @@ func main() {
 	runs := flag.Int("runs", 3, "runs per measurement; the best is reported")
 	dir := flag.String("dir", ".trees", "directory for the generated trees and the outputs")
 	only := flag.String("only", "", "comma-separated contender names to run (default: all available)")
+	mount := flag.String("mount", "", "make an xfs or btrfs file system on a loop device under -dir and run there (root)")
 	flag.Parse()
-	if err := run(strings.Split(*trees, ","), *runs, *dir, *only); err != nil {
+	root, unmount, err := benchRoot(*dir, *mount)
+	if err == nil {
+		err = run(strings.Split(*trees, ","), *runs, root, *only)
+		unmount()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fsbench:", err)
 		os.Exit(1)
 	}
@@ -176,9 +187,9 @@ func copyFile(w io.Writer, path string, buf []byte) error {
 }
 
 func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]time.Duration, runs int) {
-	fmt.Fprintf(w, "Machine: %s, %d cores (GOMAXPROCS %d), Linux %s, %s, %s; best of %d runs, page cache warm.\n\n",
+	fmt.Fprintf(w, "Machine: %s, %d cores (GOMAXPROCS %d), Linux %s, %s, %s; %s; best of %d runs, page cache warm.\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), kernel(), runtime.Version(),
-		time.Now().UTC().Format("2006-01-02"), runs)
+		time.Now().UTC().Format("2006-01-02"), fsName(benchDir), runs)
 	fmt.Fprintf(w, "| contender |")
 	for _, t := range trees {
 		fmt.Fprintf(w, " %s: %d files, %.0f MiB |", t.Kind, t.Files, float64(t.Bytes)/(1<<20))
