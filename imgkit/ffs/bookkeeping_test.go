@@ -18,6 +18,7 @@ import (
 // package variables, so it does not run in parallel. (go test with both
 // at 0 passes the FreeBSD byte-identity matrix too, which ignores di_gen.)
 func TestBoundedBookkeepingSameBytes(t *testing.T) {
+	// not parallel: it sets the package variables cgResidentBytes and gensResidentBytes.
 	files := fstest.MapFS{}
 	for i := range 300 {
 		name := string(rune('a'+i%26)) + "/" + string(rune('a'+i/26%26)) + "/f" + string(rune('a'+i/100))
