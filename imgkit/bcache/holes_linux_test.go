@@ -134,7 +134,7 @@ func copySparse(t *testing.T, im *Image, src string, data, model []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Seek(1<<20, 0); err == nil {
+	if _, err = f.Seek(1<<20, 0); err == nil {
 		err = im.CopyFrom(4<<20, f, 6<<20)
 	}
 	f.Close()

@@ -201,7 +201,7 @@ func (a *alloc) initcgFree(c, dlower, dupper, ndblk int64) {
 	d, blkno := dupper, dupper>>g.fragshift
 	if n := (ndblk - d) >> g.fragshift; n > 0 {
 		a.freeBlocks(c, blkno, n)
-		d, blkno = d+n<<g.fragshift, blkno+n
+		d += n << g.fragshift
 	}
 	if d < ndblk {
 		frsum[ndblk-d]++
