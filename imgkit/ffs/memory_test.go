@@ -2,6 +2,8 @@ package ffs
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -10,17 +12,27 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
-// TestMemoryBudget checks that an image whose per-group bookkeeping would
-// exceed the Go memory limit is refused before anything is allocated (fails
-// without the check: a 1 TiB UFS1 image takes 600 MB to build, and on a
-// machine with less the runtime dies with "fatal error: out of memory").
-// It sets the process's memory limit, so it does not run in parallel.
+// TestMemoryBudget checks that an image whose bookkeeping would exceed the
+// Go memory limit is refused before anything is allocated, and that the
+// estimate is of the bounded bookkeeping: a 4 TiB UFS2 image fits 64 MiB
+// (the estimate of every group unpacked refused it). It sets the process's
+// memory limit, so it does not run in parallel.
 func TestMemoryBudget(t *testing.T) {
 	// not parallel: it sets the process's memory limit.
-	old := debug.SetMemoryLimit(256 << 20)
+	old := debug.SetMemoryLimit(8 << 20)
 	defer debug.SetMemoryLimit(old)
-	_, err := Build(fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}}), &Options{Size: 1 << 40})
-	if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "MiB of memory to build, more than the 256 MiB available") {
-		t.Errorf("1 TiB with a limit of 256 MiB: error %v", err)
+	img := filepath.Join(t.TempDir(), "big.img")
+	err := WriteFile(img, fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}}), &Options{Size: 1 << 40})
+	if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "MiB of memory to build, more than the 8 MiB available") {
+		t.Errorf("1 TiB with a limit of 8 MiB: error %v", err)
+	}
+	if _, serr := os.Stat(img); err != nil && serr == nil {
+		t.Error("a refused image was left behind")
+	}
+	// What the bounded bookkeeping needs fits a limit the old estimate
+	// (every group unpacked, 243 MB for 4 TiB of UFS2) did not.
+	debug.SetMemoryLimit(64 << 20)
+	if err := WriteFile(img, fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}}), &Options{Version: 2, Size: 4 << 40}); err != nil {
+		t.Errorf("4 TiB of UFS2 with a limit of 64 MiB: %v", err)
 	}
 }

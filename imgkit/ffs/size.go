@@ -497,24 +497,27 @@ func (w *writer) checkNode(n *fstree.Node) error {
 	return nil
 }
 
-// bookkeeping is the memory the writer's per-group state takes, which
-// grows with the size of the image rather than of the tree: the
-// allocator's cylinder group blocks and records and the generation numbers of the inodes
-// initialised up front (initInodes, initGens).
+// cgPackedEstimate is what a packed cylinder group takes in memory, its
+// flate stream and slice header, as cgcache.go keeps the groups it does
+// not hold unpacked: a fresh group's maps are long runs of the same byte.
+const cgPackedEstimate = 512
+
+// bookkeeping estimates the memory the writer holds besides the image:
+// for every cylinder group its records and a packed copy, the groups
+// cgcache.go keeps unpacked (cgResidentBytes, at least two), and the
+// di_gen values gens.go keeps (at most gensResidentBytes; CompatDebian
+// draws none ahead).
 func (w *writer) bookkeeping() int64 {
 	g := w.g
-	perGroup := g.cgsize + int64(unsafe.Sizeof(cylGroup{})+unsafe.Sizeof(csum{})) + 2*8 + 8 + 24
-	if w.opts.Compat != CompatDebian {
-		gens := g.ipg
-		if g.version == 2 {
-			gens = min(g.ipg, roundup(2*g.inopb, g.inopb))
-		}
-		perGroup += 4 * gens
-	}
-	if g.ncg > math.MaxInt64/perGroup {
+	perGroup := int64(unsafe.Sizeof(cylGroup{})+unsafe.Sizeof(csum{})) + 2*8 + 8 + 24 + cgPackedEstimate
+	if g.ncg > math.MaxInt64/(2*perGroup) {
 		return math.MaxInt64
 	}
-	return g.ncg * perGroup
+	need := g.ncg*perGroup + min(g.ncg, max(2, cgResidentBytes/g.cgsize))*g.cgsize
+	if w.opts.Compat != CompatDebian {
+		need += min(g.ncg*4*w.firstGens(), gensResidentBytes)
+	}
+	return need
 }
 
 // addSize is ffs_size_dir's estimate of the bytes a file of n bytes
