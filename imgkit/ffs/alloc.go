@@ -3,6 +3,7 @@ package ffs
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // This file keeps the cylinder groups in memory while a tree is laid out
@@ -31,6 +32,11 @@ type alloc struct {
 	lowfree []int64
 
 	cache cgCache // which of cgs are resident (cgcache.go)
+
+	// le says the image is little-endian: get32, put32 and add then read
+	// and write the counts that every block changes without the byte
+	// order's interface calls.
+	le bool
 }
 
 func (a *alloc) blksfree(c int64) []byte {
@@ -47,7 +53,23 @@ func (a *alloc) clustersum(c int64, i int64) []byte {
 func setbit(m []byte, i int64)         { m[i>>3] |= 1 << (i & 7) }
 func clrbit(m []byte, i int64)         { m[i>>3] &^= 1 << (i & 7) }
 func isset(m []byte, i int64) bool     { return m[i>>3]&(1<<(i&7)) != 0 }
-func (a *alloc) add(b []byte, v int64) { a.o.add32(b, v) }
+func (a *alloc) add(b []byte, v int64) { a.put32(b, int64(a.get32(b))+v) }
+
+// get32 and put32 read and write a 32-bit field of a group.
+func (a *alloc) get32(b []byte) int32 {
+	if a.le {
+		return int32(binary.LittleEndian.Uint32(b))
+	}
+	return a.o.i32(b)
+}
+
+func (a *alloc) put32(b []byte, v int64) {
+	if a.le {
+		binary.LittleEndian.PutUint32(b, uint32(v))
+		return
+	}
+	a.o.put32(b, v)
+}
 
 // isblock, clrblock and setblock test and change the free bits of the
 // fragments of block h (ffs_isblock, ffs_clrblock, ffs_setblock).
@@ -96,7 +118,7 @@ func (a *alloc) setblock(m []byte, h int64) {
 // newAlloc builds every cylinder group as mkfs's initcg does, and the
 // totals as mkfs computes them. utime is the time written into each group.
 func newAlloc(g *geometry, o order, utime int64) *alloc {
-	a := &alloc{g: g, o: o, cgs: make([]cylGroup, g.ncg), cs: make([]csum, g.ncg), maxcluster: make([]int64, g.ncg), lowfree: make([]int64, g.ncg)}
+	a := &alloc{g: g, o: o, cgs: make([]cylGroup, g.ncg), cs: make([]csum, g.ncg), maxcluster: make([]int64, g.ncg), lowfree: make([]int64, g.ncg), le: o.ByteOrder == binary.LittleEndian}
 	a.initCache(utime)
 	for c := int64(0); c < g.ncg; c++ {
 		buf := a.buffer()
@@ -276,13 +298,16 @@ func (a *alloc) initcgClusterSum(c, nblks int64) {
 }
 
 // syncCs copies the group's summary into its cg_cs.
-func (a *alloc) syncCs(c int64) {
-	cs := a.cg(c).cgCs()
+func (a *alloc) syncCs(c int64) { a.syncCsIn(a.cg(c), c) }
+
+// syncCsIn copies the summary of group c into cg_cs of cgp, its bytes.
+func (a *alloc) syncCsIn(cgp cylGroup, c int64) {
+	cs := cgp.cgCs()
 	s := a.cs[c]
-	a.o.put32(cs[0:4], s.ndir)
-	a.o.put32(cs[4:8], s.nbfree)
-	a.o.put32(cs[8:12], s.nifree)
-	a.o.put32(cs[12:16], s.nffree)
+	a.put32(cs[0:4], s.ndir)
+	a.put32(cs[4:8], s.nbfree)
+	a.put32(cs[8:12], s.nifree)
+	a.put32(cs[12:16], s.nffree)
 }
 
 // allocBlock is ffs_alloc: it allocates size bytes (a whole block or some
@@ -393,14 +418,13 @@ func (a *alloc) alloccg(c, bpref, size int64) int64 {
 func (a *alloc) alloccgblk(c, bpref int64) int64 {
 	g, o := a.g, a.o
 	cgp := a.cg(c)
-	free := a.blksfree(c)
 	var bno int64
 	if bpref == 0 || g.dtog(bpref) != c {
 		bpref = int64(o.i32(cgp.cgRotor()))
 	} else {
 		bpref = bpref &^ (g.frag - 1) // blknum
 		bno = g.dtogd(bpref)
-		if a.isblock(free, bno>>g.fragshift) {
+		if a.isblock(cgp[g.freeoff:g.nextfreeoff], bno>>g.fragshift) {
 			goto gotit
 		}
 	}
@@ -411,11 +435,11 @@ func (a *alloc) alloccgblk(c, bpref int64) int64 {
 	o.put32(cgp.cgRotor(), bno)
 gotit:
 	blkno := bno >> g.fragshift
-	a.clrblock(free, blkno)
+	a.clrblock(cgp[g.freeoff:g.nextfreeoff], blkno)
 	a.clusteracct(c, blkno, -1)
 	a.cs[c].nbfree--
 	a.total.nbfree--
-	a.syncCs(c)
+	a.syncCsIn(cgp, c)
 	return c*g.fpg + bno
 }
 
@@ -514,45 +538,78 @@ func findByte(m []byte, i, end int64, tbl *[256]byte, mask byte, wholeFF bool) i
 }
 
 // clusteracct is ffs_clusteracct: update the cluster map and summary of
-// group c for block blkno being freed (cnt 1) or allocated (cnt -1).
+// group c for block blkno being freed (cnt 1) or allocated (cnt -1). It
+// looks the group up once and measures the free runs on either side of
+// blkno a byte of the map at a time (onesUp, onesDown).
 func (a *alloc) clusteracct(c, blkno, cnt int64) {
 	g := a.g
 	if g.contigsumsize <= 0 {
 		return
 	}
-	m := a.clustersfree(c)
+	cgp := a.cg(c)
+	m := cgp[g.clusteroff:g.nextfreeoff]
 	if cnt > 0 {
 		setbit(m, blkno)
 	} else {
 		clrbit(m, blkno)
 	}
-	nclusterblks := int64(a.o.u32(a.cg(c).cgNclusterblks()))
-	start := blkno + 1
-	end := min(start+g.contigsumsize, nclusterblks)
-	i := start
-	for ; i < end && isset(m, i); i++ {
-	}
-	forw := i - start
-	start = blkno - 1
-	end = max(start-g.contigsumsize, -1)
-	i = start
-	for ; i > end && isset(m, i); i-- {
-	}
-	back := start - i
-	i = min(back+forw+1, g.contigsumsize)
-	a.add(a.clustersum(c, i), cnt)
+	nclusterblks := int64(uint32(a.get32(cgp.cgNclusterblks())))
+	forw := onesUp(m, blkno+1, min(blkno+1+g.contigsumsize, nclusterblks))
+	back := onesDown(m, max(blkno-1-g.contigsumsize, -1)+1, blkno)
+	sum := cgp[g.clustersumoff:]
+	i := min(back+forw+1, g.contigsumsize)
+	a.add(sum[4*i:4*i+4], cnt)
 	if back > 0 {
-		a.add(a.clustersum(c, back), -cnt)
+		a.add(sum[4*back:4*back+4], -cnt)
 	}
 	if forw > 0 {
-		a.add(a.clustersum(c, forw), -cnt)
+		a.add(sum[4*forw:4*forw+4], -cnt)
 	}
 	for i = g.contigsumsize; i > 0; i-- {
-		if a.o.i32(a.clustersum(c, i)) > 0 {
+		if a.get32(sum[4*i:4*i+4]) > 0 {
 			break
 		}
 	}
 	a.maxcluster[c] = i
+}
+
+// onesUp returns how many bits of m from bit lo upward are set in a row,
+// counting no further than bit hi (exclusive).
+func onesUp(m []byte, lo, hi int64) int64 {
+	n := int64(0)
+	for lo < hi {
+		s := lo & 7
+		k := int64(bits.TrailingZeros8(^(m[lo>>3] >> s))) // at most 8-s
+		if k >= hi-lo {
+			return n + hi - lo
+		}
+		n += k
+		if k < 8-s {
+			return n
+		}
+		lo += k
+	}
+	return n
+}
+
+// onesDown returns how many bits of m from bit hi-1 downward are set in a
+// row, counting no further than bit lo (inclusive).
+func onesDown(m []byte, lo, hi int64) int64 {
+	n := int64(0)
+	for lo < hi {
+		top := hi - 1
+		s := 7 - top&7
+		k := int64(bits.LeadingZeros8(^(m[top>>3] << s))) // at most 8-s
+		if k >= hi-lo {
+			return n + hi - lo
+		}
+		n += k
+		if k < 8-s {
+			return n
+		}
+		hi -= k
+	}
+	return n
 }
 
 // blkpref is ffs_blkpref_ufs1/ufs2: the preferred fragment address of
