@@ -193,8 +193,17 @@ type inode struct {
 	ib     [nIAddr]int64
 	blocks int64 // di_blocks, in 512-byte units
 	size   int64
-	ind    map[int64][]int64 // indirect blocks not yet written, by logical (negative) number
-	indAt  map[int64]int64   // their fragment addresses
+	// ind[i] is the indirect block not yet written at step i of the path
+	// to a block (getlbns): a file's blocks are allocated in order, so
+	// there is at most one at each step, found without a map lookup.
+	ind [nIAddr + 1]pendingIndir
+}
+
+// A pendingIndir is an indirect block not yet written: its entries and its
+// fragment address.
+type pendingIndir struct {
+	bap []int64
+	at  int64
 }
 
 // writeNode writes the inode of n and its data: dir is the directory's
@@ -314,23 +323,22 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 		if !last && indirs[i].off != g.nindir-1 {
 			return nil
 		}
-		l := indirs[i].lbn
+		p := &ip.ind[i]
 		if w.indbuf == nil {
 			w.indbuf = make([]byte, g.bsize)
 		}
-		for k, v := range ip.ind[l] {
+		for k, v := range p.bap {
 			if g.version == 1 {
 				w.o.put32(w.indbuf[4*k:], v)
 			} else {
 				w.o.put64(w.indbuf[8*k:], v)
 			}
 		}
-		if err := w.writeAt(w.indbuf, ip.indAt[l]*g.fsize); err != nil {
+		if err := w.writeAt(w.indbuf, p.at*g.fsize); err != nil {
 			return err
 		}
-		w.indFree = append(w.indFree, ip.ind[l])
-		delete(ip.ind, l)
-		delete(ip.indAt, l)
+		w.indFree = append(w.indFree, p.bap)
+		*p = pendingIndir{}
 	}
 	return nil
 }
@@ -428,9 +436,6 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 	if err != nil {
 		return 0, 0, err
 	}
-	if ip.ind == nil {
-		ip.ind, ip.indAt = map[int64][]int64{}, map[int64]int64{}
-	}
 	var pref int64
 	num := len(indirs) - 1
 	nb := ip.ib[indirs[0].off]
@@ -439,12 +444,12 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		w.newIndirect(ip, indirs[1].lbn, nb)
+		w.newIndirect(ip, 1, nb)
 		ip.ib[indirs[0].off] = nb
 	}
 	var bap []int64
 	for i := 1; ; {
-		bap = ip.ind[indirs[i].lbn]
+		bap = ip.ind[i].bap
 		nb = bap[indirs[i].off]
 		if i == num {
 			break
@@ -459,7 +464,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		if nb, err = a.allocBlock(ip.ino, pref, g.bsize); err != nil {
 			return 0, 0, err
 		}
-		w.newIndirect(ip, indirs[i].lbn, nb)
+		w.newIndirect(ip, i, nb)
 		bap[indirs[i-1].off] = nb
 	}
 	pref = a.blkpref(ip.ino, lbn, indirs[num].off, bap)
@@ -490,19 +495,20 @@ func (w *writer) ballocDirect(ip *inode, lbn, chunk int64) (addr, nsize int64, e
 	return addr, nsize, nil
 }
 
-// newIndirect records a new indirect block of ip, logical block l (a
-// negative number) at fragment address at, all of its entries zero; its
+// newIndirect records a new indirect block of ip, at step i of the path
+// to a block and fragment address at, all of its entries zero; its
 // entries reuse those of an indirect block already written, if any.
-func (w *writer) newIndirect(ip *inode, l, at int64) {
+func (w *writer) newIndirect(ip *inode, i int, at int64) {
 	g := w.g
+	var bap []int64
 	if k := len(w.indFree); k > 0 {
-		ip.ind[l] = w.indFree[k-1]
-		clear(ip.ind[l])
+		bap = w.indFree[k-1]
+		clear(bap)
 		w.indFree = w.indFree[:k-1]
 	} else {
-		ip.ind[l] = make([]int64, g.nindir)
+		bap = make([]int64, g.nindir)
 	}
-	ip.indAt[l] = at
+	ip.ind[i] = pendingIndir{bap: bap, at: at}
 	ip.blocks += g.bsize / 512
 }
 
