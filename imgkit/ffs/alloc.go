@@ -576,6 +576,12 @@ func (a *alloc) clusteracct(c, blkno, cnt int64) {
 // onesUp returns how many bits of m from bit lo upward are set in a row,
 // counting no further than bit hi (exclusive).
 func onesUp(m []byte, lo, hi int64) int64 {
+	if i := lo >> 3; lo < hi && hi-lo <= 57 && i+8 <= int64(len(m)) {
+		// One word holds the range: ffs_clusteracct counts at most
+		// FS_MAXCONTIG (16) bits.
+		k := int64(bits.TrailingZeros64(^(binary.LittleEndian.Uint64(m[i:]) >> (lo & 7))))
+		return min(k, hi-lo)
+	}
 	n := int64(0)
 	for lo < hi {
 		s := lo & 7
@@ -595,6 +601,10 @@ func onesUp(m []byte, lo, hi int64) int64 {
 // onesDown returns how many bits of m from bit hi-1 downward are set in a
 // row, counting no further than bit lo (inclusive).
 func onesDown(m []byte, lo, hi int64) int64 {
+	if i := (hi-1)>>3 - 7; lo < hi && hi-lo <= 57 && i >= 0 {
+		k := int64(bits.LeadingZeros64(^(binary.LittleEndian.Uint64(m[i:]) << (7 - (hi-1)&7))))
+		return min(k, hi-lo)
+	}
 	n := int64(0)
 	for lo < hi {
 		top := hi - 1

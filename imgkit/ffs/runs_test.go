@@ -11,7 +11,7 @@ func TestOnesUpDown(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 20000; iter++ {
-		m := make([]byte, 1+r.IntN(6))
+		m := make([]byte, 1+r.IntN(24))
 		for i := range m {
 			switch r.IntN(3) {
 			case 0:
@@ -22,6 +22,9 @@ func TestOnesUpDown(t *testing.T) {
 		}
 		nbits := int64(8 * len(m))
 		lo, hi := r.Int64N(nbits+1), r.Int64N(nbits+1)
+		if r.IntN(2) == 0 { // the ranges ffs_clusteracct looks at
+			hi = min(lo+r.Int64N(18), nbits)
+		}
 		var up, down int64
 		for i := lo; i < hi && isset(m, i); i++ {
 			up++
