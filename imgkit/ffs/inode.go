@@ -197,6 +197,12 @@ type inode struct {
 	// to a block (getlbns): a file's blocks are allocated in order, so
 	// there is at most one at each step, found without a map lookup.
 	ind [nIAddr + 1]pendingIndir
+
+	// path[:pathLen] is getlbns's path to logical block pathLbn, the block
+	// balloc allocated last (pathLen 0: none yet).
+	path    [nIAddr + 1]indir
+	pathLen int
+	pathLbn int64
 }
 
 // A pendingIndir is an indirect block not yet written: its entries and its
@@ -423,6 +429,20 @@ func (w *writer) getlbns(bn int64, ap *[nIAddr + 1]indir) ([]indir, error) {
 	return ap[:k], nil
 }
 
+// pathTo returns getlbns's path to logical block lbn of ip. When lbn
+// follows the block of the last path in the same indirect block, the path
+// is that one with the last offset one further, as getlbns would make it.
+func (w *writer) pathTo(ip *inode, lbn int64) ([]indir, error) {
+	if n := ip.pathLen; n > 0 && lbn == ip.pathLbn+1 && ip.path[n-1].off < w.g.nindir-1 {
+		ip.path[n-1].off++
+		ip.pathLbn = lbn
+		return ip.path[:n], nil
+	}
+	indirs, err := w.getlbns(lbn, &ip.path)
+	ip.pathLen, ip.pathLbn = len(indirs), lbn
+	return indirs, err
+}
+
 // balloc is ffs_balloc for a file whose size is already final: it
 // allocates logical block lbn holding chunk bytes and returns its fragment
 // address and allocated size.
@@ -431,8 +451,7 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 		return w.ballocDirect(ip, lbn, chunk)
 	}
 	g, a := w.g, w.a
-	var path [nIAddr + 1]indir
-	indirs, err := w.getlbns(lbn, &path)
+	indirs, err := w.pathTo(ip, lbn)
 	if err != nil {
 		return 0, 0, err
 	}
