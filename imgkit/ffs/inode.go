@@ -1,6 +1,7 @@
 package ffs
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"time"
@@ -333,13 +334,7 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 		if w.indbuf == nil {
 			w.indbuf = make([]byte, g.bsize)
 		}
-		for k, v := range p.bap {
-			if g.version == 1 {
-				w.o.put32(w.indbuf[4*k:], v)
-			} else {
-				w.o.put64(w.indbuf[8*k:], v)
-			}
-		}
+		w.encodeIndirect(p.bap)
 		if err := w.writeAt(w.indbuf, p.at*g.fsize); err != nil {
 			return err
 		}
@@ -347,6 +342,27 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 		*p = pendingIndir{}
 	}
 	return nil
+}
+
+// encodeIndirect stores the entries bap of an indirect block in
+// w.indbuf, in the image's byte order (little-endian ones without the
+// byte order's interface call for each entry).
+func (w *writer) encodeIndirect(bap []int64) {
+	b := w.indbuf
+	switch {
+	case w.g.version == 1:
+		for k, v := range bap {
+			w.o.put32(b[4*k:], v)
+		}
+	case w.o.ByteOrder == binary.LittleEndian:
+		for k, v := range bap {
+			binary.LittleEndian.PutUint64(b[8*k:], uint64(v))
+		}
+	default:
+		for k, v := range bap {
+			w.o.put64(b[8*k:], v)
+		}
+	}
 }
 
 // queueCopy queues the copy of length bytes of file n, from byte fileOff
