@@ -419,11 +419,12 @@ func (a *alloc) alloccgblk(c, bpref int64) int64 {
 	g, o := a.g, a.o
 	cgp := a.cg(c)
 	var bno int64
-	if bpref == 0 || g.dtog(bpref) != c {
+	base := g.cgbase(c) // dtog and dtogd without dividing
+	if bpref == 0 || bpref < base || bpref >= base+g.fpg {
 		bpref = int64(o.i32(cgp.cgRotor()))
 	} else {
 		bpref = bpref &^ (g.frag - 1) // blknum
-		bno = g.dtogd(bpref)
+		bno = bpref - base
 		if a.isblock(cgp[g.freeoff:g.nextfreeoff], bno>>g.fragshift) {
 			goto gotit
 		}
