@@ -303,7 +303,6 @@ func (o order) i64(b []byte) int64      { return int64(o.Uint64(b)) }
 func (o order) put16(b []byte, v int64) { o.PutUint16(b, uint16(v)) }
 func (o order) put32(b []byte, v int64) { o.PutUint32(b, uint32(v)) }
 func (o order) put64(b []byte, v int64) { o.PutUint64(b, uint64(v)) }
-func (o order) add32(b []byte, v int64) { o.PutUint32(b, uint32(int64(int32(o.Uint32(b)))+v)) }
 
 // fragtbl, around and inside are the fragment tables of ffs_tables.c,
 // computed here from their definition: fragtbl[frag][b] has bit
