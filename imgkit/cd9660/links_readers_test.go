@@ -32,50 +32,55 @@ func checkTargets(t *testing.T, reader string, targets []string, got map[string]
 	}
 }
 
-// TestLinkTargetsBsdtar extracts the links with bsdtar.
-func TestLinkTargetsBsdtar(t *testing.T) {
-	t.Parallel()
-	tooltest.Need(t, "bsdtar")
+// readLinks builds the tree of test links and, for each set of
+// linkReaderOptions, an image, whose links read returns by name; it
+// checks them against the targets.
+func readLinks(t *testing.T, reader string, read func(t *testing.T, img string, targets []string) map[string]string) {
+	t.Helper()
 	targets := linkTargets()
 	dir := linkTree(t, targets)
 	for _, opts := range linkReaderOptions {
 		t.Run(strings.Join(opts, ","), func(t *testing.T) {
 			t.Parallel()
-			out := filepath.Join(t.TempDir(), "x")
-			must(t, os.Mkdir(out, 0o755))
-			run(t, "bsdtar", "-xpf", writeImage(t, dir, opts...), "-C", out)
-			got := map[string]string{}
-			for i := range targets {
-				name := fmt.Sprintf("l%03d", i)
-				if l, err := os.Readlink(filepath.Join(out, name)); err == nil {
-					got[name] = l
-				}
-			}
-			checkTargets(t, "bsdtar", targets, got)
+			checkTargets(t, reader, targets, read(t, writeImage(t, dir, opts...), targets))
 		})
 	}
+}
+
+// TestLinkTargetsBsdtar extracts the links with bsdtar.
+func TestLinkTargetsBsdtar(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, "bsdtar")
+	readLinks(t, "bsdtar", func(t *testing.T, img string, targets []string) map[string]string {
+		out := filepath.Join(t.TempDir(), "x")
+		must(t, os.Mkdir(out, 0o755))
+		run(t, "bsdtar", "-xpf", img, "-C", out)
+		got := map[string]string{}
+		for i := range targets {
+			name := fmt.Sprintf("l%03d", i)
+			if l, err := os.Readlink(filepath.Join(out, name)); err == nil {
+				got[name] = l
+			}
+		}
+		return got
+	})
 }
 
 // TestLinkTargetsXorriso lists the links with xorriso.
 func TestLinkTargetsXorriso(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "xorriso")
-	targets := linkTargets()
-	dir := linkTree(t, targets)
-	for _, opts := range linkReaderOptions {
-		t.Run(strings.Join(opts, ","), func(t *testing.T) {
-			t.Parallel()
-			out := run(t, "xorriso", "-abort_on", "NEVER", "-return_with", "WARNING", "32",
-				"-indev", writeImage(t, dir, opts...), "-find", "/", "-exec", "lsdl")
-			got := map[string]string{}
-			for _, line := range strings.Split(out, "\n") {
-				if m := xorrisoLine.FindStringSubmatch(line); m != nil && m[3] != "" {
-					got[m[2][1:]] = m[3]
-				}
+	readLinks(t, "xorriso", func(t *testing.T, img string, _ []string) map[string]string {
+		out := run(t, "xorriso", "-abort_on", "NEVER", "-return_with", "WARNING", "32",
+			"-indev", img, "-find", "/", "-exec", "lsdl")
+		got := map[string]string{}
+		for _, line := range strings.Split(out, "\n") {
+			if m := xorrisoLine.FindStringSubmatch(line); m != nil && m[3] != "" {
+				got[m[2][1:]] = m[3]
 			}
-			checkTargets(t, "xorriso", targets, got)
-		})
-	}
+		}
+		return got
+	})
 }
 
 // isoinfoLink is a symbolic link in isoinfo -R -l's listing: its name
@@ -88,21 +93,16 @@ var isoinfoLink = regexp.MustCompile(`\s(l\d{3}) -> (.*)$`)
 func TestLinkTargetsIsoinfo(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "isoinfo")
-	targets := linkTargets()
-	dir := linkTree(t, targets)
-	for _, opts := range linkReaderOptions {
-		t.Run(strings.Join(opts, ","), func(t *testing.T) {
-			t.Parallel()
-			out := run(t, "isoinfo", "-R", "-l", "-i", writeImage(t, dir, opts...))
-			got := map[string]string{}
-			for _, line := range strings.Split(out, "\n") {
-				if m := isoinfoLink.FindStringSubmatch(line); m != nil {
-					got[m[1]] = m[2]
-				}
+	readLinks(t, "isoinfo -R", func(t *testing.T, img string, _ []string) map[string]string {
+		out := run(t, "isoinfo", "-R", "-l", "-i", img)
+		got := map[string]string{}
+		for _, line := range strings.Split(out, "\n") {
+			if m := isoinfoLink.FindStringSubmatch(line); m != nil {
+				got[m[1]] = m[2]
 			}
-			checkTargets(t, "isoinfo -R", targets, got)
-		})
-	}
+		}
+		return got
+	})
 }
 
 // TestLastLinkBsdtar lists, with bsdtar, images whose last record with
