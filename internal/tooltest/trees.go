@@ -1,6 +1,8 @@
 package tooltest
 
 import (
+	"errors"
+	"testing"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -17,4 +19,20 @@ func NestedTree(depth int) *fstree.Tree {
 		n = c
 	}
 	return &fstree.Tree{Root: root}
+}
+
+// CheckDepthLimit checks a writer's depth limit: build (a format's Build,
+// wrapped) makes the deepest tree fstree.MaxPath allows, and refuses one of
+// 100,000 levels with an error wrapping fstree.ErrPathTooLong (without the
+// check, such a tree took memory quadratic in the depth and ended in the
+// runtime's out-of-memory crash).
+func CheckDepthLimit(t *testing.T, build func(src fstree.Source) error) {
+	t.Helper()
+	deepest := (fstree.MaxPath + 1) / 2
+	if err := build(NestedTree(deepest)); err != nil {
+		t.Errorf("depth %d: %v", deepest, err)
+	}
+	if err := build(NestedTree(100_000)); !errors.Is(err, fstree.ErrPathTooLong) {
+		t.Errorf("depth 100000: error %v, want fstree.ErrPathTooLong", err)
+	}
 }
