@@ -201,7 +201,9 @@ func (l *fieldList) data(p string, e *Entry) {
 	var spans [][2]int64
 	for _, x := range e.extents {
 		if x.unit == 0 {
-			spans = append(spans, [2]int64{x.off, x.off + x.n})
+			if x.n > 0 { // an empty file's extent holds none of its bytes
+				spans = append(spans, [2]int64{x.off, x.off + x.n})
+			}
 			continue
 		}
 		for done := int64(0); done < x.n; done += x.unit {

@@ -46,17 +46,7 @@ func TestFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byKey := map[[2]string]imgfmt.Field{}
-	for _, f := range fields {
-		k := [2]string{f.Path, f.Name}
-		if _, dup := byKey[k]; dup {
-			t.Errorf("field %q %q twice", f.Path, f.Name)
-		}
-		byKey[k] = f
-		if f.Offset < -1 || f.Offset+f.Size > int64(len(b)) {
-			t.Errorf("field %q %q at %d+%d is outside the image", f.Path, f.Name, f.Offset, f.Size)
-		}
-	}
+	byKey := tooltest.IndexFields(t, fields, int64(len(b)))
 	for _, w := range []struct{ path, name, value string }{
 		{"primary volume descriptor", "Standard Identifier", `"CD001"`},
 		{"primary volume descriptor", "Volume Identifier", `"FIELDS"`},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // TestFields describes writer images of both versions and byte orders and
@@ -40,22 +41,7 @@ func TestFields(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				byKey := map[[2]string]imgfmt.Field{}
-				for _, f := range fields {
-					k := [2]string{f.Path, f.Name}
-					if _, dup := byKey[k]; dup {
-						t.Errorf("%s %s listed twice", f.Path, f.Name)
-					}
-					byKey[k] = f
-					if f.Offset < -1 || f.Offset+f.Size > int64(len(img)) {
-						t.Errorf("%s %s: offset %d size %d outside the image", f.Path, f.Name, f.Offset, f.Size)
-					}
-					for _, s := range f.Spans {
-						if s[0] < 0 || s[1] > int64(len(img)) || s[0] >= s[1] {
-							t.Errorf("%s %s: bad span %v", f.Path, f.Name, s)
-						}
-					}
-				}
+				byKey := tooltest.IndexFields(t, fields, int64(len(img)))
 				get := func(p, name string) imgfmt.Field {
 					t.Helper()
 					f, ok := byKey[[2]string{p, name}]
