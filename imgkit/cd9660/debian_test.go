@@ -1,7 +1,6 @@
 package cd9660
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,27 +44,6 @@ var debianCases = []struct {
 	{"deep9", []string{"rockridge"}, []string{"relocate-deep-trees"}},
 }
 
-// pinTimes sets the times of every entry of the tree under root but
-// symbolic links (which keep the time they were made).
-func pinTimes(t *testing.T, root string) {
-	t.Helper()
-	mtime := time.Unix(fbsdStamp, 0)
-	atime := time.Now().Add(2 * time.Hour).Truncate(time.Second)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-		case d.Type()&fs.ModeSymlink != 0:
-			// A symlink's own times: its first readlink would otherwise
-			// move its atime (relatime), between the two tools' walks.
-			err = lchtimes(p, atime, mtime)
-		default:
-			err = os.Chtimes(p, atime, mtime)
-		}
-		return err
-	})
-	must(t, err)
-}
-
 // maskVolumeDates zeroes the dates of the primary volume descriptor that
 // Debian's makefs takes from the clock.
 func maskVolumeDates(img []byte) {
@@ -83,7 +61,7 @@ func TestDebianIdentity(t *testing.T) {
 		t.Run(c.tree+"/"+strings.Join(c.opts, ","), func(t *testing.T) {
 			t.Parallel()
 			dir := makeTree(t, c.tree)
-			pinTimes(t, dir)
+			tooltest.PinTimes(t, dir, time.Unix(fbsdStamp, 0))
 			img := filepath.Join(t.TempDir(), "debian.iso")
 			args := []string{"-t", "cd9660", "-T", "1700000000"}
 			for _, it := range c.opts {

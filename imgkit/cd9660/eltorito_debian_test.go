@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -28,7 +29,7 @@ func TestBootDebianIdentity(t *testing.T) {
 				files := makeBootDir(t, c.files)
 				items := append(absBootOptions(files, c.opts), extra...)
 				dir := makeTree(t, "basic")
-				pinTimes(t, dir)
+				tooltest.PinTimes(t, dir, time.Unix(fbsdStamp, 0))
 				img := filepath.Join(t.TempDir(), "debian.iso")
 				args := []string{"-t", "cd9660"}
 				for _, it := range items {

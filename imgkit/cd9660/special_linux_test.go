@@ -3,9 +3,6 @@ package cd9660
 import (
 	"io/fs"
 	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // canMknod reports whether the tests can make device files here (as root;
@@ -30,11 +27,4 @@ func statRdev(fi fs.FileInfo) (uint64, bool) {
 		return 0, false
 	}
 	return st.Rdev, true
-}
-
-// lchtimes sets the access and modification times of path itself, not of
-// what a symbolic link points to.
-func lchtimes(path string, atime, mtime time.Time) error {
-	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
-	return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, unix.AT_SYMLINK_NOFOLLOW)
 }

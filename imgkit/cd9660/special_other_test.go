@@ -5,7 +5,6 @@ package cd9660
 import (
 	"errors"
 	"io/fs"
-	"time"
 )
 
 // canMknod is false: the tests make device files on Linux only, whose
@@ -19,5 +18,3 @@ func mknod(path string, kind byte, perm uint32, dev int) error { return errNoMkn
 func mkfifo(path string, perm uint32) error { return errNoMknod }
 
 func statRdev(fi fs.FileInfo) (uint64, bool) { return 0, false }
-
-func lchtimes(path string, atime, mtime time.Time) error { return nil }

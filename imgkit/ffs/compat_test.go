@@ -168,21 +168,7 @@ func writeTree(t *testing.T, dir string, withSpecial bool) {
 	if withSpecial {
 		mkSpecialFiles(t, dir)
 	}
-	// Read everything once so that access times settle before both
-	// writers look at them (a symlink's own atime moves at its first
-	// readlink: UFS2 images keep it, and the subtests share the tree).
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-		case d.Type().IsRegular():
-			os.ReadFile(p)
-		case d.IsDir():
-			os.ReadDir(p)
-		case d.Type()&os.ModeSymlink != 0:
-			os.Readlink(p)
-		}
-		return nil
-	})
+	tooltest.PinTimes(t, dir, time.Time{})
 }
 
 // volumeTimeOnly is a Source that leaves its tree's times as they are,
