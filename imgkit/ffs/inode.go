@@ -247,8 +247,22 @@ func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
 	run := &dataRun{w: w, n: n, mem: mem, off: -1}
 	for off := int64(0); off < ip.size; off += g.bsize {
-		chunk := min(ip.size-off, g.bsize)
 		lbn := off >> g.bshift
+		if rest := (ip.size-1)>>g.bshift - lbn; rest > 0 && !w.opts.oneByOne {
+			// All blocks but the last come in runs where they can.
+			k, addr, err := w.ballocRun(ip, lbn, rest)
+			if err != nil {
+				return fmt.Errorf("%s: %w", n.Path(), err)
+			}
+			if k > 0 {
+				if err := run.add(addr*g.fsize, k*g.bsize); err != nil {
+					return err
+				}
+				off += (k - 1) * g.bsize
+				continue
+			}
+		}
+		chunk := min(ip.size-off, g.bsize)
 		addr, nsize, err := w.balloc(ip, lbn, chunk)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Path(), err)
@@ -509,6 +523,42 @@ func (w *writer) balloc(ip *inode, lbn, chunk int64) (addr, nsize int64, err err
 	ip.blocks += g.bsize / 512
 	bap[indirs[num].off] = nb
 	return nb, g.bsize, w.finishIndirect(ip, indirs, lbn)
+}
+
+// ballocRun allocates, as balloc would one at a time, up to n blocks of
+// ip from lbn on, and returns how many it took and the fragment address of
+// the first. It takes the blocks that ffs_blkpref prefers and
+// ffs_alloccgblk finds free without a search: those that follow block
+// lbn-1 in the same indirect block, the same cylinder group and the same
+// section of fs_maxbpg entries (allocrun.go).
+func (w *writer) ballocRun(ip *inode, lbn, n int64) (k, addr int64, err error) {
+	g := w.g
+	d := ip.pathLen
+	if lbn <= nDAddr || d == 0 || ip.pathLbn != lbn-1 {
+		return 0, 0, nil
+	}
+	last := &ip.path[d-1]
+	indx := last.off + 1
+	if indx >= g.nindir || indx%g.maxbpg == 0 {
+		return 0, 0, nil
+	}
+	n = min(n, g.nindir-indx, g.maxbpg-indx%g.maxbpg)
+	bap := ip.ind[d-1].bap
+	pref := bap[indx-1] + g.frag
+	if bap[indx-1] == 0 || pref >= g.size {
+		return 0, 0, nil
+	}
+	c := g.dtog(pref)
+	if k = w.a.allocRun(c, pref-g.cgbase(c), n); k == 0 {
+		return 0, 0, nil
+	}
+	for j := range k {
+		bap[indx+j] = pref + j*g.frag
+	}
+	ip.blocks += k * g.bsize / 512
+	last.off += k
+	ip.pathLbn += k
+	return k, pref, w.finishIndirect(ip, ip.path[:d], ip.pathLbn)
 }
 
 // ballocDirect allocates direct block lbn of ip holding chunk bytes: a

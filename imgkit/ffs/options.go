@@ -82,6 +82,11 @@ type Options struct {
 
 	// Warn receives makefs's informational lines (may be nil).
 	Warn io.Writer
+
+	// oneByOne makes the writer allocate every block through balloc, as
+	// ffs_balloc does, never a run at once (allocrun.go): the tests
+	// compare the two.
+	oneByOne bool
 }
 
 // optionTable is the table of -o keys, in the order of makefs(8)'s manual.
