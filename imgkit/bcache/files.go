@@ -131,14 +131,19 @@ func (im *Image) copyUnitsParallel(files []FileCopy, units [][2]int, workers int
 	var next atomic.Int64
 	var failAt atomic.Int64 // lowest failed index so far
 	failAt.Store(int64(len(files)))
+	if !im.mem {
+		for len(im.workBufs) < workers {
+			im.workBufs = append(im.workBufs, make([]byte, bulkSize))
+		}
+	}
 	var wg sync.WaitGroup
-	for range workers {
+	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
 			if !im.mem {
-				buf = make([]byte, bulkSize)
+				buf = im.workBufs[k] // a batch's workers each have their own
 			}
 			for {
 				u := next.Add(1) - 1

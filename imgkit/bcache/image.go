@@ -105,6 +105,7 @@ type Image struct {
 	held       []*Buf      // buffers not yet released, sorted by offset
 	slab       []Buf       // unused Buf structs, allocated in bulk
 	bulkBuf    []byte      // the CopyFrom heap buffer
+	workBufs   [][]byte    // CopyFiles: one bulkSize buffer a worker, kept for the next batch
 	clone      cloneState  // whether and how file data is cloned (clone.go)
 }
 
