@@ -97,10 +97,9 @@ func (im *Image) cloneFrom(off int64, src *os.File, n int64) (bool, error) {
 	if rc.Control(func(fd uintptr) { cloned = im.cloneRange(int(fd), pos+head, off+head, mid) }) != nil || !cloned {
 		return false, nil
 	}
-	if im.bulkBuf == nil {
-		im.bulkBuf = make([]byte, bulkSize)
-	}
-	if err := im.copyAround(im.bulkBuf, off, src, pos, n, head, mid); err != nil {
+	buf := getBulk()
+	defer putBulk(buf)
+	if err := im.copyAround(buf[:], off, src, pos, n, head, mid); err != nil {
 		return true, err
 	}
 	if _, err := src.Seek(pos+n, io.SeekStart); err != nil {

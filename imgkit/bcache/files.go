@@ -131,19 +131,16 @@ func (im *Image) copyUnitsParallel(files []FileCopy, units [][2]int, workers int
 	var next atomic.Int64
 	var failAt atomic.Int64 // lowest failed index so far
 	failAt.Store(int64(len(files)))
-	if !im.mem {
-		for len(im.workBufs) < workers {
-			im.workBufs = append(im.workBufs, make([]byte, bulkSize))
-		}
-	}
 	var wg sync.WaitGroup
-	for k := range workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
 			if !im.mem {
-				buf = im.workBufs[k] // a batch's workers each have their own
+				b := getBulk()
+				defer putBulk(b)
+				buf = b[:]
 			}
 			for {
 				u := next.Add(1) - 1

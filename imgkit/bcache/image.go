@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Errors returned by the block cache.
@@ -104,8 +105,6 @@ type Image struct {
 	trackShift uint        // log2 of the chunk size of touched
 	held       []*Buf      // buffers not yet released, sorted by offset
 	slab       []Buf       // unused Buf structs, allocated in bulk
-	bulkBuf    []byte      // the CopyFrom heap buffer
-	workBufs   [][]byte    // CopyFiles: one bulkSize buffer a worker, kept for the next batch
 	clone      cloneState  // whether and how file data is cloned (clone.go)
 }
 
@@ -420,6 +419,16 @@ func (im *Image) copyFromFile(off int64, src *os.File, n int64, bulk *Bulk) (boo
 // modes, and of each pwrite from a source mapping.
 const bulkSize = 1 << 20
 
+// bulkBufs holds the heap buffers of bulkSize bytes that copies use and
+// give back, so that a build does not allocate and clear one for every
+// batch of files (each was 1 MiB of memclr and garbage, the larger part of
+// the garbage collector's work in an ffs build that clones its files).
+var bulkBufs = sync.Pool{New: func() any { return new([bulkSize]byte) }}
+
+// getBulk returns a heap buffer of bulkSize bytes; putBulk gives it back.
+func getBulk() *[bulkSize]byte  { return bulkBufs.Get().(*[bulkSize]byte) }
+func putBulk(b *[bulkSize]byte) { bulkBufs.Put(b) }
+
 // mapWindow is how much of a source file copyMappedSource maps at a time
 // (on systems with mmap; the tests size copies that cross windows by it).
 const mapWindow = 16 << 20
@@ -428,10 +437,9 @@ const mapWindow = 16 << 20
 // In mmap mode the writes reach the mapping through the page cache, which
 // Linux and the BSDs keep coherent with file writes.
 func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
-	if im.bulkBuf == nil {
-		im.bulkBuf = make([]byte, bulkSize)
-	}
-	return im.readPwrite(im.bulkBuf, off, r, n)
+	buf := getBulk()
+	defer putBulk(buf)
+	return im.readPwrite(buf[:], off, r, n)
 }
 
 // readPwrite copies n bytes of r to the image at off through buf: it reads

@@ -103,7 +103,7 @@ func (im *Image) Bytes() []byte {
 // needed and, for CreateWriterAt, writes the image to its writer and drops
 // the image too.
 func (im *Image) commitMemory() error {
-	im.touched, im.slab, im.bulkBuf, im.workBufs = nil, nil, nil, nil
+	im.touched, im.slab = nil, nil
 	if im.out == nil {
 		return nil
 	}

@@ -100,8 +100,8 @@ func (w *writer) writeInitedInodes() error {
 				i += g.inopb
 				n++
 			}
-			if buf == nil {
-				buf = make([]byte, initRunBlocks*g.bsize)
+			if int64(len(buf)) < n*g.bsize {
+				buf = make([]byte, n*g.bsize) // as large as the runs need
 			}
 			run := buf[:n*g.bsize]
 			for k := int64(0); k < n; k++ {
