@@ -165,8 +165,11 @@
 // with bcache's CopyFiles: up to 4 workers, the data range preallocated,
 // small files that follow each other written together. The map search
 // skips free-map bytes that cannot match, finding the byte ffs_mapsearch
-// finds. These choices were measured; the numbers are in BENCHMARKS.md at
-// the repository root.
+// finds. Where ffs_balloc would take a file's next blocks one by one
+// without a search (each the block after the last, free, in the same
+// group, indirect block and fs_maxbpg section), they are taken as one run,
+// with the same maps and counts. These choices were measured; the numbers
+// are in BENCHMARKS.md at the repository root.
 //
 // # Memory
 //
