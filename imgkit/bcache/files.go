@@ -58,19 +58,44 @@ func (im *Image) CopyFiles(files []FileCopy) (int, error) {
 	return im.copyFiles(files, copyWorkers)
 }
 
-// copyFiles is CopyFiles with at most maxWorkers goroutines.
+// copyFiles is CopyFiles with at most maxWorkers goroutines. A source that
+// may have holes is copied by CopyFrom, which skips them (holes.go), one
+// at a time after the batch's other files, and such a batch is not
+// preallocated (the span of the others would take in its holes).
 func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return -1, err
 	}
-	// A source with holes is copied by CopyFrom, which skips them
-	// (holes.go), and its span is not preallocated.
-	holes := anyHoles(files)
-	if !holes {
+	holey := holeyFiles(files)
+	if len(holey) == 0 {
+		return im.copyBatch(files, maxWorkers, true)
+	}
+	rest, index := withoutFiles(files, holey)
+	failed, err := -1, error(nil)
+	if j, e := im.copyBatch(rest, maxWorkers, false); e != nil {
+		failed, err = index[j], e
+	}
+	for _, i := range holey {
+		if failed >= 0 && i > failed {
+			break // the files before the failure are copied, as promised
+		}
+		if e := im.copyOne(&files[i]); e != nil {
+			return i, e
+		}
+	}
+	return failed, err
+}
+
+// copyBatch copies files, none of whose sources has holes, with up to
+// maxWorkers goroutines where nothing else can observe them (see
+// CopyFiles), else one by one; with prealloc, it may preallocate their
+// span first.
+func (im *Image) copyBatch(files []FileCopy, maxWorkers int, prealloc bool) (int, error) {
+	if prealloc {
 		im.preallocateBatch(files)
 	}
 	workers := min(maxWorkers, 2*runtime.GOMAXPROCS(0), len(files))
-	parallel := !holes && workers > 1 && len(im.held) == 0 &&
+	parallel := workers > 1 && len(im.held) == 0 &&
 		(im.mem || im.opts.Bulk == BulkAuto || im.opts.Bulk == BulkPwrite)
 	for i := 0; parallel && i < len(files); i++ {
 		parallel = files[i].Path != ""
@@ -88,6 +113,22 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 		im.touchUnits(files, units)
 	}
 	return im.copyUnitsParallel(files, units, workers)
+}
+
+// withoutFiles returns files but those at the ascending indices drop, and
+// the index in files of each file it returns.
+func withoutFiles(files []FileCopy, drop []int) ([]FileCopy, []int) {
+	rest := make([]FileCopy, 0, len(files)-len(drop))
+	index := make([]int, 0, len(files)-len(drop))
+	for i := range files {
+		if len(drop) > 0 && drop[0] == i {
+			drop = drop[1:]
+			continue
+		}
+		rest = append(rest, files[i])
+		index = append(index, i)
+	}
+	return rest, index
 }
 
 // copyUnits groups files into the units a worker copies at once: runs of

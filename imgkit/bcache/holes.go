@@ -65,16 +65,17 @@ func (im *Image) zeroHole(off, n int64) error {
 	return nil
 }
 
-// anyHoles reports whether a source of a CopyFiles batch may have holes:
-// CopyFiles then copies the batch file by file through CopyFrom, which
-// skips them, and does not preallocate it.
-func anyHoles(files []FileCopy) bool {
+// holeyFiles returns the indices of the files of a CopyFiles batch whose
+// sources may have holes: CopyFiles copies them one by one through
+// CopyFrom, which skips the holes, and does not preallocate them.
+func holeyFiles(files []FileCopy) []int {
+	var holey []int
 	for i := range files {
 		if files[i].N >= holeMin && files[i].Path != "" && mayHaveHoles(files[i].Path) {
-			return true
+			holey = append(holey, i)
 		}
 	}
-	return false
+	return holey
 }
 
 // copyHoles copies n bytes of src, from its current offset on, into the

@@ -2,6 +2,8 @@ package bcache
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -147,5 +149,64 @@ func copySparse(t *testing.T, im *Image, src string, data, model []byte) {
 			t.Fatalf("%v: ZeroRange: %v", im.Mode(), err)
 		}
 		clear(model[z[0]:][:z[1]])
+	}
+}
+
+// TestCopyFilesHoley copies a batch of small files with a source that has
+// holes among them, in every target: the small files are copied by the
+// workers and the sparse one after them by CopyFrom, with the bytes of a
+// plain copy, the sparse file's holes left holes in the image files, and
+// the failure reported the one of the lowest index, whichever part of the
+// batch it is in.
+func TestCopyFilesHoley(t *testing.T) {
+	t.Parallel()
+	batch0, want0 := filesFixture(t, 20)
+	src, data := sparseSource(t, t.TempDir())
+	const at = 10 // the sparse file's index
+	sparseOff := (int64(len(want0)) + 4095) &^ 4095
+	batch := append(append(append([]FileCopy(nil), batch0[:at]...), FileCopy{Off: sparseOff, N: int64(len(data)), Path: src}), batch0[at:]...)
+	want := append(append(want0, make([]byte, sparseOff-int64(len(want0)))...), data...)
+	size := int64(len(want))
+	for _, tg := range targets {
+		got, i, err := buildTargetWorkers(t, tg, size, nil, batch, 4)
+		if err != nil {
+			t.Fatalf("%s: file %d: %v", tg.name, i, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the image differs from a plain copy", tg.name)
+		}
+		for _, c := range []struct {
+			missing []int
+			want    int
+		}{{[]int{3}, 3}, {[]int{15}, 15}, {[]int{15, 4}, 4}} {
+			b := append([]FileCopy(nil), batch...)
+			for _, m := range c.missing {
+				b[m].Path += ".missing"
+			}
+			if _, i, err := buildTargetWorkers(t, tg, size, nil, b, 4); i != c.want || !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: files %v missing: failure at %d: %v, want %d", tg.name, c.missing, i, err, c.want)
+			}
+		}
+		b := append([]FileCopy(nil), batch...)
+		b[at].N++ // longer than the sparse file: ErrShortSrc at at, before the missing file
+		b[15].Path += ".missing"
+		if _, i, err := buildTargetWorkers(t, tg, size+1, nil, b, 4); i != at || !errors.Is(err, ErrShortSrc) {
+			t.Errorf("%s: failure at %d: %v, want %d and ErrShortSrc", tg.name, i, err, at)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "img")
+	im, err := Create(out, size, &Options{Mode: ModeCopy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Abort()
+	if i, err := im.copyFiles(batch, 4); err != nil {
+		t.Fatal(i, err)
+	}
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if a := allocated(t, out); a > 4<<20 {
+		t.Errorf("the image takes %d KiB on disk, want at most 4 MiB: the sparse file's holes were written", a>>10)
 	}
 }
