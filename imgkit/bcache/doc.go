@@ -184,9 +184,10 @@
 // (Getblk's rule: only those chunks are cleared), in copy mode the image
 // file's own holes do (zeros are written over its data runs in the range;
 // held buffers see them). The bytes are those of a copy that reads every
-// byte, in every mode, which a test checks. A batch with such a source is
-// copied file by file (no workers) and not preallocated, since
-// preallocation would allocate the holes. A source of which stat(2)
+// byte, in every mode, which a test checks. In a batch, such sources are
+// copied one by one after the batch's other files (which the workers
+// copy), and the batch is not preallocated, since preallocation would
+// allocate the holes. A source of which stat(2)
 // reports as many blocks as bytes is taken to have no holes without
 // looking.
 //
