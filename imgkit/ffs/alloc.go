@@ -12,26 +12,23 @@ import (
 // a preferred block, else the next free one after it in the same group,
 // else quadratic rehash over the groups, else a brute-force search.
 
-// csum is struct csum / csum_total: the summary counts of a group or of
-// the whole file system.
-type csum struct{ ndir, nbfree, nifree, nffree int64 }
+// cgFree is the part of a group's struct csum that the allocator reads
+// without loading the group: cs_nbfree and cs_nffree, each below 2^19 (a
+// group's free map fits a block of at most 64 KiB). cs_ndir and cs_nifree
+// are counted in the group's cg_cs only.
+type cgFree struct{ nbfree, nffree int32 }
+
+// csumTotal is struct csum_total: the summary counts of the whole file
+// system.
+type csumTotal struct{ ndir, nbfree, nifree, nffree int64 }
 
 // alloc is the allocation state of a file system under construction.
 type alloc struct {
-	g          *geometry
-	o          order
-	cgs        []cylGroup // each fs_cgsize bytes, in the image's byte order
-	cs         []csum     // fs_cs(fs, cg): per-group summaries
-	total      csum       // fs_cstotal
-	maxcluster []int64    // fs_maxcluster
-
-	// lowfree[c] is a byte index of group c's free-fragment map below
-	// which every byte is zero. Bits are set again only in blocks that
-	// were free (the tail of a block cut to fragments), so the index
-	// never has to move back; mapsearch moves it forward.
-	lowfree []int64
-
-	cache cgCache // which of cgs are resident (cgcache.go)
+	g     *geometry
+	o     order
+	cs    []cgFree  // of fs_cs(fs, cg): per-group free counts
+	total csumTotal // fs_cstotal
+	cache cgCache   // the cylinder groups, each fs_cgsize bytes in the image's byte order (cgcache.go)
 
 	// le says the image is little-endian: get32, put32 and add then read
 	// and write the counts that every block changes without the byte
@@ -118,13 +115,11 @@ func (a *alloc) setblock(m []byte, h int64) {
 // newAlloc builds every cylinder group as mkfs's initcg does, and the
 // totals as mkfs computes them. utime is the time written into each group.
 func newAlloc(g *geometry, o order, utime int64) *alloc {
-	a := &alloc{g: g, o: o, cgs: make([]cylGroup, g.ncg), cs: make([]csum, g.ncg), maxcluster: make([]int64, g.ncg), lowfree: make([]int64, g.ncg), le: o.ByteOrder == binary.LittleEndian}
+	a := &alloc{g: g, o: o, cs: make([]cgFree, g.ncg), le: o.ByteOrder == binary.LittleEndian}
 	a.initCache(utime)
 	for c := int64(0); c < g.ncg; c++ {
-		buf := a.buffer()
-		a.initcg(c, buf)
-		a.admit(c, buf)
-		a.maxcluster[c] = g.contigsumsize
+		a.slotFor(c)
+		a.initcg(c)
 	}
 	a.cache.discard = false
 	csfrags := howmany(g.cssize, g.fsize)
@@ -137,12 +132,11 @@ func newAlloc(g *geometry, o order, utime int64) *alloc {
 	return a
 }
 
-// initcg builds cylinder group c as mkfs's initcg does, in buf, which
-// must be zero and is made a.cgs[c]: its header, its reserved inodes, its
-// free map and its cluster summary.
-func (a *alloc) initcg(c int64, buf cylGroup) {
+// initcg builds cylinder group c as mkfs's initcg does, in the bytes of
+// the current slot of the cache, which must be zero: its header, its
+// reserved inodes, its free map and its cluster summary.
+func (a *alloc) initcg(c int64) {
 	g := a.g
-	a.cgs[c] = buf
 	cbase := g.cgbase(c)
 	ndblk := min(cbase+g.fpg, g.size) - cbase
 	dlower := g.cgsblock(c) - cbase
@@ -151,14 +145,14 @@ func (a *alloc) initcg(c int64, buf cylGroup) {
 		dupper += howmany(g.cssize, g.fsize)
 	}
 	a.initcgHeader(c, ndblk, a.cache.utime)
-	s := &a.cs[c]
-	s.nifree = g.ipg
+	nifree := g.ipg
 	if c == 0 {
 		for k := int64(0); k < rootIno; k++ {
 			setbit(a.inosused(c), k)
-			s.nifree--
+			nifree--
 		}
 	}
+	a.put32(a.cg(c).cgCs()[8:12], nifree) // cs_nifree
 	a.initcgFree(c, dlower, dupper, ndblk)
 	if g.contigsumsize > 0 {
 		a.initcgClusterSum(c, ndblk>>g.fragshift)
@@ -256,7 +250,7 @@ func (a *alloc) freeBlocks(c, blkno, n int64) {
 	if a.g.contigsumsize > 0 {
 		setBits(a.clustersfree(c), blkno, blkno+n)
 	}
-	a.cs[c].nbfree += n
+	a.cs[c].nbfree += int32(n)
 }
 
 // setBits sets the bits [lo, hi) of m.
@@ -297,17 +291,28 @@ func (a *alloc) initcgClusterSum(c, nblks int64) {
 	}
 }
 
-// syncCs copies the group's summary into its cg_cs.
+// syncCs copies the group's free counts into its cg_cs.
 func (a *alloc) syncCs(c int64) { a.syncCsIn(a.cg(c), c) }
 
-// syncCsIn copies the summary of group c into cg_cs of cgp, its bytes.
+// syncCsIn copies the free counts of group c into cg_cs of cgp, its
+// bytes.
 func (a *alloc) syncCsIn(cgp cylGroup, c int64) {
 	cs := cgp.cgCs()
 	s := a.cs[c]
-	a.put32(cs[0:4], s.ndir)
-	a.put32(cs[4:8], s.nbfree)
-	a.put32(cs[8:12], s.nifree)
-	a.put32(cs[12:16], s.nffree)
+	a.put32(cs[4:8], int64(s.nbfree))
+	a.put32(cs[12:16], int64(s.nffree))
+}
+
+// countInode counts a new inode of group c, a directory when dir, in the
+// group's cg_cs and in the totals.
+func (a *alloc) countInode(c int64, dir bool) {
+	cs := a.cg(c).cgCs()
+	a.add(cs[8:12], -1) // cs_nifree
+	a.total.nifree--
+	if dir {
+		a.add(cs[0:4], 1) // cs_ndir
+		a.total.ndir++
+	}
 }
 
 // allocBlock is ffs_alloc: it allocates size bytes (a whole block or some
@@ -391,7 +396,7 @@ func (a *alloc) alloccg(c, bpref, size int64) int64 {
 			setbit(a.blksfree(c), bp+i)
 		}
 		i := g.frag - frags
-		a.cs[c].nffree += i
+		a.cs[c].nffree += int32(i)
 		a.total.nffree += i
 		a.add(cgp.cgFrsum(int(i)), 1)
 		a.syncCs(c)
@@ -404,7 +409,7 @@ func (a *alloc) alloccg(c, bpref, size int64) int64 {
 	for i := int64(0); i < frags; i++ {
 		clrbit(a.blksfree(c), bno+i)
 	}
-	a.cs[c].nffree -= frags
+	a.cs[c].nffree -= int32(frags)
 	a.total.nffree -= frags
 	a.add(cgp.cgFrsum(int(allocsiz)), -1)
 	if frags != allocsiz {
@@ -450,7 +455,7 @@ gotit:
 //
 // It finds the byte ffs_mapsearch finds, faster: a zero byte (no free
 // fragment) never matches, so the search skips the zero bytes below
-// lowfree[c], and bytes that cannot match eight at a time (findByte).
+// the lowfree index of its slot (cgcache.go), and bytes that cannot match eight at a time (findByte).
 func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	g, o := a.g, a.o
 	cgp := a.cg(c)
@@ -461,8 +466,9 @@ func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 		start = int64(o.i32(cgp.cgFrotor())) / 8
 	}
 	free := a.blksfree(c)[:howmany(g.fpg, 8)]
-	low := nextNonzero(free, a.lowfree[c])
-	a.lowfree[c] = low
+	slot := a.cache.cur // group c's, since a.cg(c) above
+	low := nextNonzero(free, slot.lowfree)
+	slot.lowfree = low
 	tbl := fragtbl[g.frag]
 	mask := byte(1) << (allocsiz - 1 + g.frag%8)
 	wholeFF := g.frag == 8 && allocsiz == 8
@@ -541,7 +547,9 @@ func findByte(m []byte, i, end int64, tbl *[256]byte, mask byte, wholeFF bool) i
 // clusteracct is ffs_clusteracct: update the cluster map and summary of
 // group c for block blkno being freed (cnt 1) or allocated (cnt -1). It
 // looks the group up once and measures the free runs on either side of
-// blkno a byte of the map at a time (onesUp, onesDown).
+// blkno a byte of the map at a time (onesUp, onesDown). It does not keep
+// fs_maxcluster, which ffs_clusteracct also sets: nothing here reads it,
+// and the superblock holds only a pointer in its place.
 func (a *alloc) clusteracct(c, blkno, cnt int64) {
 	g := a.g
 	if g.contigsumsize <= 0 {
@@ -566,12 +574,6 @@ func (a *alloc) clusteracct(c, blkno, cnt int64) {
 	if forw > 0 {
 		a.add(sum[4*forw:4*forw+4], -cnt)
 	}
-	for i = g.contigsumsize; i > 0; i-- {
-		if a.get32(sum[4*i:4*i+4]) > 0 {
-			break
-		}
-	}
-	a.maxcluster[c] = i
 }
 
 // onesUp returns how many bits of m from bit lo upward are set in a row,
@@ -642,7 +644,7 @@ func (a *alloc) blkpref(ino, lbn, indx int64, bap []int64) int64 {
 		startcg %= g.ncg
 		avgbfree := a.total.nbfree / g.ncg
 		for cg := startcg; cg < g.ncg; cg++ {
-			if a.cs[cg].nbfree >= avgbfree {
+			if int64(a.cs[cg].nbfree) >= avgbfree {
 				return g.fpg*cg + g.frag
 			}
 		}
@@ -652,7 +654,7 @@ func (a *alloc) blkpref(ino, lbn, indx int64, bap []int64) int64 {
 			last++
 		}
 		for cg := int64(0); cg < last; cg++ {
-			if a.cs[cg].nbfree >= avgbfree {
+			if int64(a.cs[cg].nbfree) >= avgbfree {
 				return g.fpg*cg + g.frag
 			}
 		}

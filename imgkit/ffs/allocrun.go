@@ -13,7 +13,7 @@ package ffs
 // it took; the first address is c*fpg+bno.
 func (a *alloc) allocRun(c, bno, n int64) int64 {
 	g := a.g
-	n = min(n, a.total.nbfree, a.cs[c].nbfree)
+	n = min(n, a.total.nbfree, int64(a.cs[c].nbfree))
 	if n <= 0 || bno < 0 || bno+g.frag > g.fpg {
 		return 0
 	}
@@ -31,7 +31,7 @@ func (a *alloc) allocRun(c, bno, n int64) int64 {
 	}
 	a.clusterTake(c, blk, k-blk)
 	taken := k - blk
-	a.cs[c].nbfree -= taken
+	a.cs[c].nbfree -= int32(taken)
 	a.total.nbfree -= taken
 	a.syncCsIn(cgp, c)
 	return taken
@@ -65,10 +65,4 @@ func (a *alloc) clusterTake(c, blkno, n int64) {
 	if forw > 0 {
 		a.add(sum[4*forw:4*forw+4], 1)
 	}
-	for i = css; i > 0; i-- {
-		if a.get32(sum[4*i:4*i+4]) > 0 {
-			break
-		}
-	}
-	a.maxcluster[c] = i
 }

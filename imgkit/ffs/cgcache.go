@@ -11,24 +11,44 @@ import (
 // under construction take unpacked: past it, the group loaded first
 // (other than the one in use) is packed with flate and unpacked when the
 // allocator next looks at it; the groups newAlloc makes past it are
-// dropped and made again by initcg when first looked at. A group that a file filled packs to a few
-// hundred bytes, so the groups of an image of any size fit in a few MiB
-// (4 MiB: 128 groups of 32 KiB, an image of 20 GiB with the defaults).
-// It is a variable so that tests can make every image take that path.
+// dropped and made again by initcg when first looked at. A group that a
+// file filled packs to a few hundred bytes, so the groups of an image of
+// any size fit in a few MiB (4 MiB: 128 groups of 32 KiB, an image of 20
+// GiB with the defaults). It is a variable so that tests can make every
+// image take that path.
 var cgResidentBytes int64 = 4 << 20
 
-// A cgCache keeps the unpacked cylinder groups of an alloc: a.cgs[c] is
-// nil for a group that is not resident, whose bytes are then packed[c],
-// or, when that is nil too, initcg's.
+// A cgSlot holds the bytes of one resident cylinder group.
+type cgSlot struct {
+	c   int64 // the group, or -1 for none
+	buf cylGroup
+
+	// lowfree is a byte index of the group's free-fragment map below
+	// which every byte is zero. Bits are set again only in blocks that
+	// were free (the tail of a block cut to fragments), so the index
+	// never has to move back; mapsearch moves it forward. A group loaded
+	// again starts at 0, which is always true.
+	lowfree int64
+
+	loaded int64 // when the group was loaded: the oldest is evicted first
+}
+
+// A cgCache keeps the cylinder groups of an alloc. Each group is
+// resident (in one of slots, found through index), packed (its flate
+// stream is packed[packedAt[c]-1]) or, when neither, as initcg makes it.
+// Nothing is kept per group but packedAt, 4 bytes, and only when not
+// every group can be resident.
 type cgCache struct {
+	slots    []cgSlot
+	index    map[int64]int32 // the slot of each resident group
+	cur      *cgSlot         // the group looked at last, never the one evicted
+	limit    int             // how many groups may be resident
+	loads    int64           // groups loaded so far, for cgSlot.loaded
+	utime    int64           // cg_time, for groups made again
+	discard  bool            // newAlloc is making the groups: drop the evicted ones, initcg's
+	packedAt []uint32
 	packed   [][]byte
-	resident []int64  // the resident groups, in the order they were loaded
-	limit    int      // how many groups may be resident
-	last     int64    // the group looked at last, never the one evicted
-	utime    int64    // cg_time, for groups made again
-	discard  bool     // newAlloc is making the groups: drop the evicted ones, initcg's
-	spare    cylGroup // the bytes of the group evicted last, for the next one
-	scratch  cylGroup // view's copy of a group that is not resident
+	scratch  cgSlot // view's copy of a group that is not resident
 	zw       *flate.Writer
 	zr       io.ReadCloser
 	zbuf     bytes.Buffer
@@ -37,91 +57,134 @@ type cgCache struct {
 // initCache sets the cache of a up for ncg groups made at utime.
 func (a *alloc) initCache(utime int64) {
 	k := &a.cache
-	k.limit = int(max(2, cgResidentBytes/a.g.cgsize))
-	k.utime, k.last, k.discard = utime, -1, true
+	k.limit = int(min(max(2, cgResidentBytes/a.g.cgsize), a.g.ncg))
+	k.slots = make([]cgSlot, 0, k.limit)
+	k.index = make(map[int64]int32, k.limit)
+	k.utime, k.discard = utime, true
+	k.cur = &cgSlot{c: -1}
 	if int64(k.limit) < a.g.ncg {
-		k.packed = make([][]byte, a.g.ncg)
+		k.packedAt = make([]uint32, a.g.ncg)
 	}
 }
 
 // cg returns the bytes of cylinder group c, loading it if it is not
 // resident. The slice stays valid until another group is looked at.
 func (a *alloc) cg(c int64) cylGroup {
-	a.cache.last = c
-	if cg := a.cgs[c]; cg != nil {
-		return cg
+	if k := &a.cache; k.cur.c == c {
+		return k.cur.buf
 	}
-	return a.load(c)
+	return a.lookup(c)
 }
 
-// admit makes buf the bytes of resident group c, evicting the group
-// loaded first (but not the last one looked at) when too many are.
-func (a *alloc) admit(c int64, buf cylGroup) {
+// lookup makes resident group c the current one, loading it first if it
+// is not resident, and returns its bytes.
+func (a *alloc) lookup(c int64) cylGroup {
 	k := &a.cache
-	a.cgs[c] = buf
-	k.resident = append(k.resident, c)
-	if len(k.resident) <= k.limit {
+	if i, ok := k.index[c]; ok {
+		k.cur = &k.slots[i]
+		return k.cur.buf
+	}
+	s := a.slotFor(c)
+	a.fill(c)
+	k.freePacked(c)
+	return s.buf
+}
+
+// slotFor returns a slot for group c, its bytes zero, and makes it the
+// current one: a new slot, or the one whose group was loaded first
+// (never the current one), packing that group first.
+func (a *alloc) slotFor(c int64) *cgSlot {
+	k := &a.cache
+	var i int
+	if len(k.slots) < k.limit {
+		i = len(k.slots)
+		k.slots = append(k.slots, cgSlot{buf: make(cylGroup, a.g.cgsize)})
+	} else {
+		i = -1
+		for j := range k.slots {
+			if &k.slots[j] != k.cur && (i < 0 || k.slots[j].loaded < k.slots[i].loaded) {
+				i = j
+			}
+		}
+		a.evict(&k.slots[i])
+		clear(k.slots[i].buf)
+	}
+	s := &k.slots[i]
+	s.c, s.lowfree, s.loaded = c, 0, k.loads
+	k.loads++
+	k.index[c] = int32(i)
+	k.cur = s
+	return s
+}
+
+// evict packs the group of slot s (or, while newAlloc builds the groups,
+// drops it: initcg makes it again) and takes it out of the index.
+func (a *alloc) evict(s *cgSlot) {
+	k := &a.cache
+	delete(k.index, s.c)
+	if k.discard {
 		return
 	}
-	i := 0
-	if k.resident[0] == k.last {
-		i = 1
+	k.zbuf.Reset()
+	if k.zw == nil {
+		k.zw, _ = flate.NewWriter(&k.zbuf, flate.BestSpeed)
+	} else {
+		k.zw.Reset(&k.zbuf)
 	}
-	v := k.resident[i]
-	k.resident = append(k.resident[:i], k.resident[i+1:]...)
-	a.evict(v)
+	k.zw.Write(s.buf)
+	k.zw.Close()
+	p := bytes.Clone(k.zbuf.Bytes())
+	if i := k.packedAt[s.c]; i != 0 {
+		k.packed[i-1] = p
+		return
+	}
+	k.packed = append(k.packed, p)
+	k.packedAt[s.c] = uint32(len(k.packed))
 }
 
-// evict packs resident group v (or, while newAlloc builds the groups,
-// drops it: initcg makes it again) and frees its bytes for the next load.
-func (a *alloc) evict(v int64) {
-	k := &a.cache
-	buf := a.cgs[v]
-	a.cgs[v] = nil
-	if !k.discard {
-		k.zbuf.Reset()
-		if k.zw == nil {
-			k.zw, _ = flate.NewWriter(&k.zbuf, flate.BestSpeed)
-		} else {
-			k.zw.Reset(&k.zbuf)
-		}
-		k.zw.Write(buf)
-		k.zw.Close()
-		k.packed[v] = bytes.Clone(k.zbuf.Bytes())
+// packedBytes returns the flate stream of group c, or nil when the group
+// is not packed.
+func (k *cgCache) packedBytes(c int64) []byte {
+	if k.packedAt == nil || k.packedAt[c] == 0 {
+		return nil
 	}
-	k.spare = buf
+	return k.packed[k.packedAt[c]-1]
 }
 
-// load makes group c resident: unpacked, or made again by initcg.
-func (a *alloc) load(c int64) cylGroup {
-	buf := a.buffer()
-	a.fill(c, buf)
-	a.cache.packed[c] = nil
-	a.admit(c, buf)
-	return buf
+// freePacked drops the flate stream of group c, which is resident again;
+// its place in packed is kept for the next time the group is packed.
+func (k *cgCache) freePacked(c int64) {
+	if k.packedAt != nil && k.packedAt[c] != 0 {
+		k.packed[k.packedAt[c]-1] = nil
+	}
 }
 
 // view returns the bytes of group c for writeMeta: its resident bytes,
 // or, without making it resident (which would evict a group not yet
 // written), a copy in a scratch buffer that the next view reuses.
 func (a *alloc) view(c int64) cylGroup {
-	if cg := a.cgs[c]; cg != nil {
-		return cg
-	}
 	k := &a.cache
-	if k.scratch == nil {
-		k.scratch = make(cylGroup, a.g.cgsize)
+	if i, ok := k.index[c]; ok {
+		return k.slots[i].buf
 	}
-	clear(k.scratch)
-	a.fill(c, k.scratch)
-	return k.scratch
+	if k.scratch.buf == nil {
+		k.scratch.buf = make(cylGroup, a.g.cgsize)
+	}
+	clear(k.scratch.buf)
+	saved := k.cur
+	k.scratch.c = c
+	k.cur = &k.scratch
+	a.fill(c)
+	k.cur = saved
+	return k.scratch.buf
 }
 
-// fill sets the zero bytes buf to those of group c, which is not
-// resident: unpacked, or made again by initcg.
-func (a *alloc) fill(c int64, buf cylGroup) {
+// fill sets the zero bytes of the current slot, which is to hold group
+// c, to those of the group: unpacked, or made again by initcg.
+func (a *alloc) fill(c int64) {
 	k := &a.cache
-	if p := k.packed[c]; p != nil {
+	buf := k.cur.buf
+	if p := k.packedBytes(c); p != nil {
 		if k.zr == nil {
 			k.zr = flate.NewReader(bytes.NewReader(p))
 		} else {
@@ -133,20 +196,7 @@ func (a *alloc) fill(c int64, buf cylGroup) {
 		return
 	}
 	s := a.cs[c]
-	a.cs[c] = csum{}
-	a.initcg(c, buf)
-	a.cgs[c] = nil
+	a.cs[c] = cgFree{}
+	a.initcg(c)
 	a.cs[c] = s // initcg counted the same
-}
-
-// buffer returns cgsize zero bytes for a group: the spare ones, cleared,
-// or new ones.
-func (a *alloc) buffer() cylGroup {
-	buf := a.cache.spare
-	a.cache.spare = nil
-	if buf == nil {
-		return make(cylGroup, a.g.cgsize)
-	}
-	clear(buf)
-	return buf
 }

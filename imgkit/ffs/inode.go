@@ -635,13 +635,7 @@ func (w *writer) markInodeUsed(ino int64, n *fstree.Node) (c, cgino int64) {
 	c = g.inoToCg(ino)
 	cgino = ino % g.ipg
 	setbit(a.inosused(c), cgino)
-	a.cs[c].nifree--
-	a.total.nifree--
-	if n.Type == fstree.TypeDir {
-		a.cs[c].ndir++
-		a.total.ndir++
-	}
-	a.syncCs(c)
+	a.countInode(c, n.Type == fstree.TypeDir)
 	return c, cgino
 }
 
