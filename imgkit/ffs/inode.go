@@ -52,9 +52,7 @@ func (w *writer) initGens() {
 	buf := make([]uint32, w.firstGens())
 	for c := int64(0); c < g.ncg; c++ {
 		if !keep {
-			if c%genMarkEvery == 0 {
-				s.marks = append(s.marks, genMark{*w.rng, append([]uint32(nil), carry...)})
-			}
+			w.markGens(c)
 			w.drawGroup(w.rng, carry, buf)
 			continue
 		}

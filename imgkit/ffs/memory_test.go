@@ -19,12 +19,12 @@ import (
 // memory limit, so it does not run in parallel.
 func TestMemoryBudget(t *testing.T) {
 	// not parallel: it sets the process's memory limit.
-	old := debug.SetMemoryLimit(8 << 20)
+	old := debug.SetMemoryLimit(4 << 20)
 	defer debug.SetMemoryLimit(old)
 	img := filepath.Join(t.TempDir(), "big.img")
 	err := WriteFile(img, fstree.FS(fstest.MapFS{"a": {Data: []byte("x")}}), &Options{Size: 1 << 40})
-	if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "MiB of memory to build, more than the 8 MiB available") {
-		t.Errorf("1 TiB with a limit of 8 MiB: error %v", err)
+	if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "MiB of memory to build, more than the 4 MiB available") {
+		t.Errorf("1 TiB with a limit of 4 MiB: error %v", err)
 	}
 	if _, serr := os.Stat(img); err != nil && serr == nil {
 		t.Error("a refused image was left behind")
