@@ -17,14 +17,11 @@ import (
 // no inode was stored in, at the end.
 func (w *writer) initInodes() {
 	g := w.g
-	w.inited = make([]int64, g.ncg)
-	for c := int64(0); c < g.ncg; c++ {
-		n := g.ipg
-		if g.version == 2 {
-			n = min(g.ipg, 2*g.inopb)
-		}
-		w.inited[c] = roundup(n, g.inopb)
+	n := g.ipg
+	if g.version == 2 {
+		n = min(g.ipg, 2*g.inopb)
 	}
+	w.inited = initedCounts{first: roundup(n, g.inopb)}
 	if w.opts.Compat != CompatDebian {
 		w.initGens()
 	}
@@ -87,14 +84,14 @@ func (w *writer) writeInitedInodes() error {
 	flushed := w.icache.flushed
 	var buf []byte
 	for c := int64(0); c < g.ncg; c++ {
-		for i := int64(0); i < w.inited[c]; {
+		for i, inited := int64(0), w.inited.get(c); i < inited; {
 			first := c*g.ipg + i
 			if flushed[g.inoToFsba(first)] {
 				i += g.inopb
 				continue
 			}
 			n := int64(0)
-			for i < w.inited[c] && n < initRunBlocks && !flushed[g.inoToFsba(c*g.ipg+i)] {
+			for i < inited && n < initRunBlocks && !flushed[g.inoToFsba(c*g.ipg+i)] {
 				i += g.inopb
 				n++
 			}
@@ -643,15 +640,17 @@ func (w *writer) markInodeUsed(ino int64, n *fstree.Node) (c, cgino int64) {
 // cg_initediblk.
 func (w *writer) initInodeBlocks(c, cgino int64) {
 	g := w.g
-	for cgino+g.inopb > w.inited[c] && w.inited[c] < g.ipg {
+	n := w.inited.get(c)
+	for cgino+g.inopb > n && n < g.ipg {
 		if w.opts.Compat != CompatDebian {
 			for range g.inopb {
 				w.addGen(c, uint32(w.rng.next()))
 			}
 		}
-		w.inited[c] += g.inopb // written by writeInitedInodes
+		n += g.inopb // written by writeInitedInodes
 	}
-	w.o.put32(w.a.cg(c).cgInitediblk(), w.inited[c])
+	w.inited.set(c, n)
+	w.o.put32(w.a.cg(c).cgInitediblk(), n)
 }
 
 // dinodeFields are the values of a dinode that writeInode works out

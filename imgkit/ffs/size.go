@@ -509,8 +509,8 @@ const cgPackedEstimate = 512
 // draws none ahead).
 func (w *writer) bookkeeping() int64 {
 	g := w.g
-	// cs and packedAt (alloc.go, cgcache.go), inited, and a packed copy.
-	perGroup := int64(unsafe.Sizeof(cgFree{})) + 4 + 8 + int64(unsafe.Sizeof([]byte(nil))) + cgPackedEstimate
+	// cs and packedAt (alloc.go, cgcache.go), and a packed copy.
+	perGroup := int64(unsafe.Sizeof(cgFree{})) + 4 + int64(unsafe.Sizeof([]byte(nil))) + cgPackedEstimate
 	if g.ncg > math.MaxInt64/(2*perGroup) {
 		return math.MaxInt64
 	}

@@ -54,15 +54,17 @@ func (w *writer) clusterSumFixed() bool {
 // the superblock (ffs_write_superblock).
 func (w *writer) writeMeta() error {
 	g, a := w.g, w.a
-	cs := make([]byte, g.cssize)
+	cs := summaryWriter{w: w, buf: make([]byte, min(g.cssize, summaryChunk))}
 	for c := int64(0); c < g.ncg; c++ {
 		cg := a.view(c)
 		if err := w.writeAt(cg, g.cgtod(c)*g.fsize); err != nil {
 			return err
 		}
-		copy(cs[c*csumSize:], cg.cgCs())
+		if err := cs.add(cg.cgCs()); err != nil {
+			return err
+		}
 	}
-	if err := w.writeAt(cs, g.csaddr*g.fsize); err != nil {
+	if err := cs.finish(); err != nil {
 		return err
 	}
 	sb := w.superblock()

@@ -115,7 +115,7 @@ type writer struct {
 	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
 	written map[*fstree.Node]bool
 	next    int64 // next inode number
-	inited  []int64
+	inited  initedCounts
 	fsBytes int64
 	zero    []byte
 	indbuf  []byte    // one block: an indirect block as it is written
