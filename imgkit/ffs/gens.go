@@ -18,7 +18,7 @@ var gensResidentBytes int64 = 1 << 20
 // generator: drawing the values of a group that is not next again costs
 // up to this many draws and a group's. It is a variable so that tests can
 // put the marks closer.
-var genMarkDraws int64 = 1 << 18
+var genMarkDraws int64 = 1 << 21
 
 // genCached is how many groups' values drawn again genStore keeps.
 const genCached = 4
@@ -61,6 +61,7 @@ func (w *writer) markGens(c int64) {
 	if c == 0 {
 		s.every = max(1, genMarkDraws/max(1, w.groupDraws()))
 		s.first = *w.rng
+		s.marks = make([]bsdRandom, 0, w.g.ncg/s.every)
 		s.cursor.next = math.MaxInt64 // none yet: groupGens seeks
 	}
 	if c%s.every == s.every-1 {
