@@ -151,10 +151,9 @@
 // Sizes too large for the format or the machine fail with ErrParams before
 // the image is created, in bounded time: a count of cylinder groups whose
 // summary outgrows a group, a size the block rounding would overflow, and
-// an image whose per-group state (its cylinder group blocks, and 4 bytes
-// for every UFS1 inode) needs more memory than the Go memory limit
-// (GOMEMLIMIT) or, on Linux, the machine's RAM. A tree deeper than
-// fstree.MaxPath allows fails with fstree.ErrPathTooLong.
+// an image whose bookkeeping (see Memory) needs more memory than the Go
+// memory limit (GOMEMLIMIT) or, on Linux, the machine's RAM. A tree
+// deeper than fstree.MaxPath allows fails with fstree.ErrPathTooLong.
 //
 // # Speed
 //
@@ -179,18 +178,18 @@
 // image's size: at most 4 MiB of cylinder groups unpacked (the others
 // packed with compress/flate, a few hundred bytes for a group that a file
 // filled, or not kept at all while unchanged since mkfs made them), at
-// most 8 MiB of the di_gen values mkfs draws for every group (past that,
-// the generator's state every 4 groups, from which a group's values are
-// drawn again), one indirect block per level of the file being laid out
-// (each is written as soon as the file's blocks pass it), and about 100
-// bytes of counts and summaries per cylinder group besides its packed
-// bytes. The block cache adds
-// its bitmap, at most 16 MiB, and 1 MiB copy buffers. A test bounds what
-// the Go runtime takes from the system for a 4 TiB UFS2 image holding a
-// 256 GiB file at 64 MiB; it takes about 45 MiB. Build and Write hold the
-// whole image in memory as well. The limit check above still counts the
-// per-group state as it was before these bounds (every group's block and
-// every UFS1 inode's di_gen), so it refuses more than it must.
+// most 1 MiB of the di_gen values mkfs draws for every group (past that,
+// the generator's state about every 2^21 values drawn, from which a
+// group's values are drawn again), one indirect block per level of the
+// file being laid out (each is written as soon as the file's blocks pass
+// it), and 12 bytes per cylinder group (its free block and fragment
+// counts, and where its packed bytes are) besides its packed bytes. The
+// block cache adds its bitmap, at most 16 MiB, and 1 MiB copy buffers.
+// Tests bound what the Go runtime takes from the system for a 4 TiB UFS2
+// image holding a 256 GiB file at 64 MiB, and the writer's heap at under
+// 20 bytes per cylinder group from 8 to 64 TiB. Build and Write hold the
+// whole image in memory as well; the limit check above estimates the
+// bookkeeping with every group packed.
 //
 // A file with holes is copied without reading its holes (bcache.CopyFrom,
 // SEEK_DATA on Linux): its blocks are allocated as FreeBSD's makefs
