@@ -28,7 +28,10 @@ type alloc struct {
 	o     order
 	cs    []cgFree  // of fs_cs(fs, cg): per-group free counts
 	total csumTotal // fs_cstotal
-	cache cgCache   // the cylinder groups, each fs_cgsize bytes in the image's byte order (cgcache.go)
+
+	// cache holds the cylinder groups, each fs_cgsize bytes in the
+	// image's byte order (cgcache.go).
+	cache cgCache
 
 	// le says the image is little-endian: get32, put32 and add then read
 	// and write the counts that every block changes without the byte
@@ -454,8 +457,9 @@ gotit:
 // and return its fragment number in the group, or -1.
 //
 // It finds the byte ffs_mapsearch finds, faster: a zero byte (no free
-// fragment) never matches, so the search skips the zero bytes below
-// the lowfree index of its slot (cgcache.go), and bytes that cannot match eight at a time (findByte).
+// fragment) never matches, so the search skips the zero bytes below the
+// lowfree index of the group's slot (cgcache.go), and bytes that cannot
+// match eight at a time (findByte).
 func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	g, o := a.g, a.o
 	cgp := a.cg(c)
