@@ -445,7 +445,7 @@ func (a *alloc) alloccgblk(c, bpref int64) int64 {
 gotit:
 	blkno := bno >> g.fragshift
 	a.clrblock(cgp[g.freeoff:g.nextfreeoff], blkno)
-	a.clusteracct(c, blkno, -1)
+	a.clusterTake(c, blkno, 1)
 	a.cs[c].nbfree--
 	a.total.nbfree--
 	a.syncCsIn(cgp, c)
@@ -548,35 +548,38 @@ func findByte(m []byte, i, end int64, tbl *[256]byte, mask byte, wholeFF bool) i
 	return -1
 }
 
-// clusteracct is ffs_clusteracct: update the cluster map and summary of
-// group c for block blkno being freed (cnt 1) or allocated (cnt -1). It
-// looks the group up once and measures the free runs on either side of
-// blkno a byte of the map at a time (onesUp, onesDown). It does not keep
-// fs_maxcluster, which ffs_clusteracct also sets: nothing here reads it,
-// and the superblock holds only a pointer in its place.
-func (a *alloc) clusteracct(c, blkno, cnt int64) {
+// clusterTake is ffs_clusteracct for the allocation of the n blocks from
+// blkno up, which are free: it clears them in the cluster map of group c
+// and counts, in cg_clustersum, the maximal free run that held them as the
+// runs on either side of them instead, each at most fs_contigsumsize long
+// as cg_clustersum counts runs (n 1 is the block ffs_alloccgblk takes;
+// allocRun takes more). It measures the free runs a byte of the map at a
+// time (onesUp, onesDown). It does not keep fs_maxcluster, which
+// ffs_clusteracct also sets: nothing here reads it, and the superblock
+// holds only a pointer in its place.
+func (a *alloc) clusterTake(c, blkno, n int64) {
 	g := a.g
 	if g.contigsumsize <= 0 {
 		return
 	}
 	cgp := a.cg(c)
 	m := cgp[g.clusteroff:g.nextfreeoff]
-	if cnt > 0 {
-		setbit(m, blkno)
-	} else {
-		clrbit(m, blkno)
+	for b := blkno; b < blkno+n; b++ {
+		clrbit(m, b)
 	}
+	css := g.contigsumsize
 	nclusterblks := int64(uint32(a.get32(cgp.cgNclusterblks())))
-	forw := onesUp(m, blkno+1, min(blkno+1+g.contigsumsize, nclusterblks))
-	back := onesDown(m, max(blkno-1-g.contigsumsize, -1)+1, blkno)
+	last := blkno + n - 1
+	forw := onesUp(m, last+1, min(last+1+css, nclusterblks))
+	back := onesDown(m, max(blkno-1-css, -1)+1, blkno)
 	sum := cgp[g.clustersumoff:]
-	i := min(back+forw+1, g.contigsumsize)
-	a.add(sum[4*i:4*i+4], cnt)
+	i := min(back+n+forw, css)
+	a.add(sum[4*i:4*i+4], -1)
 	if back > 0 {
-		a.add(sum[4*back:4*back+4], -cnt)
+		a.add(sum[4*back:4*back+4], 1)
 	}
 	if forw > 0 {
-		a.add(sum[4*forw:4*forw+4], -cnt)
+		a.add(sum[4*forw:4*forw+4], 1)
 	}
 }
 

@@ -36,33 +36,3 @@ func (a *alloc) allocRun(c, bno, n int64) int64 {
 	a.syncCsIn(cgp, c)
 	return taken
 }
-
-// clusterTake is n calls of clusteracct(c, b, -1) for the blocks b from
-// blkno up, which are free in the cluster map: the maximal free run
-// holding them is counted as the runs on either side of them instead,
-// each at most fs_contigsumsize long as cg_clustersum counts runs.
-func (a *alloc) clusterTake(c, blkno, n int64) {
-	g := a.g
-	if g.contigsumsize <= 0 {
-		return
-	}
-	cgp := a.cg(c)
-	m := cgp[g.clusteroff:g.nextfreeoff]
-	for b := blkno; b < blkno+n; b++ {
-		clrbit(m, b)
-	}
-	css := g.contigsumsize
-	nclusterblks := int64(uint32(a.get32(cgp.cgNclusterblks())))
-	last := blkno + n - 1
-	forw := onesUp(m, last+1, min(last+1+css, nclusterblks))
-	back := onesDown(m, max(blkno-1-css, -1)+1, blkno)
-	sum := cgp[g.clustersumoff:]
-	i := min(back+n+forw, css)
-	a.add(sum[4*i:4*i+4], -1)
-	if back > 0 {
-		a.add(sum[4*back:4*back+4], 1)
-	}
-	if forw > 0 {
-		a.add(sum[4*forw:4*forw+4], 1)
-	}
-}
