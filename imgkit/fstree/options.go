@@ -81,27 +81,32 @@ func (o *Options) defaultTime() time.Time {
 }
 
 // normalize applies the time rule of the package documentation to every
-// node of t, and converts all times to UTC.
+// node of t, and converts all times to UTC. It writes only the times that
+// change, so that a tree the rule was applied to already (a tree shared by
+// builds with the same options) is only read.
 func (o *Options) normalize(t *Tree) {
-	var fix func(*time.Time)
+	var rule func(time.Time) time.Time
 	switch {
 	case o != nil && !o.Timestamp.IsZero() && !o.ClampTimes:
 		ts := o.Timestamp.UTC()
-		fix = func(p *time.Time) { *p = ts }
+		rule = func(time.Time) time.Time { return ts }
 	case o != nil && !o.Timestamp.IsZero():
 		sde := o.Timestamp.UTC()
-		fix = func(p *time.Time) {
-			if p.After(sde) {
-				*p = sde
-			} else if !p.IsZero() {
-				*p = p.UTC()
+		rule = func(v time.Time) time.Time {
+			if v.After(sde) {
+				return sde
 			}
+			return v
 		}
 	default:
-		fix = func(p *time.Time) {
-			if !p.IsZero() {
-				*p = p.UTC()
-			}
+		rule = func(v time.Time) time.Time { return v }
+	}
+	fix := func(p *time.Time) {
+		if p.IsZero() && (o == nil || o.ClampTimes || o.Timestamp.IsZero()) {
+			return // a time the source does not have stays unset
+		}
+		if v := rule(*p).UTC(); !p.Equal(v) || p.Location() != time.UTC {
+			*p = v
 		}
 	}
 	t.eachNode(func(n *Node) {

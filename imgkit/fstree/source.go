@@ -35,7 +35,11 @@ func (s fsSource) Tree(opts *Options) (*Tree, error) { return FromFS(s.fsys, "."
 
 // Tree returns t itself after applying the time rule of opts to it, so
 // that a tree built by hand or from a spec is a Source. The rule is
-// idempotent: applying the options a tree was built with changes nothing.
+// idempotent: applying the options a tree was built with changes nothing,
+// and only the times it changes are written, so builds that share a tree
+// whose times already follow their options (a first Tree call with them
+// does that) only read it and may run at once; builds with other time
+// options need a tree each.
 func (t *Tree) Tree(opts *Options) (*Tree, error) {
 	opts.normalize(t)
 	return t, nil

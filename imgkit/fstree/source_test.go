@@ -125,3 +125,40 @@ func TestWalkDirFollowsRootLink(t *testing.T) {
 		t.Error("a link to a file walked as a directory")
 	}
 }
+
+// TestTreeSharedByBuilds calls Tree with the same options from several
+// goroutines on a tree those options were applied to already, as builds
+// sharing one tree do: nothing is written (the race detector, which CI
+// runs, failed TestSuperblockOptions of imgkit/ffs when every call wrote
+// every time back), and the times stay as the first call made them.
+func TestTreeSharedByBuilds(t *testing.T) {
+	t.Parallel()
+	local := time.FixedZone("local", 3600)
+	for _, o := range []*Options{nil, {Timestamp: time.Unix(1600000000, 0)}, {Timestamp: time.Unix(1600000000, 0), ClampTimes: true}} {
+		tree, err := FS(fstest.MapFS{"a": {Data: []byte("x"), ModTime: time.Unix(1500000000, 0).In(local)},
+			"d/b": {ModTime: time.Unix(1700000000, 0).In(local)}}).Tree(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tree.Tree(o); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]time.Time{}
+		tree.eachNode(func(n *Node) { want[n.Path()] = n.Mtime })
+		done := make(chan struct{})
+		for range 4 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				tree.Tree(o)
+			}()
+		}
+		for range 4 {
+			<-done
+		}
+		tree.eachNode(func(n *Node) {
+			if !n.Mtime.Equal(want[n.Path()]) || n.Mtime.Location() != time.UTC {
+				t.Errorf("%+v: %s: mtime %v, want %v in UTC", o, n.Path(), n.Mtime, want[n.Path()])
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // ffsSource makes a source directory with files older and newer than
@@ -33,6 +34,11 @@ func ffsSource(t *testing.T) string {
 	must(os.Symlink("../old.txt", filepath.Join(src, "d", "link")))
 	old := time.Unix(1500000000, 0)
 	must(os.Chtimes(filepath.Join(src, "old.txt"), old, old))
+	// The subtests read the tree at once: an atime at or before a file's
+	// mtime would move at the first read (relatime), and old.txt's is
+	// before SOURCE_DATE_EPOCH, which keeps it, so one build of a subtest
+	// saw 2017 and the next the clamped time of the read.
+	tooltest.PinTimes(t, src, time.Time{})
 	return src
 }
 
