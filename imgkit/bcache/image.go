@@ -433,7 +433,7 @@ func putBulk(b *[bulkSize]byte) { bulkBufs.Put(b) }
 // (on systems with mmap; the tests size copies that cross windows by it).
 const mapWindow = 16 << 20
 
-// copyViaHeap reads into the image's heap buffer and writes it with pwrite.
+// copyViaHeap reads into a heap buffer of bulkBufs and writes it with pwrite.
 // In mmap mode the writes reach the mapping through the page cache, which
 // Linux and the BSDs keep coherent with file writes.
 func (im *Image) copyViaHeap(off int64, r io.Reader, n int64) error {
