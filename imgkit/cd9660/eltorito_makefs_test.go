@@ -160,28 +160,15 @@ func bootFileData(name string, f bootFile) []byte {
 	return data
 }
 
-// parseBootOptions reads makefs -o options into a Boot as the writer's
-// option table does, with the file names made relative to dir.
+// parseBootOptions reads makefs -o options into a checked Boot
+// (checkedBootOptions).
 func parseBootOptions(t *testing.T, dir, opts string) *Boot {
 	t.Helper()
-	var o Options
-	for _, it := range strings.Split(opts, ",") {
-		key, value, _ := strings.Cut(it, "=")
-		if err := ParseOption(&o, key, value); err != nil {
-			t.Fatalf("option %s: %v", it, err)
-		}
-	}
-	b := o.Boot
-	for i := range b.Images {
-		b.Images[i].File = filepath.Join(dir, b.Images[i].File)
-	}
-	if b.GenericImage != "" {
-		b.GenericImage = filepath.Join(dir, b.GenericImage)
-	}
-	if err := b.check(); err != nil {
+	b, err := checkedBootOptions(dir, opts)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &b
+	return b
 }
 
 // compareBootArea compares the boot parts of img, made by makefs, with

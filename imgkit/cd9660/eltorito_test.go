@@ -3,6 +3,7 @@ package cd9660
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,11 +124,26 @@ func TestBootErrorsAsFreeBSD(t *testing.T) {
 // bootOptionsError is the first error of parsing opts, checking the Boot
 // and reading its files in dir.
 func bootOptionsError(dir, opts string) error {
+	b, err := checkedBootOptions(dir, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := b.imageSizes(); err != nil {
+		return err
+	}
+	_, err = b.genericImage()
+	return err
+}
+
+// checkedBootOptions reads makefs -o options into a Boot as the writer's
+// option table does, with the file names made relative to dir, and
+// checks it.
+func checkedBootOptions(dir, opts string) (*Boot, error) {
 	var o Options
 	for _, it := range strings.Split(opts, ",") {
 		key, value, _ := strings.Cut(it, "=")
 		if err := ParseOption(&o, key, value); err != nil {
-			return err
+			return nil, fmt.Errorf("option %s: %w", it, err)
 		}
 	}
 	b := o.Boot
@@ -138,13 +154,9 @@ func bootOptionsError(dir, opts string) error {
 		b.GenericImage = filepath.Join(dir, b.GenericImage)
 	}
 	if err := b.check(); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := b.imageSizes(); err != nil {
-		return err
-	}
-	_, err := b.genericImage()
-	return err
+	return &b, nil
 }
 
 func TestBootCheckNamesFields(t *testing.T) {
