@@ -522,6 +522,27 @@ type inodeAddrs struct {
 	db, ib          [][]byte // di_db and di_ib, one address each
 }
 
+// An addressed inode is a UFS1 or UFS2 inode: the fields inodeAddrs holds.
+type addressed interface {
+	diRdev() []byte
+	diShortlink() []byte
+	diDb(i int) []byte
+	diIb(i int) []byte
+}
+
+// addrsOf returns the block addresses, device number and short link
+// target of the inode n, as bytes of it.
+func addrsOf(n addressed) inodeAddrs {
+	a := inodeAddrs{rdev: n.diRdev(), shortlink: n.diShortlink()}
+	for i := range nDAddr {
+		a.db = append(a.db, n.diDb(i))
+	}
+	for i := range nIAddr {
+		a.ib = append(a.ib, n.diIb(i))
+	}
+	return a
+}
+
 // dinode1Fields calls num with each fixed field of the UFS1 inode n and
 // returns the others.
 func dinode1Fields(num func(name string, b []byte, kind int), n *dinode1) inodeAddrs {
@@ -540,14 +561,7 @@ func dinode1Fields(num func(name string, b []byte, kind int), n *dinode1) inodeA
 	num("di_uid", n.diUID(), fmtUns)
 	num("di_gid", n.diGID(), fmtUns)
 	num("di_modrev", n.diModrev(), fmtUns)
-	a := inodeAddrs{rdev: n.diRdev(), shortlink: n.diShortlink()}
-	for i := range nDAddr {
-		a.db = append(a.db, n.diDb(i))
-	}
-	for i := range nIAddr {
-		a.ib = append(a.ib, n.diIb(i))
-	}
-	return a
+	return addrsOf(n)
 }
 
 // dinode2Fields calls num with each fixed field of the UFS2 inode n and
@@ -578,14 +592,7 @@ func dinode2Fields(num func(name string, b []byte, kind int), n *dinode2) inodeA
 	num("di_modrev", n.diModrev(), fmtUns)
 	num("di_freelink", n.diFreelink(), fmtUns)
 	num("di_ckhash", n.diCkhash(), fmtHex)
-	a := inodeAddrs{rdev: n.diRdev(), shortlink: n.diShortlink()}
-	for i := range nDAddr {
-		a.db = append(a.db, n.diDb(i))
-	}
-	for i := range nIAddr {
-		a.ib = append(a.ib, n.diIb(i))
-	}
-	return a
+	return addrsOf(n)
 }
 
 // fileData appends the indirect blocks and the data (or the target of a
