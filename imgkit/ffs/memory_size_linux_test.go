@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // memoryChildEnv makes the test binary, run again by
@@ -53,7 +54,7 @@ func TestMemoryAtAnySize(t *testing.T) {
 	}
 	f.Close()
 	if err != nil {
-		t.Skipf("no 256 GiB sparse file here: %v", err)
+		tooltest.Missing(t, "no 256 GiB sparse file here: "+err.Error())
 	}
 	exe, err := os.Executable()
 	if err != nil {

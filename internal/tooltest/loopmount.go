@@ -38,10 +38,7 @@ func LoopMount(t testing.TB, fstype string) string {
 		t.Fatalf("tooltest.LoopMount: unknown file system type %q", fstype)
 	}
 	if msg := loopMissing(mk.args[0], mk.pkg); msg != "" {
-		if Required() {
-			t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
-		}
-		t.Skipf("skipping: %s; set %s=1 to make this a failure", msg, RequireEnv)
+		Missing(t, msg)
 	}
 	dir := t.TempDir()
 	img, mnt := filepath.Join(dir, fstype+".img"), filepath.Join(dir, "mnt")

@@ -54,6 +54,17 @@ var builds = map[string]string{
 // Required reports whether missing tools fail tests instead of skipping them.
 func Required() bool { return os.Getenv(RequireEnv) == "1" }
 
+// Missing ends the test for want of what msg says (a tool, root, a file
+// system that keeps holes): it is skipped, or failed when
+// FIXTUREGEN_REQUIRE_TOOLS=1, as CI runs the tests.
+func Missing(t testing.TB, msg string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
+	}
+	t.Skipf("skipping: %s; set %s=1 to make this a failure", msg, RequireEnv)
+}
+
 // Need returns the path of the named command. When it cannot be found the
 // test is skipped, or failed when FIXTUREGEN_REQUIRE_TOOLS=1.
 func Need(t testing.TB, name string) string {
@@ -68,9 +79,6 @@ func Need(t testing.TB, name string) string {
 	} else if how, ok := builds[name]; ok {
 		msg += " (" + how + ")"
 	}
-	if Required() {
-		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
-	}
-	t.Skipf("skipping: %s; set %s=1 to make this a failure", msg, RequireEnv)
+	Missing(t, msg)
 	return ""
 }
