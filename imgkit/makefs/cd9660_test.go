@@ -45,7 +45,8 @@ func TestCD9660Options(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", "nosuch"}, `-o nosuch: cd9660: bad option: unknown cd9660 option "nosuch"`},
+		{[]string{"-o", "nosuch"}, `-o nosuch: unknown option "nosuch" for -t cd9660 (keys: allow-deep-trees, allow-illegal-chars, `},
+		{[]string{"-o", "nosuch"}, `, rockridge, verbose, volumeid; -o help describes them)`},
 		{[]string{"-o", "isolevel=4"}, `isolevel: "4": number out of range`},
 		{[]string{"-o", "rockridge=2"}, `rockridge: "2": number out of range`},
 		{[]string{"-o", "label=a.b"}, `label: "a.b" must be at most 32 d-characters`},

@@ -74,8 +74,9 @@ func TestFFSOptions(t *testing.T) {
 	}{
 		{"compat=netbsd", "makefs: -o compat=netbsd: want compat=freebsd or compat=debian"},
 		{"compat", "makefs: -o compat: want compat=freebsd or compat=debian"},
-		{"bsize", `makefs: -o bsize: ffs: bad option: bsize="1": want a number from 4096 to 65536`},
-		{"minfree=100", `makefs: -o minfree=100: ffs: bad option: minfree="100": want a number from 0 to 99`},
+		{"bsize", `makefs: -o bsize: bsize="1": want a number from 4096 to 65536`},
+		{"minfree=100", `makefs: -o minfree=100: minfree="100": want a number from 0 to 99`},
+		{"nosuch=1", `makefs: -o nosuch=1: unknown option "nosuch" for -t ffs (keys: version, bsize, fsize, density, minfree, maxbpg, maxbpf, avgfilesize, avgfpdir, extent, maxbpcg, optimization, label, softupdates, compat; -o help describes them)`},
 	} {
 		_, err := options("-o", c.opt)
 		var ue *UsageError

@@ -86,6 +86,11 @@ func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
 			if hint, ok := f.Hints[opt.Key]; ok {
 				return nil, usagef("makefs: -o %s: %s", opt, hint)
 			}
+			if f.Help != nil {
+				if help := f.Help(); len(help) > 0 && !knownKey(help, opt.Key) {
+					return nil, unknownOption(f.Name, opt, help)
+				}
+			}
 			return nil, optionError(opt, err, f.ErrOption)
 		}
 	}

@@ -74,6 +74,8 @@ func TestRegisterFormat(t *testing.T) {
 	getenv := func(k string) string {
 		return map[string]string{fstree.SourceDateEpochEnv: "1000", bcache.EnvMode: "mmap"}[k]
 	}
+	RegisterFormat(f) // Parse checks that -t names a registered type
+	t.Cleanup(func() { Unregister(f.Name) })
 	run := func(args ...string) error {
 		c, err := Parse(append(append([]string{"-t", "test-format"}, args...), "out.img", "src"), dir, getenv)
 		if err != nil {
@@ -92,15 +94,14 @@ func TestRegisterFormat(t *testing.T) {
 	if err := run("-o", "mode=c"); !errors.As(err, &ue) || err.Error() != "makefs: -o mode=c: want mode=a or mode=b" {
 		t.Errorf("hinted key: %v", err)
 	}
-	if err := run("-o", "nosuch"); !errors.As(err, &ue) || err.Error() != "makefs: -o nosuch: test: bad option" {
+	if err := run("-o", "nosuch"); !errors.As(err, &ue) ||
+		err.Error() != `makefs: -o nosuch: unknown option "nosuch" for -t test-format (keys: label; -o help describes them)` {
 		t.Errorf("unknown key: %v", err)
 	}
 	if err := run("-o", "label=fail"); err == nil || err.Error() != "makefs: test: Options.Label = fail" {
 		t.Errorf("WriteFile error: %v", err)
 	}
 	var buf bytes.Buffer
-	RegisterFormat(f)
-	t.Cleanup(func() { Unregister(f.Name) })
 	c, err := Parse([]string{"-t", "test-format", "-o", "label=fail", "out.img", "src"}, dir, getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +133,8 @@ func TestFormatWithoutCommon(t *testing.T) {
 			return nil
 		},
 	}
+	RegisterFormat(f) // Parse checks that -t names a registered type
+	t.Cleanup(func() { Unregister(f.Name) })
 	c, err := Parse([]string{"-t", "test-bare", "-o", "label=x", "out.img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)

@@ -146,8 +146,9 @@ func getopt(args []string) (flags []flag, operands []string, err error) {
 }
 
 // Parse parses a makefs command line (without the program name) as FreeBSD
-// makefs does, resolving relative paths against dir, and checks that the
-// sources exist. getenv is kept for Run as Command.Getenv: nil reads the
+// makefs does, resolving relative paths against dir, and checks that -t
+// names a registered type (a *UsageError listing the types when it does
+// not) and that the sources exist. getenv is kept for Run as Command.Getenv: nil reads the
 // process's environment, as fstree.OptionsFromEnv does. With "help" among
 // the -o items only -t and -o are read: the result has Help set and needs
 // no image-file or directory.
@@ -164,12 +165,18 @@ func Parse(args []string, dir string, getenv func(string) string) (*Command, err
 			}
 		}
 		c.Help = true
+		if _, err := lookupType(c.Type); err != nil {
+			return nil, err
+		}
 		return c, nil
 	}
 	for _, f := range flags {
 		if err := c.setFlag(f.Name, f.Arg); err != nil {
 			return nil, err
 		}
+	}
+	if _, err := lookupType(c.Type); err != nil {
+		return nil, err
 	}
 	if len(rest) < 2 {
 		return nil, usagef("makefs: missing image-file or directory")
@@ -288,7 +295,7 @@ func (c *Command) setFlag(name byte, arg string) error {
 	case 'T':
 		t, terr := fstree.ParseTimestamp(c.Dir, arg)
 		if terr != nil {
-			return bad(terr)
+			return bad(errors.New(trimPrefix(terr, fstree.ErrTimestamp.Error())))
 		}
 		c.Timestamp = t
 	case 'x':

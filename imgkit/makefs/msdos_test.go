@@ -39,7 +39,8 @@ func TestMsdosOptions(t *testing.T) {
 		want  string
 	}{
 		{[]string{"-S", "512", "-o", "S=4096"}, true, "inconsistent sector size: -S 512, -o bytes_per_sector=4096"},
-		{[]string{"-o", "nosuch"}, true, `-o nosuch: msdos: bad option: unknown msdos option "nosuch"`},
+		{[]string{"-o", "nosuch"}, true, `-o nosuch: unknown option "nosuch" for -t msdos (keys: OEM_string, align, `},
+		{[]string{"-o", "nosuch=1"}, true, `, volume_id, volume_label; -o help describes them)`},
 		{[]string{"-o", "F=11"}, true, `fat_type: "11": number out of range: 11 is not between 12 and 255`},
 	} {
 		a, err := Parse(append(append([]string{"-t", "msdos"}, c.args...), "out.img", "src"), dir, noEnv)

@@ -17,7 +17,7 @@ import (
 func (c *Command) TreeOptions() (*fstree.Options, error) {
 	opts, err := fstree.OptionsFromEnv(c.getenv)
 	if err != nil {
-		return nil, fmt.Errorf("makefs: %w", err)
+		return nil, &rewordedError{msg: "makefs: " + trimPrefix(err, fstree.ErrTimestamp.Error()), err: err}
 	}
 	if !c.Timestamp.IsZero() {
 		opts.Timestamp, opts.ClampTimes = c.Timestamp, false
@@ -42,7 +42,7 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 func (c *Command) CacheOptions() (*bcache.Options, error) {
 	o, err := bcache.ParseOptions(c.getenv(bcache.EnvMode))
 	if err != nil {
-		return nil, fmt.Errorf("makefs: %s: %v", bcache.EnvMode, err)
+		return nil, &rewordedError{msg: "makefs: " + bcache.EnvMode + ": " + trimPrefix(err, "bcache"), err: err}
 	}
 	return o, nil
 }

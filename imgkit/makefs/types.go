@@ -93,9 +93,9 @@ func (c *Command) Run(stdout, stderr io.Writer) error {
 	if stdout == nil {
 		stdout = io.Discard
 	}
-	t, ok := Lookup(c.Type)
-	if !ok {
-		return fmt.Errorf("makefs: file system type %q is not supported", c.Type)
+	t, err := lookupType(c.Type)
+	if err != nil {
+		return err
 	}
 	if c.Help {
 		var b strings.Builder
@@ -108,6 +108,17 @@ func (c *Command) Run(stdout, stderr io.Writer) error {
 		stderr = io.Discard
 	}
 	return reword(t.Write(c, stderr), t.Help)
+}
+
+// lookupType returns the registered type that -t name names. An unknown
+// name is a *UsageError that lists the registered types, so that a typo
+// shows what was meant.
+func lookupType(name string) (Type, error) {
+	t, ok := Lookup(name)
+	if !ok {
+		return Type{}, usagef("makefs: unknown file system type %q (types: %s)", name, strings.Join(Types(), ", "))
+	}
+	return t, nil
 }
 
 // TypesHelp lists the registered file system types, each with its -o
@@ -245,10 +256,44 @@ func (e *rewordedError) Unwrap() error { return e.err }
 
 // optionError turns an error of a format's ParseOption for opt into the
 // command's error: a bad option (one that wraps the format's errOption
-// sentinel) is a *UsageError, anything else a plain one.
+// sentinel) is a *UsageError said without the sentinel's package prefix
+// ("ffs: bad option: "), since "makefs: -o key=value" already names what
+// is wrong; anything else is a plain error that wraps err.
 func optionError(opt Option, err, errOption error) error {
 	if errors.Is(err, errOption) {
-		return usagef("makefs: -o %s: %v", opt, err)
+		return usagef("makefs: -o %s: %s", opt, trimPrefix(err, errOption.Error()))
 	}
 	return fmt.Errorf("makefs: -o %s: %w", opt, err)
+}
+
+// trimPrefix returns the message of err without prefix and the ": " after
+// it: a library's package name ("bcache") or sentinel ("fstree: bad
+// timestamp"), which a message that names the flag or variable already
+// says better.
+func trimPrefix(err error, prefix string) string {
+	return strings.TrimPrefix(err.Error(), prefix+": ")
+}
+
+// unknownOption is the *UsageError for an -o item whose key is none of
+// the keys (or one-letter aliases) that help lists for the type name: it
+// names the key and lists the type's keys, and points at "-o help", which
+// says what each one sets.
+func unknownOption(name string, opt Option, help []imgfmt.Option) error {
+	keys := make([]string, 0, len(help))
+	for _, o := range help {
+		keys = append(keys, o.Key)
+	}
+	return usagef("makefs: -o %s: unknown option %q for -t %s (keys: %s; -o help describes them)",
+		opt, opt.Key, name, strings.Join(keys, ", "))
+}
+
+// knownKey reports whether key is the key or the one-letter alias of one
+// of the options help lists.
+func knownKey(help []imgfmt.Option, key string) bool {
+	for _, o := range help {
+		if key == o.Key || o.Letter != "" && key == o.Letter {
+			return true
+		}
+	}
+	return false
 }

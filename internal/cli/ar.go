@@ -116,7 +116,7 @@ func (c *arCmd) parseLongOptions(args []string) (key string, rest arOperands, er
 			v := strings.TrimPrefix(a, "--format=")
 			if a == "--format" {
 				if i+1 >= len(args) {
-					return "", rest, errors.New("ar: --format needs a value: gnu or bsd")
+					return "", rest, usagef("ar: --format needs a value: gnu or bsd")
 				}
 				i++
 				v = args[i]
@@ -130,7 +130,7 @@ func (c *arCmd) parseLongOptions(args []string) (key string, rest arOperands, er
 				return "", rest, err
 			}
 		case strings.HasPrefix(a, "--"):
-			return "", rest, fmt.Errorf("ar: unknown option %s", a)
+			return "", rest, usagef("ar: unknown option %s", a)
 		case key == "":
 			key = a
 		default:
@@ -149,7 +149,7 @@ func parseArFormat(v string) (ar.Format, error) {
 	case "bsd":
 		return ar.FormatBSD, nil
 	}
-	return 0, fmt.Errorf("ar: --format=%s: unknown format; use gnu or bsd", v)
+	return 0, usagef("ar: --format=%s: unknown format; use gnu or bsd", v)
 }
 
 // parseArCompat returns the compatibility target that --compat=v names.
@@ -160,7 +160,7 @@ func parseArCompat(v string) (ar.Compat, error) {
 	case "llvm":
 		return ar.CompatLLVM, nil
 	}
-	return 0, fmt.Errorf("ar: --compat=%s: unknown; use gnu or llvm", v)
+	return 0, usagef("ar: --compat=%s: unknown; use gnu or llvm", v)
 }
 
 // parseOperands takes, in order, the relpos member name (a, b or i with m
@@ -189,7 +189,7 @@ func (c *arCmd) parseOperands(key string, rest arOperands) error {
 		}
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 {
-			return fmt.Errorf("ar: N: bad count %q", v)
+			return usagef("ar: N: bad count %q", v)
 		}
 		c.count = n
 	}
@@ -204,7 +204,7 @@ func (c *arCmd) parseOperands(key string, rest arOperands) error {
 func (c *arCmd) parseKey(key string) error {
 	k := strings.TrimPrefix(key, "-")
 	if k == "" {
-		return errors.New("ar: missing operation")
+		return usagef("ar: missing operation")
 	}
 	sawS := false
 	for i := 0; i < len(k); i++ {
@@ -214,7 +214,7 @@ func (c *arCmd) parseKey(key string) error {
 			sawS = true
 		case strings.IndexByte(arOps, ch) >= 0:
 			if c.op != 0 && c.op != ch {
-				return fmt.Errorf("ar: two different operations given: %c and %c", c.op, ch)
+				return usagef("ar: two different operations given: %c and %c", c.op, ch)
 			}
 			c.op = ch
 		default:
@@ -231,7 +231,7 @@ func (c *arCmd) parseKey(key string) error {
 		c.index, c.noIndex = true, false
 	}
 	if c.op == 0 {
-		return fmt.Errorf("ar: no operation in %q: use one of d, m, p, q, r, s, t, x", key)
+		return usagef("ar: no operation in %q: use one of d, m, p, q, r, s, t, x", key)
 	}
 	if c.relpos != "" {
 		c.relpos = "?" // the name is the next argument
@@ -274,9 +274,9 @@ func (c *arCmd) setModifier(ch byte, key string) error {
 	case 'T':
 		c.thin = true
 	case 'l', 'V', 'M':
-		return fmt.Errorf("ar: modifier %c is not supported", ch)
+		return usagef("ar: modifier %c is not supported", ch)
 	default:
-		return fmt.Errorf("ar: unknown operation or modifier %q in %q", ch, key)
+		return usagef("ar: unknown operation or modifier %q in %q", ch, key)
 	}
 	return nil
 }
@@ -450,7 +450,7 @@ func runRanlib(e *env, args []string) error {
 			det = false
 		case a == "-t":
 		case strings.HasPrefix(a, "-") && a != "-":
-			return fmt.Errorf("ranlib: unknown option %s", a)
+			return usagef("ranlib: unknown option %s", a)
 		default:
 			files = append(files, a)
 		}

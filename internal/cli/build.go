@@ -102,7 +102,9 @@ func parseBuildFlags(fl *flag.FlagSet, o *buildFlags, args []string) error {
 	fl.StringVar(&o.dir, "C", "", "")
 	fl.IntVar(&o.jobs, "j", runtime.GOMAXPROCS(0), "")
 	fl.BoolVar(&o.quiet, "q", false, "")
-	if err := fl.Parse(args); err != nil {
+	if err := fl.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return usagef("%s: help requested: run 'fixturegen help %s' for the options", fl.Name(), fl.Name())
+	} else if err != nil {
 		return usagef("%s: %v", fl.Name(), err)
 	}
 	if o.jobs < 1 {

@@ -47,7 +47,7 @@ func runHelp(e *env, args []string) error {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return fmt.Errorf("help: unknown command %q; run 'fixturegen help' for the list", args[0])
+		return usagef("help: unknown command %q; run 'fixturegen help' for the list", args[0])
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: fixturegen %s\n\n%s\n", c.Usage, capitalize(c.Summary)+".")

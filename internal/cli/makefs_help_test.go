@@ -137,8 +137,8 @@ func TestMakefsOptionHelpErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		// An unknown type is the error makefs gives for it anyway.
-		{[]string{"-t", "nosuchfs", "-o", "help"}, 1, "fixturegen: makefs: file system type \"nosuchfs\" is not supported\n"},
+		// An unknown type is the usage error makefs gives for it anyway.
+		{[]string{"-t", "nosuchfs", "-o", "help"}, 2, "fixturegen: makefs: unknown file system type \"nosuchfs\" (types: cd9660, ffs, msdos, "},
 		// A command line getopt rejects is reported as without help.
 		{[]string{"-q", "-o", "help"}, 2, "fixturegen: makefs: unknown option -q\n"},
 		{[]string{"-o"}, 2, "fixturegen: makefs: option -o requires an argument\n"},

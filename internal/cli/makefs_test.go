@@ -48,11 +48,11 @@ func TestRunMain(t *testing.T) {
 		{[]string{"-h"}, 0, "Commands:", ""},
 		{[]string{"help", "makefs"}, 0, "usage: fixturegen makefs", ""},
 		{[]string{"makefs", "-h"}, 0, "usage: fixturegen makefs", ""},
-		{[]string{"help", "nosuch"}, 1, "", "fixturegen: help: unknown command \"nosuch\""},
+		{[]string{"help", "nosuch"}, 2, "", "fixturegen: help: unknown command \"nosuch\""},
 		{[]string{"version"}, 0, "fixturegen ", ""},
 		{[]string{"version", "x"}, 2, "", "fixturegen: version: takes no arguments\nusage: fixturegen version\n"},
 		{[]string{"nosuch"}, 2, "", "fixturegen: unknown command \"nosuch\"\n"},
-		{[]string{"makefs", "-t", "nosuchfs", "i", "src"}, 1, "", "fixturegen: makefs: file system type \"nosuchfs\" is not supported\n"},
+		{[]string{"makefs", "-t", "nosuchfs", "i", "src"}, 2, "", "fixturegen: makefs: unknown file system type \"nosuchfs\" (types: cd9660, ffs, msdos)\n"},
 		{[]string{"makefs", "-s", "1z", "i", "src"}, 2, "", "fixturegen: makefs: -s 1z: invalid size"},
 	} {
 		var stdout, stderr bytes.Buffer
