@@ -19,8 +19,9 @@
 // Programs maps "fixturegen" to Main, which runs the same command as
 // "go tool fixturegen" in the test binary; merge it into a map of your own
 // to have other programs too, and likewise Cmds. The commands recognise
-// FAT images, FFS (UFS1 and UFS2) images and ar archives, and every other
-// format registered with imgkit/inspect, from their first bytes.
+// FAT images, FFS (UFS1 and UFS2) images, ISO 9660 images and ar archives,
+// and every other format registered with imgkit/inspect, from their first
+// bytes.
 //
 // The commands are:
 //
@@ -44,7 +45,8 @@
 //
 // List the files of image as "fixturegen ls" does, one line each — mode,
 // size, modification time (UTC), the FAT short name, the ar member's
-// header offset or the FFS inode number, and the path — to the script's
+// header offset, the FFS inode number or the ISO 9660 file identifier and
+// extent block ("README.TXT;1@23"), and the path — to the script's
 // stdout, for the stdout and cmp commands that follow. It cannot be
 // negated.
 //

@@ -1,6 +1,7 @@
-// Command fixturegen builds test fixtures — FAT and FFS file system images
-// and ar archives — byte for byte as FreeBSD makefs(8) and ar(1) do, and
-// reproducibly.
+// Command fixturegen builds test fixtures — FAT, FFS (UFS1 and UFS2) and
+// ISO 9660 file system images (makefs -t msdos, ffs and cd9660) and ar
+// archives — byte for byte as FreeBSD makefs(8) and ar(1) do, and
+// reproducibly; ls, cat and diff read all four formats back.
 //
 // Usage:
 //
@@ -22,8 +23,9 @@
 // Run "fixturegen help <command>" for the details of one.
 //
 // An error prints one line "fixturegen: ..." on standard error and exits
-// with status 1; a command line that cannot be understood exits with
-// status 2 and prints the command's usage.
+// with status 1; a command line that cannot be parsed (an unknown option,
+// makefs -t type or -o key, a bad value, a missing operand) exits with
+// status 2 and prints that line and the command's usage.
 //
 // Install it as a tool of your module with
 //

@@ -6,7 +6,8 @@
 // the contract of imgkit/imgfmt: each says how to recognise its files from
 // their first bytes (Match), how to open one as an fs.FS, what extra
 // column a listing shows (the FAT short name, the ar member's header
-// offset, the FFS inode number) and how to describe a file field by field.
+// offset, the FFS inode number, the ISO 9660 file identifier and extent
+// block) and how to describe a file field by field.
 // FAT images (imgkit/msdos), ar archives (imgkit/ar), FFS images
 // (imgkit/ffs) and ISO 9660 images (imgkit/cd9660) are registered by this
 // package, one line each in

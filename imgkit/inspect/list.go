@@ -15,7 +15,7 @@ type Item struct {
 	Mode  fs.FileMode // type and permission bits
 	Size  int64
 	Time  string // modification time, UTC, "2006-01-02 15:04:05"
-	Extra string // the format's column: FAT short name, ar header offset, FFS inode number
+	Extra string // the format's column: FAT short name, ar header offset, FFS inode number, ISO 9660 identifier@extent
 }
 
 // List walks fsys and returns one Item per file and directory, in

@@ -15,8 +15,8 @@ func init() {
 		Name:    "cat",
 		Usage:   "cat image path ...",
 		Summary: "print files from an image or archive",
-		Help: `cat copies each named file of a FAT or FFS image or an ar archive to standard
-output, in order. Paths are slash-separated, relative to the root (a
+		Help: `cat copies each named file of a FAT, FFS or ISO 9660 image or an ar archive
+to standard output, in order. Paths are slash-separated, relative to the root (a
 leading '/' is allowed), as "fixturegen ls" lists them.`,
 		Run: runCat,
 	})

@@ -11,11 +11,12 @@ func init() {
 		Name:    "diff",
 		Usage:   "diff [-q] file1 file2",
 		Summary: "explain how two images or archives differ, field by field",
-		Help: `diff compares two FAT images, two FFS images or two ar archives by
-structure and prints what differs in words, one line each: which structure
-or file (the boot sector, the superblock, a cylinder group, a path, an
-archive member), which field by its specification name (BPB_SecPerClus,
-DIR_WrtTime, fs_minfree, cg_time, di_mtime, "ar member header date"), at
+		Help: `diff compares two FAT images, two FFS images, two ISO 9660 images or two
+ar archives by structure and prints what differs in words, one line each:
+which structure or file (the boot sector, the superblock, a cylinder
+group, a volume descriptor, a path, an archive member), which field by its
+specification name (BPB_SecPerClus, DIR_WrtTime, fs_minfree, cg_time,
+di_mtime, Volume Space Size, "ar member header date"), at
 which byte offset, and the old and new values. A file's contents are shown
 as size and SHA-256, with the first byte at which they differ; structures
 and files present on one side only, and those that moved, are named.

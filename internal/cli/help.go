@@ -20,8 +20,9 @@ func init() {
 func printUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("usage: fixturegen <command> [arguments]\n\n")
-	b.WriteString("fixturegen builds FAT and FFS images and ar archives reproducibly,\n")
-	b.WriteString("as FreeBSD makefs(8) and ar(1) would.\n\nCommands:\n")
+	b.WriteString("fixturegen builds FAT, FFS (UFS1, UFS2) and ISO 9660 images (makefs -t msdos,\n")
+	b.WriteString("ffs, cd9660) and ar archives reproducibly, as FreeBSD makefs(8) and ar(1)\n")
+	b.WriteString("would; ls, cat and diff read them back.\n\nCommands:\n")
 	width := 0
 	list := slices.DeleteFunc(sortedCommands(), func(c *command) bool { return c.hidden })
 	for _, c := range list {
