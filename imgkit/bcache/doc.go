@@ -8,8 +8,9 @@
 // Bwrite, copies file contents with CopyFiles, and gets an atomically
 // replaced file (Create), an in-memory image (CreateMemory) or bytes
 // written to any io.WriterAt (CreateWriterAt) from the same code. The
-// image writers of imgkit (msdos, ffs, cd9660) are built that way; users of those
-// formats never need bcache, since their entry points choose the target.
+// image writers of imgkit (msdos, ffs, cd9660) are built that way; users
+// of those formats never need bcache, since their entry points choose the
+// target.
 //
 // # The image file and the atomic commit
 //

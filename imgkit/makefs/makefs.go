@@ -12,12 +12,14 @@
 // into it, the -F spec applied), the time rule (-T, or else
 // SOURCE_DATE_EPOCH) and the block-cache mode (FIXTUREGEN_CACHE).
 // (*Command).Run builds the image with the registered Type that -t names.
-// Each type (cd9660.go, ffs.go, msdos.go) contributes only its -o option table, the
-// global flags it takes and its WriteFile, as a Format (see Type).
+// Each type (cd9660.go, ffs.go, msdos.go) contributes only its -o option
+// table, the global flags it takes and its WriteFile, as a Format (see
+// Type).
 //
 // Errors of Parse and Run are said in the command's words (flags, -o keys),
 // prefixed with "makefs: "; errors a command line's syntax causes are
-// *UsageError values.
+// *UsageError values: an unknown -t lists the registered types, an unknown
+// -o key the keys of the type.
 package makefs
 
 import (
@@ -148,8 +150,9 @@ func getopt(args []string) (flags []flag, operands []string, err error) {
 // Parse parses a makefs command line (without the program name) as FreeBSD
 // makefs does, resolving relative paths against dir, and checks that -t
 // names a registered type (a *UsageError listing the types when it does
-// not) and that the sources exist. getenv is kept for Run as Command.Getenv: nil reads the
-// process's environment, as fstree.OptionsFromEnv does. With "help" among
+// not) and that the sources exist. getenv is kept for Run as
+// Command.Getenv: nil reads the process's environment, as
+// fstree.OptionsFromEnv does. With "help" among
 // the -o items only -t and -o are read: the result has Help set and needs
 // no image-file or directory.
 func Parse(args []string, dir string, getenv func(string) string) (*Command, error) {

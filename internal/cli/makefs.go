@@ -15,8 +15,8 @@ import (
 //	       image-file directory|manifest [extra-directory ...]
 //
 // The library package imgkit/makefs parses and runs it, with the file
-// system types it registers (cd9660, ffs, msdos); this file gives it the command's
-// environment and says its usage errors as the command's.
+// system types it registers (cd9660, ffs, msdos); this file gives it the
+// command's environment and says its usage errors as the command's.
 
 func init() {
 	register(command{
