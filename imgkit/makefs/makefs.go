@@ -66,22 +66,22 @@ type Command struct {
 	FreeBlocks, FreeFiles                   int64 // -b, -f
 	FreeBlocksPct, FreeFilesPct             int   // -b, -f with a '%' suffix
 
-	SectorSize int              // -S; 0 = unset
-	Timestamp  time.Time        // -T: a file's modification time, or seconds since the Epoch; zero = unset
+	SectorSize int       // -S; 0 = unset
+	Timestamp  time.Time // -T: a file's modification time, or seconds since the Epoch; zero = unset
 	// TimestampArg is the argument of the last -T as given: the file
 	// whose modification time Timestamp is, when one exists.
 	TimestampArg string
 	// Metadata is --metadata: fstree.MetadataGit gives the walked tree
 	// only what git keeps; the zero value, fstree.MetadataHost, keeps the
 	// host's owners, modes and hard links.
-	Metadata fstree.Metadata
-	Spec       string           // -F
-	Exclude    bool             // -x
-	Sparse     bool             // -Z (or the older -p)
-	ByteOrder  binary.ByteOrder // -B; nil = unset
-	Dups       int              // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
-	Debug      int64            // -d debug mask (accepted, unused)
-	UserDB     string           // -N
+	Metadata  fstree.Metadata
+	Spec      string           // -F
+	Exclude   bool             // -x
+	Sparse    bool             // -Z (or the older -p)
+	ByteOrder binary.ByteOrder // -B; nil = unset
+	Dups      int              // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
+	Debug     int64            // -d debug mask (accepted, unused)
+	UserDB    string           // -N
 
 	Image    string   // image-file
 	ImageArg int      // the index of image-file in the command line Parse read
