@@ -160,3 +160,31 @@ func TestPlanMetadata(t *testing.T) {
 		t.Errorf("catalogArgs of an ar line: %q, %d", a, n)
 	}
 }
+
+// TestBuildCheckoutMetadataErrors checks that build names the manifest
+// line of a makefs entry without -T and of an ar entry with U, and builds
+// the entry that opts into the host's metadata.
+func TestBuildCheckoutMetadataErrors(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"fixtures/manifest": "# entries that would hold what a checkout does not keep\n" +
+			"a.img: makefs -t msdos -s 1440k a.img src\n" +
+			"b.a: ar rcsU b.a src/x\n" +
+			"c.img: makefs -t msdos -s 1440k --metadata=host c.img src\n",
+		"fixtures/src/x": "x\n",
+	})
+	code, _, stderr := buildRunner(t)(root, "build", "-update", "-q")
+	for _, want := range []string{
+		"fixturegen: build: manifest:2: a.img: makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host\n",
+		"fixturegen: build: manifest:3: b.a: ar with the U modifier stores the members' owners, modes and times",
+	} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("build: exit %d, stderr\n%s\nwant exit 1 and %q", code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "fixtures", "c.img")); err != nil || strings.Contains(stderr, "c.img") {
+		t.Errorf("the --metadata=host entry was not built: %v\n%s", err, stderr)
+	}
+}
