@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -209,10 +211,23 @@ func TestCatalogueClones(t *testing.T) {
 			}
 		}
 	}
-	for what, make := range clones {
-		if got := buildSums(t, make()); got[""] != want[""] {
+	for what, mk := range clones {
+		if got := buildSums(t, mk()); got[""] != want[""] {
 			t.Errorf("%s: fixtures.sum\n%s\nwant (umask 022, this user)\n%s", what, got[""], want[""])
 		}
+	}
+	// Package catalog with Runner (magefixtures' and fixturetest's way)
+	// runs the lines as the command does.
+	d := cl.checkout(0o077)
+	cat, err := catalog.Load(filepath.Join(d, "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat.Build(context.Background(), &catalog.Options{Runner: Runner(), Update: true}); err != nil {
+		t.Fatalf("package catalog, umask 077: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "fixtures", sumName)); err != nil || string(b) != want[""] {
+		t.Errorf("package catalog, umask 077: fixtures.sum\n%s\n%v\nwant (fixturegen build, umask 022)\n%s", b, err, want[""])
 	}
 	if !root {
 		tooltest.Missing(t, "the clones owned by uid 1000 and 1001 need root to chown")
