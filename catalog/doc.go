@@ -13,6 +13,24 @@
 // command supplies one that runs its makefs and ar in-process); progress
 // and per-output results go to a Reporter as they happen.
 //
+// # What git keeps
+//
+// One fixtures.sum must hold in every clone of a repository, and a clone
+// keeps only the inputs' contents, symbolic links and executable bits: its
+// owner, umask, times and hard links are the cloner's. The fixturegen
+// Runner (the one fixturegen build and verify, magefixtures and
+// fixturetest.Runner use) therefore runs every makefs entry as if
+// --metadata=git were its first option, so that each manifest line's bytes
+// are those of "fixturegen makefs --metadata=git ARGS..." run by hand in
+// the catalogue's folder: owners 0:0, files 0644 or 0755 by the execute
+// bit, directories 0755, no hard links, with a -F spec's keywords still
+// winning. An entry that writes --metadata=host keeps the host's owners,
+// modes and hard links, and its sum then holds only on that host. The
+// Runner refuses, naming the manifest line, a makefs entry without -T (or
+// msdos's -o timestamp), unless it writes --metadata=host, since git sets
+// every file's time at checkout, and an ar entry with the U modifier,
+// which stores the members' owners, modes and times.
+//
 // # Up to date
 //
 // An output is up to date when its command line, the generator (the

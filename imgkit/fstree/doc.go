@@ -36,6 +36,23 @@
 // gets Options.Timestamp, else the Unix epoch (0): makefs would use the
 // time it was started, which is not reproducible.
 //
+// # Owners and permissions
+//
+// WalkDir and FromFS take owners, groups and permission bits from the host
+// (or the fs.FS), as makefs(8) does, unless Options.Metadata is
+// MetadataGit: then the tree holds only what a git checkout keeps, the
+// same for every owner and umask (uid and gid 0, files 0644 or, with an
+// execute bit, 0755, directories 0755, links 0777, no flags and no hard
+// links). The rule applies to the walked tree before a spec is merged, so
+// a spec's uid, gid, mode and flags keywords still win; a tree built from
+// a spec alone is taken as the spec says. An image writer passes only its
+// time options to a Source, so a Go user who wants the git rule walks with
+// it and hands the writer the tree:
+//
+//	t, err := fstree.WalkDir(dir, &fstree.Options{Metadata: fstree.MetadataGit})
+//	...
+//	err = ffs.WriteFile("out.img", t, &ffs.Options{Timestamp: time.Unix(0, 0)})
+//
 // # Hard links
 //
 // Non-directories that share a device and inode number on the host form a

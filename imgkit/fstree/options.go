@@ -10,8 +10,14 @@ import (
 )
 
 // Options control how a tree's metadata is normalised. The zero value (or a
-// nil *Options) keeps every time as found.
+// nil *Options) keeps every time, owner and mode as found.
 type Options struct {
+	// Metadata, when MetadataGit, gives the nodes that WalkDir and FromFS
+	// read (and so the Dir and FS sources) the owners and modes of a git
+	// checkout and no hard links, before a spec is merged into the tree
+	// (see Metadata). ApplySpec and Tree.Tree do not apply it: what a
+	// spec says, and a tree built by hand, are kept.
+	Metadata Metadata
 	// Timestamp, when not the zero time, replaces every time of every node
 	// (makefs -T), or with ClampTimes bounds them.
 	Timestamp time.Time

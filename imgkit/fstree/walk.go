@@ -19,9 +19,9 @@ import (
 // links are recorded, never followed. dir itself may be a symbolic link to
 // a directory, which is followed, as makefs follows it (it stats and opens
 // its argument). Children are sorted bytewise by name. Hard-link groups are found by
-// device and inode number; see Node.Nlink and Node.HardLink. Times are then
-// normalised by opts as the package documentation describes; opts may be
-// nil.
+// device and inode number; see Node.Nlink and Node.HardLink. Owners, modes
+// and hard links then follow opts.Metadata, and times are normalised by
+// opts, as the package documentation describes; opts may be nil.
 func WalkDir(dir string, opts *Options) (*Tree, error) {
 	root := &Node{Name: "."}
 	if err := lstatNode(dir, root); err != nil {
@@ -51,6 +51,7 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 		return nil, err
 	}
 	t := &Tree{Root: root}
+	opts.metadata(t)
 	linkHardLinks(t)
 	opts.normalize(t)
 	return t, nil
@@ -181,8 +182,9 @@ func (hw *hostWalk) firstErr(d *Node) error {
 // permission bits come from the fs.FileMode and uid and gid are 0, and an
 // entry with no permission bits at all (testing/fstest.MapFile without a
 // Mode) is taken as an ordinary file (0644) or directory (0755). Symbolic
-// links are read with fs.ReadLink. Node.Open reads from fsys. Times are
-// normalised by opts as the package documentation describes.
+// links are read with fs.ReadLink. Node.Open reads from fsys. Owners,
+// modes and hard links then follow opts.Metadata, and times are normalised
+// by opts, as the package documentation describes.
 func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 	if root == "" {
 		root = "."
@@ -201,6 +203,7 @@ func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 		return nil, err
 	}
 	t := &Tree{Root: r}
+	opts.metadata(t)
 	linkHardLinks(t)
 	opts.normalize(t)
 	return t, nil

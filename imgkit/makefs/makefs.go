@@ -3,8 +3,22 @@
 //	makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile]
 //	       [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir]
 //	       [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size]
-//	       [-s image-size] [-T timestamp] [-t fs-type]
+//	       [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host]
 //	       image-file directory|manifest [extra-directory ...]
+//
+// --metadata is fixturegen's extension of that command line, a long option
+// accepted anywhere among the flags: --metadata=git gives every file of
+// the source directories only what git keeps of a checkout (uid 0, gid 0,
+// files 0644 or, with an execute bit, 0755, directories 0755, symbolic
+// links 0777 with their targets, no file flags, no hard links:
+// fstree.MetadataGit), as tar --owner=0 --group=0 --numeric-owner,
+// mksquashfs -all-root and mkisofs -r do, so that the image is the same in
+// every checkout whatever its owner, umask and hard links. The rule is applied to the walked tree before the
+// -F spec, whose keywords still win; an mtree manifest given as the
+// source is taken as it says. --metadata=host, the default, keeps the
+// host's owners, modes and hard links, as makefs(8) does. Catalogue
+// entries run with --metadata=git unless they say otherwise (see package
+// catalog).
 //
 // Parse reads a command line into a Command: the flags every file system
 // type shares, with makefs's one number syntax (imgfmt.ParseNumber), the
@@ -31,6 +45,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,17 +68,25 @@ type Command struct {
 	FreeBlocks, FreeFiles                   int64 // -b, -f
 	FreeBlocksPct, FreeFilesPct             int   // -b, -f with a '%' suffix
 
-	SectorSize int              // -S; 0 = unset
-	Timestamp  time.Time        // -T: a file's modification time, or seconds since the Epoch; zero = unset
-	Spec       string           // -F
-	Exclude    bool             // -x
-	Sparse     bool             // -Z (or the older -p)
-	ByteOrder  binary.ByteOrder // -B; nil = unset
-	Dups       int              // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
-	Debug      int64            // -d debug mask (accepted, unused)
-	UserDB     string           // -N
+	SectorSize int       // -S; 0 = unset
+	Timestamp  time.Time // -T: a file's modification time, or seconds since the Epoch; zero = unset
+	// TimestampArg is the argument of the last -T as given: the file
+	// whose modification time Timestamp is, when one exists.
+	TimestampArg string
+	// Metadata is --metadata: fstree.MetadataGit gives the walked tree
+	// only what git keeps; the zero value, fstree.MetadataHost, keeps the
+	// host's owners, modes and hard links.
+	Metadata  fstree.Metadata
+	Spec      string           // -F
+	Exclude   bool             // -x
+	Sparse    bool             // -Z (or the older -p)
+	ByteOrder binary.ByteOrder // -B; nil = unset
+	Dups      int              // -D, counted: duplicate paths in a manifest are a warning (1) or ignored (2 or more)
+	Debug     int64            // -d debug mask (accepted, unused)
+	UserDB    string           // -N
 
 	Image    string   // image-file
+	ImageArg int      // the index of image-file in the command line Parse read
 	Manifest string   // the second argument when it is an mtree manifest, or "-" for Stdin
 	Dirs     []string // source directories: the second argument when it is one, then every extra-directory
 
@@ -99,9 +122,15 @@ func usagef(format string, args ...any) error {
 // OptString is the getopt(3) option string of makefs.
 const OptString = "B:b:Dd:f:F:M:m:N:O:o:pR:s:S:t:T:xZ"
 
-// flag is one option of a command line as getopt(3) reads it.
+// LongOptions are the long options fixturegen adds to makefs's command
+// line, each written --name=value.
+var LongOptions = []string{"metadata"}
+
+// flag is one option of a command line as getopt(3) reads it, or one of
+// LongOptions.
 type flag struct {
-	Name byte   // the option letter
+	Name byte   // the option letter; 0 for a long option
+	Long string // the long option's name
 	Arg  string // its argument, for options that take one
 }
 
@@ -109,7 +138,8 @@ type flag struct {
 // BSD getopt(3) does with OptString: flags may be grouped ("-xZ"), an
 // argument may be attached ("-s10m") or be the next word; parsing stops at
 // "--" (dropped), at "-" and at the first word that does not start with
-// '-'. Errors are *UsageError values.
+// '-'. A word "--name=value" before that is one of LongOptions. Errors are
+// *UsageError values.
 func getopt(args []string) (flags []flag, operands []string, err error) {
 	i := 0
 	for ; i < len(args); i++ {
@@ -120,6 +150,14 @@ func getopt(args []string) (flags []flag, operands []string, err error) {
 		}
 		if len(a) < 2 || a[0] != '-' {
 			break
+		}
+		if long, ok := strings.CutPrefix(a, "--"); ok {
+			f, err := longFlag(long)
+			if err != nil {
+				return nil, nil, err
+			}
+			flags = append(flags, f)
+			continue
 		}
 		for j := 1; j < len(a); j++ {
 			c := a[j]
@@ -138,13 +176,26 @@ func getopt(args []string) (flags []flag, operands []string, err error) {
 				default:
 					return nil, nil, usagef("makefs: option -%c requires an argument", c)
 				}
-				flags = append(flags, flag{c, val})
+				flags = append(flags, flag{Name: c, Arg: val})
 				break
 			}
 			flags = append(flags, flag{Name: c})
 		}
 	}
 	return flags, args[i:], nil
+}
+
+// longFlag reads the word "--" + w as one of LongOptions, which take their
+// argument after an '='.
+func longFlag(w string) (flag, error) {
+	name, arg, hasArg := strings.Cut(w, "=")
+	if !slices.Contains(LongOptions, name) {
+		return flag{}, usagef("makefs: unknown option --%s", name)
+	}
+	if !hasArg {
+		return flag{}, usagef("makefs: option --%s requires an argument: --%s=value", name, name)
+	}
+	return flag{Long: name, Arg: arg}, nil
 }
 
 // Parse parses a makefs command line (without the program name) as FreeBSD
@@ -174,7 +225,7 @@ func Parse(args []string, dir string, getenv func(string) string) (*Command, err
 		return c, nil
 	}
 	for _, f := range flags {
-		if err := c.setFlag(f.Name, f.Arg); err != nil {
+		if err := c.setFlag(f); err != nil {
 			return nil, err
 		}
 	}
@@ -188,6 +239,7 @@ func Parse(args []string, dir string, getenv func(string) string) (*Command, err
 		return nil, usagef("makefs: -x requires -F mtree-specfile")
 	}
 	c.Image = c.abs(rest[0])
+	c.ImageArg = len(args) - len(rest)
 	for i, src := range rest[1:] {
 		if i == 0 && src == "-" {
 			c.Manifest = "-"
@@ -249,7 +301,11 @@ func (c *Command) getenv(key string) string {
 }
 
 // setFlag applies one command-line flag.
-func (c *Command) setFlag(name byte, arg string) error {
+func (c *Command) setFlag(f flag) error {
+	if f.Long != "" {
+		return c.setLong(f.Long, f.Arg)
+	}
+	name, arg := f.Name, f.Arg
 	bad := func(err error) error { return usagef("makefs: -%c %s: %v", name, arg, err) }
 	size := func(min, max int64) (int64, error) {
 		n, err := ParseSize(arg, min, max)
@@ -300,11 +356,38 @@ func (c *Command) setFlag(name byte, arg string) error {
 		if terr != nil {
 			return bad(errors.New(trimPrefix(terr, fstree.ErrTimestamp.Error())))
 		}
-		c.Timestamp = t
+		c.Timestamp, c.TimestampArg = t, arg
 	case 'x':
 		c.Exclude = true
 	}
 	return err
+}
+
+// setLong applies the long option --name=arg.
+func (c *Command) setLong(name, arg string) error {
+	switch name {
+	case "metadata":
+		m, err := ParseMetadata(arg)
+		if err != nil {
+			return usagef("makefs: --metadata=%s: %v", arg, err)
+		}
+		c.Metadata = m
+	}
+	return nil
+}
+
+// ErrMetadata is the error of ParseMetadata for a word it does not know.
+var ErrMetadata = errors.New("want --metadata=git (only what git keeps: owners 0:0, modes from the execute bit) or --metadata=host (the host's owners, modes and hard links)")
+
+// ParseMetadata reads the value of --metadata: "git" or "host".
+func ParseMetadata(s string) (fstree.Metadata, error) {
+	switch s {
+	case "git":
+		return fstree.MetadataGit, nil
+	case "host":
+		return fstree.MetadataHost, nil
+	}
+	return 0, ErrMetadata
 }
 
 // setByteOrder applies -B arg; bad says an error in the flag's words.

@@ -12,13 +12,15 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
-// TreeOptions returns the time rule of the command line: -T, or else
-// SOURCE_DATE_EPOCH from the command's environment as an upper bound.
+// TreeOptions returns the tree rules of the command line: the time rule
+// (-T, or else SOURCE_DATE_EPOCH from the command's environment as an
+// upper bound), --metadata and the -N user databases.
 func (c *Command) TreeOptions() (*fstree.Options, error) {
 	opts, err := fstree.OptionsFromEnv(c.getenv)
 	if err != nil {
 		return nil, &rewordedError{msg: "makefs: " + trimPrefix(err, fstree.ErrTimestamp.Error()), err: err}
 	}
+	opts.Metadata = c.Metadata
 	if !c.Timestamp.IsZero() {
 		opts.Timestamp, opts.ClampTimes = c.Timestamp, false
 	}
@@ -50,8 +52,9 @@ func (c *Command) CacheOptions() (*bcache.Options, error) {
 // Tree builds the source tree as makefs does: the manifest or the first
 // directory, with every extra directory merged into it (directories merge;
 // any other name present in two sources is an error), then the -F spec
-// applied (with -x, what it does not name is left out). Times follow -T or
-// SOURCE_DATE_EPOCH. Warnings of the spec reader (duplicates with -D) go
+// applied (with -x, what it does not name is left out). The directories'
+// owners, modes and hard links follow --metadata before the spec applies;
+// a manifest is taken as it says. Times follow -T or SOURCE_DATE_EPOCH. Warnings of the spec reader (duplicates with -D) go
 // to warn, which may be nil.
 func (c *Command) Tree(warn io.Writer) (*fstree.Tree, error) {
 	opts, err := c.TreeOptions()

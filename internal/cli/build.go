@@ -44,7 +44,17 @@ ending in '\' continues on the next, and each entry reads
 where COMMAND is a fixturegen command (makefs, ar) run in the manifest's
 folder, NAME is the output it writes, given among ARGS, relative to that
 folder. ARGS are split as a shell would, with '...' and "..." quotes.
-SOURCE_DATE_EPOCH is unset for every entry; use -T for fixed times.
+SOURCE_DATE_EPOCH is unset for every entry.
+
+Outputs depend only on what git keeps of the inputs, so that one
+fixtures.sum holds in every clone: a makefs entry runs as if
+--metadata=git were its first option (owners 0:0, files 0644 or 0755 by
+the execute bit, directories 0755, no hard links; see "fixturegen help
+makefs"), so its bytes are those of "fixturegen makefs --metadata=git
+ARGS..." run by hand in the folder. A makefs entry needs -T, since git
+sets every file's time at checkout, and an ar entry may not use U; an
+entry that writes --metadata=host stores this host's owners and modes and
+needs no -T, and its sum then holds only on this host.
 
 An entry's inputs are every path its command line reads, as the command
 parses it: makefs's sources, -F spec and the files its contents keywords

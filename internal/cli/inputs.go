@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,8 +17,23 @@ import (
 // Runner returns the catalogue runner of the fixturegen command: it runs
 // the manifest's command lines (makefs, ar, ranlib) in-process, as
 // "fixturegen build" does, and plans their inputs with the commands' own
-// argument parsers. magefixtures and fixturetest use it.
+// argument parsers. magefixtures and fixturetest use it, so every entry
+// point plans and runs a line the same way: through catalogArgs, which
+// gives makefs lines --metadata=git.
 func Runner() catalog.Runner { return runner{} }
+
+// catalogArgs returns the command line args of a manifest entry as the
+// runner plans and runs it, and the number of words it inserted before
+// the command's own arguments: a makefs line runs as if --metadata=git
+// were its first option, so that its image holds only what git keeps of
+// the entry's inputs and one sum holds in every checkout; an entry that
+// writes --metadata=host opts out, since the last --metadata wins.
+func catalogArgs(args []string) ([]string, int) {
+	if len(args) == 0 || args[0] != "makefs" {
+		return args, 0
+	}
+	return append([]string{args[0], "--metadata=git"}, args[1:]...), 1
+}
 
 type runner struct{}
 
@@ -42,11 +58,12 @@ func (runner) Plan(dir string, args []string) (*catalog.Plan, error) {
 		return nil, fmt.Errorf("unknown command %q", args[0])
 	}
 	e := &env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: dir, Getenv: func(string) string { return "" }}
+	args, inserted := catalogArgs(args)
 	p, err := plan(e, args[1:])
 	if err != nil {
 		return nil, err
 	}
-	p.Output++ // the command's own arguments start at 1
+	p.Output += 1 - inserted // the command's own arguments start at 1, in the line as the manifest writes it
 	return p, nil
 }
 
@@ -54,19 +71,19 @@ func (runner) Plan(dir string, args []string) (*catalog.Plan, error) {
 // not stop early when ctx is done.
 func (runner) Run(ctx context.Context, c *catalog.Command) error {
 	e := &env{Stdin: strings.NewReader(""), Stdout: c.Stdout, Stderr: c.Stderr, Dir: c.Dir, Getenv: c.Getenv}
-	return run(e, c.Args)
+	args, _ := catalogArgs(c.Args)
+	return run(e, args)
 }
 
 // planMakefs plans a makefs command line with parseMakefsArgs: the image
 // is the output; the inputs are the source directories, an mtree manifest
 // given as the source, the -F spec, the files their contents keywords
 // name, -T's file (when it names one), and the files of the type's options
-// that name files (msdos -o bootstrap).
+// that name files (msdos -o bootstrap). A line whose image would hold the
+// checkout's times (no -T, no -o timestamp) is an error unless it asks
+// for the host's metadata with --metadata=host: git sets every file's
+// time when it checks it out.
 func planMakefs(e *env, args []string) (*catalog.Plan, error) {
-	opts, rest, err := getopt("makefs", args, makefs.OptString)
-	if err != nil {
-		return nil, err
-	}
 	a, err := parseMakefsArgs(e, args)
 	if err != nil {
 		return nil, err
@@ -74,7 +91,7 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if a.Help {
 		return nil, usagef("makefs: -o help prints the type's options and builds no image")
 	}
-	p := &catalog.Plan{Output: len(args) - len(rest), Times: a.Timestamp.IsZero()}
+	p := &catalog.Plan{Output: a.ImageArg, Times: a.Timestamp.IsZero()}
 	add := func(path string, optional, modTime bool) {
 		p.Inputs = append(p.Inputs, catalog.Input{Path: path, Optional: optional, Follow: true, ModTime: modTime})
 	}
@@ -92,12 +109,13 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 			add(filepath.Join(a.UserDB, f), true, false)
 		}
 	}
-	for _, o := range opts {
-		if o.Name == 'T' {
-			add(e.abs(o.Arg), true, true)
-		}
+	if a.TimestampArg != "" {
+		add(e.abs(a.TimestampArg), true, true)
 	}
 	typeOptionInputs(e, a, p, add)
+	if p.Times && a.Metadata == fstree.MetadataGit {
+		return nil, errCheckoutTimes
+	}
 	if a.Manifest != "" || a.Spec != "" {
 		if err := contentsInputs(e, a, add); err != nil {
 			return nil, err
@@ -105,6 +123,14 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	}
 	return p, nil
 }
+
+// errCheckoutTimes is the error of planMakefs for a catalogue line whose
+// image would hold the times git gives a checkout.
+var errCheckoutTimes = errors.New("makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host")
+
+// errArFileMetadata is the error of planAr for a catalogue line with the
+// U modifier.
+var errArFileMetadata = errors.New("ar with the U modifier stores the members' owners, modes and times, which a checkout takes from its user, umask and clock; leave out U (ar's default, D, stores 0:0, mode 644 and time 0)")
 
 // typeOptionInputs applies the -o options of a whose -t type ties them to
 // an Options field: a Timestamp makes the times no input of p; a
@@ -179,12 +205,15 @@ func under(p string, dirs []string) bool {
 }
 
 // planAr plans an ar command line with parseArArgs: the archive is the
-// output, and the files of r and q are the inputs (their dates, owners and
-// modes count with U).
+// output, and the files of r and q are the inputs. The U modifier is an
+// error: it stores what a checkout does not keep.
 func planAr(e *env, args []string) (*catalog.Plan, error) {
 	c, err := parseArArgs(e, args)
 	if err != nil {
 		return nil, err
+	}
+	if !c.det {
+		return nil, errArFileMetadata
 	}
 	p := &catalog.Plan{Output: c.arArchive, Times: !c.det}
 	if c.op == 'r' || c.op == 'q' {

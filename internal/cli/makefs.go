@@ -11,7 +11,7 @@ import (
 //	makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile]
 //	       [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir]
 //	       [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size]
-//	       [-s image-size] [-T timestamp] [-t fs-type]
+//	       [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host]
 //	       image-file directory|manifest [extra-directory ...]
 //
 // The library package imgkit/makefs parses and runs it, with the file
@@ -21,7 +21,7 @@ import (
 func init() {
 	register(command{
 		Name:    "makefs",
-		Usage:   "makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile] [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir] [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size] [-s image-size] [-T timestamp] [-t fs-type] image-file directory|manifest [extra-directory ...]",
+		Usage:   "makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile] [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir] [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size] [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host] image-file directory|manifest [extra-directory ...]",
 		Summary: "create a file system image from a directory tree, as makefs(8) does",
 		Help:    makefsHelp,
 		Run:     runMakefs,
@@ -38,6 +38,17 @@ at the end of -b or -f asks for a percentage of the image size.
 
 -T takes a file, whose modification time is used, or else a number of
 seconds since the Epoch; without -T, SOURCE_DATE_EPOCH clamps times.
+
+--metadata=git, fixturegen's extension of the command line (accepted
+anywhere among the flags), gives the files of the source directories only
+what git keeps: owner and group 0, files 0644 or, with any execute bit,
+0755, directories 0755, symbolic links 0777, no file flags and no hard
+links, so that the image is the same in every checkout whatever its owner
+and umask. It applies before -F, whose keywords still win; an mtree
+manifest given as the source is taken as it says. --metadata=host, the
+default, keeps the host's owners, modes and hard links. Catalogue entries
+(fixturegen build) run with --metadata=git unless they give
+--metadata=host.
 
 -t chooses the file system type (default ffs). "-o help", anywhere among
 the -o options, prints the options of that type and exits; it needs no

@@ -54,6 +54,8 @@ func TestRunMain(t *testing.T) {
 		{[]string{"nosuch"}, 2, "", "fixturegen: unknown command \"nosuch\"\n"},
 		{[]string{"makefs", "-t", "nosuchfs", "i", "src"}, 2, "", "fixturegen: makefs: unknown file system type \"nosuchfs\" (types: cd9660, ffs, msdos)\n"},
 		{[]string{"makefs", "-s", "1z", "i", "src"}, 2, "", "fixturegen: makefs: -s 1z: invalid size"},
+		{[]string{"makefs", "--metadata=bogus", "i", "src"}, 2, "", "fixturegen: makefs: --metadata=bogus: want --metadata=git"},
+		{[]string{"makefs", "--bogus", "i", "src"}, 2, "", "fixturegen: makefs: unknown option --bogus"},
 	} {
 		var stdout, stderr bytes.Buffer
 		e := &env{Stdout: &stdout, Stderr: &stderr, Dir: dir, Getenv: func(string) string { return "" }}
@@ -115,7 +117,74 @@ func TestPlanMakefsHelp(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-o help prints the type's options and builds no image") {
 		t.Errorf("plan of makefs -o help: %v", err)
 	}
-	if p, err := (runner{}).Plan(dir, []string{"makefs", "-t", "msdos", "x.img", "src"}); err != nil || p.Output != 3 {
-		t.Errorf("plan of makefs x.img src: %+v, %v; want the output at 3", p, err)
+	if p, err := (runner{}).Plan(dir, []string{"makefs", "-t", "msdos", "-T", "0", "x.img", "src"}); err != nil || p.Output != 5 {
+		t.Errorf("plan of makefs -t msdos -T 0 x.img src: %+v, %v; want the output at 5", p, err)
+	}
+}
+
+// TestPlanMetadata checks the catalogue's rules for what a checkout does
+// not keep: makefs lines plan with --metadata=git, need -T (or an -o
+// timestamp) unless they write --metadata=host, and ar's U modifier is an
+// error; the output's index is that of the line as the manifest writes it.
+func TestPlanMetadata(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	os.WriteFile(filepath.Join(dir, "src", "a.o"), []byte("a"), 0o644)
+	for _, tc := range []struct {
+		args   []string
+		output int
+		err    string
+	}{
+		{[]string{"makefs", "-t", "ffs", "x.img", "src"}, 0, "makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host"},
+		{[]string{"makefs", "--metadata=git", "x.img", "src"}, 0, "makefs without -T takes its times from the checkout"},
+		{[]string{"makefs", "--metadata=host", "x.img", "src"}, 2, ""},
+		{[]string{"makefs", "-T", "0", "--metadata=host", "x.img", "src"}, 4, ""},
+		{[]string{"makefs", "-t", "msdos", "-o", "timestamp=0", "x.img", "src"}, 5, ""},
+		{[]string{"makefs", "--metadata=bogus", "-T", "0", "x.img", "src"}, 0, "makefs: --metadata=bogus: want --metadata=git"},
+		{[]string{"ar", "rcs", "x.a", "src/a.o"}, 2, ""},
+		{[]string{"ar", "rcsU", "x.a", "src/a.o"}, 0, "ar with the U modifier stores the members' owners, modes and times"},
+	} {
+		p, err := runner{}.Plan(dir, tc.args)
+		switch {
+		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+			t.Errorf("plan of %q: %+v, %v; want the error %q", tc.args, p, err, tc.err)
+		case tc.err == "" && (err != nil || p.Output != tc.output):
+			t.Errorf("plan of %q: %+v, %v; want the output at %d", tc.args, p, err, tc.output)
+		}
+	}
+	if a, n := catalogArgs([]string{"makefs", "-T", "0", "x.img", "src"}); n != 1 || strings.Join(a, " ") != "makefs --metadata=git -T 0 x.img src" {
+		t.Errorf("catalogArgs of a makefs line: %q, %d", a, n)
+	}
+	if a, n := catalogArgs([]string{"ar", "rcs", "x.a"}); n != 0 || len(a) != 3 {
+		t.Errorf("catalogArgs of an ar line: %q, %d", a, n)
+	}
+}
+
+// TestBuildCheckoutMetadataErrors checks that build names the manifest
+// line of a makefs entry without -T and of an ar entry with U, and builds
+// the entry that opts into the host's metadata.
+func TestBuildCheckoutMetadataErrors(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"fixtures/manifest": "# entries that would hold what a checkout does not keep\n" +
+			"a.img: makefs -t msdos -s 1440k a.img src\n" +
+			"b.a: ar rcsU b.a src/x\n" +
+			"c.img: makefs -t msdos -s 1440k --metadata=host c.img src\n",
+		"fixtures/src/x": "x\n",
+	})
+	code, _, stderr := buildRunner(t)(root, "build", "-update", "-q")
+	for _, want := range []string{
+		"fixturegen: build: manifest:2: a.img: makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host\n",
+		"fixturegen: build: manifest:3: b.a: ar with the U modifier stores the members' owners, modes and times",
+	} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("build: exit %d, stderr\n%s\nwant exit 1 and %q", code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "fixtures", "c.img")); err != nil || strings.Contains(stderr, "c.img") {
+		t.Errorf("the --metadata=host entry was not built: %v\n%s", err, stderr)
 	}
 }
