@@ -569,7 +569,8 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 		return
 	}
 	if !e.o.Force && e.op == "build" {
-		if s, ok := e.st.upToDate(m.Name, k.key, outPath); ok && (e.update || (hasSum && s == want)) {
+		if s, ok := e.st.upToDate(m.Name, k, e.o.Hash, outPath); ok && (e.update || (hasSum && s == want)) {
+			e.st.refresh(m.Name, k)
 			r.Status, r.Sum, r.installed = UpToDate, s, true
 			e.produced.Store(m.Name, s)
 			return
@@ -658,7 +659,7 @@ func (e *engine) checkSum(m Entry, k *entryKey, s Sum, tmpPath string, r *EntryR
 	case s != want:
 		fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
 		var x strings.Builder
-		if c := e.st.get(m.Name).changes(k); len(c) > 0 {
+		if c := e.st.get(m.Name).changes(k, e.o.Hash); len(c) > 0 {
 			fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
 		}
 		x.WriteString(explainMismatch(compare, tmpPath, m.Name))
