@@ -31,8 +31,19 @@ type Options struct {
 	// Update records the outputs' sums in fixtures.sum instead of
 	// checking them (Build only).
 	Update bool
-	// Hash compares the inputs' contents instead of their modification
-	// times (Build only).
+	// Hash reads every input and decides by its contents whether it
+	// changed, so that new times alone (a checkout, touch) rebuild
+	// nothing; times still count where the output stores them
+	// (Plan.Times, Input.ModTime). Every build records each input's stat
+	// fingerprint (type, mode, size, owner, links, times), and a build
+	// with Hash its contents too, so that toggling Hash rebuilds nothing:
+	// without Hash an input counts by its stat fingerprint, and with Hash
+	// an input whose contents the state lacks (it was written without
+	// Hash) counts as unchanged when its stat fingerprint is, and its
+	// contents are recorded for the next build. That first build with
+	// Hash is therefore only as sure as one without it: a file rewritten
+	// with its size and modification time set back goes unnoticed where
+	// the host has no change time (not Linux). Build only.
 	Hash bool
 	// Force rebuilds every selected entry (Build only; Verify always
 	// does).
