@@ -36,7 +36,9 @@ type Options struct {
 	// nothing; times still count where the output stores them
 	// (Plan.Times, Input.ModTime). Every build records each input's stat
 	// fingerprint (type, mode, size, owner, links, times), and a build
-	// with Hash its contents too, so that toggling Hash rebuilds nothing:
+	// with Hash its contents too, which later builds without Hash keep
+	// while the stat fingerprint holds, so that toggling Hash rebuilds
+	// nothing:
 	// without Hash an input counts by its stat fingerprint, and with Hash
 	// an input whose contents the state lacks (it was written without
 	// Hash) counts as unchanged when its stat fingerprint is, and its

@@ -14,11 +14,13 @@ import (
 // turn and checks which entries each build runs: a build whose state was
 // written without Hash finds unchanged inputs up to date with Hash and
 // records their contents, one written with Hash finds them up to date
-// without it, new times with the same contents rebuild only without Hash,
+// without it and keeps their contents, even when it rebuilds the entry
+// for another input, new times with the same contents rebuild only without
+// Hash,
 // and new contents with the size and modification time set back rebuild
 // with Hash, and without it only where the change time counts (Linux).
 func TestBuildHashToggle(t *testing.T) {
-	c := newCatalog(t, map[string]string{ManifestName: "a: concat a x\nb: concat b y\n", "x": "x1\n", "y": "y1\n"})
+	c := newCatalog(t, map[string]string{ManifestName: "a: concat a x\nb: concat b y z\n", "x": "x1\n", "y": "y1\n", "z": "z\n"})
 	t.Parallel()
 	mtime := time.Unix(1_700_000_000, 0)
 	setTime := func(name string, tm time.Time) {
@@ -53,6 +55,7 @@ func TestBuildHashToggle(t *testing.T) {
 	}
 	setTime("x", mtime)
 	setTime("y", mtime)
+	setTime("z", mtime)
 	for i, step := range []struct {
 		what   string
 		change func()
@@ -62,6 +65,9 @@ func TestBuildHashToggle(t *testing.T) {
 		{"first build", nil, false, []string{"a", "b"}},
 		{"-hash after a plain build", nil, true, nil},
 		{"plain after -hash", nil, false, nil},
+		{"-hash, x touched after a plain build", touch("x"), true, nil},
+		{"plain, y touched", touch("y"), false, []string{"b"}},
+		{"-hash, b's other input touched after that plain rebuild", touch("z"), true, nil},
 		{"-hash again", nil, true, nil},
 		{"-hash, x touched", touch("x"), true, nil},
 		{"plain after -hash saw x's new time", nil, false, nil},

@@ -185,13 +185,35 @@ func (st *state) refresh(name string, k *entryKey) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.entries[name]
-	if s == nil || maps.Equal(s.Inputs, k.inputs) {
+	if s == nil {
+		return
+	}
+	in := s.merge(k)
+	if maps.Equal(s.Inputs, in) {
 		return
 	}
 	c := *s
-	c.Inputs = k.inputs
+	c.Inputs = in
 	st.entries[name] = &c
 	st.dirty = true
+}
+
+// merge returns k's input fingerprints, keeping the content fingerprints
+// that s recorded for inputs k did not hash (a build without Options.Hash)
+// whose stat fingerprint is unchanged, so that such a build does not make
+// the next one with Options.Hash fall back to the stat fingerprints.
+func (s *stateEntry) merge(k *entryKey) map[string]inputPrint {
+	if s == nil || s.Key != k.key {
+		return k.inputs
+	}
+	in := make(map[string]inputPrint, len(k.inputs))
+	for p, now := range k.inputs {
+		if old, ok := s.Inputs[p]; ok && now.Content == "" && now.Stat == old.Stat {
+			now.Content = old.Content
+		}
+		in[p] = now
+	}
+	return in
 }
 
 // record notes that name was built as k says.
@@ -205,7 +227,7 @@ func (st *state) record(name string, k *entryKey, outPath string, sum Sum) {
 		return
 	}
 	st.entries[name] = &stateEntry{
-		Key: k.key, Generator: k.generator, Args: k.args, Inputs: k.inputs,
+		Key: k.key, Generator: k.generator, Args: k.args, Inputs: st.entries[name].merge(k),
 		Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Sum: sum,
 	}
 }
