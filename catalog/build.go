@@ -37,15 +37,15 @@ type Options struct {
 	// (Plan.Times, Input.ModTime). Every build records each input's stat
 	// fingerprint (type, mode, size, owner, links, times), and a build
 	// with Hash its contents too, which later builds without Hash keep
-	// while the stat fingerprint holds, so that toggling Hash rebuilds
-	// nothing:
-	// without Hash an input counts by its stat fingerprint, and with Hash
-	// an input whose contents the state lacks (it was written without
-	// Hash) counts as unchanged when its stat fingerprint is, and its
-	// contents are recorded for the next build. That first build with
-	// Hash is therefore only as sure as one without it: a file rewritten
-	// with its size and modification time set back goes unnoticed where
-	// the host has no change time (not Linux). Build only.
+	// while the stat fingerprint holds. So toggling Hash rebuilds
+	// nothing: without Hash an input counts by its stat fingerprint, and
+	// with Hash an input whose contents the state lacks (it was last
+	// built without Hash) counts as unchanged when its stat fingerprint
+	// is, and its contents are recorded for the next build. That first
+	// build with Hash is therefore only as sure as one without it: a file
+	// rewritten with its size and modification time set back goes
+	// unnoticed where the host has no change time (not Linux). Build
+	// only.
 	Hash bool
 	// Force rebuilds every selected entry (Build only; Verify always
 	// does).
