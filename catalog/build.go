@@ -31,8 +31,21 @@ type Options struct {
 	// Update records the outputs' sums in fixtures.sum instead of
 	// checking them (Build only).
 	Update bool
-	// Hash compares the inputs' contents instead of their modification
-	// times (Build only).
+	// Hash reads every input and decides by its contents whether it
+	// changed, so that new times alone (a checkout, touch) rebuild
+	// nothing; times still count where the output stores them
+	// (Plan.Times, Input.ModTime). Every build records each input's stat
+	// fingerprint (type, mode, size, owner, links, times), and a build
+	// with Hash its contents too, which later builds without Hash keep
+	// while the stat fingerprint holds. So toggling Hash rebuilds
+	// nothing: without Hash an input counts by its stat fingerprint, and
+	// with Hash an input whose contents the state lacks (it was last
+	// built without Hash) counts as unchanged when its stat fingerprint
+	// is, and its contents are recorded for the next build. That first
+	// build with Hash is therefore only as sure as one without it: a file
+	// rewritten with its size and modification time set back goes
+	// unnoticed where the host has no change time (not Linux). Build
+	// only.
 	Hash bool
 	// Force rebuilds every selected entry (Build only; Verify always
 	// does).
@@ -569,7 +582,8 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 		return
 	}
 	if !e.o.Force && e.op == "build" {
-		if s, ok := e.st.upToDate(m.Name, k.key, outPath); ok && (e.update || (hasSum && s == want)) {
+		if s, ok := e.st.upToDate(m.Name, k, e.o.Hash, outPath); ok && (e.update || (hasSum && s == want)) {
+			e.st.refresh(m.Name, k)
 			r.Status, r.Sum, r.installed = UpToDate, s, true
 			e.produced.Store(m.Name, s)
 			return
@@ -658,7 +672,7 @@ func (e *engine) checkSum(m Entry, k *entryKey, s Sum, tmpPath string, r *EntryR
 	case s != want:
 		fail("sum mismatch (have %s, want %s); the output there is kept", s, want)
 		var x strings.Builder
-		if c := e.st.get(m.Name).changes(k); len(c) > 0 {
+		if c := e.st.get(m.Name).changes(k, e.o.Hash); len(c) > 0 {
 			fmt.Fprintf(&x, "\tchanged since %s was last built: %s\n", m.Name, strings.Join(c, ", "))
 		}
 		x.WriteString(explainMismatch(compare, tmpPath, m.Name))

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -152,38 +151,6 @@ func TestBuildGenerator(t *testing.T) {
 	}
 	if res := build(); res.UpToDate != 1 {
 		t.Errorf("the same generator again: %s", res.Summary())
-	}
-}
-
-func TestBuildID(t *testing.T) {
-	t.Parallel()
-	deps := []*debug.Module{{Path: "golang.org/x/sys", Version: "v0.50.0", Sum: "h1:x"}}
-	for _, tc := range []struct {
-		what string
-		bi   debug.BuildInfo
-		want string
-	}{
-		{"a released version", debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.2.3"}, Deps: deps},
-			"mod " + modulePath + "@v1.2.3 golang.org/x/sys@v0.50.0 h1:x"},
-		{"a clean checkout", debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"}, Deps: deps,
-			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}},
-			"vcs abc golang.org/x/sys@v0.50.0 h1:x"},
-		{"a modified checkout", debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"},
-			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}}, ""},
-		{"go run, no VCS stamp", debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"}}, ""},
-		{"a pseudo-version with +dirty", debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v0.0.0-2026-abc+dirty"}}, ""},
-		{"a user's module requiring a version (go tool, mage)", debug.BuildInfo{Main: debug.Module{Path: "example.com/user"},
-			Deps: []*debug.Module{{Path: modulePath, Version: "v1.2.3", Sum: "h1:y"}}},
-			"mod example.com/user " + modulePath + "@v1.2.3 h1:y"},
-		{"a user's module replacing fixturegen with a directory", debug.BuildInfo{Main: debug.Module{Path: "example.com/user"},
-			Deps: []*debug.Module{{Path: modulePath, Version: "v1.2.3", Replace: &debug.Module{Path: "../fixturegen"}}}}, ""},
-	} {
-		if got := buildID(&tc.bi); got != tc.want {
-			t.Errorf("%s: buildID = %q, want %q", tc.what, got, tc.want)
-		}
-	}
-	if id := exeID(); !strings.HasPrefix(id, "exe sha256:") || exeID() != id {
-		t.Errorf("exeID = %q", id)
 	}
 }
 

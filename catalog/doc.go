@@ -36,12 +36,22 @@
 // An output is up to date when its command line, the generator (the
 // program's build identity, see Generator), every input the Runner names
 // (type, mode, size, owner, hard links, modification time and, on Linux,
-// change time, or with Options.Hash contents; access times do not count; every file under an input directory; an input
-// that may be absent counts by its absence) and the output itself are as
-// they were when it was last built, and its sum is the recorded one. An
-// input that is another entry's output, or a directory holding one, makes
-// the entry run after that entry and counts by that output's sum. What the
-// last build saw is kept in .fixturegen-state beside the manifest.
+// change time, or with Options.Hash contents; access times do not count;
+// every file under an input directory; an input that may be absent counts
+// by its absence) and the output itself are as they were when it was last
+// built, and its sum is the recorded one. An input that is another entry's
+// output, or a directory holding one, makes the entry run after that entry
+// and counts by that output's sum. What the last build saw is kept in
+// .fixturegen-state beside the manifest; a build with or without
+// Options.Hash reads what the other recorded (see Options.Hash).
+//
+// Three version strings guard what a build compares. The generator
+// changes with fixturegen's module version or Go version, which rebuilds
+// every output once. The state file's version (its first line, v4) is
+// bumped whenever its lines' format or a field's meaning changes; an older
+// file is ignored, which rebuilds every output once and is never an error.
+// The key version (keyVersion, v3) is bumped whenever what an entry's key
+// hashes changes, so that no key of the old kind can match.
 //
 // # Files
 //

@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,9 +18,9 @@ import (
 )
 
 // state is what the last build saw, kept in .fixturegen-state: per output,
-// the key it was built with, what made the key (so that a mismatch can say
-// what changed), and the output's size, modification time and sum when it
-// was written.
+// the key of its command line and generator, what made the key (so that a
+// mismatch can say what changed), the fingerprints of its inputs, and the
+// output's size, modification time and sum when it was written.
 type state struct {
 	mu      sync.Mutex
 	entries map[string]*stateEntry
@@ -35,21 +36,44 @@ type stateEntry struct {
 	Key       string
 	Generator string
 	Args      []string
-	Inputs    map[string]string // input path -> fingerprint
+	Inputs    map[string]inputPrint // by input path
 	Size      int64
 	MtimeNs   int64
 	Sum       Sum
 }
 
+// inputPrint is what one input was: its stat fingerprint (type, mode,
+// size, owner, links, times; see fingerprint), always, and its content
+// fingerprint (the same without the times, unless the output stores them,
+// and with the contents) when the build hashed it (Options.Hash).
+type inputPrint struct {
+	Stat    string
+	Content string // "" when not hashed
+}
+
+// unchanged reports whether the input now looks as old says it was. With
+// hash (Options.Hash) the contents decide when old has them, so that new
+// times alone (a checkout, touch) change nothing; otherwise, and without
+// hash, the stat fingerprint does.
+func (now inputPrint) unchanged(old inputPrint, hash bool) bool {
+	if hash && old.Content != "" {
+		return now.Content == old.Content
+	}
+	return now.Stat == old.Stat
+}
+
 // stateHeader starts the state file; a file without it (an older
-// version's) is ignored.
-const stateHeader = "# fixturegen build state v3: what the last build saw. Do not commit; safe to delete.\n"
+// version's) is ignored, which only rebuilds every output once. Its
+// version is bumped whenever the format of the lines, or what a field
+// means, changes.
+const stateHeader = "# fixturegen build state v4: what the last build saw. Do not commit; safe to delete.\n"
 
 // readState reads the state file; a missing, unreadable or older one is
 // empty, which only means that everything is rebuilt. Each line is one
 // output's record, tab-separated: NAME KEY SIZE MTIME_NS SUM_SIZE SUM_HASH
-// GENERATOR ARGS INPUTS, NAME and the last three quoted as Go strings, ARGS the
-// words and INPUTS the path and fingerprint pairs, NUL-separated.
+// GENERATOR ARGS INPUTS, NAME and the last three quoted as Go strings, ARGS
+// the words and INPUTS the path, stat fingerprint and content fingerprint
+// (empty when not hashed) of each input, NUL-separated.
 func readState(name string) *state {
 	st := &state{entries: map[string]*stateEntry{}}
 	data, err := os.ReadFile(name)
@@ -93,14 +117,14 @@ func parseStateLine(line string) (*stateEntry, string, bool) {
 		}
 	}
 	e.Args = strings.Split(args, "\x00")
-	e.Inputs = map[string]string{}
+	e.Inputs = map[string]inputPrint{}
 	if inputs != "" {
-		kv := strings.Split(inputs, "\x00")
-		if len(kv)%2 != 0 {
+		f := strings.Split(inputs, "\x00")
+		if len(f)%3 != 0 {
 			return nil, "", false
 		}
-		for i := 0; i < len(kv); i += 2 {
-			e.Inputs[kv[i]] = kv[i+1]
+		for i := 0; i < len(f); i += 3 {
+			e.Inputs[f[i]] = inputPrint{Stat: f[i+1], Content: f[i+2]}
 		}
 	}
 	return e, n, true
@@ -114,7 +138,7 @@ func (st *state) write(name string, t *temps) error {
 		e := st.entries[n]
 		var in []string
 		for _, p := range sortedKeys(e.Inputs) {
-			in = append(in, p, e.Inputs[p])
+			in = append(in, p, e.Inputs[p].Stat, e.Inputs[p].Content)
 		}
 		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", strconv.Quote(n), e.Key, e.Size, e.MtimeNs, e.Sum.Size, e.Sum.Hash,
 			strconv.Quote(e.Generator), strconv.Quote(strings.Join(e.Args, "\x00")), strconv.Quote(strings.Join(in, "\x00")))
@@ -129,12 +153,20 @@ func (st *state) get(name string) *stateEntry {
 	return st.entries[name]
 }
 
-// upToDate reports whether the output name was last built with key and is
-// still as it was written; it returns its recorded sum.
-func (st *state) upToDate(name, key, outPath string) (Sum, bool) {
+// upToDate reports whether the output name was last built with k's key
+// from inputs that are unchanged (see inputPrint.unchanged; hash is
+// Options.Hash) and is still as it was written; it returns its recorded
+// sum.
+func (st *state) upToDate(name string, k *entryKey, hash bool, outPath string) (Sum, bool) {
 	s := st.get(name)
-	if s == nil || s.Key != key {
+	if s == nil || s.Key != k.key || len(s.Inputs) != len(k.inputs) {
 		return Sum{}, false
+	}
+	for p, now := range k.inputs {
+		old, ok := s.Inputs[p]
+		if !ok || !now.unchanged(old, hash) {
+			return Sum{}, false
+		}
 	}
 	st.calls.Add(1)
 	fi, err := os.Lstat(outPath)
@@ -142,6 +174,46 @@ func (st *state) upToDate(name, key, outPath string) (Sum, bool) {
 		return Sum{}, false
 	}
 	return s.Sum, true
+}
+
+// refresh replaces the input fingerprints of the up-to-date output name
+// with k's when they differ: with Options.Hash, the content fingerprints
+// that a build without it did not record, and the stat fingerprints of
+// inputs whose times alone changed, so that the next build, with or
+// without Options.Hash, finds them unchanged.
+func (st *state) refresh(name string, k *entryKey) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s := st.entries[name]
+	if s == nil {
+		return
+	}
+	in := s.merge(k)
+	if maps.Equal(s.Inputs, in) {
+		return
+	}
+	c := *s
+	c.Inputs = in
+	st.entries[name] = &c
+	st.dirty = true
+}
+
+// merge returns k's input fingerprints, keeping the content fingerprints
+// that s recorded for inputs k did not hash (a build without Options.Hash)
+// whose stat fingerprint is unchanged, so that such a build does not make
+// the next one with Options.Hash fall back to the stat fingerprints.
+func (s *stateEntry) merge(k *entryKey) map[string]inputPrint {
+	if s == nil || s.Key != k.key {
+		return k.inputs
+	}
+	in := make(map[string]inputPrint, len(k.inputs))
+	for p, now := range k.inputs {
+		if old, ok := s.Inputs[p]; ok && now.Content == "" && now.Stat == old.Stat {
+			now.Content = old.Content
+		}
+		in[p] = now
+	}
+	return in
 }
 
 // record notes that name was built as k says.
@@ -155,14 +227,15 @@ func (st *state) record(name string, k *entryKey, outPath string, sum Sum) {
 		return
 	}
 	st.entries[name] = &stateEntry{
-		Key: k.key, Generator: k.generator, Args: k.args, Inputs: k.inputs,
+		Key: k.key, Generator: k.generator, Args: k.args, Inputs: st.entries[name].merge(k),
 		Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Sum: sum,
 	}
 }
 
 // changes says what differs between the record of the last build and k:
-// the generator, the command line, inputs by path.
-func (s *stateEntry) changes(k *entryKey) []string {
+// the generator, the command line, inputs by path (compared as
+// inputPrint.unchanged does with hash).
+func (s *stateEntry) changes(k *entryKey, hash bool) []string {
 	if s == nil {
 		return nil
 	}
@@ -178,7 +251,7 @@ func (s *stateEntry) changes(k *entryKey) []string {
 		switch {
 		case !had:
 			c = append(c, "input "+p+" (new)")
-		case old != k.inputs[p]:
+		case !k.inputs[p].unchanged(old, hash):
 			c = append(c, "input "+p)
 		}
 	}
@@ -190,13 +263,15 @@ func (s *stateEntry) changes(k *entryKey) []string {
 	return c
 }
 
-// entryKey is what an entry's output depends on.
+// entryKey is what an entry's output depends on: key hashes the
+// generator and the command line, inputs holds each input's
+// fingerprints.
 type entryKey struct {
 	key       string
 	generator string
 	args      []string
-	inputs    map[string]string // input path -> fingerprint
-	order     []string          // input paths in command-line order
+	inputs    map[string]inputPrint // by input path
+	order     []string              // input paths in command-line order
 }
 
 // keyer computes entry keys for one run.
@@ -211,15 +286,20 @@ type keyer struct {
 	output func(name string) (Sum, bool)
 }
 
-// key hashes the generator, the command line and every input's
-// fingerprint.
+// keyVersion starts what an entry's key hashes; it is bumped whenever
+// what the key hashes changes, so that no old key can match a new one.
+const keyVersion = "fixturegen build key v3"
+
+// key hashes the generator and the command line, and fingerprints every
+// input.
 func (k *keyer) key(m Entry, p *Plan) (*entryKey, error) {
-	ek := &entryKey{generator: k.generator, args: m.Args, inputs: map[string]string{}}
+	ek := &entryKey{generator: k.generator, args: m.Args, inputs: map[string]inputPrint{}}
 	h := sha256.New()
-	fmt.Fprintf(h, "fixturegen build key v2\x00%s\x00%t\x00%t\x00", k.generator, k.hash, p.Times)
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00", keyVersion, k.generator, p.Times)
 	for _, a := range m.Args {
 		io.WriteString(h, a+"\x00")
 	}
+	ek.key = hex.EncodeToString(h.Sum(nil))
 	for _, in := range p.Inputs {
 		if _, dup := ek.inputs[in.Path]; dup {
 			continue
@@ -230,9 +310,7 @@ func (k *keyer) key(m Entry, p *Plan) (*entryKey, error) {
 		}
 		ek.inputs[in.Path] = fp
 		ek.order = append(ek.order, in.Path)
-		fmt.Fprintf(h, "input %s\x00%s\x00", in.Path, fp)
 	}
-	ek.key = hex.EncodeToString(h.Sum(nil))
 	return ek, nil
 }
 
@@ -251,25 +329,32 @@ func rel(dir, p string) (string, bool) {
 	return r, r != ".." && !strings.HasPrefix(r, "../")
 }
 
-// fingerprint hashes one input: its type, mode, size, owner, link target,
-// device number, hard links within it, its modification and change times
-// (unless Options.Hash, and the output does not hold times) or its
-// contents (with Options.Hash), and everything under it for a directory. An input, or a
-// file under an input directory, that is another entry's output counts by
-// its sum; the catalogue's own files (state, lock, temporary files) do not
-// count.
-func (k *keyer) fingerprint(m Entry, in Input, times bool) (string, error) {
+// fingerprint returns the fingerprints of one input. The stat
+// fingerprint hashes its type, mode, size, owner, link target, device
+// number, hard links within it, its modification and change times, and
+// the same of everything under it for a directory. With Options.Hash the
+// content fingerprint hashes the same without the times (unless the output
+// stores them, times, or the input counts by its time, Input.ModTime) and
+// with every regular file's contents. An input, or a file under an input
+// directory, that is another entry's output counts by its sum; the
+// catalogue's own files (state, lock, temporary files) do not count.
+func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 	p := in.Path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(k.dir, p)
 	}
-	h := sha256.New()
+	same := func(fp string) inputPrint {
+		if k.hash {
+			return inputPrint{Stat: fp, Content: fp}
+		}
+		return inputPrint{Stat: fp}
+	}
 	r, inside := rel(k.dir, p)
 	if !inside {
 		r = ""
 	}
 	if s, ok := k.outputSum(m, r); ok {
-		return "output " + s.String(), nil
+		return same("output " + s.String()), nil
 	}
 	k.st.calls.Add(1)
 	var fi fs.FileInfo
@@ -281,15 +366,22 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (string, error) {
 	}
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "absent", nil
+			return same("absent"), nil
 		}
-		return "", err
+		return inputPrint{}, err
 	}
-	w := &walker{k: k, m: m, h: h, contents: k.hash, times: !k.hash || times || in.ModTime, links: map[[2]uint64]string{}}
+	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime, links: map[[2]uint64]string{}}
+	if k.hash {
+		w.content = sha256.New()
+	}
 	if err := w.add(p, ".", r, fi); err != nil {
-		return "", err
+		return inputPrint{}, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	fp := inputPrint{Stat: hex.EncodeToString(w.stat.Sum(nil))}
+	if w.content != nil {
+		fp.Content = hex.EncodeToString(w.content.Sum(nil))
+	}
+	return fp, nil
 }
 
 // outputSum returns the sum of the entry output at the catalogue path r
@@ -301,15 +393,16 @@ func (k *keyer) outputSum(m Entry, r string) (Sum, bool) {
 	return k.output(r)
 }
 
-// walker hashes one input tree.
+// walker hashes one input tree into its stat fingerprint and, when content
+// is not nil, its content fingerprint.
 type walker struct {
-	k        *keyer
-	m        Entry
-	h        hash.Hash
-	buf      []byte
-	contents bool
-	times    bool
-	links    map[[2]uint64]string // (dev, ino) -> first path, for hard links
+	k            *keyer
+	m            Entry
+	stat         hash.Hash
+	content      hash.Hash
+	contentTimes bool // the content fingerprint holds the times
+	buf          []byte
+	links        map[[2]uint64]string // (dev, ino) -> first path, for hard links
 }
 
 // skip reports whether the catalogue path r is one of the catalogue's own
@@ -326,15 +419,31 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 		return nil
 	}
 	if s, ok := w.k.outputSum(w.m, r); ok && relp != "." {
-		fmt.Fprintf(w.h, "%s\x00output %s\x00", relp, s)
+		b := fmt.Appendf(w.buf[:0], "%s\x00output %s\x00", relp, s)
+		w.stat.Write(b)
+		if w.content != nil {
+			w.content.Write(b)
+		}
+		w.buf = b
 		return nil
 	}
-	b := w.appendMeta(w.buf[:0], relp, fi)
-	b, err := w.hashBody(b, p, fi)
-	if err != nil {
-		return err
+	hs, hasHost := hostInfo(fi)
+	link := w.firstLink(relp, fi, hs, hasHost)
+	var target string
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ = os.Readlink(p)
 	}
-	w.h.Write(b)
+	b := w.appendMeta(w.buf[:0], relp, fi, hs, hasHost, link, target, true)
+	w.stat.Write(b)
+	if w.content != nil {
+		b = w.appendMeta(b[:0], relp, fi, hs, hasHost, link, target, w.contentTimes)
+		w.content.Write(b)
+		if fi.Mode().IsRegular() {
+			if err := w.hashContents(p); err != nil {
+				return err
+			}
+		}
+	}
 	w.buf = b
 	if !fi.IsDir() {
 		return nil
@@ -342,18 +451,33 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 	return w.addChildren(p, relp, r)
 }
 
+// firstLink returns the path within the input of the first of the hard
+// links to the file at relp seen so far, or "" when it is the first or
+// has no other link; it notes relp as the first otherwise.
+func (w *walker) firstLink(relp string, fi fs.FileInfo, hs hostStat, hasHost bool) string {
+	if !hasHost || fi.IsDir() || hs.nlink <= 1 {
+		return ""
+	}
+	id := [2]uint64{hs.dev, hs.ino}
+	if first, ok := w.links[id]; ok {
+		return first
+	}
+	w.links[id] = relp
+	return ""
+}
+
 // appendMeta appends to b the record of the file at relp: its path, mode
-// and size, its owner, device number, change time and first hard link
-// where the host gives them, and its modification time when w.times is
-// set, each NUL terminated.
-func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo) []byte {
+// and size, its owner, device number and first hard link (link) where the
+// host gives them (hs, hasHost), its change and modification times when
+// times is set, and its symbolic link target, each NUL terminated.
+func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo, hs hostStat, hasHost bool, link, target string, times bool) []byte {
 	b = append(b, relp...)
 	b = append(b, 0)
 	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
 	b = append(b, 0)
 	b = strconv.AppendInt(b, fi.Size(), 10)
 	b = append(b, 0)
-	if hs, ok := hostInfo(fi); ok {
+	if hasHost {
 		b = strconv.AppendUint(b, uint64(hs.uid), 10)
 		b = append(b, ':')
 		b = strconv.AppendUint(b, uint64(hs.gid), 10)
@@ -362,53 +486,38 @@ func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo) []byte {
 			b = strconv.AppendUint(b, hs.rdev, 16)
 			b = append(b, 0)
 		}
-		if w.times && hs.ctime != 0 {
+		if times && hs.ctime != 0 {
 			// A file whose contents changed and whose modification
 			// time was set back (touch -d) still has a new change
 			// time.
 			b = strconv.AppendInt(b, hs.ctime, 10)
 			b = append(b, 0)
 		}
-		if !fi.IsDir() && hs.nlink > 1 {
-			id := [2]uint64{hs.dev, hs.ino}
-			if first, ok := w.links[id]; ok {
-				b = append(b, "link "+first+"\x00"...)
-			} else {
-				w.links[id] = relp
-			}
+		if link != "" {
+			b = append(b, "link "+link+"\x00"...)
 		}
 	}
-	if w.times {
+	if times {
 		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+		b = append(b, 0)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		b = append(b, target...)
 		b = append(b, 0)
 	}
 	return b
 }
 
-// hashBody adds the file p's contents to the record b: a regular file's
-// bytes, when w.contents is set, go to the hash after b (which is then
-// emptied), and a symbolic link's target is appended to b. It returns
-// what of b is left to hash.
-func (w *walker) hashBody(b []byte, p string, fi fs.FileInfo) ([]byte, error) {
-	switch {
-	case fi.Mode().IsRegular() && w.contents:
-		w.h.Write(b)
-		b = b[:0]
-		f, err := os.Open(p)
-		if err != nil {
-			return b, err
-		}
-		_, err = io.Copy(w.h, f)
-		f.Close()
-		if err != nil {
-			return b, err
-		}
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, _ := os.Readlink(p)
-		b = append(b, t...)
-		b = append(b, 0)
+// hashContents adds the regular file p's bytes to the content
+// fingerprint.
+func (w *walker) hashContents(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
 	}
-	return b, nil
+	defer f.Close()
+	_, err = io.Copy(w.content, f)
+	return err
 }
 
 // addChildren adds each entry of the directory p, at relp within the
