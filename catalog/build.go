@@ -3,8 +3,6 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // Options are the settings of Build and Verify.
@@ -186,6 +186,11 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 		defer unlock()
 	}
 	defer e.temps.removeAll() // before the lock goes
+	if op == "build" {
+		if note := removeLeftovers(c.Dir, c.Entries); note != "" {
+			e.message(op + ": " + note)
+		}
+	}
 	sums, exists, err := ReadSums(filepath.Join(c.Dir, SumName))
 	if err != nil {
 		return nil, err
@@ -239,7 +244,7 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 	if err := e.checkInside(sel); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "fixturegen-verify-")
+	tmp, err := os.MkdirTemp("", tempfile.Pattern("verify"))
 	if err != nil {
 		return err
 	}
@@ -514,17 +519,8 @@ func (e *engine) message(s string) {
 	e.o.Reporter.Message(s)
 }
 
-// tempName returns a new name for a temporary output beside p. The names
-// of one run differ by their random part, and runs on one catalogue do not
-// overlap (the lock).
-func tempName(p string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return filepath.Join(filepath.Dir(p), tmpPrefix+filepath.Base(p)+"-"+hex.EncodeToString(b[:]))
-}
-
 // trackTemp registers the temporary output tmp and the temporary files a
-// command makes beside it (".NAME.tmp-*", as bcache and WriteFile do).
+// command makes beside it (tempfile.Pattern(tmp), as bcache does).
 func (e *engine) trackTemp(tmp string) func() {
 	e.temps.add(tmp)
 	return func() {
@@ -534,9 +530,10 @@ func (e *engine) trackTemp(tmp string) func() {
 }
 
 // removeSiblings removes the temporary files that writers make beside
-// tmp: "." + base + ".tmp-*".
+// tmp, named by tempfile.Pattern(tmp).
 func removeSiblings(tmp string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), "."+globEscape(filepath.Base(tmp))+".tmp-*"))
+	pat := tempfile.Pattern(tmp)
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), globEscape(strings.TrimSuffix(pat, "*"))+"*"))
 	for _, m := range matches {
 		os.RemoveAll(m)
 	}
@@ -579,7 +576,7 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	// Build into a temporary name beside the output, so that a failed
 	// command or check leaves the old output alone and the old one can
 	// explain a mismatch.
-	tmpPath := tempName(outPath)
+	tmpPath := tempfile.Name(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
 	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
@@ -829,10 +826,8 @@ func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err e
 		return 0, err
 	}
 	defer unlock()
-	dirs := map[string]bool{c.Dir: true}
 	for _, m := range sel {
 		p := filepath.Join(c.Dir, filepath.FromSlash(m.Name))
-		dirs[filepath.Dir(p)] = true
 		// What earlier versions left: .NAME.build.tmp.
 		os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".build.tmp"))
 		switch err := os.Remove(p); {
@@ -842,17 +837,9 @@ func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err e
 			return removed, err
 		}
 	}
-	for d := range dirs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, de := range ents {
-			if n := de.Name(); strings.HasPrefix(n, tmpPrefix) || strings.HasPrefix(n, "."+tmpPrefix) {
-				if err := os.RemoveAll(filepath.Join(d, n)); err != nil {
-					return removed, err
-				}
-			}
+	for _, p := range leftoverTemps(c.Dir, sel) {
+		if err := os.RemoveAll(p); err != nil {
+			return removed, err
 		}
 	}
 	for _, old := range []string{SumName + ".tmp", StateName + ".tmp"} {
