@@ -304,6 +304,7 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.checkTrees(sel, plans, planErrs)
 	order := topoOrder(len(sel), deps)
 	b := &buildRun{e: e, sel: sel, plans: plans, planErrs: planErrs, deps: deps,
 		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
@@ -709,7 +710,9 @@ func display(dir, p string) string {
 
 // dependencies returns, for each selected entry, the indexes of the
 // selected entries whose outputs it reads: an input that is the output, or
-// a directory holding it. A cycle is an error.
+// a directory holding it (which checkTrees then refuses). An entry whose
+// plan failed, as one does whose source is another entry's output not yet
+// built, reads the outputs that its arguments name. A cycle is an error.
 func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 	// under maps each output and each folder above one to the entries
 	// writing there.
@@ -725,6 +728,16 @@ func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 	deps := make([][]int, len(sel))
 	for i, p := range plans {
 		if p == nil {
+			for _, a := range sel[i].Args[1:] {
+				if a == "" || filepath.IsAbs(a) {
+					continue
+				}
+				for j, o := range sel {
+					if j != i && o.Name == path.Clean(filepath.ToSlash(a)) && !slices.Contains(deps[i], j) {
+						deps[i] = append(deps[i], j)
+					}
+				}
+			}
 			continue
 		}
 		for _, in := range p.Inputs {
