@@ -57,16 +57,18 @@ checking costs about one stat per input and output. -hash compares the
 inputs' contents instead of their modification times (times still count
 where the output holds them); -force rebuilds everything. What the last
 build saw is kept in .fixturegen-state beside the manifest (do not commit
-it). An entry that reads another's output, or a directory holding it,
-runs after it; a cycle is an error.
+it). An entry that names another's output as an input runs after it; a
+cycle is an error, and so is a source folder that holds an output or the
+catalogue's own files.
 
 Outputs are written under temporary names beside them and renamed into
 place when complete; one build, update or clean of a catalogue runs at a
 time (the others wait for its lock, .fixturegen-lock). An interrupted
 build (SIGINT, SIGTERM, SIGHUP) removes its temporary files and exits with
-status 128 plus the signal's number. -clean removes the outputs (all, or
-the named ones), the build state and what killed runs left, instead of
-building; fixtures.sum and the inputs stay.
+status 128 plus the signal's number; the next build removes the
+temporary files (.fixturegen-tmp-*) of a killed one and says so. -clean
+removes the outputs (all, or the named ones), the build state and what
+killed runs left, instead of building; fixtures.sum and the inputs stay.
 
 -j N runs up to N entries at once (default: the number of CPUs); the
 outputs do not depend on it. Each output's line is printed as it is
