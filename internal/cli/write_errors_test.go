@@ -52,3 +52,40 @@ func TestWriteErrorsNameTarget(t *testing.T) {
 		t.Errorf("the folder holds %d files, want src and file", len(ents))
 	}
 }
+
+// TestMakefsWarnsImageInSource checks that standalone makefs warns, in one
+// line naming both paths, when its image lies inside a source folder (the
+// first or an extra one), and not otherwise; the image never holds its own
+// temporary file.
+func TestMakefsWarnsImageInSource(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, d := range []string{"src/sub", "other"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		os.WriteFile(filepath.Join(dir, d, "f"), []byte("hi\n"), 0o644)
+	}
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		e := &env{Stdout: &stdout, Stderr: &stderr, Dir: dir, Getenv: func(string) string { return "" }}
+		code := runMain(e, args)
+		return code, stdout.String(), stderr.String()
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"makefs", "-t", "msdos", "-T", "0", "src/sub/x.img", "src"}, "fixturegen: makefs: warning: the image src/sub/x.img lies inside its source folder src: an image left there by an earlier run is packed into the new one\n"},
+		{[]string{"makefs", "-t", "ffs", "-T", "0", "other/y.img", "src", "other"}, "fixturegen: makefs: warning: the image other/y.img lies inside its source folder other: an image left there by an earlier run is packed into the new one\n"},
+		{[]string{"makefs", "-t", "cd9660", "-T", "0", "z.iso", "src"}, ""},
+	} {
+		for i := 0; i < 2; i++ {
+			if code, _, stderr := run(c.args...); code != 0 || stderr != c.want {
+				t.Errorf("fixturegen %q: exit %d, stderr %q; want exit 0, %q", c.args, code, stderr, c.want)
+			}
+		}
+	}
+	code, stdout, stderr := run("ls", "src/sub/x.img")
+	if code != 0 || !strings.Contains(stdout, "sub/x.img") || strings.Contains(stdout, "tmp") {
+		t.Errorf("the second image holds\n%s%s; want the first one, and no temporary file", stdout, stderr)
+	}
+}
