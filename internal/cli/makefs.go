@@ -55,6 +55,7 @@ func runMakefs(e *env, args []string) error {
 	if d := c.ImageInSource(); d != "" && !c.Help {
 		fmt.Fprintf(e.Stderr, "fixturegen: makefs: warning: the image %s lies inside its source folder %s: an image left there by an earlier run is packed into the new one\n", e.show(c.Image), e.show(d))
 	}
+	defer e.removeTempsOnSignal("makefs")()
 	return fromLibrary(c.Run(e.Stdout, e.Stderr))
 }
 

@@ -47,23 +47,15 @@ func Name(target string) string {
 // Create creates a new temporary file in dir (os.TempDir when dir is "")
 // named by Pattern(target), and tracks it until Forget.
 func Create(dir, target string) (*os.File, error) {
+	// RemoveTracked waits for the lock: no file is made and not tracked.
+	live.Lock()
+	defer live.Unlock()
 	f, err := os.CreateTemp(dir, Pattern(target))
 	if err != nil {
 		return nil, err
 	}
-	Track(f.Name())
+	track(f.Name())
 	return f, nil
-}
-
-// Mkdir creates a new temporary directory under os.TempDir named by
-// Pattern(what), and tracks it until Forget.
-func Mkdir(what string) (string, error) {
-	d, err := os.MkdirTemp("", Pattern(what))
-	if err != nil {
-		return "", err
-	}
-	Track(d)
-	return d, nil
 }
 
 // live holds the temporary paths of this process not yet renamed or
@@ -77,6 +69,11 @@ var live struct {
 func Track(p string) {
 	live.Lock()
 	defer live.Unlock()
+	track(p)
+}
+
+// track is Track with live locked.
+func track(p string) {
 	if live.paths == nil {
 		live.paths = map[string]bool{}
 	}
