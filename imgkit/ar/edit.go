@@ -618,7 +618,7 @@ func (a *Archive) Commit() error {
 	}
 	defer im.Abort()
 	if err := im.Guard(func() error { return p.WriteAtTo(im) }); err != nil {
-		return fmt.Errorf("ar: %s: %w", a.name, err)
+		return a.wrap(err)
 	}
 	if err := im.Commit(); err != nil {
 		return a.imageErr(err)
