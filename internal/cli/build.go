@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 func init() {
@@ -215,10 +216,13 @@ func (s *signalError) Error() string { return fmt.Sprintf("%s: interrupted by %v
 func (s *signalError) ExitCode() int { return 128 + signalNumber(s.sig) }
 
 // interrupted turns the error of a run whose context a signal cancelled
-// into a signalError, and prefixes others with op.
+// into a signalError, and prefixes others with op. For a signal it also
+// removes the temporary files that the commands still running in this
+// process have made since the run removed its own.
 func interrupted(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		if c, ok := context.Cause(ctx).(*signalCause); ok {
+			tempfile.RemoveTracked()
 			return &signalError{op: op, sig: c.sig}
 		}
 		return fmt.Errorf("%s: %w", op, err)

@@ -55,24 +55,29 @@ func fixturegenProcess(dir, tmp string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// waitFor polls until some name under dir starts with prefix.
-func waitFor(t *testing.T, dir, prefix string) {
+// waitForSlow polls until test-slow has written both its files (8 MiB of
+// .fixturegen-tmp-slow.img*) somewhere under dir, so that a signal finds
+// it asleep: a command running in-process cannot stop, and one still
+// writing after the run removed its temporary files would leave some.
+func waitForSlow(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		found := false
+		var n int64
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && strings.HasPrefix(d.Name(), prefix) {
-				found = true
+			if err == nil && strings.HasPrefix(d.Name(), ".fixturegen-tmp-slow.img") {
+				if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+					n += fi.Size()
+				}
 			}
 			return nil
 		})
-		if found {
+		if n == 8<<20 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("no %s* under %s", prefix, dir)
+	t.Fatalf("test-slow wrote no 8 MiB under %s", dir)
 }
 
 // TestBuildSignals stops a build and a verify, each in its own process,
@@ -107,7 +112,7 @@ func TestBuildSignals(t *testing.T) {
 				if op == "verify" {
 					where = tmp
 				}
-				waitFor(t, where, ".fixturegen-tmp-slow.img")
+				waitForSlow(t, where)
 				cmd.Process.Signal(sig)
 				err := cmd.Wait()
 				var ee *exec.ExitError
@@ -199,19 +204,7 @@ func TestBuildKilled(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, fx, ".fixturegen-tmp-slow.img")
-	// Kill it once test-slow has written both its files (8 MiB).
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		var n int64
-		for _, name := range listDir(t, fx) {
-			if fi, err := os.Stat(filepath.Join(fx, name)); err == nil && strings.HasPrefix(name, ".fixturegen-tmp-slow.img") {
-				n += fi.Size()
-			}
-		}
-		if n == 8<<20 {
-			break
-		}
-	}
+	waitForSlow(t, fx)
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The dead run leaves slow.img's temporary output (and the file the
