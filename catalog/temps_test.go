@@ -59,3 +59,39 @@ func TestBuildRemovesLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildTreesHoldingOutputs checks that an input folder holding the
+// catalogue folder or an output fails its entry with one line naming the
+// manifest line and the folder, as written or through a symbolic link,
+// while an output named as an input is a dependency and a folder beside
+// the outputs is fine.
+func TestBuildTreesHoldingOutputs(t *testing.T) {
+	t.Parallel()
+	c := newCatalog(t, map[string]string{
+		ManifestName: "a: concat a in/x\n" + // fine
+			"out/b: concat out/b a\n" + // a named as an input
+			"c: concat c out\n" + // out holds out/b
+			"d: concat d link\n" + // link leads to the catalogue folder
+			"e: concat e ../" + "\n", // the folder above the catalogue
+		"in/x": "x\n", "out/.keep": "",
+	})
+	if err := os.Symlink(".", filepath.Join(c.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Build(context.Background(), &Options{Runner: &fakeRunner{}})
+	if err == nil {
+		t.Fatal("Build succeeded")
+	}
+	want := map[string]string{
+		"a": "", "out/b": "",
+		"c": "manifest:3: c: the input folder out holds out/b, the output of manifest:2: name that output as an input, or move it out of the folder",
+		"d": "manifest:4: d: the input folder link holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
+		"e": "manifest:5: e: the input folder .. holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
+	}
+	for _, r := range res.Entries {
+		got := strings.Join(r.Errors, "\n")
+		if got != want[r.Entry.Name] {
+			t.Errorf("%s: errors %q, want %q", r.Entry.Name, got, want[r.Entry.Name])
+		}
+	}
+}
