@@ -3,8 +3,6 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // Options are the settings of Build and Verify.
@@ -199,6 +199,11 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 		defer unlock()
 	}
 	defer e.temps.removeAll() // before the lock goes
+	if op == "build" {
+		if note := removeLeftovers(c.Dir, c.Entries); note != "" {
+			e.message(op + ": " + note)
+		}
+	}
 	sums, exists, err := ReadSums(filepath.Join(c.Dir, SumName))
 	if err != nil {
 		return nil, err
@@ -252,7 +257,7 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 	if err := e.checkInside(sel); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "fixturegen-verify-")
+	tmp, err := os.MkdirTemp("", tempfile.Pattern("verify"))
 	if err != nil {
 		return err
 	}
@@ -312,6 +317,7 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.checkTrees(sel, plans, planErrs)
 	order := topoOrder(len(sel), deps)
 	b := &buildRun{e: e, sel: sel, plans: plans, planErrs: planErrs, deps: deps,
 		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
@@ -527,17 +533,8 @@ func (e *engine) message(s string) {
 	e.o.Reporter.Message(s)
 }
 
-// tempName returns a new name for a temporary output beside p. The names
-// of one run differ by their random part, and runs on one catalogue do not
-// overlap (the lock).
-func tempName(p string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return filepath.Join(filepath.Dir(p), tmpPrefix+filepath.Base(p)+"-"+hex.EncodeToString(b[:]))
-}
-
 // trackTemp registers the temporary output tmp and the temporary files a
-// command makes beside it (".NAME.tmp-*", as bcache and WriteFile do).
+// command makes beside it (tempfile.Pattern(tmp), as bcache does).
 func (e *engine) trackTemp(tmp string) func() {
 	e.temps.add(tmp)
 	return func() {
@@ -547,9 +544,10 @@ func (e *engine) trackTemp(tmp string) func() {
 }
 
 // removeSiblings removes the temporary files that writers make beside
-// tmp: "." + base + ".tmp-*".
+// tmp, named by tempfile.Pattern(tmp).
 func removeSiblings(tmp string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), "."+globEscape(filepath.Base(tmp))+".tmp-*"))
+	pat := tempfile.Pattern(tmp)
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), globEscape(strings.TrimSuffix(pat, "*"))+"*"))
 	for _, m := range matches {
 		os.RemoveAll(m)
 	}
@@ -593,7 +591,7 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	// Build into a temporary name beside the output, so that a failed
 	// command or check leaves the old output alone and the old one can
 	// explain a mismatch.
-	tmpPath := tempName(outPath)
+	tmpPath := tempfile.Name(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
 	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
@@ -726,7 +724,9 @@ func display(dir, p string) string {
 
 // dependencies returns, for each selected entry, the indexes of the
 // selected entries whose outputs it reads: an input that is the output, or
-// a directory holding it. A cycle is an error.
+// a directory holding it (which checkTrees then refuses). An entry whose
+// plan failed, as one does whose source is another entry's output not yet
+// built, reads the outputs that its arguments name. A cycle is an error.
 func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 	// under maps each output and each folder above one to the entries
 	// writing there.
@@ -742,6 +742,16 @@ func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
 	deps := make([][]int, len(sel))
 	for i, p := range plans {
 		if p == nil {
+			for _, a := range sel[i].Args[1:] {
+				if a == "" || filepath.IsAbs(a) {
+					continue
+				}
+				for j, o := range sel {
+					if j != i && o.Name == path.Clean(filepath.ToSlash(a)) && !slices.Contains(deps[i], j) {
+						deps[i] = append(deps[i], j)
+					}
+				}
+			}
 			continue
 		}
 		for _, in := range p.Inputs {
@@ -843,10 +853,8 @@ func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err e
 		return 0, err
 	}
 	defer unlock()
-	dirs := map[string]bool{c.Dir: true}
 	for _, m := range sel {
 		p := filepath.Join(c.Dir, filepath.FromSlash(m.Name))
-		dirs[filepath.Dir(p)] = true
 		// What earlier versions left: .NAME.build.tmp.
 		os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".build.tmp"))
 		switch err := os.Remove(p); {
@@ -856,17 +864,9 @@ func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err e
 			return removed, err
 		}
 	}
-	for d := range dirs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, de := range ents {
-			if n := de.Name(); strings.HasPrefix(n, tmpPrefix) || strings.HasPrefix(n, "."+tmpPrefix) {
-				if err := os.RemoveAll(filepath.Join(d, n)); err != nil {
-					return removed, err
-				}
-			}
+	for _, p := range leftoverTemps(c.Dir, sel) {
+		if err := os.RemoveAll(p); err != nil {
+			return removed, err
 		}
 	}
 	for _, old := range []string{SumName + ".tmp", StateName + ".tmp"} {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // fakeRunner runs the commands of these tests:
@@ -59,7 +61,7 @@ func (r *fakeRunner) Run(ctx context.Context, c *Command) error {
 		}
 		return os.WriteFile(out, b, 0o644)
 	case "block":
-		side := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp-123")
+		side := strings.TrimSuffix(filepath.Join(filepath.Dir(out), tempfile.Pattern(out)), "*") + "123"
 		os.WriteFile(side, make([]byte, 1<<20), 0o644)
 		os.WriteFile(out, []byte("partial"), 0o644)
 		if r.started != nil {
@@ -285,7 +287,7 @@ func TestClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{
-		tmpPrefix + "a-0123456789ab", "." + tmpPrefix + "a-0123456789ab.tmp-42", "sub/" + tmpPrefix + "b-0123456789ab",
+		tmpPrefix + "a-0123456789ab", tmpPrefix + "a-0123456789ab-42", "sub/" + tmpPrefix + "b-0123456789ab",
 		tmpPrefix + SumName + "-7", tmpPrefix + StateName + "-8", ".a.build.tmp", SumName + ".tmp", StateName + ".tmp",
 	} {
 		os.WriteFile(filepath.Join(c.Dir, filepath.FromSlash(f)), nil, 0o644)

@@ -40,8 +40,9 @@
 // every file under an input directory; an input that may be absent counts
 // by its absence) and the output itself are as they were when it was last
 // built, and its sum is the recorded one. An input that is another entry's
-// output, or a directory holding one, makes the entry run after that entry
-// and counts by that output's sum. What the last build saw is kept in
+// output makes the entry run after that entry and counts by that output's
+// sum; an input folder that holds an output of the manifest, or the
+// catalogue folder itself, fails the entry. What the last build saw is kept in
 // .fixturegen-state beside the manifest; a build with or without
 // Options.Hash reads what the other recorded (see Options.Hash).
 //
@@ -55,13 +56,16 @@
 //
 // # Files
 //
-// Outputs are written in a private temporary directory beside them
-// (.fixturegen-tmp-*) and renamed into place only when complete and, unless
+// Outputs are written under temporary names beside them
+// (.fixturegen-tmp-*, the pattern of every temporary file fixturegen
+// makes) and renamed into place only when complete and, unless
 // updating, only when their sum matches: a failed check keeps the old
 // output. fixtures.sum and the state are replaced the same way. One Build
 // or Clean at a time holds the catalogue's lock (.fixturegen-lock), so that
 // concurrent builds and updates of one catalogue serialise instead of
 // meeting; Verify writes nothing in the catalogue and takes no lock. When
 // the context is cancelled, every temporary file of the run is removed
-// before Build or Verify returns.
+// before Build or Verify returns; Build removes, under the lock, those a
+// killed run left in the catalogue folder and beside the outputs, and
+// reports it with Reporter.Message.
 package catalog

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // Names of the files of a catalogue folder.
@@ -20,10 +22,10 @@ const (
 	LockName     = ".fixturegen-lock"
 
 	// tmpPrefix starts the name of every temporary file and directory a
-	// run makes in the catalogue (the output directories, the sums, the
-	// state), so that Clean finds those of killed runs and Verify does not
-	// copy them.
-	tmpPrefix = ".fixturegen-tmp-"
+	// run makes (the outputs, the sums, the state, verify's copy) and of
+	// those the commands make beside their outputs, so that a build finds
+	// those of killed runs and Verify does not copy them.
+	tmpPrefix = tempfile.Prefix
 )
 
 // Entry is one NAME: COMMAND ARGS... entry of a manifest.

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // Sum is one line of fixtures.sum: an output's size and SHA-256.
@@ -94,7 +96,7 @@ func formatSums(sums map[string]Sum) []byte {
 // temporary file in the same folder; t, when not nil, tracks the temporary
 // file so that a cancelled run removes it.
 func writeFileAtomic(name string, data []byte, t *temps) error {
-	f, err := os.CreateTemp(filepath.Dir(name), tmpPrefix+filepath.Base(name)+"-*")
+	f, err := os.CreateTemp(filepath.Dir(name), tempfile.Pattern(name))
 	if err != nil {
 		return err
 	}

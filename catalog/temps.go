@@ -1,8 +1,15 @@
 package catalog
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // temps tracks the temporary files and directories of one run, so that a
@@ -45,4 +52,75 @@ func (t *temps) removeAll() {
 		removeSiblings(p)
 	}
 	clear(t.paths)
+}
+
+// leftoverTemps returns the temporary files and directories
+// (tempfile.Pattern) in the catalogue folder dir and in the folders of the
+// outputs of entries, sorted: what killed runs of the catalogue, and the
+// commands they ran, left there. The caller holds the catalogue's lock, so
+// no live run of the catalogue owns any of them.
+func leftoverTemps(dir string, entries []Entry) []string {
+	dirs := map[string]bool{dir: true}
+	for _, m := range entries {
+		dirs[filepath.Dir(filepath.Join(dir, filepath.FromSlash(m.Name)))] = true
+	}
+	var found []string
+	for d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, de := range ents {
+			if tempfile.Is(de.Name()) {
+				found = append(found, filepath.Join(d, de.Name()))
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+// removeLeftovers removes the temporary files and directories that killed
+// runs of the catalogue in dir left (leftoverTemps of entries) and returns
+// the line that says so ("removed 2 temporary files of a killed build
+// (1.0 GiB): a.img's, ..."), or "" when there were none. Files it cannot
+// remove are left and not counted.
+func removeLeftovers(dir string, entries []Entry) string {
+	var names []string
+	var size int64
+	for _, p := range leftoverTemps(dir, entries) {
+		n := treeSize(p)
+		if err := os.RemoveAll(p); err != nil {
+			continue
+		}
+		size += n
+		names = append(names, display(dir, p))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	what := "temporary files"
+	if len(names) == 1 {
+		what = "temporary file"
+	}
+	list := names
+	more := ""
+	if len(list) > 3 {
+		list, more = list[:3], fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return fmt.Sprintf("removed %d %s of a killed build (%s): %s%s", len(names), what, humanBytes(size), strings.Join(list, ", "), more)
+}
+
+// treeSize returns the bytes of the regular files at or under p.
+func treeSize(p string) int64 {
+	var n int64
+	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

@@ -614,14 +614,26 @@ func (a *Archive) Commit() error {
 	// 30, the objects of BenchmarkRcsD16MiB).
 	im, err := bcache.Create(a.path, p.Size(), &bcache.Options{Perm: a.perm})
 	if err != nil {
-		return fmt.Errorf("ar: %s: %w", a.name, err)
+		return a.imageErr(err)
 	}
 	defer im.Abort()
 	if err := im.Guard(func() error { return p.WriteAtTo(im) }); err != nil {
-		return fmt.Errorf("ar: %s: %w", a.name, err)
+		return a.wrap(err)
 	}
 	if err := im.Commit(); err != nil {
-		return fmt.Errorf("ar: %s: %w", a.name, err)
+		return a.imageErr(err)
 	}
 	return nil
+}
+
+// imageErr words an error of creating or installing the archive file:
+// a file operation on it names the archive as the caller gave it
+// ("ar: create out/x.a: no such file or directory"), anything else follows
+// "ar: NAME: ".
+func (a *Archive) imageErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == a.path {
+		return fmt.Errorf("ar: %w", &fs.PathError{Op: pe.Op, Path: a.name, Err: pe.Err})
+	}
+	return fmt.Errorf("ar: %s: %w", a.name, err)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // A Writer writes an archive tar-style: WriteHeader, then the member's data
@@ -139,7 +141,7 @@ type spool struct {
 
 func (s *spool) write(p []byte) error {
 	if s.f == nil && s.size+int64(len(p)) > s.limit {
-		f, err := os.CreateTemp("", "fixturegen-ar-spool-*")
+		f, err := os.CreateTemp("", tempfile.Pattern("ar-spool"))
 		if err != nil {
 			return fmt.Errorf("ar: spool: %w", err)
 		}

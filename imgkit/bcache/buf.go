@@ -87,7 +87,7 @@ func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 		b.data = make([]byte, size)
 		if !fresh {
 			if _, err := im.f.ReadAt(b.data, off); err != nil {
-				return nil, fmt.Errorf("bcache: reading %s at offset %#x: %w", im.name, off, err)
+				return nil, fmt.Errorf("reading %s at offset %#x: %w", im.name, off, im.untemp(err))
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func (im *Image) Bwrite(b *Buf) error {
 		return nil
 	}
 	if _, err := im.f.WriteAt(b.data, b.off); err != nil {
-		return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, b.off, err)
+		return fmt.Errorf("writing %s at offset %#x: %w", im.name, b.off, im.untemp(err))
 	}
 	return nil
 }

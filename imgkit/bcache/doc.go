@@ -15,7 +15,8 @@
 // # The image file and the atomic commit
 //
 // Create makes the image as a temporary file beside its final path (named
-// like .name.tmp-123456, so the rename stays within one file system) and
+// .fixturegen-tmp-NAME-123456 as package internal/tempfile says for every
+// fixturegen command, so the rename stays within one file system) and
 // sizes it with ftruncate: everything never written stays a hole. Commit
 // flushes it, optionally fsyncs it (Options.Sync), sets its permission with
 // fchmod (exactly Options.Perm, whatever the umask) and renames it over the

@@ -16,7 +16,7 @@ type FaultError struct {
 }
 
 func (e *FaultError) Error() string {
-	return fmt.Sprintf("bcache: fault writing image %s at offset %#x: %v", e.Image, e.Offset, e.Err)
+	return fmt.Sprintf("writing %s at offset %#x: memory fault (the file system is out of space, or the file was truncated): %v", e.Image, e.Offset, e.Err)
 }
 
 func (e *FaultError) Unwrap() error { return e.Err }

@@ -260,7 +260,7 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 			// The files before this one are copied all the same, as
 			// CopyFiles promises.
 			if _, werr := im.f.WriteAt(out[:fc.Off-base], base); werr != nil {
-				return first, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, base, werr)
+				return first, fmt.Errorf("writing %s at offset %#x: %w", im.name, base, im.untemp(werr))
 			}
 			return i, err
 		}
@@ -269,7 +269,7 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 		return 0, nil
 	}
 	if _, err := im.f.WriteAt(out, base); err != nil {
-		return first, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, base, err)
+		return first, fmt.Errorf("writing %s at offset %#x: %w", im.name, base, im.untemp(err))
 	}
 	return 0, nil
 }
@@ -320,7 +320,7 @@ func (im *Image) copyOne(fc *FileCopy) error {
 	} else if fc.Open != nil {
 		r, err = fc.Open()
 	} else {
-		return fmt.Errorf("bcache: copying into %s at offset %#x: no source", im.name, fc.Off)
+		return fmt.Errorf("copying into %s at offset %#x: no source", im.name, fc.Off)
 	}
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func (im *Image) zeroHole(off, n int64) error {
 		for p := lo; p < hi; {
 			m := min(hi-p, int64(len(zeroBlock)))
 			if _, err := im.f.WriteAt(zeroBlock[:m], p); err != nil {
-				return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, p, err)
+				return fmt.Errorf("writing %s at offset %#x: %w", im.name, p, im.untemp(err))
 			}
 			p += m
 		}
@@ -109,7 +109,7 @@ func (im *Image) copyHoles(off int64, src *os.File, n int64) (bool, error) {
 		}
 		if lo < hi {
 			if _, err := src.Seek(lo, io.SeekStart); err != nil {
-				return true, fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+lo-start, err)
+				return true, fmt.Errorf("copying into %s at offset %#x: %w", im.name, off+lo-start, im.untemp(err))
 			}
 			if err := im.copyFrom(off+lo-start, src, hi-lo); err != nil {
 				return true, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // Errors returned by the block cache.
@@ -22,9 +24,9 @@ var (
 	ErrHeld     = errors.New("bcache: buffers still held at commit")
 	ErrClosed   = errors.New("bcache: image already committed or aborted")
 	ErrShortSrc = errors.New("bcache: source shorter than the requested copy")
-	ErrNotFile  = errors.New("bcache: output path is a directory")
+	ErrNotFile  = errors.New("the image's path is a directory")
 	ErrTooLarge = errors.New("bcache: image too large to hold in memory")
-	ErrTampered = errors.New("bcache: temporary file changed by someone else")
+	ErrTampered = errors.New("the image's temporary file was changed by another process")
 )
 
 // Bulk selects how CopyFrom moves file contents into the image.
@@ -109,7 +111,7 @@ type Image struct {
 }
 
 // Create makes a temporary file beside path (in the same directory, named
-// like .path.tmp-123456), sizes it to size bytes with ftruncate, so that
+// as tempfile.Pattern says: .fixturegen-tmp-NAME-123456), sizes it to size bytes with ftruncate, so that
 // everything not written stays a hole, and maps it in mmap mode. The final
 // path is not touched until Commit.
 //
@@ -141,14 +143,14 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, err
 	}
 	im.mode = mode
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := tempfile.Create(dir, path)
 	if err != nil {
-		return nil, fmt.Errorf("bcache: %w", err)
+		return nil, im.targetErr("create", err)
 	}
 	im.f, im.tmp = f, f.Name()
 	im.initClone()
 	if err := f.Truncate(size); err != nil {
-		err = fmt.Errorf("bcache: sizing %s: %w", im.tmp, err) // before Abort forgets the name
+		err = fmt.Errorf("sizing %s to %d bytes: %w", im.name, size, im.untemp(err))
 		im.Abort()
 		return nil, err
 	}
@@ -158,6 +160,50 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		}
 	}
 	return im, nil
+}
+
+// targetErr reports the failure of the file operation op as one on the
+// image's path as given to Create: the error of a system call names the
+// temporary file, which is no name the caller knows. errors.Is still finds
+// the cause (fs.ErrNotExist, fs.ErrPermission).
+func (im *Image) targetErr(op string, err error) error {
+	return &fs.PathError{Op: op, Path: im.name, Err: bareErr(err)}
+}
+
+// untemp returns err without the path of the temporary file: the cause of
+// a *fs.PathError, *os.LinkError or *os.SyscallError that names it, else
+// err itself (an error naming a source file keeps that name).
+func (im *Image) untemp(err error) error {
+	if im.tmp == "" {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == im.tmp {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) && (le.Old == im.tmp || le.New == im.tmp) {
+		return le.Err
+	}
+	return err
+}
+
+// bareErr returns the cause of a path, link or system call error: the
+// errno, without the name of the file it was about.
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
 }
 
 // placeTemp decides where Create puts the temporary file for path: beside
@@ -177,9 +223,9 @@ func (im *Image) placeTemp(path string) (dir string, regular bool, err error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return filepath.Dir(path), true, nil
 	case err != nil:
-		return "", false, fmt.Errorf("bcache: %w", err)
+		return "", false, im.targetErr("create", err)
 	case fi.IsDir():
-		return "", false, fmt.Errorf("%w: %s", ErrNotFile, path)
+		return "", false, fmt.Errorf("%s: %w", path, ErrNotFile)
 	case fi.Mode().IsRegular():
 		if t, err := filepath.EvalSymlinks(path); err == nil {
 			im.target = t
@@ -282,7 +328,7 @@ func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 	}
 	n, err := im.f.WriteAt(p, off)
 	if err != nil {
-		return n, fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off, err)
+		return n, fmt.Errorf("writing %s at offset %#x: %w", im.name, off, im.untemp(err))
 	}
 	if im.data == nil {
 		im.writeThrough(p, off)
@@ -311,7 +357,7 @@ func (im *Image) refreshHeld(off, n int64) error {
 		b := im.held[i]
 		lo, hi := max(off, b.off), min(end, b.end())
 		if _, err := im.f.ReadAt(b.data[lo-b.off:hi-b.off], lo); err != nil {
-			return fmt.Errorf("bcache: reading %s at offset %#x: %w", im.name, lo, err)
+			return fmt.Errorf("reading %s at offset %#x: %w", im.name, lo, im.untemp(err))
 		}
 	}
 	return nil
@@ -407,7 +453,7 @@ func (im *Image) copyFromFile(off int64, src *os.File, n int64, bulk *Bulk) (boo
 		return true, nil
 	}
 	if done > 0 {
-		return true, fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+		return true, fmt.Errorf("copying into %s at offset %#x: %w", im.name, off+done, im.untemp(err))
 	}
 	if *bulk == BulkMapSource {
 		*bulk = BulkPwrite
@@ -460,7 +506,7 @@ func (im *Image) readPwrite(buf []byte, off int64, r io.Reader, n int64) error {
 			return im.shortErr(err, off, done+int64(m), n)
 		}
 		if _, err := im.f.WriteAt(chunk, off+done); err != nil {
-			return fmt.Errorf("bcache: writing %s at offset %#x: %w", im.name, off+done, err)
+			return fmt.Errorf("writing %s at offset %#x: %w", im.name, off+done, im.untemp(err))
 		}
 		if im.data == nil {
 			im.writeThrough(chunk, off+done)
@@ -478,7 +524,7 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: %d of %d bytes for %s at offset %#x", ErrShortSrc, done, n, im.name, off)
 	}
-	return fmt.Errorf("bcache: copying into %s at offset %#x: %w", im.name, off+done, err)
+	return fmt.Errorf("copying into %s at offset %#x: %w", im.name, off+done, im.untemp(err))
 }
 
 // Commit makes the image visible at its final path: it flushes the mapping
@@ -487,7 +533,7 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 // reader of that path sees either the old file or the complete new one. For
 // a non-regular output (a device, a fifo) the bytes are streamed to it
 // instead. Commit fails with ErrHeld while buffers are held, and with
-// ErrTampered, naming the temporary file, when that file is no longer the
+// ErrTampered, naming the image, when its temporary file is no longer the
 // one Create made (same device and inode, at its name) or no longer of the
 // image's size. On any failure
 // the temporary file is removed and the final path is left as it was.
@@ -523,7 +569,7 @@ func (im *Image) commit() error {
 		}
 		im.data = nil
 		if err != nil {
-			return fmt.Errorf("bcache: flushing %s: %w", im.name, err)
+			return fmt.Errorf("flushing %s: %w", im.name, im.untemp(err))
 		}
 	}
 	if err := im.checkTemp(); err != nil {
@@ -533,21 +579,22 @@ func (im *Image) commit() error {
 		return im.streamOut()
 	}
 	if err := im.f.Chmod(im.opts.Perm & fs.ModePerm); err != nil {
-		return fmt.Errorf("bcache: %w", err)
+		return im.targetErr("chmod", err)
 	}
 	if im.opts.Sync {
 		if err := im.f.Sync(); err != nil {
-			return fmt.Errorf("bcache: %w", err)
+			return im.targetErr("sync", err)
 		}
 	}
 	if err := im.f.Close(); err != nil {
 		im.f = nil
-		return fmt.Errorf("bcache: %w", err)
+		return im.targetErr("close", err)
 	}
 	im.f = nil
 	if err := os.Rename(im.tmp, im.target); err != nil {
-		return fmt.Errorf("bcache: %w", err)
+		return im.targetErr("rename", err)
 	}
+	tempfile.Forget(im.tmp)
 	im.tmp = ""
 	if im.opts.Sync {
 		syncDir(filepath.Dir(im.target))
@@ -563,17 +610,17 @@ func (im *Image) commit() error {
 func (im *Image) checkTemp() error {
 	fi, err := im.f.Stat()
 	if err != nil {
-		return fmt.Errorf("bcache: %w", err)
+		return im.targetErr("stat", err)
 	}
 	if fi.Size() != im.size {
-		return fmt.Errorf("%w: %s is %d bytes, the image %d", ErrTampered, im.tmp, fi.Size(), im.size)
+		return fmt.Errorf("%s: %w: it is %d bytes, the image %d", im.name, ErrTampered, fi.Size(), im.size)
 	}
 	li, err := os.Lstat(im.tmp)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrTampered, im.tmp, errors.Unwrap(err))
+		return fmt.Errorf("%s: %w: %v", im.name, ErrTampered, im.untemp(err))
 	}
 	if !os.SameFile(fi, li) {
-		return fmt.Errorf("%w: %s is no longer the file bcache created (another device or inode)", ErrTampered, im.tmp)
+		return fmt.Errorf("%s: %w: another file now has its name", im.name, ErrTampered)
 	}
 	return nil
 }
@@ -582,18 +629,19 @@ func (im *Image) checkTemp() error {
 func (im *Image) streamOut() error {
 	out, err := os.OpenFile(im.target, os.O_WRONLY, 0)
 	if err != nil {
-		return fmt.Errorf("bcache: %w", err)
+		return err // it names the target
 	}
 	_, err = io.Copy(out, io.NewSectionReader(im.f, 0, im.size))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("bcache: writing %s: %w", im.name, err)
+		return fmt.Errorf("writing %s: %w", im.name, im.untemp(err))
 	}
 	im.f.Close()
 	im.f = nil
 	os.Remove(im.tmp)
+	tempfile.Forget(im.tmp)
 	im.tmp = ""
 	return nil
 }
@@ -629,8 +677,9 @@ func (im *Image) Abort() error {
 	}
 	if im.tmp != "" {
 		if rerr := os.Remove(im.tmp); rerr != nil && err == nil {
-			err = rerr
+			err = im.targetErr("remove the temporary file of", rerr)
 		}
+		tempfile.Forget(im.tmp)
 		im.tmp = ""
 	}
 	for _, b := range im.held {

@@ -114,7 +114,7 @@ func (im *Image) commitMemory() error {
 			err = io.ErrShortWrite
 		}
 		if err != nil {
-			return fmt.Errorf("bcache: writing the image to its io.WriterAt at offset %#x: %w", off+int64(max(n, 0)), err)
+			return fmt.Errorf("writing the image to its io.WriterAt at offset %#x: %w", off+int64(max(n, 0)), err)
 		}
 		off += int64(len(p))
 	}

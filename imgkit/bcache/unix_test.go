@@ -39,7 +39,7 @@ func TestMmapWritesSurviveExit(t *testing.T) {
 			t.Fatalf("child: %v", err)
 		}
 		tmp := strings.TrimSpace(string(out))
-		if filepath.Dir(tmp) != dir || !strings.HasPrefix(filepath.Base(tmp), ".img.tmp-") {
+		if filepath.Dir(tmp) != dir || !strings.HasPrefix(filepath.Base(tmp), ".fixturegen-tmp-img-") {
 			t.Fatalf("temporary file %q is not beside %q", tmp, path)
 		}
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -88,7 +88,7 @@ func TestKilledMidBuild(t *testing.T) {
 		}
 		var temps int
 		for _, n := range listDir(t, dir) {
-			if strings.HasPrefix(n, ".img.tmp-") {
+			if strings.HasPrefix(n, ".fixturegen-tmp-img-") {
 				temps++
 			} else if n != "img" {
 				t.Errorf("unexpected file %q", n)
@@ -153,7 +153,7 @@ func TestFaultBecomesError(t *testing.T) {
 	if fe.Image != path || fe.Offset != 300010 {
 		t.Errorf("fault at %s offset %#x, want %s offset %#x", fe.Image, fe.Offset, path, 300010)
 	}
-	if !strings.Contains(err.Error(), "fault writing image "+path+" at offset 0x493e") {
+	if !strings.Contains(err.Error(), "writing "+path+" at offset 0x493e") {
 		t.Errorf("error text: %v", err)
 	}
 	// The Image's own methods guard themselves.

@@ -164,3 +164,32 @@ func mergeTree(dst, src *fstree.Node, srcDir string) error {
 	}
 	return nil
 }
+
+// ImageInSource returns the source directory (one of Dirs) that the image
+// file lies in or under, or "" when there is none. makefs walks its
+// sources before it writes the image, so such a source packs the image
+// that an earlier run left at that path into the new one. Paths are
+// compared as given and, where they exist, with symbolic links resolved.
+func (c *Command) ImageInSource() string {
+	if c.Image == "" {
+		return ""
+	}
+	img := []string{c.Image}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(c.Image)); err == nil {
+		img = append(img, filepath.Join(d, filepath.Base(c.Image)))
+	}
+	for _, dir := range c.Dirs {
+		dirs := []string{dir}
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			dirs = append(dirs, d)
+		}
+		for _, d := range dirs {
+			for _, p := range img {
+				if r, err := filepath.Rel(d, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && r != "." {
+					return dir
+				}
+			}
+		}
+	}
+	return ""
+}

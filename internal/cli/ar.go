@@ -70,6 +70,7 @@ func runAr(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.removeTempsOnSignal("ar")()
 	return c.run()
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 func init() {
@@ -67,16 +68,18 @@ checking costs about one stat per input and output. -hash compares the
 inputs' contents instead of their modification times (times still count
 where the output holds them); -force rebuilds everything. What the last
 build saw is kept in .fixturegen-state beside the manifest (do not commit
-it). An entry that reads another's output, or a directory holding it,
-runs after it; a cycle is an error.
+it). An entry that names another's output as an input runs after it; a
+cycle is an error, and so is a source folder that holds an output or the
+catalogue's own files.
 
 Outputs are written under temporary names beside them and renamed into
 place when complete; one build, update or clean of a catalogue runs at a
 time (the others wait for its lock, .fixturegen-lock). An interrupted
 build (SIGINT, SIGTERM, SIGHUP) removes its temporary files and exits with
-status 128 plus the signal's number. -clean removes the outputs (all, or
-the named ones), the build state and what killed runs left, instead of
-building; fixtures.sum and the inputs stay.
+status 128 plus the signal's number; the next build removes the
+temporary files (.fixturegen-tmp-*) of a killed one and says so. -clean
+removes the outputs (all, or the named ones), the build state and what
+killed runs left, instead of building; fixtures.sum and the inputs stay.
 
 -j N runs up to N entries at once (default: the number of CPUs); the
 outputs do not depend on it. Each output's line is printed as it is
@@ -225,10 +228,13 @@ func (s *signalError) Error() string { return fmt.Sprintf("%s: interrupted by %v
 func (s *signalError) ExitCode() int { return 128 + signalNumber(s.sig) }
 
 // interrupted turns the error of a run whose context a signal cancelled
-// into a signalError, and prefixes others with op.
+// into a signalError, and prefixes others with op. For a signal it also
+// removes the temporary files that the commands still running in this
+// process have made since the run removed its own.
 func interrupted(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		if c, ok := context.Cause(ctx).(*signalCause); ok {
+			tempfile.RemoveTracked()
 			return &signalError{op: op, sig: c.sig}
 		}
 		return fmt.Errorf("%s: %w", op, err)

@@ -157,9 +157,9 @@ func TestBuildInputs(t *testing.T) {
 }
 
 // TestBuildOrder builds a catalogue whose entries read each other's
-// outputs through directories, at -j 1 and -j 16: the outputs are the
-// same, and each image holds the complete output of the entry it reads,
-// not a temporary file.
+// outputs, named as inputs, at -j 1 and -j 16: the outputs are the same,
+// and each archive holds the complete output of the entry it reads, not a
+// temporary file.
 func TestBuildOrder(t *testing.T) {
 	t.Parallel()
 	var sums []string
@@ -167,9 +167,9 @@ func TestBuildOrder(t *testing.T) {
 		root := t.TempDir()
 		files := map[string]string{
 			"go.mod": "module m\n",
-			// all.img reads tree/, which holds inner.img and deep/lib.a,
-			// both built by entries listed after it.
-			"fixtures/manifest": "all.img: makefs -t msdos -s 4m -T 0 all.img tree\n" +
+			// all.a holds inner.img and deep/lib.a, both built by
+			// entries listed after it.
+			"fixtures/manifest": "all.a: ar rcs all.a tree/inner.img tree/deep/lib.a\n" +
 				"tree/inner.img: makefs -t msdos -s 1440k -T 0 tree/inner.img src\n" +
 				"tree/deep/lib.a: ar rcs tree/deep/lib.a src/f00.txt src/f01.txt\n",
 			"fixtures/tree/deep/.keep": "",
@@ -184,9 +184,9 @@ func TestBuildOrder(t *testing.T) {
 		}
 		b, _ := os.ReadFile(filepath.Join(root, "fixtures", sumName))
 		sums = append(sums, string(b))
-		code, stdout, stderr := run(root, "ls", filepath.Join(root, "fixtures", "all.img"))
-		if code != 0 || !strings.Contains(stdout, " inner.img\n") || !strings.Contains(stdout, " deep/lib.a\n") || strings.Contains(stdout, "tmp") {
-			t.Errorf("-j %s: all.img holds:\n%s%s", j, stdout, stderr)
+		code, stdout, stderr := run(root, "ls", filepath.Join(root, "fixtures", "all.a"))
+		if code != 0 || !strings.Contains(stdout, " inner.img\n") || !strings.Contains(stdout, " lib.a\n") || strings.Contains(stdout, "tmp") {
+			t.Errorf("-j %s: all.a holds:\n%s%s", j, stdout, stderr)
 		}
 	}
 	if sums[0] != sums[1] {

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // The hidden command test-slow stands in for a long build: "test-slow
-// OUT" writes 4 MiB to OUT and a file beside it, as bcache does, then
+// OUT" writes 4 MiB to OUT and a temporary file beside it, as bcache does, then
 // sleeps for a minute before finishing OUT.
 func init() {
 	register(command{
@@ -30,7 +31,7 @@ func init() {
 				return usagef("test-slow: want one file")
 			}
 			out := e.abs(args[0])
-			os.WriteFile(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp-1"), make([]byte, 4<<20), 0o644)
+			os.WriteFile(strings.TrimSuffix(filepath.Join(filepath.Dir(out), tempfile.Pattern(out)), "*")+"1", make([]byte, 4<<20), 0o644)
 			os.WriteFile(out, make([]byte, 4<<20), 0o644)
 			time.Sleep(time.Minute)
 			return os.WriteFile(out, []byte("slow\n"), 0o644)
@@ -54,24 +55,29 @@ func fixturegenProcess(dir, tmp string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// waitFor polls until some name under dir starts with prefix.
-func waitFor(t *testing.T, dir, prefix string) {
+// waitForSlow polls until test-slow has written both its files (8 MiB of
+// .fixturegen-tmp-slow.img*) somewhere under dir, so that a signal finds
+// it asleep: a command running in-process cannot stop, and one still
+// writing after the run removed its temporary files would leave some.
+func waitForSlow(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		found := false
+		var n int64
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && strings.HasPrefix(d.Name(), prefix) {
-				found = true
+			if err == nil && strings.HasPrefix(d.Name(), ".fixturegen-tmp-slow.img") {
+				if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+					n += fi.Size()
+				}
 			}
 			return nil
 		})
-		if found {
+		if n == 8<<20 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("no %s* under %s", prefix, dir)
+	t.Fatalf("test-slow wrote no 8 MiB under %s", dir)
 }
 
 // TestBuildSignals stops a build and a verify, each in its own process,
@@ -106,7 +112,7 @@ func TestBuildSignals(t *testing.T) {
 				if op == "verify" {
 					where = tmp
 				}
-				waitFor(t, where, ".fixturegen-tmp-slow.img")
+				waitForSlow(t, where)
 				cmd.Process.Signal(sig)
 				err := cmd.Wait()
 				var ee *exec.ExitError
@@ -181,8 +187,9 @@ func TestBuildProcessesAtOnce(t *testing.T) {
 
 // TestBuildKilled kills a build process (SIGKILL, which it cannot catch)
 // while an entry is writing: the next build is not blocked by the dead
-// run's lock, the old output is intact, and build -clean removes what the
-// dead run left.
+// run's lock, the old output is intact, it removes the temporary files the
+// dead run left (saying so in one line) and no other file, and build
+// -clean still works.
 func TestBuildKilled(t *testing.T) {
 	t.Parallel()
 	root, tmp := t.TempDir(), t.TempDir()
@@ -197,7 +204,7 @@ func TestBuildKilled(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, fx, ".fixturegen-tmp-slow.img")
+	waitForSlow(t, fx)
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The dead run leaves slow.img's temporary output (and the file the
@@ -214,10 +221,26 @@ func TestBuildKilled(t *testing.T) {
 	if !slow {
 		t.Errorf("a killed build left %q, want slow.img's temporary output among them", left)
 	}
+	os.WriteFile(filepath.Join(fx, ".slow.img.tmp-1"), nil, 0o644) // no temporary name of fixturegen's
 	run := buildRunner(t)
-	if code, stdout, stderr := run(root, "build", "-update", "a.img"); code != 0 || !strings.Contains(stdout, "1 sums changed") {
+	code, stdout, stderr := run(root, "build", "-update", "a.img")
+	if code != 0 || !strings.Contains(stdout, "1 sums changed") {
 		t.Errorf("build after a killed one: exit %d, %s%s", code, stdout, stderr)
 	}
+	if want := fmt.Sprintf("fixturegen: build: removed %d temporary files of a killed build (", len(left)); !strings.HasPrefix(stderr, want) ||
+		strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, ".fixturegen-tmp-slow.img-") || !strings.Contains(stderr, ".0 MiB): ") {
+		t.Errorf("build after a killed one: stderr %q, want one line starting %q", stderr, want)
+	}
+	var after []string
+	for _, n := range listDir(t, fx) {
+		if strings.Contains(n, "tmp") {
+			after = append(after, n)
+		}
+	}
+	if len(after) != 1 || after[0] != ".slow.img.tmp-1" {
+		t.Errorf("after the next build: %q, want only .slow.img.tmp-1", after)
+	}
+	os.Remove(filepath.Join(fx, ".slow.img.tmp-1"))
 	if b, _ := os.ReadFile(filepath.Join(fx, "slow.img")); string(b) != "old\n" {
 		t.Errorf("slow.img = %q", b)
 	}

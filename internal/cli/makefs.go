@@ -2,6 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 )
@@ -60,7 +63,22 @@ func runMakefs(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if d := c.ImageInSource(); d != "" && !c.Help {
+		fmt.Fprintf(e.Stderr, "fixturegen: makefs: warning: the image %s lies inside its source folder %s: an image left there by an earlier run is packed into the new one\n", e.show(c.Image), e.show(d))
+	}
+	defer e.removeTempsOnSignal("makefs")()
 	return fromLibrary(c.Run(e.Stdout, e.Stderr))
+}
+
+// show returns the path p as the user would write it: relative to the
+// working directory when it lies under it, else as it is.
+func (e *env) show(p string) string {
+	if e.Dir != "" {
+		if r, err := filepath.Rel(e.Dir, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return r
+		}
+	}
+	return p
 }
 
 // parseMakefsArgs parses the makefs command line with makefs.Parse in the

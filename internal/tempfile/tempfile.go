@@ -1,0 +1,100 @@
+// Package tempfile names and tracks the temporary files and directories of
+// every fixturegen command (build, verify, makefs, ar), so that one pattern,
+// ".fixturegen-tmp-*", covers them all: a file written beside its target
+// (an image, an archive, fixtures.sum, a catalogue output) and a directory
+// or spool file under os.TempDir. A version-control ignore list and a clean
+// up after a killed run need to know only that pattern.
+//
+// The package also keeps the set of temporary paths this process has made
+// and not yet renamed or removed, so that a command stopped by a signal can
+// remove them before it exits (RemoveTracked).
+package tempfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Prefix starts the name of every temporary file and directory fixturegen
+// makes.
+const Prefix = ".fixturegen-tmp-"
+
+// Pattern returns the os.CreateTemp pattern of a temporary file for target
+// (a path or a bare word such as "verify"): Prefix, target's base name and
+// "-*", the random part. A base name that is itself a temporary name keeps
+// a single Prefix, so a command writing to a catalogue's temporary output
+// makes ".fixturegen-tmp-a.img-1f2e-123", never a doubled prefix.
+func Pattern(target string) string {
+	base := strings.TrimPrefix(filepath.Base(target), Prefix)
+	return Prefix + base + "-*"
+}
+
+// Is reports whether the base name of p follows Pattern.
+func Is(p string) bool { return strings.HasPrefix(filepath.Base(p), Prefix) }
+
+// Name returns a new temporary name beside target, following Pattern with
+// 12 random hexadecimal digits. It creates nothing.
+func Name(target string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return filepath.Join(filepath.Dir(target), strings.TrimSuffix(Pattern(target), "*")+hex.EncodeToString(b[:]))
+}
+
+// Create creates a new temporary file in dir (os.TempDir when dir is "")
+// named by Pattern(target), and tracks it until Forget.
+func Create(dir, target string) (*os.File, error) {
+	// RemoveTracked waits for the lock: no file is made and not tracked.
+	live.Lock()
+	defer live.Unlock()
+	f, err := os.CreateTemp(dir, Pattern(target))
+	if err != nil {
+		return nil, err
+	}
+	track(f.Name())
+	return f, nil
+}
+
+// live holds the temporary paths of this process not yet renamed or
+// removed.
+var live struct {
+	sync.Mutex
+	paths map[string]bool
+}
+
+// Track records that the temporary path p exists until Forget(p).
+func Track(p string) {
+	live.Lock()
+	defer live.Unlock()
+	track(p)
+}
+
+// track is Track with live locked.
+func track(p string) {
+	if live.paths == nil {
+		live.paths = map[string]bool{}
+	}
+	live.paths[p] = true
+}
+
+// Forget records that the temporary path p was renamed or removed.
+func Forget(p string) {
+	live.Lock()
+	defer live.Unlock()
+	delete(live.paths, p)
+}
+
+// RemoveTracked removes every tracked temporary path (with everything
+// under it) and forgets them: what a command does when a signal stops it.
+// A writer still using one of the files writes on to an unlinked file.
+func RemoveTracked() {
+	live.Lock()
+	defer live.Unlock()
+	for p := range live.paths {
+		os.RemoveAll(p)
+	}
+	clear(live.paths)
+}

@@ -1,0 +1,58 @@
+package tempfile
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// TestNames checks that every temporary name follows the one pattern, a
+// temporary name given as a target keeps a single prefix, and Is tells
+// them from other names.
+func TestNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ target, want string }{
+		{"out/a.img", ".fixturegen-tmp-a.img-*"},
+		{"verify", ".fixturegen-tmp-verify-*"},
+		{"out/.fixturegen-tmp-a.img-0123456789ab", ".fixturegen-tmp-a.img-0123456789ab-*"},
+	} {
+		if got := Pattern(c.target); got != c.want {
+			t.Errorf("Pattern(%q) = %q, want %q", c.target, got, c.want)
+		}
+	}
+	n := Name("out/a.img")
+	if !regexp.MustCompile(`^out/\.fixturegen-tmp-a\.img-[0-9a-f]{12}$`).MatchString(filepath.ToSlash(n)) || n == Name("out/a.img") {
+		t.Errorf("Name = %q, want a fresh .fixturegen-tmp-a.img-HEX beside out/a.img", n)
+	}
+	for p, want := range map[string]bool{n: true, "out/a.img": false, ".a.img.tmp-1": false, "..fixturegen-tmp-x": false} {
+		if Is(p) != want {
+			t.Errorf("Is(%q) = %v", p, !want)
+		}
+	}
+}
+
+// TestRemoveTracked checks that RemoveTracked removes the files Create made
+// and not yet forgot, and only those.
+func TestRemoveTracked(t *testing.T) {
+	// Not parallel: the tracked set is the process's.
+	dir := t.TempDir()
+	kept, err := Create(dir, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Close()
+	Forget(kept.Name())
+	gone, err := Create(dir, "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.Close()
+	RemoveTracked()
+	if _, err := os.Stat(gone.Name()); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want removed", gone.Name(), err)
+	}
+	if _, err := os.Stat(kept.Name()); err != nil {
+		t.Errorf("forgotten file: %v", err)
+	}
+}
