@@ -178,15 +178,15 @@ func (hw *hostWalk) firstErr(d *Node) error {
 // reader). Entries are examined with fs.ReadDir and fs.DirEntry.Info. Where
 // FileInfo.Sys returns a *syscall.Stat_t (os.DirFS on Unix), ownership,
 // device numbers and hard links are taken from it; otherwise the type and
-// permission bits come from the fs.FileMode and uid and gid are 0, and a
-// mode the fs.FS did not choose is taken as not given: an entry with no
-// permission bits at all (testing/fstest.MapFile without a Mode) is an
-// ordinary file (0644) or directory (0755), and so is a directory that a
-// testing/fstest.MapFS synthesises for a path with no key of its own, which
-// MapFS reports as 0555, and every entry of an embed.FS (see FS for the
-// whole list of what is assumed).
-// Symbolic links are read with fs.ReadLink. Node.Open reads from fsys.
-// Times are normalised by opts as the package documentation describes.
+// permission bits come from the fs.FileMode and uid and gid are 0, except
+// that a mode the fs.FS made up is taken as not given (a directory that a
+// testing/fstest.MapFS synthesises for a path with no key of its own,
+// reported as 0555, and every entry of an embed.FS; see FS for all that is
+// assumed), and an
+// entry with no permission bits at all (testing/fstest.MapFile without a
+// Mode) is taken as an ordinary file (0644) or directory (0755). Symbolic
+// links are read with fs.ReadLink. Node.Open reads from fsys. Times are
+// normalised by opts as the package documentation describes.
 func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 	if root == "" {
 		root = "."

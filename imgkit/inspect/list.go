@@ -17,7 +17,7 @@ type Item struct {
 	Mode  fs.FileMode // type and permission bits
 	Size  int64
 	Time  string // modification time, UTC, "2006-01-02 15:04:05"
-	Extra string // the format's column: FAT short name, ar header offset, FFS inode number
+	Extra string // the format's column: FAT short name, ar header offset, FFS inode number, ISO 9660 identifier@extent
 	// UID and GID are the numeric owner and group the format stores for
 	// the file, when HasOwner is set (FFS, ISO 9660 with Rock Ridge, ar
 	// members); FAT and plain ISO 9660 store none.

@@ -14,10 +14,11 @@ func init() {
 		Name:    "ls",
 		Usage:   "ls [-l] image",
 		Summary: "list the files of an image or archive",
-		Help: `ls prints one line per file and directory of a FAT or FFS image or an
-ar archive (the format is recognised from the file's first bytes),
-depth-first in name order: mode, size, modification time (UTC), the FAT
-short name, the ar member's header offset or the FFS inode number, and the
+		Help: `ls prints one line per file and directory of a FAT, FFS or ISO 9660
+image or an ar archive (the format is recognised from the file's first
+bytes), depth-first in name order: mode, size, modification time (UTC),
+the FAT short name, the ar member's header offset, the FFS inode number or
+the ISO 9660 file identifier and extent block (README.TXT;1@23), and the
 path (directories end in '/').
 
 The mode is shown as ls -l and tar tv show it: a type letter ('-', 'd',
