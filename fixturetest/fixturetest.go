@@ -41,6 +41,41 @@
 // With '!' it fails when the files are identical, and says so. File names
 // are relative to the script's current directory.
 //
+// In update mode (UpdateCmds(true), meant to follow Params.UpdateScripts)
+// cmpimg without '!' refreshes its golden file2 instead of failing: where
+// file1 and file2 differ, or file2 does not exist yet, it copies file1 over
+// file2, logs the structural diff and succeeds, as testscript's cmp
+// rewrites its golden in the script when UpdateScripts is set. Images are
+// binary and do not fit a txtar archive, so file2 is a file of the test's
+// testdata named by an absolute path, most simply through a variable the
+// Setup function sets; a file2 inside the script's work directory ($WORK:
+// a file of the archive or a copy, both thrown away) is left alone and
+// cmpimg fails as it does outside update mode. '!' cmpimg never updates.
+//
+//	var update = flag.Bool("update", false, "rewrite cmp goldens and golden images")
+//
+//	func TestScripts(t *testing.T) {
+//		golden, err := filepath.Abs("testdata/golden")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		testscript.Run(t, testscript.Params{
+//			Dir:           "testdata/script",
+//			UpdateScripts: *update,
+//			Cmds:          fixturetest.UpdateCmds(*update),
+//			Setup: func(e *testscript.Env) error {
+//				e.Setenv("GOLDEN", golden)
+//				return nil
+//			},
+//		})
+//	}
+//
+// A script then says "cmpimg floppy.img $GOLDEN/floppy.img". After a change
+// that alters images on purpose, "go test -run TestScripts -update"
+// rewrites the goldens (with -v it shows what changed in each image), and
+// a run without -update, after reviewing the changes, checks them before
+// they are committed.
+//
 //	imgls image
 //
 // List the files of image as "fixturegen ls" does, one line each — mode,
@@ -86,7 +121,8 @@ func Programs() map[string]func() {
 }
 
 // Cmds returns the commands of this package by name, for
-// testscript.Params.Cmds. Each call returns a new map.
+// testscript.Params.Cmds, with cmpimg comparing only (see UpdateCmds for
+// its update mode). Each call returns a new map.
 func Cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"cmpimg": CmpImg,
@@ -100,12 +136,7 @@ func CmpImg(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: cmpimg file1 file2")
 	}
-	a, sizeA := open(ts, args[0])
-	defer a.Close()
-	b, sizeB := open(ts, args[1])
-	defer b.Close()
-	rep, err := inspect.Diff(a, sizeA, b, sizeB)
-	ts.Check(err)
+	rep := compare(ts, args[0], args[1])
 	if rep.Same {
 		if neg {
 			ts.Fatalf("%s and %s are identical", args[0], args[1])
@@ -118,6 +149,18 @@ func CmpImg(ts *testscript.TestScript, neg bool, args []string) {
 	if !neg {
 		ts.Fatalf("%s and %s differ", args[0], args[1])
 	}
+}
+
+// compare compares the files name1 and name2 of the script's directory
+// as cmpimg does.
+func compare(ts *testscript.TestScript, name1, name2 string) *inspect.Report {
+	a, sizeA := open(ts, name1)
+	defer a.Close()
+	b, sizeB := open(ts, name2)
+	defer b.Close()
+	rep, err := inspect.Diff(a, sizeA, b, sizeB)
+	ts.Check(err)
+	return rep
 }
 
 // ImgLs implements "imgls image".

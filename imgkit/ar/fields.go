@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,18 @@ func Describe() imgfmt.Format {
 		Fields:  Fields,
 		Summary: imgfmt.SummaryOf(summary),
 		Column:  imgfmt.ColumnOf(headerColumn),
+		Owner:   imgfmt.OwnerOf(memberOwner),
 	}
+}
+
+// memberOwner returns a member's ar_uid and ar_gid. A value that is not a
+// uid (negative, or beyond 32 bits, as a damaged header may hold) is no
+// owner.
+func memberOwner(m *Member) (uid, gid uint32, ok bool) {
+	if m.Uid < 0 || m.Gid < 0 || int64(m.Uid) > math.MaxUint32 || int64(m.Gid) > math.MaxUint32 {
+		return 0, 0, false
+	}
+	return uint32(m.Uid), uint32(m.Gid), true
 }
 
 // summary says the layout and symbol index of an archive NewReader

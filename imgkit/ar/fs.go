@@ -154,11 +154,23 @@ func (fi fileInfo) Size() int64 {
 	}
 	return fi.m.Size
 }
+
+// Mode returns a member's permission, setuid, setgid and sticky bits of
+// ar_mode, as a regular file's, and 0755 for a directory.
 func (fi fileInfo) Mode() fs.FileMode {
 	if fi.dir {
 		return fs.ModeDir | 0o755
 	}
-	return fs.FileMode(fi.m.Mode & 0o777)
+	m := fs.FileMode(fi.m.Mode & 0o777)
+	for _, b := range [...]struct {
+		bit  int64
+		mode fs.FileMode
+	}{{0o4000, fs.ModeSetuid}, {0o2000, fs.ModeSetgid}, {0o1000, fs.ModeSticky}} {
+		if fi.m.Mode&b.bit != 0 {
+			m |= b.mode
+		}
+	}
+	return m
 }
 func (fi fileInfo) ModTime() time.Time {
 	if fi.dir {

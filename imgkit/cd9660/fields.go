@@ -45,6 +45,7 @@ func Describe() imgfmt.Format {
 		Fields:  Fields,
 		Summary: imgfmt.SummaryOf(summary),
 		Column:  imgfmt.ColumnOf(column),
+		Owner:   imgfmt.OwnerOf(owner),
 	}
 }
 
@@ -71,6 +72,15 @@ func column(e *Entry) string {
 	}
 	id := strconv.QuoteToGraphic(e.Identifier) // a NUL makefs left in it shows as \x00
 	return id[1:len(id)-1] + "@" + strconv.FormatUint(uint64(e.Extent), 10)
+}
+
+// owner returns the uid and gid of a file's Rock Ridge PX entry; plain
+// ISO 9660 records no owner, so a file without a PX entry has none.
+func owner(e *Entry) (uid, gid uint32, ok bool) {
+	if rr := e.RockRidge; rr != nil && rr.HasPX {
+		return rr.UID, rr.GID, true
+	}
+	return 0, 0, false
 }
 
 // Fields describes the ISO 9660 image in r (size bytes): the system area,

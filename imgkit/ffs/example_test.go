@@ -46,7 +46,9 @@ func ExampleBuild() {
 	// Welcome to the fixture.
 }
 
-// An image walked with fs.WalkDir, as any io/fs.FS is.
+// An image walked with fs.WalkDir, as any io/fs.FS is. The directories
+// the MapFS makes up are 0755, as on disk (see fstree.FS), and the modes
+// print as Go's fs.FileMode.String prints them ('L' for a link).
 func ExampleOpen_walkDir() {
 	src := fstest.MapFS{
 		"a.txt":       {Data: []byte("a\n")},
@@ -78,14 +80,14 @@ func ExampleOpen_walkDir() {
 		log.Fatal(err)
 	}
 	// Output:
-	// dr-xr-xr-x  512 .
+	// drwxr-xr-x  512 .
 	// -rw-r--r--    2 a.txt
-	// dr-xr-xr-x  512 dir
+	// drwxr-xr-x  512 dir
 	// -rw-r--r--    3 dir/b.txt
 	// Lrwxrwxrwx    5 dir/link
-	// dr-xr-xr-x  512 dir/sub
+	// drwxr-xr-x  512 dir/sub
 	// -rw-------    4 dir/sub/c
-	// dr-xr-xr-x  512 empty
+	// drwxr-xr-x  512 empty
 	// -rw-r--r--    0 empty/.keep
 }
 

@@ -68,6 +68,7 @@ func Describe() imgfmt.Format {
 		Fields:  Fields,
 		Summary: imgfmt.SummaryOf(summary),
 		Column:  imgfmt.ColumnOf(inodeColumn),
+		Owner:   imgfmt.OwnerOf(inodeOwner),
 	}
 }
 
@@ -79,6 +80,9 @@ func summary(f *FS) string {
 
 // inodeColumn returns "ino N" for a file of the FS.
 func inodeColumn(in *Inode) string { return "ino " + strconv.FormatUint(uint64(in.Ino), 10) }
+
+// inodeOwner returns an inode's di_uid and di_gid; every inode has them.
+func inodeOwner(in *Inode) (uid, gid uint32, ok bool) { return in.UID, in.GID, true }
 
 // Kinds of value formatting for a fixed field.
 const (

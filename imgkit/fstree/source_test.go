@@ -1,6 +1,8 @@
 package fstree
 
 import (
+	"embed"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +10,11 @@ import (
 	"time"
 )
 
+// TestSourceFSDefaultsModes checks the modes FS assumes where a MapFS
+// gives none or makes one up: files without a Mode are 0644, directories
+// without permission bits or synthesised by MapFS (0555 there, with no key
+// of their own) are 0755 as on disk, and a directory with a key keeps its
+// Mode, 0555 included.
 func TestSourceFSDefaultsModes(t *testing.T) {
 	t.Parallel()
 	ts := time.Unix(1700000000, 0).UTC()
@@ -17,6 +24,9 @@ func TestSourceFSDefaultsModes(t *testing.T) {
 		"empty":         {Mode: 0o755 | os.ModeDir},
 		"ro.txt":        {Data: []byte("r"), Mode: 0o444},
 		"none/zero":     {Mode: os.ModeDir},
+		"ro/f":          {Data: []byte("f")},
+		"ro":            {Mode: os.ModeDir | 0o555},
+		"deep/er/f":     {Data: []byte("f"), Mode: 0o600},
 	}
 	tr, err := FS(fsys).Tree(&Options{Timestamp: ts})
 	if err != nil {
@@ -28,13 +38,22 @@ func TestSourceFSDefaultsModes(t *testing.T) {
 		mode uint32
 	}{
 		{"plain.txt", TypeFile, 0o644},
-		{"dir", TypeDir, 0o555}, // implied by MapFS, which reports 0555
+		{".", TypeDir, 0o755},
+		{"dir", TypeDir, 0o755}, // synthesised by MapFS, which reports 0555
+		{"ro", TypeDir, 0o555},
+		{"ro/f", TypeFile, 0o644},
+		{"deep", TypeDir, 0o755},
+		{"deep/er", TypeDir, 0o755},
+		{"deep/er/f", TypeFile, 0o600},
 		{"dir/inner.txt", TypeFile, 0o644},
 		{"empty", TypeDir, 0o755},
 		{"ro.txt", TypeFile, 0o444},
 		{"none/zero", TypeDir, 0o755},
 	} {
 		n := tr.Lookup(c.path)
+		if c.path == "." {
+			n = tr.Root
+		}
 		if n == nil {
 			t.Errorf("%s: missing", c.path)
 			continue
@@ -45,6 +64,19 @@ func TestSourceFSDefaultsModes(t *testing.T) {
 		if !n.Mtime.Equal(ts) {
 			t.Errorf("%s: mtime %v, want %v", c.path, n.Mtime, ts)
 		}
+		if n.UID != 0 || n.GID != 0 || n.Rdev != 0 {
+			t.Errorf("%s: owner %d:%d rdev %#x, want 0:0 and 0", c.path, n.UID, n.GID, n.Rdev)
+		}
+	}
+
+	// A *MapFS is a MapFS, and a root with a key keeps its Mode.
+	withRoot := fstest.MapFS{".": {Mode: os.ModeDir | 0o700}, "a/b": {}}
+	tr, err = FS(&withRoot).Tree(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Root.Mode != 0o700 || tr.Lookup("a").Mode != 0o755 {
+		t.Errorf("*MapFS: root %#o, a %#o; want 0700 and 0755", tr.Root.Mode, tr.Lookup("a").Mode)
 	}
 }
 
@@ -160,5 +192,34 @@ func TestTreeSharedByBuilds(t *testing.T) {
 				t.Errorf("%+v: %s: mtime %v, want %v in UTC", o, n.Path(), n.Mtime, want[n.Path()])
 			}
 		})
+	}
+}
+
+//go:embed testdata
+var embedded embed.FS
+
+// TestSourceEmbedModes checks that an embed.FS, which reports 0444 and
+// 0555 for all it holds, gives the modes of files and directories made on
+// disk: 0644 and 0755.
+func TestSourceEmbedModes(t *testing.T) {
+	t.Parallel()
+	for _, fsys := range []fs.FS{embedded, &embedded} {
+		tr, err := FS(fsys).Tree(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := 0
+		tr.eachNode(func(n *Node) {
+			want := map[Type]uint32{TypeFile: 0o644, TypeDir: 0o755}[n.Type]
+			if n.Mode != want {
+				t.Errorf("%T: %s: %v %#o, want %#o", fsys, n.Path(), n.Type, n.Mode, want)
+			}
+			if n.Type == TypeFile {
+				files++
+			}
+		})
+		if files == 0 {
+			t.Errorf("%T: no files in the embedded testdata", fsys)
+		}
 	}
 }

@@ -179,7 +179,11 @@ func (hw *hostWalk) firstErr(d *Node) error {
 // reader). Entries are examined with fs.ReadDir and fs.DirEntry.Info. Where
 // FileInfo.Sys returns a *syscall.Stat_t (os.DirFS on Unix), ownership,
 // device numbers and hard links are taken from it; otherwise the type and
-// permission bits come from the fs.FileMode and uid and gid are 0, and an
+// permission bits come from the fs.FileMode and uid and gid are 0, except
+// that a mode the fs.FS made up is taken as not given (a directory that a
+// testing/fstest.MapFS synthesises for a path with no key of its own,
+// reported as 0555, and every entry of an embed.FS; see FS for all that is
+// assumed), and an
 // entry with no permission bits at all (testing/fstest.MapFile without a
 // Mode) is taken as an ordinary file (0644) or directory (0755). Symbolic
 // links are read with fs.ReadLink. Node.Open reads from fsys. Owners,
@@ -194,12 +198,14 @@ func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 		return nil, err
 	}
 	r := &Node{Name: "."}
+	madeUp := madeUpModes(fsys)
 	fillInfo(r, fi)
+	givenMode(r, fi, madeUp, root)
 	if r.Type != TypeDir {
 		return nil, &fs.PathError{Op: "walk", Path: root, Err: fmt.Errorf("not a directory (%v)", r.Type)}
 	}
 	r.Size = 0
-	if err := walkFS(fsys, root, r, 0); err != nil {
+	if err := walkFS(fsys, madeUp, root, r, 0); err != nil {
 		return nil, err
 	}
 	t := &Tree{Root: r}
@@ -210,8 +216,9 @@ func FromFS(fsys fs.FS, root string, opts *Options) (*Tree, error) {
 }
 
 // walkFS adds the entries of directory dir of fsys to node d, whose path in
-// the tree is plen bytes long.
-func walkFS(fsys fs.FS, dir string, d *Node, plen int) error {
+// the tree is plen bytes long; madeUp tells the entries whose
+// modes fsys made up (see madeUpModes).
+func walkFS(fsys fs.FS, madeUp func(string, Type) bool, dir string, d *Node, plen int) error {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return err
@@ -229,6 +236,7 @@ func walkFS(fsys fs.FS, dir string, d *Node, plen int) error {
 			return pathTooLong(n)
 		}
 		fillInfo(n, fi)
+		givenMode(n, fi, madeUp, p)
 		switch n.Type {
 		case TypeFile:
 			n.fsys, n.fsPath = fsys, p
@@ -238,7 +246,7 @@ func walkFS(fsys fs.FS, dir string, d *Node, plen int) error {
 			}
 			n.Size = int64(len(n.Link))
 		case TypeDir:
-			if err := walkFS(fsys, p, n, nlen); err != nil {
+			if err := walkFS(fsys, madeUp, p, n, nlen); err != nil {
 				return err
 			}
 		}
@@ -263,12 +271,16 @@ func fillInfo(n *Node, fi fs.FileInfo) {
 	n.Mode = uint32(m.Perm())
 	if n.Mode == 0 && m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) == 0 {
 		// No host metadata and no permission bits: fstest.MapFS's
-		// MapFile{Data: ...}, meant as an ordinary file or directory.
+		// MapFile{Data: ...}, meant as an ordinary file, directory or
+		// link, with the modes those get on disk under umask 022
+		// (symlink(2) on Linux makes every link 0777).
 		switch n.Type {
 		case TypeFile:
 			n.Mode = 0o644
 		case TypeDir:
 			n.Mode = 0o755
+		case TypeSymlink:
+			n.Mode = 0o777
 		}
 	}
 	if m&fs.ModeSetuid != 0 {

@@ -33,6 +33,13 @@ type Format struct {
 	// the fs.FileInfo its FS returns (the FAT short name, the ar member's
 	// header offset, the FFS inode number); it may be nil.
 	Column func(fi fs.FileInfo) string
+	// Owner returns the numeric owner and group the format stores for a
+	// file, from the fs.FileInfo its FS returns (an FFS inode's di_uid
+	// and di_gid, a Rock Ridge PX entry's, an ar member's ar_uid and
+	// ar_gid), with ok false for a file that has none (every file of a
+	// format without owners, such as FAT). It may be nil: no file has an
+	// owner.
+	Owner func(fi fs.FileInfo) (uid, gid uint32, ok bool)
 }
 
 // Errors of Format.Check.
@@ -43,7 +50,7 @@ var (
 )
 
 // Check reports whether f has what every format must have: a Name, a
-// Match and an Open. Fields, Summary and Column are optional.
+// Match and an Open. Fields, Summary, Column and Owner are optional.
 func (f *Format) Check() error {
 	switch {
 	case f.Name == "":
@@ -81,6 +88,19 @@ func SummaryOf[F fs.FS](summary func(f F) string) func(fsys fs.FS) string {
 			return ""
 		}
 		return summary(f)
+	}
+}
+
+// OwnerOf returns owner, which reads a file's owner and group from the *S
+// its fs.FileInfo's Sys gives, as a Format's Owner: for a FileInfo whose
+// Sys is not a non-nil *S, ok is false.
+func OwnerOf[S any](owner func(s *S) (uid, gid uint32, ok bool)) func(fi fs.FileInfo) (uid, gid uint32, ok bool) {
+	return func(fi fs.FileInfo) (uint32, uint32, bool) {
+		s, isS := fi.Sys().(*S)
+		if !isS || s == nil {
+			return 0, 0, false
+		}
+		return owner(s)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/inspect"
 )
 
 func init() {
@@ -377,7 +378,7 @@ func (c *arCmd) list(a *ar.Archive) error {
 	return c.selected(a, func(i int, m *ar.Member) error {
 		line := m.Name
 		if c.verbose {
-			line = fmt.Sprintf("%s %d/%d %6d %s %s", modeString(m.Mode), m.Uid, m.Gid, m.Size,
+			line = fmt.Sprintf("%s %d/%d %6d %s %s", inspect.PermString(uint32(m.Mode)), m.Uid, m.Gid, m.Size,
 				m.ModTime.UTC().Format("Jan _2 15:04 2006"), m.Name)
 		}
 		if c.offsets && m.DataOffset >= 0 {
@@ -413,30 +414,6 @@ func (c *arCmd) commit(a *ar.Archive) error {
 		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
 	}
 	return err
-}
-
-// modeString formats permission bits as ls -l does, without the type.
-func modeString(mode int64) string {
-	const rwx = "rwxrwxrwx"
-	b := []byte("---------")
-	for i := 0; i < 9; i++ {
-		if mode&(1<<(8-i)) != 0 {
-			b[i] = rwx[i]
-		}
-	}
-	set := func(bit int64, i int, lower, upper byte) {
-		if mode&bit != 0 {
-			if b[i] != '-' {
-				b[i] = lower
-			} else {
-				b[i] = upper
-			}
-		}
-	}
-	set(0o4000, 2, 's', 'S')
-	set(0o2000, 5, 's', 'S')
-	set(0o1000, 8, 't', 'T')
-	return string(b)
 }
 
 // runRanlib writes the index of each archive, as "ar s" does.
