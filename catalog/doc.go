@@ -27,7 +27,7 @@
 // winning. An entry that writes --metadata=host keeps the host's owners,
 // modes and hard links, and its sum then holds only on that host. The
 // Runner refuses, naming the manifest line, a makefs entry without -T (or
-// msdos's -o timestamp), unless it writes --metadata=host, since git sets
+// msdos's -o timestamp) or whose -T names a file, unless it writes --metadata=host, since git sets
 // every file's time at checkout, and an ar entry with the U modifier,
 // which stores the members' owners, modes and times.
 //

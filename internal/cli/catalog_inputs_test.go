@@ -25,8 +25,8 @@ func TestBuildInputs(t *testing.T) {
 			"extra.img: makefs -t msdos -s 1440k -T 0 extra.img src more\n" +
 			"spec.img: makefs -t msdos -s 1440k -T 0 -Fspec.mtree spec.img src\n" +
 			"manifest.img: makefs -t msdos -s 1440k -T0 manifest.img tree.mtree\n" +
-			"stamp.img: makefs -t msdos -s 1440k -Tstamp stamp.img src\n" +
-			"number.img: makefs -t msdos -s 1440k -T 7 number.img src\n" +
+			"stamp.img: makefs -t msdos -s 1440k --metadata=host -Tstamp stamp.img src\n" +
+			"number.img: makefs -t msdos -s 1440k --metadata=host -T 7 number.img src\n" +
 			"boot.img: makefs -t msdos -s 1440k -T 0 -o fat_type=12,bootstrap=./boot.bin boot.img src\n" +
 			"bootB.img: makefs -t msdos -s 1440k -T 0 -o B=./bootB.bin bootB.img src\n" +
 			"eltorito.iso: makefs -t cd9660 -T 0 -o 'bootimage=i386;cd.bin,no-emul-boot' eltorito.iso src\n" +

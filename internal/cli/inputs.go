@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -113,8 +114,13 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 		add(e.abs(a.TimestampArg), true, true)
 	}
 	typeOptionInputs(e, a, p, add)
-	if p.Times && a.Metadata == fstree.MetadataGit {
-		return nil, errCheckoutTimes
+	if a.Metadata == fstree.MetadataGit {
+		if p.Times {
+			return nil, errCheckoutTimes
+		}
+		if timestampFromFile(e, a) {
+			return nil, fmt.Errorf("-T %s: %w", a.TimestampArg, errCheckoutTimeFile)
+		}
 	}
 	if a.Manifest != "" || a.Spec != "" {
 		if err := contentsInputs(e, a, add); err != nil {
@@ -127,6 +133,21 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 // errCheckoutTimes is the error of planMakefs for a catalogue line whose
 // image would hold the times git gives a checkout.
 var errCheckoutTimes = errors.New("makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host")
+
+// errCheckoutTimeFile is the error of planMakefs for a catalogue line
+// whose -T names a file: the image would hold the time git gave that file
+// at checkout.
+var errCheckoutTimeFile = errors.New("makefs takes the time of this file, which git sets at checkout; give -T a number (for instance -T 0) or --metadata=host")
+
+// timestampFromFile reports whether a's -T took its time from a file, as
+// makefs does when the argument names one that exists.
+func timestampFromFile(e *env, a *makefs.Command) bool {
+	if a.TimestampArg == "" {
+		return false
+	}
+	_, err := os.Stat(e.abs(a.TimestampArg))
+	return err == nil
+}
 
 // errArFileMetadata is the error of planAr for a catalogue line with the
 // U modifier.

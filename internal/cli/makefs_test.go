@@ -172,13 +172,16 @@ func TestBuildCheckoutMetadataErrors(t *testing.T) {
 		"fixtures/manifest": "# entries that would hold what a checkout does not keep\n" +
 			"a.img: makefs -t msdos -s 1440k a.img src\n" +
 			"b.a: ar rcsU b.a src/x\n" +
-			"c.img: makefs -t msdos -s 1440k --metadata=host c.img src\n",
+			"c.img: makefs -t msdos -s 1440k --metadata=host c.img src\n" +
+			"d.img: makefs -t msdos -s 1440k -T stamp d.img src\n",
 		"fixtures/src/x": "x\n",
+		"fixtures/stamp": "",
 	})
 	code, _, stderr := buildRunner(t)(root, "build", "-update", "-q")
 	for _, want := range []string{
 		"fixturegen: build: manifest:2: a.img: makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host\n",
 		"fixturegen: build: manifest:3: b.a: ar with the U modifier stores the members' owners, modes and times",
+		"fixturegen: build: manifest:5: d.img: -T stamp: makefs takes the time of this file, which git sets at checkout; give -T a number (for instance -T 0) or --metadata=host\n",
 	} {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("build: exit %d, stderr\n%s\nwant exit 1 and %q", code, stderr, want)
