@@ -49,7 +49,11 @@ func runMakefs(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return fromLibrary(c.Run(e.Stdout, e.Stderr))
+	if c.Help {
+		return fromLibrary(c.Run(e.Stdout, e.Stderr))
+	}
+	c.Progress = e.progressCounter()
+	return fromLibrary(e.showProgress("makefs", c.Image, c.Progress, c.Run))
 }
 
 // parseMakefsArgs parses the makefs command line with makefs.Parse in the

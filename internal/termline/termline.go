@@ -33,8 +33,8 @@ type Line struct {
 
 // Start starts drawing the line text returns on w, when w is an *os.File
 // on a terminal, and returns nil otherwise. The line first appears once
-// delay has passed, so that short work shows nothing, and is redrawn
-// every interval until Stop. text is called with the line's lock held
+// delay has passed, so that short work shows nothing (a delay of 0 draws
+// it before Start returns), and is redrawn every interval until Stop. text is called with the line's lock held
 // (from the ticker, Redraw and Around), so never twice at once; it must
 // not call the Line's methods. getenv is consulted for TERM; nil means
 // os.Getenv. A line longer than the terminal is cut to fit, so that the
@@ -48,6 +48,10 @@ func Start(w io.Writer, getenv func(string) string, delay, interval time.Duratio
 		getenv = os.Getenv
 	}
 	l := &Line{w: w, text: text, dumb: getenv("TERM") == "dumb", cols: columns(f), stopc: make(chan struct{})}
+	if delay <= 0 {
+		l.Redraw()
+		delay = interval
+	}
 	l.wg.Add(1)
 	go l.loop(delay, interval)
 	return l

@@ -114,6 +114,19 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// TestNoDelay checks that with no delay the line is drawn before Start
+// returns.
+func TestNoDelay(t *testing.T) {
+	t.Parallel()
+	master, slave := openPTY(t)
+	l := Start(slave, term("xterm"), 0, time.Hour, func() string { return "at once" })
+	out := readPTY(t, master, slave)
+	l.Stop()
+	if out != "\r\x1b[Kat once" {
+		t.Errorf("drawn at Start: %q", out)
+	}
+}
+
 // TestTicker checks that the line appears by itself once the delay has
 // passed.
 func TestTicker(t *testing.T) {
