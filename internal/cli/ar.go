@@ -421,7 +421,7 @@ func (c *arCmd) commit(a *ar.Archive) error {
 	if c.ranlib {
 		prog = "ranlib"
 	}
-	err := c.e.showProgress(prog, c.e.abs(c.archive), c.written, func(io.Writer, io.Writer) error { return a.Commit() })
+	err := c.e.showProgress(prog, c.archive, c.written, func(io.Writer, io.Writer) error { return a.Commit() })
 	if errors.Is(err, ar.ErrThinBSD) {
 		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
 	}

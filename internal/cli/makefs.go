@@ -42,6 +42,9 @@ seconds since the Epoch; without -T, SOURCE_DATE_EPOCH clamps times.
 -t chooses the file system type (default ffs). "-o help", anywhere among
 the -o options, prints the options of that type and exits; it needs no
 image-file or directory.
+
+On a terminal, an image that takes more than a second shows how many
+bytes have been written on standard error until it is done.
 `
 
 func runMakefs(e *env, args []string) error {
@@ -52,8 +55,11 @@ func runMakefs(e *env, args []string) error {
 	if c.Help {
 		return fromLibrary(c.Run(e.Stdout, e.Stderr))
 	}
+	// The image as the user wrote it, for the progress line: Parse has
+	// checked that the operands are there.
+	_, operands, _ := getopt("makefs", args, makefs.OptString)
 	c.Progress = e.progressCounter()
-	return fromLibrary(e.showProgress("makefs", c.Image, c.Progress, c.Run))
+	return fromLibrary(e.showProgress("makefs", operands[0], c.Progress, c.Run))
 }
 
 // parseMakefsArgs parses the makefs command line with makefs.Parse in the

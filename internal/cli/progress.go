@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,15 +26,14 @@ func (e *env) progressCounter() *atomic.Int64 {
 	return new(atomic.Int64)
 }
 
-// showProgress runs write, which writes the output at path and counts the
-// bytes in written, with a line on standard error, when that is a
+// showProgress runs write, which writes the output name (as the command
+// line gives it) and counts the bytes in written, with a line on standard error, when that is a
 // terminal, that says how far it is ("makefs: big.img: 1.2 GiB written")
 // once it has taken outputProgressDelay, redrawn as it grows and erased
 // when write returns. write prints to the writers it is given, which clear
 // the line first. Run by the catalogue, standard error is never a
 // terminal and nothing is drawn.
-func (e *env) showProgress(cmd, path string, written *atomic.Int64, write func(stdout, stderr io.Writer) error) error {
-	name := e.display(path)
+func (e *env) showProgress(cmd, name string, written *atomic.Int64, write func(stdout, stderr io.Writer) error) error {
 	line := termline.Start(e.Stderr, e.getenv, outputProgressDelay, outputProgressInterval, func() string {
 		return fmt.Sprintf("%s: %s: %s written", cmd, name, termline.Bytes(written.Load()))
 	})
@@ -45,19 +42,6 @@ func (e *env) showProgress(cmd, path string, written *atomic.Int64, write func(s
 	}
 	defer line.Stop()
 	return write(aroundLine{line, e.Stdout}, aroundLine{line, e.Stderr})
-}
-
-// display returns path as the user would write it: relative to the
-// working directory when it lies under it.
-func (e *env) display(path string) string {
-	if !filepath.IsAbs(path) || e.Dir == "" {
-		return path
-	}
-	rel, err := filepath.Rel(e.Dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
-	}
-	return rel
 }
 
 // aroundLine writes to w with the status line cleared.
