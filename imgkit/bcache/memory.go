@@ -53,8 +53,8 @@ func CreateMemory(size int64, opts *Options) (*Image, error) {
 // with an error that wraps it and names the offset of the first byte not
 // written; w may then hold part of the image.
 //
-// The size is checked, and the options taken (only Progress counts), as by CreateMemory; a nil w
-// is an error.
+// The size is checked, and the options taken (only Progress counts), as
+// by CreateMemory; a nil w is an error.
 func CreateWriterAt(w io.WriterAt, size int64, opts *Options) (*Image, error) {
 	if w == nil {
 		return nil, errors.New("bcache: CreateWriterAt with a nil io.WriterAt")
