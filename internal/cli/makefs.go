@@ -55,11 +55,19 @@ func runMakefs(e *env, args []string) error {
 	if c.Help {
 		return fromLibrary(c.Run(e.Stdout, e.Stderr))
 	}
-	// The image as the user wrote it, for the progress line: Parse has
-	// checked that the operands are there.
-	_, operands, _ := getopt("makefs", args, makefs.OptString)
 	c.Progress = e.progressCounter()
-	return fromLibrary(e.showProgress("makefs", operands[0], c.Progress, c.Run))
+	return fromLibrary(e.showProgress("makefs", imageArg(e, args, c.Image), c.Progress, c.Run))
+}
+
+// imageArg returns the argument of args that names the image file image,
+// as the user wrote it, for messages; image itself when none does.
+func imageArg(e *env, args []string, image string) string {
+	for _, a := range args {
+		if a != "" && a[0] != '-' && e.abs(a) == image {
+			return a
+		}
+	}
+	return image
 }
 
 // parseMakefsArgs parses the makefs command line with makefs.Parse in the

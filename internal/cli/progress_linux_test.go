@@ -117,3 +117,22 @@ func TestRunnerProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestImageArg checks that the progress line names the image as the
+// command line does, wherever it lies.
+func TestImageArg(t *testing.T) {
+	t.Parallel()
+	e := &env{Dir: "/a/b"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-t", "msdos", "-T", "0", "../z.img", "src"}, "../z.img"},
+		{[]string{"-s1m", "/a/z.img", "src"}, "/a/z.img"},
+		{[]string{"-F", "spec", "other.img", "src"}, "/a/z.img"},
+	} {
+		if got := imageArg(e, c.args, "/a/z.img"); got != c.want {
+			t.Errorf("imageArg(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
