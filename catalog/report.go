@@ -186,7 +186,7 @@ func (p *progress) text() string {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %s (%s written)", r.name, termline.Bytes(r.written.Load()))
+		fmt.Fprintf(&b, " %s (%s written)", r.name, humanBytes(r.written.Load()))
 	}
 	fmt.Fprintf(&b, " · %d of %d done", p.count, p.total)
 	return b.String()
@@ -229,3 +229,7 @@ func (p *progress) stop() {
 	}
 	p.line.Stop()
 }
+
+// humanBytes says n bytes as the progress line does: "512 bytes",
+// "1.5 KiB", "2.0 GiB".
+func humanBytes(n int64) string { return termline.Bytes(n) }
