@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
@@ -630,8 +631,10 @@ func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath strin
 	args := slices.Clone(m.Args)
 	args[p.Output] = tmpArg
 	var stdout, stderr bytes.Buffer
+	var written atomic.Int64
+	e.started(m, &written)
 	err := e.o.Runner.Run(ctx, &Command{
-		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr,
+		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr, Progress: &written,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
 				return ""

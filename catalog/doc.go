@@ -11,7 +11,9 @@
 // The commands of the manifest are run by a Runner, which also says which
 // arguments of a command line name the files it reads (the fixturegen
 // command supplies one that runs its makefs and ar in-process); progress
-// and per-output results go to a Reporter as they happen.
+// and per-output results go to a Reporter as they happen, and a
+// ProgressReporter also learns as each command starts, with the counter
+// of the bytes it writes (Command.Progress).
 //
 // # What git keeps
 //

@@ -3,11 +3,13 @@ package catalog
 import (
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fixturegen/fixturegen/internal/termline"
 )
 
 // A Reporter is told how a Build or Verify goes. Its methods are called
@@ -23,19 +25,47 @@ type Reporter interface {
 	Message(s string)
 }
 
+// A ProgressReporter is a Reporter that is also told as each entry's
+// command starts, so that it can show which entries run and how far they
+// are. written counts the bytes the command has written into its output
+// so far (Command.Progress): it grows while the command runs, from
+// another goroutine, and is final once EntryDone reports the entry.
+// EntryStarted is called one at a time with the Reporter's other methods,
+// only for entries whose command runs (not for those up to date).
+type ProgressReporter interface {
+	Reporter
+	EntryStarted(e Entry, written *atomic.Int64)
+}
+
+// started tells the Options' Reporter, when it is a ProgressReporter, that
+// the command of m starts and counts its bytes in written.
+func (e *engine) started(m Entry, written *atomic.Int64) {
+	pr, ok := e.o.Reporter.(ProgressReporter)
+	if !ok {
+		return
+	}
+	e.repMu.Lock()
+	defer e.repMu.Unlock()
+	pr.EntryStarted(m, written)
+}
+
 // TextReporter reports as the fixturegen command does: each output's line
 // ("NAME SIZE sha256:HEX") on Stdout as it is built, each error line
 // ("fixturegen: build: manifest:3: NAME: ...") and explanation on Stderr as
-// its entry completes, and, when Stderr is a terminal, a progress line
-// that it rewrites in place once the run has taken a second.
+// its entry completes, and, when Stderr is a terminal and the reporter is
+// not Quiet, a progress line that it rewrites in place once the run has
+// taken a second: the entries running with the bytes each has written so
+// far, and how many are done ("building big.img (1.2 GiB written) · 0 of
+// 1 done"). The line is cleared before any other line is printed and at
+// Finish. It is a ProgressReporter.
 type TextReporter struct {
 	Stdout, Stderr io.Writer
 	// Quiet prints only errors.
 	Quiet bool
 	// Getenv is consulted for TERM: with TERM=dumb the progress line is
 	// redrawn with a carriage return and blanks rather than escape
-	// sequences. NO_COLOR
-	// needs nothing: the reporter uses no colour. Nil means os.Getenv.
+	// sequences. NO_COLOR needs nothing: the reporter uses no colour. Nil
+	// means os.Getenv.
 	Getenv func(string) string
 
 	op       string
@@ -48,11 +78,12 @@ func (t *TextReporter) Start(op string, total int) {
 	if t.Quiet {
 		return
 	}
-	getenv := t.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	t.progress = startProgress(t.Stderr, op, total, getenv)
+	t.progress = startProgress(t.Stderr, op, total, t.Getenv)
+}
+
+// EntryStarted implements ProgressReporter.
+func (t *TextReporter) EntryStarted(e Entry, written *atomic.Int64) {
+	t.progress.started(e.Name, written)
 }
 
 // EntryDone implements Reporter.
@@ -66,13 +97,13 @@ func (t *TextReporter) EntryDone(r *EntryResult) {
 		fmt.Fprintf(&stderr, "fixturegen: %s: %s\n", t.op, l)
 	}
 	stderr.WriteString(r.Explain)
+	t.progress.done(r.Entry.Name)
 	t.progress.around(func() {
 		if !t.Quiet {
 			io.WriteString(t.Stdout, stdout.String())
 		}
 		io.WriteString(t.Stderr, stderr.String())
 	})
-	t.progress.done(r.Sum.Size)
 }
 
 // Message implements Reporter.
@@ -91,113 +122,104 @@ func (t *TextReporter) Finish(res *Result, err error) {
 	}
 }
 
-// progress shows how far a run is on a terminal: fixtures done of the
-// total and bytes written, on one line of standard error rewritten in
-// place. It shows nothing for the first second and nothing when standard
-// error is not a terminal. A nil *progress shows nothing.
+// progress shows how far a run is on a terminal (see TextReporter): the
+// entries running, each with the bytes written so far, and how many of the
+// total are done, on a termline.Line. A nil *progress shows nothing.
 type progress struct {
-	w            io.Writer
-	op           string
-	total        int
-	dumb         bool // no escape sequences: blanks clear the line
-	count, bytes atomic.Int64
-	mu           sync.Mutex
-	width        int // of the line shown, 0 when none is
-	stopc        chan struct{}
-	wg           sync.WaitGroup
+	line    *termline.Line
+	op      string
+	total   int
+	mu      sync.Mutex // guards count and running
+	count   int
+	running []runningEntry // in the order they started
 }
 
-// progressDelay is how long a run goes before progress appears (a variable
-// for the tests).
-var progressDelay = time.Second
+// runningEntry is an entry whose command runs, with its byte counter.
+type runningEntry struct {
+	name    string
+	written *atomic.Int64
+}
 
-// startProgress starts showing progress on w when w is a terminal.
+// progressDelay is how long a run goes before progress appears, and
+// progressInterval how often the line is redrawn.
+const (
+	progressDelay    = time.Second
+	progressInterval = 200 * time.Millisecond
+)
+
+// progressShown is how many running entries the line names; the others
+// are counted ("and 3 more").
+const progressShown = 2
+
+// startProgress starts showing progress on w when w is a terminal, and
+// returns nil otherwise.
 func startProgress(w io.Writer, op string, total int, getenv func(string) string) *progress {
-	f, ok := w.(*os.File)
-	if !ok || !isTerminal(f) {
+	p := &progress{op: op, total: total}
+	p.line = termline.Start(w, getenv, progressDelay, progressInterval, p.text)
+	if p.line == nil {
 		return nil
 	}
-	p := &progress{w: w, op: op, total: total, dumb: getenv("TERM") == "dumb", stopc: make(chan struct{})}
-	p.wg.Add(1)
-	go p.loop()
 	return p
 }
 
-func (p *progress) loop() {
-	defer p.wg.Done()
-	select {
-	case <-p.stopc:
-		return
-	case <-time.After(progressDelay):
-	}
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		p.mu.Lock()
-		p.show()
-		p.mu.Unlock()
-		select {
-		case <-p.stopc:
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (p *progress) show() {
+// text is the progress line: "building a.img (1.2 GiB written), b.img (3.0
+// KiB written) · 1 of 5 done", or "building: 1 of 5 done" when no command
+// runs.
+func (p *progress) text() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	verb := "building"
 	if p.op == "verify" {
 		verb = "verifying"
 	}
-	line := fmt.Sprintf("%s: %d of %d fixtures done, %s written", verb, p.count.Load(), p.total, humanBytes(p.bytes.Load()))
-	if p.dumb {
-		pad := max(p.width-len(line), 0)
-		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
-		if pad > 0 {
-			fmt.Fprint(p.w, strings.Repeat("\b", pad))
-		}
-	} else {
-		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	var b strings.Builder
+	b.WriteString(verb)
+	if len(p.running) == 0 {
+		fmt.Fprintf(&b, ": %d of %d done", p.count, p.total)
+		return b.String()
 	}
-	p.width = len(line)
+	for i, r := range p.running {
+		if i == progressShown {
+			fmt.Fprintf(&b, " and %d more", len(p.running)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s (%s written)", r.name, humanBytes(r.written.Load()))
+	}
+	fmt.Fprintf(&b, " · %d of %d done", p.count, p.total)
+	return b.String()
 }
 
-// clear removes the line shown, if any; p.mu is held.
-func (p *progress) clear() {
-	if p.width == 0 {
+// started adds the entry name, whose command starts, to the line.
+func (p *progress) started(name string, written *atomic.Int64) {
+	if p == nil {
 		return
 	}
-	if p.dumb {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
-	} else {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	p.width = 0
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running = append(p.running, runningEntry{name, written})
 }
 
-// around runs print with the progress line cleared, and shows it again.
+// done counts the entry name as done and takes it off the line.
+func (p *progress) done(name string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.count++
+	p.running = slices.DeleteFunc(p.running, func(r runningEntry) bool { return r.name == name })
+}
+
+// around runs print, which prints other lines, with the line cleared.
 func (p *progress) around(print func()) {
 	if p == nil {
 		print()
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	shown := p.width > 0
-	p.clear()
-	print()
-	if shown {
-		p.show()
-	}
-}
-
-// done counts one finished fixture of n bytes.
-func (p *progress) done(n int64) {
-	if p == nil {
-		return
-	}
-	p.count.Add(1)
-	p.bytes.Add(n)
+	p.line.Around(print)
 }
 
 // stop ends the display and clears its line.
@@ -205,21 +227,9 @@ func (p *progress) stop() {
 	if p == nil {
 		return
 	}
-	close(p.stopc)
-	p.wg.Wait()
-	p.mu.Lock()
-	p.clear()
-	p.mu.Unlock()
+	p.line.Stop()
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// humanBytes says n bytes as the progress line does: "512 bytes",
+// "1.5 KiB", "2.0 GiB".
+func humanBytes(n int64) string { return termline.Bytes(n) }

@@ -2,119 +2,142 @@ package catalog
 
 import (
 	"bytes"
+	"context"
 	"os"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/fixturegen/fixturegen/internal/termline"
 )
 
-// openPTY returns the two ends of a new pseudo-terminal.
+// openPTY returns the two ends of a new pseudo-terminal, closed at the
+// end of the test; it skips where there are none.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	m, s, err := termline.OpenPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		t.Skipf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		t.Skipf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Skipf("open pts: %v", err)
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
 	return m, s
 }
 
-// readTerminal returns what was written to the terminal up to "END".
+// readTerminal returns what was written to the terminal so far.
 func readTerminal(t *testing.T, master, slave *os.File) string {
 	t.Helper()
-	slave.WriteString("END")
-	var out string
-	for buf := make([]byte, 4096); !strings.HasSuffix(out, "END"); {
-		n, err := master.Read(buf)
-		if err != nil {
-			t.Fatalf("reading the terminal: %v (so far %q)", err, out)
-		}
-		out += string(buf[:n])
+	out, err := termline.ReadPTY(master, slave)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.TrimSuffix(out, "END")
+	return out
 }
 
-// redraw shows p's line now, as its ticker would, so that the test does
-// not depend on when the ticker fires (a sleep did, and failed under load).
-func redraw(p *progress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.show()
+// redraw shows the reporter's line now, as its ticker would, so that the
+// test does not depend on when the ticker fires.
+func redraw(r *TextReporter) { r.progress.line.Redraw() }
+
+// termEnv returns a getenv that gives TERM the value term.
+func termEnv(term string) func(string) string {
+	return func(k string) string {
+		if k == "TERM" {
+			return term
+		}
+		return ""
+	}
 }
 
-// TestProgress runs alone: it sets progressDelay.
-func TestProgress(t *testing.T) {
-	// not parallel: it sets the package variable progressDelay.
-	old := progressDelay
-	progressDelay = 0
-	defer func() { progressDelay = old }()
-	env := func(term string) func(string) string {
-		return func(k string) string {
-			if k == "TERM" {
-				return term
-			}
-			return ""
-		}
-	}
+// built is the result of an entry built with size bytes.
+func built(name string, size int64) *EntryResult {
+	return &EntryResult{Entry: Entry{Name: name}, Status: Built, Sum: Sum{Size: size, Hash: "sha256:x"}}
+}
 
-	// Not a terminal: nothing.
-	var buf bytes.Buffer
-	p := startProgress(&buf, "build", 3, env("xterm"))
-	p.done(1 << 20)
-	time.Sleep(50 * time.Millisecond)
-	p.stop()
-	r, w, _ := os.Pipe()
-	p = startProgress(w, "build", 3, env("xterm"))
-	p.done(1)
-	p.stop()
-	w.Close()
-	if buf.Len() != 0 || isTerminal(r) || p != nil {
-		t.Errorf("progress on a buffer: %q", buf.String())
-	}
-	r.Close()
-
-	// A terminal: a line rewritten in place and cleared at the end; an
-	// output's line printed meanwhile clears it and redraws it.
+// TestReporterProgress checks the progress line of a TextReporter on a
+// terminal: the running entries with the bytes each has written, redrawn
+// as they grow; cleared before an output's line and drawn again after it;
+// cleared at Finish, before the summary; at most two entries named.
+func TestReporterProgress(t *testing.T) {
+	t.Parallel()
 	master, slave := openPTY(t)
-	if !isTerminal(slave) {
-		t.Fatal("isTerminal(pty) = false")
-	}
-	p = startProgress(slave, "build", 3, env("xterm"))
-	p.done(2 << 20)
-	redraw(p)
-	p.around(func() { slave.WriteString("a.img 1 sha256:x\n") })
-	p.stop()
+	r := &TextReporter{Stdout: slave, Stderr: slave, Getenv: termEnv("xterm")}
+	r.Start("build", 5)
+	var big, small, c, d atomic.Int64
+	r.EntryStarted(Entry{Name: "big.img"}, &big)
+	redraw(r)
+	big.Store(1288490189) // 1.2 GiB
+	redraw(r)
+	r.EntryStarted(Entry{Name: "small.img"}, &small)
+	small.Store(3 << 10)
+	redraw(r)
+	r.EntryDone(built("small.img", 3<<10))
+	r.EntryStarted(Entry{Name: "c.a"}, &c)
+	r.EntryStarted(Entry{Name: "d.a"}, &d)
+	redraw(r)
+	r.Finish(&Result{Op: "build", Built: 1}, nil)
 	out := readTerminal(t, master, slave)
-	if !strings.HasPrefix(out, "\r\x1b[Kbuilding: ") || !strings.Contains(out, "\r\x1b[Kbuilding: 1 of 3 fixtures done, 2.0 MiB written") || !strings.HasSuffix(out, "\r\x1b[K") ||
-		!strings.Contains(out, "written\r\x1b[Ka.img 1 sha256:x\r\n\r\x1b[Kbuilding: 1 of 3") {
-		t.Errorf("progress on a terminal: %q", out)
+	for _, want := range []string{
+		"\r\x1b[Kbuilding big.img (0 bytes written) · 0 of 5 done",
+		"\r\x1b[Kbuilding big.img (1.2 GiB written) · 0 of 5 done",
+		"\r\x1b[Kbuilding big.img (1.2 GiB written), small.img (3.0 KiB written) · 0 of 5 done",
+		// small.img's line, the progress line cleared before it and drawn after it
+		"written) · 0 of 5 done\r\x1b[Ksmall.img 3072 sha256:x\r\n\r\x1b[Kbuilding big.img (1.2 GiB written) · 1 of 5 done",
+		"\r\x1b[Kbuilding big.img (1.2 GiB written), c.a (0 bytes written) and 1 more · 1 of 5 done\r\x1b[Kbuild: 1 built, 0 up to date, 0 failed\r\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%q", want, out)
+		}
 	}
+}
 
-	// TERM=dumb: no escape sequences; blanks clear the line.
-	p = startProgress(slave, "verify", 2, env("dumb"))
-	p.done(10)
-	redraw(p)
-	p.stop()
-	out = readTerminal(t, master, slave)
-	line := "verifying: 1 of 2 fixtures done, 10 bytes written"
-	if strings.Contains(out, "\x1b") || !strings.HasPrefix(out, "\rverifying: ") || !strings.Contains(out, "\r"+line) || !strings.HasSuffix(out, "\r"+strings.Repeat(" ", len(line))+"\r") {
-		t.Errorf("progress on a dumb terminal: %q", out)
+// TestReporterProgressDumb checks that with TERM=dumb the line is redrawn
+// with blanks, without escape sequences.
+func TestReporterProgressDumb(t *testing.T) {
+	t.Parallel()
+	master, slave := openPTY(t)
+	r := &TextReporter{Stdout: slave, Stderr: slave, Getenv: termEnv("dumb")}
+	r.Start("verify", 2)
+	var n atomic.Int64
+	r.EntryStarted(Entry{Name: "a.img"}, &n)
+	n.Store(10)
+	redraw(r)
+	r.EntryDone(&EntryResult{Entry: Entry{Name: "a.img"}, Status: Built})
+	r.Finish(nil, context.Canceled)
+	out := readTerminal(t, master, slave)
+	line := "verifying a.img (10 bytes written) · 0 of 2 done" // 48 columns
+	after := "verifying: 1 of 2 done"                          // 22 columns
+	want := "\r" + line +
+		"\r" + strings.Repeat(" ", 48) + "\r" + // cleared around EntryDone's output (none)
+		"\r" + after +
+		"\r" + strings.Repeat(" ", 22) + "\r" // cleared at Finish
+	if out != want {
+		t.Errorf("progress on a dumb terminal:\n got %q\nwant %q", out, want)
+	}
+}
+
+// TestReporterQuiet checks that nothing but errors is printed without a
+// terminal, or with Quiet on one: no progress line, whatever runs.
+func TestReporterQuiet(t *testing.T) {
+	t.Parallel()
+	master, slave := openPTY(t)
+	var stdout, stderr bytes.Buffer
+	for _, r := range []*TextReporter{
+		{Stdout: &stdout, Stderr: &stderr, Getenv: termEnv("xterm")},
+		{Stdout: slave, Stderr: slave, Quiet: true, Getenv: termEnv("xterm")},
+	} {
+		r.Start("build", 1)
+		if r.progress != nil {
+			t.Errorf("a progress line on %T (quiet %v)", r.Stderr, r.Quiet)
+		}
+		var n atomic.Int64
+		r.EntryStarted(Entry{Name: "a.img"}, &n)
+		n.Store(1 << 30)
+		r.EntryDone(&EntryResult{Entry: Entry{Name: "a.img"}, Status: Failed, Errors: []string{"manifest:1: a.img: failed"}})
+		r.Finish(nil, context.Canceled)
+	}
+	if stdout.Len() != 0 || stderr.String() != "fixturegen: build: manifest:1: a.img: failed\n" {
+		t.Errorf("without a terminal: stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+	if out := readTerminal(t, master, slave); out != "fixturegen: build: manifest:1: a.img: failed\r\n" {
+		t.Errorf("quiet on a terminal: %q", out)
 	}
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"io"
+	"sync/atomic"
 )
 
 // A Runner runs the commands of a manifest and says what each command
@@ -59,4 +60,9 @@ type Command struct {
 	// Getenv returns the command's environment variables;
 	// SOURCE_DATE_EPOCH is always "".
 	Getenv func(string) string
+	// Progress, when not nil, is where the command should count the bytes
+	// it writes into its output as it writes them (makefs.Command.Progress,
+	// ar.EditOptions.Progress), so that the Reporter can show a long
+	// build's progress (see ProgressReporter). A Runner may ignore it.
+	Progress *atomic.Int64
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,9 +29,13 @@ func fillBlock(p []byte, off int64) {
 	}
 }
 
-// writeImage writes a benchImage image in blocks of the given size.
+// writeImage writes a benchImage image in blocks of the given size, with
+// a Progress counter, as the fixturegen command counts its writes.
 func writeImage(b *testing.B, path string, opts *Options, block int) {
-	im, err := Create(path, benchImage, opts)
+	var written atomic.Int64
+	o := *opts
+	o.Progress = &written
+	im, err := Create(path, benchImage, &o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,6 +52,9 @@ func writeImage(b *testing.B, path string, opts *Options, block int) {
 	}
 	if err := im.Commit(); err != nil {
 		b.Fatal(err)
+	}
+	if written.Load() != benchImage {
+		b.Fatalf("Progress counted %d bytes, want %d", written.Load(), benchImage)
 	}
 }
 

@@ -139,9 +139,12 @@ func (im *Image) Bwrite(b *Buf) error {
 	}
 	im.release(b)
 	if im.data != nil {
+		im.wrote(int64(len(b.data)))
 		return nil
 	}
-	if _, err := im.f.WriteAt(b.data, b.off); err != nil {
+	n, err := im.f.WriteAt(b.data, b.off)
+	im.wrote(int64(n))
+	if err != nil {
 		return fmt.Errorf("writing %s at offset %#x: %w", im.name, b.off, im.untemp(err))
 	}
 	return nil

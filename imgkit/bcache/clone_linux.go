@@ -79,6 +79,7 @@ func (im *Image) cloneFile(buf []byte, fc *FileCopy, src io.ReadCloser) (bool, e
 	if mid == 0 || !im.cloneRange(int(rf), fc.SrcOff+head, fc.Off+head, mid) {
 		return false, nil
 	}
+	im.wrote(mid)
 	return true, im.copyAround(buf, fc.Off, src, fc.SrcOff, fc.N, head, mid)
 }
 
@@ -106,6 +107,7 @@ func (im *Image) cloneFrom(off int64, src *os.File, n int64) (bool, error) {
 	if rc.Control(func(fd uintptr) { cloned = im.cloneRange(int(fd), pos+head, off+head, mid) }) != nil || !cloned {
 		return false, nil
 	}
+	im.wrote(mid)
 	buf := getBulk()
 	defer putBulk(buf)
 	if err := im.copyAround(buf[:], off, src, pos, n, head, mid); err != nil {

@@ -239,6 +239,7 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 	} else {
 		out = buf[:last.Off+last.N-base]
 	}
+	var data int64 // the file bytes read into out, which Progress counts (not the Pad)
 	for i := first; i < end; i++ {
 		fc := &files[i]
 		if i+1 < end {
@@ -255,6 +256,7 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 		}
 		if err != nil {
 			if im.mem {
+				im.wrote(data)
 				return i, err
 			}
 			// The files before this one are copied all the same, as
@@ -262,15 +264,19 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 			if _, werr := im.f.WriteAt(out[:fc.Off-base], base); werr != nil {
 				return first, fmt.Errorf("writing %s at offset %#x: %w", im.name, base, im.untemp(werr))
 			}
+			im.wrote(data)
 			return i, err
 		}
+		data += fc.N
 	}
 	if im.mem {
+		im.wrote(data)
 		return 0, nil
 	}
 	if _, err := im.f.WriteAt(out, base); err != nil {
 		return first, fmt.Errorf("writing %s at offset %#x: %w", im.name, base, im.untemp(err))
 	}
+	im.wrote(data)
 	return 0, nil
 }
 

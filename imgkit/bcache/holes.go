@@ -41,6 +41,9 @@ func (im *Image) zeroHole(off, n int64) error {
 	if n <= 0 {
 		return nil
 	}
+	// The zeros count as written whether or not they needed a write:
+	// they are the contents of the range.
+	im.wrote(n)
 	if im.data != nil {
 		// The bitmap of touched chunks is the fresh/existing rule:
 		// zero clears only what was handed out or written.

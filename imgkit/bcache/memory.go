@@ -18,8 +18,9 @@ const memoryName = "in-memory image"
 // Getblk zeroes the parts of a fresh block that were handed out or written
 // before, and WriteAt, CopyFrom and CopyFiles copy into the bytes, reading
 // every source straight into them. Commit finishes the image and Bytes then
-// returns it; Abort drops it. Options may be nil; its fields (Mode, Sync,
-// Perm, Bulk) only make sense for an image file and are ignored.
+// returns it; Abort drops it. Options may be nil; its fields but Progress
+// (Mode, Sync, Perm, Bulk) only make sense for an image file and are
+// ignored.
 //
 // A negative size is an error wrapping ErrRange, and a size no byte slice
 // can have on this platform (over what an int holds, or over what the Go
@@ -52,8 +53,8 @@ func CreateMemory(size int64, opts *Options) (*Image, error) {
 // with an error that wraps it and names the offset of the first byte not
 // written; w may then hold part of the image.
 //
-// The size is checked, and the options ignored, as by CreateMemory; a nil w
-// is an error.
+// The size is checked, and the options taken (only Progress counts), as
+// by CreateMemory; a nil w is an error.
 func CreateWriterAt(w io.WriterAt, size int64, opts *Options) (*Image, error) {
 	if w == nil {
 		return nil, errors.New("bcache: CreateWriterAt with a nil io.WriterAt")

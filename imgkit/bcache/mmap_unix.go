@@ -52,6 +52,7 @@ func (im *Image) pwriteChunks(p []byte, off int64, done *int64) error {
 		chunk := p[:min(len(p), bulkSize)]
 		w, err := im.f.WriteAt(chunk, off+*done)
 		*done += int64(w)
+		im.wrote(int64(w))
 		if err != nil {
 			return err
 		}

@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -93,6 +94,11 @@ type Command struct {
 	Dir    string              // working directory that relative paths resolved against
 	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = os.Getenv
 	Stdin  io.Reader           // read for the manifest "-"; nil = empty
+
+	// Progress, when not nil, counts the bytes Run writes into the image
+	// as it writes them (bcache.Options.Progress), so that a caller can
+	// show how far a long build is from another goroutine.
+	Progress *atomic.Int64
 }
 
 // Option is one key[=value] item of -o.

@@ -40,12 +40,13 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 
 // CacheOptions returns the block-cache options every type writes its image
 // with: the mode and the noclone word from FIXTUREGEN_CACHE in the
-// command's environment.
+// command's environment, and the command's Progress counter.
 func (c *Command) CacheOptions() (*bcache.Options, error) {
 	o, err := bcache.ParseOptions(c.getenv(bcache.EnvMode))
 	if err != nil {
 		return nil, &rewordedError{msg: "makefs: " + bcache.EnvMode + ": " + trimPrefix(err, "bcache"), err: err}
 	}
+	o.Progress = c.Progress
 	return o, nil
 }
 

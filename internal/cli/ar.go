@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
@@ -62,6 +63,11 @@ type arCmd struct {
 	// archive and of the files, for the catalogue's plan.
 	arArchive int
 	arFiles   []int
+
+	// written counts the bytes Commit writes (EditOptions.Progress).
+	written *atomic.Int64
+	// ranlib is set when the ranlib command runs the command.
+	ranlib bool
 }
 
 const arOps = "dmpqrstx"
@@ -308,6 +314,10 @@ func (c *arCmd) editOptions() *ar.EditOptions {
 	if c.verbose {
 		o.Verbose = c.e.Stdout
 	}
+	if c.written == nil {
+		c.written = c.e.progressCounter()
+	}
+	o.Progress = c.written
 	if v := c.e.getenv("FIXTUREGEN_AR_SYM64_THRESHOLD"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
@@ -409,7 +419,11 @@ func (c *arCmd) commit(a *ar.Archive) error {
 	if c.sym64Err != nil {
 		return c.sym64Err
 	}
-	err := a.Commit()
+	prog := "ar"
+	if c.ranlib {
+		prog = "ranlib"
+	}
+	err := c.e.showProgress(prog, c.archive, c.written, func(io.Writer, io.Writer) error { return a.Commit() })
 	if errors.Is(err, ar.ErrThinBSD) {
 		return fmt.Errorf("ar: %s: only the gnu format has a thin mode (T, --thin with --format=bsd)", c.archive)
 	}
@@ -437,7 +451,7 @@ func runRanlib(e *env, args []string) error {
 		return usagef("ranlib: missing archive")
 	}
 	for _, f := range files {
-		c := &arCmd{e: e, op: 's', det: det, count: 1, archive: f, create: true}
+		c := &arCmd{e: e, op: 's', det: det, count: 1, archive: f, create: true, ranlib: true}
 		a, err := ar.OpenArchive(f, c.editOptions())
 		if err != nil {
 			return rewrap(err)

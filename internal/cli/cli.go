@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // env is everything a command may take from the process it runs in. Commands
@@ -21,6 +22,9 @@ type env struct {
 	// process is set for the process's own environment (Main), whose
 	// signals a build catches.
 	process bool
+	// progress, when not nil, is the catalogue's counter of the bytes a
+	// command writes into its output (catalog.Command.Progress).
+	progress *atomic.Int64
 }
 
 // abs resolves path against the working directory e.Dir.

@@ -71,7 +71,7 @@ func (runner) Plan(dir string, args []string) (*catalog.Plan, error) {
 // Run implements catalog.Runner. The commands run to the end: they do
 // not stop early when ctx is done.
 func (runner) Run(ctx context.Context, c *catalog.Command) error {
-	e := &env{Stdin: strings.NewReader(""), Stdout: c.Stdout, Stderr: c.Stderr, Dir: c.Dir, Getenv: c.Getenv}
+	e := &env{Stdin: strings.NewReader(""), Stdout: c.Stdout, Stderr: c.Stderr, Dir: c.Dir, Getenv: c.Getenv, progress: c.Progress}
 	args, _ := catalogArgs(c.Args)
 	return run(e, args)
 }

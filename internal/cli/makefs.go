@@ -56,6 +56,9 @@ default, keeps the host's owners, modes and hard links. Catalogue entries
 -t chooses the file system type (default ffs). "-o help", anywhere among
 the -o options, prints the options of that type and exits; it needs no
 image-file or directory.
+
+On a terminal, an image that takes more than a second shows how many
+bytes have been written on standard error until it is done.
 `
 
 func runMakefs(e *env, args []string) error {
@@ -66,8 +69,23 @@ func runMakefs(e *env, args []string) error {
 	if d := c.ImageInSource(); d != "" && !c.Help {
 		fmt.Fprintf(e.Stderr, "fixturegen: makefs: warning: the image %s lies inside its source folder %s: an image left there by an earlier run is packed into the new one\n", e.show(c.Image), e.show(d))
 	}
+	if c.Help {
+		return fromLibrary(c.Run(e.Stdout, e.Stderr))
+	}
 	defer e.removeTempsOnSignal("makefs")()
-	return fromLibrary(c.Run(e.Stdout, e.Stderr))
+	c.Progress = e.progressCounter()
+	return fromLibrary(e.showProgress("makefs", imageArg(e, args, c.Image), c.Progress, c.Run))
+}
+
+// imageArg returns the argument of args that names the image file image,
+// as the user wrote it, for messages; image itself when none does.
+func imageArg(e *env, args []string, image string) string {
+	for _, a := range args {
+		if a != "" && a[0] != '-' && e.abs(a) == image {
+			return a
+		}
+	}
+	return image
 }
 
 // show returns the path p as the user would write it: relative to the

@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// countingRunner is fakeRunner counting in Command.Progress the bytes of
+// each output it writes, as fixturegen's makefs and ar do.
+type countingRunner struct{ fakeRunner }
+
+func (r *countingRunner) Run(ctx context.Context, c *Command) error {
+	if err := r.fakeRunner.Run(ctx, c); err != nil {
+		return err
+	}
+	fi, err := os.Stat(filepath.Join(c.Dir, c.Args[1]))
+	if err != nil {
+		return err
+	}
+	if c.Progress != nil {
+		c.Progress.Add(fi.Size())
+	}
+	return nil
+}
+
+// startRecorder is a ProgressReporter that keeps, for each entry done,
+// what its counter said.
+type startRecorder struct {
+	recorder
+	mu       sync.Mutex
+	counters map[string]*atomic.Int64
+	written  map[string]int64
+}
+
+func (r *startRecorder) EntryStarted(e Entry, written *atomic.Int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.counters[e.Name] != nil {
+		panic("EntryStarted twice for " + e.Name)
+	}
+	r.counters[e.Name] = written
+}
+
+func (r *startRecorder) EntryDone(e *EntryResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.counters[e.Entry.Name]; c != nil {
+		r.written[e.Entry.Name] = c.Load()
+	}
+}
+
+// TestBuildHandsProgress checks that the engine gives each command a
+// counter in Command.Progress and the same counter to a ProgressReporter
+// before the command runs, and tells it nothing of entries up to date.
+func TestBuildHandsProgress(t *testing.T) {
+	t.Parallel()
+	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\nb: write b yy zz\n"})
+	for i, want := range []map[string]int64{{"a": 2, "b": 6}, {}} {
+		rep := &startRecorder{counters: map[string]*atomic.Int64{}, written: map[string]int64{}}
+		if _, err := c.Build(context.Background(), &Options{Runner: &countingRunner{}, Reporter: rep, Update: true}); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.written) != len(want) {
+			t.Errorf("build %d: counters of %v, want %v", i+1, rep.written, want)
+		}
+		for name, n := range want {
+			if rep.written[name] != n {
+				t.Errorf("build %d: %s's counter said %d when done, want %d", i+1, name, rep.written[name], n)
+			}
+		}
+	}
+}
