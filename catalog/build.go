@@ -496,7 +496,11 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		for n, s := range have {
 			e.sums[n] = s
 		}
-		if err := writeFileAtomic(filepath.Join(e.cat.Dir, SumName), formatSums(e.sums), e.temps); err != nil {
+		data, err := formatSums(e.sums)
+		if err == nil {
+			err = writeFileAtomic(filepath.Join(e.cat.Dir, SumName), data, e.temps)
+		}
+		if err != nil {
 			return res, err
 		}
 		res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update

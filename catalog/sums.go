@@ -40,7 +40,9 @@ func SumFile(name string) (Sum, error) {
 	return Sum{Size: n, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// ReadSums reads a fixtures.sum file. A missing file has no entries and
+// ReadSums reads a fixtures.sum file: one line per output, NAME SIZE
+// sha256:HEX separated by blanks, LF or CR LF line endings, a UTF-8
+// byte-order mark at the start skipped. A missing file has no entries and
 // reports exists false.
 func ReadSums(name string) (sums map[string]Sum, exists bool, err error) {
 	sums = map[string]Sum{}
@@ -51,7 +53,8 @@ func ReadSums(name string) (sums map[string]Sum, exists bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+	text := strings.TrimPrefix(string(data), bom)
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if line == "" {
 			continue
 		}
@@ -78,18 +81,28 @@ func ReadSums(name string) (sums map[string]Sum, exists bool, err error) {
 }
 
 // WriteSums replaces the file name with sums, one line per output sorted
-// by name, through a temporary file renamed into place.
+// by name, through a temporary file renamed into place. A name that
+// CheckName refuses is an error wrapping ErrName, and nothing is written:
+// ReadSums could not read it back.
 func WriteSums(name string, sums map[string]Sum) error {
-	return writeFileAtomic(name, formatSums(sums), nil)
+	data, err := formatSums(sums)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(name, data, nil)
 }
 
-// formatSums returns the contents of a fixtures.sum file holding sums.
-func formatSums(sums map[string]Sum) []byte {
+// formatSums returns the contents of a fixtures.sum file holding sums, or
+// the error of the first name that CheckName refuses.
+func formatSums(sums map[string]Sum) ([]byte, error) {
 	var b bytes.Buffer
 	for _, n := range sortedKeys(sums) {
+		if err := CheckName(n); err != nil {
+			return nil, fmt.Errorf("%s: %w", SumName, err)
+		}
 		fmt.Fprintf(&b, "%s %s\n", n, sums[n])
 	}
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // writeFileAtomic replaces name with data through a uniquely named
