@@ -196,7 +196,8 @@ func (p *specParser) errorf(sentinel error, format string, args ...any) error {
 // makefs -F reads one; name is the spec's file name for error messages,
 // which have the form "name:line: ...".
 //
-// It accepts comments (a word starting with '#' starts one), blank lines,
+// It accepts a UTF-8 byte-order mark at the start (skipped), comments (a
+// word starting with '#' starts one), blank lines,
 // lines continued with a trailing backslash, the /set and /unset commands,
 // ".." (up one directory), entries named by a relative name (a directory
 // entry makes it the current directory; "." is the root) or by a path with
@@ -243,6 +244,12 @@ func ReadSpecOptions(r io.Reader, name string, opts *SpecOptions) (*Spec, error)
 			start = lineno
 		}
 		raw = strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		if lineno == 1 {
+			// A UTF-8 byte-order mark that an editor put at the start
+			// is no part of the first word (FreeBSD's makefs would take
+			// it for one).
+			raw = strings.TrimPrefix(raw, "\ufeff")
+		}
 		cont := false
 		if tail := len(raw) - len(strings.TrimRight(raw, `\`)); tail%2 == 1 {
 			raw, cont = raw[:len(raw)-1], true

@@ -441,3 +441,22 @@ b type=file mode=0644
 		t.Errorf("ReadSpec of a repeated entry: %v, want ErrSpecDuplicate", err)
 	}
 }
+
+// TestReadSpecBOM checks that a UTF-8 byte-order mark at the start of a
+// spec (an editor's) is skipped, also with CR LF line endings, rather than
+// read as part of the first word.
+func TestReadSpecBOM(t *testing.T) {
+	t.Parallel()
+	const text = "/set type=file uid=0 gid=0 mode=0644\n. type=dir time=7\n    a size=0 time=7\n..\n"
+	opts := &Options{LookupUser: func(string) (uint32, error) { return 0, nil }, LookupGroup: func(string) (uint32, error) { return 0, nil }}
+	want, err := ApplySpec(nil, readSpec(t, text), false, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{"\ufeff" + text, "\ufeff" + strings.ReplaceAll(text, "\n", "\r\n")} {
+		got, err := ApplySpec(nil, readSpec(t, in), false, opts)
+		if err != nil || dump(got) != dump(want) {
+			t.Errorf("spec %q: %v\n%s\nwant\n%s", in, err, dump(got), dump(want))
+		}
+	}
+}
