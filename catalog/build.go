@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -704,6 +705,9 @@ func (e *engine) plan(m Entry) (*Plan, error) {
 	if p.Output < 1 || p.Output >= len(m.Args) || path.Clean(filepath.ToSlash(m.Args[p.Output])) != m.Name {
 		return nil, fmt.Errorf("the command line does not write its output %s", m.Name)
 	}
+	if err := outputFolderLink(e.dir, m.Name); err != nil {
+		return nil, err
+	}
 	q := *p
 	q.Inputs = make([]Input, 0, len(p.Inputs))
 	for _, in := range p.Inputs {
@@ -718,6 +722,41 @@ func (e *engine) plan(m Entry) (*Plan, error) {
 		q.Inputs = append(q.Inputs, in)
 	}
 	return &q, nil
+}
+
+// ErrOutputLink is wrapped by the error of an entry whose output folder,
+// or a folder above it inside the catalogue, is a symbolic link.
+var ErrOutputLink = errors.New("output folder is a symbolic link")
+
+// outputFolderLink returns an error wrapping ErrOutputLink when a folder
+// on the path of the output name in the catalogue folder dir ("out" and
+// "out/sub" of "out/sub/a.img"), looked at component by component, is a
+// symbolic link, and nil otherwise (also when a folder does not exist yet,
+// or is not a folder: then the command fails). Build writes the output,
+// its temporary files and the command's beside it, and clean removes
+// them, only through real folders: a link that leaves the catalogue would
+// write or delete outside it, and one that stays inside would give one
+// file two names, which the dependency order, the fingerprints of inputs
+// and verify's copy do not see as one.
+func outputFolderLink(dir, name string) error {
+	p := dir
+	parts := strings.Split(path.Dir(name), "/")
+	for i, c := range parts {
+		if c == "." {
+			break
+		}
+		p = filepath.Join(p, c)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("%w: %s -> %s; outputs are written only through real folders of the catalogue (make %s a folder, or name the output where the link leads)",
+				ErrOutputLink, strings.Join(parts[:i+1], "/"), target, strings.Join(parts[:i+1], "/"))
+		}
+	}
+	return nil
 }
 
 // display returns the absolute path p relative to dir, slash-separated,
@@ -847,13 +886,20 @@ func topoOrder(n int, deps [][]int) []int {
 // Clean removes the selected outputs (all when names is empty) and, for a
 // full clean, the build state; in either case it removes the temporary
 // files that killed runs left beside the outputs and the catalogue's own
-// files. fixtures.sum and the inputs stay. It holds the catalogue's lock,
+// files. fixtures.sum and the inputs stay. An output whose folder is a
+// symbolic link (see ErrOutputLink) is an error before anything is
+// removed. It holds the catalogue's lock,
 // so it waits for a run in progress. It returns how many outputs it
 // removed.
 func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err error) {
 	sel, err := c.Select(names)
 	if err != nil {
 		return 0, err
+	}
+	for _, m := range sel {
+		if err := outputFolderLink(c.Dir, m.Name); err != nil {
+			return 0, fmt.Errorf("%s:%d: %s: %w; clean removed nothing", ManifestName, m.Line, m.Name, err)
+		}
 	}
 	unlock, err := lock(ctx, c.Dir, nil)
 	if err != nil {

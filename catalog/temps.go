@@ -58,11 +58,15 @@ func (t *temps) removeAll() {
 // (tempfile.Pattern) in the catalogue folder dir and in the folders of the
 // outputs of entries, sorted: what killed runs of the catalogue, and the
 // commands they ran, left there. The caller holds the catalogue's lock, so
-// no live run of the catalogue owns any of them.
+// no live run of the catalogue owns any of them. An output folder that is
+// reached through a symbolic link (see outputFolderLink) is not looked
+// in: it may be outside the catalogue.
 func leftoverTemps(dir string, entries []Entry) []string {
 	dirs := map[string]bool{dir: true}
 	for _, m := range entries {
-		dirs[filepath.Dir(filepath.Join(dir, filepath.FromSlash(m.Name)))] = true
+		if outputFolderLink(dir, m.Name) == nil {
+			dirs[filepath.Dir(filepath.Join(dir, filepath.FromSlash(m.Name)))] = true
+		}
 	}
 	var found []string
 	for d := range dirs {
