@@ -24,7 +24,23 @@ var cd9660Format = Format[cd9660.Options]{
 		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
 	},
 	Flags:     cd9660Flags,
+	Files:     cd9660Files,
 	WriteFile: cd9660.WriteFile,
+}
+
+// cd9660Files returns the files o reads: the El Torito boot images, then
+// the generic boot image.
+func cd9660Files(o *cd9660.Options) []string {
+	var files []string
+	for _, im := range o.Boot.Images {
+		if im.File != "" {
+			files = append(files, im.File)
+		}
+	}
+	if o.Boot.GenericImage != "" {
+		files = append(files, o.Boot.GenericImage)
+	}
+	return files
 }
 
 // cd9660Flags copies -s, -M and -m into o (the writer warns that it

@@ -27,6 +27,7 @@ var ffsFormat = Format[ffs.Options]{
 		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
 	},
 	Flags:     ffsFlags,
+	Files:     nil, // no ffs option names a file
 	WriteFile: ffs.WriteFile,
 }
 

@@ -36,6 +36,14 @@ type Format[O any] struct {
 	// c into o, after the -o options; nil when it takes none.
 	Flags func(c *Command, o *O) error
 
+	// Files returns the host files that o makes WriteFile read besides
+	// the source tree: the files its options name (a bootstrap, boot
+	// images), as WriteFile opens them once Flags has resolved them; nil
+	// when the type has no such option. It is part of the type's
+	// contract: a catalogue plans an entry's inputs with it, so a file
+	// option left out here is a file whose changes rebuild nothing.
+	Files func(o *O) []string
+
 	// WriteFile writes the image file path from src with o.
 	WriteFile func(path string, src fstree.Source, o *O) error
 }
@@ -56,7 +64,29 @@ type Common struct {
 // RegisterFormat registers f as the makefs type f.Name; it is meant to be
 // called from init functions, as Register is.
 func RegisterFormat[O any](f Format[O]) {
-	Register(Type{Name: f.Name, Help: f.Help, Write: f.write})
+	Register(Type{Name: f.Name, Help: f.Help, Write: f.write, Inputs: f.inputs})
+}
+
+// inputs is the Type.Inputs of f: the -o options and the global flags
+// parsed as Write parses them, then what they read (f.Files) and whether
+// they set the times (a Common Timestamp the options set).
+func (f Format[O]) inputs(c *Command) (OptionInputs, error) {
+	o, err := f.parse(c)
+	if err != nil {
+		return OptionInputs{}, err
+	}
+	var in OptionInputs
+	if f.Files != nil {
+		for _, p := range f.Files(o) {
+			in.Files = append(in.Files, c.abs(p))
+		}
+	}
+	if f.Common != nil {
+		if ts := f.Common(o).Timestamp; ts != nil && !ts.IsZero() {
+			in.Timestamp = true
+		}
+	}
+	return in, nil
 }
 
 // write is the Type.Write of f.
@@ -78,6 +108,23 @@ func (f Format[O]) write(c *Command, warn io.Writer) error {
 // options turns the command line into an O: the -o options in order, the
 // type's global flags, then the Common fields.
 func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
+	o, err := f.parse(c)
+	if err != nil {
+		return nil, err
+	}
+	var com Common
+	if f.Common != nil {
+		com = f.Common(o)
+	}
+	if err := com.fill(c, warn); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// parse turns the -o options of c, in order, and the type's global flags
+// into a new O, without the Common fields.
+func (f Format[O]) parse(c *Command) (*O, error) {
 	o := new(O)
 	for _, opt := range c.Opts {
 		// A key without a value is an empty one, as makefs's set_option
@@ -98,13 +145,6 @@ func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
 		if err := f.Flags(c, o); err != nil {
 			return nil, err
 		}
-	}
-	var com Common
-	if f.Common != nil {
-		com = f.Common(o)
-	}
-	if err := com.fill(c, warn); err != nil {
-		return nil, err
 	}
 	return o, nil
 }

@@ -25,6 +25,9 @@ import (
 //     same way;
 //   - Flags, the copy of the global flags it takes (-s, -M, -m, -O, -S...)
 //     into its Options, or nil;
+//   - Files, the host files an Options value reads besides the tree (a
+//     bootstrap, boot images), which a catalogue makes inputs of the
+//     image, or nil when no option names a file;
 //   - WriteFile, the package's WriteFile(path, fstree.Source, *Options).
 //
 // The -o loop, the time rule, the block-cache mode, the source tree (with
@@ -39,6 +42,35 @@ type Type struct {
 	Help func() []imgfmt.Option
 	// Write builds c.Image from c; warnings go to warn.
 	Write func(c *Command, warn io.Writer) error
+	// Inputs says what c's -o options make Write depend on besides the
+	// source tree and the global flags (see OptionInputs); nil when they
+	// name no file and set no time.
+	Inputs func(c *Command) (OptionInputs, error)
+}
+
+// OptionInputs is what the -o options of a command make its image depend
+// on besides the source tree and the global flags, as a catalogue plans
+// the command's inputs.
+type OptionInputs struct {
+	// Files are the host files the options name that the type reads (msdos
+	// bootstrap, cd9660 bootimage and generic-bootimage), absolute, in the
+	// type's order.
+	Files []string
+	// Timestamp is set when the options give every time of the image
+	// (msdos -o timestamp), so that the files' own times do not reach it.
+	Timestamp bool
+}
+
+// OptionInputs returns what c's -o options make the image depend on (see
+// Type.Inputs), parsing them as Run does; an option Run would refuse is
+// the same error.
+func (c *Command) OptionInputs() (OptionInputs, error) {
+	t, err := lookupType(c.Type)
+	if err != nil || t.Inputs == nil {
+		return OptionInputs{}, err
+	}
+	in, err := t.Inputs(c)
+	return in, reword(err, t.Help)
 }
 
 // The registry of types. It is guarded by typesMu, so that a program (or

@@ -12,7 +12,6 @@ import (
 	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
-	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
 // Runner returns the catalogue runner of the fixturegen command: it runs
@@ -80,7 +79,7 @@ func (runner) Run(ctx context.Context, c *catalog.Command) error {
 // is the output; the inputs are the source directories, an mtree manifest
 // given as the source, the -F spec, the files their contents keywords
 // name, -T's file (when it names one), and the files of the type's options
-// that name files (msdos -o bootstrap). A line whose image would hold the
+// that name files (msdos -o bootstrap; see typeOptionInputs). A line whose image would hold the
 // checkout's times (no -T, no -o timestamp) is an error unless it asks
 // for the host's metadata with --metadata=host: git sets every file's
 // time when it checks it out.
@@ -113,7 +112,9 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if a.TimestampArg != "" {
 		add(e.abs(a.TimestampArg), true, true)
 	}
-	typeOptionInputs(e, a, p, add)
+	if err := typeOptionInputs(a, p, add); err != nil {
+		return nil, err
+	}
 	if a.Metadata == fstree.MetadataGit {
 		if p.Times {
 			return nil, errCheckoutTimes
@@ -153,40 +154,23 @@ func timestampFromFile(e *env, a *makefs.Command) bool {
 // U modifier.
 var errArFileMetadata = errors.New("ar with the U modifier stores the members' owners, modes and times, which a checkout takes from its user, umask and clock; leave out U (ar's default, D, stores 0:0, mode 644 and time 0)")
 
-// typeOptionInputs applies the -o options of a whose -t type ties them to
-// an Options field: a Timestamp makes the times no input of p; a
-// Bootstrap, an El Torito boot image ("system;file") or a generic boot
-// image names a file that is one (added by add).
-func typeOptionInputs(e *env, a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) {
-	t, ok := makefs.Lookup(a.Type)
-	if !ok || t.Help == nil {
-		return
+// typeOptionInputs adds to p what the -o options of a make the image
+// depend on, as the -t type's contract says (makefs.Command.OptionInputs):
+// the files they name are inputs (added by add), and options that set
+// every time make the times no input. An option the type refuses is the
+// error the command would give.
+func typeOptionInputs(a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) error {
+	in, err := a.OptionInputs()
+	if err != nil {
+		return err
 	}
-	fields := map[string]string{}
-	for _, h := range t.Help() {
-		fields[h.Key] = h.Field
-		if h.Letter != "" {
-			fields[h.Letter] = h.Field
-		}
+	if in.Timestamp {
+		p.Times = false
 	}
-	for _, o := range a.Opts {
-		switch fields[o.Key] {
-		case "Timestamp":
-			p.Times = false
-		case "Bootstrap":
-			if o.Value != "" {
-				add(bootstrapPath(e, o.Value), false, false)
-			}
-		case "Boot.Images":
-			if _, file, ok := strings.Cut(o.Value, ";"); ok && file != "" {
-				add(e.abs(file), false, false)
-			}
-		case "Boot.GenericImage":
-			if o.Value != "" {
-				add(e.abs(o.Value), false, false)
-			}
-		}
+	for _, f := range in.Files {
+		add(f, false, false)
 	}
+	return nil
 }
 
 // contentsInputs adds the files that contents keywords of a's manifest or
@@ -204,15 +188,6 @@ func contentsInputs(e *env, a *makefs.Command, add func(path string, optional, m
 		return nil
 	})
 	return nil
-}
-
-// bootstrapPath resolves a bootstrap file as makefs -t msdos does: a path
-// from the working directory, a bare name in /boot (msdos.BootstrapPath).
-func bootstrapPath(e *env, v string) string {
-	if strings.Contains(v, "/") {
-		return e.abs(v)
-	}
-	return msdos.BootstrapPath(v)
 }
 
 // under reports whether p lies in one of dirs.
