@@ -70,4 +70,11 @@
 // before Build or Verify returns; Build removes, under the lock, those a
 // killed run left in the catalogue folder and beside the outputs, and
 // reports it with Reporter.Message.
+//
+// Nothing is written or removed through a symbolic link: an output whose
+// folder is one fails (ErrOutputLink) and Clean refuses it; fixtures.sum
+// and the state are replaced by rename, never written through a link; a
+// lock file that is a link is an error. Output names are what CheckName
+// accepts, so that every name written to fixtures.sum and the state reads
+// back the same (WriteSums refuses any other).
 package catalog
