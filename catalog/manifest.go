@@ -115,7 +115,8 @@ func (c *Catalog) Select(names []string) ([]Entry, error) {
 // comment continues on the next, words are split as SplitWords splits
 // them, and each entry reads NAME: COMMAND ARGS..., NAME being an output
 // name that CheckName accepts and that appears among ARGS. A UTF-8
-// byte-order mark at the start is skipped, and a line may end in CR LF.
+// byte-order mark at the start is skipped, a line may end in CR LF, and a
+// NUL byte is an error.
 func ParseManifest(r io.Reader) ([]Entry, error) {
 	var entries []Entry
 	seen := map[string]int{}
@@ -132,6 +133,11 @@ func ParseManifest(r io.Reader) ([]Entry, error) {
 		line := sc.Text() // without its LF or CR LF
 		if lineNo == 1 {
 			line = strings.TrimPrefix(line, bom)
+		}
+		if strings.IndexByte(line, 0) >= 0 {
+			// No command-line word can hold one, and the state file
+			// separates words with it.
+			return nil, fmt.Errorf("%s:%d: a NUL byte (is the manifest a text file?)", ManifestName, lineNo)
 		}
 		text.WriteString(line)
 		full := text.String()
