@@ -71,9 +71,10 @@ func TestBuildOutputFolderLinks(t *testing.T) {
 	}
 }
 
-// TestBuildOwnFileLinks checks that fixtures.sum and the build state,
-// when they are symbolic links to files outside the catalogue, are
-// replaced by files of their own and the files the links lead to are left
+// TestBuildOwnFileLinks checks that fixtures.sum, the build state and an
+// output, when they are symbolic links to files outside the catalogue, are
+// replaced by files of their own (and clean removes the output's link, not
+// what it leads to) and the files the links lead to are left
 // as they were, and that a lock file that is a symbolic link is refused
 // rather than created through.
 func TestBuildOwnFileLinks(t *testing.T) {
@@ -81,7 +82,7 @@ func TestBuildOwnFileLinks(t *testing.T) {
 	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\n"})
 	outside := t.TempDir()
 	theirs := "a 1 sha256:" + strings.Repeat("00", 32) + "\n"
-	for _, n := range []string{SumName, StateName} {
+	for _, n := range []string{SumName, StateName, "a"} {
 		os.WriteFile(filepath.Join(outside, n), []byte(theirs), 0o644)
 		if err := os.Symlink(filepath.Join(outside, n), filepath.Join(c.Dir, n)); err != nil {
 			t.Fatal(err)
@@ -90,13 +91,23 @@ func TestBuildOwnFileLinks(t *testing.T) {
 	if _, err := c.Build(context.Background(), &Options{Runner: &fakeRunner{}, Update: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{SumName, StateName} {
+	for _, n := range []string{SumName, StateName, "a"} {
 		if b, _ := os.ReadFile(filepath.Join(outside, n)); string(b) != theirs {
 			t.Errorf("%s written through its link: %q", n, b)
 		}
 		if fi, err := os.Lstat(filepath.Join(c.Dir, n)); err != nil || !fi.Mode().IsRegular() {
 			t.Errorf("%s in the catalogue: %v, %v; want a regular file", n, fi, err)
 		}
+	}
+	os.Remove(filepath.Join(c.Dir, "a"))
+	if err := os.Symlink(filepath.Join(outside, "a"), filepath.Join(c.Dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Clean(context.Background(), nil); err != nil || n != 1 {
+		t.Errorf("Clean = %d, %v", n, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "a")); string(b) != theirs {
+		t.Errorf("clean removed or changed the file the output's link leads to: %q", b)
 	}
 	os.Remove(filepath.Join(c.Dir, LockName))
 	if err := os.Symlink(filepath.Join(outside, "lock"), filepath.Join(c.Dir, LockName)); err != nil {
