@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -587,6 +588,9 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 			e.produced.Store(m.Name, s)
 			return
 		}
+		if e.st.outputChanged(m.Name, outPath) {
+			r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
+		}
 	}
 
 	// Build into a temporary name beside the output, so that a failed
@@ -616,6 +620,37 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	r.Status = Built
 	if e.op == "build" {
 		e.st.record(m.Name, k, outPath, s)
+	} else {
+		e.checkInstalled(m, fail)
+	}
+}
+
+// checkInstalled compares the output of m in the catalogue folder, when
+// there is one, with the sum fixtures.sum records, for Verify: an output
+// there that was edited, or left by a build of other inputs, fails the
+// entry even though the rebuild matches. An absent output is fine.
+func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
+	want, ok := e.sums[m.Name]
+	if !ok {
+		return
+	}
+	p := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		fail("the output in the catalogue folder: %v", err)
+		return
+	case !fi.Mode().IsRegular():
+		fail("the output %s in the catalogue folder is not a regular file (%v)", m.Name, fi.Mode().Type())
+		return
+	}
+	switch have, err := SumFile(p); {
+	case err != nil:
+		fail("the output in the catalogue folder: %v", err)
+	case have != want:
+		fail("the output %s in the catalogue folder has %s, not the %s that %s records and the rebuild gives; fixturegen build rebuilds it", m.Name, have, want, SumName)
 	}
 }
 
