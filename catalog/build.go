@@ -37,9 +37,9 @@ type Options struct {
 	// changed, so that new times alone (a checkout, touch) rebuild
 	// nothing; times still count where the output stores them
 	// (Plan.Times, Input.ModTime). Every build records each input's stat
-	// fingerprint (type, mode, size, owner, links, times), and a build
-	// with Hash its contents too, which later builds without Hash keep
-	// while the stat fingerprint holds. So toggling Hash rebuilds
+	// fingerprint (type, mode, size, owner, links, times, device and
+	// inode, link target), and a build with Hash its contents too, which
+	// later builds without Hash keep while the stat fingerprint holds. So toggling Hash rebuilds
 	// nothing: without Hash an input counts by its stat fingerprint, and
 	// with Hash an input whose contents the state lacks (it was last
 	// built without Hash) counts as unchanged when its stat fingerprint
@@ -146,7 +146,10 @@ func (c *Catalog) Build(ctx context.Context, o *Options) (*Result, error) {
 // Verify copies the catalogue folder's inputs (everything but the outputs,
 // the build state and temporary files) to a temporary directory, rebuilds
 // every selected entry there and compares each output with fixtures.sum,
-// explaining a mismatch against the output in the catalogue folder. It
+// explaining a mismatch against the output in the catalogue folder. An
+// output present in the catalogue folder must match fixtures.sum too (one
+// edited, or built from other inputs, fails its entry); an absent one is
+// fine. It
 // never writes to the catalogue folder, and refuses an entry that reads
 // anything outside it. The temporary directory is removed when it
 // returns, also when ctx is done.
