@@ -149,10 +149,10 @@ func (c *Catalog) Build(ctx context.Context, o *Options) (*Result, error) {
 // explaining a mismatch against the output in the catalogue folder. An
 // output present in the catalogue folder must match fixtures.sum too (one
 // edited, or built from other inputs, fails its entry); an absent one is
-// fine. It
-// never writes to the catalogue folder, and refuses an entry that reads
-// anything outside it. The temporary directory is removed when it
-// returns, also when ctx is done.
+// fine. It never writes to the catalogue folder, and refuses an entry
+// that reads anything outside it but the host's own files (Input.Host).
+// The temporary directory is removed when it returns, also when ctx is
+// done.
 func (c *Catalog) Verify(ctx context.Context, o *Options) (*Result, error) {
 	return c.run(ctx, o, "verify")
 }
@@ -279,7 +279,8 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 }
 
 // checkInside refuses entries that read anything outside the catalogue
-// folder, whatever the argument's position, for Verify.
+// folder, whatever the argument's position, but the host's own files
+// (Input.Host), for Verify.
 func (e *engine) checkInside(sel []Entry) error {
 	for _, m := range sel {
 		p, err := e.o.Runner.Plan(e.cat.Dir, m.Args)
@@ -287,6 +288,9 @@ func (e *engine) checkInside(sel []Entry) error {
 			continue // the build reports it
 		}
 		for _, in := range p.Inputs {
+			if in.Host {
+				continue // the copy is built on this host too
+			}
 			abs := in.Path
 			if !filepath.IsAbs(abs) {
 				abs = filepath.Join(e.cat.Dir, abs)
