@@ -39,11 +39,12 @@ type Options struct {
 	// (Plan.Times, Input.ModTime). Every build records each input's stat
 	// fingerprint (type, mode, size, owner, links, times, device and
 	// inode, link target), and a build with Hash its contents too, which
-	// later builds without Hash keep while the stat fingerprint holds. So toggling Hash rebuilds
-	// nothing: without Hash an input counts by its stat fingerprint, and
-	// with Hash an input whose contents the state lacks (it was last
-	// built without Hash) counts as unchanged when its stat fingerprint
-	// is, and its contents are recorded for the next build. That first
+	// later builds without Hash keep while the stat fingerprint holds.
+	// So toggling Hash rebuilds nothing: without Hash an input counts by
+	// its stat fingerprint, and with Hash an input whose contents the
+	// state lacks (it was last built without Hash) counts as unchanged
+	// when its stat fingerprint is, and its contents are recorded for the
+	// next build. That first
 	// build with Hash is therefore only as sure as one without it: a file
 	// rewritten with its size and modification time set back goes
 	// unnoticed where the host has no change time (not Linux). Build
@@ -657,7 +658,7 @@ func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
 	case err != nil:
 		fail("the output in the catalogue folder: %v", err)
 	case have != want:
-		fail("the output %s in the catalogue folder has %s, not the %s that %s records and the rebuild gives; fixturegen build rebuilds it", m.Name, have, want, SumName)
+		fail("the output %s in the catalogue folder has %s, not the %s that %s records and the rebuild gives; a build rebuilds it", m.Name, have, want, SumName)
 	}
 }
 
