@@ -30,9 +30,13 @@
 // winning. An entry that writes --metadata=host keeps the host's owners,
 // modes and hard links, and its sum then holds only on that host. The
 // Runner refuses, naming the manifest line, a makefs entry without -T (or
-// msdos's -o timestamp) or whose -T names a file, unless it writes --metadata=host, since git sets
-// every file's time at checkout, and an ar entry with the U modifier,
-// which stores the members' owners, modes and times.
+// msdos's -o timestamp) or whose -T names a file, unless it writes
+// --metadata=host, since git sets every file's time at checkout; a makefs
+// entry whose spec names an owner without its number and without -N
+// (uname= without uid=), unless it writes --metadata=host, since the
+// number would be the host's; and an ar entry with the U modifier, which
+// stores the members' owners, modes and times. Under --metadata=host such an owner name makes the host's
+// /etc/passwd and /etc/group inputs (Input.Host).
 //
 // # Up to date
 //

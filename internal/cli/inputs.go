@@ -80,10 +80,12 @@ func (runner) Run(ctx context.Context, c *catalog.Command) error {
 // is the output; the inputs are the source directories, an mtree manifest
 // given as the source, the -F spec, the files their contents keywords
 // name, -T's file (when it names one), and the files of the type's options
-// that name files (msdos -o bootstrap). A line whose image would hold the
-// checkout's times (no -T, no -o timestamp) is an error unless it asks
-// for the host's metadata with --metadata=host: git sets every file's
-// time when it checks it out.
+// that name files (msdos -o bootstrap), -N's databases, and the host's
+// when a spec's owner name is looked up in them (no -N). A line whose
+// image would hold the checkout's times (no -T, no -o timestamp), or the
+// host's numbers for a spec's owner names, is an error unless it asks for
+// the host's metadata with --metadata=host: git sets every file's time
+// when it checks it out, and keeps no user database.
 func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	a, err := parseMakefsArgs(e, args)
 	if err != nil {
