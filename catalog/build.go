@@ -37,13 +37,14 @@ type Options struct {
 	// changed, so that new times alone (a checkout, touch) rebuild
 	// nothing; times still count where the output stores them
 	// (Plan.Times, Input.ModTime). Every build records each input's stat
-	// fingerprint (type, mode, size, owner, links, times), and a build
-	// with Hash its contents too, which later builds without Hash keep
-	// while the stat fingerprint holds. So toggling Hash rebuilds
-	// nothing: without Hash an input counts by its stat fingerprint, and
-	// with Hash an input whose contents the state lacks (it was last
-	// built without Hash) counts as unchanged when its stat fingerprint
-	// is, and its contents are recorded for the next build. That first
+	// fingerprint (type, mode, size, owner, links, times, device and
+	// inode, link target), and a build with Hash its contents too, which
+	// later builds without Hash keep while the stat fingerprint holds.
+	// So toggling Hash rebuilds nothing: without Hash an input counts by
+	// its stat fingerprint, and with Hash an input whose contents the
+	// state lacks (it was last built without Hash) counts as unchanged
+	// when its stat fingerprint is, and its contents are recorded for the
+	// next build. That first
 	// build with Hash is therefore only as sure as one without it: a file
 	// rewritten with its size and modification time set back goes
 	// unnoticed where the host has no change time (not Linux). Build
@@ -146,10 +147,13 @@ func (c *Catalog) Build(ctx context.Context, o *Options) (*Result, error) {
 // Verify copies the catalogue folder's inputs (everything but the outputs,
 // the build state and temporary files) to a temporary directory, rebuilds
 // every selected entry there and compares each output with fixtures.sum,
-// explaining a mismatch against the output in the catalogue folder. It
-// never writes to the catalogue folder, and refuses an entry that reads
-// anything outside it. The temporary directory is removed when it
-// returns, also when ctx is done.
+// explaining a mismatch against the output in the catalogue folder. An
+// output present in the catalogue folder must match fixtures.sum too (one
+// edited, or built from other inputs, fails its entry); an absent one is
+// fine. It never writes to the catalogue folder, and refuses an entry
+// that reads anything outside it but the host's own files (Input.Host).
+// The temporary directory is removed when it returns, also when ctx is
+// done.
 func (c *Catalog) Verify(ctx context.Context, o *Options) (*Result, error) {
 	return c.run(ctx, o, "verify")
 }
@@ -276,7 +280,8 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 }
 
 // checkInside refuses entries that read anything outside the catalogue
-// folder, whatever the argument's position, for Verify.
+// folder, whatever the argument's position, but the host's own files
+// (Input.Host), for Verify.
 func (e *engine) checkInside(sel []Entry) error {
 	for _, m := range sel {
 		p, err := e.o.Runner.Plan(e.cat.Dir, m.Args)
@@ -284,6 +289,9 @@ func (e *engine) checkInside(sel []Entry) error {
 			continue // the build reports it
 		}
 		for _, in := range p.Inputs {
+			if in.Host {
+				continue // the copy is built on this host too
+			}
 			abs := in.Path
 			if !filepath.IsAbs(abs) {
 				abs = filepath.Join(e.cat.Dir, abs)
@@ -592,6 +600,9 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 			e.produced.Store(m.Name, s)
 			return
 		}
+		if e.st.outputChanged(m.Name, outPath) {
+			r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
+		}
 	}
 
 	// Build into a temporary name beside the output, so that a failed
@@ -621,6 +632,37 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	r.Status = Built
 	if e.op == "build" {
 		e.st.record(m.Name, k, outPath, s)
+	} else {
+		e.checkInstalled(m, fail)
+	}
+}
+
+// checkInstalled compares the output of m in the catalogue folder, when
+// there is one, with the sum fixtures.sum records, for Verify: an output
+// there that was edited, or left by a build of other inputs, fails the
+// entry even though the rebuild matches. An absent output is fine.
+func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
+	want, ok := e.sums[m.Name]
+	if !ok {
+		return
+	}
+	p := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		fail("the output in the catalogue folder: %v", err)
+		return
+	case !fi.Mode().IsRegular():
+		fail("the output %s in the catalogue folder is not a regular file (%v)", m.Name, fi.Mode().Type())
+		return
+	}
+	switch have, err := SumFile(p); {
+	case err != nil:
+		fail("the output in the catalogue folder: %v", err)
+	case have != want:
+		fail("the output %s in the catalogue folder has %s, not the %s that %s records and the rebuild gives; a build rebuilds it", m.Name, have, want, SumName)
 	}
 }
 

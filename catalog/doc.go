@@ -6,7 +6,8 @@
 //
 // Load reads a catalogue; (*Catalog).Build brings its outputs up to date
 // and checks or records their sums; (*Catalog).Verify rebuilds every
-// output in a temporary copy of the folder and compares; (*Catalog).Clean
+// output in a temporary copy of the folder and compares, and checks the
+// outputs present in the folder against fixtures.sum too; (*Catalog).Clean
 // removes outputs, the build state and the temporary files of killed runs.
 // The commands of the manifest are run by a Runner, which also says which
 // arguments of a command line name the files it reads (the fixturegen
@@ -29,19 +30,27 @@
 // winning. An entry that writes --metadata=host keeps the host's owners,
 // modes and hard links, and its sum then holds only on that host. The
 // Runner refuses, naming the manifest line, a makefs entry without -T (or
-// msdos's -o timestamp) or whose -T names a file, unless it writes --metadata=host, since git sets
-// every file's time at checkout, and an ar entry with the U modifier,
-// which stores the members' owners, modes and times.
+// msdos's -o timestamp) or whose -T names a file, unless it writes
+// --metadata=host, since git sets every file's time at checkout; a makefs
+// entry whose spec names an owner without its number and without -N
+// (uname= without uid=), unless it writes --metadata=host, since the
+// number would be the host's; and an ar entry with the U modifier, which
+// stores the members' owners, modes and times. Under --metadata=host such an owner name makes the host's
+// /etc/passwd and /etc/group inputs (Input.Host).
 //
 // # Up to date
 //
 // An output is up to date when its command line, the generator (the
 // program's build identity, see Generator), every input the Runner names
-// (type, mode, size, owner, hard links, modification time and, on Linux,
-// change time, or with Options.Hash contents; access times do not count;
-// every file under an input directory; an input that may be absent counts
-// by its absence) and the output itself are as they were when it was last
-// built, and its sum is the recorded one. An input that is another entry's
+// (type, mode, size, owner, hard links, symbolic link target, device and
+// inode numbers, modification time and, on Linux, change time, or with
+// Options.Hash contents; access times do not count; every file under an
+// input directory; an input the command follows counts by its link's
+// target and what it resolves to; an input that may be absent counts by
+// its absence) and the output itself (its size, modification and change
+// times, device and inode: the file the build wrote, not one edited or
+// replaced since) are as they were when it was last built, and its sum is
+// the recorded one. An input that is another entry's
 // output makes the entry run after that entry and counts by that output's
 // sum; an input folder that holds an output of the manifest, or the
 // catalogue folder itself, fails the entry. What the last build saw is kept in
@@ -50,7 +59,7 @@
 //
 // Three version strings guard what a build compares. The generator
 // changes with fixturegen's module version or Go version, which rebuilds
-// every output once. The state file's version (its first line, v4) is
+// every output once. The state file's version (its first line, v5) is
 // bumped whenever its lines' format or a field's meaning changes; an older
 // file is ignored, which rebuilds every output once and is never an error.
 // The key version (keyVersion, v3) is bumped whenever what an entry's key

@@ -50,6 +50,11 @@ type Input struct {
 	// ModTime is set when the command reads the path's modification
 	// time (makefs -T FILE), so that it counts with Options.Hash too.
 	ModTime bool
+	// Host is set for one of the host's own files that the command reads
+	// wherever it runs (the user and group databases a spec's owner names
+	// are looked up in): Verify, which refuses an input outside the
+	// catalogue folder, lets it be, since it rebuilds on the same host.
+	Host bool
 }
 
 // Command is one command line for Runner.Run.

@@ -20,7 +20,7 @@ import (
 // state is what the last build saw, kept in .fixturegen-state: per output,
 // the key of its command line and generator, what made the key (so that a
 // mismatch can say what changed), the fingerprints of its inputs, and the
-// output's size, modification time and sum when it was written.
+// output's stat (outputStat) and sum when it was written.
 type state struct {
 	mu      sync.Mutex
 	entries map[string]*stateEntry
@@ -37,15 +37,43 @@ type stateEntry struct {
 	Generator string
 	Args      []string
 	Inputs    map[string]inputPrint // by input path
-	Size      int64
-	MtimeNs   int64
+	Output    outputStat
 	Sum       Sum
 }
 
+// outputStat is what the up-to-date check compares of an output file: what
+// an input's stat fingerprint holds of a regular file that can change its
+// bytes, namely its size, modification time, change time (zero where the
+// host gives none) and device and inode numbers. An output rewritten in
+// place with its modification time set back still has a new change time,
+// and one replaced by another file (a rename, a copy) another inode.
+type outputStat struct {
+	Size, MtimeNs, CtimeNs int64
+	Dev, Ino               uint64
+}
+
+// statOutput returns the outputStat of the output file p, which must be a
+// regular file.
+func statOutput(p string) (outputStat, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return outputStat{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return outputStat{}, fmt.Errorf("%s is not a regular file", p)
+	}
+	o := outputStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+	if hs, ok := hostInfo(fi); ok {
+		o.CtimeNs, o.Dev, o.Ino = hs.ctime, hs.dev, hs.ino
+	}
+	return o, nil
+}
+
 // inputPrint is what one input was: its stat fingerprint (type, mode,
-// size, owner, links, times; see fingerprint), always, and its content
-// fingerprint (the same without the times, unless the output stores them,
-// and with the contents) when the build hashed it (Options.Hash).
+// size, owner, links, times, device and inode, link target; see
+// fingerprint), always, and its content fingerprint (the same without the
+// times, unless the output stores them, without device and inode, and with
+// the contents) when the build hashed it (Options.Hash).
 type inputPrint struct {
 	Stat    string
 	Content string // "" when not hashed
@@ -66,12 +94,13 @@ func (now inputPrint) unchanged(old inputPrint, hash bool) bool {
 // version's) is ignored, which only rebuilds every output once. Its
 // version is bumped whenever the format of the lines, or what a field
 // means, changes.
-const stateHeader = "# fixturegen build state v4: what the last build saw. Do not commit; safe to delete.\n"
+const stateHeader = "# fixturegen build state v5: what the last build saw. Do not commit; safe to delete.\n"
 
 // readState reads the state file; a missing, unreadable or older one is
 // empty, which only means that everything is rebuilt. Each line is one
-// output's record, tab-separated: NAME KEY SIZE MTIME_NS SUM_SIZE SUM_HASH
-// GENERATOR ARGS INPUTS, NAME and the last three quoted as Go strings, ARGS
+// output's record, tab-separated: NAME KEY SIZE MTIME_NS CTIME_NS DEV INO
+// SUM_SIZE SUM_HASH GENERATOR ARGS INPUTS (SIZE to INO the output's
+// outputStat), NAME and the last three quoted as Go strings, ARGS
 // the words and INPUTS the path, stat fingerprint and content fingerprint
 // (empty when not hashed) of each input, NUL-separated.
 func readState(name string) *state {
@@ -95,22 +124,25 @@ func readState(name string) *state {
 // parseStateLine reads one line of the state file.
 func parseStateLine(line string) (*stateEntry, string, bool) {
 	f := strings.Split(line, "\t")
-	if len(f) != 9 {
+	if len(f) != 12 {
 		return nil, "", false
 	}
-	e := &stateEntry{Key: f[1], Sum: Sum{Hash: f[5]}}
+	e := &stateEntry{Key: f[1], Sum: Sum{Hash: f[8]}}
 	n, nerr := strconv.Unquote(f[0])
 	if nerr != nil {
 		return nil, "", false
 	}
-	var err [6]error
-	e.Size, err[0] = strconv.ParseInt(f[2], 10, 64)
-	e.MtimeNs, err[1] = strconv.ParseInt(f[3], 10, 64)
-	e.Sum.Size, err[2] = strconv.ParseInt(f[4], 10, 64)
+	var err [9]error
+	e.Output.Size, err[0] = strconv.ParseInt(f[2], 10, 64)
+	e.Output.MtimeNs, err[1] = strconv.ParseInt(f[3], 10, 64)
+	e.Output.CtimeNs, err[2] = strconv.ParseInt(f[4], 10, 64)
+	e.Output.Dev, err[3] = strconv.ParseUint(f[5], 10, 64)
+	e.Output.Ino, err[4] = strconv.ParseUint(f[6], 10, 64)
+	e.Sum.Size, err[5] = strconv.ParseInt(f[7], 10, 64)
 	var args, inputs string
-	e.Generator, err[3] = strconv.Unquote(f[6])
-	args, err[4] = strconv.Unquote(f[7])
-	inputs, err[5] = strconv.Unquote(f[8])
+	e.Generator, err[6] = strconv.Unquote(f[9])
+	args, err[7] = strconv.Unquote(f[10])
+	inputs, err[8] = strconv.Unquote(f[11])
 	for _, e := range err {
 		if e != nil {
 			return nil, "", false
@@ -140,7 +172,8 @@ func (st *state) write(name string, t *temps) error {
 		for _, p := range sortedKeys(e.Inputs) {
 			in = append(in, p, e.Inputs[p].Stat, e.Inputs[p].Content)
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", strconv.Quote(n), e.Key, e.Size, e.MtimeNs, e.Sum.Size, e.Sum.Hash,
+		o := e.Output
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", strconv.Quote(n), e.Key, o.Size, o.MtimeNs, o.CtimeNs, o.Dev, o.Ino, e.Sum.Size, e.Sum.Hash,
 			strconv.Quote(e.Generator), strconv.Quote(strings.Join(e.Args, "\x00")), strconv.Quote(strings.Join(in, "\x00")))
 	}
 	st.mu.Unlock()
@@ -155,8 +188,8 @@ func (st *state) get(name string) *stateEntry {
 
 // upToDate reports whether the output name was last built with k's key
 // from inputs that are unchanged (see inputPrint.unchanged; hash is
-// Options.Hash) and is still as it was written; it returns its recorded
-// sum.
+// Options.Hash) and is still as it was written (outputStat); it returns
+// its recorded sum.
 func (st *state) upToDate(name string, k *entryKey, hash bool, outPath string) (Sum, bool) {
 	s := st.get(name)
 	if s == nil || s.Key != k.key || len(s.Inputs) != len(k.inputs) {
@@ -169,11 +202,26 @@ func (st *state) upToDate(name string, k *entryKey, hash bool, outPath string) (
 		}
 	}
 	st.calls.Add(1)
-	fi, err := os.Lstat(outPath)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != s.Size || fi.ModTime().UnixNano() != s.MtimeNs || s.Sum.Size != s.Size {
+	o, err := statOutput(outPath)
+	if err != nil || o != s.Output || s.Sum.Size != s.Output.Size {
 		return Sum{}, false
 	}
 	return s.Sum, true
+}
+
+// outputChanged reports whether the output file at outPath exists but is
+// not the file the last build recorded for name: it was edited, touched or
+// replaced since.
+func (st *state) outputChanged(name, outPath string) bool {
+	s := st.get(name)
+	if s == nil {
+		return false
+	}
+	o, err := statOutput(outPath)
+	if os.IsNotExist(err) {
+		return false
+	}
+	return err != nil || o != s.Output
 }
 
 // refresh replaces the input fingerprints of the up-to-date output name
@@ -218,7 +266,7 @@ func (s *stateEntry) merge(k *entryKey) map[string]inputPrint {
 
 // record notes that name was built as k says.
 func (st *state) record(name string, k *entryKey, outPath string, sum Sum) {
-	fi, err := os.Lstat(outPath)
+	o, err := statOutput(outPath)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.dirty = true
@@ -228,7 +276,7 @@ func (st *state) record(name string, k *entryKey, outPath string, sum Sum) {
 	}
 	st.entries[name] = &stateEntry{
 		Key: k.key, Generator: k.generator, Args: k.args, Inputs: st.entries[name].merge(k),
-		Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Sum: sum,
+		Output: o, Sum: sum,
 	}
 }
 
@@ -330,12 +378,20 @@ func rel(dir, p string) (string, bool) {
 }
 
 // fingerprint returns the fingerprints of one input. The stat
-// fingerprint hashes its type, mode, size, owner, link target, device
-// number, hard links within it, its modification and change times, and
-// the same of everything under it for a directory. With Options.Hash the
-// content fingerprint hashes the same without the times (unless the output
-// stores them, times, or the input counts by its time, Input.ModTime) and
-// with every regular file's contents. An input, or a file under an input
+// fingerprint hashes what can change what the command reads there: the
+// file's type, mode, size, owner, symbolic link target, device number (of
+// a device), hard links within the input, modification and change times,
+// and the device and inode numbers that tell one file from another (a
+// file replaced by a rename, a link retargeted to a file of the same size
+// and times), and the same of everything under it for a directory. For an
+// input the command follows (Input.Follow) that is a symbolic link, it
+// hashes the link's target and then the same of what the link resolves to,
+// or that it resolves to nothing. An absent input hashes as absent. With
+// Options.Hash the content fingerprint hashes the same without the device
+// and inode numbers and the link target of a followed link, which do not
+// reach the output, without the times (unless the output stores them,
+// times, or the input counts by its time, Input.ModTime), and with every
+// regular file's contents. An input, or a file under an input
 // directory, that is another entry's output counts by its sum; the
 // catalogue's own files (state, lock, temporary files) do not count.
 func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
@@ -356,23 +412,25 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 	if s, ok := k.outputSum(m, r); ok {
 		return same("output " + s.String()), nil
 	}
-	k.st.calls.Add(1)
-	var fi fs.FileInfo
-	var err error
-	if in.Follow {
-		fi, err = os.Stat(p)
-	} else {
-		fi, err = os.Lstat(p)
-	}
+	fi, followed, err := k.statInput(p, in.Follow)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if !os.IsNotExist(err) {
+			return inputPrint{}, err
+		}
+		if followed == "" {
 			return same("absent"), nil
 		}
-		return inputPrint{}, err
+		fp := same("absent")
+		h := sha256.Sum256([]byte(followed))
+		fp.Stat = "absent " + hex.EncodeToString(h[:]) // a link to nothing, by its target
+		return fp, nil
 	}
 	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime, links: map[[2]uint64]string{}}
 	if k.hash {
 		w.content = sha256.New()
+	}
+	if followed != "" {
+		w.stat.Write([]byte("followed " + followed + "\x00"))
 	}
 	if err := w.add(p, ".", r, fi); err != nil {
 		return inputPrint{}, err
@@ -382,6 +440,23 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 		fp.Content = hex.EncodeToString(w.content.Sum(nil))
 	}
 	return fp, nil
+}
+
+// statInput returns the lstat information of the input p or, when follow
+// is set and p is a symbolic link, the stat information of what it
+// resolves to and the link's target (followed).
+func (k *keyer) statInput(p string, follow bool) (fi fs.FileInfo, followed string, err error) {
+	k.st.calls.Add(1)
+	fi, err = os.Lstat(p)
+	if err != nil || !follow || fi.Mode()&fs.ModeSymlink == 0 {
+		return fi, "", err
+	}
+	k.st.calls.Add(2)
+	if followed, err = os.Readlink(p); err != nil {
+		return nil, "", err
+	}
+	fi, err = os.Stat(p)
+	return fi, followed, err
 }
 
 // outputSum returns the sum of the entry output at the catalogue path r
@@ -433,10 +508,10 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ = os.Readlink(p)
 	}
-	b := w.appendMeta(w.buf[:0], relp, fi, hs, hasHost, link, target, true)
+	b := w.appendMeta(w.buf[:0], relp, fi, hs, hasHost, link, target, true, true)
 	w.stat.Write(b)
 	if w.content != nil {
-		b = w.appendMeta(b[:0], relp, fi, hs, hasHost, link, target, w.contentTimes)
+		b = w.appendMeta(b[:0], relp, fi, hs, hasHost, link, target, w.contentTimes, false)
 		w.content.Write(b)
 		if fi.Mode().IsRegular() {
 			if err := w.hashContents(p); err != nil {
@@ -467,10 +542,12 @@ func (w *walker) firstLink(relp string, fi fs.FileInfo, hs hostStat, hasHost boo
 }
 
 // appendMeta appends to b the record of the file at relp: its path, mode
-// and size, its owner, device number and first hard link (link) where the
-// host gives them (hs, hasHost), its change and modification times when
-// times is set, and its symbolic link target, each NUL terminated.
-func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo, hs hostStat, hasHost bool, link, target string, times bool) []byte {
+// (with its type) and size, its owner, device number (of a device), first
+// hard link (link) and, when identity is set, the device and inode numbers
+// it lies at, where the host gives them (hs, hasHost), its change and
+// modification times when times is set, and its symbolic link target, each
+// NUL terminated.
+func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo, hs hostStat, hasHost bool, link, target string, times, identity bool) []byte {
 	b = append(b, relp...)
 	b = append(b, 0)
 	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
@@ -484,6 +561,14 @@ func (w *walker) appendMeta(b []byte, relp string, fi fs.FileInfo, hs hostStat, 
 		b = append(b, 0)
 		if fi.Mode()&fs.ModeDevice != 0 {
 			b = strconv.AppendUint(b, hs.rdev, 16)
+			b = append(b, 0)
+		}
+		if identity {
+			// Another file at the same path, however like the old
+			// one in size and times, has other numbers.
+			b = strconv.AppendUint(b, hs.dev, 16)
+			b = append(b, ':')
+			b = strconv.AppendUint(b, hs.ino, 16)
 			b = append(b, 0)
 		}
 		if times && hs.ctime != 0 {

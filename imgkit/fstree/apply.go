@@ -244,6 +244,13 @@ func (a *applier) lookup(name string, group bool) (uint32, error) {
 			return f(name)
 		}
 	}
+	return LookupHostOwner(name, group)
+}
+
+// LookupHostOwner returns the number of the user name, or with group of
+// the group name, in the host's user and group databases (os/user), as
+// ApplySpec does without Options.LookupUser and LookupGroup.
+func LookupHostOwner(name string, group bool) (uint32, error) {
 	var id string
 	if group {
 		g, err := user.LookupGroup(name)

@@ -99,6 +99,13 @@ type Command struct {
 	// as it writes them (bcache.Options.Progress), so that a caller can
 	// show how far a long build is from another goroutine.
 	Progress *atomic.Int64
+
+	// HostOwners, when not nil, is called with each owner name of a spec
+	// (uname without uid, or with group gname without gid) that the tree
+	// looks up in the host's user and group databases, as it does
+	// without -N, so that a caller can learn that the image depends on
+	// them (the catalogue planner does).
+	HostOwners func(name string, group bool)
 }
 
 // Option is one key[=value] item of -o.

@@ -14,7 +14,8 @@ import (
 
 // TreeOptions returns the tree rules of the command line: the time rule
 // (-T, or else SOURCE_DATE_EPOCH from the command's environment as an
-// upper bound), --metadata and the -N user databases.
+// upper bound), --metadata and the -N user databases, or without -N the
+// host's, through HostOwners when it is set.
 func (c *Command) TreeOptions() (*fstree.Options, error) {
 	opts, err := fstree.OptionsFromEnv(c.getenv)
 	if err != nil {
@@ -34,6 +35,15 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 			return nil, err
 		}
 		opts.LookupUser, opts.LookupGroup = users.lookup, groups.lookup
+	} else if note := c.HostOwners; note != nil {
+		opts.LookupUser = func(name string) (uint32, error) {
+			note(name, false)
+			return fstree.LookupHostOwner(name, false)
+		}
+		opts.LookupGroup = func(name string) (uint32, error) {
+			note(name, true)
+			return fstree.LookupHostOwner(name, true)
+		}
 	}
 	return opts, nil
 }

@@ -79,10 +79,12 @@ func (runner) Run(ctx context.Context, c *catalog.Command) error {
 // is the output; the inputs are the source directories, an mtree manifest
 // given as the source, the -F spec, the files their contents keywords
 // name, -T's file (when it names one), and the files of the type's options
-// that name files (msdos -o bootstrap; see typeOptionInputs). A line whose image would hold the
-// checkout's times (no -T, no -o timestamp) is an error unless it asks
-// for the host's metadata with --metadata=host: git sets every file's
-// time when it checks it out.
+// that name files (msdos -o bootstrap; see typeOptionInputs), -N's databases, and the host's
+// when a spec's owner name is looked up in them (no -N). A line whose
+// image would hold the checkout's times (no -T, no -o timestamp), or the
+// host's numbers for a spec's owner names, is an error unless it asks for
+// the host's metadata with --metadata=host: git sets every file's time
+// when it checks it out, and keeps no user database.
 func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	a, err := parseMakefsArgs(e, args)
 	if err != nil {
@@ -123,13 +125,64 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 			return nil, fmt.Errorf("-T %s: %w", a.TimestampArg, errCheckoutTimeFile)
 		}
 	}
+	var owners hostOwners
+	if a.UserDB == "" {
+		a.HostOwners = owners.note
+	}
 	if a.Manifest != "" || a.Spec != "" {
 		if err := contentsInputs(e, a, add); err != nil {
 			return nil, err
 		}
 	}
+	if err := owners.inputs(a, p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
+
+// hostUserDatabases are the files in which the host looks up the owner
+// names of a spec without -N: os/user reads them, through the C library's
+// name service where cgo is on, directly otherwise.
+var hostUserDatabases = []string{"/etc/passwd", "/etc/group"}
+
+// hostOwners collects the owner names that a makefs tree looks up in the
+// host's databases (makefs.Command.HostOwners).
+type hostOwners struct {
+	first string // the first, as the spec writes it: "uname=build"
+}
+
+func (h *hostOwners) note(name string, group bool) {
+	if h.first != "" {
+		return
+	}
+	h.first = "uname=" + name
+	if group {
+		h.first = "gname=" + name
+	}
+}
+
+// inputs adds the host's user databases to p when the tree of a looked up
+// an owner name in them: as optional inputs (an absent one counts by its
+// absence), and host files that Verify, rebuilding on the same host, reads
+// where they lie. Under --metadata=git such a line is an error: the ids
+// would be the host's, not what a checkout holds.
+func (h *hostOwners) inputs(a *makefs.Command, p *catalog.Plan) error {
+	if h.first == "" {
+		return nil
+	}
+	if a.Metadata == fstree.MetadataGit {
+		return fmt.Errorf("%s: %w", h.first, errHostOwners)
+	}
+	for _, f := range hostUserDatabases {
+		p.Inputs = append(p.Inputs, catalog.Input{Path: f, Optional: true, Follow: true, Host: true})
+	}
+	return nil
+}
+
+// errHostOwners is the error of planMakefs for a catalogue line whose spec
+// names an owner without its number or -N: the number would come from the
+// host's user database, which no checkout holds.
+var errHostOwners = errors.New("the spec names an owner without its number, which makefs looks up in this host's user and group databases; give uid= or gid= beside it, -N with a folder of passwd and group files in the catalogue, or --metadata=host")
 
 // errCheckoutTimes is the error of planMakefs for a catalogue line whose
 // image would hold the times git gives a checkout.
