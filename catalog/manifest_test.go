@@ -261,7 +261,7 @@ func FuzzNameRoundTrip(f *testing.F) {
 		}
 		st := &state{entries: map[string]*stateEntry{name: {
 			Key: strings.Repeat("1", 64), Generator: "g", Args: []string{"ar", "rcs", name},
-			Inputs: map[string]inputPrint{name + "/in": {Stat: "s", Content: "c"}}, Size: 7, MtimeNs: 9, Sum: Sum{7, h},
+			Inputs: map[string]inputPrint{name + "/in": {Stat: "s", Content: "c"}}, Output: outputStat{Size: 7, MtimeNs: 9, CtimeNs: 3, Dev: 4, Ino: 5}, Sum: Sum{7, h},
 		}}}
 		if err := st.write(filepath.Join(dir, StateName), nil); err != nil {
 			t.Fatal(err)
