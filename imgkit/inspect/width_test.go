@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
 // TestCellWidth checks the terminal cells of the characters a listing can
@@ -95,5 +97,28 @@ func TestWriteListAligned(t *testing.T) {
 		if long && !strings.HasSuffix(lines[4], " リンク -> 漢字/cafe\u0301") {
 			t.Errorf("link line %q", lines[4])
 		}
+	}
+}
+
+// TestListFATHighBytes checks ls of a FAT image whose short names hold
+// bytes 0x82, 0x80, 0x9A, 0xE4 and 0xB0 (as DOS wrote names in code page
+// 850): the names show as mdir shows them, and the path column lines up
+// after the short-name column.
+func TestListFATHighBytes(t *testing.T) {
+	t.Parallel()
+	img := fatImage(t, map[string]string{"AXXXXX.TXT": "a\n", "README.TXT": "r\n"}, msdos.Options{})
+	i := bytes.Index(img, []byte("AXXXXX  TXT"))
+	if i < 0 {
+		t.Fatal("short name AXXXXX.TXT not found")
+	}
+	copy(img[i+1:], []byte{0x82, 0x80, 0x9A, 0xE4, 0xB0})
+	var b bytes.Buffer
+	if err := ListFile(&b, bytes.NewReader(img), int64(len(img))); err != nil {
+		t.Fatal(err)
+	}
+	want := "-rw-r--r-- 2 2023-11-14 22:13:20 AéÇÜõ░.TXT AéÇÜõ░.TXT\n" +
+		"-rw-r--r-- 2 2023-11-14 22:13:20 README.TXT README.TXT\n"
+	if b.String() != want {
+		t.Errorf("ls:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
