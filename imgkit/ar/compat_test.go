@@ -74,7 +74,7 @@ func fileEntries(t *testing.T, dir string, names []string, thin bool) []Entry {
 	return es
 }
 
-func planBytes(t *testing.T, es []Entry, opts *Options) []byte {
+func planBytes(t testing.TB, es []Entry, opts *Options) []byte {
 	t.Helper()
 	p, err := NewPlan(es, opts)
 	if err != nil {

@@ -112,6 +112,28 @@
 // count GNU ar's N modifier uses. Names that are not valid fs.FS paths
 // (absolute, with ".." elements) are left out of the FS; Members lists them.
 // Directories list their entries sorted by name, as fs.ReadDirFS requires;
-// Members gives archive order. Reading a member of a thin archive fails with
-// ErrThin. The fs.FileInfo of a member returns its *Member from Sys.
+// Members gives archive order. The fs.FileInfo of a member returns its
+// *Member from Sys.
+//
+// # Thin archives
+//
+// A thin archive's members are the files its names point at, as GNU ar
+// and llvm-ar read them: relative to the archive's directory, ".." allowed
+// (GNU ar's T stores "../obj/x.o" for a member outside it), absolute names
+// as they are. OpenReader and NewReaderDir read them so; NewReaderFS looks
+// them up in an fs.FS, which cannot hold absolute or ".." names; NewReader
+// has no directory and fails with ErrThin. A member file must be a regular
+// file of exactly the header's size, else reading it fails with
+// ErrThinMember: GNU ar 2.40 fails on a shorter file but reads the first
+// Size bytes of a longer one, and llvm-ar 14 reads the whole file whatever
+// the header says; a file of another size means the archive is stale, and
+// the listing, the index and a linker all trust the header. Sizes are
+// checked with stat before anything is read, so no header size is trusted
+// beyond the file, and a file that shrinks while it is read gives an error,
+// not a short member. A regular archive's member that GNU ar's T stores
+// inside a thin archive ("/name:offset") is refused with ErrName, as
+// llvm-ar refuses it; GNU ar flattens a thin archive added to a thin
+// archive into its members, so thin-in-thin needs nothing more. Extract
+// copies thin members out (GNU ar and llvm-ar refuse x on thin archives),
+// refusing only a member whose file is the output file itself.
 package ar

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -146,13 +147,9 @@ func OpenArchive(name string, opts *EditOptions) (*Archive, error) {
 	for i, m := range r.Members() {
 		e := Entry{Header: m.Header}
 		if r.Thin() {
-			mf, err := os.Open(filepath.Join(filepath.Dir(a.path), filepath.FromSlash(m.Name)))
-			if err != nil {
-				a.Close()
-				return nil, fmt.Errorf("ar: %s: thin member %s: %w", name, m.Name, unwrapPath(err))
-			}
-			a.extra = append(a.extra, mf)
-			e.Data = mf
+			// Listing and printing need no member file but the ones
+			// they print, so each is opened (and checked) on first read.
+			e.Data = thinMemberData{r: r, i: i}
 		} else {
 			sr, _ := r.Section(i)
 			e.Data = sr
@@ -167,6 +164,21 @@ func OpenArchive(name string, opts *EditOptions) (*Archive, error) {
 		a.opts.Thin = true
 	}
 	return a, nil
+}
+
+// thinMemberData is the data of member i of the thin archive r, read
+// through r.Section on first use.
+type thinMemberData struct {
+	r *Reader
+	i int
+}
+
+func (d thinMemberData) ReadAt(p []byte, off int64) (int, error) {
+	sr, err := d.r.Section(d.i)
+	if err != nil {
+		return 0, err
+	}
+	return sr.ReadAt(p, off)
 }
 
 // Exists reports whether the archive file existed when it was opened.
@@ -540,15 +552,17 @@ func (a *Archive) Select(names ...string) ([]int, error) {
 // Extract writes the members the names select (see Select) as files in
 // Dir, as "ar x" does: each file takes the member's permission bits and,
 // with KeepDates, its date. A member whose name is not a valid fs.FS path,
-// or holds '/' without FullPath, is refused; so are the members of a thin
-// archive. The members are written in order up to the first error.
+// or holds '/' without FullPath, is refused. The members of a thin archive
+// are copied from the files they name (see Reader.Section) to their base
+// names, or with FullPath to their paths; GNU ar 2.40 and llvm-ar 14
+// refuse x on thin archives altogether, and here only the one case that
+// would lose data is refused: a member file that is itself the output
+// file, which truncating would empty. The members are written in order up
+// to the first error.
 func (a *Archive) Extract(names ...string) error {
 	r := a.Reader()
 	if r == nil {
 		return fmt.Errorf("ar: %s: %w", a.name, fs.ErrNotExist)
-	}
-	if r.Thin() {
-		return fmt.Errorf("ar: %s: cannot extract members of a thin archive", a.name)
 	}
 	sel, selErr := a.Select(names...)
 	ms := r.Members()
@@ -562,15 +576,21 @@ func (a *Archive) Extract(names ...string) error {
 
 func (a *Archive) extractOne(r *Reader, i int, m *Member) error {
 	name := m.Name
+	if r.Thin() && !a.opts.FullPath {
+		name = path.Base(name)
+	}
 	if !fs.ValidPath(name) || strings.Contains(name, "/") && !a.opts.FullPath {
 		return fmt.Errorf("ar: %s: member %q: illegal output pathname", a.name, name)
 	}
 	a.verbosef("x - %s\n", name)
 	sr, err := r.Section(i)
 	if err != nil {
-		return fmt.Errorf("ar: %s: %w", a.name, err)
+		return a.wrap(err)
 	}
 	out := a.abs(filepath.FromSlash(name))
+	if r.Thin() && r.isThinFile(i, out) {
+		return fmt.Errorf("ar: %s: thin member %s is the file %s it would be extracted to", a.name, m.Name, name)
+	}
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("ar: %s: %w", name, unwrapPath(err))

@@ -324,9 +324,14 @@ func TestEditErrors(t *testing.T) {
 		err.Error() != "ar: lib.a: cannot convert an existing thin archive to a normal archive" {
 		t.Errorf("a thin archive without Thin: %v", err)
 	}
+	// Extracting a thin archive's member beside the archive would
+	// truncate the member file itself.
 	if err := open(thinDir, EditOptions{}).Extract(); err == nil ||
-		err.Error() != "ar: lib.a: cannot extract members of a thin archive" {
-		t.Errorf("Extract of a thin archive: %v", err)
+		err.Error() != "ar: lib.a: thin member one is the file one it would be extracted to" {
+		t.Errorf("Extract of a thin archive over its member files: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(thinDir, "one")); err != nil || len(b) == 0 {
+		t.Errorf("Extract of a thin archive over its member files left one as %q, %v", b, err)
 	}
 	if err := open(thinDir, EditOptions{Options: Options{Format: FormatBSD}}).Commit(); !errors.Is(err, ErrThinBSD) {
 		t.Errorf("Commit of a thin archive in FormatBSD: %v, want ErrThinBSD", err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,15 +29,32 @@ func Match(head []byte) bool {
 	return bytes.HasPrefix(head, []byte(magic)) || bytes.HasPrefix(head, []byte(thinMagic))
 }
 
+// OpenFS is the contract's Open: NewReader, except that when r is an
+// *os.File (the file a tool such as "fixturegen ls" or "cat" opened) a
+// thin archive's members are read from the files they name beside it, as
+// NewReaderDir reads them, since the contract's Open has no other way to
+// learn where the archive is.
+func OpenFS(r io.ReaderAt, size int64) (*Reader, error) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return NewReader(r, size)
+	}
+	dir, err := filepath.Abs(filepath.Dir(f.Name()))
+	if err != nil {
+		return nil, fmt.Errorf("ar: %s: %w", f.Name(), err)
+	}
+	return NewReaderDir(r, size, dir)
+}
+
 // Describe returns the format contract of ar archives, for
-// imgkit/inspect's registry: Match, NewReader as Open, Fields, a summary
+// imgkit/inspect's registry: Match, OpenFS as Open, Fields, a summary
 // ("gnu layout, index gnu") and each member's header offset as the
 // listing's column.
 func Describe() imgfmt.Format {
 	return imgfmt.Format{
 		Name:    "ar",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(NewReader),
+		Open:    imgfmt.OpenAs(OpenFS),
 		Fields:  Fields,
 		Summary: imgfmt.SummaryOf(summary),
 		Column:  imgfmt.ColumnOf(headerColumn),

@@ -90,7 +90,13 @@ func (ar *Reader) Open(name string) (fs.File, error) {
 		f := &memberFile{info: fileInfo{name: path.Base(name), m: m}}
 		if m.DataOffset >= 0 {
 			f.r = io.NewSectionReader(ar.r, m.DataOffset, m.Size)
+			return f, nil
 		}
+		file, ra, err := ar.openThin(m)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		f.file, f.r = file, io.NewSectionReader(ra, 0, m.Size)
 		return f, nil
 	}
 	if _, ok := t.dirs[name]; ok {
@@ -188,32 +194,41 @@ func (fi fileInfo) Sys() any {
 	return fi.m
 }
 
-// memberFile is an open member.
+// memberFile is an open member: a section of the archive, or of a thin
+// member's file, which Close closes.
 type memberFile struct {
 	info fileInfo
 	r    *io.SectionReader
+	file fs.File // a thin member's file, else nil
 }
 
 func (f *memberFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 func (f *memberFile) Read(p []byte) (int, error) {
 	if f.r == nil {
-		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: ErrThin}
+		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: fs.ErrClosed}
 	}
 	return f.r.Read(p)
 }
 func (f *memberFile) ReadAt(p []byte, off int64) (int, error) {
 	if f.r == nil {
-		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: ErrThin}
+		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: fs.ErrClosed}
 	}
 	return f.r.ReadAt(p, off)
 }
 func (f *memberFile) Seek(off int64, whence int) (int64, error) {
 	if f.r == nil {
-		return 0, &fs.PathError{Op: "seek", Path: f.info.name, Err: ErrThin}
+		return 0, &fs.PathError{Op: "seek", Path: f.info.name, Err: fs.ErrClosed}
 	}
 	return f.r.Seek(off, whence)
 }
-func (f *memberFile) Close() error { return nil }
+func (f *memberFile) Close() error {
+	if f.file == nil {
+		return nil
+	}
+	err := f.file.Close()
+	f.file, f.r = nil, nil
+	return err
+}
 
 // dirFile is an open directory.
 type dirFile struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,7 +95,9 @@ const (
 
 // A Reader reads an archive held in an io.ReaderAt. NewReader parses every
 // header up front; members' data is read only on demand. A Reader is an
-// io/fs.FS over the members (see the package documentation).
+// io/fs.FS over the members (see the package documentation). The members
+// of a thin archive are read from the files they name when the Reader
+// knows where the archive is: OpenReader, NewReaderDir and NewReaderFS.
 type Reader struct {
 	r       io.ReaderAt
 	size    int64
@@ -106,6 +109,10 @@ type Reader struct {
 	strtab  []byte // the GNU "//" member
 	fstOnce sync.Once
 	fst     *fsTree // built by tree
+	// openMember opens a thin archive's member files; nil when the
+	// Reader does not know where the archive is (NewReader).
+	openMember openMemberFunc
+	thinOpen   thinFiles // member files Section opened
 }
 
 // maxSpecial bounds the symbol index and long-name table a Reader loads into
@@ -113,7 +120,9 @@ type Reader struct {
 const maxSpecial = 1 << 30
 
 // NewReader reads the archive of size bytes in r. It returns an error that
-// names the byte offset of the first malformed structure.
+// names the byte offset of the first malformed structure. The members of a
+// thin archive are listed but their data cannot be read (ErrThin), as r
+// does not say where the archive is; NewReaderDir and NewReaderFS say it.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	ar := new(Reader)
 	if err := ar.init(r, size); err != nil {
@@ -130,8 +139,14 @@ type ReadCloser struct {
 }
 
 // OpenReader opens the archive file name and reads its headers, as
-// NewReader does.
+// NewReader does. The members of a thin archive are read from the files
+// they name, relative to the archive's directory, as NewReaderDir reads
+// them.
 func OpenReader(name string) (*ReadCloser, error) {
+	dir, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return nil, err
+	}
 	f, size, err := imgfmt.OpenFile(name)
 	if err != nil {
 		return nil, err
@@ -141,11 +156,19 @@ func OpenReader(name string) (*ReadCloser, error) {
 		f.Close()
 		return nil, err
 	}
+	rc.openMember = dirOpener(dir)
 	return rc, nil
 }
 
-// Close closes the archive file.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
+// Close closes the archive file and the member files of a thin archive
+// that Section opened.
+func (rc *ReadCloser) Close() error {
+	err := rc.Reader.Close()
+	if ferr := rc.f.Close(); ferr != nil {
+		err = ferr
+	}
+	return err
+}
 
 // init reads the headers of the archive of size bytes in r into ar.
 func (ar *Reader) init(r io.ReaderAt, size int64) error {
@@ -379,6 +402,13 @@ func (ar *Reader) bsdLongName(m *parsedHeader, first bool, st *symtabRef) error 
 // table. In thin archives byte 15 may hold a stray '/' (see doc.go).
 func (ar *Reader) gnuLongName(m *parsedHeader) error {
 	digits := strings.TrimRight(strings.TrimRight(m.rawName, " /"), " ")
+	if ar.thin && strings.Contains(digits, ":") {
+		// GNU ar stores a member of a regular archive added to a thin
+		// one as "/name:offset", the offset of the member's header in
+		// the archive file that the long name names; llvm-ar 14 refuses
+		// such archives, and so does this Reader.
+		return ar.errorf(m.off, ErrName, "nested archive member %q (a member of another archive, as GNU ar's T stores one) is not supported", m.name)
+	}
 	v, ok := parseNum([]byte(digits[1:]), 10)
 	if !ok {
 		return ar.errorf(m.off, ErrName, "bad long-name reference %q", m.name)
@@ -634,14 +664,17 @@ func (ar *Reader) Thin() bool { return ar.thin }
 func (ar *Reader) Format() Format { return ar.format }
 
 // Section returns a reader over member i's data. For a thin archive it
-// returns an error wrapping ErrThin.
+// reads the member's file, which must be a regular file of the header's
+// size (else the error wraps ErrThinMember); the file stays open until
+// Close. A Reader from NewReader cannot find it and returns an error
+// wrapping ErrThin.
 func (ar *Reader) Section(i int) (*io.SectionReader, error) {
 	if i < 0 || i >= len(ar.members) {
 		return nil, fmt.Errorf("ar: member %d out of range", i)
 	}
 	m := &ar.members[i]
 	if m.DataOffset < 0 {
-		return nil, fmt.Errorf("%w: %s", ErrThin, m.Name)
+		return ar.thinSection(i)
 	}
 	return io.NewSectionReader(ar.r, m.DataOffset, m.Size), nil
 }

@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"strconv"
@@ -89,7 +88,9 @@ func WriteLongList(w io.Writer, items []Item) error {
 }
 
 // writeList writes the listing of WriteList, or of WriteLongList when
-// long is set.
+// long is set. Columns are aligned by the terminal cells their text takes
+// (cellWidth), not by bytes or runes: the format's column holds decoded
+// FAT short names and ISO 9660 identifiers, which may hold any character.
 func writeList(w io.Writer, items []Item, long bool) error {
 	id := func(it Item, v uint32) string {
 		if !it.HasOwner {
@@ -99,20 +100,20 @@ func writeList(w io.Writer, items []Item, long bool) error {
 	}
 	sizeW, extraW, uidW, gidW := 1, 0, 1, 1
 	for _, it := range items {
-		sizeW = max(sizeW, len(strconv.FormatInt(it.Size, 10)))
-		extraW = max(extraW, len(it.Extra))
-		uidW = max(uidW, len(id(it, it.UID)))
-		gidW = max(gidW, len(id(it, it.GID)))
+		sizeW = max(sizeW, cellWidth(strconv.FormatInt(it.Size, 10)))
+		extraW = max(extraW, cellWidth(it.Extra))
+		uidW = max(uidW, cellWidth(id(it, it.UID)))
+		gidW = max(gidW, cellWidth(id(it, it.GID)))
 	}
 	var b strings.Builder
 	for _, it := range items {
 		b.WriteString(ModeString(it.Mode))
 		if long {
-			fmt.Fprintf(&b, " %*s %*s", uidW, id(it, it.UID), gidW, id(it, it.GID))
+			b.WriteString(" " + padLeft(id(it, it.UID), uidW) + " " + padLeft(id(it, it.GID), gidW))
 		}
-		fmt.Fprintf(&b, " %*d %s ", sizeW, it.Size, it.Time)
+		b.WriteString(" " + padLeft(strconv.FormatInt(it.Size, 10), sizeW) + " " + it.Time + " ")
 		if extraW > 0 {
-			fmt.Fprintf(&b, "%-*s ", extraW, it.Extra)
+			b.WriteString(padRight(it.Extra, extraW) + " ")
 		}
 		b.WriteString(it.Path)
 		if long && it.Mode&fs.ModeSymlink != 0 && it.Link != "" {

@@ -173,7 +173,9 @@
 // archive/zip's OpenReader: close the *ReadCloser when done); both give an
 // FS, which implements fs.FS,
 // fs.ReadDirFS, fs.StatFS and fs.ReadFileFS. Names are the long names
-// where present, else the short names (lower-cased per DIR_NTRes);
+// where present, else the short names (lower-cased per DIR_NTRes), whose
+// bytes of 0x80 and above are read as code page 850, the OEM code page
+// mtools and fsck.fat assume by default (Linux's vfat assumes 437);
 // FS.Entry gives the short name, attributes, times and cluster chain of a
 // path. Sizes read from the image are checked against the volume before
 // anything is allocated, cluster chains that loop or leave the volume are

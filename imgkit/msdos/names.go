@@ -236,15 +236,17 @@ func putLongEntries(dst []byte, w []uint16, sum byte) {
 }
 
 // shortNameString renders an 11-byte short name as NAME.EXT, honouring the
-// NTRes lower-case bits and the 0x05 stand-in for 0xE5.
+// 0x05 stand-in for 0xE5, decoding bytes of 0x80 and above as code page 850
+// (see oemString) and then the NTRes lower-case bits, which lower-case the
+// decoded letters, accented ones included, as mtools' mdir does.
 func shortNameString(dn []byte, ntres byte) string {
 	var b [11]byte
 	copy(b[:], dn)
 	if b[0] == slotE5 {
 		b[0] = slotDeleted
 	}
-	base := strings.TrimRight(string(b[:8]), " ")
-	ext := strings.TrimRight(string(b[8:11]), " ")
+	base := oemString(strings.TrimRight(string(b[:8]), " "))
+	ext := oemString(strings.TrimRight(string(b[8:11]), " "))
 	if ntres&ntLowerBase != 0 {
 		base = strings.ToLower(base)
 	}
@@ -252,22 +254,7 @@ func shortNameString(dn []byte, ntres byte) string {
 		ext = strings.ToLower(ext)
 	}
 	if ext == "" {
-		return latin1(base)
+		return base
 	}
-	return latin1(base) + "." + latin1(ext)
-}
-
-// latin1 turns bytes ≥ 0x80 of a short name into runes of the same value,
-// so that any byte sequence gives valid UTF-8.
-func latin1(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			r := make([]rune, len(s))
-			for j := 0; j < len(s); j++ {
-				r[j] = rune(s[j])
-			}
-			return string(r)
-		}
-	}
-	return s
+	return base + "." + ext
 }

@@ -40,7 +40,7 @@ type FS struct {
 // *Entry.
 type Entry struct {
 	Name      string    // the long name, or the short name when there is none
-	ShortName string    // the 8.3 name as NAME.EXT
+	ShortName string    // the 8.3 name as NAME.EXT, bytes of 0x80 and above read as code page 850
 	Attr      uint8     // DIR_Attr
 	NTRes     uint8     // DIR_NTRes
 	Created   time.Time // DIR_CrtDate, DIR_CrtTime, DIR_CrtTimeTenth (UTC)

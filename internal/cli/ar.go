@@ -404,14 +404,29 @@ func (c *arCmd) print(a *ar.Archive) error {
 		if c.verbose {
 			fmt.Fprintf(c.e.Stdout, "\n<%s>\n\n", m.Name)
 		}
+		// A thin member's data is its file beside the archive, which
+		// may be missing or stale (ar.ErrThinMember).
 		sr, err := a.Reader().Section(i)
 		if err != nil {
-			return fmt.Errorf("ar: %s: %w", c.archive, err)
+			return &archiveError{archive: c.archive, err: err}
 		}
 		_, err = io.Copy(c.e.Stdout, sr)
 		return err
 	})
 }
+
+// archiveError is an error of the ar package about the archive the command
+// line names, worded "ar: ARCHIVE: what", without the package's own "ar: ".
+type archiveError struct {
+	archive string
+	err     error
+}
+
+func (e *archiveError) Error() string {
+	return "ar: " + e.archive + ": " + strings.TrimPrefix(e.err.Error(), "ar: ")
+}
+
+func (e *archiveError) Unwrap() error { return e.err }
 
 // commit writes the edited archive, with the index threshold the
 // environment may set, in the command's words.

@@ -406,3 +406,66 @@ func TestArUMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestArThinRead checks that ar p, ar x, ar t, cat and ls read a thin
+// archive GNU ar wrote, whose members sit below, beside and outside the
+// archive's directory: p prints what GNU ar p prints, x copies the members
+// to their base names, t lists the members even when one is missing, and
+// a missing or stale member is an error naming it.
+func TestArThinRead(t *testing.T) {
+	t.Parallel()
+	gnu := tooltest.Need(t, "ar")
+	root := t.TempDir()
+	lib, obj := filepath.Join(root, "lib"), filepath.Join(root, "obj")
+	for p, data := range map[string]string{
+		filepath.Join(lib, "sub", "c.txt"): "see\n",
+		filepath.Join(obj, "a.txt"):        "hello\n",
+		filepath.Join(obj, "b.txt"):        "odd",
+	} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	toolRun(t, lib, nil, gnu, "rcT", "t.a", "sub/c.txt", "../obj/a.txt", "../obj/b.txt")
+	want := toolRun(t, lib, nil, gnu, "p", "t.a")
+	if got, err := arRun(t, lib, nil, "ar", "p", "t.a"); err != nil || got != want {
+		t.Errorf("ar p t.a = %q, %v; GNU ar p gives %q", got, err, want)
+	}
+	if got, err := arRun(t, lib, nil, "cat", "t.a", "sub/c.txt"); err != nil || got != "see\n" {
+		t.Errorf("cat t.a sub/c.txt = %q, %v", got, err)
+	}
+	if got, err := arRun(t, lib, nil, "ls", "t.a"); err != nil || !strings.Contains(got, " sub/c.txt\n") {
+		t.Errorf("ls t.a = %q, %v; want sub/c.txt listed", got, err)
+	}
+	out := filepath.Join(root, "out")
+	os.Mkdir(out, 0o755)
+	if got, err := arRun(t, out, nil, "ar", "x", "../lib/t.a"); err != nil {
+		t.Errorf("ar x ../lib/t.a: %v\n%s", err, got)
+	}
+	for name, data := range map[string]string{"c.txt": "see\n", "a.txt": "hello\n", "b.txt": "odd"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != data {
+			t.Errorf("ar x: %s = %q, %v; want %q", name, b, err, data)
+		}
+	}
+	if _, err := arRun(t, obj, nil, "ar", "x", "../lib/t.a", "../obj/a.txt"); err == nil ||
+		err.Error() != "ar: ../lib/t.a: thin member ../obj/a.txt is the file a.txt it would be extracted to" {
+		t.Errorf("ar x of a member over its own file: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(obj, "a.txt")); string(b) != "hello\n" {
+		t.Errorf("ar x over the member's own file left it %q", b)
+	}
+	os.WriteFile(filepath.Join(obj, "a.txt"), []byte("hello, longer\n"), 0o644)
+	if _, err := arRun(t, lib, nil, "ar", "p", "t.a", "../obj/a.txt"); err == nil ||
+		err.Error() != "ar: t.a: thin member ../obj/a.txt: file of 14 bytes where the archive's header says 6: the archive is stale" {
+		t.Errorf("ar p of a stale member: %v", err)
+	}
+	os.Remove(filepath.Join(obj, "b.txt"))
+	if _, err := arRun(t, lib, nil, "ar", "p", "t.a", "../obj/b.txt"); err == nil ||
+		err.Error() != "ar: t.a: thin member ../obj/b.txt: no such file or directory" {
+		t.Errorf("ar p of a missing member: %v", err)
+	}
+	if got, err := arRun(t, lib, nil, "ar", "t", "t.a"); err != nil || got != "sub/c.txt\n../obj/a.txt\n../obj/b.txt\n" {
+		t.Errorf("ar t with a missing member = %q, %v", got, err)
+	}
+}
