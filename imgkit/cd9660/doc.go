@@ -280,11 +280,22 @@
 // compat.go for every difference): System Identifier "NetBSD", its
 // Application Use texts, the files' own times whatever Timestamp says
 // (as that makefs ignores -T for cd9660; SOURCE_DATE_EPOCH still bounds
-// them), the root's modification time for the volume's dates (that makefs
-// takes the clock), its Rock Ridge entries and its level-1 names. The
-// tests compare it with Debian's makefs on fifteen cases, masking only the
-// dates that makefs takes from the clock. The deviations above apply to
-// it too.
+// them; Options.SourceTimes is the rule, which the makefs command line
+// builds its tree with), the root's modification time for the volume's
+// dates (that makefs takes the clock), its Rock Ridge entries and its
+// level-1 names. An mtree spec's time= is a file's modification, access
+// and, under Rock Ridge, change time; Debian's makefs writes its clock as
+// the change time there, which no two runs share; here the spec's time
+// stands in for it, so that the image depends on its inputs only. A node
+// the spec adds to the tree without a time= gets the Unix epoch (Debian's
+// makefs: the clock). The tests compare it
+// with Debian's makefs on fifteen cases, each with -T equal to the files'
+// modification time, another -T and none, and with a spec giving every
+// entry time= with and without -T, masking only the dates that makefs
+// takes from the clock (and checking that the TF change times a spec sets
+// are its time). The deviations above apply to it too. For the bytes of
+// an image to depend on its inputs only under compat=debian, give the
+// times in the spec: -T does not fix them.
 //
 // # archimedes
 //
