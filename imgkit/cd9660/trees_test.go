@@ -116,8 +116,9 @@ var testTrees = map[string][]entry{
 	},
 	// extents: each kind of entry that makefs gives no sector of its own
 	// (a symlink, an empty file, a fifo, a device, a second hard link),
-	// followed by a regular file, and symlinks last in a directory and in
-	// the root.
+	// followed by a regular file, symlinks last in a directory and in the
+	// root, and an empty file whose extent (the next free sector) is the
+	// next directory's.
 	"extents": {
 		{name: "a-link", link: "z-target.txt"},
 		{name: "b-file", size: 3000},
@@ -134,6 +135,7 @@ var testTrees = map[string][]entry{
 		{name: "sub/a-dirlink", link: ".."},
 		{name: "sub/b-file", size: 4096},
 		{name: "sub/zz-link", link: "b-file"},
+		{name: "sub/zzz-empty"},
 		{name: "sub2/"},
 		{name: "z-target.txt", size: 12},
 		{name: "zz-link", link: "sub/b-file"},
