@@ -7,8 +7,8 @@ import "github.com/fixturegen/fixturegen/imgkit/cd9660"
 // Every -o option of makefs's cd9660 type is accepted by name or one-letter
 // key; -T applies as makefs applies it (SOURCE_DATE_EPOCH bounds every time
 // when -T is absent), except that compat=debian keeps the files' own times
-// whatever -T says, as Debian's makefs does; -s, -m and -M are accepted and ignored, as FreeBSD's
-// makefs ignores them for cd9660, with a warning. Boot image paths are
+// whatever -T says, as Debian's makefs does; -s, -m and -M are accepted and
+// ignored, as FreeBSD's makefs ignores them for cd9660, with a warning. Boot image paths are
 // relative to the command's directory, as makefs takes them relative to
 // its working directory.
 
@@ -24,8 +24,10 @@ var cd9660Format = Format[cd9660.Options]{
 	Common: func(o *cd9660.Options) Common {
 		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
 	},
-	Flags:       cd9660Flags,
-	WriteFile:   cd9660.WriteFile,
+	Flags:     cd9660Flags,
+	WriteFile: cd9660.WriteFile,
+
+	// compat=debian keeps the files' own times whatever -T says.
 	SourceTimes: (*cd9660.Options).SourceTimes,
 }
 
