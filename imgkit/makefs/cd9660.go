@@ -8,9 +8,9 @@ import "github.com/fixturegen/fixturegen/imgkit/cd9660"
 // key; -T applies as makefs applies it (SOURCE_DATE_EPOCH bounds every time
 // when -T is absent), except that compat=debian keeps the files' own times
 // whatever -T says, as Debian's makefs does; -s, -m and -M are accepted and
-// ignored, as FreeBSD's makefs ignores them for cd9660, with a warning. Boot image paths are
-// relative to the command's directory, as makefs takes them relative to
-// its working directory.
+// ignored, as FreeBSD's makefs ignores them for cd9660, with a warning.
+// Boot image paths are relative to the command's directory, as makefs
+// takes them relative to its working directory.
 
 func init() { RegisterFormat(cd9660Format) }
 
