@@ -1,6 +1,8 @@
 package cd9660
 
 import (
+	"time"
+
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
@@ -14,8 +16,10 @@ import (
 //     "... <--[APPLICATION USE]";
 //   - -T changes no time: files keep their own, the root's record is
 //     dated with its modification time, and the volume descriptors with
-//     the clock (here: Options.Timestamp when set, else the root's
-//     modification time, as without compat);
+//     the clock (here: the root's modification time, whatever -T says);
+//     an mtree spec's time= sets a file's modification and access times,
+//     and its change time to the clock (here: the spec's time, see the
+//     package documentation's Deviations);
 //   - under Rock Ridge, TF entries are 25 bytes long, the last byte of
 //     the change time (its offset from GMT) cut off; a "." record holds
 //     only PX, and a ".." record PX (after PL), except the root's ".",
@@ -49,13 +53,27 @@ const debianTFLen = tfLen - 1
 // debian reports whether the options ask for Debian's bytes.
 func (o *Options) debian() bool { return o.Compat == CompatDebian }
 
-// treeOptions is the time rule the source tree is read with: Debian's
-// makefs keeps the files' times whatever -T says.
-func (o *Options) treeOptions() *fstree.Options {
+// SourceTimes returns the time rule the source tree is read with under o,
+// as fstree.Options takes it: Timestamp and ClampTimes, except that with
+// compat=debian a Timestamp that replaces every time (-T) is dropped, so
+// that the files keep their own times, as Debian's makefs keeps them for
+// cd9660; a bound (ClampTimes, from SOURCE_DATE_EPOCH) still applies.
+// WriteFile, Write and Build read their source with it; a caller that
+// builds an fstree.Tree itself to give them (the makefs command line does)
+// must build it with this rule too, since a time the tree has lost cannot
+// be brought back.
+func (o *Options) SourceTimes() (timestamp time.Time, clamp bool) {
 	if o.debian() && !o.ClampTimes {
-		return &fstree.Options{}
+		return time.Time{}, false
 	}
-	return &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes}
+	return o.Timestamp, o.ClampTimes
+}
+
+// treeOptions is the time rule the source tree is read with (see
+// SourceTimes).
+func (o *Options) treeOptions() *fstree.Options {
+	ts, clamp := o.SourceTimes()
+	return &fstree.Options{Timestamp: ts, ClampTimes: clamp}
 }
 
 // putApplicationUse fills the Application Use field of the primary

@@ -88,7 +88,8 @@
 //     it comes first among its hard links; the other names share it. An
 //     empty file, a symlink and a device take no sector, and their extent
 //     is the next free sector; a symlink's Data Length is its target's
-//     length, as makefs writes it, in its Joliet record too.
+//     length, as makefs writes it, in its Joliet record too. (With Joliet
+//     a symlink has sectors of its own; see Joliet.)
 //   - Names are converted as cd9660_level1_convert_filename and
 //     cd9660_level2_convert_filename convert them: upper case, every byte
 //     other than a letter or digit as "_", 8.3 at level 1, 30 characters
@@ -205,9 +206,20 @@
 // tree's shape and UCS-2 big-endian names of up to 64 characters (a name
 // equal to another's after cutting gets "~N"), placed after the primary
 // hierarchy and one zero sector; its file records share the primary
-// extents (a symlink's record has its target's length as Data Length, as
-// its primary record has). With Joliet, the
-// root's PX and TF come before its ER, so that they stay in the root's
+// extents. A symlink's records (primary and Joliet) have its target's
+// length as Data Length, as makefs's primary record has, and, unlike
+// makefs's, an extent of its own that holds the target: makefs gives a
+// link the next free sector, which is the next file's, and then bsdtar,
+// reading the ISO 9660 records of an image without Rock Ridge, extracts
+// that file as a hard link of the link, with the link's size, and 7z,
+// iso-info, isoinfo -J and xorriso, reading the Joliet records, show the
+// link as the first bytes of that file. So every reader shows a link as a
+// link (Rock Ridge) or as a file holding its target, and each file with
+// its own bytes (the tests read the images with all five). Images without
+// Joliet keep makefs's bytes. An empty file, a device and a fifo still get
+// the next free sector with Data Length 0, as in makefs, which every
+// reader takes as empty; a second hard link shares its file's extent, as
+// a hard link should. With Joliet, the root's PX and TF come before its ER, so that they stay in the root's
 // record: libarchive reads the Joliet hierarchy of an image whose root
 // "." record shows no RRIP entry of its own. Readers that prefer Joliet
 // (7z, iso-info, fls) then show the Joliet names.
@@ -280,11 +292,23 @@
 // compat.go for every difference): System Identifier "NetBSD", its
 // Application Use texts, the files' own times whatever Timestamp says
 // (as that makefs ignores -T for cd9660; SOURCE_DATE_EPOCH still bounds
-// them), the root's modification time for the volume's dates (that makefs
-// takes the clock), its Rock Ridge entries and its level-1 names. The
-// tests compare it with Debian's makefs on fifteen cases, masking only the
-// dates that makefs takes from the clock. The deviations above apply to
-// it too.
+// them; Options.SourceTimes is the rule, which the makefs command line
+// builds its tree with), the root's modification time for the volume's
+// dates (that makefs takes the clock), its Rock Ridge entries and its
+// level-1 names. An mtree spec's time= is a file's modification, access
+// and, under Rock Ridge, change time; Debian's makefs writes its clock as
+// the change time there, which no two runs share; here the spec's time
+// stands in for it, so that the image depends on its inputs only. A node
+// the spec adds to the tree without a time= gets the Unix epoch, or
+// SOURCE_DATE_EPOCH's time when that is set (Debian's makefs: the clock).
+// The tests compare it
+// with Debian's makefs on fifteen cases, each with -T equal to the files'
+// modification time, another -T and none, and with a spec giving every
+// entry time= with and without -T, masking only the dates that makefs
+// takes from the clock (and checking that the TF change times a spec sets
+// are its time). The deviations above apply to it too. For the bytes of
+// an image to depend on its inputs only under compat=debian, give the
+// times in the spec: -T does not fix them.
 //
 // # archimedes
 //

@@ -56,7 +56,7 @@ type isoNode struct {
 	baseLen int     // record length without the system use area
 
 	date     time.Time
-	dataLen  int64  // the file's length; 0 for symlinks and placeholders
+	dataLen  int64  // the file's length; 0 for placeholders, and for symlinks without Joliet
 	sizeLen  uint32 // Data Length written for a file
 	data     *fileData
 	extent   uint32
@@ -207,8 +207,8 @@ func (b *builder) translate(c *fstree.Node, d *isoNode, level int) *isoNode {
 	} else {
 		n.dataLen = c.Size
 		n.sizeLen = uint32(c.Size)
-		if c.Type == fstree.TypeSymlink {
-			n.dataLen = 0
+		if c.Type == fstree.TypeSymlink && !b.o.Joliet {
+			n.dataLen = 0 // makefs's link: no sector, the next one's extent (see linkContents)
 		}
 		key := c
 		if c.HardLink != nil {

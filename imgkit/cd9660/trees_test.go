@@ -114,6 +114,32 @@ var testTrees = map[string][]entry{
 		{name: "!App/!Run,feb", size: 5}, {name: "!Boot/"}, {name: "plain", size: 2}, {name: "a,b", size: 1},
 		{name: "dotted.name,fff", size: 4}, {name: "long name with a type,ffd", size: 6},
 	},
+	// extents: each kind of entry that makefs gives no sector of its own
+	// (a symlink, an empty file, a fifo, a device, a second hard link),
+	// followed by a regular file, symlinks last in a directory and in the
+	// root, and an empty file whose extent (the next free sector) is the
+	// next directory's.
+	"extents": {
+		{name: "a-link", link: "z-target.txt"},
+		{name: "b-file", size: 3000},
+		{name: "c-empty"},
+		{name: "d-file", size: 100},
+		{name: "e-fifo", special: "fifo"},
+		{name: "f-file", size: 2049},
+		{name: "g-tty", special: "char"},
+		{name: "h-file", size: 7},
+		{name: "i-hard", hard: "b-file"},
+		{name: "j-file", size: 1},
+		{name: "k-link", link: "a-target-longer-than-the-file-after-it/" + long("x", 100)},
+		{name: "l-file", size: 5},
+		{name: "sub/a-dirlink", link: ".."},
+		{name: "sub/b-file", size: 4096},
+		{name: "sub/zz-link", link: "b-file"},
+		{name: "sub/zzz-empty"},
+		{name: "sub2/"},
+		{name: "z-target.txt", size: 12},
+		{name: "zz-link", link: "sub/b-file"},
+	},
 	"deep9": {
 		{name: deepPath(9) + "/leaf.txt", size: 5},
 		{name: "top.txt", size: 3},

@@ -3,6 +3,7 @@ package cd9660
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -200,20 +201,27 @@ func (v *volume) write(im *bcache.Image) error {
 }
 
 // writeFiles copies the contents of every file into its extent, each
-// hard-link group once.
+// hard-link group once, and, in an image with Joliet, the target of every
+// symbolic link into its own (see linkContents).
 func (v *volume) writeFiles(im *bcache.Image) error {
 	var batch []bcache.FileCopy
 	var nodes []*fstree.Node
 	done := map[*fileData]bool{}
 	v.eachRecord(v.root, func(n *isoNode) {
-		if n.kind != kindFile || n.virtual || n.src.Type != fstree.TypeFile || n.dataLen == 0 || done[n.data] {
+		if n.kind != kindFile || n.virtual || n.dataLen == 0 || done[n.data] {
+			return
+		}
+		s := n.src
+		if s.Type != fstree.TypeFile && s.Type != fstree.TypeSymlink {
 			return
 		}
 		done[n.data] = true
-		s := n.src
 		fc := bcache.FileCopy{Off: int64(n.data.sector) * SectorSize, N: s.Size, Path: s.SourcePath,
 			Pad: (SectorSize - s.Size%SectorSize) % SectorSize}
-		if s.SourcePath == "" {
+		switch {
+		case s.Type == fstree.TypeSymlink:
+			fc.Path, fc.Open = "", linkContents(s)
+		case s.SourcePath == "":
 			fc.Open = func() (io.ReadCloser, error) { return s.Open() }
 		}
 		batch = append(batch, fc)
@@ -238,4 +246,15 @@ func (v *volume) eachRecord(d *isoNode, fn func(*isoNode)) {
 			fn(c)
 		}
 	}
+}
+
+// linkContents returns the contents of the symbolic link n's extent in an
+// image with Joliet: its target, which its Data Length counts. makefs
+// gives a link no sector of its own (its extent is the next free sector,
+// that of the file after it), which bsdtar reads without Rock Ridge as a
+// hard link of that file, extracting the file with the link's size, and
+// which 7z, iso-info and xorriso, reading the Joliet records, read as the
+// next file's first bytes. Plain images keep makefs's bytes.
+func linkContents(n *fstree.Node) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(n.Link)), nil }
 }

@@ -6,10 +6,11 @@ import "github.com/fixturegen/fixturegen/imgkit/cd9660"
 // imgkit/cd9660, with Rock Ridge, El Torito and, beyond makefs, Joliet.
 // Every -o option of makefs's cd9660 type is accepted by name or one-letter
 // key; -T applies as makefs applies it (SOURCE_DATE_EPOCH bounds every time
-// when -T is absent); -s, -m and -M are accepted and ignored, as FreeBSD's
-// makefs ignores them for cd9660, with a warning. Boot image paths are
-// relative to the command's directory, as makefs takes them relative to
-// its working directory.
+// when -T is absent), except that compat=debian keeps the files' own times
+// whatever -T says, as Debian's makefs does; -s, -m and -M are accepted and
+// ignored, as FreeBSD's makefs ignores them for cd9660, with a warning.
+// Boot image paths are relative to the command's directory, as makefs
+// takes them relative to its working directory.
 
 func init() { RegisterFormat(cd9660Format) }
 
@@ -26,6 +27,9 @@ var cd9660Format = Format[cd9660.Options]{
 	Flags:     cd9660Flags,
 	Files:     cd9660Files,
 	WriteFile: cd9660.WriteFile,
+
+	// compat=debian keeps the files' own times whatever -T says.
+	SourceTimes: (*cd9660.Options).SourceTimes,
 }
 
 // cd9660Files returns the files o reads: the El Torito boot images, then

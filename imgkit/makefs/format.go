@@ -46,6 +46,14 @@ type Format[O any] struct {
 
 	// WriteFile writes the image file path from src with o.
 	WriteFile func(path string, src fstree.Source, o *O) error
+
+	// SourceTimes, when not nil, gives the time rule the source tree is
+	// built with for o, after the Common fields are filled, in place of
+	// the command line's (-T, else SOURCE_DATE_EPOCH): cd9660's
+	// compat=debian keeps the files' own times whatever -T says, as
+	// Debian's makefs does, which WriteFile cannot do with a tree whose
+	// times -T has replaced already.
+	SourceTimes func(o *O) (timestamp time.Time, clamp bool)
 }
 
 // Common points at the fields of a type's Options that are filled the same
@@ -95,7 +103,14 @@ func (f Format[O]) write(c *Command, warn io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := c.Tree(warn)
+	topts, err := c.TreeOptions()
+	if err != nil {
+		return err
+	}
+	if f.SourceTimes != nil {
+		topts.Timestamp, topts.ClampTimes = f.SourceTimes(o)
+	}
+	t, err := c.tree(topts, warn)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,11 @@ func (c *Command) Tree(warn io.Writer) (*fstree.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.tree(opts, warn)
+}
+
+// tree builds the source tree as Tree does, with the tree rules opts.
+func (c *Command) tree(opts *fstree.Options, warn io.Writer) (*fstree.Tree, error) {
 	var t *fstree.Tree
 	if c.Manifest != "" {
 		spec, err := c.readSpec(c.Manifest, warn)
