@@ -30,7 +30,8 @@
 // winning. An entry that writes --metadata=host keeps the host's owners,
 // modes and hard links, and its sum then holds only on that host. The
 // Runner refuses, naming the manifest line, a makefs entry without -T (or
-// msdos's -o timestamp) or whose -T names a file, unless it writes
+// msdos's -o timestamp), whose -T names a file or whose options keep the
+// files' own times (cd9660 -o compat=debian), unless it writes
 // --metadata=host, since git sets every file's time at checkout; a makefs
 // entry whose spec names an owner without its number and without -N
 // (uname= without uid=), unless it writes --metadata=host, since the

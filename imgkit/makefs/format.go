@@ -77,7 +77,8 @@ func RegisterFormat[O any](f Format[O]) {
 
 // inputs is the Type.Inputs of f: the -o options and the global flags
 // parsed as Write parses them, then what they read (f.Files) and whether
-// they set the times (a Common Timestamp the options set).
+// they set the times (a Common Timestamp the options set) or keep the
+// files' own times whatever -T says (f.SourceTimes drops it).
 func (f Format[O]) inputs(c *Command) (OptionInputs, error) {
 	o, err := f.parse(c)
 	if err != nil {
@@ -92,6 +93,16 @@ func (f Format[O]) inputs(c *Command) (OptionInputs, error) {
 	if f.Common != nil {
 		if ts := f.Common(o).Timestamp; ts != nil && !ts.IsZero() {
 			in.Timestamp = true
+		}
+	}
+	if f.SourceTimes != nil && !c.Timestamp.IsZero() {
+		// The time rule needs the Common fields that -T fills.
+		filled, err := f.options(c, io.Discard)
+		if err != nil {
+			return OptionInputs{}, err
+		}
+		if ts, clamp := f.SourceTimes(filled); ts.IsZero() && !clamp {
+			in.FileTimes = true
 		}
 	}
 	return in, nil

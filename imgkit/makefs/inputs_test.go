@@ -97,7 +97,8 @@ func TestFormatInputs(t *testing.T) {
 // TestTypeInputs checks the files that the options of the registered types
 // read, as the catalogue plans them: msdos's bootstrap (a bare name in
 // /boot), cd9660's boot images and generic boot image; ffs has none, and
-// its time option -T is no -o option.
+// its time option -T is no -o option. cd9660 -o compat=debian keeps the
+// files' own times under -T (FileTimes).
 func TestTypeInputs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -112,6 +113,10 @@ func TestTypeInputs(t *testing.T) {
 		{[]string{"-t", "cd9660", "-o", "bootimage=i386;cd.bin,no-emul-boot,bootimage=efi;/e.img,G=mbr.bin"},
 			OptionInputs{Files: []string{filepath.Join(dir, "cd.bin"), "/e.img", filepath.Join(dir, "mbr.bin")}}},
 		{[]string{"-t", "ffs", "-o", "version=2"}, OptionInputs{}},
+		{[]string{"-t", "cd9660", "-o", "compat=debian", "-T", "0"}, OptionInputs{FileTimes: true}},
+		{[]string{"-t", "cd9660", "-o", "compat=debian"}, OptionInputs{}},
+		{[]string{"-t", "cd9660", "-o", "rockridge", "-T", "0"}, OptionInputs{}},
+		{[]string{"-t", "ffs", "-o", "compat=debian", "-T", "0"}, OptionInputs{}},
 	} {
 		c, err := Parse(append(tc.args, "out.img", "src"), dir, func(string) string { return "" })
 		if err != nil {

@@ -59,6 +59,10 @@ type OptionInputs struct {
 	// Timestamp is set when the options give every time of the image
 	// (msdos -o timestamp), so that the files' own times do not reach it.
 	Timestamp bool
+	// FileTimes is set when the options keep the files' own times whatever
+	// -T says (cd9660 -o compat=debian, as Debian's makefs does), so that
+	// they reach the image even with -T.
+	FileTimes bool
 }
 
 // OptionInputs returns what c's -o options make the image depend on (see

@@ -114,10 +114,14 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 	if a.TimestampArg != "" {
 		add(e.abs(a.TimestampArg), true, true)
 	}
-	if err := typeOptionInputs(a, p, add); err != nil {
+	in, err := typeOptionInputs(a, p, add)
+	if err != nil {
 		return nil, err
 	}
 	if a.Metadata == fstree.MetadataGit {
+		if in.FileTimes {
+			return nil, errCheckoutFileTimes
+		}
 		if p.Times {
 			return nil, errCheckoutTimes
 		}
@@ -188,6 +192,10 @@ var errHostOwners = errors.New("the spec names an owner without its number, whic
 // image would hold the times git gives a checkout.
 var errCheckoutTimes = errors.New("makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host")
 
+// errCheckoutFileTimes is the error of planMakefs for a catalogue line
+// whose options keep the files' own times whatever -T says.
+var errCheckoutFileTimes = errors.New("-o compat=debian keeps the files' own times whatever -T says, as Debian's makefs does, and git sets them at checkout; give --metadata=host")
+
 // errCheckoutTimeFile is the error of planMakefs for a catalogue line
 // whose -T names a file: the image would hold the time git gave that file
 // at checkout.
@@ -212,18 +220,21 @@ var errArFileMetadata = errors.New("ar with the U modifier stores the members' o
 // the files they name are inputs (added by add), and options that set
 // every time make the times no input. An option the type refuses is the
 // error the command would give.
-func typeOptionInputs(a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) error {
+func typeOptionInputs(a *makefs.Command, p *catalog.Plan, add func(path string, optional, modTime bool)) (makefs.OptionInputs, error) {
 	in, err := a.OptionInputs()
 	if err != nil {
-		return err
+		return in, err
 	}
 	if in.Timestamp {
 		p.Times = false
 	}
+	if in.FileTimes {
+		p.Times = true
+	}
 	for _, f := range in.Files {
 		add(f, false, false)
 	}
-	return nil
+	return in, nil
 }
 
 // contentsInputs adds the files that contents keywords of a's manifest or

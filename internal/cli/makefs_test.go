@@ -173,7 +173,9 @@ func TestBuildCheckoutMetadataErrors(t *testing.T) {
 			"a.img: makefs -t msdos -s 1440k a.img src\n" +
 			"b.a: ar rcsU b.a src/x\n" +
 			"c.img: makefs -t msdos -s 1440k --metadata=host c.img src\n" +
-			"d.img: makefs -t msdos -s 1440k -T stamp d.img src\n",
+			"d.img: makefs -t msdos -s 1440k -T stamp d.img src\n" +
+			"e.iso: makefs -t cd9660 -o compat=debian -T 0 e.iso src\n" +
+			"f.iso: makefs -t cd9660 -o compat=debian -T 0 --metadata=host f.iso src\n",
 		"fixtures/src/x": "x\n",
 		"fixtures/stamp": "",
 	})
@@ -182,12 +184,15 @@ func TestBuildCheckoutMetadataErrors(t *testing.T) {
 		"fixturegen: build: manifest:2: a.img: makefs without -T takes its times from the checkout, which git sets at checkout; give -T (for instance -T 0) or --metadata=host\n",
 		"fixturegen: build: manifest:3: b.a: ar with the U modifier stores the members' owners, modes and times",
 		"fixturegen: build: manifest:5: d.img: -T stamp: makefs takes the time of this file, which git sets at checkout; give -T a number (for instance -T 0) or --metadata=host\n",
+		"fixturegen: build: manifest:6: e.iso: -o compat=debian keeps the files' own times whatever -T says, as Debian's makefs does, and git sets them at checkout; give --metadata=host\n",
 	} {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("build: exit %d, stderr\n%s\nwant exit 1 and %q", code, stderr, want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "fixtures", "c.img")); err != nil || strings.Contains(stderr, "c.img") {
-		t.Errorf("the --metadata=host entry was not built: %v\n%s", err, stderr)
+	for _, name := range []string{"c.img", "f.iso"} {
+		if _, err := os.Stat(filepath.Join(root, "fixtures", name)); err != nil || strings.Contains(stderr, name) {
+			t.Errorf("the --metadata=host entry %s was not built: %v\n%s", name, err, stderr)
+		}
 	}
 }
