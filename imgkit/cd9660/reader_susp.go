@@ -244,14 +244,18 @@ const (
 )
 
 // linkBuilder joins the component records of a symbolic link's SL
-// entries: components are separated by "/" unless the one before carries
-// the CONTINUE flag, across SL entries as within one (libarchive and
-// libisofs drop the separator between entries; Linux's isofs does not).
+// entries as libarchive (bsdtar) and libisofs (xorriso) read them: each
+// component is "/" for ROOT, "." for CURRENT, ".." for PARENT and its
+// content otherwise, and a "/" goes before every component but the first,
+// one after a ROOT component and one after a component with the CONTINUE
+// flag, across SL entries as within one (libarchive and libisofs drop the
+// separator between entries; Linux's isofs does not). A ROOT component
+// that is not first therefore doubles a "/": ROOT, "tmp", ROOT, PARENT is
+// "/tmp//..".
 type linkBuilder struct {
 	b       strings.Builder
 	started bool // a component has been written
-	cont    bool // the last component continues in the next one
-	root    bool // the last component written was the root
+	joined  bool // the next component takes no "/" before it
 }
 
 // addComponents adds the component records of one SL entry's area.
@@ -266,17 +270,12 @@ func (l *linkBuilder) addComponents(area []byte) {
 		if l.b.Len()+n+3 > maxNameLen {
 			return
 		}
-		if flags&compRoot != 0 {
-			if !l.started {
-				l.b.WriteByte('/')
-				l.started, l.root = true, true
-			}
-			continue
-		}
-		if l.started && !l.cont && !l.root {
+		if l.started && !l.joined {
 			l.b.WriteByte('/')
 		}
 		switch {
+		case flags&compRoot != 0:
+			l.b.WriteByte('/')
 		case flags&compCurrent != 0:
 			l.b.WriteByte('.')
 		case flags&compParent != 0:
@@ -284,6 +283,7 @@ func (l *linkBuilder) addComponents(area []byte) {
 		default:
 			l.b.WriteString(latin1(content))
 		}
-		l.started, l.root, l.cont = true, false, flags&compContinue != 0
+		l.started = true
+		l.joined = flags&(compRoot|compContinue) != 0
 	}
 }
