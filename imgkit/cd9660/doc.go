@@ -29,8 +29,9 @@
 // and 64 KiB, a loop is an error), PX modes, links, owners and serial
 // numbers, PN devices (as Linux reads them: Dev_t High and Low are major
 // and minor unless High is 0, when Low is a whole dev_t), SL links
-// (component records joined with "/" unless one continues, across SL
-// entries as within one), NM names with their continuation flags, TF
+// (component records joined with "/" unless one continues or is the
+// root, across SL entries as within one, so that a ROOT component after
+// the first doubles a "/" as in bsdtar and xorriso), NM names with their continuation flags, TF
 // times in short and long form, and relocated directories: a CL entry
 // shows the relocated directory where it stood, RE entries are left out,
 // and a directory left with nothing but relocated directories (rr_moved)
@@ -115,7 +116,9 @@
 //   - Under Rock Ridge every record carries PX (the mode, link count,
 //     owner and a serial number counted from 1 in the order makefs's
 //     pass meets the files, hard links sharing one), TF (modification,
-//     access and change times), NM, SL for symlinks and PN for devices;
+//     access and change times), NM, SL for symlinks (empty components,
+//     from "//" or a trailing "/", left out as makefs leaves them out)
+//     and PN for devices;
 //     the root's "." record starts with SP and ER ("IEEE_P1282"). Entries
 //     that do not fit a record of 254 bytes go to a continuation area
 //     behind a CE entry, placed where cd9660_susp_handle_continuation
