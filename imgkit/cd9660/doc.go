@@ -38,7 +38,14 @@
 // is hidden, so that the tree reads as it did before relocation. NetBSD's
 // makefs writes no RE entries; a CL entry then takes the directory from
 // its record in rr_moved. SF (sparse file) entries are refused with
-// ErrUnsupported when the file is opened; ZF (zisofs) and AAIP entries
+// ErrUnsupported when the file is opened. Files with a ZF entry of zisofs
+// version 1 (mkzftree, mkisofs -z, xorriso -set_filter --zisofs) read and
+// stat uncompressed: the header is checked against the ZF entry, the
+// block pointers against the file before the table is read, every block
+// must decode to its length (a block of no bytes is zeros), and blocks
+// are 2^15, 2^16 or 2^17 bytes; anything else is an ErrFormat error
+// naming the file's byte offset, and zisofs2 or another algorithm is
+// ErrUnsupported. Such a file stats with its Data Length. AAIP entries
 // are not decoded.
 //
 // Directory records: multi-extent files are joined, associated files

@@ -1,6 +1,7 @@
 package cd9660
 
 import (
+	"encoding/binary"
 	"strings"
 	"time"
 )
@@ -34,6 +35,14 @@ type RRIP struct {
 	// Sparse reports an SF entry (RRIP 1.12 sparse file), whose data this
 	// package does not read.
 	Sparse bool
+	// HasZF reports a ZF (or Z2) entry: the file's data is compressed
+	// with ZFAlgorithm ("pz": zisofs, zlib in blocks of 2^ZFLog2 bytes,
+	// behind a header of ZFHeaderWords 4-byte words), and ZFSize is its
+	// size uncompressed. ZFVersion is the entry's version, 2 for zisofs2.
+	HasZF                            bool
+	ZFAlgorithm                      string
+	ZFVersion, ZFHeaderWords, ZFLog2 uint8
+	ZFSize                           uint64
 }
 
 // Limits on the system use of one directory record.
@@ -202,8 +211,29 @@ func (rr *RRIP) addLinkEntry(e suspEntry) bool {
 		rr.Relocated = true
 	case sigSF:
 		rr.Sparse = true
+	case sigZF, sigZ2:
+		return rr.addZF(e)
 	default:
 		return false
+	}
+	return true
+}
+
+// addZF takes a ZF or Z2 entry of 16 bytes; a shorter one is ignored.
+func (rr *RRIP) addZF(e suspEntry) bool {
+	if len(e) < 16 {
+		return false
+	}
+	rr.HasZF = true
+	rr.ZFAlgorithm = string(e.zfAlgorithm())
+	rr.ZFVersion = e.systemUseEntryVersion()[0]
+	rr.ZFHeaderWords = e.zfHeaderSizeDiv4()[0]
+	rr.ZFLog2 = e.zfLog2BlockSize()[0]
+	if rr.ZFVersion == 1 {
+		n, _ := get733(e.zfUncompressedSize())
+		rr.ZFSize = uint64(n)
+	} else {
+		rr.ZFSize = binary.LittleEndian.Uint64(e.zfUncompressedSize())
 	}
 	return true
 }
