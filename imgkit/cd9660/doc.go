@@ -39,14 +39,16 @@
 // makefs writes no RE entries; a CL entry then takes the directory from
 // its record in rr_moved. SF (sparse file) entries are refused with
 // ErrUnsupported when the file is opened. Files with a ZF entry of zisofs
-// version 1 (mkzftree, mkisofs -z, xorriso -set_filter --zisofs) read and
-// stat uncompressed: the header is checked against the ZF entry, the
-// block pointers against the file before the table is read, every block
-// must decode to its length (a block of no bytes is zeros), and blocks
-// are 2^15, 2^16 or 2^17 bytes; anything else is an ErrFormat error
-// naming the file's byte offset, and zisofs2 or another algorithm is
-// ErrUnsupported. Such a file stats with its Data Length. AAIP entries
-// are not decoded.
+// (mkzftree, mkisofs -z, xorriso -set_filter --zisofs) or a ZF or Z2
+// entry of zisofs2 with zlib read and stat uncompressed: the uncompressed
+// size must need no more block pointers than the recorded bytes hold, the
+// header must agree with the entry, the pointers must rise within the
+// file, every block must decode to its length (a block of no bytes is
+// zeros), and blocks are 2^15 to 2^17 bytes (zisofs2: to 2^20, as xorriso
+// writes them); anything else is an ErrFormat error naming the record's
+// or the file's byte offset, and zisofs2's other algorithms are
+// ErrUnsupported. A file whose entry is refused stats with its Data
+// Length, as bsdtar shows it. AAIP entries are not decoded.
 //
 // Directory records: multi-extent files are joined, associated files
 // skipped, extended attribute records stepped over, interleaved files

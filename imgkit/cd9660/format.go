@@ -385,9 +385,23 @@ func (h zisofsHeader) uncompressedSize() []byte { return h[8:][:4] }
 func (h zisofsHeader) headerSizeDiv4() []byte   { return h[12:][:1] }
 func (h zisofsHeader) log2BlockSize() []byte    { return h[13:][:1] }
 
+// The zisofs2 file header (zisofs2_format.txt; 24 bytes): a magic
+// number, the header's version (0), its size in 4-byte words, the
+// algorithm (1 for zlib), the binary logarithm of the block size and the
+// uncompressed size (little-endian, 64 bits). Its block pointers are
+// little-endian 64-bit numbers.
+func (h zisofsHeader) v2HeaderVersion() []byte    { return h[8:][:1] }
+func (h zisofsHeader) v2HeaderSizeDiv4() []byte   { return h[9:][:1] }
+func (h zisofsHeader) v2AlgorithmID() []byte      { return h[10:][:1] }
+func (h zisofsHeader) v2Log2BlockSize() []byte    { return h[11:][:1] }
+func (h zisofsHeader) v2UncompressedSize() []byte { return h[12:][:8] }
+
 const (
-	zisofsMagic     = "\x37\xe4\x53\x96\xc9\xdb\xd6\x07"
-	zisofsHeaderLen = 16
+	zisofsMagic      = "\x37\xe4\x53\x96\xc9\xdb\xd6\x07"
+	zisofsHeaderLen  = 16
+	zisofs2Magic     = "\xef\x22\x55\xa1\xbc\x1b\x95\xa0"
+	zisofs2HeaderLen = 24
+	zisofs2AlgZlib   = 1
 )
 
 // The partition tables makefs writes into the System Area for the boot

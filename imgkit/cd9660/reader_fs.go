@@ -92,7 +92,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	x.zisofs = true
-	x.FileReader = imgfmt.NewFileReader(fi.name, zp.size, z.readAt)
+	x.FileReader = imgfmt.NewFileReader(fi.name, zp.fileSize(), z.readAt)
 	return x, nil
 }
 
@@ -226,7 +226,7 @@ func (fi *fileInfo) Size() int64 {
 		return int64(len(fi.e.Link()))
 	}
 	if p, ok, err := fi.e.zisofs(); ok && err == nil {
-		return p.size
+		return p.fileSize()
 	}
 	return fi.e.Size
 }

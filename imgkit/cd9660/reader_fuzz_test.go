@@ -75,9 +75,10 @@ func unpackImage(p []byte) []byte {
 // hangs or huge allocations.
 //
 // The seeds in testdata/fuzz/FuzzOpen are small images of xorriso (Rock
-// Ridge, Joliet and El Torito; plain; two boot sections; zisofs files),
-// genisoimage (Rock Ridge and Joliet; Joliet alone) and both makefs (Rock
-// Ridge with relocated directories); regenerate them with
+// Ridge, Joliet and El Torito; plain; two boot sections; zisofs and
+// zisofs2 files), genisoimage (Rock Ridge and Joliet; Joliet alone) and
+// both makefs (Rock Ridge with relocated directories); regenerate them
+// with
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
@@ -179,7 +180,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"xorriso-plain": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-o"}},
 		"xorriso-sections": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-b", "boot.img", "-no-emul-boot",
 			"-eltorito-alt-boot", "-e", "efi.img", "-no-emul-boot", "-o"}},
-		"xorriso-zisofs":     {zisofs, []string{"xorriso", "-zisofs", "block_size=32k", "-set_filter_r", "--zisofs", "/", "--", "-commit"}},
+		"xorriso-zisofs": {zisofs, []string{"xorriso", "-zisofs", "block_size=32k", "-set_filter_r", "--zisofs", "/", "--", "-commit"}},
+		"xorriso-zisofs2": {zisofs, []string{"xorriso", "-zisofs", "version_2=on:block_size_v2=64k:susp_z2=on",
+			"-set_filter_r", "--zisofs", "/", "--", "-commit"}},
 		"genisoimage-joliet": {base, []string{"genisoimage", "-quiet", "-J", "-o"}},
 		"genisoimage":        {base, []string{"genisoimage", "-quiet", "-R", "-J", "-o"}},
 		"makefs":             {deep, []string{"makefs", "-t", "cd9660", "-o", "rockridge"}},
@@ -199,7 +202,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			args[i] = strings.Replace(a, "bootimage=i386;boot.img", "bootimage=i386;"+filepath.Join(src, "boot.img"), 1)
 		}
 		cmd := exec.Command(args[0], append(args[1:], img, src)...)
-		if name == "xorriso-zisofs" {
+		if strings.HasPrefix(name, "xorriso-zisofs") {
 			// Only xorriso's own commands compress files.
 			cmd = exec.Command(args[0], append([]string{"-outdev", img, "-map", src, "/"}, args[1:]...)...)
 		}

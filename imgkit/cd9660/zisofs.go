@@ -9,24 +9,29 @@ import (
 	"sync"
 )
 
-// zisofs files (zisofs_format.txt of libisofs: mkzftree, mkisofs -z,
-// xorriso -zisofs) hold their data compressed: a header, a table of block
-// pointers, and blocks of 2^log2 bytes each compressed by zlib on its
-// own, where a block of no bytes stands for zeros. A ZF entry in the
-// file's record announces it. The reader decodes version 1 ("pz"); the
-// other algorithms and zisofs2 are refused with ErrUnsupported.
+// zisofs files (zisofs_format.txt and zisofs2_format.txt of libisofs:
+// mkzftree, mkisofs -z, xorriso -set_filter --zisofs) hold their data
+// compressed: a header, a table of block pointers, and blocks of 2^log2
+// bytes each compressed by zlib on its own, where a block of no bytes
+// stands for zeros. A ZF (or, for zisofs2, Z2) entry in the file's record
+// announces it. The reader decodes zisofs ("pz", version 1) and zisofs2
+// with zlib ("PZ", version 2); zisofs2's other algorithms (XZ, LZ4,
+// Zstandard, bzip2) are refused with ErrUnsupported.
 
-// The block sizes readers must handle, and the only ones writers use.
+// The block sizes readers must handle, and the only ones zisofs writers
+// use; xorriso writes zisofs2 blocks of up to 2^20 bytes.
 const (
-	zisofsMinLog2 = 15
-	zisofsMaxLog2 = 17
+	zisofsMinLog2  = 15
+	zisofsMaxLog2  = 17
+	zisofs2MaxLog2 = 20
 )
 
 // zisofsParams are what a ZF entry says of a file the reader decodes.
 type zisofsParams struct {
-	size      int64 // uncompressed size
-	log2      uint  // binary logarithm of the block size
-	headerLen int64 // bytes before the block pointers
+	v2        bool   // zisofs2: its header and 64-bit block pointers
+	size      uint64 // uncompressed size
+	log2      uint   // binary logarithm of the block size
+	headerLen int64  // bytes before the block pointers
 }
 
 // zisofs returns the parameters of e's ZF entry. ok is false when e is no
@@ -36,16 +41,47 @@ func (e *Entry) zisofs() (p zisofsParams, ok bool, err error) {
 	if rr == nil || !rr.HasZF || e.dir || !e.mode().IsRegular() {
 		return p, false, nil
 	}
+	p = zisofsParams{size: rr.ZFSize, log2: uint(rr.ZFLog2), headerLen: 4 * int64(rr.ZFHeaderWords)}
+	minHeader, maxLog2 := int64(zisofsHeaderLen), uint(zisofsMaxLog2)
 	switch {
-	case rr.ZFVersion != 1 || rr.ZFAlgorithm != "pz":
-		return p, true, fmt.Errorf("%w: ZF entry of the record at byte %#x: version %d, algorithm %q (only zisofs version 1, \"pz\", is read)",
+	case rr.ZFVersion == 1 && rr.ZFAlgorithm == "pz":
+	case rr.ZFVersion == 2 && rr.ZFAlgorithm == "PZ":
+		p.v2, minHeader, maxLog2 = true, zisofs2HeaderLen, zisofs2MaxLog2
+	default:
+		return p, true, fmt.Errorf("%w: ZF entry of the record at byte %#x: version %d, algorithm %q (only zlib, zisofs \"pz\" and zisofs2 \"PZ\", is read)",
 			ErrUnsupported, e.Offset, rr.ZFVersion, rr.ZFAlgorithm)
-	case rr.ZFLog2 < zisofsMinLog2 || rr.ZFLog2 > zisofsMaxLog2:
-		return p, true, formatErr("ZF entry of the record at byte %#x: block size 2^%d is not 2^15, 2^16 or 2^17", e.Offset, rr.ZFLog2)
-	case rr.ZFHeaderWords < zisofsHeaderLen/4:
-		return p, true, formatErr("ZF entry of the record at byte %#x: header of %d bytes, less than %d", e.Offset, 4*int(rr.ZFHeaderWords), zisofsHeaderLen)
 	}
-	return zisofsParams{size: int64(rr.ZFSize), log2: uint(rr.ZFLog2), headerLen: 4 * int64(rr.ZFHeaderWords)}, true, nil
+	switch {
+	case p.log2 < zisofsMinLog2 || p.log2 > maxLog2:
+		return p, true, formatErr("ZF entry of the record at byte %#x: block size 2^%d is not 2^%d to 2^%d", e.Offset, p.log2, zisofsMinLog2, maxLog2)
+	case p.headerLen < minHeader:
+		return p, true, formatErr("ZF entry of the record at byte %#x: header of %d bytes, less than %d", e.Offset, p.headerLen, minHeader)
+	case p.blocks()+1 > uint64(max(e.Size-p.headerLen, 0)/p.ptrLen()):
+		return p, true, formatErr("ZF entry of the record at byte %#x: %d bytes uncompressed need %d block pointers, more than its %d bytes hold",
+			e.Offset, p.size, p.blocks()+1, e.Size)
+	}
+	return p, true, nil
+}
+
+// blocks returns the number of blocks of the file.
+func (p zisofsParams) blocks() uint64 {
+	n := p.size >> p.log2
+	if p.size&(1<<p.log2-1) != 0 {
+		n++
+	}
+	return n
+}
+
+// fileSize returns the uncompressed size, which Entry.zisofs has checked
+// against the recorded size.
+func (p zisofsParams) fileSize() int64 { return int64(p.size) }
+
+// ptrLen returns the length of a block pointer.
+func (p zisofsParams) ptrLen() int64 {
+	if p.v2 {
+		return 8
+	}
+	return 4
 }
 
 // A zisofsFile reads the uncompressed bytes of a zisofs file from its
@@ -55,7 +91,7 @@ type zisofsFile struct {
 	raw     io.ReaderAt // the file's bytes as recorded
 	at      int64       // where they start in the image, for errors
 	p       zisofsParams
-	ptrs    []uint32 // block pointers: block i is raw bytes [ptrs[i], ptrs[i+1])
+	ptrs    []int64 // block pointers: block i is raw bytes [ptrs[i], ptrs[i+1])
 	mu      sync.Mutex
 	block   []byte // the block last decoded
 	blockNo int64  // its number, -1 before the first
@@ -70,39 +106,71 @@ func openZisofs(raw io.ReaderAt, rawSize, at int64, p zisofsParams) (*zisofsFile
 	if rawSize < p.headerLen {
 		return nil, z.errorf("%d bytes, less than its %d-byte header", rawSize, p.headerLen)
 	}
+	if err := z.checkHeader(); err != nil {
+		return nil, err
+	}
+	ptrLen, blocks := p.ptrLen(), p.blocks()
+	if blocks+1 > uint64((rawSize-p.headerLen)/ptrLen) {
+		return nil, z.errorf("%d block pointers after its header do not fit in its %d bytes", blocks+1, rawSize)
+	}
+	table := make([]byte, int64(blocks+1)*ptrLen)
+	if err := z.readRaw(table, p.headerLen); err != nil {
+		return nil, err
+	}
+	z.ptrs = make([]int64, blocks+1)
+	prev := p.headerLen + int64(len(table))
+	for i := range z.ptrs {
+		var v uint64
+		if p.v2 {
+			v = binary.LittleEndian.Uint64(table[8*i:])
+		} else {
+			v = uint64(binary.LittleEndian.Uint32(table[4*i:]))
+		}
+		if v < uint64(prev) || v > uint64(rawSize) {
+			return nil, z.errorf("block pointer %d at byte %d of the file is %d, outside bytes %d to %d", i, p.headerLen+ptrLen*int64(i), v, prev, rawSize)
+		}
+		z.ptrs[i], prev = int64(v), int64(v)
+	}
+	return z, nil
+}
+
+// checkHeader checks the file's header against its ZF entry.
+func (z *zisofsFile) checkHeader() error {
+	p := z.p
+	if p.v2 {
+		h := make(zisofsHeader, zisofs2HeaderLen)
+		if err := z.readRaw(h, 0); err != nil {
+			return err
+		}
+		size := binary.LittleEndian.Uint64(h.v2UncompressedSize())
+		switch {
+		case string(h.magic()) != zisofs2Magic:
+			return z.errorf("no zisofs2 magic number in its header")
+		case h.v2HeaderVersion()[0] != 0 || h.v2AlgorithmID()[0] != zisofs2AlgZlib:
+			return z.errorf("header of version %d, algorithm %d, not 0 and 1 (zlib) as its ZF entry says", h.v2HeaderVersion()[0], h.v2AlgorithmID()[0])
+		case size != p.size:
+			return z.errorf("header says %d bytes uncompressed, its ZF entry %d", size, p.size)
+		case int64(h.v2HeaderSizeDiv4()[0])*4 != p.headerLen || uint(h.v2Log2BlockSize()[0]) != p.log2:
+			return z.errorf("header says a %d-byte header and blocks of 2^%d bytes, its ZF entry %d and 2^%d",
+				4*int(h.v2HeaderSizeDiv4()[0]), h.v2Log2BlockSize()[0], p.headerLen, p.log2)
+		}
+		return nil
+	}
 	h := make(zisofsHeader, zisofsHeaderLen)
 	if err := z.readRaw(h, 0); err != nil {
-		return nil, err
+		return err
 	}
 	size := binary.LittleEndian.Uint32(h.uncompressedSize())
 	switch {
 	case string(h.magic()) != zisofsMagic:
-		return nil, z.errorf("no zisofs magic number in its header")
-	case int64(size) != p.size:
-		return nil, z.errorf("header says %d bytes uncompressed, its ZF entry %d", size, p.size)
+		return z.errorf("no zisofs magic number in its header")
+	case uint64(size) != p.size:
+		return z.errorf("header says %d bytes uncompressed, its ZF entry %d", size, p.size)
 	case int64(h.headerSizeDiv4()[0])*4 != p.headerLen || uint(h.log2BlockSize()[0]) != p.log2:
-		return nil, z.errorf("header says a %d-byte header and blocks of 2^%d bytes, its ZF entry %d and 2^%d",
+		return z.errorf("header says a %d-byte header and blocks of 2^%d bytes, its ZF entry %d and 2^%d",
 			4*int(h.headerSizeDiv4()[0]), h.log2BlockSize()[0], p.headerLen, p.log2)
 	}
-	blocks := (p.size + 1<<p.log2 - 1) >> p.log2
-	tableLen := 4 * (blocks + 1)
-	if tableLen > rawSize-p.headerLen {
-		return nil, z.errorf("%d block pointers after its header do not fit in its %d bytes", blocks+1, rawSize)
-	}
-	table := make([]byte, tableLen)
-	if err := z.readRaw(table, p.headerLen); err != nil {
-		return nil, err
-	}
-	z.ptrs = make([]uint32, blocks+1)
-	prev := uint32(p.headerLen + tableLen)
-	for i := range z.ptrs {
-		z.ptrs[i] = binary.LittleEndian.Uint32(table[4*i:])
-		if z.ptrs[i] < prev || int64(z.ptrs[i]) > rawSize {
-			return nil, z.errorf("block pointer %d at byte %d of the file is %d, outside bytes %d to %d", i, p.headerLen+4*int64(i), z.ptrs[i], prev, rawSize)
-		}
-		prev = z.ptrs[i]
-	}
-	return z, nil
+	return nil
 }
 
 // errorf returns a format error about the zisofs file.
@@ -149,12 +217,12 @@ func (z *zisofsFile) decode(b int64) error {
 	}
 	z.blockNo = -1
 	bs := int64(1) << z.p.log2
-	want := min(bs, z.p.size-b*bs)
+	want := min(bs, z.p.fileSize()-b*bs)
 	if z.block == nil {
 		z.block = make([]byte, bs)
 	}
 	z.block = z.block[:want]
-	start, end := int64(z.ptrs[b]), int64(z.ptrs[b+1])
+	start, end := z.ptrs[b], z.ptrs[b+1]
 	if start == end {
 		clear(z.block)
 		z.blockNo = b

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,7 +151,8 @@ func TestZisofsTruncatedBlock(t *testing.T) {
 }
 
 // TestZisofsXorriso reads the files of an image that xorriso compressed
-// with zisofs in blocks of 32, 64 and 128 KiB, against their sources:
+// with zisofs in blocks of 32, 64 and 128 KiB and with zisofs2 in blocks
+// of 32 KiB and 1 MiB (Z2 entries), against their sources:
 // text, random bytes (left uncompressed), zeros, a file of exactly two
 // blocks and a file of one byte.
 func TestZisofsXorriso(t *testing.T) {
@@ -159,7 +161,7 @@ func TestZisofsXorriso(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	must(t, os.Mkdir(src, 0o755))
 	var text bytes.Buffer
-	for i := range 9000 {
+	for i := range 40000 {
 		text.WriteString(strings.Repeat("z", i%50) + " line\n")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -174,9 +176,10 @@ func TestZisofsXorriso(t *testing.T) {
 	for name, data := range files {
 		must(t, os.WriteFile(filepath.Join(src, name), data, 0o644))
 	}
-	for _, bs := range []string{"32k", "64k", "128k"} {
+	for _, bs := range []string{"block_size=32k", "block_size=64k", "block_size=128k",
+		"version_2=on:block_size_v2=32k", "version_2=on:block_size_v2=1024k:susp_z2=on"} {
 		img := filepath.Join(t.TempDir(), "z.iso")
-		out, err := exec.Command(xorriso, "-outdev", img, "-map", src, "/", "-zisofs", "block_size="+bs,
+		out, err := exec.Command(xorriso, "-outdev", img, "-map", src, "/", "-zisofs", bs,
 			"-set_filter_r", "--zisofs", "/", "--", "-commit").CombinedOutput()
 		if err != nil {
 			t.Fatalf("xorriso: %v\n%s", err, out)
@@ -219,4 +222,69 @@ func TestZisofsField(t *testing.T) {
 		}
 	}
 	t.Errorf("no field of /file says %q", want)
+}
+
+// TestZisofsSeeds reads the zisofs files of the xorriso fuzz seeds, which
+// need no tool: in blocks of 32 KiB (zisofs) and of 64 KiB with Z2 entries
+// (zisofs2), each must read as the pattern it was made of.
+func TestZisofsSeeds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		seed    string
+		version uint8 // the ZF entry's
+		log2    uint8
+	}{{"xorriso-zisofs", 1, 15}, {"xorriso-zisofs2", 2, 16}} {
+		f := openBytes(t, seedImage(t, c.seed))
+		for name, size := range map[string]int{"z": 100 << 10, "y": 33 << 10} {
+			fi, err := f.Stat(name)
+			if err != nil {
+				t.Fatalf("%s: %v", c.seed, err)
+			}
+			rr := fi.Sys().(*Entry).RockRidge
+			if !rr.HasZF || rr.ZFVersion != c.version || rr.ZFLog2 != c.log2 || fi.Size() != int64(size) {
+				t.Errorf("%s: %s: ZF %v version %d 2^%d, size %d", c.seed, name, rr.HasZF, rr.ZFVersion, rr.ZFLog2, fi.Size())
+			}
+			got, err := f.ReadFile(name)
+			if err != nil || !bytes.Equal(got, pattern(name, size)) {
+				t.Errorf("%s: %s: %d bytes, %v; want its %d-byte pattern", c.seed, name, len(got), err, size)
+			}
+		}
+	}
+}
+
+// seedImage returns the image of the fuzz seed name.
+func seedImage(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzOpen", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "go test fuzz v1\n[]byte(")
+	packed, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return unpackImage([]byte(packed))
+}
+
+// TestZisofsUnsupported gives the zisofs2 files of a seed image another
+// algorithm (XZ) and version: Open refuses them with ErrUnsupported, and
+// Stat gives their Data Length.
+func TestZisofsUnsupported(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ old, new string }{{"Z2\x10\x02PZ", "Z2\x10\x02XZ"}, {"Z2\x10\x02PZ", "Z2\x10\x03PZ"}} {
+		b := seedImage(t, "xorriso-zisofs2")
+		if n := bytes.Count(b, []byte(c.old)); n < 2 {
+			t.Fatalf("%d Z2 entries in the seed", n)
+		}
+		b = bytes.ReplaceAll(b, []byte(c.old), []byte(c.new))
+		f := openBytes(t, b)
+		fi, err := f.Stat("z")
+		if err != nil || fi.Size() != fi.Sys().(*Entry).Size {
+			t.Errorf("%q: Stat: %v, %v; want the Data Length", c.new, fi, err)
+		}
+		if _, err := f.Open("z"); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%q: Open: %v; want ErrUnsupported", c.new, err)
+		}
+	}
 }
