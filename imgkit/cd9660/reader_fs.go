@@ -75,13 +75,23 @@ func (f *FS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
 	}
 	x := &file{fsys: f, fi: fi}
-	zp, compressed, err := e.zisofs()
-	if err != nil {
+	if err := x.setReader(); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
+	return x, nil
+}
+
+// setReader sets the FileReader of x: the recorded bytes, or what a
+// zisofs file's blocks decode to.
+func (x *file) setReader() error {
+	e := x.fi.e
+	zp, compressed, err := e.zisofs()
+	if err != nil {
+		return err
+	}
 	if !compressed {
-		x.FileReader = imgfmt.NewFileReader(fi.name, x.size(), x.readAt)
-		return x, nil
+		x.FileReader = imgfmt.NewFileReader(x.fi.name, x.size(), x.readAt)
+		return nil
 	}
 	at := int64(0)
 	if len(e.extents) > 0 {
@@ -89,11 +99,11 @@ func (f *FS) Open(name string) (fs.File, error) {
 	}
 	z, err := openZisofs(readerAtFunc(x.readAt), e.Size, at, zp)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return err
 	}
 	x.zisofs = true
-	x.FileReader = imgfmt.NewFileReader(fi.name, zp.fileSize(), z.readAt)
-	return x, nil
+	x.FileReader = imgfmt.NewFileReader(x.fi.name, zp.fileSize(), z.readAt)
+	return nil
 }
 
 var errSparse = fmt.Errorf("%w: Rock Ridge sparse file (SF)", ErrUnsupported)
