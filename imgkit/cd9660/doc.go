@@ -29,16 +29,26 @@
 // and 64 KiB, a loop is an error), PX modes, links, owners and serial
 // numbers, PN devices (as Linux reads them: Dev_t High and Low are major
 // and minor unless High is 0, when Low is a whole dev_t), SL links
-// (component records joined with "/" unless one continues, across SL
-// entries as within one), NM names with their continuation flags, TF
+// (component records joined with "/" unless one continues or is the
+// root, across SL entries as within one, so that a ROOT component after
+// the first doubles a "/" as in bsdtar and xorriso), NM names with their continuation flags, TF
 // times in short and long form, and relocated directories: a CL entry
 // shows the relocated directory where it stood, RE entries are left out,
 // and a directory left with nothing but relocated directories (rr_moved)
 // is hidden, so that the tree reads as it did before relocation. NetBSD's
 // makefs writes no RE entries; a CL entry then takes the directory from
 // its record in rr_moved. SF (sparse file) entries are refused with
-// ErrUnsupported when the file is opened; ZF (zisofs) and AAIP entries
-// are not decoded.
+// ErrUnsupported when the file is opened. Files with a ZF entry of zisofs
+// (mkzftree, mkisofs -z, xorriso -set_filter --zisofs) or a ZF or Z2
+// entry of zisofs2 with zlib read and stat uncompressed: the uncompressed
+// size must need no more block pointers than the recorded bytes hold, the
+// header must agree with the entry, the pointers must rise within the
+// file, every block must decode to its length (a block of no bytes is
+// zeros), and blocks are 2^15 to 2^17 bytes (zisofs2: to 2^20, as xorriso
+// writes them); anything else is an ErrFormat error naming the record's
+// or the file's byte offset, and zisofs2's other algorithms are
+// ErrUnsupported. A file whose entry is refused stats with its Data
+// Length, as bsdtar shows it. AAIP entries are not decoded.
 //
 // Directory records: multi-extent files are joined, associated files
 // skipped, extended attribute records stepped over, interleaved files
@@ -116,7 +126,9 @@
 //   - Under Rock Ridge every record carries PX (the mode, link count,
 //     owner and a serial number counted from 1 in the order makefs's
 //     pass meets the files, hard links sharing one), TF (modification,
-//     access and change times), NM, SL for symlinks and PN for devices;
+//     access and change times), NM, SL for symlinks (empty components,
+//     from "//" or a trailing "/", left out as makefs leaves them out)
+//     and PN for devices;
 //     the root's "." record starts with SP and ER ("IEEE_P1282"). Entries
 //     that do not fit a record of 254 bytes go to a continuation area
 //     behind a CE entry, placed where cd9660_susp_handle_continuation

@@ -21,7 +21,8 @@ var (
 	// ErrFormat reports a malformed ISO 9660 image.
 	ErrFormat = errors.New("cd9660: malformed image")
 	// ErrUnsupported reports a well-formed structure the reader does not
-	// handle: a Rock Ridge sparse file (SF), for one.
+	// handle: a Rock Ridge sparse file (SF), or a zisofs2 file compressed
+	// with another algorithm than zlib.
 	ErrUnsupported = errors.New("cd9660: unsupported")
 	// ErrNoBootRecord reports an image without an El Torito boot record.
 	ErrNoBootRecord = errors.New("cd9660: no El Torito boot record")

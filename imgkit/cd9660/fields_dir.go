@@ -166,6 +166,11 @@ func suspValue(e suspEntry) string {
 		return v + "block " + num733(e.locationOfChildDirectory())
 	case sig == sigPL && n >= 12:
 		return v + "block " + num733(e.locationOfParentDirectory())
+	case (sig == sigZF || sig == sigZ2) && n >= 16:
+		var rr RRIP
+		rr.addZF(e)
+		return v + fmt.Sprintf("algorithm %q, header %d words, block size 2^%d, uncompressed size %d",
+			rr.ZFAlgorithm, rr.ZFHeaderWords, rr.ZFLog2, rr.ZFSize)
 	case sig == sigSF && n >= 21:
 		return v + "virtual size high " + num733(e.virtualFileSizeHigh()) + ", low " + num733(e.virtualFileSizeLow()) +
 			", table depth " + byteNum(e.tableDepth())

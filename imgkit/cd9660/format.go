@@ -304,6 +304,9 @@ const (
 	sigRE = "RE" // relocated directory
 	sigTF = "TF" // time stamps
 	sigSF = "SF" // sparse file
+
+	sigZF = "ZF" // zisofs compressed file (zisofs-tools, not RRIP)
+	sigZ2 = "Z2" // zisofs2 compressed file, a ZF of version 2 under another name
 )
 
 // Continuation Area entry fields (SUSP 5.1), both-byte order.
@@ -360,6 +363,46 @@ func (e suspEntry) locationOfParentDirectory() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeHigh() []byte { return e[4:][:8] }
 func (e suspEntry) virtualFileSizeLow() []byte  { return e[12:][:8] }
 func (e suspEntry) tableDepth() []byte          { return e[20:][:1] }
+
+// zisofs entry fields (ZF, zisofs_format.txt of libisofs; 16 bytes): the
+// algorithm ("pz" for zisofs, zlib), the header size in 4-byte words, the
+// binary logarithm of the block size, and the uncompressed size, both-byte
+// order in version 1, a little-endian 64-bit number in version 2
+// (zisofs2).
+func (e suspEntry) zfAlgorithm() []byte        { return e[4:][:2] }
+func (e suspEntry) zfHeaderSizeDiv4() []byte   { return e[6:][:1] }
+func (e suspEntry) zfLog2BlockSize() []byte    { return e[7:][:1] }
+func (e suspEntry) zfUncompressedSize() []byte { return e[8:][:8] }
+
+// The zisofs file header (zisofs_format.txt; 16 bytes): a magic number,
+// the uncompressed size (7.3.1, little-endian), the header size in 4-byte
+// words and the binary logarithm of the block size. The block pointers,
+// 7.3.1 numbers, follow it.
+type zisofsHeader []byte
+
+func (h zisofsHeader) magic() []byte            { return h[0:][:8] }
+func (h zisofsHeader) uncompressedSize() []byte { return h[8:][:4] }
+func (h zisofsHeader) headerSizeDiv4() []byte   { return h[12:][:1] }
+func (h zisofsHeader) log2BlockSize() []byte    { return h[13:][:1] }
+
+// The zisofs2 file header (zisofs2_format.txt; 24 bytes): a magic
+// number, the header's version (0), its size in 4-byte words, the
+// algorithm (1 for zlib), the binary logarithm of the block size and the
+// uncompressed size (little-endian, 64 bits). Its block pointers are
+// little-endian 64-bit numbers.
+func (h zisofsHeader) v2HeaderVersion() []byte    { return h[8:][:1] }
+func (h zisofsHeader) v2HeaderSizeDiv4() []byte   { return h[9:][:1] }
+func (h zisofsHeader) v2AlgorithmID() []byte      { return h[10:][:1] }
+func (h zisofsHeader) v2Log2BlockSize() []byte    { return h[11:][:1] }
+func (h zisofsHeader) v2UncompressedSize() []byte { return h[12:][:8] }
+
+const (
+	zisofsMagic      = "\x37\xe4\x53\x96\xc9\xdb\xd6\x07"
+	zisofsHeaderLen  = 16
+	zisofs2Magic     = "\xef\x22\x55\xa1\xbc\x1b\x95\xa0"
+	zisofs2HeaderLen = 24
+	zisofs2AlgZlib   = 1
+)
 
 // The partition tables makefs writes into the System Area for the boot
 // images of some platforms: a master boot record's (for PReP and CHRP

@@ -211,7 +211,8 @@ func TestJolietPreferred(t *testing.T) {
 }
 
 // TestLinkComponents checks how SL component records join: separators
-// between components unless one continues, across SL entries too.
+// between components unless one continues or is the root, across SL
+// entries too, and a ROOT component after the first adding a "/".
 func TestLinkComponents(t *testing.T) {
 	t.Parallel()
 	comp := func(flags byte, s string) []byte { return append([]byte{flags, byte(len(s))}, s...) }
@@ -224,6 +225,11 @@ func TestLinkComponents(t *testing.T) {
 		{[][]byte{comp(compContinue, "lo"), comp(0, "ng")}, "long"},
 		{[][]byte{comp(0, "a")}, "a"},
 		{[][]byte{comp(compRoot, "")}, "/"},
+		{[][]byte{comp(compCurrent, ""), comp(compRoot, ""), comp(compRoot, ""), comp(0, "file")}, ".///file"},
+		{[][]byte{comp(compRoot, ""), comp(0, "tmp"), comp(compRoot, ""), comp(compParent, "")}, "/tmp//.."},
+		{[][]byte{comp(compRoot, ""), comp(compRoot, ""), comp(0, "x")}, "//x"},
+		{[][]byte{comp(0, "a"), comp(0, ""), comp(0, "b")}, "a//b"},
+		{[][]byte{comp(0, "a"), comp(0, "")}, "a/"},
 	} {
 		var l linkBuilder
 		for _, e := range c.entries {

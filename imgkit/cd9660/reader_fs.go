@@ -1,6 +1,7 @@
 package cd9660
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -74,8 +75,35 @@ func (f *FS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errSparse}
 	}
 	x := &file{fsys: f, fi: fi}
-	x.FileReader = imgfmt.NewFileReader(fi.name, x.size(), x.readAt)
+	if err := x.setReader(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
 	return x, nil
+}
+
+// setReader sets the FileReader of x: the recorded bytes, or what a
+// zisofs file's blocks decode to.
+func (x *file) setReader() error {
+	e := x.fi.e
+	zp, compressed, err := e.zisofs()
+	if err != nil {
+		return err
+	}
+	if !compressed {
+		x.FileReader = imgfmt.NewFileReader(x.fi.name, x.size(), x.readAt)
+		return nil
+	}
+	at := int64(0)
+	if len(e.extents) > 0 {
+		at = e.extents[0].off
+	}
+	z, err := openZisofs(readerAtFunc(x.readAt), e.Size, at, zp)
+	if err != nil {
+		return err
+	}
+	x.zisofs = true
+	x.FileReader = imgfmt.NewFileReader(x.fi.name, zp.fileSize(), z.readAt)
+	return nil
 }
 
 var errSparse = fmt.Errorf("%w: Rock Ridge sparse file (SF)", ErrUnsupported)
@@ -153,6 +181,9 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
 	}
+	if x.zisofs {
+		return readGrowing(x, x.fi.Size())
+	}
 	size := x.size()
 	if size > f.size {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: formatErr("file of %d bytes in an image of %d", size, f.size)}
@@ -162,6 +193,18 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readGrowing reads all of r, a file of size bytes whose size the image
+// does not bound (zisofs blocks of no bytes stand for any number of
+// zeros): the buffer grows with what is read, from at most 1 MiB, so that
+// memory follows the bytes decoded, never a size read from the image.
+func readGrowing(r io.Reader, size int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, 1<<20)))
+	if _, err := io.Copy(buf, r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // dirEntries returns the fs.DirEntry values of entries.
@@ -185,11 +228,15 @@ func (fi *fileInfo) ModTime() time.Time { return fi.e.modTime() }
 func (fi *fileInfo) IsDir() bool        { return fi.e.dir }
 func (fi *fileInfo) Sys() any           { return fi.e }
 
-// Size returns the Data Length of a file or directory, and the length of
-// a symbolic link's target, as lstat(2) gives it.
+// Size returns the Data Length of a file or directory, the uncompressed
+// size of a zisofs file the reader decodes, and the length of a symbolic
+// link's target, as lstat(2) gives it.
 func (fi *fileInfo) Size() int64 {
 	if fi.e.mode()&fs.ModeSymlink != 0 {
 		return int64(len(fi.e.Link()))
+	}
+	if p, ok, err := fi.e.zisofs(); ok && err == nil {
+		return p.fileSize()
 	}
 	return fi.e.Size
 }
@@ -198,13 +245,14 @@ func (fi *fileInfo) Size() int64 {
 // data; devices, fifos, sockets and symbolic links read as empty.
 type file struct {
 	imgfmt.FileReader
-	fsys *FS
-	fi   *fileInfo
+	fsys   *FS
+	fi     *fileInfo
+	zisofs bool // FileReader decodes zisofs blocks
 }
 
 func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
 
-// size returns the number of bytes the file reads.
+// size returns the number of bytes recorded for the file.
 func (x *file) size() int64 {
 	if !x.fi.e.mode().IsRegular() {
 		return 0

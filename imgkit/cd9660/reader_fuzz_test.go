@@ -3,6 +3,7 @@ package cd9660
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -74,9 +75,10 @@ func unpackImage(p []byte) []byte {
 // hangs or huge allocations.
 //
 // The seeds in testdata/fuzz/FuzzOpen are small images of xorriso (Rock
-// Ridge, Joliet and El Torito; plain; two boot sections), genisoimage
-// (Rock Ridge and Joliet; Joliet alone) and both makefs (Rock Ridge with
-// relocated directories); regenerate them with
+// Ridge, Joliet and El Torito; plain; two boot sections; zisofs and
+// zisofs2 files), genisoimage (Rock Ridge and Joliet; Joliet alone) and
+// both makefs (Rock Ridge with relocated directories); regenerate them
+// with
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
@@ -114,10 +116,27 @@ func readAll(fsys *FS) {
 			fsys.ReadLink(p)
 		}
 		if !d.IsDir() {
-			fsys.ReadFile(p)
+			readBounded(fsys, p)
 		}
 		return nil
 	})
+}
+
+// maxFuzzRead bounds the bytes FuzzOpen reads of one file: a zisofs file
+// of a few KiB may stand for 4 GiB of zeros.
+const maxFuzzRead = 16 << 20
+
+// readBounded reads the file p whole with ReadFile when it is small, and
+// its first maxFuzzRead bytes otherwise.
+func readBounded(fsys *FS, p string) {
+	if fi, err := fsys.Stat(p); err == nil && fi.Size() <= maxFuzzRead {
+		fsys.ReadFile(p)
+		return
+	}
+	if fl, err := fsys.Open(p); err == nil {
+		io.CopyN(io.Discard, fl, maxFuzzRead)
+		fl.Close()
+	}
 }
 
 // TestPackImage checks that unpackImage inverts packImage.
@@ -147,6 +166,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	}
 	long := append(slices.Clone(base), srcFile{name: strings.Repeat("n", 120), size: 1, mode: 0o644})
 	deep := append(slices.Clone(base), srcFile{name: "1/2/3/4/5/6/7/8/9/f", size: 1, mode: 0o644})
+	// Files of 100 KiB and of 33 KiB of the pattern compress, in blocks
+	// of 32 KiB, to a few hundred bytes.
+	zisofs := append(slices.Clone(base), srcFile{name: "z", size: 100 << 10, mode: 0o644}, srcFile{name: "y", size: 33 << 10, mode: 0o644})
 	dir := filepath.Join("testdata", "fuzz", "FuzzOpen")
 	os.MkdirAll(dir, 0o755)
 	type seed struct {
@@ -158,6 +180,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"xorriso-plain": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-o"}},
 		"xorriso-sections": {base, []string{"xorriso", "-as", "mkisofs", "-quiet", "-no-pad", "-b", "boot.img", "-no-emul-boot",
 			"-eltorito-alt-boot", "-e", "efi.img", "-no-emul-boot", "-o"}},
+		"xorriso-zisofs": {zisofs, []string{"xorriso", "-zisofs", "block_size=32k", "-set_filter_r", "--zisofs", "/", "--", "-commit"}},
+		"xorriso-zisofs2": {zisofs, []string{"xorriso", "-zisofs", "version_2=on:block_size_v2=64k:susp_z2=on",
+			"-set_filter_r", "--zisofs", "/", "--", "-commit"}},
 		"genisoimage-joliet": {base, []string{"genisoimage", "-quiet", "-J", "-o"}},
 		"genisoimage":        {base, []string{"genisoimage", "-quiet", "-R", "-J", "-o"}},
 		"makefs":             {deep, []string{"makefs", "-t", "cd9660", "-o", "rockridge"}},
@@ -177,6 +202,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			args[i] = strings.Replace(a, "bootimage=i386;boot.img", "bootimage=i386;"+filepath.Join(src, "boot.img"), 1)
 		}
 		cmd := exec.Command(args[0], append(args[1:], img, src)...)
+		if strings.HasPrefix(name, "xorriso-zisofs") {
+			// Only xorriso's own commands compress files.
+			cmd = exec.Command(args[0], append([]string{"-outdev", img, "-map", src, "/"}, args[1:]...)...)
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}

@@ -1,6 +1,7 @@
 package cd9660
 
 import (
+	"encoding/binary"
 	"strings"
 	"time"
 )
@@ -34,6 +35,14 @@ type RRIP struct {
 	// Sparse reports an SF entry (RRIP 1.12 sparse file), whose data this
 	// package does not read.
 	Sparse bool
+	// HasZF reports a ZF (or Z2) entry: the file's data is compressed
+	// with ZFAlgorithm ("pz": zisofs, zlib in blocks of 2^ZFLog2 bytes,
+	// behind a header of ZFHeaderWords 4-byte words), and ZFSize is its
+	// size uncompressed. ZFVersion is the entry's version, 2 for zisofs2.
+	HasZF                            bool
+	ZFAlgorithm                      string
+	ZFVersion, ZFHeaderWords, ZFLog2 uint8
+	ZFSize                           uint64
 }
 
 // Limits on the system use of one directory record.
@@ -202,8 +211,29 @@ func (rr *RRIP) addLinkEntry(e suspEntry) bool {
 		rr.Relocated = true
 	case sigSF:
 		rr.Sparse = true
+	case sigZF, sigZ2:
+		return rr.addZF(e)
 	default:
 		return false
+	}
+	return true
+}
+
+// addZF takes a ZF or Z2 entry of 16 bytes; a shorter one is ignored.
+func (rr *RRIP) addZF(e suspEntry) bool {
+	if len(e) < 16 {
+		return false
+	}
+	rr.HasZF = true
+	rr.ZFAlgorithm = string(e.zfAlgorithm())
+	rr.ZFVersion = e.systemUseEntryVersion()[0]
+	rr.ZFHeaderWords = e.zfHeaderSizeDiv4()[0]
+	rr.ZFLog2 = e.zfLog2BlockSize()[0]
+	if rr.ZFVersion == 1 {
+		n, _ := get733(e.zfUncompressedSize())
+		rr.ZFSize = uint64(n)
+	} else {
+		rr.ZFSize = binary.LittleEndian.Uint64(e.zfUncompressedSize())
 	}
 	return true
 }
@@ -244,14 +274,18 @@ const (
 )
 
 // linkBuilder joins the component records of a symbolic link's SL
-// entries: components are separated by "/" unless the one before carries
-// the CONTINUE flag, across SL entries as within one (libarchive and
-// libisofs drop the separator between entries; Linux's isofs does not).
+// entries as libarchive (bsdtar) and libisofs (xorriso) read them: each
+// component is "/" for ROOT, "." for CURRENT, ".." for PARENT and its
+// content otherwise, and a "/" goes before every component but the first,
+// one after a ROOT component and one after a component with the CONTINUE
+// flag, across SL entries as within one (libarchive and libisofs drop the
+// separator between entries; Linux's isofs does not). A ROOT component
+// that is not first therefore doubles a "/": ROOT, "tmp", ROOT, PARENT is
+// "/tmp//..".
 type linkBuilder struct {
 	b       strings.Builder
 	started bool // a component has been written
-	cont    bool // the last component continues in the next one
-	root    bool // the last component written was the root
+	joined  bool // the next component takes no "/" before it
 }
 
 // addComponents adds the component records of one SL entry's area.
@@ -266,17 +300,12 @@ func (l *linkBuilder) addComponents(area []byte) {
 		if l.b.Len()+n+3 > maxNameLen {
 			return
 		}
-		if flags&compRoot != 0 {
-			if !l.started {
-				l.b.WriteByte('/')
-				l.started, l.root = true, true
-			}
-			continue
-		}
-		if l.started && !l.cont && !l.root {
+		if l.started && !l.joined {
 			l.b.WriteByte('/')
 		}
 		switch {
+		case flags&compRoot != 0:
+			l.b.WriteByte('/')
 		case flags&compCurrent != 0:
 			l.b.WriteByte('.')
 		case flags&compParent != 0:
@@ -284,6 +313,7 @@ func (l *linkBuilder) addComponents(area []byte) {
 		default:
 			l.b.WriteString(latin1(content))
 		}
-		l.started, l.root, l.cont = true, false, flags&compContinue != 0
+		l.started = true
+		l.joined = flags&(compRoot|compContinue) != 0
 	}
 }

@@ -31,15 +31,19 @@ const (
 
 // A Change is one difference between two files.
 type Change struct {
-	Kind    string
-	Path    string // the structure or file; "" for KindBytes and KindSize
-	Field   string // the field's name, for KindField
-	OffA    int64  // offset in the first file, -1 when there is none
-	OffB    int64  // offset in the second file, -1 when there is none
-	Len     int64  // for KindBytes: the range's length (OffA -1: the total of Old more ranges)
-	Old     string // value in the first file
-	New     string // value in the second file
-	Comment string // more about it ("first difference at byte 5 of the file")
+	Kind  string
+	Path  string // the structure or file; "" for KindBytes and KindSize
+	Field string // the field's name, for KindField
+	OffA  int64  // offset in the first file, -1 when there is none
+	OffB  int64  // offset in the second file, -1 when there is none
+	Len   int64  // for KindBytes: the range's length (OffA -1: the total of Old more ranges)
+	// SpansA and SpansB say where a field spread over the file (OffA or
+	// OffB -1: a file's data, its cluster chain) lies in each file, for
+	// KindMoved.
+	SpansA, SpansB [][2]int64
+	Old            string // value in the first file
+	New            string // value in the second file
+	Comment        string // more about it ("first difference at byte 5 of the file")
 }
 
 // A Report is the result of Diff.
@@ -185,7 +189,7 @@ func (d *fieldDiff) fromA(fa, fb []imgfmt.Field) {
 			d.cover(g)
 			if !moved[f.Path] {
 				moved[f.Path] = true
-				d.r.add(Change{Kind: KindMoved, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: g.Offset})
+				d.r.add(Change{Kind: KindMoved, Path: f.Path, Field: f.Name, OffA: f.Offset, OffB: g.Offset, SpansA: f.Spans, SpansB: g.Spans})
 			}
 		}
 	}
@@ -390,7 +394,7 @@ func (r *Report) Write(w io.Writer, nameA, nameB string) error {
 		case KindOnlyB:
 			fmt.Fprintf(&b, "%s: only in %s%s", c.Path, nameB, at(c.OffB, -1))
 		case KindMoved:
-			fmt.Fprintf(&b, "%s: moved from byte %s to byte %s (%s)", c.Path, hexOff(c.OffA), hexOff(c.OffB), c.Field)
+			fmt.Fprintf(&b, "%s: moved from %s to %s (%s)", c.Path, place(c.OffA, c.SpansA), place(c.OffB, c.SpansB), c.Field)
 		case KindBytes:
 			where := ""
 			if r.parsed {
@@ -432,4 +436,36 @@ func at(offA, offB int64) string {
 		return " at byte " + hexOff(offA)
 	}
 	return " at byte " + hexOff(offA) + " (" + hexOff(offB) + " in the second file)"
+}
+
+// maxPlaceRanges bounds the byte ranges place lists.
+const maxPlaceRanges = 3
+
+// place formats where a field lies: "byte 0x1a" for one at an offset, or
+// its spans, "bytes 0x8000-0x87ff, 0x9000-0x93ff", the first few of many
+// followed by how many more and their total size.
+func place(off int64, spans [][2]int64) string {
+	if off >= 0 {
+		return "byte " + hexOff(off)
+	}
+	if len(spans) == 0 {
+		return "no bytes"
+	}
+	var b strings.Builder
+	b.WriteString("bytes ")
+	var rest int64
+	for i, s := range spans {
+		if i >= maxPlaceRanges {
+			rest += s[1] - s[0]
+			continue
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(hexOff(s[0]) + "-" + hexOff(s[1]-1))
+	}
+	if n := len(spans) - maxPlaceRanges; n > 0 {
+		fmt.Fprintf(&b, " and %d more ranges (%s)", n, sizeString(rest))
+	}
+	return b.String()
 }

@@ -22,7 +22,9 @@
 // member header date" of b.o — and reports each field whose value differs
 // with its offset, old and new value (a file's data as size and SHA-256,
 // with the first byte at which the contents differ); structures and files
-// present on one side only; structures that moved. Byte ranges that differ
+// present on one side only; structures that moved, from the offset or,
+// for a file's data and other fields spread over the file, the byte
+// ranges they take in the first file to those in the second. Byte ranges that differ
 // outside every reported field (free space, slack, anything the format's
 // description does not cover, files in no known format, or files of two
 // different formats) are reported as ranges. The report is bounded: at most
