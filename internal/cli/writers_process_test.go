@@ -286,4 +286,3 @@ func names(t *testing.T, dir string) []string {
 	}
 	return ns
 }
-
