@@ -127,10 +127,13 @@ func OpenArchive(name string, opts *EditOptions) (*Archive, error) {
 	// when Create will make it (a new name, a link to nothing), and the
 	// permission kept is that of the file the links lead to.
 	t, terr := bcache.ResolveTarget(a.path)
-	if terr == nil && t.Kind == bcache.TargetCreate {
+	switch {
+	case terr == nil && t.Kind == bcache.TargetCreate:
 		return a, nil
+	case errors.Is(terr, bcache.ErrNotWritable):
+		return nil, a.imageErr(terr) // a socket, which open(2) refuses as ENXIO
 	}
-	// A folder, device, pipe or socket is refused here in the reader's
+	// A folder, device or pipe is refused here in the reader's
 	// words ("not a regular file (a named pipe)"): an archive to edit
 	// is read first, and none of them holds one.
 	rc, err := OpenReader(a.path)

@@ -62,7 +62,7 @@ func checkArchive(t *testing.T, path string, names ...string) {
 // without truncating it).
 func TestCommitOnTmpfs(t *testing.T) {
 	t.Parallel()
-	dir := tmpfsDir(t)
+	dir := tooltest.Tmpfs(t)
 	big := bytes.Repeat([]byte("x"), 300000)
 	if err := os.WriteFile(filepath.Join(dir, "big"), big, 0o644); err != nil {
 		t.Fatal(err)
@@ -153,24 +153,4 @@ func TestOpenArchiveRefusesSpecialFiles(t *testing.T) {
 	if names, _ := os.ReadDir(dir); len(names) != 2 {
 		t.Errorf("folder holds %v", names)
 	}
-}
-
-// tmpfsDir returns a new folder on a tmpfs: under /dev/shm where that is
-// one, else a tmpfs mounted for the test (as root), or the test is
-// skipped as tooltest.Missing says.
-func tmpfsDir(t *testing.T) string {
-	t.Helper()
-	var st unix.Statfs_t
-	if unix.Statfs("/dev/shm", &st) == nil && st.Type == unix.TMPFS_MAGIC {
-		if dir, err := os.MkdirTemp("/dev/shm", "ar-test-"); err == nil {
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			return dir
-		}
-	}
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64m"); err != nil {
-		tooltest.Missing(t, "no tmpfs at /dev/shm and mounting one failed: "+err.Error())
-	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
 }

@@ -26,7 +26,7 @@ var (
 	ErrNotFile  = errors.New("the image's path is a directory")
 	// ErrNotWritable is the error, after the path, of an output that is
 	// neither a regular file, a device nor a named pipe: a socket.
-	ErrNotWritable = errors.New("the image's path cannot be written")
+	ErrNotWritable = errors.New("not a file, device or named pipe")
 	ErrTooLarge    = errors.New("bcache: image too large to hold in memory")
 	ErrTampered    = errors.New("the image's temporary file was changed by another process")
 )

@@ -76,8 +76,8 @@ func (t Target) Regular() bool { return t.Kind == TargetCreate || t.Kind == Targ
 // A character or block device or a named pipe is written in place
 // (TargetStream), even under /dev/shm or another ordinary file system;
 // /dev/stdout is whatever its descriptor holds. A directory is an error
-// wrapping ErrNotFile, and a socket or any other kind of file one wrapping
-// ErrNotWritable, each naming path.
+// wrapping ErrNotFile, and a socket or any other kind of file an
+// *fs.PathError "create PATH: ..." wrapping ErrNotWritable.
 func ResolveTarget(path string) (Target, error) {
 	fi, err := os.Stat(path)
 	switch {
@@ -98,7 +98,7 @@ func ResolveTarget(path string) (Target, error) {
 	case m&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 		return Target{Kind: TargetStream, Path: path, Info: fi}, nil
 	case !m.IsRegular():
-		return Target{}, fmt.Errorf("%s: %w (%s)", path, ErrNotWritable, fileKind(m))
+		return Target{}, &fs.PathError{Op: "create", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotWritable, fileKind(m))}
 	}
 	p, li, err := followLinks(path)
 	if err != nil {

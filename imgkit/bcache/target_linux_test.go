@@ -16,27 +16,6 @@ import (
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
-// tmpfsDir returns a new folder on a tmpfs: under /dev/shm, the ordinary
-// tmpfs that a decision by name took for a device, else a tmpfs mounted
-// for the test (as root). It is removed (or unmounted) after the test.
-func tmpfsDir(t *testing.T) string {
-	t.Helper()
-	var st unix.Statfs_t
-	if unix.Statfs("/dev/shm", &st) == nil && st.Type == unix.TMPFS_MAGIC {
-		dir, err := os.MkdirTemp("/dev/shm", "bcache-test-")
-		if err == nil {
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			return dir
-		}
-	}
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64m"); err != nil {
-		tooltest.Missing(t, "no tmpfs at /dev/shm and mounting one failed: "+err.Error())
-	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
 // TestCreateOnTmpfs writes images under /dev/shm, an ordinary file system
 // however its name reads: a new image is created there, and an existing
 // larger file is replaced by exactly the image, in both modes (fails where
@@ -45,7 +24,7 @@ func tmpfsDir(t *testing.T) string {
 // image's end).
 func TestCreateOnTmpfs(t *testing.T) {
 	t.Parallel()
-	dir := tmpfsDir(t)
+	dir := tooltest.Tmpfs(t)
 	for _, m := range []Mode{ModeAuto, ModeMmap, ModeCopy} {
 		path := filepath.Join(dir, "new-"+m.String()+".img")
 		im := create(t, path, 163840, m)
@@ -132,7 +111,7 @@ func tempNames(t *testing.T, dir string) string {
 // and nothing is left beside it.
 func TestStreamToFifoOnTmpfs(t *testing.T) {
 	t.Parallel()
-	dir := tmpfsDir(t)
+	dir := tooltest.Tmpfs(t)
 	path := filepath.Join(dir, "pipe")
 	if err := unix.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
@@ -175,7 +154,7 @@ func TestCreateRefusesSocket(t *testing.T) {
 	}
 	defer l.Close()
 	_, err = Create(path, 4096, nil)
-	if want := path + ": the image's path cannot be written (a socket)"; err == nil || err.Error() != want || !errors.Is(err, ErrNotWritable) {
+	if want := "create " + path + ": not a file, device or named pipe (a socket)"; err == nil || err.Error() != want || !errors.Is(err, ErrNotWritable) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	if names := listDir(t, dir); len(names) != 1 {
