@@ -233,7 +233,7 @@ func (im *Image) placeTemp(path string) (dir string, regular bool, err error) {
 	}
 	im.target, im.kind = t.Path, t.Kind
 	if t.Regular() {
-		return tempDir(t.Path), true, nil
+		return t.Dir(), true, nil
 	}
 	im.stream = true
 	return os.TempDir(), false, nil

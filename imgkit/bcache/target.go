@@ -59,6 +59,12 @@ type Target struct {
 // temporary file beside it (TargetCreate, TargetReplace).
 func (t Target) Regular() bool { return t.Kind == TargetCreate || t.Kind == TargetReplace }
 
+// Dir returns the folder in which the temporary file of a TargetCreate or
+// TargetReplace output is made: the folder part of Path as the system
+// reads it (not cleaned by its letters, since a folder in it may be a
+// link), "." for a bare name.
+func (t Target) Dir() string { return tempDir(t.Path) }
+
 // ResolveTarget decides how an output is written to path from what path
 // is, never from its name: every command of this module that writes an
 // image or archive file (Create, and through it the format writers, the
