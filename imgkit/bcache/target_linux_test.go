@@ -153,7 +153,10 @@ func TestCreateRefusesSocket(t *testing.T) {
 		t.Skip("unix socket:", err)
 	}
 	defer l.Close()
-	_, err = Create(path, 4096, nil)
+	im, err := Create(path, 4096, nil)
+	if im != nil {
+		im.Abort()
+	}
 	if want := "create " + path + ": not a file, device or named pipe (a socket)"; err == nil || err.Error() != want || !errors.Is(err, ErrNotWritable) {
 		t.Errorf("error %v, want %q", err, want)
 	}
