@@ -108,7 +108,7 @@ type Image struct {
 	target string // where Commit puts the image: name with symlinks resolved
 	tmp    string // the temporary file
 	stream bool   // target is not a file replaced by a rename: copy the bytes there at Commit
-	kind   TargetKind
+	kind   TargetKind // how ResolveTarget found the target: TargetRewrite streams with O_TRUNC
 	f      *os.File
 	size   int64
 	mode   Mode
