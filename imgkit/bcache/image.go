@@ -104,10 +104,10 @@ const (
 // CopyFiles), and becomes visible (at its final path, as Bytes, or in its
 // io.WriterAt) only at Commit. An Image is not safe for concurrent use.
 type Image struct {
-	name   string // the final path as given to Create; memoryName for the memory targets
-	target string // where Commit puts the image: name with symlinks resolved
-	tmp    string // the temporary file
-	stream bool   // target is not a file replaced by a rename: copy the bytes there at Commit
+	name   string     // the final path as given to Create; memoryName for the memory targets
+	target string     // where Commit puts the image: name with symlinks resolved
+	tmp    string     // the temporary file
+	stream bool       // target is not a file replaced by a rename: copy the bytes there at Commit
 	kind   TargetKind // how ResolveTarget found the target: TargetRewrite streams with O_TRUNC
 	f      *os.File
 	size   int64
