@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // ErrGoldenInWorkDir is the error of an update of a golden image that
@@ -65,29 +68,37 @@ func UpdateCmpImg(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // updateGolden copies the file got over the file golden, which must lie
-// outside the directory work: into a temporary file in golden's directory,
-// renamed over golden once complete, with golden's permission bits (0644
-// for a golden made new).
+// outside the directory work: into a temporary file beside golden,
+// renamed over it once complete, with golden's permission bits (0644 for
+// a golden made new). What golden is decides, as for every output of
+// fixturegen (bcache.ResolveTarget): a symbolic link is followed and the
+// file it leads to replaced, and anything but a regular file or a new
+// name is refused.
 func updateGolden(work, got, golden string) error {
 	if work != "" && within(work, golden) {
 		return ErrGoldenInWorkDir
 	}
+	t, err := bcache.ResolveTarget(golden)
+	if err != nil {
+		return err
+	}
+	if !t.Regular() {
+		return fmt.Errorf("%s is not a regular file", golden)
+	}
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(golden); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", golden)
-		}
-		perm = fi.Mode().Perm()
+	if t.Info != nil {
+		perm = t.Info.Mode().Perm()
 	}
 	src, err := os.Open(got)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(golden), ".fixturegen-tmp-"+filepath.Base(golden)+"-*")
+	tmp, err := tempfile.Create(t.Dir(), golden)
 	if err != nil {
 		return err
 	}
+	defer tempfile.Forget(tmp.Name())
 	_, err = io.Copy(tmp, src)
 	if err == nil {
 		err = tmp.Chmod(perm)
@@ -96,7 +107,7 @@ func updateGolden(work, got, golden string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), golden)
+		err = os.Rename(tmp.Name(), t.Path)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -126,5 +127,47 @@ func TestUpdateGoldenRefusesWorkDir(t *testing.T) {
 	}
 	if within(work, filepath.Join(dir, "workshop", "x")) {
 		t.Error("a sibling whose name starts with the work directory's is taken as inside it")
+	}
+}
+
+// TestUpdateGoldenKinds checks that update mode decides by what the golden
+// is, as every fixturegen output does: a symbolic link stays a link and
+// the file it leads to gets the new bytes with its permission kept (fails
+// where the link is replaced by a file), and /dev/null is refused.
+func TestUpdateGoldenKinds(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	dir := t.TempDir()
+	got := filepath.Join(dir, "got.img")
+	if err := os.WriteFile(got, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "testdata", "want.img")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("old and longer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "want.img")
+	if err := os.Symlink("testdata/want.img", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := updateGolden("", got, link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	if b, err := os.ReadFile(real); err != nil || string(b) != "new" {
+		t.Errorf("the linked golden holds %q, %v; want the new bytes", b, err)
+	}
+	if fi, err := os.Stat(real); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the linked golden's mode: %v, %v; want 0600 kept", fi.Mode(), err)
+	}
+	if err := updateGolden("", got, "/dev/null"); err == nil || err.Error() != "/dev/null is not a regular file" {
+		t.Errorf("golden /dev/null: %v, want refused", err)
 	}
 }

@@ -124,11 +124,21 @@ func OpenArchive(name string, opts *EditOptions) (*Archive, error) {
 	}
 	a.wantThin = a.opts.Thin
 	a.path = a.abs(name)
+	// Commit writes through bcache.Create, so the archive is new exactly
+	// when Create will make it (a new name, a link to nothing), and the
+	// permission kept is that of the file the links lead to.
+	t, terr := bcache.ResolveTarget(a.path)
+	switch {
+	case terr == nil && t.Kind == bcache.TargetCreate:
+		return a, nil
+	case errors.Is(terr, bcache.ErrNotWritable):
+		return nil, a.imageErr(terr) // a socket, which open(2) refuses as ENXIO
+	}
+	// A folder, device or pipe is refused here in the reader's
+	// words ("not a regular file (a named pipe)"): an archive to edit
+	// is read first, and none of them holds one.
 	rc, err := OpenReader(a.path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return a, nil
-		}
 		if pe, ok := err.(*fs.PathError); ok {
 			// Opening or stating the file failed; a damaged archive
 			// gives an error of this package instead.
@@ -137,12 +147,11 @@ func OpenArchive(name string, opts *EditOptions) (*Archive, error) {
 		return nil, a.wrap(err)
 	}
 	a.rc = rc
-	st, err := os.Stat(a.path)
-	if err != nil {
+	if terr != nil {
 		a.Close()
-		return nil, fmt.Errorf("ar: %s: %w", name, unwrapPath(err))
+		return nil, a.imageErr(terr)
 	}
-	a.perm = st.Mode().Perm()
+	a.perm = t.Info.Mode().Perm()
 	r := &rc.Reader
 	for i, m := range r.Members() {
 		e := Entry{Header: m.Header}
@@ -616,8 +625,10 @@ func (a *Archive) extractOne(r *Reader, i int, m *Member) error {
 
 // Commit lays the members out with the EditOptions' Options and writes
 // them, with the symbol index unless Options.NoIndex, into a new file
-// beside the archive, renamed over it only when complete; the file keeps
-// the old archive's permission bits (0644 for a new one). Committing an
+// beside the archive, renamed over it only when complete, so the archive
+// holds exactly the new bytes; the file keeps the old archive's permission
+// bits (0644 for a new one). A symbolic link is followed and the file it
+// leads to is replaced (or made), as bcache.ResolveTarget says. Committing an
 // unchanged Archive rewrites the index, as "ar s" and ranlib do. The
 // Archive stays open; call Close after Commit.
 func (a *Archive) Commit() error {

@@ -141,11 +141,15 @@ type spool struct {
 
 func (s *spool) write(p []byte) error {
 	if s.f == nil && s.size+int64(len(p)) > s.limit {
-		f, err := os.CreateTemp("", tempfile.Pattern("ar-spool"))
+		// Made tracked, so that a signal between the create and the
+		// unlink does not leave it; unlinked, it is gone when closed,
+		// even on a crash.
+		f, err := tempfile.Create("", "ar-spool")
 		if err != nil {
 			return fmt.Errorf("ar: spool: %w", err)
 		}
-		os.Remove(f.Name()) // unlinked: gone when closed, even on a crash
+		os.Remove(f.Name())
+		tempfile.Forget(f.Name())
 		if _, err := f.Write(s.mem); err != nil {
 			f.Close()
 			return fmt.Errorf("ar: spool: %w", err)

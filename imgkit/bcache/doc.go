@@ -25,9 +25,36 @@
 // there, with at most a stale temporary file beside it. `defer im.Abort()`
 // after Create is the idiom; Abort after Commit does nothing.
 //
-// An output that is not a regular file (a device such as /dev/stdout, a
-// fifo) is never renamed over: the image is built in a temporary file under
-// os.TempDir and Commit streams it to the output.
+// # Which outputs are replaced and which are written in place
+//
+// What the output path is decides how the image gets there, never its
+// name (ResolveTarget, which ar's Commit and every format writer reach
+// through Create):
+//
+//   - a new name, or a regular file, anywhere (under /dev/shm, an ordinary
+//     tmpfs, too) is replaced through the temporary file beside it, so it
+//     ends holding exactly the image, never a byte of the file it
+//     replaced;
+//   - a symbolic link is followed, link by link (a relative target read
+//     from the folder that holds the link), and the file it leads to is
+//     replaced, or created when the link leads to nothing: the links stay
+//     and point at the new image. FreeBSD makefs opens the path with
+//     O_TRUNC, which follows the link in the same way but rewrites the
+//     file in place; the rename keeps the old file whole until the image
+//     is complete, and other hard links to the file keep its old bytes;
+//   - a character or block device or a named pipe (/dev/null, a FIFO,
+//     /dev/stdout on a pipe or a terminal) is never renamed over, truncated
+//     or given a file beside it: the image is built in a temporary file
+//     under os.TempDir and Commit opens the output for writing and copies
+//     the image to it from its first byte (a block device larger than the
+//     image keeps what lies after it, as with makefs). Opening a named pipe
+//     waits for a reader, as makefs does;
+//   - /dev/stdout redirected to a regular file (`> out.img`) is that file,
+//     replaced like any other; the shell's descriptor keeps the old file.
+//     Only a file that the links reach under no name (a deleted file held
+//     open, a /proc/self/fd link) is truncated and written in place;
+//   - a folder is an error wrapping ErrNotFile, a socket one wrapping
+//     ErrNotWritable, each naming the path.
 //
 // # Two modes, one behaviour
 //

@@ -6,8 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +24,11 @@ var (
 	ErrClosed   = errors.New("bcache: image already committed or aborted")
 	ErrShortSrc = errors.New("bcache: source shorter than the requested copy")
 	ErrNotFile  = errors.New("the image's path is a directory")
-	ErrTooLarge = errors.New("bcache: image too large to hold in memory")
-	ErrTampered = errors.New("the image's temporary file was changed by another process")
+	// ErrNotWritable is the error, after the path, of an output that is
+	// neither a regular file, a device nor a named pipe: a socket.
+	ErrNotWritable = errors.New("not a file, device or named pipe")
+	ErrTooLarge    = errors.New("bcache: image too large to hold in memory")
+	ErrTampered    = errors.New("the image's temporary file was changed by another process")
 )
 
 // Bulk selects how CopyFrom moves file contents into the image.
@@ -103,10 +104,11 @@ const (
 // CopyFiles), and becomes visible (at its final path, as Bytes, or in its
 // io.WriterAt) only at Commit. An Image is not safe for concurrent use.
 type Image struct {
-	name   string // the final path as given to Create; memoryName for the memory targets
-	target string // where Commit puts the image: name with symlinks resolved
-	tmp    string // the temporary file
-	stream bool   // target is not a regular file: copy the bytes there at Commit
+	name   string     // the final path as given to Create; memoryName for the memory targets
+	target string     // where Commit puts the image: name with symlinks resolved
+	tmp    string     // the temporary file
+	stream bool       // target is not a file replaced by a rename: copy the bytes there at Commit
+	kind   TargetKind // how ResolveTarget found the target: TargetRewrite streams with O_TRUNC
 	f      *os.File
 	size   int64
 	mode   Mode
@@ -128,13 +130,14 @@ type Image struct {
 // everything not written stays a hole, and maps it in mmap mode. The final
 // path is not touched until Commit.
 //
-// When path names something other than a regular file or a new name (a
-// character device, a fifo, anything under /dev or /proc such as
-// /dev/stdout), the image is built in a temporary file under os.TempDir, in
-// copy mode unless Options.Mode asks for mmap, and Commit streams it to path
-// instead of renaming over it. A path that is a symbolic link to a regular
-// file is resolved: the temporary file goes beside the link's target, which
-// Commit replaces, leaving the link.
+// ResolveTarget decides from what path is (never from its name) how the
+// image gets there. When path names a character or block device or a
+// named pipe (such as /dev/null, or /dev/stdout on a pipe), the image is
+// built in a temporary file under os.TempDir, in copy mode unless
+// Options.Mode asks for mmap, and Commit streams it to path instead of
+// renaming over it. A path that is a symbolic link is followed: the
+// temporary file goes beside the file the links lead to, which Commit
+// replaces (or creates), leaving the links.
 func Create(path string, size int64, opts *Options) (*Image, error) {
 	var o Options
 	if opts != nil {
@@ -219,32 +222,18 @@ func bareErr(err error) error {
 	return err
 }
 
-// placeTemp decides where Create puts the temporary file for path: beside
-// path, or beside the target of a symbolic link to a regular file (which
-// becomes im.target), or under os.TempDir for a path that is not a regular
-// file or a new name, which makes im a stream. regular is false in that
-// last case.
+// placeTemp decides, through ResolveTarget, where Create puts the
+// temporary file for path: beside the file Commit renames it to (which
+// becomes im.target), or under os.TempDir for an output written in place,
+// which makes im a stream. regular is false in that last case.
 func (im *Image) placeTemp(path string) (dir string, regular bool, err error) {
-	if isDevicePath(path) {
-		// Never create or rename anything in /dev or /proc: /dev/stdout
-		// may lead to a regular file, but it is a stream to its writer.
-		im.stream = true
-		return os.TempDir(), false, nil
+	t, err := ResolveTarget(path)
+	if err != nil {
+		return "", false, err
 	}
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return filepath.Dir(path), true, nil
-	case err != nil:
-		return "", false, im.targetErr("create", err)
-	case fi.IsDir():
-		return "", false, fmt.Errorf("%s: %w", path, ErrNotFile)
-	case fi.Mode().IsRegular():
-		if t, err := filepath.EvalSymlinks(path); err == nil {
-			im.target = t
-			return filepath.Dir(t), true, nil
-		}
-		return filepath.Dir(path), true, nil
+	im.target, im.kind = t.Path, t.Kind
+	if t.Regular() {
+		return t.Dir(), true, nil
 	}
 	im.stream = true
 	return os.TempDir(), false, nil
@@ -266,16 +255,6 @@ func (im *Image) mapTemp() error {
 	im.data = data
 	im.initTrack()
 	return nil
-}
-
-// isDevicePath reports whether path lies under /dev or /proc, where Create
-// streams instead of renaming.
-func isDevicePath(path string) bool {
-	if filepath.Separator != '/' {
-		return false
-	}
-	p := filepath.Clean(path)
-	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
 }
 
 // Name returns the final path of the image, as given to Create, or "" for an
@@ -625,7 +604,7 @@ func (im *Image) commit() error {
 	tempfile.Forget(im.tmp)
 	im.tmp = ""
 	if im.opts.Sync {
-		syncDir(filepath.Dir(im.target))
+		syncDir(tempDir(im.target))
 	}
 	return nil
 }
@@ -653,9 +632,15 @@ func (im *Image) checkTemp() error {
 	return nil
 }
 
-// streamOut copies the finished temporary file to a non-regular output.
+// streamOut copies the finished temporary file to an output written in
+// place: a device or named pipe as it is, a TargetRewrite file truncated
+// first.
 func (im *Image) streamOut() error {
-	out, err := os.OpenFile(im.target, os.O_WRONLY, 0)
+	flag := os.O_WRONLY
+	if im.kind == TargetRewrite {
+		flag |= os.O_TRUNC
+	}
+	out, err := os.OpenFile(im.target, flag, 0)
 	if err != nil {
 		return err // it names the target
 	}

@@ -231,11 +231,12 @@ func (s *signalError) ExitCode() int { return 128 + signalNumber(s.sig) }
 // interrupted turns the error of a run whose context a signal cancelled
 // into a signalError, and prefixes others with op. For a signal it also
 // removes the temporary files that the commands still running in this
-// process have made since the run removed its own.
+// process have made since the run removed its own, and lets them make no
+// more before the process exits (tempfile.Stop).
 func interrupted(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		if c, ok := context.Cause(ctx).(*signalCause); ok {
-			tempfile.RemoveTracked()
+			tempfile.Stop()
 			return &signalError{op: op, sig: c.sig}
 		}
 		return fmt.Errorf("%s: %w", op, err)

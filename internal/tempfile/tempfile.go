@@ -7,12 +7,15 @@
 //
 // The package also keeps the set of temporary paths this process has made
 // and not yet renamed or removed, so that a command stopped by a signal can
-// remove them before it exits (RemoveTracked).
+// remove them before it exits (RemoveTracked), and so that none is made
+// after that (Stop).
 package tempfile
 
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,12 +47,20 @@ func Name(target string) string {
 	return filepath.Join(filepath.Dir(target), strings.TrimSuffix(Pattern(target), "*")+hex.EncodeToString(b[:]))
 }
 
+// ErrStopped is the error of Create once Stop has been called: the process
+// is about to exit and makes no more temporary files.
+var ErrStopped = errors.New("the process is stopping")
+
 // Create creates a new temporary file in dir (os.TempDir when dir is "")
-// named by Pattern(target), and tracks it until Forget.
+// named by Pattern(target), and tracks it until Forget. After Stop it
+// makes nothing and fails with an error wrapping ErrStopped.
 func Create(dir, target string) (*os.File, error) {
 	// RemoveTracked waits for the lock: no file is made and not tracked.
 	live.Lock()
 	defer live.Unlock()
+	if live.stopped {
+		return nil, fmt.Errorf("temporary file for %s: %w", target, ErrStopped)
+	}
 	f, err := os.CreateTemp(dir, Pattern(target))
 	if err != nil {
 		return nil, err
@@ -62,13 +73,19 @@ func Create(dir, target string) (*os.File, error) {
 // removed.
 var live struct {
 	sync.Mutex
-	paths map[string]bool
+	paths   map[string]bool
+	stopped bool // Stop was called: nothing new is made or kept
 }
 
-// Track records that the temporary path p exists until Forget(p).
+// Track records that the temporary path p exists until Forget(p). After
+// Stop it removes p at once instead.
 func Track(p string) {
 	live.Lock()
 	defer live.Unlock()
+	if live.stopped {
+		os.RemoveAll(p)
+		return
+	}
 	track(p)
 }
 
@@ -93,8 +110,26 @@ func Forget(p string) {
 func RemoveTracked() {
 	live.Lock()
 	defer live.Unlock()
+	removeTracked()
+}
+
+// removeTracked is RemoveTracked with live locked.
+func removeTracked() {
 	for p := range live.paths {
 		os.RemoveAll(p)
 	}
 	clear(live.paths)
+}
+
+// Stop removes every tracked temporary path, as RemoveTracked does, and
+// makes every later Create fail with ErrStopped and every later Track
+// remove its path at once. It is for a process that a signal stops: its
+// other goroutines run on for the moment before it exits, and a file one
+// of them made after RemoveTracked would be left behind. It cannot be
+// undone.
+func Stop() {
+	live.Lock()
+	defer live.Unlock()
+	live.stopped = true
+	removeTracked()
 }

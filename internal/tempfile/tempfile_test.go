@@ -1,6 +1,7 @@
 package tempfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,5 +55,40 @@ func TestRemoveTracked(t *testing.T) {
 	}
 	if _, err := os.Stat(kept.Name()); err != nil {
 		t.Errorf("forgotten file: %v", err)
+	}
+}
+
+// TestStop checks that Stop removes the tracked files and that nothing is
+// made or kept after it: Create fails with ErrStopped and makes no file,
+// Track removes its path (fails where a Create racing with the signal
+// handler leaves its file).
+func TestStop(t *testing.T) {
+	// Not parallel: Stop is the process's, and the test undoes it at the
+	// end, before the parallel tests resume.
+	defer func() {
+		live.Lock()
+		live.stopped = false
+		live.Unlock()
+	}()
+	dir := t.TempDir()
+	before, err := Create(dir, "before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before.Close()
+	Stop()
+	if _, err := os.Stat(before.Name()); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want removed", before.Name(), err)
+	}
+	if f, err := Create(dir, "after"); !errors.Is(err, ErrStopped) {
+		t.Errorf("Create after Stop: %v, %v; want ErrStopped", f, err)
+	}
+	tracked := filepath.Join(dir, "tracked")
+	if err := os.WriteFile(tracked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Track(tracked)
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Errorf("left after Stop: %v", names)
 	}
 }
