@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/imgkit/arcmd"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 )
@@ -265,33 +266,31 @@ func under(p string, dirs []string) bool {
 }
 
 // planAr plans an ar command line with parseArArgs: the archive is the
-// output, and the files of r and q are the inputs. The U modifier is an
-// error: it stores what a checkout does not keep.
+// output, and the files of r and q are the inputs (arcmd.Command.Inputs).
+// The U modifier is an error: it stores what a checkout does not keep.
 func planAr(e *env, args []string) (*catalog.Plan, error) {
 	c, err := parseArArgs(e, args)
 	if err != nil {
 		return nil, err
 	}
-	if !c.det {
+	if c.FileMetadata {
 		return nil, errArFileMetadata
 	}
-	p := &catalog.Plan{Output: c.arArchive, Times: !c.det}
-	if c.op == 'r' || c.op == 'q' {
-		for _, f := range c.files {
-			p.Inputs = append(p.Inputs, catalog.Input{Path: e.abs(f), Follow: true})
-		}
+	p := &catalog.Plan{Output: c.ArchiveArg}
+	for _, f := range c.Inputs() {
+		p.Inputs = append(p.Inputs, catalog.Input{Path: f, Follow: true})
 	}
 	return p, nil
 }
 
-// planRanlib plans "ranlib archive": the archive is the output (ranlib
-// rewrites an existing archive, which a catalogue entry builds from
-// nothing, so it fails as ranlib of a missing file does).
+// planRanlib plans "ranlib archive" with arcmd.ParseRanlib: the first
+// archive is the output (ranlib rewrites an existing archive, which a
+// catalogue entry builds from nothing, so it fails as ranlib of a missing
+// file does).
 func planRanlib(e *env, args []string) (*catalog.Plan, error) {
-	for i, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return &catalog.Plan{Output: i}, nil
-		}
+	cmds, err := arcmd.ParseRanlib(args, e.Dir, e.getenv)
+	if err != nil {
+		return nil, fromArcmd(err)
 	}
-	return nil, usagef("ranlib: missing archive")
+	return &catalog.Plan{Output: cmds[0].ArchiveArg}, nil
 }
