@@ -4,87 +4,36 @@
 // "fixturegen build" and "fixturegen verify", of the magefixtures targets,
 // and of users' own Go code.
 //
-// Load reads a catalogue; (*Catalog).Build brings its outputs up to date
-// and checks or records their sums; (*Catalog).Verify rebuilds every
-// output in a temporary copy of the folder and compares, and checks the
-// outputs present in the folder against fixtures.sum too; (*Catalog).Clean
-// removes outputs, the build state and the temporary files of killed runs.
-// The commands of the manifest are run by a Runner, which also says which
-// arguments of a command line name the files it reads (the fixturegen
-// command supplies one that runs its makefs and ar in-process); progress
-// and per-output results go to a Reporter as they happen, and a
-// ProgressReporter also learns as each command starts, with the counter
-// of the bytes it writes (Command.Progress).
+// Load reads a catalogue; Catalog.Build brings its outputs up to date and
+// checks or records their sums; Catalog.Verify rebuilds every output in a
+// temporary copy of the folder and compares; Catalog.Clean removes
+// outputs, the build state and the temporary files of killed runs. The
+// manifest's commands are run by a Runner, which also names the files each
+// command line reads (the fixturegen command supplies one that runs its
+// makefs and ar in-process); progress and per-output results go to a
+// Reporter as they happen. ExampleCatalog_Build shows a whole build.
 //
-// # What git keeps
+// # What to know
 //
-// One fixtures.sum must hold in every clone of a repository, and a clone
-// keeps only the inputs' contents, symbolic links and executable bits: its
-// owner, umask, times and hard links are the cloner's. The fixturegen
-// Runner (the one fixturegen build and verify, magefixtures and
-// fixturetest.Runner use) therefore runs every makefs entry as if
-// --metadata=git were its first option, so that each manifest line's bytes
-// are those of "fixturegen makefs --metadata=git ARGS..." run by hand in
-// the catalogue's folder: owners 0:0, files 0644 or 0755 by the execute
-// bit, directories 0755, no hard links, with a -F spec's keywords still
-// winning. An entry that writes --metadata=host keeps the host's owners,
-// modes and hard links, and its sum then holds only on that host. The
-// Runner refuses, naming the manifest line, a makefs entry without -T (or
-// msdos's -o timestamp), whose -T names a file or whose options keep the
-// files' own times (cd9660 -o compat=debian), unless it writes
-// --metadata=host, since git sets every file's time at checkout; a makefs
-// entry whose spec names an owner without its number and without -N
-// (uname= without uid=), unless it writes --metadata=host, since the
-// number would be the host's; and an ar entry with the U modifier, which
-// stores the members' owners, modes and times. Under --metadata=host such an owner name makes the host's
-// /etc/passwd and /etc/group inputs (Input.Host).
+//   - An output is rebuilt when its command line, the generator, an input
+//     it reads or the output file itself changed since its last build, or
+//     its sum is not the recorded one; an input that is another entry's
+//     output orders the two entries. What a build saw is kept in
+//     .fixturegen-state beside the manifest.
+//   - So that one fixtures.sum holds in every clone, the fixturegen Runner
+//     runs makefs entries with --metadata=git and refuses, naming the
+//     manifest line, entries whose bytes would depend on the checkout (no
+//     -T, an owner given by name only, ar's U modifier) unless they write
+//     --metadata=host.
+//   - Outputs, fixtures.sum and the state appear only when complete and,
+//     unless updating, only when the sum matches; one Build or Clean at a
+//     time holds the catalogue's lock; a cancelled context removes every
+//     temporary file of the run. Nothing is written through a symbolic
+//     link.
 //
-// # Up to date
+// # More
 //
-// An output is up to date when its command line, the generator (the
-// program's build identity, see Generator), every input the Runner names
-// (type, mode, size, owner, hard links, symbolic link target, device and
-// inode numbers, modification time and, on Linux, change time, or with
-// Options.Hash contents; access times do not count; every file under an
-// input directory; an input the command follows counts by its link's
-// target and what it resolves to; an input that may be absent counts by
-// its absence) and the output itself (its size, modification and change
-// times, device and inode: the file the build wrote, not one edited or
-// replaced since) are as they were when it was last built, and its sum is
-// the recorded one. An input that is another entry's
-// output makes the entry run after that entry and counts by that output's
-// sum; an input folder that holds an output of the manifest, or the
-// catalogue folder itself, fails the entry. What the last build saw is kept in
-// .fixturegen-state beside the manifest; a build with or without
-// Options.Hash reads what the other recorded (see Options.Hash).
-//
-// Three version strings guard what a build compares. The generator
-// changes with fixturegen's module version or Go version, which rebuilds
-// every output once. The state file's version (its first line, v5) is
-// bumped whenever its lines' format or a field's meaning changes; an older
-// file is ignored, which rebuilds every output once and is never an error.
-// The key version (keyVersion, v3) is bumped whenever what an entry's key
-// hashes changes, so that no key of the old kind can match.
-//
-// # Files
-//
-// Outputs are written under temporary names beside them
-// (.fixturegen-tmp-*, the pattern of every temporary file fixturegen
-// makes) and renamed into place only when complete and, unless
-// updating, only when their sum matches: a failed check keeps the old
-// output. fixtures.sum and the state are replaced the same way. One Build
-// or Clean at a time holds the catalogue's lock (.fixturegen-lock), so that
-// concurrent builds and updates of one catalogue serialise instead of
-// meeting; Verify writes nothing in the catalogue and takes no lock. When
-// the context is cancelled, every temporary file of the run is removed
-// before Build or Verify returns; Build removes, under the lock, those a
-// killed run left in the catalogue folder and beside the outputs, and
-// reports it with Reporter.Message.
-//
-// Nothing is written or removed through a symbolic link: an output whose
-// folder is one fails (ErrOutputLink) and Clean refuses it; fixtures.sum
-// and the state are replaced by rename, never written through a link; a
-// lock file that is a link is an error. Output names are what CheckName
-// accepts, so that every name written to fixtures.sum and the state reads
-// back the same (WriteSums refuses any other).
+// DETAILS.md in this package's folder is the reference: what git keeps and
+// what the Runner refuses, the up-to-date rule field by field and its
+// three version strings, and how files are written, locked and removed.
 package catalog

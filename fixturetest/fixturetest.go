@@ -17,40 +17,56 @@
 //	}
 //
 // Programs maps "fixturegen" to Main, which runs the same command as
-// "go tool fixturegen" in the test binary; merge it into a map of your own
-// to have other programs too, and likewise Cmds. The commands recognise
-// FAT images, FFS (UFS1 and UFS2) images, ISO 9660 images and ar archives,
-// and every other format registered with imgkit/inspect, from their first
-// bytes.
+// "go tool fixturegen" in the test binary; merge it and Cmds into maps of
+// your own to have other programs and commands too. Runner gives Go tests
+// the catalogue runner of fixturegen build, so that a test builds or
+// verifies a catalogue (package catalog) without the fixturegen program.
 //
-// The commands are:
+// # Commands
+//
+// The commands recognise FAT images, FFS (UFS1 and UFS2) images, ISO 9660
+// images and ar archives, and every other format registered with
+// imgkit/inspect, from their first bytes. File names are relative to the
+// script's current directory. A command with the wrong number of
+// arguments, or negated where that is not supported, fails with a "usage:"
+// message.
 //
 //	cmpimg file1 file2
 //
 // Compare file1 and file2 byte for byte. When they differ, cmpimg writes
 // what differs by structure to the script's stderr, as "fixturegen diff"
-// prints it: which file or structure in the image, which field (by its
-// specification's name, such as BPB_SecPerClus, fs_minfree or "ar member
-// header date"), at which offset, with the old and new values; bytes
-// outside every parsed field as byte ranges. Without '!' it then fails;
-// with '!' it succeeds, so that "stderr" can match the report:
+// prints it: which file or structure, which field (by its specification's
+// name, such as BPB_SecPerClus or fs_minfree), at which offset, with the
+// old and new values; bytes outside every parsed field as byte ranges.
+// Without '!' it then fails; with '!' it succeeds, so that "stderr" can
+// match the report, and fails when the files are identical:
 //
 //	! cmpimg old.img new.img
 //	stderr 'BPB_SecPerClus'
 //
-// With '!' it fails when the files are identical, and says so. File names
-// are relative to the script's current directory.
+//	imgls image
+//
+// List the files of image as "fixturegen ls" does, one line each (mode,
+// size, modification time in UTC, the format's own column, the path), to
+// the script's stdout, for the stdout and cmp commands that follow. It
+// cannot be negated.
+//
+//	imgcat image path...
+//
+// Copy the named files of image to the script's stdout, in order. Paths are
+// slash-separated and relative to the image's root. It cannot be negated.
+//
+// # Updating golden images
 //
 // In update mode (UpdateCmds(true), meant to follow Params.UpdateScripts)
 // cmpimg without '!' refreshes its golden file2 instead of failing: where
 // file1 and file2 differ, or file2 does not exist yet, it copies file1 over
 // file2, logs the structural diff and succeeds, as testscript's cmp
-// rewrites its golden in the script when UpdateScripts is set. Images are
-// binary and do not fit a txtar archive, so file2 is a file of the test's
-// testdata named by an absolute path, most simply through a variable the
-// Setup function sets; a file2 inside the script's work directory ($WORK:
-// a file of the archive or a copy, both thrown away) is left alone and
-// cmpimg fails as it does outside update mode. '!' cmpimg never updates.
+// rewrites its golden when UpdateScripts is set. Images do not fit a txtar
+// archive, so file2 is a file of the test's testdata named by an absolute
+// path, most simply through a variable the Setup function sets; a file2
+// inside the script's work directory is left alone and cmpimg fails
+// (ErrGoldenInWorkDir). '!' cmpimg never updates.
 //
 //	var update = flag.Bool("update", false, "rewrite cmp goldens and golden images")
 //
@@ -70,28 +86,9 @@
 //		})
 //	}
 //
-// A script then says "cmpimg floppy.img $GOLDEN/floppy.img". After a change
-// that alters images on purpose, "go test -run TestScripts -update"
-// rewrites the goldens (with -v it shows what changed in each image), and
-// a run without -update, after reviewing the changes, checks them before
-// they are committed.
-//
-//	imgls image
-//
-// List the files of image as "fixturegen ls" does, one line each — mode,
-// size, modification time (UTC), the FAT short name, the ar member's
-// header offset, the FFS inode number or the ISO 9660 file identifier and
-// extent block ("README.TXT;1@23"), and the path — to the script's
-// stdout, for the stdout and cmp commands that follow. It cannot be
-// negated.
-//
-//	imgcat image path...
-//
-// Copy the named files of image to the script's stdout, in order. Paths are
-// slash-separated and relative to the image's root. It cannot be negated.
-//
-// A command with the wrong number of arguments, or negated where that is
-// not supported, fails with a "usage:" message.
+// A script then says "cmpimg floppy.img $GOLDEN/floppy.img", and
+// "go test -run TestScripts -update" rewrites the goldens after a change
+// that alters images on purpose (with -v it shows what changed in each).
 package fixturetest
 
 import (

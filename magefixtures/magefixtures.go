@@ -19,9 +19,12 @@
 // process, with fixturegen's makefs and ar: no go run, no separate
 // fixturegen binary. They find the catalogue as fixturegen does, in
 // ./fixtures or in the fixtures folder of the nearest parent up to the
-// module root, unless Settings.Dir says where it is. Interrupting mage
-// (Ctrl-C, which mage turns into a cancelled context) or sending it
-// SIGTERM or SIGHUP cancels the run, which removes its temporary files.
+// module root, unless Settings.Dir says where it is. Settings (set in an
+// init function) and the FIXTUREGEN_FLAGS variable (for one run) choose
+// the folder, the jobs and the entries, as fixturegen build's flags do.
+// Interrupting mage (Ctrl-C, which mage turns into a cancelled context) or
+// sending it SIGTERM or SIGHUP cancels the run, which removes its
+// temporary files.
 package magefixtures
 
 import (

@@ -105,10 +105,9 @@ type Archive struct {
 // Holding every member file open costs more than the read: once a
 // multithreaded process (every Go program) holds more descriptors than
 // its table has room for, the kernel grows the table and waits for an
-// RCU grace period (expand_files, synchronize_rcu). For "ar rcsD" of 500
-// objects, the openat that took descriptor 256 slept 6.7 ms of a 20 ms
-// run (strace -T; perf sched_switch showed it as the one D-state wait).
-// Bigger members stay open so that their data takes the image's bulk path.
+// RCU grace period (expand_files, synchronize_rcu), which dominates a
+// run of many small objects (BENCHMARKS.md). Bigger members stay open so
+// that their data takes the image's bulk path.
 const (
 	memberReadWhole = 64 << 10
 	memberMemBudget = 64 << 20
@@ -643,12 +642,10 @@ func (a *Archive) Commit() error {
 	if err != nil {
 		return a.wrap(err)
 	}
-	// ModeAuto: bcache takes FIXTUREGEN_CACHE, else the mapping. No mode
-	// is picked by member size any more: since bcache's WriteAt and
-	// CopyFrom write with pwrite in mmap mode too, "ar rcsD out.a" of one
-	// 16 MiB object took 9.0-9.9 ms in the default mode against 11-13 ms
-	// in copy mode with copy_file_range (the fixturegen binary, best of
-	// 30, the objects of BenchmarkRcsD16MiB).
+	// ModeAuto: bcache takes FIXTUREGEN_CACHE, else the mapping, whatever
+	// the members' sizes: bcache's WriteAt and CopyFrom write with pwrite
+	// in mmap mode too, so the mapping is as fast for large members
+	// (BENCHMARKS.md).
 	im, err := bcache.Create(a.path, p.Size(), &bcache.Options{Perm: a.perm, Progress: a.opts.Progress})
 	if err != nil {
 		return a.imageErr(err)

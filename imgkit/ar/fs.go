@@ -10,7 +10,7 @@ import (
 )
 
 // The Reader, and so the ReadCloser, is an io/fs.FS over the archive's
-// members, as the package documentation describes.
+// members, as DETAILS.md describes.
 var (
 	_ fs.FS        = (*Reader)(nil)
 	_ fs.ReadDirFS = (*Reader)(nil)

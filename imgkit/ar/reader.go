@@ -95,7 +95,7 @@ const (
 
 // A Reader reads an archive held in an io.ReaderAt. NewReader parses every
 // header up front; members' data is read only on demand. A Reader is an
-// io/fs.FS over the members (see the package documentation). The members
+// io/fs.FS over the members (see DETAILS.md). The members
 // of a thin archive are read from the files they name when the Reader
 // knows where the archive is: OpenReader, NewReaderDir and NewReaderFS.
 type Reader struct {
@@ -399,7 +399,7 @@ func (ar *Reader) bsdLongName(m *parsedHeader, first bool, st *symtabRef) error 
 }
 
 // gnuLongName resolves the GNU long name "/offset", an offset into the "//"
-// table. In thin archives byte 15 may hold a stray '/' (see doc.go).
+// table. In thin archives byte 15 may hold a stray '/' (see DETAILS.md).
 func (ar *Reader) gnuLongName(m *parsedHeader) error {
 	digits := strings.TrimRight(strings.TrimRight(m.rawName, " /"), " ")
 	if ar.thin && strings.Contains(digits, ":") {

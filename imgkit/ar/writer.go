@@ -32,7 +32,7 @@ func (f Format) String() string {
 }
 
 // Compat selects whose bytes to match where GNU ar and llvm-ar disagree
-// (see the package documentation for the list).
+// (DETAILS.md lists each difference).
 type Compat int
 
 // Compatibility targets.

@@ -10,10 +10,9 @@ import (
 const copyFileRangeSupported = true
 
 // defaultBulkMmap and defaultBulkCopy are the CopyFrom paths BulkAuto stands
-// for in each mode. Whole-image builds of the fsbench trees chose them (see
-// doc.go): mapping each source costs an mmap, a munmap and the source page
-// faults per file, which loses to read and pwrite for thousands of small
-// files and, on the benchmark trees, for 20 MiB files too.
+// for in each mode: mapping each source costs an mmap, a munmap and the
+// source page faults per file, which loses to read and pwrite for small
+// and large files alike (BENCHMARKS.md).
 const (
 	defaultBulkMmap = BulkPwrite
 	defaultBulkCopy = BulkPwrite
@@ -64,11 +63,10 @@ func copyFileRange(dst *os.File, off int64, src *os.File, n int64) (int64, error
 // preallocate allocates the blocks of n bytes at off of the image file with
 // fallocate(2) before CopyFiles writes them. On ext4 a buffered write into
 // blocks allocated this way (unwritten extents) is cheaper than one into a
-// hole (presumably the delayed allocation done page by page): the medium
-// fsbench tree copied in 74-85 ms instead of 88-110 (see doc.go). The
-// bytes read back are the same either way, so a failure (a file system
-// without fallocate, a full disk that the writes will report anyway) is
-// ignored.
+// hole, presumably because of delayed allocation done page by page
+// (BENCHMARKS.md). The bytes read back are the same either way, so a failure
+// (a file system without fallocate, a full disk that the writes will report
+// anyway) is ignored.
 func preallocate(f *os.File, off, n int64) {
 	rc, err := f.SyscallConn()
 	if err != nil {

@@ -54,8 +54,8 @@ func (im *Image) clonePiece(off, srcOff, n int64) (head, mid int64) {
 }
 
 // cloneBytes returns how many bytes of fc CopyFiles would clone, which
-// preallocateBatch leaves out: allocating blocks that a clone then frees
-// cost 1 ms of the 10 ms an ffs image of the big fsbench tree takes on XFS.
+// preallocateBatch leaves out, since allocating blocks that a clone then
+// frees is wasted work.
 func (im *Image) cloneBytes(fc *FileCopy) int64 {
 	if fc.Path == "" {
 		return 0

@@ -11,29 +11,10 @@ import (
 // files share extents through FICLONERANGE (XFS with reflink, btrfs,
 // bcachefs, OCFS2) to the least number of bytes worth cloning there
 // (cloneMin). On any other file system the image never tries to clone, so
-// that the copy path stays as it was there (its files grouped into runs,
-// no failed system call per file).
-//
-// The thresholds come from BenchmarkCloneThreshold (256 files of one size,
-// sources on disk, page cache warm, 2 cores): on XFS a clone cost 23-28 µs
-// a file whatever its size and the copy 12.8 µs at 128 KiB, 18.5 µs at
-// 256 KiB, 31 µs at 512 KiB; on btrfs a clone cost 22-25 µs and the copy
-// 16 µs at 16 KiB, 29 µs at 32 KiB. XFS's is the lower end of its
-// crossover: whole msdos builds of the medium fsbench tree were the same
-// with 256 KiB and 512 KiB (within the noise of 5 ms in 55), slower with
-// 2 MiB, and at 256 KiB the first run of a 20 MiB file in a default FFS
-// image (12 direct blocks of 32 KiB) is cloned too, which keeps the image
-// at the disk space of its metadata (8 MiB more at 512 KiB for the big
-// tree). bcachefs and OCFS2 are not measured and get XFS's.
-//
-// The same benchmark with the files 1 MiB apart (each copy a write of its
-// own, as the pieces of FFS files in different groups are) gave XFS's
-// crossover between 128 KiB (clone 15.5 µs, copy 11.3) and 256 KiB (14.8,
-// 18.4), and on btrfs a clone cheaper than any copy (24 µs against 64 at
-// 4 KiB). Not kept: a second threshold for such pieces, one block on
-// btrfs. A file's partial last block is copied after its clone, so a small
-// file cost a clone and a write instead of a write: FFS builds of the
-// medium fsbench tree on btrfs took 116-162 ms instead of 88-107.
+// that the copy path keeps its files grouped into runs and makes no failed
+// system call per file. Below a threshold one clone costs more than a copy
+// of the same bytes from the page cache; BenchmarkCloneThreshold measured
+// each (BENCHMARKS.md), and bcachefs and OCFS2, not measured, get XFS's.
 var cloneFSTypes = map[int64]int64{
 	unix.XFS_SUPER_MAGIC:   256 << 10,
 	unix.BTRFS_SUPER_MAGIC: 32 << 10,

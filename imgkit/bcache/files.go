@@ -32,10 +32,10 @@ type FileCopy struct {
 // copyWorkers is how many goroutines CopyFiles copies with at most (and no
 // more than twice GOMAXPROCS). A file write holds the image's inode lock, so
 // the writes do not overlap each other; what the workers overlap is the
-// opening and reading of the next sources with the current write. The
-// medium fsbench tree measured best at 4 on 2 cores (see doc.go). It is a
-// variable so that tests and benchmarks can run one worker too (tests that
-// run in parallel call copyFiles with their own count instead).
+// opening and reading of the next sources with the current write; 4 was
+// fastest on 2 cores (BENCHMARKS.md). It is a variable so that tests and
+// benchmarks can run one worker too (tests that run in parallel call
+// copyFiles with their own count instead).
 var copyWorkers = 4
 
 // CopyFiles copies a batch of files into the image, as many CopyFrom calls
@@ -225,11 +225,10 @@ func (im *Image) follows(a, b *FileCopy) bool {
 
 // copyRun copies the files [first, end) of a batch, which follow each other
 // and fit buf together, by reading them into buf (their Pad zeroed) and
-// writing it with one pwrite: one write where there were end-first. The
-// medium fsbench tree, 4,900 of whose 5,000 files are under 8 KiB, copies
-// in 60-65 ms this way instead of 74-85 (see doc.go). A memory image reads
-// the files and clears their Pad in its own bytes instead, and writes
-// nothing. It returns the index of the file that failed.
+// writing it with one pwrite instead of one per file, which matters for
+// trees of many small files (BENCHMARKS.md). A memory image reads the files
+// and clears their Pad in its own bytes instead, and writes nothing. It
+// returns the index of the file that failed.
 func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, error) {
 	base := files[first].Off
 	last := &files[end-1]

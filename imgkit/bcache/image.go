@@ -35,8 +35,8 @@ var (
 type Bulk int
 
 const (
-	// BulkAuto uses the path the package benchmarks found fastest; see the
-	// package documentation for the numbers.
+	// BulkAuto uses the path the package benchmarks found fastest on each
+	// system (DETAILS.md says which; BENCHMARKS.md has the numbers).
 	BulkAuto Bulk = iota
 	// BulkRead reads the source with read(2): straight into the mapped bytes
 	// in mmap mode, into a heap buffer that is then written with pwrite(2)
@@ -365,11 +365,11 @@ func (im *Image) refreshHeld(off, n int64) error {
 }
 
 // CopyFrom copies exactly n bytes from r into the image at byte offset off.
-// It is the bulk path for file contents; Options.Bulk chooses how (see Bulk
-// and the package documentation for the measured default). A source that
-// ends before n bytes is an error wrapping ErrShortSrc. A held buffer that
-// overlaps the range sees the new bytes in both modes. A memory image reads
-// r straight into its bytes, whatever Options.Bulk says.
+// It is the bulk path for file contents; Options.Bulk chooses how (see Bulk,
+// and DETAILS.md for the default). A source that ends before n bytes is an
+// error wrapping ErrShortSrc. A held buffer that overlaps the range sees the
+// new bytes in both modes. A memory image reads r straight into its bytes,
+// whatever Options.Bulk says.
 func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if err := im.checkOpen(); err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 //     the clock (here: the root's modification time, whatever -T says);
 //     an mtree spec's time= sets a file's modification and access times,
 //     and its change time to the clock (here: the spec's time, see the
-//     package documentation's Deviations);
+//     Deviations in DETAILS.md);
 //   - under Rock Ridge, TF entries are 25 bytes long, the last byte of
 //     the change time (its offset from GMT) cut off; a "." record holds
 //     only PX, and a ".." record PX (after PL), except the root's ".",

@@ -28,7 +28,7 @@ func TestDocHeadings(t *testing.T) {
 			got = append(got, headingText(h.Text))
 		}
 	}
-	if strings.Join(got, "|") != strings.Join(want, "|") || len(want) < 9 {
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(want) < 2 {
 		t.Errorf("go doc headings %q, want the %d sections %q", got, len(want), want)
 	}
 }

@@ -183,7 +183,7 @@ func (v *volume) placeDirCA(d *isoNode, start int64) int64 {
 // entry names, and the names, modes and link targets in the areas of
 // other records are lost. So the areas stay where makefs puts them only
 // when the root's "." record is the one record that has one (its SP and
-// ER always push its PX and TF there); see the package documentation.
+// ER always push its PX and TF there); see Deviations in DETAILS.md.
 func (v *volume) needCAInline() bool {
 	if !v.o.RockRidge || v.rr.caSize > SectorSize {
 		return v.o.RockRidge

@@ -25,7 +25,7 @@ type Options struct {
 	AllowLowercase     bool   // allow-lowercase: accepted; makefs converts names regardless
 	AllowMultidot      bool   // allow-multidot (m): keep every dot of a file name (level 2 and up)
 	OmitTrailingPeriod bool   // omit-trailing-period (o): no "." in file identifiers without an extension
-	NoTrailingPadding  bool   // no-trailing-padding=0: no 150 sectors of padding (see the package documentation)
+	NoTrailingPadding  bool   // no-trailing-padding=0: no 150 sectors of padding (see DETAILS.md)
 	KeepBadImages      bool   // keep-bad-images (K): accepted; an image that fails is never kept
 	Verbose            int    // verbose (v): accepted, 0 to 2; prints nothing
 	Label              string // label (L): Volume Identifier, up to 32 d-characters

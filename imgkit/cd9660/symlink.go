@@ -44,7 +44,7 @@ func slComponents(target string) []slComponent {
 // is where makefs writes an uninitialised flags byte and, when a
 // component ends at its split point, a component holding two zero bytes;
 // here it is split into entries of at most 249 bytes of components by
-// splitSL. See the package documentation.
+// splitSL. See Deviations in DETAILS.md.
 func slEntries(target string) []suspEntry {
 	comps := slComponents(target)
 	used, fits := 0, true

@@ -257,7 +257,7 @@ func TestFreeBSDBytes(t *testing.T) {
 // sleuthkitReads checks that sleuthkit's fls lists the image's tree (every
 // tree of the matrix has a file z at its top), as it lists every image
 // fixturegen writes. sleuthkit gives up on UFS1
-// images smaller than 263680 bytes (see the package doc), so those are
+// images smaller than 263680 bytes (see Checking with sleuthkit in DETAILS.md), so those are
 // read padded with zeros to that size, and it assumes 512-byte sectors in
 // its tsk_fs_open_img, so images made for 4096-byte sectors are given to
 // it with -b 4096.
@@ -381,7 +381,7 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 // every option combined with the others, with freebsd-makefs on the trees
 // of the matrix. Where FreeBSD's makefs refuses a set or fails to fit
 // the tree, the writer may refuse it too or write an image, which must
-// then be valid (see the package doc's differences); every other set must
+// then be valid (see the differences in DETAILS.md); every other set must
 // give FreeBSD's bytes.
 func TestFreeBSDRandomOptions(t *testing.T) {
 	t.Parallel()

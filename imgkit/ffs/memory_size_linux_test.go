@@ -19,7 +19,7 @@ import (
 const memoryChildEnv = "FFS_MEMORY_AT_ANY_SIZE"
 
 // memoryBound is what the writer may take from the system besides the
-// mapped image, whatever the image's size (see doc.go).
+// mapped image, whatever the image's size (see Memory in DETAILS.md).
 const memoryBound = 64 << 20
 
 // TestMemoryAtAnySize builds with WriteFile, in a child process (so that

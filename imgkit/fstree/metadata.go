@@ -6,7 +6,7 @@ import "strconv"
 // of a tree read from a host directory or an fs.FS come from: the host
 // (MetadataHost, the zero value, as makefs(8) reads them) or only what git
 // keeps of a checkout (MetadataGit). Times are not part of it: they follow
-// Options.Timestamp (see the package documentation).
+// Options.Timestamp (see Times in DETAILS.md).
 type Metadata uint8
 
 const (

@@ -86,7 +86,7 @@ func (o *Options) defaultTime() time.Time {
 	return time.Unix(0, 0).UTC()
 }
 
-// normalize applies the time rule of the package documentation to every
+// normalize applies the time rule (Times in DETAILS.md) to every
 // node of t, and converts all times to UTC. It writes only the times that
 // change, so that a tree the rule was applied to already (a tree shared by
 // builds with the same options) is only read.

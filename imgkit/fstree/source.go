@@ -12,7 +12,7 @@ import (
 // image from any of them is one call.
 type Source interface {
 	// Tree returns the source's tree with the metadata rules of opts
-	// applied (see the package documentation for the time rule).
+	// applied (see Times in DETAILS.md for the time rule).
 	Tree(opts *Options) (*Tree, error)
 }
 

@@ -60,10 +60,9 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 // walkWorkers is how many goroutines WalkDir examines directories with at
 // most (and no more than twice GOMAXPROCS). Each directory is read and its
 // entries examined by one goroutine; the tree is the same whatever the
-// scheduling. The medium fsbench tree (5,000 files in 200 directories) was
-// walked in 7.4-8.7 ms with 4 against 10.4-13.3 ms with 1 on 2 cores (best
-// of 30 WalkDir calls, page cache warm; see imgkit/bcache/doc.go for whole
-// builds). It is a variable so that tests can walk with one.
+// scheduling. Four workers overlap the system calls of several directories
+// on 2 cores (BENCHMARKS.md). It is a variable so that tests can walk with
+// one.
 var walkWorkers = 4
 
 // A hostWalk is one WalkDir in progress: directories are examined on the

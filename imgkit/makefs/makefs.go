@@ -6,29 +6,27 @@
 //	       [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host]
 //	       image-file directory|manifest [extra-directory ...]
 //
-// --metadata is fixturegen's extension of that command line, a long option
-// accepted anywhere among the flags: --metadata=git gives every file of
-// the source directories only what git keeps of a checkout (uid 0, gid 0,
-// files 0644 or, with an execute bit, 0755, directories 0755, symbolic
-// links 0777 with their targets, no file flags, no hard links:
-// fstree.MetadataGit), as tar --owner=0 --group=0 --numeric-owner,
-// mksquashfs -all-root and mkisofs -r do, so that the image is the same in
-// every checkout whatever its owner, umask and hard links. The rule is applied to the walked tree before the
-// -F spec, whose keywords still win; an mtree manifest given as the
-// source is taken as it says. --metadata=host, the default, keeps the
-// host's owners, modes and hard links, as makefs(8) does. Catalogue
-// entries run with --metadata=git unless they say otherwise (see package
-// catalog).
-//
 // Parse reads a command line into a Command: the flags every file system
-// type shares, with makefs's one number syntax (imgfmt.ParseNumber), the
-// source tree (a directory or an mtree manifest, extra directories merged
-// into it, the -F spec applied), the time rule (-T, or else
-// SOURCE_DATE_EPOCH) and the block-cache mode (FIXTUREGEN_CACHE).
-// (*Command).Run builds the image with the registered Type that -t names.
-// Each type (cd9660.go, ffs.go, msdos.go) contributes only its -o option
-// table, the global flags it takes and its WriteFile, as a Format (see
-// Type).
+// type shares, with makefs's one number syntax, the source tree (a
+// directory or an mtree manifest, extra directories merged into it, the -F
+// spec applied), the time rule (-T, or else SOURCE_DATE_EPOCH) and the
+// block-cache mode (FIXTUREGEN_CACHE). Command.Run builds the image with
+// the registered type that -t names; the Example shows both.
+//
+// --metadata is fixturegen's own long option: --metadata=git gives the
+// source files only what git keeps of a checkout (fstree.MetadataGit), so
+// that the image is the same in every checkout whatever its owner, umask
+// and hard links; --metadata=host, the default, keeps the host's, as
+// makefs(8) does. Catalogue entries use git unless they say otherwise.
+//
+// # Types
+//
+// A file system type joins with RegisterFormat, giving only its -o option
+// table, the global flags it takes and its WriteFile: cd9660.go, ffs.go and
+// msdos.go are each the whole of one -t type, and a program can register
+// a type of its own from an init function.
+//
+// # Errors
 //
 // Errors of Parse and Run are said in the command's words (flags, -o keys),
 // prefixed with "makefs: "; errors a command line's syntax causes are

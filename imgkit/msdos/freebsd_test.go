@@ -490,7 +490,7 @@ func TestFreeBSDSmallest(t *testing.T) {
 // option sets drawn from a fixed seed: FAT type, cluster size, reserved
 // sectors, root entries, FAT count, hidden sectors and label over sizes
 // from 300 KiB to 50 MiB, on every comparison tree. Where FreeBSD's image
-// fails fsck.fat (the invalid layouts of the package documentation) the
+// fails fsck.fat (the invalid layouts of DETAILS.md) the
 // writer's must pass it instead; where both refuse the tree for want of
 // space, that is agreement; every other case must give the same bytes.
 func TestFreeBSDRandomOptions(t *testing.T) {

@@ -27,7 +27,7 @@ type Options struct {
 	SectorsPerCluster int     // sectors_per_cluster (c); 0 chooses from the size
 	BlockSize         int     // block_size (b): cluster size in bytes; 0 chooses from the size
 	VolumeLabel       string  // volume_label (L); "" writes "NO NAME" and no label entry
-	VolumeID          *uint32 // volume_id (I); nil takes it from Timestamp, else from the tree (see the package documentation)
+	VolumeID          *uint32 // volume_id (I); nil takes it from Timestamp, else from the tree (see DETAILS.md)
 	OEMString         *string // OEM_string (O); nil means "BSD4.4  "
 	BytesPerSector    int     // bytes_per_sector (S): 512, 1024, 2048 or 4096; 0 means 512
 	MediaDescriptor   uint8   // media_descriptor (m): 0xf0 or more; 0 means 0xf0, or 0xf8 with hidden sectors

@@ -350,7 +350,7 @@ func (a *allocator) grow(d *pdir, used int) error {
 
 // volumeID is the default volume serial number: the first four bytes
 // (little-endian) of the SHA-256 of a description of the volume and the
-// tree. See the package documentation.
+// tree. See DETAILS.md.
 func (p *plan) volumeID(g *geometry, o *Options) uint32 {
 	h := sha256.New()
 	fmt.Fprintf(h, "fixturegen msdos volume id v1\n")

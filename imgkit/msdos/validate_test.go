@@ -24,7 +24,7 @@ type validatorConfig struct {
 // FAT16 and FAT32, 512- and 4096-byte sectors, three cluster sizes each;
 // then the defaults at sizes where newfs_msdos pads the reserved area,
 // rounded root directories, and the volumes where FreeBSD's layout is
-// invalid and the writer makes another (see the package documentation).
+// invalid and the writer makes another (see DETAILS.md).
 func validatorConfigs() []validatorConfig {
 	var out []validatorConfig
 	for _, fat := range []int{12, 16, 32} {

@@ -50,7 +50,7 @@ func TestFreeBSDCommandLines(t *testing.T) {
 		args []string
 	}{
 		// FreeBSD reads the -T time for the volume id and the label entry
-		// only while it parses -o (msdos doc.go), so -T comes first here.
+		// only while it parses -o (imgkit/msdos/DETAILS.md), so -T comes first here.
 		{"msdos floppy", []string{"-t", "msdos", "-T", "1700000000", "-o", "fat_type=12", "-s", "1440k"}},
 		{"msdos fat16 options", []string{"-t", "msdos", "-T", "1700000000", "-o", "fat_type=16,sectors_per_cluster=1,volume_label=CLI,OEM_string=FIXTURE", "-s", "8m"}},
 		{"msdos fat32 letters", []string{"-T", "1700000001", "-t", "msdos", "-o", "F=32,c=1,r=40,n=1", "-s", "33m"}},
