@@ -547,37 +547,6 @@ func (e *engine) message(s string) {
 	e.o.Reporter.Message(s)
 }
 
-// trackTemp registers the temporary output tmp and the temporary files a
-// command makes beside it (tempfile.Pattern(tmp), as bcache does).
-func (e *engine) trackTemp(tmp string) func() {
-	e.temps.add(tmp)
-	return func() {
-		e.temps.remove(tmp)
-		removeSiblings(tmp)
-	}
-}
-
-// removeSiblings removes the temporary files that writers make beside
-// tmp, named by tempfile.Pattern(tmp).
-func removeSiblings(tmp string) {
-	pat := tempfile.Pattern(tmp)
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), globEscape(strings.TrimSuffix(pat, "*"))+"*"))
-	for _, m := range matches {
-		os.RemoveAll(m)
-	}
-}
-
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(`*?[\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // buildEntry brings one entry up to date and checks its sum.
 func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResult) {
 	where := e.where(m)
