@@ -555,23 +555,20 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 		r.Errors = append(r.Errors, where+fmt.Sprintf(format, args...))
 	}
 	outPath := filepath.Join(e.dir, filepath.FromSlash(m.Name))
-	want, hasSum := e.sums[m.Name]
 
 	k, err := e.keys.key(m, p)
 	if err != nil {
 		fail("%v", err)
 		return
 	}
-	if !e.o.Force && e.op == "build" {
-		if s, ok := e.st.upToDate(m.Name, k, e.o.Hash, outPath); ok && (e.update || (hasSum && s == want)) {
-			e.st.refresh(m.Name, k)
-			r.Status, r.Sum, r.installed = UpToDate, s, true
-			e.produced.Store(m.Name, s)
-			return
-		}
-		if e.st.outputChanged(m.Name, outPath) {
-			r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
-		}
+	if s, ok := e.upToDate(m, k, outPath); ok {
+		e.st.refresh(m.Name, k)
+		r.Status, r.Sum, r.installed = UpToDate, s, true
+		e.produced.Store(m.Name, s)
+		return
+	}
+	if e.checksState() && e.st.outputChanged(m.Name, outPath) {
+		r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
 	}
 
 	// Build into a temporary name beside the output, so that a failed

@@ -61,8 +61,9 @@
 // Three version strings guard what a build compares. The generator
 // changes with fixturegen's module version or Go version, which rebuilds
 // every output once. The state file's version (its first line, v5) is
-// bumped whenever its lines' format or a field's meaning changes; an older
-// file is ignored, which rebuilds every output once and is never an error.
+// bumped whenever its lines' format or a field's meaning changes (what an
+// input's fingerprint holds included); an older file is ignored, which
+// rebuilds every output once and is never an error.
 // The key version (keyVersion, v3) is bumped whenever what an entry's key
 // hashes changes, so that no key of the old kind can match.
 //

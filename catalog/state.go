@@ -34,9 +34,12 @@ type stateEntry struct {
 }
 
 // stateHeader starts the state file; a file without it (an older
-// version's) is ignored, which only rebuilds every output once. Its
-// version is bumped whenever the format of the lines, or what a field
-// means, changes.
+// version's) is ignored, which only rebuilds every output once. Bump its
+// version whenever the format of the lines, or what a field means,
+// changes, what an input fingerprint hashes (fingerprint, appendMeta)
+// included. A change to what an entry's key hashes bumps keyVersion
+// instead, and a new fixturegen or Go version bumps nothing: the
+// generator (Generator) changes by itself.
 const stateHeader = "# fixturegen build state v5: what the last build saw. Do not commit; safe to delete.\n"
 
 // readState reads the state file; a missing, unreadable or older one is
@@ -105,6 +108,8 @@ func parseStateLine(line string) (*stateEntry, string, bool) {
 	return e, n, true
 }
 
+// write replaces the state file name with st's records, in the format
+// readState reads, tracking its temporary file in t.
 func (st *state) write(name string, t *temps) error {
 	var b strings.Builder
 	b.WriteString(stateHeader)
@@ -123,6 +128,7 @@ func (st *state) write(name string, t *temps) error {
 	return writeFileAtomic(name, []byte(b.String()), t)
 }
 
+// get returns the record of the output name, or nil.
 func (st *state) get(name string) *stateEntry {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -15,6 +15,31 @@ import (
 	"strings"
 )
 
+// checksState reports whether the run may find an output up to date:
+// only a build without Options.Force does; verify rebuilds everything.
+func (e *engine) checksState() bool {
+	return !e.o.Force && e.op == "build"
+}
+
+// upToDate reports whether the output of m at outPath needs no rebuild,
+// and returns its sum: the run checks the state (checksState), the state
+// finds the output up to date with k (state.upToDate), and its sum is the
+// one fixtures.sum records, or the run records sums (an update, or the
+// build that creates fixtures.sum).
+func (e *engine) upToDate(m Entry, k *entryKey, outPath string) (Sum, bool) {
+	if !e.checksState() {
+		return Sum{}, false
+	}
+	s, ok := e.st.upToDate(m.Name, k, e.o.Hash, outPath)
+	if !ok {
+		return Sum{}, false
+	}
+	if want, hasSum := e.sums[m.Name]; !e.update && (!hasSum || s != want) {
+		return Sum{}, false
+	}
+	return s, true
+}
+
 // upToDate reports whether the output name was last built with k's key
 // from inputs that are unchanged (see inputPrint.unchanged; hash is
 // Options.Hash) and is still as it was written (outputStat); it returns
@@ -163,8 +188,14 @@ type keyer struct {
 	output func(name string) (Sum, bool)
 }
 
-// keyVersion starts what an entry's key hashes; it is bumped whenever
-// what the key hashes changes, so that no old key can match a new one.
+// keyVersion starts what an entry's key hashes (the generator,
+// Plan.Times and the command line; see keyer.key). Bump it whenever what
+// the key hashes, or how, changes, so that no key of the old kind can
+// match one of the new. A change to the state file's lines or to an input
+// fingerprint bumps the state file's version (stateHeader) instead, and a
+// new fixturegen or Go version bumps nothing: the generator (Generator)
+// changes by itself. The package doc's "Up to date" section lists the
+// three.
 const keyVersion = "fixturegen build key v3"
 
 // key hashes the generator and the command line, and fingerprints every
