@@ -23,6 +23,10 @@ import (
 //
 //	write OUT TEXT...   writes the TEXT words, one a line, to OUT
 //	concat OUT IN...    writes the contents of the IN files to OUT
+//	tree OUT DIR        writes the path and contents of each file under
+//	                    DIR to OUT
+//	maybe OUT IN        writes IN's contents, or "absent" when there is
+//	                    no IN (an optional input), to OUT
 //	block OUT           writes a partial OUT and a file beside it, as
 //	                    bcache does, then waits until ctx is done (or
 //	                    release is closed), and fails
@@ -41,6 +45,10 @@ func (r *fakeRunner) Plan(dir string, args []string) (*Plan, error) {
 			p.Inputs = append(p.Inputs, Input{Path: a})
 		}
 		return p, nil
+	case "tree":
+		return &Plan{Output: 1, Inputs: []Input{{Path: args[2]}}}, nil
+	case "maybe":
+		return &Plan{Output: 1, Inputs: []Input{{Path: args[2], Optional: true}}}, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", args[0])
 }
@@ -60,6 +68,31 @@ func (r *fakeRunner) Run(ctx context.Context, c *Command) error {
 			b = append(b, d...)
 		}
 		return os.WriteFile(out, b, 0o644)
+	case "tree":
+		var b strings.Builder
+		root := filepath.Join(c.Dir, c.Args[2])
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			r, _ := filepath.Rel(root, p)
+			fmt.Fprintf(&b, "%s: %s\n", filepath.ToSlash(r), data)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, []byte(b.String()), 0o644)
+	case "maybe":
+		data, err := os.ReadFile(filepath.Join(c.Dir, c.Args[2]))
+		if errors.Is(err, fs.ErrNotExist) {
+			data, err = []byte("absent\n"), nil
+		}
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
 	case "block":
 		side := strings.TrimSuffix(filepath.Join(filepath.Dir(out), tempfile.Pattern(out)), "*") + "123"
 		os.WriteFile(side, make([]byte, 1<<20), 0o644)
