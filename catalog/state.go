@@ -48,7 +48,9 @@ const stateHeader = "# fixturegen build state v5: what the last build saw. Do no
 // SUM_SIZE SUM_HASH GENERATOR ARGS INPUTS (SIZE to INO the output's
 // outputStat), NAME and the last three quoted as Go strings, ARGS
 // the words and INPUTS the path, stat fingerprint and content fingerprint
-// (empty when not hashed) of each input, NUL-separated.
+// (empty when not hashed) of each input, NUL-separated. A line that does
+// not read so (a file cut short, edited by hand) is dropped and the others
+// kept, which rebuilds only the outputs whose lines went.
 func readState(name string) *state {
 	st := &state{entries: map[string]*stateEntry{}}
 	data, err := os.ReadFile(name)
