@@ -224,13 +224,7 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	} else {
 		e.st = readState(filepath.Join(c.Dir, StateName))
 	}
-	e.keys = &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: func(name string) (Sum, bool) {
-		v, ok := e.produced.Load(name)
-		if !ok {
-			return Sum{}, false
-		}
-		return v.(Sum), true
-	}}
+	e.keys = e.newKeyer()
 	res, err := e.build(ctx, sel)
 	if err != nil {
 		return res, err
@@ -483,37 +477,7 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		}
 	}
 	if e.update && res.Failed == 0 {
-		have := map[string]Sum{}
-		for _, r := range res.Entries {
-			have[r.Entry.Name] = r.Sum
-		}
-		changed := 0
-		for n, s := range have {
-			if old, ok := e.sums[n]; !ok || old != s {
-				changed++
-			}
-		}
-		if len(e.o.Names) == 0 {
-			// A full build records exactly the manifest's outputs.
-			for n := range e.sums {
-				if _, ok := have[n]; !ok {
-					changed++
-				}
-			}
-			clear(e.sums)
-		}
-		for n, s := range have {
-			e.sums[n] = s
-		}
-		data, err := formatSums(e.sums)
-		if err == nil {
-			err = writeFileAtomic(filepath.Join(e.cat.Dir, SumName), data, e.temps)
-		}
-		if err != nil {
-			return res, err
-		}
-		res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
-		return res, nil
+		return res, e.recordSums(res)
 	}
 	if e.update {
 		res.updating = true
@@ -530,6 +494,44 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		return res, &Error{res}
 	}
 	return res, nil
+}
+
+// recordSums writes the sums of the run's outputs to fixtures.sum, for an
+// update (or the build that creates it): a full build records exactly the
+// manifest's outputs, a build of some names replaces only theirs. It sets
+// res's Updated, SumsChanged and SumsCreated.
+func (e *engine) recordSums(res *Result) error {
+	have := map[string]Sum{}
+	for _, r := range res.Entries {
+		have[r.Entry.Name] = r.Sum
+	}
+	changed := 0
+	for n, s := range have {
+		if old, ok := e.sums[n]; !ok || old != s {
+			changed++
+		}
+	}
+	if len(e.o.Names) == 0 {
+		// A full build records exactly the manifest's outputs.
+		for n := range e.sums {
+			if _, ok := have[n]; !ok {
+				changed++
+			}
+		}
+		clear(e.sums)
+	}
+	for n, s := range have {
+		e.sums[n] = s
+	}
+	data, err := formatSums(e.sums)
+	if err == nil {
+		err = writeFileAtomic(filepath.Join(e.cat.Dir, SumName), data, e.temps)
+	}
+	if err != nil {
+		return err
+	}
+	res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
+	return nil
 }
 
 // where starts an entry's messages: "manifest:LINE: NAME: ".

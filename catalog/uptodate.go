@@ -188,6 +188,22 @@ type keyer struct {
 	output func(name string) (Sum, bool)
 }
 
+// newKeyer returns the keyer of the run, which counts an input that is
+// another entry's output by the sum this run made or found for it.
+func (e *engine) newKeyer() *keyer {
+	return &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: e.producedSum}
+}
+
+// producedSum returns the sum of the output name made, or found up to
+// date, in this run.
+func (e *engine) producedSum(name string) (Sum, bool) {
+	v, ok := e.produced.Load(name)
+	if !ok {
+		return Sum{}, false
+	}
+	return v.(Sum), true
+}
+
 // keyVersion starts what an entry's key hashes (the generator,
 // Plan.Times and the command line; see keyer.key). Bump it whenever what
 // the key hashes, or how, changes, so that no key of the old kind can
