@@ -224,13 +224,7 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	} else {
 		e.st = readState(filepath.Join(c.Dir, StateName))
 	}
-	e.keys = &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: func(name string) (Sum, bool) {
-		v, ok := e.produced.Load(name)
-		if !ok {
-			return Sum{}, false
-		}
-		return v.(Sum), true
-	}}
+	e.keys = e.newKeyer()
 	res, err := e.build(ctx, sel)
 	if err != nil {
 		return res, err
@@ -254,69 +248,6 @@ func newEngine(c *Catalog, o *Options, op string) *engine {
 		e.o.Update, e.o.Force, e.o.Hash = false, true, false
 	}
 	return e
-}
-
-// verifyCopy checks that the entries of sel read nothing outside the
-// catalogue, copies its inputs into a temporary folder and makes that the
-// folder the run builds in, with an empty state.
-func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
-	if err := e.checkInside(sel); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", tempfile.Pattern("verify"))
-	if err != nil {
-		return err
-	}
-	e.temps.add(tmp)
-	if err := copyInputs(ctx, e.cat, tmp); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("copying the inputs: %v", err)
-	}
-	e.dir = tmp
-	e.st = &state{entries: map[string]*stateEntry{}}
-	return nil
-}
-
-// checkInside refuses entries that read anything outside the catalogue
-// folder, whatever the argument's position, but the host's own files
-// (Input.Host), for Verify.
-func (e *engine) checkInside(sel []Entry) error {
-	for _, m := range sel {
-		p, err := e.o.Runner.Plan(e.cat.Dir, m.Args)
-		if err != nil {
-			continue // the build reports it
-		}
-		for _, in := range p.Inputs {
-			if in.Host {
-				continue // the copy is built on this host too
-			}
-			abs := in.Path
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(e.cat.Dir, abs)
-			}
-			_, inside := rel(e.cat.Dir, abs)
-			if inside {
-				// A symbolic link that the command follows must stay
-				// inside too.
-				if t, err := filepath.EvalSymlinks(abs); err == nil {
-					if root, err := filepath.EvalSymlinks(e.cat.Dir); err == nil {
-						_, inside = rel(root, t)
-					}
-				}
-			}
-			if !inside {
-				if in.Optional {
-					if _, err := os.Stat(abs); err != nil {
-						continue // not read: it does not exist
-					}
-				}
-				return fmt.Errorf("%s:%d: %s: input %s is outside the manifest's folder, which verify copies", ManifestName, m.Line, m.Name, display(e.cat.Dir, abs))
-			}
-		}
-	}
-	return nil
 }
 
 // build runs the selected entries, each after those whose outputs it reads.
@@ -483,37 +414,7 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 		}
 	}
 	if e.update && res.Failed == 0 {
-		have := map[string]Sum{}
-		for _, r := range res.Entries {
-			have[r.Entry.Name] = r.Sum
-		}
-		changed := 0
-		for n, s := range have {
-			if old, ok := e.sums[n]; !ok || old != s {
-				changed++
-			}
-		}
-		if len(e.o.Names) == 0 {
-			// A full build records exactly the manifest's outputs.
-			for n := range e.sums {
-				if _, ok := have[n]; !ok {
-					changed++
-				}
-			}
-			clear(e.sums)
-		}
-		for n, s := range have {
-			e.sums[n] = s
-		}
-		data, err := formatSums(e.sums)
-		if err == nil {
-			err = writeFileAtomic(filepath.Join(e.cat.Dir, SumName), data, e.temps)
-		}
-		if err != nil {
-			return res, err
-		}
-		res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
-		return res, nil
+		return res, e.recordSums(res)
 	}
 	if e.update {
 		res.updating = true
@@ -532,6 +433,44 @@ func (e *engine) finish(res *Result, sel []Entry) (*Result, error) {
 	return res, nil
 }
 
+// recordSums writes the sums of the run's outputs to fixtures.sum, for an
+// update (or the build that creates it): a full build records exactly the
+// manifest's outputs, a build of some names replaces only theirs. It sets
+// res's Updated, SumsChanged and SumsCreated.
+func (e *engine) recordSums(res *Result) error {
+	have := map[string]Sum{}
+	for _, r := range res.Entries {
+		have[r.Entry.Name] = r.Sum
+	}
+	changed := 0
+	for n, s := range have {
+		if old, ok := e.sums[n]; !ok || old != s {
+			changed++
+		}
+	}
+	if len(e.o.Names) == 0 {
+		// A full build records exactly the manifest's outputs.
+		for n := range e.sums {
+			if _, ok := have[n]; !ok {
+				changed++
+			}
+		}
+		clear(e.sums)
+	}
+	for n, s := range have {
+		e.sums[n] = s
+	}
+	data, err := formatSums(e.sums)
+	if err == nil {
+		err = writeFileAtomic(filepath.Join(e.cat.Dir, SumName), data, e.temps)
+	}
+	if err != nil {
+		return err
+	}
+	res.Updated, res.SumsChanged, res.SumsCreated = true, changed, e.creating && !e.o.Update
+	return nil
+}
+
 // where starts an entry's messages: "manifest:LINE: NAME: ".
 func (e *engine) where(m Entry) string {
 	return fmt.Sprintf("%s:%d: %s: ", ManifestName, m.Line, m.Name)
@@ -547,37 +486,6 @@ func (e *engine) message(s string) {
 	e.o.Reporter.Message(s)
 }
 
-// trackTemp registers the temporary output tmp and the temporary files a
-// command makes beside it (tempfile.Pattern(tmp), as bcache does).
-func (e *engine) trackTemp(tmp string) func() {
-	e.temps.add(tmp)
-	return func() {
-		e.temps.remove(tmp)
-		removeSiblings(tmp)
-	}
-}
-
-// removeSiblings removes the temporary files that writers make beside
-// tmp, named by tempfile.Pattern(tmp).
-func removeSiblings(tmp string) {
-	pat := tempfile.Pattern(tmp)
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), globEscape(strings.TrimSuffix(pat, "*"))+"*"))
-	for _, m := range matches {
-		os.RemoveAll(m)
-	}
-}
-
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(`*?[\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // buildEntry brings one entry up to date and checks its sum.
 func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResult) {
 	where := e.where(m)
@@ -586,23 +494,20 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 		r.Errors = append(r.Errors, where+fmt.Sprintf(format, args...))
 	}
 	outPath := filepath.Join(e.dir, filepath.FromSlash(m.Name))
-	want, hasSum := e.sums[m.Name]
 
 	k, err := e.keys.key(m, p)
 	if err != nil {
 		fail("%v", err)
 		return
 	}
-	if !e.o.Force && e.op == "build" {
-		if s, ok := e.st.upToDate(m.Name, k, e.o.Hash, outPath); ok && (e.update || (hasSum && s == want)) {
-			e.st.refresh(m.Name, k)
-			r.Status, r.Sum, r.installed = UpToDate, s, true
-			e.produced.Store(m.Name, s)
-			return
-		}
-		if e.st.outputChanged(m.Name, outPath) {
-			r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
-		}
+	if s, ok := e.upToDate(m, k, outPath); ok {
+		e.st.refresh(m.Name, k)
+		r.Status, r.Sum, r.installed = UpToDate, s, true
+		e.produced.Store(m.Name, s)
+		return
+	}
+	if e.checksState() && e.st.outputChanged(m.Name, outPath) {
+		r.Errors = append(r.Errors, where+"the output is not the file the last build wrote (edited, touched or replaced since); building it again")
 	}
 
 	// Build into a temporary name beside the output, so that a failed
@@ -634,35 +539,6 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 		e.st.record(m.Name, k, outPath, s)
 	} else {
 		e.checkInstalled(m, fail)
-	}
-}
-
-// checkInstalled compares the output of m in the catalogue folder, when
-// there is one, with the sum fixtures.sum records, for Verify: an output
-// there that was edited, or left by a build of other inputs, fails the
-// entry even though the rebuild matches. An absent output is fine.
-func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
-	want, ok := e.sums[m.Name]
-	if !ok {
-		return
-	}
-	p := filepath.Join(e.cat.Dir, filepath.FromSlash(m.Name))
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return
-	case err != nil:
-		fail("the output in the catalogue folder: %v", err)
-		return
-	case !fi.Mode().IsRegular():
-		fail("the output %s in the catalogue folder is not a regular file (%v)", m.Name, fi.Mode().Type())
-		return
-	}
-	switch have, err := SumFile(p); {
-	case err != nil:
-		fail("the output in the catalogue folder: %v", err)
-	case have != want:
-		fail("the output %s in the catalogue folder has %s, not the %s that %s records and the rebuild gives; a build rebuilds it", m.Name, have, want, SumName)
 	}
 }
 
@@ -808,169 +684,4 @@ func display(dir, p string) string {
 		return filepath.ToSlash(r)
 	}
 	return p
-}
-
-// dependencies returns, for each selected entry, the indexes of the
-// selected entries whose outputs it reads: an input that is the output, or
-// a directory holding it (which checkTrees then refuses). An entry whose
-// plan failed, as one does whose source is another entry's output not yet
-// built, reads the outputs that its arguments name. A cycle is an error.
-func dependencies(sel []Entry, plans []*Plan) ([][]int, error) {
-	// under maps each output and each folder above one to the entries
-	// writing there.
-	under := map[string][]int{}
-	for j, o := range sel {
-		for p := o.Name; ; p = path.Dir(p) {
-			under[p] = append(under[p], j)
-			if p == "." {
-				break
-			}
-		}
-	}
-	deps := make([][]int, len(sel))
-	for i, p := range plans {
-		if p == nil {
-			for _, a := range sel[i].Args[1:] {
-				if a == "" || filepath.IsAbs(a) {
-					continue
-				}
-				for j, o := range sel {
-					if j != i && o.Name == path.Clean(filepath.ToSlash(a)) && !slices.Contains(deps[i], j) {
-						deps[i] = append(deps[i], j)
-					}
-				}
-			}
-			continue
-		}
-		for _, in := range p.Inputs {
-			if filepath.IsAbs(in.Path) {
-				continue
-			}
-			for _, j := range under[path.Clean(filepath.ToSlash(in.Path))] {
-				if j != i && !slices.Contains(deps[i], j) {
-					deps[i] = append(deps[i], j)
-				}
-			}
-		}
-	}
-	if err := findCycle(sel, deps); err != nil {
-		return nil, err
-	}
-	return deps, nil
-}
-
-// findCycle returns an error naming the entries of the first cycle in deps
-// that a depth-first search in manifest order finds, or nil.
-func findCycle(sel []Entry, deps [][]int) error {
-	const (
-		unseen = iota
-		active
-		finished
-	)
-	mark := make([]int, len(sel))
-	var stack []int
-	var visit func(i int) error
-	visit = func(i int) error {
-		mark[i] = active
-		stack = append(stack, i)
-		for _, d := range deps[i] {
-			switch mark[d] {
-			case active:
-				k := slices.Index(stack, d)
-				var names []string
-				for _, s := range stack[k:] {
-					names = append(names, sel[s].Name)
-				}
-				names = append(names, sel[d].Name)
-				return fmt.Errorf("%s:%d: %s: the entries read each other's outputs: %s", ManifestName, sel[d].Line, sel[d].Name, strings.Join(names, " -> "))
-			case unseen:
-				if err := visit(d); err != nil {
-					return err
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		mark[i] = finished
-		return nil
-	}
-	for i := range sel {
-		if mark[i] == unseen {
-			if err := visit(i); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// topoOrder returns 0..n-1 ordered so that each index comes after its
-// dependencies, otherwise in manifest order.
-func topoOrder(n int, deps [][]int) []int {
-	placed := make([]bool, n)
-	var order []int
-	var place func(i int)
-	place = func(i int) {
-		if placed[i] {
-			return
-		}
-		placed[i] = true
-		for _, d := range deps[i] {
-			place(d)
-		}
-		order = append(order, i)
-	}
-	for i := 0; i < n; i++ {
-		place(i)
-	}
-	return order
-}
-
-// Clean removes the selected outputs (all when names is empty) and, for a
-// full clean, the build state; in either case it removes the temporary
-// files that killed runs left beside the outputs and the catalogue's own
-// files. fixtures.sum and the inputs stay. An output whose folder is a
-// symbolic link (see ErrOutputLink) is an error before anything is
-// removed. It holds the catalogue's lock,
-// so it waits for a run in progress. It returns how many outputs it
-// removed.
-func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err error) {
-	sel, err := c.Select(names)
-	if err != nil {
-		return 0, err
-	}
-	for _, m := range sel {
-		if err := outputFolderLink(c.Dir, m.Name); err != nil {
-			return 0, fmt.Errorf("%s:%d: %s: %w; clean removed nothing", ManifestName, m.Line, m.Name, err)
-		}
-	}
-	unlock, err := lock(ctx, c.Dir, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	for _, m := range sel {
-		p := filepath.Join(c.Dir, filepath.FromSlash(m.Name))
-		// What earlier versions left: .NAME.build.tmp.
-		os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".build.tmp"))
-		switch err := os.Remove(p); {
-		case err == nil:
-			removed++
-		case !errors.Is(err, os.ErrNotExist):
-			return removed, err
-		}
-	}
-	for _, p := range leftoverTemps(c.Dir, sel) {
-		if err := os.RemoveAll(p); err != nil {
-			return removed, err
-		}
-	}
-	for _, old := range []string{SumName + ".tmp", StateName + ".tmp"} {
-		os.Remove(filepath.Join(c.Dir, old))
-	}
-	if len(names) == 0 {
-		if err := os.Remove(filepath.Join(c.Dir, StateName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return removed, err
-		}
-	}
-	return removed, nil
 }

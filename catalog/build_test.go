@@ -23,6 +23,10 @@ import (
 //
 //	write OUT TEXT...   writes the TEXT words, one a line, to OUT
 //	concat OUT IN...    writes the contents of the IN files to OUT
+//	tree OUT DIR        writes the path and contents of each file under
+//	                    DIR to OUT
+//	maybe OUT IN        writes IN's contents, or "absent" when there is
+//	                    no IN (an optional input), to OUT
 //	block OUT           writes a partial OUT and a file beside it, as
 //	                    bcache does, then waits until ctx is done (or
 //	                    release is closed), and fails
@@ -41,6 +45,10 @@ func (r *fakeRunner) Plan(dir string, args []string) (*Plan, error) {
 			p.Inputs = append(p.Inputs, Input{Path: a})
 		}
 		return p, nil
+	case "tree":
+		return &Plan{Output: 1, Inputs: []Input{{Path: args[2]}}}, nil
+	case "maybe":
+		return &Plan{Output: 1, Inputs: []Input{{Path: args[2], Optional: true}}}, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", args[0])
 }
@@ -60,6 +68,31 @@ func (r *fakeRunner) Run(ctx context.Context, c *Command) error {
 			b = append(b, d...)
 		}
 		return os.WriteFile(out, b, 0o644)
+	case "tree":
+		var b strings.Builder
+		root := filepath.Join(c.Dir, c.Args[2])
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			r, _ := filepath.Rel(root, p)
+			fmt.Fprintf(&b, "%s: %s\n", filepath.ToSlash(r), data)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, []byte(b.String()), 0o644)
+	case "maybe":
+		data, err := os.ReadFile(filepath.Join(c.Dir, c.Args[2]))
+		if errors.Is(err, fs.ErrNotExist) {
+			data, err = []byte("absent\n"), nil
+		}
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
 	case "block":
 		side := strings.TrimSuffix(filepath.Join(filepath.Dir(out), tempfile.Pattern(out)), "*") + "123"
 		os.WriteFile(side, make([]byte, 1<<20), 0o644)
@@ -116,6 +149,7 @@ type recorder struct {
 	done []string
 	msgs []string
 	seen chan string // when not nil, receives each name done
+	said chan string // when not nil, receives each message
 }
 
 func (r *recorder) Start(op string, total int) {}
@@ -127,7 +161,26 @@ func (r *recorder) EntryDone(e *EntryResult) {
 		r.seen <- e.Entry.Name
 	}
 }
-func (r *recorder) Message(s string) { r.mu.Lock(); r.msgs = append(r.msgs, s); r.mu.Unlock() }
+func (r *recorder) Message(s string) {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, s)
+	r.mu.Unlock()
+	if r.said != nil {
+		r.said <- s
+	}
+}
+
+// runLog runs fakeRunner's commands and sends each command's output
+// argument on ran before it runs it.
+type runLog struct {
+	fakeRunner
+	ran chan string
+}
+
+func (r *runLog) Run(ctx context.Context, c *Command) error {
+	r.ran <- c.Args[1]
+	return r.fakeRunner.Run(ctx, c)
+}
 
 func TestBuildGenerator(t *testing.T) {
 	// Not parallel: it replaces generator.
@@ -248,7 +301,9 @@ func TestBuildReportsAsDone(t *testing.T) {
 }
 
 // TestBuildWaitsForLock checks that a run waits while another holds the
-// catalogue's lock, says so, and gives up when its context is done.
+// catalogue's lock, says so, and gives up when its context is done; and
+// that a run waiting for the lock runs no command and writes no output
+// until the lock is released, and then builds.
 func TestBuildWaitsForLock(t *testing.T) {
 	t.Parallel()
 	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\n"})
@@ -265,12 +320,38 @@ func TestBuildWaitsForLock(t *testing.T) {
 	if len(rec.msgs) != 1 || rec.msgs[0] != "build: waiting for another run on this catalogue to finish" {
 		t.Errorf("messages %q", rec.msgs)
 	}
-	done := make(chan error)
-	go func() { _, err := c.Build(context.Background(), &Options{Runner: &fakeRunner{}}); done <- err }()
-	time.Sleep(50 * time.Millisecond)
+	ran := make(chan string, 1)
+	said := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Build(context.Background(), &Options{Runner: &runLog{ran: ran}, Reporter: &recorder{said: said}})
+		done <- err
+	}()
+	if m := <-said; !strings.Contains(m, "waiting for another run") {
+		t.Fatalf("the waiting build said %q", m)
+	}
+	// Give a build that does not wait a few lock retries' time to go on.
+	select {
+	case err := <-done:
+		t.Fatalf("Build returned %v while the lock was held", err)
+	case n := <-ran:
+		t.Fatalf("Build ran the command writing %s while the lock was held", n)
+	case <-time.After(10 * lockRetry):
+	}
+	if _, err := os.Lstat(filepath.Join(c.Dir, "a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the output while the lock was held: %v, want none", err)
+	}
 	unlock()
+	select {
+	case <-ran:
+	case err := <-done:
+		t.Fatalf("Build after unlock returned %v without running the command", err)
+	}
 	if err := <-done; err != nil {
-		t.Errorf("Build after unlock: %v", err)
+		t.Fatalf("Build after unlock: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.Dir, "a")); err != nil || string(b) != "x\n" {
+		t.Errorf("the output after unlock: %q, %v", b, err)
 	}
 }
 
@@ -388,7 +469,10 @@ func TestCopySparseZeros(t *testing.T) {
 // Not parallel: it reads the process's allocation counter.
 func TestVerifyCopyMemory(t *testing.T) {
 	c := newCatalog(t, map[string]string{ManifestName: "a: concat a big\n"})
-	f, _ := os.Create(filepath.Join(c.Dir, "big"))
+	f, err := os.Create(filepath.Join(c.Dir, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	const size = 4 << 30
 	chunk := bytes.Repeat([]byte{0xa5}, 3<<20)
 	for _, off := range []int64{0, 2 << 30, size - int64(len(chunk))} {
@@ -396,7 +480,9 @@ func TestVerifyCopyMemory(t *testing.T) {
 			t.Skipf("no room for a sparse file: %v", err)
 		}
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	dst := t.TempDir()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -407,14 +493,21 @@ func TestVerifyCopyMemory(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
 		t.Errorf("copying a %d-byte input allocated %d bytes", size, n)
 	}
-	g, _ := os.Open(filepath.Join(dst, "big"))
+	g, err := os.Open(filepath.Join(dst, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer g.Close()
 	got := make([]byte, len(chunk))
-	g.ReadAt(got, 2<<30)
+	if _, err := g.ReadAt(got, 2<<30); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(got, chunk) {
 		t.Errorf("the copy's data at 2 GiB differs")
 	}
-	if fi, _ := g.Stat(); fi.Size() != size {
+	if fi, err := g.Stat(); err != nil {
+		t.Fatal(err)
+	} else if fi.Size() != size {
 		t.Errorf("copy size %d", fi.Size())
 	} else if hs, ok := allocated(fi); ok && hs > 64<<20 {
 		t.Errorf("the copy allocates %d bytes on disk", hs)

@@ -41,6 +41,12 @@ const modulePath = "github.com/fixturegen/fixturegen"
 // and others do not, and the go command verifies that a version's
 // contents are the same everywhere.
 //
+// The generator is one of the three version strings an up-to-date check
+// compares (see the package doc's "Up to date" section) and the only one
+// never bumped by hand: a change to what an entry's key hashes bumps the
+// key version, and one to the state file's lines or to what an input's
+// fingerprint holds bumps the state file's version.
+//
 // It is computed once per process.
 func Generator() string { return generator() }
 

@@ -128,3 +128,36 @@ func treeSize(p string) int64 {
 	})
 	return n
 }
+
+// trackTemp registers the temporary output tmp and the temporary files a
+// command makes beside it (tempfile.Pattern(tmp), as bcache does).
+func (e *engine) trackTemp(tmp string) func() {
+	e.temps.add(tmp)
+	return func() {
+		e.temps.remove(tmp)
+		removeSiblings(tmp)
+	}
+}
+
+// removeSiblings removes the temporary files that writers make beside
+// tmp, named by tempfile.Pattern(tmp).
+func removeSiblings(tmp string) {
+	pat := tempfile.Pattern(tmp)
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(tmp), globEscape(strings.TrimSuffix(pat, "*"))+"*"))
+	for _, m := range matches {
+		os.RemoveAll(m)
+	}
+}
+
+// globEscape escapes the characters of s that filepath.Glob reads as
+// pattern syntax, so that s matches only itself.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,16 @@
+package catalog
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// accessTime returns fi's access time, and whether the host gives it.
+func accessTime(fi fs.FileInfo) (time.Time, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Atim.Sec, st.Atim.Nsec), true
+}
