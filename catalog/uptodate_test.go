@@ -20,8 +20,8 @@ import (
 // Options.Jobs) rebuilds nothing. Entry b reads a's output, which counts by
 // its sum: a rebuilt to the same bytes leaves b alone.
 func TestUpToDateRule(t *testing.T) {
-	// Not parallel as a whole: the generator row replaces generator before
-	// the other rows start.
+	// not parallel: the generator row replaces the package's generator
+	// before the other rows start.
 	const manifest = "a: concat a x\nb: concat b a\nc: write c hello\nd: tree d dir\ne: maybe e opt\nf: concat f link\n"
 	old := time.Unix(946_684_800, 0) // 2000-01-01
 	mtime := time.Unix(1_700_000_000, 0)
