@@ -26,7 +26,7 @@
 // optimization, label and softupdates, under their names or the one-letter
 // keys of FreeBSD's option table (ParseOption applies them, OptionHelp
 // describes them; numbers are read as makefs reads them, by
-// imgfmt.ParseNumber), and the global -s, -M, -m, -b, -f, -R, -O, -S, -Z,
+// fsopt.ParseNumber), and the global -s, -M, -m, -b, -f, -R, -O, -S, -Z,
 // -B and -T (Options).
 //
 // # FreeBSD and Debian

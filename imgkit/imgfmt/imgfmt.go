@@ -1,14 +1,11 @@
 // Package imgfmt holds what every image format of imgkit shares with the
 // others and with the commands built on them, so that a new format copies
-// none of it: the description of a file-system type's options (Option),
-// which "fixturegen help makefs" and "makefs -o help" print, and the table
-// a format keeps them in (OptionTable), which looks a key up, parses it
-// and lists the help; the number syntax of every option (ParseNumber,
-// OptionNumber); the reader's plumbing, opening an image file (OpenFile,
+// none of it: the reader's plumbing, opening an image file (OpenFile,
 // OpenImage, ImageFile), looking a path up in its tree (Tree) and the
 // open files and directories of its FS (FileReader, DirReader); and the
 // format contract, how a format lets tools look inside its files (Format,
-// Field and the hash helpers).
+// Field and the hash helpers). The -o option tables of the makefs types
+// are in imgkit/makefs/fsopt.
 //
 // # The format contract
 //
@@ -46,21 +43,3 @@
 // its limits, and the README's package table gains its line: that is all a
 // new format writes; it copies nothing.
 package imgfmt
-
-// An Option describes one fs-option of a makefs(8) file-system type, the
-// key=value items of -o.
-type Option struct {
-	// Key is the option's name as makefs(8) spells it: "sectors_per_cluster".
-	Key string
-	// Letter is its one-letter alias ("c"), or "" when it has none.
-	Letter string
-	// Field is the name of the field of the format's Options that the
-	// option sets ("SectorsPerCluster"), so that a command can say an
-	// error of the library, which names the field, in its own words.
-	Field string
-	// Default says what applies when the option is not given, as a value
-	// ("2") or in words ("from the size").
-	Default string
-	// Usage is one line saying what the option sets.
-	Usage string
-}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // Format is what a file system package provides to be a makefs type: its
@@ -19,10 +19,10 @@ import (
 type Format[O any] struct {
 	Name string // the -t name
 
-	// Help lists the -o options (imgfmt.Option rows); ParseOption sets
+	// Help lists the -o options (fsopt.Option rows); ParseOption sets
 	// one of them on an Options; ErrOption is the sentinel its errors
 	// wrap when the option itself is bad (a *UsageError then).
-	Help        func() []imgfmt.Option
+	Help        func() []fsopt.Option
 	ParseOption func(o *O, key, value string) error
 	ErrOption   error
 	// Hints, when a key is in it, replaces ParseOption's error for that

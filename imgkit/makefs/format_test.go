@@ -12,7 +12,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // testOptions is the Options type of the test format of TestRegisterFormat.
@@ -42,7 +42,7 @@ func TestRegisterFormat(t *testing.T) {
 	var names []string
 	f := Format[testOptions]{
 		Name: "test-format",
-		Help: func() []imgfmt.Option { return []imgfmt.Option{{Key: "label", Field: "Label"}} },
+		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "label", Field: "Label"}} },
 		ParseOption: func(o *testOptions, key, value string) error {
 			if key != "label" {
 				return errTestOption

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // inputsOptions is the Options type of the format of TestFormatInputs:
@@ -32,8 +32,8 @@ func TestFormatInputs(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
 	f := Format[inputsOptions]{
 		Name: "test-inputs",
-		Help: func() []imgfmt.Option {
-			return []imgfmt.Option{{Key: "art", Field: "Art"}, {Key: "extra", Letter: "e", Field: "Extra"}, {Key: "when", Field: "Timestamp"}}
+		Help: func() []fsopt.Option {
+			return []fsopt.Option{{Key: "art", Field: "Art"}, {Key: "extra", Letter: "e", Field: "Extra"}, {Key: "when", Field: "Timestamp"}}
 		},
 		ParseOption: func(o *inputsOptions, key, value string) error {
 			switch key {

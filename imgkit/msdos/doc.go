@@ -38,7 +38,7 @@
 //     directory's first entry. The FSInfo sector's free count and next
 //     free cluster stay "unknown" (0xFFFFFFFF), as makefs leaves them.
 //   - Numbers of -o options (ParseOption) are read as makefs reads them,
-//     by imgfmt.ParseNumber: base 10 (0100 is a hundred, and 0x10 is 0
+//     by fsopt.ParseNumber: base 10 (0100 is a hundred, and 0x10 is 0
 //     times 10), suffixes b k m g t w, products with x; a numeric option
 //     given without a value is 1.
 //   - Without a size (-s, -m, size, create_size or floppy) the image is

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // splashOptions is the Options type of the splashfs type of
@@ -32,7 +32,7 @@ func TestBuildTypeFileOption(t *testing.T) {
 	t.Parallel()
 	f := makefs.Format[splashOptions]{
 		Name: "splashfs",
-		Help: func() []imgfmt.Option { return []imgfmt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
+		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
 		ParseOption: func(o *splashOptions, key, value string) error {
 			if key != "picture" && key != "P" {
 				return errSplashOption

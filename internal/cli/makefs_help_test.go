@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // registerTestMakefsType registers a makefs type for one test and removes
@@ -39,8 +39,8 @@ func testOptionTypes(t *testing.T) {
 	registerTestMakefsType(t, makefs.Type{
 		Name:  "test-described",
 		Write: fail,
-		Help: func() []imgfmt.Option {
-			return []imgfmt.Option{
+		Help: func() []fsopt.Option {
+			return []fsopt.Option{
 				{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size", Usage: "sectors per cluster, a power of 2"},
 				{Key: "label", Field: "Label", Usage: "volume label"},
 				{Key: "x", Letter: "X", Field: "X", Default: "0", Usage: "a short one"},
