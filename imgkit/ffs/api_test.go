@@ -17,7 +17,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // mapTree is a small fstest.MapFS: two files whose times are before and
@@ -116,7 +116,7 @@ func TestNilOptions(t *testing.T) {
 }
 
 // fieldValue returns the value of a field that Fields describes.
-func fieldValue(t *testing.T, fields []imgfmt.Field, path, name string) string {
+func fieldValue(t *testing.T, fields []describe.Field, path, name string) string {
 	t.Helper()
 	for _, f := range fields {
 		if f.Path == path && f.Name == name {

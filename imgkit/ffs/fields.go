@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // This file is the package's side of the format contract of imgkit/imgfmt:
@@ -60,15 +60,15 @@ func Match(head []byte) bool {
 // registry: Match, Open, Fields, a summary ("UFS1, 32768/4096
 // block/fragment") and the inode number of each file as the listing's
 // column.
-func Describe() imgfmt.Format {
-	return imgfmt.Format{
+func Describe() describe.Kind {
+	return describe.Kind{
 		Name:    "ffs",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(Open),
+		Open:    describe.OpenAs(Open),
 		Fields:  Fields,
-		Summary: imgfmt.SummaryOf(summary),
-		Column:  imgfmt.ColumnOf(inodeColumn),
-		Owner:   imgfmt.OwnerOf(inodeOwner),
+		Summary: describe.SummaryOf(summary),
+		Column:  describe.ColumnOf(inodeColumn),
+		Owner:   describe.OwnerOf(inodeOwner),
 	}
 }
 
@@ -196,7 +196,7 @@ var csumNames = []string{"cs_ndir", "cs_nbfree", "cs_nifree", "cs_nffree", "cs_n
 // (depth-first, entries in bytewise order of name) its inode field by
 // field, its data as size and hash, its indirect blocks and, for a
 // symbolic link, the target. Each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
+func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	f, err := Open(r, size)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 // describer collects the fields of one image.
 type describer struct {
 	f   *FS
-	out []imgfmt.Field
+	out []describe.Field
 	buf []byte // one block, for hashing
 
 	used       map[uint32]bool // inodes the tree reaches
@@ -226,7 +226,7 @@ type describer struct {
 }
 
 func (d *describer) add(p, name string, off int64, field []byte, kind int) {
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
 }
 
 // value formats field, in the image's byte order, as kind says.
@@ -252,7 +252,7 @@ func (d *describer) value(b []byte, kind int) string {
 			}
 			return strconv.Quote(string(b))
 		case fmtHash:
-			return imgfmt.Sum(b)
+			return describe.Sum(b)
 		}
 		return hex.EncodeToString(b)
 	}
@@ -341,7 +341,7 @@ func (d *describer) groups() error {
 		if err := f.readAt(sbCopy, sbOff); err != nil {
 			return fmt.Errorf("ffs: reading the superblock copy of cylinder group %d at byte %#x: %w", c, sbOff, err)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: imgfmt.Sum(sbCopy)})
+		d.out = append(d.out, describe.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: describe.Sum(sbCopy)})
 	}
 	return nil
 }
@@ -408,8 +408,8 @@ func (d *describer) groupHeader(p string, off int64, cg cylGroup) {
 		inited = min(int64(o.u32(cg.cgInitediblk())), g.ipg)
 	}
 	d.initediblk = append(d.initediblk, inited)
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: int64(len(cg)) - cgSpaceOff,
-		Value: imgfmt.Sum(cg[cgSpaceOff:])})
+	d.out = append(d.out, describe.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: int64(len(cg)) - cgSpaceOff,
+		Value: describe.Sum(cg[cgSpaceOff:])})
 }
 
 // tree appends the fields of every inode reachable from the root.
@@ -461,7 +461,7 @@ func (d *describer) unusedInodes() error {
 	ds := g.dinodeSize()
 	blk := d.buf[:g.bsize]
 	for c, inited := range d.initediblk {
-		h := imgfmt.NewHash()
+		h := describe.NewHash()
 		var spans [][2]int64
 		for i := int64(0); i < inited; i += g.inopb {
 			ino := int64(c)*g.ipg + i
@@ -480,7 +480,7 @@ func (d *describer) unusedInodes() error {
 		if len(spans) == 0 {
 			continue
 		}
-		d.out = append(d.out, imgfmt.Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
+		d.out = append(d.out, describe.Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
 			Value: strconv.Itoa(len(spans)) + " runs, " + h.Sum(), Spans: spans})
 	}
 	return nil
@@ -504,7 +504,7 @@ func (d *describer) inode(p string, in *Inode) error {
 		if in.Size > int64(len(a.shortlink)) {
 			return fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
+		d.out = append(d.out, describe.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
 			Value: strconv.Quote(string(a.shortlink[:in.Size]))})
 		return nil
 	case typ == ifchr || typ == ifblk:
@@ -619,13 +619,13 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 			addrs[i] = strconv.FormatInt(a, 10)
 			spans = addSpan(spans, a*g.fsize, g.bsize)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
+		d.out = append(d.out, describe.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
 	}
 	sum, spans, err := d.hashData(in, data)
 	if err != nil {
 		return err
 	}
-	name, value := "data", imgfmt.DataValue(in.Size, sum)
+	name, value := "data", describe.DataValue(in.Size, sum)
 	if in.Mode&ifmt == iflnk {
 		name = "symlink target"
 		if in.Size <= 1<<16 {
@@ -636,7 +636,7 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 			value = strconv.Quote(t)
 		}
 	}
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
 	return nil
 }
 
@@ -644,7 +644,7 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 // the fragment addresses data (0 for a hole), and the spans they occupy.
 func (d *describer) hashData(in *Inode, data []int64) (string, [][2]int64, error) {
 	f, g := d.f, &d.f.g
-	h := imgfmt.NewHash()
+	h := describe.NewHash()
 	var spans [][2]int64
 	left := in.Size
 	for _, a := range data {
@@ -686,7 +686,7 @@ func (d *describer) addrList(p, name string, off int64, addrs [][]byte) {
 		}
 	}
 	value := "[" + strings.Join(vals[:last], " ") + "]"
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
 }
 
 // addSpan appends [off, off+n), merging it with the last span when they touch.
