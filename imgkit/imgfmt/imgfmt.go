@@ -1,9 +1,16 @@
-// Package imgfmt holds what every image format of imgkit shares with the
-// others and with the commands built on them, so that a new format copies
-// none of it: the reader's plumbing, opening an image file (OpenFile,
-// OpenImage, ImageFile), looking a path up in its tree (Tree) and the
-// open files and directories of its FS (FileReader, DirReader). The -o option
-// tables of the makefs types are in imgkit/makefs/fsopt, and the contract
-// by which a format lets tools look inside its files in
-// imgkit/inspect/describe.
+// Package imgfmt is what a format package builds its reader on, so that
+// the readers of every format have one shape and a new format copies none
+// of it: opening an image file (OpenFile, OpenImage and the ImageFile a
+// ReadCloser embeds), looking a path up in the format's tree, symbolic
+// links included (Tree), and the open files and directories of its
+// io/fs.FS (FileReader, DirReader), which behave as an *os.File does:
+// Read, ReadAt and Seek fail with fs.ErrClosed after Close, and Seek
+// refuses a whence it does not know.
+//
+// It is public, not internal, because formats outside this module are a
+// goal: a program may describe a format of its own and register it with
+// imgkit/inspect, and its reader can then be built on this package as the
+// module's own are. The contract such a format fills is in
+// imgkit/inspect/describe; the -o option tables of the makefs types are
+// in imgkit/makefs/fsopt.
 package imgfmt
