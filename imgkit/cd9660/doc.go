@@ -299,7 +299,7 @@
 //
 // # compat=debian
 //
-// Options.Compat "debian" (-o compat=debian) gives the bytes of Debian's
+// Options.Compat CompatDebian (-o compat=debian) gives the bytes of Debian's
 // makefs -t cd9660 (the makefs package, NetBSD's makefs of 2019; see
 // compat.go for every difference): System Identifier "NetBSD", its
 // Application Use texts, the files' own times whatever Timestamp says

@@ -34,7 +34,7 @@ type Options struct {
 	Publisher          string // publisher (P): up to 128 a-characters
 	Preparer           string // preparer (p): up to 128 a-characters
 	Archimedes         bool   // archimedes: NetBSD's RISC OS extension (archimedes.go; FreeBSD's makefs has no such option)
-	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
+	Compat             Compat // compat: CompatFreeBSD (the default) or CompatDebian, the bytes of Debian's makefs (compat.go)
 
 	// Boot holds the El Torito options: bootimage and the options that
 	// follow it, bootimagedir, generic-bootimage and chrp-boot.
@@ -70,8 +70,8 @@ func (o *Options) check() error {
 	if o.ISOLevel < 0 || o.ISOLevel > 3 {
 		return fmt.Errorf("%w: Options.ISOLevel %d: must be 1, 2 or 3", ErrParams, o.ISOLevel)
 	}
-	if o.Compat != "" && o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
-		return fmt.Errorf("%w: Options.Compat %q: must be %q or %q", ErrParams, o.Compat, CompatFreeBSD, CompatDebian)
+	if o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
+		return fmt.Errorf("%w: Options.Compat %d: must be CompatFreeBSD or CompatDebian", ErrParams, o.Compat)
 	}
 	if o.AllowMultidot && o.ISOLevel == 1 {
 		return fmt.Errorf("%w: Options.AllowMultidot requires Options.ISOLevel 2 or 3", ErrParams)
@@ -202,10 +202,14 @@ var optionTable = withBootOptions([]optionSpec{
 	{Option: fsopt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
 		Set: func(o *Options, key, value string) error {
-			if value != CompatFreeBSD && value != CompatDebian {
+			switch value {
+			case "freebsd":
+				o.Compat = CompatFreeBSD
+			case "debian":
+				o.Compat = CompatDebian
+			default:
 				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, value)
 			}
-			o.Compat = value
 			return nil
 		}},
 	{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,18 @@ const (
 	// times dropped, di_gen 0 in used inodes.
 	CompatDebian
 )
+
+// String returns the compat -o value that selects c: "freebsd" or
+// "debian".
+func (c Compat) String() string {
+	switch c {
+	case CompatFreeBSD:
+		return "freebsd"
+	case CompatDebian:
+		return "debian"
+	}
+	return "Compat(" + strconv.Itoa(int(c)) + ")"
+}
 
 // Options are the ffs options of makefs(8), -o and the global ones that
 // apply to an ffs image. The zero value makes a UFS1 image of the smallest
