@@ -8,7 +8,7 @@
 //
 // # Reading
 //
-// Open and OpenReader read any ISO 9660 image as an io/fs.FS (with
+// NewReader and OpenReader read any ISO 9660 image as an io/fs.FS (with
 // fs.ReadLinkFS): the volume descriptor set from sector 16 to its
 // terminator, then one directory tree, chosen as Linux's isofs and
 // libisofs choose it: Rock Ridge when the primary root's "." record starts

@@ -17,7 +17,7 @@ import (
 // ("RRIP PX", "SUSP CE") and El Torito ("Load RBA"). A Field's Path is the
 // structure: "system area", "primary volume descriptor", "type L path
 // table record 3", "boot catalog", or the path of a file or directory in
-// the FS that Open returns ("/dir/a.txt"; "/dir/." and "/dir/.." for a
+// the FS that NewReader returns ("/dir/a.txt"; "/dir/." and "/dir/.." for a
 // directory's own records), with "joliet:" before the paths of the Joliet
 // tree when the FS shows another one.
 
@@ -34,14 +34,14 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of ISO 9660 images, for
-// imgkit/inspect's registry: Match, Open, Fields, a summary ("ISO 9660,
+// imgkit/inspect's registry: Match, NewReader, Fields, a summary ("ISO 9660,
 // Rock Ridge, Joliet level 3, El Torito") and each file's file identifier
 // and extent as the listing's column.
 func Describe() describe.Kind {
 	return describe.Kind{
 		Name:    "cd9660",
 		Match:   Match,
-		Open:    describe.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
 		Summary: describe.SummaryOf(summary),
 		Column:  describe.ColumnOf(column),
@@ -49,7 +49,7 @@ func Describe() describe.Kind {
 	}
 }
 
-// summary names the extensions of an image Open returned.
+// summary names the extensions of an image NewReader returned.
 func summary(f *FS) string {
 	s := "ISO 9660"
 	if f.rr {
@@ -90,7 +90,7 @@ func owner(e *Entry) (uid, gid uint32, ok bool) {
 // boot catalogue and boot images, and each file's data. Each (Path, Name)
 // pair appears once.
 func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
-	f, err := Open(r, size)
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}

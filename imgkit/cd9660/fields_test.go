@@ -86,7 +86,7 @@ func TestFields(t *testing.T) {
 // data field with its size and sum, and that its spans hold the contents.
 func checkDataFields(t *testing.T, b []byte, byKey map[[2]string]describe.Field) {
 	t.Helper()
-	fsys, err := Open(bytes.NewReader(b), int64(len(b)))
+	fsys, err := NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

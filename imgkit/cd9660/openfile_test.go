@@ -21,7 +21,7 @@ func TestOpenFileShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := cd9660.Open(bytes.NewReader(img), int64(len(img)))
+	fsys, err := cd9660.NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,7 +225,7 @@
 //
 // # Reading
 //
-// Open reads any UFS1 or UFS2 image, in either byte order, with its
+// NewReader reads any UFS1 or UFS2 image, in either byte order, with its
 // superblock at 65536, 8192, 0 or 262144, from an io.ReaderAt, and
 // OpenReader from a file, as archive/zip's OpenReader does (the
 // ReadCloser's Close closes the file), as an fs.FS that also implements

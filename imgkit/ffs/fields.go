@@ -39,7 +39,7 @@ var fsMagicOff = func() int {
 
 // Match reports whether head, the first bytes of a file, holds a UFS1 or
 // UFS2 superblock, in either byte order, at byte 8192 or 65536: whether
-// fs_magic there is FS_UFS1_MAGIC or FS_UFS2_MAGIC. (Open looks at bytes 0
+// fs_magic there is FS_UFS1_MAGIC or FS_UFS2_MAGIC. (NewReader looks at bytes 0
 // and 262144 too, as FreeBSD does; images are not made so.)
 func Match(head []byte) bool {
 	for _, sb := range matchSblocks {
@@ -57,14 +57,14 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of FFS images, for imgkit/inspect's
-// registry: Match, Open, Fields, a summary ("UFS1, 32768/4096
+// registry: Match, NewReader, Fields, a summary ("UFS1, 32768/4096
 // block/fragment") and the inode number of each file as the listing's
 // column.
 func Describe() describe.Kind {
 	return describe.Kind{
 		Name:    "ffs",
 		Match:   Match,
-		Open:    describe.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
 		Summary: describe.SummaryOf(summary),
 		Column:  describe.ColumnOf(inodeColumn),
@@ -72,7 +72,7 @@ func Describe() describe.Kind {
 	}
 }
 
-// summary says the UFS version, block and fragment size of an image Open
+// summary says the UFS version, block and fragment size of an image NewReader
 // returned.
 func summary(f *FS) string {
 	return "UFS" + strconv.Itoa(f.Version()) + ", " + strconv.Itoa(f.BlockSize()) + "/" + strconv.Itoa(f.FragSize()) + " block/fragment"
@@ -197,7 +197,7 @@ var csumNames = []string{"cs_ndir", "cs_nbfree", "cs_nifree", "cs_nffree", "cs_n
 // field, its data as size and hash, its indirect blocks and, for a
 // symbolic link, the target. Each (Path, Name) pair appears once.
 func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
-	f, err := Open(r, size)
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func modeString(m uint64) string {
 // fieldOff returns the offset of field, a subslice of rec, within rec.
 func fieldOff(rec, field []byte) int64 { return int64(cap(rec) - cap(field)) }
 
-// superblock appends the fields of the superblock Open found.
+// superblock appends the fields of the superblock NewReader found.
 func (d *describer) superblock() {
 	s := &d.f.sb
 	base := d.f.g.sblockloc

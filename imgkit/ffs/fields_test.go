@@ -100,7 +100,7 @@ func TestFields(t *testing.T) {
 				if v == 2 {
 					off, size = 40, 8
 				}
-				fs, _ := Open(bytes.NewReader(img), int64(len(img)))
+				fs, _ := NewReader(bytes.NewReader(img), int64(len(img)))
 				in, _ := fs.Inode("z")
 				if w := fs.g.inodeOff(int64(in.Ino)) + off; f.Offset != w || f.Size != size {
 					t.Errorf("/z di_mtime at %#x (%d bytes), want %#x (%d)", f.Offset, f.Size, w, size)
@@ -164,7 +164,7 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "f"), bytes.Repeat([]byte("x"), 20*4096), 0o644)
 	ts := time.Unix(1, 0)
 	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: ts}, bcache.ModeAuto)
-	fs, err := Open(bytes.NewReader(img), int64(len(img)))
+	fs, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	}
 	// The reader's BlockList must stop as well, with an error, instead of
 	// walking nindir^3 entries.
-	fs, err = Open(bytes.NewReader(img), int64(len(img)))
+	fs, err = NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,10 @@ var sblockSearch = []int64{sblockUFS2, sblockUFS1, 0, 262144}
 // lookup are bounded by imgfmt.MaxLinkDepth).
 const maxDirSize = 1 << 28
 
-// Open reads the superblock of the FFS image in r (size bytes) and returns
+// NewReader reads the superblock of the FFS image in r (size bytes) and returns
 // the file system. The image may be UFS1 or UFS2, in either byte order,
 // with its superblock at any of the standard offsets.
-func Open(r io.ReaderAt, size int64) (*FS, error) {
+func NewReader(r io.ReaderAt, size int64) (*FS, error) {
 	var firstErr error
 	for _, off := range sblockSearch {
 		if off+sblockSize > size {
@@ -71,7 +71,7 @@ type ReadCloser struct {
 	imgfmt.ImageFile
 }
 
-// OpenReader opens the file name and reads the FFS image in it, as Open
+// OpenReader opens the file name and reads the FFS image in it, as NewReader
 // reads one from an io.ReaderAt; the whole file is the image. The
 // ReadCloser must be closed when no longer needed, and the FS and the
 // files opened from it are not to be used after that.
@@ -86,7 +86,7 @@ func OpenReader(name string) (*ReadCloser, error) {
 
 // init reads the image of r into f, for OpenReader.
 func (f *FS) init(r io.ReaderAt, size int64) error {
-	g, err := Open(r, size)
+	g, err := NewReader(r, size)
 	if err != nil {
 		return err
 	}

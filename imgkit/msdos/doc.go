@@ -168,7 +168,7 @@
 //
 // # Reading
 //
-// Open reads a FAT12/16/32 volume (type from the cluster count as
+// NewReader reads a FAT12/16/32 volume (type from the cluster count as
 // fatgen103 specifies) from an io.ReaderAt, OpenReader from a file (as
 // archive/zip's OpenReader: close the *ReadCloser when done); both give an
 // FS, which implements fs.FS,

@@ -50,21 +50,21 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of FAT volumes, for
-// imgkit/inspect's registry: Match, Open, Fields, a summary ("FAT12,
+// imgkit/inspect's registry: Match, NewReader, Fields, a summary ("FAT12,
 // 512-byte clusters") and the short name of each file as the listing's
 // column.
 func Describe() describe.Kind {
 	return describe.Kind{
 		Name:    "msdos",
 		Match:   Match,
-		Open:    describe.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
 		Summary: describe.SummaryOf(summary),
 		Column:  describe.ColumnOf(shortNameColumn),
 	}
 }
 
-// summary says the FAT type and cluster size of a volume Open returned.
+// summary says the FAT type and cluster size of a volume NewReader returned.
 func summary(f *FS) string {
 	return "FAT" + strconv.Itoa(f.FATType()) + ", " + strconv.FormatInt(f.ClusterSize(), 10) + "-byte clusters"
 }
@@ -78,7 +78,7 @@ func shortNameColumn(e *Entry) string { return e.ShortName }
 // long name, cluster chain and data. Fields are listed in that order, files
 // depth-first in directory order; each (Path, Name) pair appears once.
 func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
-	f, err := Open(r, size)
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}

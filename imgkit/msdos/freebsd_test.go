@@ -420,7 +420,7 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 			if out, err := exec.Command(fsck, "-n", img).CombinedOutput(); err != nil {
 				t.Errorf("fsck.fat -n: %v\n%s", err, out)
 			}
-			if _, err := msdos.Open(bytes.NewReader(got), int64(len(got))); err != nil {
+			if _, err := msdos.NewReader(bytes.NewReader(got), int64(len(got))); err != nil {
 				t.Errorf("Open: %v", err)
 			}
 			if !c.sameFAT {

@@ -21,7 +21,7 @@ func TestOpenFileShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := msdos.Open(bytes.NewReader(img), int64(len(img)))
+	fsys, err := msdos.NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
