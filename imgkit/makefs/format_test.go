@@ -75,7 +75,7 @@ func TestRegisterFormat(t *testing.T) {
 		return map[string]string{fstree.SourceDateEpochEnv: "1000", bcache.EnvMode: "mmap"}[k]
 	}
 	RegisterFormat(f) // Parse checks that -t names a registered type
-	t.Cleanup(func() { Unregister(f.Name) })
+	t.Cleanup(func() { unregister(f.Name) })
 	run := func(args ...string) error {
 		c, err := Parse(append(append([]string{"-t", "test-format"}, args...), "out.img", "src"), dir, getenv)
 		if err != nil {
@@ -134,7 +134,7 @@ func TestFormatWithoutCommon(t *testing.T) {
 		},
 	}
 	RegisterFormat(f) // Parse checks that -t names a registered type
-	t.Cleanup(func() { Unregister(f.Name) })
+	t.Cleanup(func() { unregister(f.Name) })
 	c, err := Parse([]string{"-t", "test-bare", "-o", "label=x", "out.img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func TestFormatInputs(t *testing.T) {
 		WriteFile: func(string, fstree.Source, *inputsOptions) error { return nil },
 	}
 	RegisterFormat(f)
-	t.Cleanup(func() { Unregister(f.Name) })
+	t.Cleanup(func() { unregister(f.Name) })
 	inputs := func(opts ...string) (OptionInputs, error) {
 		args := []string{"-t", f.Name}
 		for _, o := range opts {

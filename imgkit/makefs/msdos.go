@@ -24,17 +24,8 @@ var msdosFormat = Format[msdos.Options]{
 		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
 	},
 	Flags:     msdosFlags,
-	Files:     msdosFiles,
+	Files:     (*msdos.Options).Files,
 	WriteFile: msdos.WriteFile,
-}
-
-// msdosFiles returns the file o reads: its bootstrap, a bare name looked
-// up in /boot (msdos.BootstrapPath).
-func msdosFiles(o *msdos.Options) []string {
-	if o.Bootstrap == "" {
-		return nil
-	}
-	return []string{msdos.BootstrapPath(o.Bootstrap)}
 }
 
 // msdosFlags copies -S, -s, -M, -m and -O into o, and resolves a bootstrap

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // Type is a file system type that -t names.
@@ -84,6 +85,8 @@ var (
 	types   = map[string]Type{}
 )
 
+func init() { typereg.Unregister = unregister }
+
 // Register adds a file system type. It is meant to be called from init
 // functions; registering a name twice panics.
 func Register(t Type) {
@@ -95,8 +98,10 @@ func Register(t Type) {
 	types[t.Name] = t
 }
 
-// Unregister removes the type name; tests use it to undo a Register.
-func Unregister(name string) {
+// unregister removes the type name, for tests to undo a Register: this
+// package's call it, the module's others reach it through
+// internal/typereg.
+func unregister(name string) {
 	typesMu.Lock()
 	defer typesMu.Unlock()
 	delete(types, name)

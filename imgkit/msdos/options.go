@@ -301,11 +301,22 @@ func unknownOption(key string) error {
 	return fmt.Errorf("%w: unknown msdos option %q", ErrOption, key)
 }
 
-// BootstrapPath returns the file that Options.Bootstrap = name reads: a
+// Files returns the host files that WriteFile, Write and Build read with
+// o besides the source tree: the bootstrap file, if Bootstrap names one,
+// found as bootstrapPath finds it. A catalogue plans an image's inputs
+// with it.
+func (o *Options) Files() []string {
+	if o.Bootstrap == "" {
+		return nil
+	}
+	return []string{bootstrapPath(o.Bootstrap)}
+}
+
+// bootstrapPath returns the file that Options.Bootstrap = name reads: a
 // name without a slash is looked up in /boot, as newfs_msdos does; any
 // other name is a path, taken as it is (relative to the working
 // directory).
-func BootstrapPath(name string) string {
+func bootstrapPath(name string) string {
 	if !strings.Contains(name, "/") {
 		return "/boot/" + name
 	}
@@ -313,12 +324,12 @@ func BootstrapPath(name string) string {
 }
 
 // loadBootstrap reads the bootstrap file named by o.Bootstrap (see
-// BootstrapPath).
+// bootstrapPath).
 func (o *Options) loadBootstrap() error {
 	if o.Bootstrap == "" {
 		return nil
 	}
-	name := BootstrapPath(o.Bootstrap)
+	name := bootstrapPath(o.Bootstrap)
 	st, err := os.Stat(name)
 	if err != nil {
 		return fmt.Errorf("msdos: Options.Bootstrap: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // splashOptions is the Options type of the splashfs type of
@@ -58,7 +59,7 @@ func TestBuildTypeFileOption(t *testing.T) {
 		},
 	}
 	makefs.RegisterFormat(f)
-	t.Cleanup(func() { makefs.Unregister(f.Name) })
+	t.Cleanup(func() { typereg.Unregister(f.Name) })
 
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // registerTestMakefsType registers a makefs type for one test and removes
@@ -19,7 +20,7 @@ import (
 func registerTestMakefsType(t *testing.T, mt makefs.Type) {
 	t.Helper()
 	makefs.Register(mt)
-	t.Cleanup(func() { makefs.Unregister(mt.Name) })
+	t.Cleanup(func() { typereg.Unregister(mt.Name) })
 }
 
 // optionHelpIntro is the line above every list of -o options.
