@@ -13,7 +13,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
-// inputsOptions is the Options type of the format of TestFormatInputs:
+// inputsOptions is the Options type of the format of TestFSTypeInputs:
 // two file options and a time.
 type inputsOptions struct {
 	Art       string
@@ -21,16 +21,16 @@ type inputsOptions struct {
 	Timestamp time.Time
 }
 
-// TestFormatInputs checks that Command.OptionInputs gives the files a
+// TestFSTypeInputs checks that Command.OptionInputs gives the files a
 // format's Files says an Options value reads, resolved against the
 // command's folder and after Flags, whatever the options' keys or field
 // names, that an option setting the Common Timestamp is reported, and that
 // a bad option is the error Run would give.
-func TestFormatInputs(t *testing.T) {
+func TestFSTypeInputs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	f := Format[inputsOptions]{
+	f := FSType[inputsOptions]{
 		Name: "test-inputs",
 		Help: func() []fsopt.Option {
 			return []fsopt.Option{{Key: "art", Field: "Art"}, {Key: "extra", Letter: "e", Field: "Extra"}, {Key: "when", Field: "Timestamp"}}
@@ -64,7 +64,7 @@ func TestFormatInputs(t *testing.T) {
 		},
 		WriteFile: func(string, fstree.Source, *inputsOptions) error { return nil },
 	}
-	RegisterFormat(f)
+	RegisterFSType(f)
 	t.Cleanup(func() { unregister(f.Name) })
 	inputs := func(opts ...string) (OptionInputs, error) {
 		args := []string{"-t", f.Name}

@@ -27,7 +27,7 @@
 // SOURCE_DATE_EPOCH) and the block-cache mode (FIXTUREGEN_CACHE).
 // (*Command).Run builds the image with the registered Type that -t names.
 // Each type (cd9660.go, ffs.go, msdos.go) contributes only its -o option
-// table, the global flags it takes and its WriteFile, as a Format (see
+// table, the global flags it takes and its WriteFile, as an FSType (see
 // Type).
 //
 // Errors of Parse and Run are said in the command's words (flags, -o keys),

@@ -12,10 +12,10 @@ import (
 // them, and without a size the smallest image that holds the tree is made.
 // -o timestamp sets every time as -T does, when -T is not given.
 
-func init() { RegisterFormat(msdosFormat) }
+func init() { RegisterFSType(msdosFSType) }
 
-// msdosFormat is the msdos type: imgkit/msdos's option table and WriteFile.
-var msdosFormat = Format[msdos.Options]{
+// msdosFSType is the msdos type: imgkit/msdos's option table and WriteFile.
+var msdosFSType = FSType[msdos.Options]{
 	Name:        "msdos",
 	Help:        msdos.OptionHelp,
 	ParseOption: msdos.ParseOption,

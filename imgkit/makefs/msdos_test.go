@@ -24,7 +24,7 @@ func TestMsdosOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := msdosFormat.options(a, warn)
+	o, err := msdosFSType.options(a, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestMsdosOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = msdosFormat.options(a, warn)
+		_, err = msdosFSType.options(a, warn)
 		var ue *UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || errors.As(err, &ue) != c.usage {
 			t.Errorf("%v: error %v, want %q (usage %v)", c.args, err, c.want, c.usage)

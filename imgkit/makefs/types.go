@@ -16,8 +16,8 @@ import (
 
 // Type is a file system type that -t names.
 //
-// A new type is one small file in this package that calls RegisterFormat
-// from an init function with a Format over its package's Options type:
+// A new type is one small file in this package that calls RegisterFSType
+// from an init function with an FSType over its package's Options type:
 //   - Name, the -t name;
 //   - Help, ParseOption and ErrOption, the package's -o option table, its
 //     parser of one key=value and the sentinel its bad options wrap;
@@ -33,7 +33,7 @@ import (
 //
 // The -o loop, the time rule, the block-cache mode, the source tree (with
 // extra directories and -F/-x) and the "makefs: " prefix of WriteFile's
-// errors are Format's, not the type's. Register takes a Type directly,
+// errors are FSType's, not the type's. Register takes a Type directly,
 // for a type that does not fit that shape.
 type Type struct {
 	Name string

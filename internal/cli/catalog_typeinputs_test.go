@@ -27,11 +27,11 @@ var errSplashOption = errors.New("splashfs: bad option")
 
 // TestBuildTypeFileOption registers a makefs type whose -o option names a
 // file, and checks that the planner makes that file an input, from the
-// type's contract (makefs.Format.Files) alone, and that changing it
+// type's contract (makefs.FSType.Files) alone, and that changing it
 // rebuilds the entry.
 func TestBuildTypeFileOption(t *testing.T) {
 	t.Parallel()
-	f := makefs.Format[splashOptions]{
+	f := makefs.FSType[splashOptions]{
 		Name: "splashfs",
 		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
 		ParseOption: func(o *splashOptions, key, value string) error {
@@ -58,7 +58,7 @@ func TestBuildTypeFileOption(t *testing.T) {
 			return os.WriteFile(path, b, 0o644)
 		},
 	}
-	makefs.RegisterFormat(f)
+	makefs.RegisterFSType(f)
 	t.Cleanup(func() { typereg.Unregister(f.Name) })
 
 	root := t.TempDir()
