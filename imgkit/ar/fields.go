@@ -13,7 +13,8 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises an archive, Fields describes one field by field, for
 // tools that explain how two archives differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Header fields are named as

@@ -15,7 +15,7 @@ import (
 )
 
 // kv is a format of this test only, written as a new format's package
-// would write its side of the contract with nothing but imgfmt: a file is
+// would write its side of the contract with nothing but describe: a file is
 // "KV1\n" followed by lines "name=value\n", and each line is a file whose
 // contents are the value.
 const kvMagic = "KV1\n"
@@ -109,7 +109,7 @@ func kvDescribe() describe.Kind {
 func init() { inspect.Register(kvDescribe()) }
 
 // TestContractFormat checks that a format registered with one line and
-// written against imgfmt alone is detected, listed, read and diffed, after
+// written against describe alone is detected, listed, read and diffed, after
 // the formats of this module.
 func TestContractFormat(t *testing.T) {
 	t.Parallel()

@@ -13,7 +13,8 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises a FAT volume, Fields describes one field by field, for
 // tools that explain how two images differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Field names are those of
