@@ -2,9 +2,10 @@
 // them: it detects the format of a file, opens it as an io/fs.FS, lists its
 // tree, and explains by structure how two files differ.
 //
-// Formats are kept in a small registry (Register) of describe.Kind values,
-// the contract of imgkit/inspect/describe: each says how to recognise its files from
-// their first bytes (Match), how to open one as an fs.FS, what extra
+// Formats are kept in a small registry (Register) of describe.Kind
+// values, the contract of imgkit/inspect/describe: each says how to
+// recognise its files from their first bytes (Match), how to open one as
+// an fs.FS, what extra
 // column a listing shows (the FAT short name, the ar member's header
 // offset, the FFS inode number, the ISO 9660 file identifier and extent
 // block) and how to describe a file field by field.
