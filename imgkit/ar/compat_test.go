@@ -100,14 +100,14 @@ func sameBytes(t *testing.T, what string, got, want []byte) {
 	for i < len(got) && i < len(want) && got[i] == want[i] {
 		i++
 	}
-	t.Errorf("%s: %d bytes, want %d; first difference at byte %#x: %s", what, len(got), len(want), i, describe(want, int64(i)))
+	t.Errorf("%s: %d bytes, want %d; first difference at byte %#x: %s", what, len(got), len(want), i, structureAt(want, int64(i)))
 	lo := max(0, i-16)
 	t.Logf("got  %q", got[lo:min(len(got), i+32)])
 	t.Logf("want %q", want[lo:min(len(want), i+32)])
 }
 
-// describe names the structure of a (reference) archive at byte off.
-func describe(a []byte, off int64) string {
+// structureAt names the structure of a (reference) archive at byte off.
+func structureAt(a []byte, off int64) string {
 	r, err := NewReader(bytes.NewReader(a), int64(len(a)))
 	if err != nil {
 		return fmt.Sprintf("(reference unreadable: %v)", err)

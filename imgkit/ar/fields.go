@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises an archive, Fields describes one field by field, for
 // tools that explain how two archives differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Header fields are named as
@@ -50,15 +51,15 @@ func OpenFS(r io.ReaderAt, size int64) (*Reader, error) {
 // imgkit/inspect's registry: Match, OpenFS as Open, Fields, a summary
 // ("gnu layout, index gnu") and each member's header offset as the
 // listing's column.
-func Describe() imgfmt.Format {
-	return imgfmt.Format{
+func Describe() describe.Kind {
+	return describe.Kind{
 		Name:    "ar",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(OpenFS),
+		Open:    describe.OpenAs(OpenFS),
 		Fields:  Fields,
-		Summary: imgfmt.SummaryOf(summary),
-		Column:  imgfmt.ColumnOf(headerColumn),
-		Owner:   imgfmt.OwnerOf(memberOwner),
+		Summary: describe.SummaryOf(summary),
+		Column:  describe.ColumnOf(headerColumn),
+		Owner:   describe.OwnerOf(memberOwner),
 	}
 }
 
@@ -104,7 +105,7 @@ var headerFieldNames = []struct {
 // index and long-name table, and for each member its header fields, its
 // data (size and SHA-256; thin archives have none) and the symbols the
 // index gives it. Each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
+func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	rd, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 	if _, err := r.ReadAt(m[:], 0); err != nil {
 		return nil, err
 	}
-	out := []imgfmt.Field{{Path: "archive", Name: "magic", Offset: 0, Size: magicLen, Value: strconv.Quote(string(m[:]))}}
+	out := []describe.Field{{Path: "archive", Name: "magic", Offset: 0, Size: magicLen, Value: strconv.Quote(string(m[:]))}}
 	members := rd.Members()
 
 	// The special members sit between the magic and the first member.
@@ -125,7 +126,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 		return nil, err
 	}
 	if len(rd.Symbols()) > 0 || rd.Index() != IndexNone {
-		out = append(out, imgfmt.Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
+		out = append(out, describe.Field{Path: "symbol index", Name: "kind", Offset: -1, Value: rd.Index().String()})
 	}
 	return memberFields(out, rd, r)
 }
@@ -134,7 +135,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 // long-name table) of the archive in r (size bytes), which sit between the
 // magic and end, the first member's header. It stops at the first header
 // whose ar_size does not fit in the archive.
-func specialFields(out []imgfmt.Field, r io.ReaderAt, size, end int64) ([]imgfmt.Field, error) {
+func specialFields(out []describe.Field, r io.ReaderAt, size, end int64) ([]describe.Field, error) {
 	for off := int64(magicLen); off+headerLen <= end; {
 		var h header
 		if _, err := r.ReadAt(h[:], off); err != nil {
@@ -150,7 +151,7 @@ func specialFields(out []imgfmt.Field, r io.ReaderAt, size, end int64) ([]imgfmt
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, imgfmt.Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
+		out = append(out, describe.Field{Path: what, Name: "data", Offset: off + headerLen, Size: n, Value: sum})
 		off += headerLen + n + pad2(n)
 	}
 	return out, nil
@@ -175,7 +176,7 @@ func specialPath(name string) string {
 // memberFields appends, for each member of rd (read through r), its header
 // fields, its data and its index entries. The Path of a member is its name,
 // with ";2" for a second member of that name and so on.
-func memberFields(out []imgfmt.Field, rd *Reader, r io.ReaderAt) ([]imgfmt.Field, error) {
+func memberFields(out []describe.Field, rd *Reader, r io.ReaderAt) ([]describe.Field, error) {
 	count := map[string]int{}
 	for i, mem := range rd.Members() {
 		count[mem.Name]++
@@ -197,10 +198,10 @@ func memberFields(out []imgfmt.Field, rd *Reader, r io.ReaderAt) ([]imgfmt.Field
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, imgfmt.Field{Path: p, Name: "data", Offset: mem.DataOffset, Size: mem.Size, Value: sum})
+			out = append(out, describe.Field{Path: p, Name: "data", Offset: mem.DataOffset, Size: mem.Size, Value: sum})
 		}
 		if len(mem.Symbols) > 0 {
-			out = append(out, imgfmt.Field{Path: p, Name: "symbol index entries", Offset: -1, Value: strings.Join(mem.Symbols, " ")})
+			out = append(out, describe.Field{Path: p, Name: "symbol index entries", Offset: -1, Value: strings.Join(mem.Symbols, " ")})
 		}
 	}
 	return out, nil
@@ -208,9 +209,9 @@ func memberFields(out []imgfmt.Field, rd *Reader, r io.ReaderAt) ([]imgfmt.Field
 
 // headerFields appends the fields of the header h at off. Values are
 // quoted without their space padding.
-func headerFields(out []imgfmt.Field, p string, off int64, h *header) []imgfmt.Field {
+func headerFields(out []describe.Field, p string, off int64, h *header) []describe.Field {
 	for _, f := range headerFieldNames {
-		out = append(out, imgfmt.Field{Path: p, Name: f.name, Offset: off + int64(f.off), Size: int64(f.len),
+		out = append(out, describe.Field{Path: p, Name: f.name, Offset: off + int64(f.off), Size: int64(f.len),
 			Value: strconv.Quote(strings.TrimRight(string(h[f.off:f.off+f.len]), " "))})
 	}
 	return out
@@ -219,9 +220,9 @@ func headerFields(out []imgfmt.Field, p string, off int64, h *header) []imgfmt.F
 // hashSection returns the value of the n data bytes of r at off:
 // "N bytes, sha256:...".
 func hashSection(r io.ReaderAt, off, n int64) (string, error) {
-	sum, err := imgfmt.SumRange(r, off, n)
+	sum, err := describe.SumRange(r, off, n)
 	if err != nil {
 		return "", fmt.Errorf("ar: reading data at byte %#x: %w", off, err)
 	}
-	return imgfmt.DataValue(n, sum), nil
+	return describe.DataValue(n, sum), nil
 }

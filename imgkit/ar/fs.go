@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // The Reader, and so the ReadCloser, is an io/fs.FS over the archive's
@@ -88,20 +90,21 @@ func (ar *Reader) Open(name string) (fs.File, error) {
 	if i, ok := t.files[name]; ok {
 		m := &ar.members[i]
 		f := &memberFile{info: fileInfo{name: path.Base(name), m: m}}
-		if m.DataOffset >= 0 {
-			f.r = io.NewSectionReader(ar.r, m.DataOffset, m.Size)
-			return f, nil
+		var ra io.ReaderAt = ar.r
+		off := m.DataOffset
+		if off < 0 {
+			file, thin, err := ar.openThin(m)
+			if err != nil {
+				return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+			f.file, ra, off = file, thin, 0
 		}
-		file, ra, err := ar.openThin(m)
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		f.file, f.r = file, io.NewSectionReader(ra, 0, m.Size)
+		f.FileReader = imgfmt.NewFileReader(f.info.name, m.Size, io.NewSectionReader(ra, off, m.Size).ReadAt)
 		return f, nil
 	}
 	if _, ok := t.dirs[name]; ok {
 		ents, _ := ar.ReadDir(name)
-		return &dirFile{info: fileInfo{name: path.Base(name), dir: true}, ents: ents}, nil
+		return &dirFile{DirReader: imgfmt.NewDirReader(path.Base(name), ents), info: fileInfo{name: path.Base(name), dir: true}}, nil
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
@@ -197,63 +200,28 @@ func (fi fileInfo) Sys() any {
 // memberFile is an open member: a section of the archive, or of a thin
 // member's file, which Close closes.
 type memberFile struct {
+	imgfmt.FileReader
 	info fileInfo
-	r    *io.SectionReader
 	file fs.File // a thin member's file, else nil
 }
 
 func (f *memberFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *memberFile) Read(p []byte) (int, error) {
-	if f.r == nil {
-		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: fs.ErrClosed}
-	}
-	return f.r.Read(p)
-}
-func (f *memberFile) ReadAt(p []byte, off int64) (int, error) {
-	if f.r == nil {
-		return 0, &fs.PathError{Op: "read", Path: f.info.name, Err: fs.ErrClosed}
-	}
-	return f.r.ReadAt(p, off)
-}
-func (f *memberFile) Seek(off int64, whence int) (int64, error) {
-	if f.r == nil {
-		return 0, &fs.PathError{Op: "seek", Path: f.info.name, Err: fs.ErrClosed}
-	}
-	return f.r.Seek(off, whence)
-}
+
+// Close closes the member and, for a thin member, its file.
 func (f *memberFile) Close() error {
+	if err := f.FileReader.Close(); err != nil {
+		return err
+	}
 	if f.file == nil {
 		return nil
 	}
-	err := f.file.Close()
-	f.file, f.r = nil, nil
-	return err
+	return f.file.Close()
 }
 
 // dirFile is an open directory.
 type dirFile struct {
+	imgfmt.DirReader
 	info fileInfo
-	ents []fs.DirEntry
-	pos  int
 }
 
 func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *dirFile) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: fs.ErrInvalid}
-}
-func (d *dirFile) Close() error { return nil }
-func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.pos:]
-	if n <= 0 {
-		d.pos = len(d.ents)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > len(rest) {
-		n = len(rest)
-	}
-	d.pos += n
-	return rest[:n], nil
-}

@@ -1,6 +1,7 @@
 package cd9660
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -35,11 +36,29 @@ import (
 //     directory name is cut at 30 characters, as a file name is, and its
 //     first dot stays ("DIR.WITH_DOTS").
 
-// Compatibility targets (Options.Compat).
+// Compat selects whose makefs(8) the writer follows where FreeBSD's
+// current makefs and the Debian package (NetBSD's makefs of 2019) differ,
+// as ffs.Compat does for FFS images.
+type Compat int
+
 const (
-	CompatFreeBSD = "freebsd"
-	CompatDebian  = "debian"
+	// CompatFreeBSD follows FreeBSD's makefs (the zero value).
+	CompatFreeBSD Compat = iota
+	// CompatDebian gives the bytes of Debian's makefs (the list above).
+	CompatDebian
 )
+
+// String returns the compat -o value that selects c: "freebsd" or
+// "debian".
+func (c Compat) String() string {
+	switch c {
+	case CompatFreeBSD:
+		return "freebsd"
+	case CompatDebian:
+		return "debian"
+	}
+	return "Compat(" + strconv.Itoa(int(c)) + ")"
+}
 
 // Debian's Application Use field: a text at its start and one at its end.
 const (

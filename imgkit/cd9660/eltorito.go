@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // El Torito boot support, as makefs -t cd9660 has it (FreeBSD's
@@ -91,43 +91,43 @@ var bootSystems = map[string]byte{
 // bootOptions are the boot options of makefs -t cd9660, for the writer's
 // -o table; each sets a field of Options.Boot.
 var bootOptions = []optionSpec{
-	{Option: imgfmt.Option{Key: "boot-load-segment", Field: "Boot.Images[].LoadSegment", Default: "0 (the BIOS's 7c0)",
+	{Option: fsopt.Option{Key: "boot-load-segment", Field: "Boot.Images[].LoadSegment", Default: "0 (the BIOS's 7c0)",
 		Usage: "load segment of the last boot image, in hexadecimal"},
 		Set: func(o *Options, key, value string) error { return o.Boot.setLoadSegment(value) }},
-	{Option: imgfmt.Option{Key: "bootimage", Letter: "B", Field: "Boot.Images", Default: "none",
+	{Option: fsopt.Option{Key: "bootimage", Letter: "B", Field: "Boot.Images", Default: "none",
 		Usage: "add a boot image, as system;file (system: i386, mac68k, macppc, powerpc or efi)"},
 		Set: func(o *Options, key, value string) error { return o.Boot.addImage(value) }},
-	{Option: imgfmt.Option{Key: "bootimagedir", Field: "Boot.ImageDir", Default: "none",
+	{Option: fsopt.Option{Key: "bootimagedir", Field: "Boot.ImageDir", Default: "none",
 		Usage: "boot image directory, up to 12 d-characters (unused, as in makefs)"},
 		Set: func(o *Options, key, value string) error { return o.Boot.setImageDir(value) }},
 	boolOption("chrp-boot", "C", "Boot.CHRPBoot", "write an MBR partition table for older CHRP hardware (with a bootimage)",
 		func(o *Options) *bool { return &o.Boot.CHRPBoot }),
-	{Option: imgfmt.Option{Key: "generic-bootimage", Letter: "G", Field: "Boot.GenericImage", Default: "none",
+	{Option: fsopt.Option{Key: "generic-bootimage", Letter: "G", Field: "Boot.GenericImage", Default: "none",
 		Usage: "file of up to 32 KiB written into the system area"},
 		Set: func(o *Options, key, value string) error { return o.Boot.setGeneric(value) }},
-	{Option: imgfmt.Option{Key: "hard-disk-boot", Field: "Boot.Images[].Media", Default: "from the size",
+	{Option: fsopt.Option{Key: "hard-disk-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a hard disk image"},
 		Set: func(o *Options, key, value string) error {
 			return o.Boot.lastImage(key, func(i *BootImage) { i.Media = MediaHardDisk })
 		}},
-	{Option: imgfmt.Option{Key: "no-boot", Field: "Boot.Images[].NoBoot", Default: "off",
+	{Option: fsopt.Option{Key: "no-boot", Field: "Boot.Images[].NoBoot", Default: "off",
 		Usage: "the last boot image is not bootable"},
 		Set: func(o *Options, key, value string) error {
 			return o.Boot.lastImage(key, func(i *BootImage) { i.NoBoot = true })
 		}},
-	{Option: imgfmt.Option{Key: "no-emul-boot", Field: "Boot.Images[].Media", Default: "from the size",
+	{Option: fsopt.Option{Key: "no-emul-boot", Field: "Boot.Images[].Media", Default: "from the size",
 		Usage: "the last boot image is a no-emulation image"},
 		Set: func(o *Options, key, value string) error {
 			return o.Boot.lastImage(key, func(i *BootImage) { i.Media = MediaNoEmulation })
 		}},
-	{Option: imgfmt.Option{Key: "platformid", Field: "Boot.Images[].PlatformID", Default: "the image's system",
+	{Option: fsopt.Option{Key: "platformid", Field: "Boot.Images[].PlatformID", Default: "the image's system",
 		Usage: "platform of the last boot image's section header: efi"},
 		Set: func(o *Options, key, value string) error { return o.Boot.setPlatformID(value) }},
 }
 
 // withBootOptions returns the options of table and the boot options,
 // sorted bytewise by name as the -o table is.
-func withBootOptions(table []optionSpec) imgfmt.OptionTable[Options] {
+func withBootOptions(table []optionSpec) fsopt.Table[Options] {
 	all := append(slices.Clip(table), bootOptions...)
 	slices.SortFunc(all, func(a, b optionSpec) int { return strings.Compare(a.Key, b.Key) })
 	return all
@@ -157,7 +157,7 @@ func (b *Boot) lastImage(key string, set func(*BootImage)) error {
 }
 
 // setLoadSegment reads a boot-load-segment value: hexadecimal, as makefs
-// reads it with strtoul(3) in base 16 (imgfmt.ParseNumber reads decimal
+// reads it with strtoul(3) in base 16 (fsopt.ParseNumber reads decimal
 // numbers and is not the rule here), with an optional 0x. makefs stores
 // any value, and garbage as 0, and writes the low 16 bits; this package
 // refuses what is not a number up to ffff.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -235,11 +235,11 @@ func TestPlanBootLimits(t *testing.T) {
 func TestOptionHelpHasBootOptions(t *testing.T) {
 	t.Parallel()
 	help := OptionHelp()
-	if !slices.IsSortedFunc(help, func(a, b imgfmt.Option) int { return strings.Compare(a.Key, b.Key) }) {
+	if !slices.IsSortedFunc(help, func(a, b fsopt.Option) int { return strings.Compare(a.Key, b.Key) }) {
 		t.Errorf("OptionHelp is not sorted: %v", help)
 	}
 	for _, b := range bootOptions {
-		i := slices.IndexFunc(help, func(o imgfmt.Option) bool { return o.Key == b.Key })
+		i := slices.IndexFunc(help, func(o fsopt.Option) bool { return o.Key == b.Key })
 		if i < 0 || help[i].Field == "" || help[i].Usage == "" || help[i].Default == "" {
 			t.Errorf("%s: in OptionHelp at %d: %+v", b.Key, i, b.Option)
 		}

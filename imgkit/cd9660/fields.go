@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises an ISO 9660 image, Fields describes one field by field
 // for tools that explain how two images differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Field names are those of
@@ -17,7 +18,7 @@ import (
 // ("RRIP PX", "SUSP CE") and El Torito ("Load RBA"). A Field's Path is the
 // structure: "system area", "primary volume descriptor", "type L path
 // table record 3", "boot catalog", or the path of a file or directory in
-// the FS that Open returns ("/dir/a.txt"; "/dir/." and "/dir/.." for a
+// the FS that NewReader returns ("/dir/a.txt"; "/dir/." and "/dir/.." for a
 // directory's own records), with "joliet:" before the paths of the Joliet
 // tree when the FS shows another one.
 
@@ -34,22 +35,22 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of ISO 9660 images, for
-// imgkit/inspect's registry: Match, Open, Fields, a summary ("ISO 9660,
+// imgkit/inspect's registry: Match, NewReader, Fields, a summary ("ISO 9660,
 // Rock Ridge, Joliet level 3, El Torito") and each file's file identifier
 // and extent as the listing's column.
-func Describe() imgfmt.Format {
-	return imgfmt.Format{
+func Describe() describe.Kind {
+	return describe.Kind{
 		Name:    "cd9660",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
-		Summary: imgfmt.SummaryOf(summary),
-		Column:  imgfmt.ColumnOf(column),
-		Owner:   imgfmt.OwnerOf(owner),
+		Summary: describe.SummaryOf(summary),
+		Column:  describe.ColumnOf(column),
+		Owner:   describe.OwnerOf(owner),
 	}
 }
 
-// summary names the extensions of an image Open returned.
+// summary names the extensions of an image NewReader returned.
 func summary(f *FS) string {
 	s := "ISO 9660"
 	if f.rr {
@@ -89,8 +90,8 @@ func owner(e *Entry) (uid, gid uint32, ok bool) {
 // RRIP entries, the directory records of the Joliet tree, the El Torito
 // boot catalogue and boot images, and each file's data. Each (Path, Name)
 // pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
-	f, err := Open(r, size)
+func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 // fieldList gathers the fields of an image.
 type fieldList struct {
 	f   *FS
-	out []imgfmt.Field
+	out []describe.Field
 	// budget is how many more bytes of file data may be summed: extents
 	// that overlap (a crafted image can point every file at the whole
 	// image) would otherwise make the description quadratic in the size.
@@ -133,17 +134,17 @@ type fieldList struct {
 
 // add appends the field b, a subslice of rec which lies at byte off.
 func (l *fieldList) add(path, name string, off int64, rec, b []byte, value string) {
-	l.out = append(l.out, imgfmt.Field{Path: path, Name: name, Offset: off + int64(cap(rec)-cap(b)), Size: int64(len(b)), Value: value})
+	l.out = append(l.out, describe.Field{Path: path, Name: name, Offset: off + int64(cap(rec)-cap(b)), Size: int64(len(b)), Value: value})
 }
 
 // systemArea describes sectors 0 to 15 as one sum.
 func (l *fieldList) systemArea() {
 	n := min(int64(systemAreaSectors*SectorSize), l.f.size)
-	sum, err := imgfmt.SumRange(l.f.r, 0, n)
+	sum, err := describe.SumRange(l.f.r, 0, n)
 	if err != nil {
 		sum = "unreadable: " + err.Error()
 	}
-	l.out = append(l.out, imgfmt.Field{Path: "system area", Name: "System Area", Offset: 0, Size: n, Value: sum})
+	l.out = append(l.out, describe.Field{Path: "system area", Name: "System Area", Offset: 0, Size: n, Value: sum})
 }
 
 // num733 says a both-byte-order 32-bit number, and its big-endian half

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // bootCatalog describes the El Torito boot catalogue entry by entry and
@@ -14,7 +14,7 @@ import (
 func (l *fieldList) bootCatalog() {
 	c, err := l.f.BootCatalog()
 	if err != nil {
-		l.out = append(l.out, imgfmt.Field{Path: "boot catalog", Name: "Validation Entry", Offset: -1, Value: "unreadable: " + err.Error()})
+		l.out = append(l.out, describe.Field{Path: "boot catalog", Name: "Validation Entry", Offset: -1, Value: "unreadable: " + err.Error()})
 		return
 	}
 	off := int64(c.Sector) * SectorSize
@@ -68,17 +68,17 @@ func (l *fieldList) bootEntry(p, pre string, be BootEntry) {
 	add("Sector Count", e.sectorCount(), strconv.Itoa(int(be.SectorCount)))
 	add("Load RBA", e.loadRBA(), strconv.FormatUint(uint64(be.LoadRBA), 10))
 	add("Selection Criteria Type", e.selectionCriteriaType(), hexByte(e.selectionCriteriaType()))
-	add("Vendor Unique Selection Criteria", e.vendorUniqueSelectionCriteria(), imgfmt.Sum(e.vendorUniqueSelectionCriteria()))
+	add("Vendor Unique Selection Criteria", e.vendorUniqueSelectionCriteria(), describe.Sum(e.vendorUniqueSelectionCriteria()))
 	off, n := int64(be.LoadRBA)*SectorSize, be.imageSize()
 	if off <= 0 || off >= l.f.size {
 		return
 	}
 	n = min(n, l.f.size-off)
-	sum, err := imgfmt.SumRange(l.f.r, off, n)
+	sum, err := describe.SumRange(l.f.r, off, n)
 	if err != nil {
 		sum = "unreadable: " + err.Error()
 	}
-	l.out = append(l.out, imgfmt.Field{Path: p, Name: pre + "boot image", Offset: off, Size: n, Value: imgfmt.DataValue(n, sum)})
+	l.out = append(l.out, describe.Field{Path: p, Name: pre + "boot image", Offset: off, Size: n, Value: describe.DataValue(n, sum)})
 }
 
 // imageSize returns the bytes of the entry's boot image: the floppy's size

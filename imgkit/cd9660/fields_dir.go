@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // tree describes the directory records of every file and directory of the
@@ -105,7 +105,7 @@ func (l *fieldList) record(f *FS, p, pre string, rec dirRecord, off int64) {
 		return
 	}
 	if f.ns != RockRidge {
-		add("System Use", su, imgfmt.Sum(su))
+		add("System Use", su, describe.Sum(su))
 		return
 	}
 	count := map[string]int{}
@@ -115,7 +115,7 @@ func (l *fieldList) record(f *FS, p, pre string, rec dirRecord, off int64) {
 		if c := count[name]; c > 1 {
 			name += " " + strconv.Itoa(c)
 		}
-		l.out = append(l.out, imgfmt.Field{Path: p, Name: pre + name, Offset: eoff, Size: int64(len(e)), Value: suspValue(e)})
+		l.out = append(l.out, describe.Field{Path: p, Name: pre + name, Offset: eoff, Size: int64(len(e)), Value: suspValue(e)})
 		return nil
 	})
 }
@@ -175,7 +175,7 @@ func suspValue(e suspEntry) string {
 		return v + "virtual size high " + num733(e.virtualFileSizeHigh()) + ", low " + num733(e.virtualFileSizeLow()) +
 			", table depth " + byteNum(e.tableDepth())
 	}
-	return v + imgfmt.Sum(e.data())
+	return v + describe.Sum(e.data())
 }
 
 // tfString says the time stamps of a TF entry.
@@ -219,22 +219,22 @@ func (l *fieldList) data(p string, e *Entry) {
 			spans = append(spans, [2]int64{start, start + min(x.unit, x.n-done)})
 		}
 	}
-	h := imgfmt.NewHash()
+	h := describe.NewHash()
 	value := ""
 	if l.budget -= min(e.Size, l.f.size); l.budget < 0 {
-		value = imgfmt.DataValue(e.Size, "not summed: the files' extents add up to more than four times the image")
+		value = describe.DataValue(e.Size, "not summed: the files' extents add up to more than four times the image")
 	}
 	for _, s := range spans {
 		if value != "" {
 			break
 		}
 		if err := h.AddRange(l.f.r, s[0], s[1]-s[0]); err != nil {
-			value = imgfmt.DataValue(e.Size, "unreadable: "+err.Error())
+			value = describe.DataValue(e.Size, "unreadable: "+err.Error())
 			break
 		}
 	}
 	if value == "" {
-		value = imgfmt.DataValue(e.Size, h.Sum())
+		value = describe.DataValue(e.Size, h.Sum())
 	}
-	l.out = append(l.out, imgfmt.Field{Path: p, Name: "data", Offset: -1, Value: value, Spans: spans})
+	l.out = append(l.out, describe.Field{Path: p, Name: "data", Offset: -1, Value: value, Spans: spans})
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -84,9 +84,9 @@ func TestFields(t *testing.T) {
 
 // checkDataFields checks that every regular file of the image b has a
 // data field with its size and sum, and that its spans hold the contents.
-func checkDataFields(t *testing.T, b []byte, byKey map[[2]string]imgfmt.Field) {
+func checkDataFields(t *testing.T, b []byte, byKey map[[2]string]describe.Field) {
 	t.Helper()
-	fsys, err := Open(bytes.NewReader(b), int64(len(b)))
+	fsys, err := NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func checkDataFields(t *testing.T, b []byte, byKey map[[2]string]imgfmt.Field) {
 			t.Fatal(err)
 		}
 		f, ok := byKey[[2]string{"/" + p, "data"}]
-		if want := imgfmt.DataValue(int64(len(data)), imgfmt.Sum(data)); !ok || f.Value != want {
+		if want := describe.DataValue(int64(len(data)), describe.Sum(data)); !ok || f.Value != want {
 			t.Errorf("%s: data field %q, want %q", p, f.Value, want)
 		}
 		var spans []byte
@@ -133,9 +133,9 @@ func TestMatch(t *testing.T) {
 		want bool
 	}{
 		{"image", b, true},
-		{"head", b[:imgfmt.HeadSize], true},
+		{"head", b[:describe.HeadSize], true},
 		{"cut before the identifier", b[:32770], false},
-		{"zeros", make([]byte, imgfmt.HeadSize), false},
+		{"zeros", make([]byte, describe.HeadSize), false},
 		{"nil", nil, false},
 		{"bad type", append(append(append([]byte{}, b[:32768]...), 7), b[32769:40000]...), false},
 	} {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // descriptorPath names the structure of volume descriptor d.
@@ -44,9 +44,9 @@ func (l *fieldList) descriptor(d *descriptor) {
 		add("Boot Identifier", vd.bootIdentifier(), quoted(vd.bootIdentifier()))
 		ptr := vd.bootCatalogPointer()
 		add("Boot Catalog Pointer", ptr, strconv.FormatUint(uint64(binary.LittleEndian.Uint32(ptr)), 10))
-		add("Unused", vd[75:], imgfmt.Sum(vd[75:]))
+		add("Unused", vd[75:], describe.Sum(vd[75:]))
 	case t != vdTypeTerminator:
-		add("contents", vd[7:], imgfmt.Sum(vd[7:]))
+		add("contents", vd[7:], describe.Sum(vd[7:]))
 	}
 }
 
@@ -60,7 +60,7 @@ func (l *fieldList) volumeFields(add func(string, []byte, string), vd *volumeDes
 	add("Volume Flags", vd.volumeFlags(), byteNum(vd.volumeFlags()))
 	add("System Identifier", vd.systemIdentifier(), str(vd.systemIdentifier()))
 	add("Volume Identifier", vd.volumeIdentifier(), str(vd.volumeIdentifier()))
-	add("Unused Field", vd[72:80], imgfmt.Sum(vd[72:80]))
+	add("Unused Field", vd[72:80], describe.Sum(vd[72:80]))
 	add("Volume Space Size", vd.volumeSpaceSize(), num733(vd.volumeSpaceSize()))
 	add("Escape Sequences", vd.escapeSequences(), strconv.Quote(string(trimZero(vd.escapeSequences()))))
 	add("Volume Set Size", vd.volumeSetSize(), num723(vd.volumeSetSize()))
@@ -88,8 +88,8 @@ func (l *fieldList) volumeFields(add func(string, []byte, string), vd *volumeDes
 	add("Volume Effective Date and Time", vd.volumeEffectiveDateAndTime(), decTimeString(vd.volumeEffectiveDateAndTime()))
 	add("File Structure Version", vd.fileStructureVersion(), byteNum(vd.fileStructureVersion()))
 	add("Reserved (byte 882)", vd[882:883], byteNum(vd[882:883]))
-	add("Application Use", vd.applicationUse(), imgfmt.Sum(vd.applicationUse()))
-	add("Reserved for future standardization", vd[1395:], imgfmt.Sum(vd[1395:]))
+	add("Application Use", vd.applicationUse(), describe.Sum(vd.applicationUse()))
+	add("Reserved for future standardization", vd[1395:], describe.Sum(vd[1395:]))
 }
 
 // recordSummary says a directory record in one line: its extent, data

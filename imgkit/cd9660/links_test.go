@@ -322,7 +322,7 @@ func TestLinkTargetsOwnReader(t *testing.T) {
 	for _, opts := range [][]string{{"rockridge"}, {"rockridge", "joliet"}} {
 		img, err := os.ReadFile(writeImage(t, dir, opts...))
 		must(t, err)
-		fsys, err := Open(bytes.NewReader(img), int64(len(img)))
+		fsys, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		must(t, err)
 		for i, target := range targets {
 			got, err := fsys.ReadLink(fmt.Sprintf("l%03d", i))

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // Options are the makefs -t cd9660 options: the -o fs-options of
@@ -34,7 +34,7 @@ type Options struct {
 	Publisher          string // publisher (P): up to 128 a-characters
 	Preparer           string // preparer (p): up to 128 a-characters
 	Archimedes         bool   // archimedes: NetBSD's RISC OS extension (archimedes.go; FreeBSD's makefs has no such option)
-	Compat             string // compat: "freebsd" (the default, also "") or "debian", the bytes of Debian's makefs (compat.go)
+	Compat             Compat // compat: CompatFreeBSD (the default) or CompatDebian, the bytes of Debian's makefs (compat.go)
 
 	// Boot holds the El Torito options: bootimage and the options that
 	// follow it, bootimagedir, generic-bootimage and chrp-boot.
@@ -70,8 +70,8 @@ func (o *Options) check() error {
 	if o.ISOLevel < 0 || o.ISOLevel > 3 {
 		return fmt.Errorf("%w: Options.ISOLevel %d: must be 1, 2 or 3", ErrParams, o.ISOLevel)
 	}
-	if o.Compat != "" && o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
-		return fmt.Errorf("%w: Options.Compat %q: must be %q or %q", ErrParams, o.Compat, CompatFreeBSD, CompatDebian)
+	if o.Compat != CompatFreeBSD && o.Compat != CompatDebian {
+		return fmt.Errorf("%w: Options.Compat %d: must be CompatFreeBSD or CompatDebian", ErrParams, o.Compat)
 	}
 	if o.AllowMultidot && o.ISOLevel == 1 {
 		return fmt.Errorf("%w: Options.AllowMultidot requires Options.ISOLevel 2 or 3", ErrParams)
@@ -155,12 +155,12 @@ func identifier(key, value string, n int, ok func(byte) bool) (string, error) {
 // An optionSpec is one -o option of makefs -t cd9660, a row of
 // optionTable: what OptionHelp says about it and how ParseOption applies
 // it.
-type optionSpec = imgfmt.OptionSpec[Options]
+type optionSpec = fsopt.Spec[Options]
 
 // boolOption is a makefs boolean option: no value means on; a value is a
 // number, 0 or 1.
 func boolOption(key, letter, field, usage string, p func(o *Options) *bool) optionSpec {
-	return optionSpec{Option: imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "off", Usage: usage},
+	return optionSpec{Option: fsopt.Option{Key: key, Letter: letter, Field: field, Default: "off", Usage: usage},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, 0, 1)
 			*p(o) = v == 1
@@ -171,7 +171,7 @@ func boolOption(key, letter, field, usage string, p func(o *Options) *bool) opti
 // stringOption is an identifier option of at most n characters of the
 // kind ok accepts.
 func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p func(o *Options) *string) optionSpec {
-	return optionSpec{Option: imgfmt.Option{Key: key, Letter: letter, Field: field, Default: "blanks", Usage: usage},
+	return optionSpec{Option: fsopt.Option{Key: key, Letter: letter, Field: field, Default: "blanks", Usage: usage},
 		Set: func(o *Options, key, value string) error {
 			s, err := identifier(key, value, n, ok)
 			if err == nil {
@@ -199,16 +199,20 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *string { return &o.ApplicationID }),
 	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
 		func(o *Options) *bool { return &o.Archimedes }),
-	{Option: imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+	{Option: fsopt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
 		Set: func(o *Options, key, value string) error {
-			if value != CompatFreeBSD && value != CompatDebian {
+			switch value {
+			case "freebsd":
+				o.Compat = CompatFreeBSD
+			case "debian":
+				o.Compat = CompatDebian
+			default:
 				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, value)
 			}
-			o.Compat = value
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
+	{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
 		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, 1, 3)
@@ -223,7 +227,7 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.KeepBadImages }),
 	stringOption("label", "L", "Label", "Volume Identifier, up to 32 d-characters", 32, isDChar,
 		func(o *Options) *string { return &o.Label }),
-	{Option: imgfmt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
+	{Option: fsopt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
 		Usage: "as in makefs, the value says whether to pad: =0 leaves out the 150 sectors of padding"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, 0, 1)
@@ -241,7 +245,7 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *bool { return &o.RelocateDeepTrees }),
 	boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
 		func(o *Options) *bool { return &o.RockRidge }),
-	{Option: imgfmt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
+	{Option: fsopt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
 		Usage: "accepted, 0 to 2; prints nothing"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, 0, 2)
@@ -258,17 +262,17 @@ var optionTable = withBootOptions([]optionSpec{
 // takes, sorted bytewise by name as makefs(8) documents them: its name,
 // its one-letter key, the field of Options it sets, its default and its
 // meaning. ParseOption accepts exactly these names and letters.
-func OptionHelp() []imgfmt.Option { return optionTable.Help() }
+func OptionHelp() []fsopt.Option { return optionTable.Help() }
 
 // num parses the value of option key as a makefs number from minv to maxv
-// (imgfmt.OptionNumber: base 10, suffixes, products; no value means 1).
+// (fsopt.Number: base 10, suffixes, products; no value means 1).
 func num(key, value string, minv, maxv int64) (int64, error) {
-	return imgfmt.OptionNumber(ErrOption, key, value, minv, maxv)
+	return fsopt.Number(ErrOption, key, value, minv, maxv)
 }
 
 // ParseOption sets one -o option on o, by its name or one-letter key, as
 // makefs -t cd9660 -o key=value does (OptionHelp lists them). Numbers are
-// read as makefs reads them (imgfmt.ParseNumber); a boolean option is on
+// read as makefs reads them (fsopt.ParseNumber); a boolean option is on
 // without a value and otherwise takes 0 or 1; identifiers are checked for
 // their character set and length and upper-cased. Errors name the option
 // and wrap ErrOption.

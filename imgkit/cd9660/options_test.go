@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -176,5 +177,25 @@ func TestSocketSkipped(t *testing.T) {
 	}
 	if !bytes.Contains(img, []byte("FILE.;1")) || bytes.Contains(img, []byte("SOCK")) {
 		t.Error("the image does not hold FILE.;1 alone")
+	}
+}
+
+// TestCompatOption checks that -o compat sets the Compat enum, that its
+// String is the -o value again, and that an unknown value is refused.
+func TestCompatOption(t *testing.T) {
+	t.Parallel()
+	for _, c := range []Compat{CompatFreeBSD, CompatDebian} {
+		var o Options
+		o.Compat = 7
+		if err := ParseOption(&o, "compat", c.String()); err != nil || o.Compat != c {
+			t.Errorf("compat=%s: %v, Compat %d", c, err, o.Compat)
+		}
+	}
+	var o Options
+	if err := ParseOption(&o, "compat", "netbsd"); !errors.Is(err, ErrOption) {
+		t.Errorf("compat=netbsd: %v, want ErrOption", err)
+	}
+	if _, err := Build(fstree.FS(fstest.MapFS{"a": {}}), &Options{Compat: 2}); !errors.Is(err, ErrParams) {
+		t.Errorf("Compat 2: %v, want ErrParams", err)
 	}
 }

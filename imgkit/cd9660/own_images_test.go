@@ -37,7 +37,7 @@ func TestOwnImages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := Open(bytes.NewReader(img), int64(len(img)))
+			f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 			if err != nil {
 				t.Fatal(err)
 			}

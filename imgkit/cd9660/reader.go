@@ -15,7 +15,7 @@ import (
 // fs.FileInfo values is the *Entry of the file. An FS is safe for
 // concurrent use when its io.ReaderAt is.
 //
-// Open reads the Rock Ridge names and attributes of the primary volume when
+// NewReader reads the Rock Ridge names and attributes of the primary volume when
 // its root carries the SUSP indicator, else the Joliet supplementary
 // volume when there is one, else the primary volume's ISO 9660 names, the
 // order Linux's isofs and libisofs prefer them in; View gives the tree of
@@ -85,7 +85,7 @@ type ReadCloser struct {
 }
 
 // OpenReader opens the image file name, which must be a regular file, and
-// reads the volume in it as Open does. The ReadCloser must be closed when
+// reads the volume in it as NewReader does. The ReadCloser must be closed when
 // no longer needed; the FS and its files are not to be used after that.
 func OpenReader(name string) (*ReadCloser, error) {
 	rc := new(ReadCloser)
@@ -96,10 +96,10 @@ func OpenReader(name string) (*ReadCloser, error) {
 	return rc, nil
 }
 
-// Open reads the ISO 9660 volume in r, which holds size bytes: the volume
+// NewReader reads the ISO 9660 volume in r, which holds size bytes: the volume
 // descriptor set from sector 16 and the whole directory tree of the
 // preferred namespace (see FS). File data is read when asked for.
-func Open(r io.ReaderAt, size int64) (*FS, error) {
+func NewReader(r io.ReaderAt, size int64) (*FS, error) {
 	f := new(FS)
 	if err := f.init(r, size); err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 	return f, nil
 }
 
-// init reads the volume of r into f, for Open and OpenReader.
+// init reads the volume of r into f, for NewReader and OpenReader.
 func (f *FS) init(r io.ReaderAt, size int64) error {
 	*f = FS{r: r, size: size}
 	if err := f.readDescriptors(); err != nil {

@@ -32,7 +32,7 @@ func xorrisoBytes(t *testing.T, files []srcFile, flags ...string) []byte {
 
 func openBytes(t *testing.T, b []byte) *FS {
 	t.Helper()
-	f, err := Open(bytes.NewReader(b), int64(len(b)))
+	f, err := NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestContinuationLoop(t *testing.T) {
 	put733(loop.offsetToStartOfContinuationArea(), at)
 	put733(loop.lengthOfTheContinuationArea(), 28)
 	copy(b[area:], loop)
-	_, err = Open(bytes.NewReader(b), int64(len(b)))
+	_, err = NewReader(bytes.NewReader(b), int64(len(b)))
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "loop") {
 		t.Errorf("Open of a looping continuation area: %v, want an ErrFormat naming the loop", err)
 	}
@@ -187,7 +187,7 @@ func genisoimageBytes(t *testing.T, files []srcFile, flags ...string) []byte {
 	return b
 }
 
-// TestJolietPreferred checks that Open shows the Joliet tree of an image
+// TestJolietPreferred checks that NewReader shows the Joliet tree of an image
 // without Rock Ridge, and the ISO 9660 one of an image with neither.
 func TestJolietPreferred(t *testing.T) {
 	t.Parallel()

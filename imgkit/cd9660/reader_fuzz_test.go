@@ -89,7 +89,7 @@ func FuzzOpen(f *testing.F) {
 func fuzzOne(p []byte) {
 	b := unpackImage(p)
 	r := bytes.NewReader(b)
-	fsys, err := Open(r, int64(len(b)))
+	fsys, err := NewReader(r, int64(len(b)))
 	if err != nil {
 		return
 	}
@@ -243,7 +243,7 @@ func TestFuzzSeeds(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		img := unpackImage([]byte(packed))
-		fsys, err := Open(bytes.NewReader(img), int64(len(img)))
+		fsys, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			if strings.HasPrefix(filepath.Base(p), "crash-") {
 				continue

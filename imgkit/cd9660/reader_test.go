@@ -397,7 +397,7 @@ func TestOpenErrors(t *testing.T) {
 		{"empty", nil},
 		{"zeros", make([]byte, 20*SectorSize)},
 	} {
-		_, err := Open(bytes.NewReader(c.img), int64(len(c.img)))
+		_, err := NewReader(bytes.NewReader(c.img), int64(len(c.img)))
 		if !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", c.name, err)
 		}

@@ -1,6 +1,7 @@
 package cd9660
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // WriteFile lays the tree of src out as an ISO 9660 volume with the
@@ -19,15 +21,8 @@ import (
 // opts.ClampTimes (a *fstree.Tree given as src has it applied in place,
 // as its Tree method does).
 func WriteFile(path string, src fstree.Source, opts *Options) error {
-	v, err := prepare(src, opts)
-	if err != nil {
-		return err
-	}
-	im, err := bcache.Create(path, v.fileSize(), v.o.Cache)
-	if err != nil {
-		return err
-	}
-	return v.commit(im)
+	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
+	return err
 }
 
 // Write lays the tree of src out as WriteFile does and writes the image to
@@ -36,34 +31,30 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // be made, and dst may hold part of the image when a write to it fails.
 // On any error the size returned is 0.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
-	v, err := prepare(src, opts)
+	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {
 		return 0, err
 	}
-	im, err := bcache.CreateWriterAt(dst, v.fileSize(), v.o.Cache)
-	if err != nil {
-		return 0, err
-	}
-	if err := v.commit(im); err != nil {
-		return 0, err
-	}
-	return v.fileSize(), nil
+	return im.Size(), nil
 }
 
 // Build lays the tree of src out as WriteFile does and returns the image.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
+	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// writeTarget is the one path of WriteFile, Write and Build: it lays the
+// volume out and writes it at t.
+func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
 	v, err := prepare(src, opts)
 	if err != nil {
 		return nil, err
 	}
-	im, err := bcache.CreateMemory(v.fileSize(), v.o.Cache)
-	if err != nil {
-		return nil, err
-	}
-	if err := v.commit(im); err != nil {
-		return nil, err
-	}
-	return im.Bytes(), nil
+	return imgfmt.WriteImage(t, v.fileSize(), v.o.Cache, v.write)
 }
 
 // volume is everything decided before the first byte is written.
@@ -87,21 +78,6 @@ type volume struct {
 // fileSize is the size of the image file.
 func (v *volume) fileSize() int64 { return v.next * SectorSize }
 
-// sourceTree returns the tree of src with the time rule of o applied.
-func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
-	if t, ok := src.(*fstree.Tree); src == nil || ok && (t == nil || t.Root == nil) {
-		return nil, fmt.Errorf("%w: no source tree", ErrParams)
-	}
-	t, err := src.Tree(o.treeOptions())
-	if err == nil {
-		err = t.CheckPaths()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cd9660: %w", err)
-	}
-	return t, nil
-}
-
 // prepare checks the options, reads the tree and lays the volume out.
 func prepare(src fstree.Source, opts *Options) (*volume, error) {
 	v := &volume{}
@@ -111,9 +87,12 @@ func prepare(src fstree.Source, opts *Options) (*volume, error) {
 	if err := v.o.check(); err != nil {
 		return nil, err
 	}
-	t, err := sourceTree(src, &v.o)
+	t, err := imgfmt.SourceTree(src, v.o.treeOptions())
+	if errors.Is(err, imgfmt.ErrNoSource) {
+		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cd9660: %w", err)
 	}
 	v.tree = t
 	v.builder = &builder{o: &v.o, rules: v.o.nameRules(), volTime: v.o.volumeTime(t)}
@@ -163,16 +142,6 @@ func (v *volume) warnSizes() {
 		fmt.Fprintf(v.o.Warn, "cd9660: the image size (-s, -m, -M) is ignored, as makefs ignores it for cd9660: the image takes %d bytes\n",
 			v.fileSize())
 	}
-}
-
-// commit writes the volume into im and commits it; on error im is
-// aborted.
-func (v *volume) commit(im *bcache.Image) error {
-	defer im.Abort()
-	if err := im.Guard(func() error { return v.write(im) }); err != nil {
-		return err
-	}
-	return im.Commit()
 }
 
 // writeStep is one step of writing the image.

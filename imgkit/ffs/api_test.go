@@ -17,7 +17,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // mapTree is a small fstest.MapFS: two files whose times are before and
@@ -89,7 +89,7 @@ func TestOutputsAgree(t *testing.T) {
 			if !bytes.Equal(built[:o.Offset], make([]byte, o.Offset)) {
 				t.Error("the bytes before Options.Offset are not zero")
 			}
-			if _, err := Open(bytes.NewReader(built[o.Offset:]), int64(len(built))-o.Offset); err != nil {
+			if _, err := NewReader(bytes.NewReader(built[o.Offset:]), int64(len(built))-o.Offset); err != nil {
 				t.Errorf("the file system after the offset: %v", err)
 			}
 		})
@@ -116,7 +116,7 @@ func TestNilOptions(t *testing.T) {
 }
 
 // fieldValue returns the value of a field that Fields describes.
-func fieldValue(t *testing.T, fields []imgfmt.Field, path, name string) string {
+func fieldValue(t *testing.T, fields []describe.Field, path, name string) string {
 	t.Helper()
 	for _, f := range fields {
 		if f.Path == path && f.Name == name {
@@ -153,7 +153,7 @@ func TestTimestamp(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f, err := Open(bytes.NewReader(img), int64(len(img)))
+				f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -190,7 +190,7 @@ func TestTimestamp(t *testing.T) {
 	}
 }
 
-// TestOpenReader checks that OpenReader reads an image file as Open reads
+// TestOpenReader checks that OpenReader reads an image file as NewReader reads
 // its bytes, and that Close closes the file.
 func TestOpenReader(t *testing.T) {
 	t.Parallel()

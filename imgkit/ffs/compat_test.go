@@ -49,7 +49,7 @@ type fieldMap struct {
 
 func newFieldMap(t *testing.T, img []byte) *fieldMap {
 	t.Helper()
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

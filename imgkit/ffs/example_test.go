@@ -31,7 +31,7 @@ func ExampleBuild() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fsys, err := ffs.Open(bytes.NewReader(img), int64(len(img)))
+	fsys, err := ffs.NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func ExampleOpen_walkDir() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fsys, err := ffs.Open(bytes.NewReader(img), int64(len(img)))
+	fsys, err := ffs.NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		log.Fatal(err)
 	}

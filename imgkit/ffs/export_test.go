@@ -11,7 +11,7 @@ import (
 // fs_id[1] and fs_ocsp..fs_active of every superblock copy and di_gen of
 // every inode. It is exported for the tests of package ffs_test.
 func MaskRandom(img []byte) error {
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func MaskRandom(img []byte) error {
 // as initcg and ffs_clusteracct keep them: sum[n] counts the runs of n
 // free blocks, runs longer than fs_contigsumsize counted at it.
 func clusterSums(img []byte, fn func(c int64, stored []byte, sums []int64) error) error {
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func clusterSums(img []byte, fn func(c int64, stored []byte, sums []int64) error
 // is not what its cluster map gives, in the image's byte order.
 func CheckClusterSums(img []byte) error {
 	var o order
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func MaskClusterSums(img []byte) error {
 // for, with that limit, and so writes any extent. It reports whether it
 // changed img.
 func ClampMaxbsize(img []byte) (bool, error) {
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		return false, err
 	}

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises an FFS image, Fields describes one field by field, for
 // tools that explain how two images differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Fields are named as FreeBSD's
@@ -39,7 +40,7 @@ var fsMagicOff = func() int {
 
 // Match reports whether head, the first bytes of a file, holds a UFS1 or
 // UFS2 superblock, in either byte order, at byte 8192 or 65536: whether
-// fs_magic there is FS_UFS1_MAGIC or FS_UFS2_MAGIC. (Open looks at bytes 0
+// fs_magic there is FS_UFS1_MAGIC or FS_UFS2_MAGIC. (NewReader looks at bytes 0
 // and 262144 too, as FreeBSD does; images are not made so.)
 func Match(head []byte) bool {
 	for _, sb := range matchSblocks {
@@ -57,22 +58,22 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of FFS images, for imgkit/inspect's
-// registry: Match, Open, Fields, a summary ("UFS1, 32768/4096
+// registry: Match, NewReader, Fields, a summary ("UFS1, 32768/4096
 // block/fragment") and the inode number of each file as the listing's
 // column.
-func Describe() imgfmt.Format {
-	return imgfmt.Format{
+func Describe() describe.Kind {
+	return describe.Kind{
 		Name:    "ffs",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
-		Summary: imgfmt.SummaryOf(summary),
-		Column:  imgfmt.ColumnOf(inodeColumn),
-		Owner:   imgfmt.OwnerOf(inodeOwner),
+		Summary: describe.SummaryOf(summary),
+		Column:  describe.ColumnOf(inodeColumn),
+		Owner:   describe.OwnerOf(inodeOwner),
 	}
 }
 
-// summary says the UFS version, block and fragment size of an image Open
+// summary says the UFS version, block and fragment size of an image NewReader
 // returned.
 func summary(f *FS) string {
 	return "UFS" + strconv.Itoa(f.Version()) + ", " + strconv.Itoa(f.BlockSize()) + "/" + strconv.Itoa(f.FragSize()) + " block/fragment"
@@ -196,8 +197,8 @@ var csumNames = []string{"cs_ndir", "cs_nbfree", "cs_nifree", "cs_nffree", "cs_n
 // (depth-first, entries in bytewise order of name) its inode field by
 // field, its data as size and hash, its indirect blocks and, for a
 // symbolic link, the target. Each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
-	f, err := Open(r, size)
+func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 // describer collects the fields of one image.
 type describer struct {
 	f   *FS
-	out []imgfmt.Field
+	out []describe.Field
 	buf []byte // one block, for hashing
 
 	used       map[uint32]bool // inodes the tree reaches
@@ -226,7 +227,7 @@ type describer struct {
 }
 
 func (d *describer) add(p, name string, off int64, field []byte, kind int) {
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: d.value(field, kind)})
 }
 
 // value formats field, in the image's byte order, as kind says.
@@ -252,7 +253,7 @@ func (d *describer) value(b []byte, kind int) string {
 			}
 			return strconv.Quote(string(b))
 		case fmtHash:
-			return imgfmt.Sum(b)
+			return describe.Sum(b)
 		}
 		return hex.EncodeToString(b)
 	}
@@ -289,7 +290,7 @@ func modeString(m uint64) string {
 // fieldOff returns the offset of field, a subslice of rec, within rec.
 func fieldOff(rec, field []byte) int64 { return int64(cap(rec) - cap(field)) }
 
-// superblock appends the fields of the superblock Open found.
+// superblock appends the fields of the superblock NewReader found.
 func (d *describer) superblock() {
 	s := &d.f.sb
 	base := d.f.g.sblockloc
@@ -341,7 +342,7 @@ func (d *describer) groups() error {
 		if err := f.readAt(sbCopy, sbOff); err != nil {
 			return fmt.Errorf("ffs: reading the superblock copy of cylinder group %d at byte %#x: %w", c, sbOff, err)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: imgfmt.Sum(sbCopy)})
+		d.out = append(d.out, describe.Field{Path: p, Name: "superblock copy", Offset: sbOff, Size: sbsize, Value: describe.Sum(sbCopy)})
 	}
 	return nil
 }
@@ -408,8 +409,8 @@ func (d *describer) groupHeader(p string, off int64, cg cylGroup) {
 		inited = min(int64(o.u32(cg.cgInitediblk())), g.ipg)
 	}
 	d.initediblk = append(d.initediblk, inited)
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: int64(len(cg)) - cgSpaceOff,
-		Value: imgfmt.Sum(cg[cgSpaceOff:])})
+	d.out = append(d.out, describe.Field{Path: p, Name: "maps", Offset: off + cgSpaceOff, Size: int64(len(cg)) - cgSpaceOff,
+		Value: describe.Sum(cg[cgSpaceOff:])})
 }
 
 // tree appends the fields of every inode reachable from the root.
@@ -461,7 +462,7 @@ func (d *describer) unusedInodes() error {
 	ds := g.dinodeSize()
 	blk := d.buf[:g.bsize]
 	for c, inited := range d.initediblk {
-		h := imgfmt.NewHash()
+		h := describe.NewHash()
 		var spans [][2]int64
 		for i := int64(0); i < inited; i += g.inopb {
 			ino := int64(c)*g.ipg + i
@@ -480,7 +481,7 @@ func (d *describer) unusedInodes() error {
 		if len(spans) == 0 {
 			continue
 		}
-		d.out = append(d.out, imgfmt.Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
+		d.out = append(d.out, describe.Field{Path: "cylinder group " + strconv.Itoa(c), Name: "unused inodes", Offset: -1,
 			Value: strconv.Itoa(len(spans)) + " runs, " + h.Sum(), Spans: spans})
 	}
 	return nil
@@ -504,7 +505,7 @@ func (d *describer) inode(p string, in *Inode) error {
 		if in.Size > int64(len(a.shortlink)) {
 			return fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
+		d.out = append(d.out, describe.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
 			Value: strconv.Quote(string(a.shortlink[:in.Size]))})
 		return nil
 	case typ == ifchr || typ == ifblk:
@@ -619,13 +620,13 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 			addrs[i] = strconv.FormatInt(a, 10)
 			spans = addSpan(spans, a*g.fsize, g.bsize)
 		}
-		d.out = append(d.out, imgfmt.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
+		d.out = append(d.out, describe.Field{Path: p, Name: "indirect blocks", Offset: -1, Value: strings.Join(addrs, " "), Spans: spans})
 	}
 	sum, spans, err := d.hashData(in, data)
 	if err != nil {
 		return err
 	}
-	name, value := "data", imgfmt.DataValue(in.Size, sum)
+	name, value := "data", describe.DataValue(in.Size, sum)
 	if in.Mode&ifmt == iflnk {
 		name = "symlink target"
 		if in.Size <= 1<<16 {
@@ -636,7 +637,7 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 			value = strconv.Quote(t)
 		}
 	}
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: value, Spans: spans})
 	return nil
 }
 
@@ -644,7 +645,7 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 // the fragment addresses data (0 for a hole), and the spans they occupy.
 func (d *describer) hashData(in *Inode, data []int64) (string, [][2]int64, error) {
 	f, g := d.f, &d.f.g
-	h := imgfmt.NewHash()
+	h := describe.NewHash()
 	var spans [][2]int64
 	left := in.Size
 	for _, a := range data {
@@ -686,7 +687,7 @@ func (d *describer) addrList(p, name string, off int64, addrs [][]byte) {
 		}
 	}
 	value := "[" + strings.Join(vals[:last], " ") + "]"
-	d.out = append(d.out, imgfmt.Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
+	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: off, Size: int64(len(addrs) * len(addrs[0])), Value: value})
 }
 
 // addSpan appends [off, off+n), merging it with the last span when they touch.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -34,7 +34,7 @@ func TestFields(t *testing.T) {
 					o.ByteOrder = binary.BigEndian
 				}
 				img := build(t, src, o, bcache.ModeAuto)
-				if !Match(img[:imgfmt.HeadSize]) {
+				if !Match(img[:describe.HeadSize]) {
 					t.Error("Match rejects the image")
 				}
 				fields, err := Fields(bytes.NewReader(img), int64(len(img)))
@@ -42,7 +42,7 @@ func TestFields(t *testing.T) {
 					t.Fatal(err)
 				}
 				byKey := tooltest.IndexFields(t, fields, int64(len(img)))
-				get := func(p, name string) imgfmt.Field {
+				get := func(p, name string) describe.Field {
 					t.Helper()
 					f, ok := byKey[[2]string{p, name}]
 					if !ok {
@@ -100,7 +100,7 @@ func TestFields(t *testing.T) {
 				if v == 2 {
 					off, size = 40, 8
 				}
-				fs, _ := Open(bytes.NewReader(img), int64(len(img)))
+				fs, _ := NewReader(bytes.NewReader(img), int64(len(img)))
 				in, _ := fs.Inode("z")
 				if w := fs.g.inodeOff(int64(in.Ino)) + off; f.Offset != w || f.Size != size {
 					t.Errorf("/z di_mtime at %#x (%d bytes), want %#x (%d)", f.Offset, f.Size, w, size)
@@ -117,12 +117,12 @@ func TestFields(t *testing.T) {
 }
 
 // TestMatch checks that Match looks only at fs_magic of the superblocks
-// at 8192 and 65536, that a file's first imgfmt.HeadSize bytes hold them,
+// at 8192 and 65536, that a file's first describe.HeadSize bytes hold them,
 // and that Describe gives what the contract asks.
 func TestMatch(t *testing.T) {
 	t.Parallel()
-	if end := sblockUFS2 + sblockSize; end > imgfmt.HeadSize {
-		t.Errorf("the UFS2 superblock ends at byte %d, past imgfmt.HeadSize %d", end, imgfmt.HeadSize)
+	if end := sblockUFS2 + sblockSize; end > describe.HeadSize {
+		t.Errorf("the UFS2 superblock ends at byte %d, past describe.HeadSize %d", end, describe.HeadSize)
 	}
 	if fsMagicOff != 1372 {
 		t.Errorf("fs_magic at byte %d of struct fs, want 1372", fsMagicOff)
@@ -164,7 +164,7 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "f"), bytes.Repeat([]byte("x"), 20*4096), 0o644)
 	ts := time.Unix(1, 0)
 	img := build(t, src, &Options{Version: 1, BSize: 4096, FSize: 512, Timestamp: ts}, bcache.ModeAuto)
-	fs, err := Open(bytes.NewReader(img), int64(len(img)))
+	fs, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	}
 	// The reader's BlockList must stop as well, with an error, instead of
 	// walking nindir^3 entries.
-	fs, err = Open(bytes.NewReader(img), int64(len(img)))
+	fs, err = NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -286,7 +286,7 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 	t.Helper()
 	o := &ffs.Options{Timestamp: fbsdStamp}
 	num := func(s string) int64 {
-		n, err := imgfmt.ParseNumber(s, 0, 1<<62)
+		n, err := fsopt.ParseNumber(s, 0, 1<<62)
 		if err != nil {
 			t.Fatal(err)
 		}

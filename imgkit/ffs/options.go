@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // Compat selects whose makefs(8) the writer follows where FreeBSD's current
@@ -29,6 +30,18 @@ const (
 	// times dropped, di_gen 0 in used inodes.
 	CompatDebian
 )
+
+// String returns the compat -o value that selects c: "freebsd" or
+// "debian".
+func (c Compat) String() string {
+	switch c {
+	case CompatFreeBSD:
+		return "freebsd"
+	case CompatDebian:
+		return "debian"
+	}
+	return "Compat(" + strconv.Itoa(int(c)) + ")"
+}
 
 // Options are the ffs options of makefs(8), -o and the global ones that
 // apply to an ffs image. The zero value makes a UFS1 image of the smallest
@@ -92,20 +105,20 @@ type Options struct {
 // optionTable is the table of -o keys, in the order of makefs(8)'s manual.
 // A Letter is the one-letter key of FreeBSD's ffs option table; a Default
 // is FreeBSD's, and Debian's after it where that differs.
-var optionTable = imgfmt.OptionTable[Options]{
-	{Option: imgfmt.Option{Key: "version", Letter: "v", Field: "Version", Default: "1",
+var optionTable = fsopt.Table[Options]{
+	{Option: fsopt.Option{Key: "version", Letter: "v", Field: "Version", Default: "1",
 		Usage: "UFS version: 1 for UFS1, 2 for UFS2"},
 		Set: intOption(1, 2, func(o *Options) *int { return &o.Version })},
-	{Option: imgfmt.Option{Key: "bsize", Letter: "b", Field: "BSize", Default: "32768 (compat=debian: 8192)",
+	{Option: fsopt.Option{Key: "bsize", Letter: "b", Field: "BSize", Default: "32768 (compat=debian: 8192)",
 		Usage: "block size in bytes (fs_bsize); by default at most 8 fragments"},
 		Set: intOption(minBSize, maxBSize, func(o *Options) *int { return &o.BSize })},
-	{Option: imgfmt.Option{Key: "fsize", Letter: "f", Field: "FSize", Default: "4096 (compat=debian: 1024)",
+	{Option: fsopt.Option{Key: "fsize", Letter: "f", Field: "FSize", Default: "4096 (compat=debian: 1024)",
 		Usage: "fragment size in bytes (fs_fsize); by default at least the sector size"},
 		Set: intOption(512, maxBSize, func(o *Options) *int { return &o.FSize })},
-	{Option: imgfmt.Option{Key: "density", Letter: "d", Field: "Density", Default: "from the tree",
+	{Option: fsopt.Option{Key: "density", Letter: "d", Field: "Density", Default: "from the tree",
 		Usage: "bytes of file system per inode; by default the image size over the inodes needed; with -s, -M or -b at most 2 fragments"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Density })},
-	{Option: imgfmt.Option{Key: "minfree", Letter: "m", Field: "MinFree", Default: "8 (compat=debian: 5)",
+	{Option: fsopt.Option{Key: "minfree", Letter: "m", Field: "MinFree", Default: "8 (compat=debian: 5)",
 		Usage: "percentage of blocks kept free (fs_minfree)"},
 		Set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 99)
@@ -114,25 +127,25 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "maxbpg", Letter: "M", Field: "MaxBPG", Default: "bsize/4",
+	{Option: fsopt.Option{Key: "maxbpg", Letter: "M", Field: "MaxBPG", Default: "bsize/4",
 		Usage: "blocks of one file in a cylinder group before the next group (fs_maxbpg)"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
-	{Option: imgfmt.Option{Key: "maxbpf", Field: "MaxBPG", Default: "bsize/4",
+	{Option: fsopt.Option{Key: "maxbpf", Field: "MaxBPG", Default: "bsize/4",
 		Usage: "another name for maxbpg"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPG })},
-	{Option: imgfmt.Option{Key: "avgfilesize", Letter: "a", Field: "AvgFileSize", Default: "16384",
+	{Option: fsopt.Option{Key: "avgfilesize", Letter: "a", Field: "AvgFileSize", Default: "16384",
 		Usage: "expected average file size in bytes (fs_avgfilesize)"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFileSize })},
-	{Option: imgfmt.Option{Key: "avgfpdir", Letter: "n", Field: "AvgFPDir", Default: "64",
+	{Option: fsopt.Option{Key: "avgfpdir", Letter: "n", Field: "AvgFPDir", Default: "64",
 		Usage: "expected number of files per directory (fs_avgfpdir)"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.AvgFPDir })},
-	{Option: imgfmt.Option{Key: "extent", Letter: "x", Field: "Extent", Default: "bsize",
+	{Option: fsopt.Option{Key: "extent", Letter: "x", Field: "Extent", Default: "bsize",
 		Usage: "largest extent in bytes (fs_maxbsize)"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.Extent })},
-	{Option: imgfmt.Option{Key: "maxbpcg", Letter: "g", Field: "MaxBPCG", Default: "no limit",
+	{Option: fsopt.Option{Key: "maxbpcg", Letter: "g", Field: "MaxBPCG", Default: "no limit",
 		Usage: "most blocks in a cylinder group"},
 		Set: intOption(1, math.MaxInt32, func(o *Options) *int { return &o.MaxBPCG })},
-	{Option: imgfmt.Option{Key: "optimization", Letter: "o", Field: "Optimization", Default: "time",
+	{Option: fsopt.Option{Key: "optimization", Letter: "o", Field: "Optimization", Default: "time",
 		Usage: "what block allocation favours, time or space (fs_optim)"},
 		Set: func(o *Options, _, value string) error {
 			if value != "time" && value != "space" {
@@ -141,7 +154,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			o.Optimization = value
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "label", Letter: "l", Field: "Label", Default: "none",
+	{Option: fsopt.Option{Key: "label", Letter: "l", Field: "Label", Default: "none",
 		Usage: "volume name (fs_volname), at most 31 bytes"},
 		Set: func(o *Options, _, value string) error {
 			if len(value) >= maxVolLen {
@@ -150,7 +163,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			o.Label = value
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "softupdates", Letter: "s", Field: "SoftUpdates", Default: "0",
+	{Option: fsopt.Option{Key: "softupdates", Letter: "s", Field: "SoftUpdates", Default: "0",
 		Usage: "1 marks the file system for soft updates (FS_DOSOFTDEP; UFS2 only, but with compat=debian)"},
 		Set: func(o *Options, key, value string) error {
 			n, err := parseNum(key, value, 0, 1)
@@ -159,7 +172,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
+	{Option: fsopt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
 		Usage: "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)"},
 		Set: func(o *Options, _, value string) error {
 			switch value {
@@ -201,14 +214,14 @@ func intOption(lo, hi int64, field func(o *Options) *int) func(o *Options, key, 
 }
 
 // parseNum reads the value of the integer option key, from lo to hi, as
-// makefs reads every number (imgfmt.ParseNumber: base 10, suffixes b, k,
+// makefs reads every number (fsopt.ParseNumber: base 10, suffixes b, k,
 // m, g, t and w, products with x); an empty value, a key given without
 // one, is 1, as makefs's set_option_var makes it.
 func parseNum(key, value string, lo, hi int64) (int, error) {
 	if value == "" {
 		value = "1"
 	}
-	n, err := imgfmt.ParseNumber(value, lo, hi)
+	n, err := fsopt.ParseNumber(value, lo, hi)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s=%q: want a number from %d to %d", ErrOption, key, value, lo, hi)
 	}
@@ -218,7 +231,7 @@ func parseNum(key, value string, lo, hi int64) (int, error) {
 // ParseOption applies one -o key=value option of makefs -t ffs to o: the
 // keys of makefs(8) or their one-letter forms from FreeBSD's ffs option
 // table (see OptionHelp), and compat=freebsd|debian for Options.Compat.
-// Numbers are read as makefs reads them (imgfmt.ParseNumber, so
+// Numbers are read as makefs reads them (fsopt.ParseNumber, so
 // bsize=32k works), and a numeric key with an empty value, as makefs
 // takes a key given without "=", is 1. Errors wrap ErrOption and name the
 // option and the allowed values; o is unchanged by an option that is not
@@ -236,4 +249,4 @@ func unknownOption(key string) error {
 // makefs(8)'s manual: its one-letter form (FreeBSD's, none for maxbpf and
 // compat), the Options field it sets, its default (FreeBSD's, and
 // Debian's where that differs) and one line of meaning.
-func OptionHelp() []imgfmt.Option { return optionTable.Help() }
+func OptionHelp() []fsopt.Option { return optionTable.Help() }

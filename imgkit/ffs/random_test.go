@@ -64,7 +64,7 @@ func TestRandomFields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -36,10 +35,10 @@ var sblockSearch = []int64{sblockUFS2, sblockUFS1, 0, 262144}
 // lookup are bounded by imgfmt.MaxLinkDepth).
 const maxDirSize = 1 << 28
 
-// Open reads the superblock of the FFS image in r (size bytes) and returns
+// NewReader reads the superblock of the FFS image in r (size bytes) and returns
 // the file system. The image may be UFS1 or UFS2, in either byte order,
 // with its superblock at any of the standard offsets.
-func Open(r io.ReaderAt, size int64) (*FS, error) {
+func NewReader(r io.ReaderAt, size int64) (*FS, error) {
 	var firstErr error
 	for _, off := range sblockSearch {
 		if off+sblockSize > size {
@@ -69,28 +68,31 @@ var errNoMagic = errors.New("no magic")
 // and the file it reads, which Close closes.
 type ReadCloser struct {
 	FS
-	f *os.File
+	imgfmt.ImageFile
 }
 
-// OpenReader opens the file name and reads the FFS image in it, as Open
+// OpenReader opens the file name and reads the FFS image in it, as NewReader
 // reads one from an io.ReaderAt; the whole file is the image. The
 // ReadCloser must be closed when no longer needed, and the FS and the
 // files opened from it are not to be used after that.
 func OpenReader(name string) (*ReadCloser, error) {
-	f, size, err := imgfmt.OpenFile(name)
-	if err != nil {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.FS.init); err != nil {
 		return nil, err
 	}
-	fsys, err := Open(f, size)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &ReadCloser{FS: *fsys, f: f}, nil
+	return rc, nil
 }
 
-// Close closes the image file.
-func (rc *ReadCloser) Close() error { return rc.f.Close() }
+// init reads the image of r into f, for OpenReader.
+func (f *FS) init(r io.ReaderAt, size int64) error {
+	g, err := NewReader(r, size)
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
 
 // parse checks the superblock read from byte off and fills the geometry.
 func (f *FS) parse(off int64) error {
@@ -668,7 +670,20 @@ func (f *FS) Open(name string) (fs.File, error) {
 		}
 		return &dir{DirReader: imgfmt.NewDirReader(fi.name, ents), fi: fi}, nil
 	}
-	return &file{f: f, fi: fi, ind: map[int64][]int64{}}, nil
+	x := &file{f: f, fi: fi, ind: map[int64][]int64{}}
+	x.FileReader = imgfmt.NewFileReader(fi.name, dataSize(in), x.readAt)
+	return x, nil
+}
+
+// dataSize is how many bytes an open file of in reads: a regular file's
+// or a symbolic link's size (whose read fails), and none for a device,
+// FIFO or socket.
+func dataSize(in *Inode) int64 {
+	switch in.Mode & ifmt {
+	case ifreg, iflnk:
+		return in.Size
+	}
+	return 0
 }
 
 // fileInfo is the fs.FileInfo of an inode.
@@ -686,68 +701,32 @@ func (fi *fileInfo) Mode() fs.FileMode {
 	return fstree.FileMode(fstree.TypeOfUnixMode(fi.in.Mode), fi.in.Mode)
 }
 
-// file is an open non-directory.
+// file is an open non-directory; its FileReader reads the data of a
+// regular file or a symbolic link's target.
 type file struct {
+	imgfmt.FileReader
 	f   *FS
 	fi  *fileInfo
-	off int64
 	ind map[int64][]int64
 }
 
 func (x *file) Stat() (fs.FileInfo, error) { return x.fi, nil }
-func (x *file) Close() error               { return nil }
-func (x *file) Read(p []byte) (int, error) {
-	in := x.fi.in
-	if in.Mode&ifmt != ifreg {
-		if in.Mode&ifmt == iflnk {
-			return 0, &fs.PathError{Op: "read", Path: x.fi.name, Err: errors.New("is a symbolic link")}
-		}
-		return 0, io.EOF
+
+// readAt reads the file's data at off for its FileReader. A symbolic link
+// is not read through its file: os.Open follows it, and an fs.File of one
+// has no bytes of its own.
+func (x *file) readAt(p []byte, off int64) (int, error) {
+	if x.fi.in.Mode&ifmt == iflnk {
+		return 0, errSymlinkRead
 	}
-	if x.off >= in.Size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), in.Size-x.off)
-	if err := x.f.readData(in, p[:n], x.off, x.ind); err != nil {
+	if err := x.f.readData(x.fi.in, p, off, x.ind); err != nil {
 		return 0, err
 	}
-	x.off += n
-	return int(n), nil
+	return len(p), nil
 }
 
-// ReadAt implements io.ReaderAt.
-func (x *file) ReadAt(p []byte, off int64) (int, error) {
-	in := x.fi.in
-	if off < 0 {
-		return 0, errors.New("ffs: negative offset")
-	}
-	if off >= in.Size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), in.Size-off)
-	if err := x.f.readData(in, p[:n], off, x.ind); err != nil {
-		return 0, err
-	}
-	if n < int64(len(p)) {
-		return int(n), io.EOF
-	}
-	return int(n), nil
-}
-
-// Seek implements io.Seeker.
-func (x *file) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += x.off
-	case io.SeekEnd:
-		off += x.fi.in.Size
-	}
-	if off < 0 {
-		return 0, errors.New("ffs: negative offset")
-	}
-	x.off = off
-	return off, nil
-}
+// errSymlinkRead is the error of reading an open symbolic link.
+var errSymlinkRead = errors.New("is a symbolic link")
 
 // dir is an open directory; its DirReader lists its entries sorted by
 // name.

@@ -37,7 +37,7 @@ func build(t *testing.T, src string, o *Options, mode bcache.Mode) []byte {
 // checkAgainstTree compares every path of the image with the source tree.
 func checkAgainstTree(t *testing.T, img []byte, src string) *FS {
 	t.Helper()
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestReaderCorrupt(t *testing.T) {
 	writeTree(t, src, false)
 	ts := time.Unix(1600000000, 0).UTC()
 	img := build(t, src, &Options{Version: 2, BSize: 8192, FSize: 1024, Timestamp: ts}, bcache.ModeAuto)
-	if _, err := Open(bytes.NewReader(img[:4096]), 4096); !errors.Is(err, ErrFormat) {
+	if _, err := NewReader(bytes.NewReader(img[:4096]), 4096); !errors.Is(err, ErrFormat) {
 		t.Errorf("truncated image: %v, want ErrFormat", err)
 	}
 	// Flip bytes all over the metadata: errors, never panics.
@@ -139,7 +139,7 @@ func TestReaderCorrupt(t *testing.T) {
 	for i := 0; i < 2000; i += step {
 		off := (i * 7919) % (256 << 10)
 		b[off] ^= byte(i) | 1
-		if f, err := Open(bytes.NewReader(b), int64(len(b))); err == nil {
+		if f, err := NewReader(bytes.NewReader(b), int64(len(b))); err == nil {
 			walkAll(f)
 		}
 		b[off] ^= byte(i) | 1
@@ -202,7 +202,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, size uint32) {
 		size = min(size, 16<<20)
-		fs, err := Open(zeroExtended(b), int64(size))
+		fs, err := NewReader(zeroExtended(b), int64(size))
 		if err != nil {
 			return
 		}
@@ -247,7 +247,7 @@ func TestFuzzCorpus(t *testing.T) {
 	} {
 		c.o.Timestamp = ts
 		img := build(t, src, &c.o, bcache.ModeAuto)
-		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestFuzzCorpus(t *testing.T) {
 			t.Errorf("%s: stale; run go test ./imgkit/ffs -run TestFuzzCorpus -update-corpus", path)
 		}
 		// The cut image, zero-extended, has the same superblock.
-		g, err := Open(zeroExtended(cut), int64(len(img)))
+		g, err := NewReader(zeroExtended(cut), int64(len(img)))
 		if err != nil || g.g != f.g {
 			t.Errorf("%s: opens as %+v, %v; want %+v", c.name, g, err, f.g)
 		}
@@ -302,7 +302,7 @@ func (b eofAtEnd) ReadAt(p []byte, off int64) (int, error) {
 
 // TestReaderEOFAtEnd checks that a full read that ends the image is not
 // taken for a short one when the io.ReaderAt says io.EOF with it: the
-// image is cut right after its superblock, which Open reads last.
+// image is cut right after its superblock, which NewReader reads last.
 func TestReaderEOFAtEnd(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
@@ -315,7 +315,7 @@ func TestReaderEOFAtEnd(t *testing.T) {
 			end = sblockUFS2 + sblockSize
 		}
 		cut := eofAtEnd(img[:end])
-		f, err := Open(cut, end)
+		f, err := NewReader(cut, end)
 		if err != nil {
 			t.Fatalf("UFS%d: %v", v, err)
 		}

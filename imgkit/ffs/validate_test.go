@@ -41,7 +41,7 @@ func TestSleuthkit(t *testing.T) {
 				if err := os.WriteFile(path, img, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				f, err := Open(bytes.NewReader(img), int64(len(img)))
+				f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 				if err != nil {
 					t.Fatal(err)
 				}

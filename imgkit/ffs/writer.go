@@ -2,11 +2,13 @@ package ffs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // WriteFile builds the FFS image of src with opts, as makefs -t ffs does,
@@ -15,9 +17,7 @@ import (
 // complete, so that on an error path is left as it was. A nil opts is the
 // zero Options.
 func WriteFile(path string, src fstree.Source, opts *Options) error {
-	_, err := writeImage(src, opts, false, func(size int64, c *bcache.Options) (*bcache.Image, error) {
-		return bcache.Create(path, size, c)
-	})
+	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
 	return err
 }
 
@@ -28,9 +28,7 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // and then every byte is, zeros included. On an error writing to w, w may
 // hold part of the image.
 func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
-	im, err := writeImage(src, opts, true, func(size int64, c *bcache.Options) (*bcache.Image, error) {
-		return bcache.CreateWriterAt(w, size, c)
-	})
+	im, err := writeTarget(imgfmt.ToWriterAt(w), src, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -42,51 +40,41 @@ func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 // ErrParams, an image that with the writer's bookkeeping needs more memory
 // than the Go memory limit (GOMEMLIMIT) or, on Linux, the machine has.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
-	im, err := writeImage(src, opts, true, bcache.CreateMemory)
+	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
 	if err != nil {
 		return nil, err
 	}
 	return im.Bytes(), nil
 }
 
-// writeImage is the one path of WriteFile, Write and Build: it reads the
-// tree of src with the time rule of opts, sizes the image, lays the tree
-// out in the image that create makes and commits it. inMemory says that
-// create holds the whole image in memory, which must then fit.
-func writeImage(src fstree.Source, opts *Options, inMemory bool, create func(size int64, c *bcache.Options) (*bcache.Image, error)) (*bcache.Image, error) {
+// writeTarget is the one path of WriteFile, Write and Build: it reads the
+// tree of src with the time rule of opts, sizes the image, checks that it
+// fits in memory when t holds it there, and lays the tree out in the
+// image at t.
+func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if src == nil {
-		return nil, fmt.Errorf("%w: no source", ErrParams)
-	}
-	t, err := src.Tree(&fstree.Options{Timestamp: opts.Timestamp, ClampTimes: opts.ClampTimes})
-	if err == nil {
-		err = t.CheckPaths() // bounds the depth, so the layout is linear
+	tree, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: opts.Timestamp, ClampTimes: opts.ClampTimes})
+	if errors.Is(err, imgfmt.ErrNoSource) {
+		return nil, fmt.Errorf("%w: %w", ErrParams, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	w, err := plan(t, opts)
+	w, err := plan(tree, opts)
 	if err != nil {
-		return nil, explainSize(t, opts, err)
+		return nil, explainSize(tree, opts, err)
 	}
-	if inMemory {
+	if t.InMemory() {
 		if err := w.checkInMemory(); err != nil {
 			return nil, err
 		}
 	}
 	w.warnLayout()
-	im, err := create(opts.Offset+w.fsBytes, opts.Cache)
+	im, err := imgfmt.WriteImage(t, opts.Offset+w.fsBytes, opts.Cache, w.write)
 	if err != nil {
-		return nil, err
-	}
-	defer im.Abort()
-	if err := im.Guard(func() error { return w.write(im) }); err != nil {
-		return nil, explainSize(t, opts, err)
-	}
-	if err := im.Commit(); err != nil {
-		return nil, err
+		return nil, explainSize(tree, opts, err)
 	}
 	return im, nil
 }

@@ -296,7 +296,7 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a name of 255 bytes: %v", err)
 	}
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestSoftUpdatesUFS1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +385,7 @@ func TestSocketsLeftOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,7 +409,7 @@ func TestExtentReduced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(bytes.NewReader(img), int64(len(img)))
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

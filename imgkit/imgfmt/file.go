@@ -58,8 +58,12 @@ func (f *FileReader) Read(p []byte) (int, error) {
 
 // ReadAt reads len(p) bytes of the file at off, as io.ReaderAt does: fewer
 // only at the end of the file, with io.EOF, or with the image's error. A
-// negative off is fs.ErrInvalid.
+// negative off is fs.ErrInvalid, and after Close it fails with
+// fs.ErrClosed.
 func (f *FileReader) ReadAt(p []byte, off int64) (int, error) {
+	if f.closed {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
+	}
 	if off < 0 {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrInvalid}
 	}
@@ -79,13 +83,21 @@ func (f *FileReader) ReadAt(p []byte, off int64) (int, error) {
 // Seek sets the offset of the next Read, relative to the start of the
 // file, the current offset or the end as whence is io.SeekStart,
 // io.SeekCurrent or io.SeekEnd, and returns it. An offset before the
-// start is fs.ErrInvalid; one past the end reads as the end.
+// start, or any other whence, is fs.ErrInvalid; one past the end reads
+// as the end. After Close it fails with fs.ErrClosed, as an *os.File's
+// does.
 func (f *FileReader) Seek(offset int64, whence int) (int64, error) {
+	if f.closed {
+		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrClosed}
+	}
 	switch whence {
+	case io.SeekStart:
 	case io.SeekCurrent:
 		offset += f.off
 	case io.SeekEnd:
 		offset += f.size
+	default:
+		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrInvalid}
 	}
 	if offset < 0 {
 		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrInvalid}
@@ -94,8 +106,8 @@ func (f *FileReader) Seek(offset int64, whence int) (int64, error) {
 	return offset, nil
 }
 
-// Close marks the file closed: Read fails after it, and so does a second
-// Close, with fs.ErrClosed.
+// Close marks the file closed: Read, ReadAt and Seek fail after it, and
+// so does a second Close, with fs.ErrClosed.
 func (f *FileReader) Close() error {
 	if f.closed {
 		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}

@@ -13,7 +13,7 @@ import (
 // TestFileReader checks that a FileReader over a read function behaves as
 // io.Reader, io.ReaderAt and io.Seeker must (iotest.TestReader), that read
 // sees only offsets inside the file, and that an error of the image, a
-// short read, a negative offset and a closed file are said as an
+// short read, a negative offset, a bad whence and a closed file are said as an
 // *fs.PathError naming the file or as io.EOF.
 func TestFileReader(t *testing.T) {
 	t.Parallel()
@@ -48,11 +48,20 @@ func TestFileReader(t *testing.T) {
 	if off, err := f.Seek(-3, io.SeekEnd); off != 10 || err != nil {
 		t.Errorf("Seek(-3, end) = %d, %v", off, err)
 	}
+	if _, err := f.Seek(0, 3); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("Seek(0, 3): %v, want fs.ErrInvalid", err)
+	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Read(make([]byte, 1)); !errors.Is(err, fs.ErrClosed) || !errors.As(err, &pe) || pe.Path != "dir/f" {
 		t.Errorf("Read after Close: %v", err)
+	}
+	if _, err := f.ReadAt(make([]byte, 1), 0); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("ReadAt after Close: %v", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Seek after Close: %v", err)
 	}
 	if err := f.Close(); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("second Close: %v", err)

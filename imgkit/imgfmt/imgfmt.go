@@ -1,66 +1,19 @@
-// Package imgfmt holds what every image format of imgkit shares with the
-// others and with the commands built on them, so that a new format copies
-// none of it: the description of a file-system type's options (Option),
-// which "fixturegen help makefs" and "makefs -o help" print, and the table
-// a format keeps them in (OptionTable), which looks a key up, parses it
-// and lists the help; the number syntax of every option (ParseNumber,
-// OptionNumber); the reader's plumbing, opening an image file (OpenFile,
-// OpenImage, ImageFile), looking a path up in its tree (Tree) and the
-// open files and directories of its FS (FileReader, DirReader); and the
-// format contract, how a format lets tools look inside its files (Format,
-// Field and the hash helpers).
+// Package imgfmt is what a format package builds its writer and reader
+// on, so that every format has one shape and a new format copies none of
+// it. On the writing side: reading the source tree (SourceTree) and making
+// the image at a file, an io.WriterAt or memory through the block cache
+// (Target, WriteImage), the one path under a format's WriteFile, Write and
+// Build. On the reading side: opening an image file (OpenFile, OpenImage
+// and the ImageFile a ReadCloser embeds), looking a path up in the
+// format's tree, symbolic links included (Tree), and the open files and
+// directories of its io/fs.FS (FileReader, DirReader), which behave as an
+// *os.File does: Read, ReadAt and Seek fail with fs.ErrClosed after
+// Close, and Seek refuses a whence it does not know.
 //
-// # The format contract
-//
-// A format is one package (imgkit/msdos, imgkit/ffs, imgkit/ar,
-// imgkit/cd9660) that provides, besides its writer and reader:
-//
-//   - func Match(head []byte) bool, which recognises a file of the format
-//     from its first HeadSize bytes (fewer for a shorter file) by the
-//     format's own constants: its magic numbers and their offsets, checked
-//     in no more detail than it takes to tell the formats apart. Match must
-//     not panic on any input and must reject the files of every other
-//     format: formats are tried in registration order (msdos, ar, ffs,
-//     cd9660, then any new one), and the first that matches wins.
-//   - a field description, func Fields(r io.ReaderAt, size int64)
-//     ([]Field, error), naming each field as the format's specification
-//     does, with its offset, size and value in words. Each (Path, Name)
-//     pair appears at most once; a file's contents are a Field named "data"
-//     whose Path is the file's name in the FS that Open returns, with or
-//     without a leading "/", and whose Value DataValue gives, so that a
-//     diff can say where the contents first differ. Sum, SumRange and Hash
-//     give the value of any other field shown as a hash.
-//   - func Describe() Format, which puts these together with its Open (the
-//     reader as an io/fs.FS), a one-line Summary and the listing Column;
-//     OpenAs, SummaryOf and ColumnOf let it write those over its own
-//     types.
-//
-// The package imgkit/inspect then registers it with one line in its
-// formats.go, in the order detection tries the formats:
-//
-//	Register(msdos.Describe())
-//
-// and "fixturegen ls", "cat" and "diff" handle the format from then on. A
-// program may register a format of its own the same way (inspect.Register,
-// from an init function). The format's doc.go says what it supports and
-// its limits, and the README's package table gains its line: that is all a
-// new format writes; it copies nothing.
+// It is public, not internal, because formats outside this module are a
+// goal: a program may describe a format of its own and register it with
+// imgkit/inspect, and its reader can then be built on this package as the
+// module's own are. The contract such a format fills is in
+// imgkit/inspect/describe; the -o option tables of the makefs types are
+// in imgkit/makefs/fsopt.
 package imgfmt
-
-// An Option describes one fs-option of a makefs(8) file-system type, the
-// key=value items of -o.
-type Option struct {
-	// Key is the option's name as makefs(8) spells it: "sectors_per_cluster".
-	Key string
-	// Letter is its one-letter alias ("c"), or "" when it has none.
-	Letter string
-	// Field is the name of the field of the format's Options that the
-	// option sets ("SectorsPerCluster"), so that a command can say an
-	// error of the library, which names the field, in its own words.
-	Field string
-	// Default says what applies when the option is not given, as a value
-	// ("2") or in words ("from the size").
-	Default string
-	// Usage is one line saying what the option sets.
-	Usage string
-}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // kv is a format of this test only, written as a new format's package
-// would write its side of the contract with nothing but imgfmt: a file is
+// would write its side of the contract with nothing but describe: a file is
 // "KV1\n" followed by lines "name=value\n", and each line is a file whose
 // contents are the value.
 const kvMagic = "KV1\n"
@@ -65,28 +65,28 @@ func kvOpen(r io.ReaderAt, size int64) (fs.FS, error) {
 	return fsys, nil
 }
 
-func kvFields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
+func kvFields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	ents, err := kvParse(r, size)
 	if err != nil {
 		return nil, err
 	}
-	out := []imgfmt.Field{{Path: "header", Name: "magic", Offset: 0, Size: int64(len(kvMagic)), Value: strconv.Quote(kvMagic)}}
+	out := []describe.Field{{Path: "header", Name: "magic", Offset: 0, Size: int64(len(kvMagic)), Value: strconv.Quote(kvMagic)}}
 	for _, e := range ents {
 		voff := e.off + int64(len(e.name)) + 1
-		sum, err := imgfmt.SumRange(r, voff, int64(len(e.value)))
+		sum, err := describe.SumRange(r, voff, int64(len(e.value)))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out,
-			imgfmt.Field{Path: "/" + e.name, Name: "name", Offset: e.off, Size: int64(len(e.name)), Value: strconv.Quote(e.name)},
-			imgfmt.Field{Path: "/" + e.name, Name: "data", Offset: voff, Size: int64(len(e.value)), Value: imgfmt.DataValue(int64(len(e.value)), sum)})
+			describe.Field{Path: "/" + e.name, Name: "name", Offset: e.off, Size: int64(len(e.name)), Value: strconv.Quote(e.name)},
+			describe.Field{Path: "/" + e.name, Name: "data", Offset: voff, Size: int64(len(e.value)), Value: describe.DataValue(int64(len(e.value)), sum)})
 	}
 	return out, nil
 }
 
 // kvDescribe is the Describe function of the kv format.
-func kvDescribe() imgfmt.Format {
-	return imgfmt.Format{
+func kvDescribe() describe.Kind {
+	return describe.Kind{
 		Name:   "kv",
 		Match:  kvMatch,
 		Open:   kvOpen,
@@ -109,7 +109,7 @@ func kvDescribe() imgfmt.Format {
 func init() { inspect.Register(kvDescribe()) }
 
 // TestContractFormat checks that a format registered with one line and
-// written against imgfmt alone is detected, listed, read and diffed, after
+// written against describe alone is detected, listed, read and diffed, after
 // the formats of this module.
 func TestContractFormat(t *testing.T) {
 	t.Parallel()
@@ -149,7 +149,7 @@ func TestContractFormat(t *testing.T) {
 	var out strings.Builder
 	rep.Write(&out, "a.kv", "b.kv")
 	want := "a.kv and b.kv differ (kv, 2 entries):\n" +
-		"  /a: data at byte 0x6: 5 bytes, sha256:2cf24dba5fb0a30e -> 5 bytes, sha256:" + imgfmt.Sum([]byte("hellp"))[7:] + "; contents first differ at byte 4 of the file\n" +
+		"  /a: data at byte 0x6: 5 bytes, sha256:2cf24dba5fb0a30e -> 5 bytes, sha256:" + describe.Sum([]byte("hellp"))[7:] + "; contents first differ at byte 4 of the file\n" +
 		"  /b: only in a.kv at byte 0xc\n" +
 		"  /c: only in b.kv at byte 0xc\n"
 	if out.String() != want {
@@ -167,12 +167,12 @@ func TestContractFormat(t *testing.T) {
 func TestRegisterRejects(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		f    imgfmt.Format
+		f    describe.Kind
 		want string
 	}{
 		{kvDescribe(), "inspect: format kv registered twice"},
-		{imgfmt.Format{Name: "nomatch", Open: kvOpen}, `inspect: format has no Match (format "nomatch")`},
-		{imgfmt.Format{Name: "noopen", Match: kvMatch}, `inspect: format has no Open (format "noopen")`},
+		{describe.Kind{Name: "nomatch", Open: kvOpen}, `inspect: format has no Match (format "nomatch")`},
+		{describe.Kind{Name: "noopen", Match: kvMatch}, `inspect: format has no Open (format "noopen")`},
 	} {
 		func() {
 			defer func() {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // MaxChanges bounds the changes a Report holds; the rest are counted in
@@ -117,7 +117,7 @@ type fieldKey struct{ path, name string }
 // compareFields matches the fields of both descriptions and records the
 // changes. It returns the byte spans, in either file, that the reported
 // changes and moves explain.
-func (r *Report) compareFields(fa, fb []imgfmt.Field, fsA, fsB fs.FS) [][2]int64 {
+func (r *Report) compareFields(fa, fb []describe.Field, fsA, fsB fs.FS) [][2]int64 {
 	d := &fieldDiff{r: r, fsA: fsA, fsB: fsB}
 	d.fromA(fa, fb)
 	d.fromB(fa, fb)
@@ -134,7 +134,7 @@ type fieldDiff struct {
 
 // indexFields returns where each (path, name) of fields is (the last one,
 // when it repeats), and the paths they have.
-func indexFields(fields []imgfmt.Field) (map[fieldKey]int, map[string]bool) {
+func indexFields(fields []describe.Field) (map[fieldKey]int, map[string]bool) {
 	at := make(map[fieldKey]int, len(fields))
 	paths := map[string]bool{}
 	for i, f := range fields {
@@ -145,7 +145,7 @@ func indexFields(fields []imgfmt.Field) (map[fieldKey]int, map[string]bool) {
 }
 
 // cover adds the bytes of f to the spans.
-func (d *fieldDiff) cover(f imgfmt.Field) {
+func (d *fieldDiff) cover(f describe.Field) {
 	if f.Offset >= 0 {
 		d.spans = append(d.spans, [2]int64{f.Offset, f.Offset + max(f.Size, 1)})
 	}
@@ -155,7 +155,7 @@ func (d *fieldDiff) cover(f imgfmt.Field) {
 // fromA reports each field of fa against fb: a path only in A (once), a
 // field only in A, a value that changed, or a field that moved (once per
 // path).
-func (d *fieldDiff) fromA(fa, fb []imgfmt.Field) {
+func (d *fieldDiff) fromA(fa, fb []describe.Field) {
 	byB, pathsB := indexFields(fb)
 	seenOnly := map[string]bool{}
 	moved := map[string]bool{}
@@ -197,7 +197,7 @@ func (d *fieldDiff) fromA(fa, fb []imgfmt.Field) {
 
 // fromB reports what fb has and fa lacks: a path only in B (once), or a
 // field only in B.
-func (d *fieldDiff) fromB(fa, fb []imgfmt.Field) {
+func (d *fieldDiff) fromB(fa, fb []describe.Field) {
 	keysA, pathsA := indexFields(fa)
 	seenOnly := map[string]bool{}
 	for _, g := range fb {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // Errors returned by this package.
@@ -20,17 +20,17 @@ var (
 
 var (
 	mu      sync.RWMutex
-	formats []*imgfmt.Format
+	formats []*describe.Kind
 )
 
 // Register adds a format, as its package's Describe function returns it.
 // Formats are tried in registration order: this package registers msdos,
 // ar, ffs and cd9660, so a format registered from another package's init
 // is tried after them. Registering a name twice, or a format that fails
-// imgfmt.Format.Check, panics.
-func Register(f imgfmt.Format) {
+// describe.Kind.Check, panics.
+func Register(f describe.Kind) {
 	if err := f.Check(); err != nil {
-		panic("inspect: " + strings.TrimPrefix(err.Error(), "imgfmt: "))
+		panic("inspect: " + strings.TrimPrefix(err.Error(), "describe: "))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -54,9 +54,9 @@ func Formats() []string {
 }
 
 // Detect returns the format of the file in r (size bytes), the first whose
-// Match accepts its first imgfmt.HeadSize bytes, or nil.
-func Detect(r io.ReaderAt, size int64) *imgfmt.Format {
-	head := make([]byte, min(size, imgfmt.HeadSize))
+// Match accepts its first describe.HeadSize bytes, or nil.
+func Detect(r io.ReaderAt, size int64) *describe.Kind {
+	head := make([]byte, min(size, describe.HeadSize))
 	n, _ := r.ReadAt(head, 0)
 	head = head[:n]
 	mu.RLock()
@@ -70,7 +70,7 @@ func Detect(r io.ReaderAt, size int64) *imgfmt.Format {
 }
 
 // Open detects the format of r and opens it as a file system.
-func Open(r io.ReaderAt, size int64) (fs.FS, *imgfmt.Format, error) {
+func Open(r io.ReaderAt, size int64) (fs.FS, *describe.Kind, error) {
 	f := Detect(r, size)
 	if f == nil {
 		return nil, nil, ErrUnknownFormat

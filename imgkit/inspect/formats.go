@@ -8,7 +8,7 @@ import (
 )
 
 // The formats of this module, one line each, in the order Detect tries
-// them (see imgkit/imgfmt for what a format provides).
+// them (see imgkit/inspect/describe for what a format provides).
 func init() {
 	Register(msdos.Describe())
 	Register(ar.Describe())

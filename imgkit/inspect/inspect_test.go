@@ -12,7 +12,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -90,7 +90,7 @@ func TestDetect(t *testing.T) {
 		want string
 	}{
 		{fat, "msdos"}, {fat32, "msdos"}, {arc, "ar"}, {[]byte("!<thin>\n"), "ar"},
-		{ufs1, "ffs"}, {ufs2be, "ffs"}, {ufs2be[:imgfmt.HeadSize], "ffs"},
+		{ufs1, "ffs"}, {ufs2be, "ffs"}, {ufs2be[:describe.HeadSize], "ffs"},
 		{[]byte("KV1\na=b\n"), "kv"}, {[]byte("hello"), ""}, {nil, ""}, {make([]byte, 4096), ""}, {fat[:511], ""},
 	} {
 		f := Detect(bytes.NewReader(tc.data), int64(len(tc.data)))
@@ -103,7 +103,7 @@ func TestDetect(t *testing.T) {
 		}
 		// No other registered format claims the file: the order of
 		// registration decides nothing among these.
-		head := tc.data[:min(len(tc.data), imgfmt.HeadSize)]
+		head := tc.data[:min(len(tc.data), describe.HeadSize)]
 		for _, name := range Formats() {
 			if f := byName(name); name != tc.want && f.Match(head) {
 				t.Errorf("%s.Match accepts a %q file too", name, tc.want)
@@ -118,7 +118,7 @@ func TestDetect(t *testing.T) {
 }
 
 // byName returns the registered format name.
-func byName(name string) *imgfmt.Format {
+func byName(name string) *describe.Kind {
 	mu.RLock()
 	defer mu.RUnlock()
 	for _, f := range formats {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // An Item is one line of a listing.
@@ -30,7 +30,7 @@ type Item struct {
 // format, when not nil, is the format fsys was opened as: its Column fills
 // in Item.Extra and its Owner Item.UID and Item.GID. Symbolic links' targets
 // are read with fs.ReadLink where fsys can read them.
-func List(fsys fs.FS, format *imgfmt.Format) ([]Item, error) {
+func List(fsys fs.FS, format *describe.Kind) ([]Item, error) {
 	var column func(fs.FileInfo) string
 	var owner func(fs.FileInfo) (uint32, uint32, bool)
 	if format != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/cd9660"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -71,7 +71,7 @@ func TestDiffMovedData(t *testing.T) {
 
 // fieldPlace returns where the field name of path lies in img, as the
 // report says it: "byte 0x..." or "bytes 0x...-0x...".
-func fieldPlace(t *testing.T, f *imgfmt.Format, img []byte, path, name string) string {
+func fieldPlace(t *testing.T, f *describe.Kind, img []byte, path, name string) string {
 	t.Helper()
 	fields, err := f.Fields(bytes.NewReader(img), int64(len(img)))
 	if err != nil {

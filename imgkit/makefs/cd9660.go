@@ -12,11 +12,11 @@ import "github.com/fixturegen/fixturegen/imgkit/cd9660"
 // Boot image paths are relative to the command's directory, as makefs
 // takes them relative to its working directory.
 
-func init() { RegisterFormat(cd9660Format) }
+func init() { RegisterFSType(cd9660FSType) }
 
-// cd9660Format is the cd9660 type: imgkit/cd9660's option table and
+// cd9660FSType is the cd9660 type: imgkit/cd9660's option table and
 // WriteFile.
-var cd9660Format = Format[cd9660.Options]{
+var cd9660FSType = FSType[cd9660.Options]{
 	Name:        "cd9660",
 	Help:        cd9660.OptionHelp,
 	ParseOption: cd9660.ParseOption,

@@ -23,7 +23,7 @@ func TestCD9660Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := cd9660Format.options(a, warn)
+	o, err := cd9660FSType.options(a, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestCD9660Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err = cd9660Format.options(a, warn); err != nil {
+	if o, err = cd9660FSType.options(a, warn); err != nil {
 		t.Fatal(err)
 	}
 	if len(o.Boot.Images) != 1 || o.Boot.Images[0].File != filepath.Join(dir, "boot/cd.img") || o.Boot.GenericImage != filepath.Join(dir, "mbr.img") {
@@ -55,7 +55,7 @@ func TestCD9660Options(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = cd9660Format.options(a, warn)
+		_, err = cd9660FSType.options(a, warn)
 		var ue *UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
 			t.Errorf("%v: error %v, want a usage error with %q", c.args, err, c.want)

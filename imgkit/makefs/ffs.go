@@ -14,10 +14,10 @@ import (
 // Without a size the smallest image that holds the tree is made; a size
 // too small is an error that names the smallest -s that works.
 
-func init() { RegisterFormat(ffsFormat) }
+func init() { RegisterFSType(ffsFSType) }
 
-// ffsFormat is the ffs type: imgkit/ffs's option table and WriteFile.
-var ffsFormat = Format[ffs.Options]{
+// ffsFSType is the ffs type: imgkit/ffs's option table and WriteFile.
+var ffsFSType = FSType[ffs.Options]{
 	Name:        "ffs",
 	Help:        ffs.OptionHelp,
 	ParseOption: ffs.ParseOption,

@@ -32,7 +32,7 @@ func TestFFSOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ffsFormat.options(a, warn)
+		return ffsFSType.options(a, warn)
 	}
 	o, err := options("-o", "compat=debian,minfree=0,version=2", "-T", "86400", "-s", "1m", "-Z")
 	if err != nil {

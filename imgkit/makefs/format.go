@@ -7,22 +7,22 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
-// Format is what a file system package provides to be a makefs type: its
+// FSType is what a file system package provides to be a makefs type: its
 // -o option table and its WriteFile, both over its own Options type O.
-// RegisterFormat turns it into a Type whose Write does what every type
+// RegisterFSType turns it into a Type whose Write does what every type
 // does: it parses the -o options into a new O, lets Flags copy the global
 // flags, fills the Common fields (the time rule, the block cache, the
 // warnings), builds the source tree and calls WriteFile.
-type Format[O any] struct {
+type FSType[O any] struct {
 	Name string // the -t name
 
-	// Help lists the -o options (imgfmt.Option rows); ParseOption sets
+	// Help lists the -o options (fsopt.Option rows); ParseOption sets
 	// one of them on an Options; ErrOption is the sentinel its errors
 	// wrap when the option itself is bad (a *UsageError then).
-	Help        func() []imgfmt.Option
+	Help        func() []fsopt.Option
 	ParseOption func(o *O, key, value string) error
 	ErrOption   error
 	// Hints, when a key is in it, replaces ParseOption's error for that
@@ -69,9 +69,9 @@ type Common struct {
 	Warn       *io.Writer       // the writer Run gives for warnings
 }
 
-// RegisterFormat registers f as the makefs type f.Name; it is meant to be
+// RegisterFSType registers f as the makefs type f.Name; it is meant to be
 // called from init functions, as Register is.
-func RegisterFormat[O any](f Format[O]) {
+func RegisterFSType[O any](f FSType[O]) {
 	Register(Type{Name: f.Name, Help: f.Help, Write: f.write, Inputs: f.inputs})
 }
 
@@ -79,7 +79,7 @@ func RegisterFormat[O any](f Format[O]) {
 // parsed as Write parses them, then what they read (f.Files) and whether
 // they set the times (a Common Timestamp the options set) or keep the
 // files' own times whatever -T says (f.SourceTimes drops it).
-func (f Format[O]) inputs(c *Command) (OptionInputs, error) {
+func (f FSType[O]) inputs(c *Command) (OptionInputs, error) {
 	o, err := f.parse(c)
 	if err != nil {
 		return OptionInputs{}, err
@@ -109,7 +109,7 @@ func (f Format[O]) inputs(c *Command) (OptionInputs, error) {
 }
 
 // write is the Type.Write of f.
-func (f Format[O]) write(c *Command, warn io.Writer) error {
+func (f FSType[O]) write(c *Command, warn io.Writer) error {
 	o, err := f.options(c, warn)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (f Format[O]) write(c *Command, warn io.Writer) error {
 
 // options turns the command line into an O: the -o options in order, the
 // type's global flags, then the Common fields.
-func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
+func (f FSType[O]) options(c *Command, warn io.Writer) (*O, error) {
 	o, err := f.parse(c)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (f Format[O]) options(c *Command, warn io.Writer) (*O, error) {
 
 // parse turns the -o options of c, in order, and the type's global flags
 // into a new O, without the Common fields.
-func (f Format[O]) parse(c *Command) (*O, error) {
+func (f FSType[O]) parse(c *Command) (*O, error) {
 	o := new(O)
 	for _, opt := range c.Opts {
 		// A key without a value is an empty one, as makefs's set_option

@@ -12,10 +12,10 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
-// testOptions is the Options type of the test format of TestRegisterFormat.
+// testOptions is the Options type of the test format of TestRegisterFSType.
 type testOptions struct {
 	Label      string
 	Size       int64
@@ -27,12 +27,12 @@ type testOptions struct {
 
 var errTestOption = errors.New("test: bad option")
 
-// TestRegisterFormat registers a type as a new format would, by its option
-// table, its flags and its WriteFile, and checks what Format's Write does
+// TestRegisterFSType registers a type as a new format would, by its option
+// table, its flags and its WriteFile, and checks what FSType's Write does
 // for it: the -o options in order, a hint for a key, the global flags, the
 // time rule, the cache mode, the warnings writer, the tree and the prefix
 // of WriteFile's errors.
-func TestRegisterFormat(t *testing.T) {
+func TestRegisterFSType(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "src", "d"), 0o755); err != nil {
@@ -40,9 +40,9 @@ func TestRegisterFormat(t *testing.T) {
 	}
 	var got *testOptions
 	var names []string
-	f := Format[testOptions]{
+	f := FSType[testOptions]{
 		Name: "test-format",
-		Help: func() []imgfmt.Option { return []imgfmt.Option{{Key: "label", Field: "Label"}} },
+		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "label", Field: "Label"}} },
 		ParseOption: func(o *testOptions, key, value string) error {
 			if key != "label" {
 				return errTestOption
@@ -74,8 +74,8 @@ func TestRegisterFormat(t *testing.T) {
 	getenv := func(k string) string {
 		return map[string]string{fstree.SourceDateEpochEnv: "1000", bcache.EnvMode: "mmap"}[k]
 	}
-	RegisterFormat(f) // Parse checks that -t names a registered type
-	t.Cleanup(func() { Unregister(f.Name) })
+	RegisterFSType(f) // Parse checks that -t names a registered type
+	t.Cleanup(func() { unregister(f.Name) })
 	run := func(args ...string) error {
 		c, err := Parse(append(append([]string{"-t", "test-format"}, args...), "out.img", "src"), dir, getenv)
 		if err != nil {
@@ -111,10 +111,10 @@ func TestRegisterFormat(t *testing.T) {
 	}
 }
 
-// TestFormatWithoutCommon checks that a Format whose Options has none of
+// TestFSTypeWithoutCommon checks that an FSType whose Options has none of
 // the Common fields, and no Flags, still builds: the options are parsed
 // and WriteFile gets the tree.
-func TestFormatWithoutCommon(t *testing.T) {
+func TestFSTypeWithoutCommon(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
@@ -122,7 +122,7 @@ func TestFormatWithoutCommon(t *testing.T) {
 	}
 	type bare struct{ Label string }
 	var got *bare
-	f := Format[bare]{
+	f := FSType[bare]{
 		Name:        "test-bare",
 		ParseOption: func(o *bare, key, value string) error { o.Label = value; return nil },
 		WriteFile: func(path string, src fstree.Source, o *bare) error {
@@ -133,8 +133,8 @@ func TestFormatWithoutCommon(t *testing.T) {
 			return nil
 		},
 	}
-	RegisterFormat(f) // Parse checks that -t names a registered type
-	t.Cleanup(func() { Unregister(f.Name) })
+	RegisterFSType(f) // Parse checks that -t names a registered type
+	t.Cleanup(func() { unregister(f.Name) })
 	c, err := Parse([]string{"-t", "test-bare", "-o", "label=x", "out.img", "src"}, dir, noEnv)
 	if err != nil {
 		t.Fatal(err)

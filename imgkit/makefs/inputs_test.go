@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
-// inputsOptions is the Options type of the format of TestFormatInputs:
+// inputsOptions is the Options type of the format of TestFSTypeInputs:
 // two file options and a time.
 type inputsOptions struct {
 	Art       string
@@ -21,19 +21,19 @@ type inputsOptions struct {
 	Timestamp time.Time
 }
 
-// TestFormatInputs checks that Command.OptionInputs gives the files a
+// TestFSTypeInputs checks that Command.OptionInputs gives the files a
 // format's Files says an Options value reads, resolved against the
 // command's folder and after Flags, whatever the options' keys or field
 // names, that an option setting the Common Timestamp is reported, and that
 // a bad option is the error Run would give.
-func TestFormatInputs(t *testing.T) {
+func TestFSTypeInputs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	f := Format[inputsOptions]{
+	f := FSType[inputsOptions]{
 		Name: "test-inputs",
-		Help: func() []imgfmt.Option {
-			return []imgfmt.Option{{Key: "art", Field: "Art"}, {Key: "extra", Letter: "e", Field: "Extra"}, {Key: "when", Field: "Timestamp"}}
+		Help: func() []fsopt.Option {
+			return []fsopt.Option{{Key: "art", Field: "Art"}, {Key: "extra", Letter: "e", Field: "Extra"}, {Key: "when", Field: "Timestamp"}}
 		},
 		ParseOption: func(o *inputsOptions, key, value string) error {
 			switch key {
@@ -64,8 +64,8 @@ func TestFormatInputs(t *testing.T) {
 		},
 		WriteFile: func(string, fstree.Source, *inputsOptions) error { return nil },
 	}
-	RegisterFormat(f)
-	t.Cleanup(func() { Unregister(f.Name) })
+	RegisterFSType(f)
+	t.Cleanup(func() { unregister(f.Name) })
 	inputs := func(opts ...string) (OptionInputs, error) {
 		args := []string{"-t", f.Name}
 		for _, o := range opts {

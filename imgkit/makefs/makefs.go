@@ -21,7 +21,7 @@
 //
 // # Types
 //
-// A file system type joins with RegisterFormat, giving only its -o option
+// A file system type joins with RegisterFSType, giving only its -o option
 // table, the global flags it takes and its WriteFile: cd9660.go, ffs.go and
 // msdos.go are each the whole of one -t type, and a program can register
 // a type of its own from an init function.
@@ -50,7 +50,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // Command is a parsed makefs command line. Paths are absolute.
@@ -462,19 +462,19 @@ var (
 	ErrSizeRange  = errors.New("size out of range")
 )
 
-// ParseSize reads a number of a makefs flag with imgfmt.ParseNumber,
+// ParseSize reads a number of a makefs flag with fsopt.ParseNumber,
 // makefs's one number syntax, and says what is wrong in the command's
 // words: ErrSizeSyntax, ErrSizeRange when the number itself overflows, or
 // the range [min, max] the flag allows.
 func ParseSize(s string, min, max int64) (int64, error) {
-	n, err := imgfmt.ParseNumber(s, min, max)
+	n, err := fsopt.ParseNumber(s, min, max)
 	switch {
 	case err == nil:
 		return n, nil
-	case errors.Is(err, imgfmt.ErrNumber):
+	case errors.Is(err, fsopt.ErrNumber):
 		return 0, ErrSizeSyntax
 	}
-	if _, perr := imgfmt.ParseNumber(s, math.MinInt64, math.MaxInt64); perr != nil {
+	if _, perr := fsopt.ParseNumber(s, math.MinInt64, math.MaxInt64); perr != nil {
 		return 0, ErrSizeRange
 	}
 	return 0, fmt.Errorf("must be between %d and %d", min, max)

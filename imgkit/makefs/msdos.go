@@ -12,10 +12,10 @@ import (
 // them, and without a size the smallest image that holds the tree is made.
 // -o timestamp sets every time as -T does, when -T is not given.
 
-func init() { RegisterFormat(msdosFormat) }
+func init() { RegisterFSType(msdosFSType) }
 
-// msdosFormat is the msdos type: imgkit/msdos's option table and WriteFile.
-var msdosFormat = Format[msdos.Options]{
+// msdosFSType is the msdos type: imgkit/msdos's option table and WriteFile.
+var msdosFSType = FSType[msdos.Options]{
 	Name:        "msdos",
 	Help:        msdos.OptionHelp,
 	ParseOption: msdos.ParseOption,
@@ -24,17 +24,8 @@ var msdosFormat = Format[msdos.Options]{
 		return Common{Timestamp: &o.Timestamp, ClampTimes: &o.ClampTimes, Cache: &o.Cache, Warn: &o.Warn}
 	},
 	Flags:     msdosFlags,
-	Files:     msdosFiles,
+	Files:     (*msdos.Options).Files,
 	WriteFile: msdos.WriteFile,
-}
-
-// msdosFiles returns the file o reads: its bootstrap, a bare name looked
-// up in /boot (msdos.BootstrapPath).
-func msdosFiles(o *msdos.Options) []string {
-	if o.Bootstrap == "" {
-		return nil
-	}
-	return []string{msdos.BootstrapPath(o.Bootstrap)}
 }
 
 // msdosFlags copies -S, -s, -M, -m and -O into o, and resolves a bootstrap

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -24,7 +24,7 @@ func TestMsdosOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := msdosFormat.options(a, warn)
+	o, err := msdosFSType.options(a, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestMsdosOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = msdosFormat.options(a, warn)
+		_, err = msdosFSType.options(a, warn)
 		var ue *UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || errors.As(err, &ue) != c.usage {
 			t.Errorf("%v: error %v, want %q (usage %v)", c.args, err, c.want, c.usage)
@@ -60,8 +60,8 @@ func TestMsdosOptions(t *testing.T) {
 
 func TestReword(t *testing.T) {
 	t.Parallel()
-	help := func() []imgfmt.Option {
-		return []imgfmt.Option{{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster"}, {Key: "offset", Field: "Offset"}}
+	help := func() []fsopt.Option {
+		return []fsopt.Option{{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster"}, {Key: "offset", Field: "Offset"}}
 	}
 	base := fmt.Errorf("%w: raise Options.SectorsPerCluster, or Options.Size = 4096; Options.SectorsPerCluster = 4 (Options.Offset = 512). Options.Unknown, MyOptions.Size", msdos.ErrParams)
 	err := reword(base, help)
@@ -74,8 +74,8 @@ func TestReword(t *testing.T) {
 	if err := reword(u, nil); err.Error() != "makefs: -T" || !errors.As(err, &ue) {
 		t.Errorf("reword of a usage error: %v", err)
 	}
-	nested := func() []imgfmt.Option {
-		return []imgfmt.Option{{Key: "bootimage", Field: "Boot.Images"}, {Key: "platformid", Field: "Boot.Images[].PlatformID"}}
+	nested := func() []fsopt.Option {
+		return []fsopt.Option{{Key: "bootimage", Field: "Boot.Images"}, {Key: "platformid", Field: "Boot.Images[].PlatformID"}}
 	}
 	for in, want := range map[string]string{
 		"Options.Boot.Images[1].File boot.img: no such file": "bootimage boot.img: no such file",

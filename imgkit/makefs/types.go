@@ -10,13 +10,14 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // Type is a file system type that -t names.
 //
-// A new type is one small file in this package that calls RegisterFormat
-// from an init function with a Format over its package's Options type:
+// A new type is one small file in this package that calls RegisterFSType
+// from an init function with an FSType over its package's Options type:
 //   - Name, the -t name;
 //   - Help, ParseOption and ErrOption, the package's -o option table, its
 //     parser of one key=value and the sentinel its bad options wrap;
@@ -32,14 +33,14 @@ import (
 //
 // The -o loop, the time rule, the block-cache mode, the source tree (with
 // extra directories and -F/-x) and the "makefs: " prefix of WriteFile's
-// errors are Format's, not the type's. Register takes a Type directly,
+// errors are FSType's, not the type's. Register takes a Type directly,
 // for a type that does not fit that shape.
 type Type struct {
 	Name string
 	// Help lists the type's -o options; nil when the type has none to
 	// describe. Errors of Write that name an Options field are said with
 	// the -o key it lists for the field.
-	Help func() []imgfmt.Option
+	Help func() []fsopt.Option
 	// Write builds c.Image from c; warnings go to warn.
 	Write func(c *Command, warn io.Writer) error
 	// Inputs says what c's -o options make Write depend on besides the
@@ -84,6 +85,8 @@ var (
 	types   = map[string]Type{}
 )
 
+func init() { typereg.Unregister = unregister }
+
 // Register adds a file system type. It is meant to be called from init
 // functions; registering a name twice panics.
 func Register(t Type) {
@@ -95,8 +98,10 @@ func Register(t Type) {
 	types[t.Name] = t
 }
 
-// Unregister removes the type name; tests use it to undo a Register.
-func Unregister(name string) {
+// unregister removes the type name, for tests to undo a Register: this
+// package's call it, the module's others reach it through
+// internal/typereg.
+func unregister(name string) {
 	typesMu.Lock()
 	defer typesMu.Unlock()
 	delete(types, name)
@@ -184,7 +189,7 @@ const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- 
 // line naming the type, or says that t describes none.
 func writeOptionHelp(w io.Writer, t Type) {
 	fmt.Fprintf(w, "-t %s:\n", t.Name)
-	var opts []imgfmt.Option
+	var opts []fsopt.Option
 	if t.Help != nil {
 		opts = t.Help()
 	}
@@ -249,7 +254,7 @@ func optionKey(keys map[string]string, field string) (string, bool) {
 // ("sectors_per_cluster", "-o sectors_per_cluster=4" with a value); fields
 // neither names are left as they are. The result wraps err, so errors.Is
 // and errors.As see what they saw before.
-func reword(err error, help func() []imgfmt.Option) error {
+func reword(err error, help func() []fsopt.Option) error {
 	if err == nil || !fieldWords.MatchString(err.Error()) {
 		return err
 	}
@@ -314,7 +319,7 @@ func trimPrefix(err error, prefix string) string {
 // the keys (or one-letter aliases) that help lists for the type name: it
 // names the key and lists the type's keys, and points at "-o help", which
 // says what each one sets.
-func unknownOption(name string, opt Option, help []imgfmt.Option) error {
+func unknownOption(name string, opt Option, help []fsopt.Option) error {
 	keys := make([]string, 0, len(help))
 	for _, o := range help {
 		keys = append(keys, o.Key)
@@ -325,7 +330,7 @@ func unknownOption(name string, opt Option, help []imgfmt.Option) error {
 
 // knownKey reports whether key is the key or the one-letter alias of one
 // of the options help lists.
-func knownKey(help []imgfmt.Option, key string) bool {
+func knownKey(help []fsopt.Option, key string) bool {
 	for _, o := range help {
 		if key == o.Key || o.Letter != "" && key == o.Letter {
 			return true

@@ -202,7 +202,7 @@ func TestDirectoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("65536 entries: %v", err)
 	}
-	fsys, err := Open(bytes.NewReader(img), int64(len(img)))
+	fsys, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // Build makes an image in memory from an fstest.MapFS; with a fixed
-// Timestamp it is the same bytes on every run. Open reads it back as an
+// Timestamp it is the same bytes on every run. NewReader reads it back as an
 // fs.FS.
 func ExampleBuild() {
 	fsys := fstest.MapFS{
@@ -31,7 +31,7 @@ func ExampleBuild() {
 		log.Fatal(err)
 	}
 
-	vol, err := msdos.Open(bytes.NewReader(img), int64(len(img)))
+	vol, err := msdos.NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		log.Fatal(err)
 	}

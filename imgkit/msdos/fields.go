@@ -10,10 +10,11 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// This file is the package's side of the format contract of imgkit/imgfmt:
+// This file is the package's side of the format contract of
+// imgkit/inspect/describe:
 // Match recognises a FAT volume, Fields describes one field by field, for
 // tools that explain how two images differ (imgkit/inspect, "fixturegen
 // diff"), and Describe puts them together. Field names are those of
@@ -50,21 +51,21 @@ func Match(head []byte) bool {
 }
 
 // Describe returns the format contract of FAT volumes, for
-// imgkit/inspect's registry: Match, Open, Fields, a summary ("FAT12,
+// imgkit/inspect's registry: Match, NewReader, Fields, a summary ("FAT12,
 // 512-byte clusters") and the short name of each file as the listing's
 // column.
-func Describe() imgfmt.Format {
-	return imgfmt.Format{
+func Describe() describe.Kind {
+	return describe.Kind{
 		Name:    "msdos",
 		Match:   Match,
-		Open:    imgfmt.OpenAs(Open),
+		Open:    describe.OpenAs(NewReader),
 		Fields:  Fields,
-		Summary: imgfmt.SummaryOf(summary),
-		Column:  imgfmt.ColumnOf(shortNameColumn),
+		Summary: describe.SummaryOf(summary),
+		Column:  describe.ColumnOf(shortNameColumn),
 	}
 }
 
-// summary says the FAT type and cluster size of a volume Open returned.
+// summary says the FAT type and cluster size of a volume NewReader returned.
 func summary(f *FS) string {
 	return "FAT" + strconv.Itoa(f.FATType()) + ", " + strconv.FormatInt(f.ClusterSize(), 10) + "-byte clusters"
 }
@@ -77,12 +78,12 @@ func shortNameColumn(e *Entry) string { return e.ShortName }
 // and for every file and directory its directory entry field by field, its
 // long name, cluster chain and data. Fields are listed in that order, files
 // depth-first in directory order; each (Path, Name) pair appears once.
-func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
-	f, err := Open(r, size)
+func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
+	f, err := NewReader(r, size)
 	if err != nil {
 		return nil, err
 	}
-	var out []imgfmt.Field
+	var out []describe.Field
 	var b bootSector
 	if _, err := r.ReadAt(b[:], 0); err != nil {
 		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
@@ -114,7 +115,7 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, imgfmt.Field{Path: "FAT " + strconv.FormatInt(i+1, 10), Name: "table", Offset: off, Size: f.fatBytes, Value: sum})
+		out = append(out, describe.Field{Path: "FAT " + strconv.FormatInt(i+1, 10), Name: "table", Offset: off, Size: f.fatBytes, Value: sum})
 	}
 	err = fs.WalkDir(f, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
@@ -134,9 +135,9 @@ func Fields(r io.ReaderAt, size int64) ([]imgfmt.Field, error) {
 }
 
 // bootFields appends the fields of a boot sector read at off.
-func bootFields(out []imgfmt.Field, where string, off int64, b *bootSector, fat32 bool) []imgfmt.Field {
+func bootFields(out []describe.Field, where string, off int64, b *bootSector, fat32 bool) []describe.Field {
 	add := func(name string, field []byte, value string) {
-		out = append(out, imgfmt.Field{Path: where, Name: name, Offset: off + fieldOff(b[:], field), Size: int64(len(field)), Value: value})
+		out = append(out, describe.Field{Path: where, Name: name, Offset: off + fieldOff(b[:], field), Size: int64(len(field)), Value: value})
 	}
 	num := func(name string, field []byte) { add(name, field, fmtNum(field)) }
 	add("BS_jmpBoot", b.jmpBoot(), hexBytes(b.jmpBoot()))
@@ -169,13 +170,13 @@ func bootFields(out []imgfmt.Field, where string, off int64, b *bootSector, fat3
 	add("BS_VolLab", b.volLab(fat32), strconv.Quote(string(b.volLab(fat32))))
 	add("BS_FilSysType", b.filSysType(fat32), strconv.Quote(string(b.filSysType(fat32))))
 	code := b[bootCodeOffset(fat32):510]
-	out = append(out, imgfmt.Field{Path: where, Name: "boot code", Offset: off + int64(bootCodeOffset(fat32)), Size: int64(len(code)), Value: imgfmt.Sum(code)})
+	out = append(out, describe.Field{Path: where, Name: "boot code", Offset: off + int64(bootCodeOffset(fat32)), Size: int64(len(code)), Value: describe.Sum(code)})
 	num("Signature_word", b.signature())
 	return out
 }
 
 // fsInfoFields appends the fields of the FSInfo sector read at off.
-func fsInfoFields(out []imgfmt.Field, off int64, fi *fsInfoSector) []imgfmt.Field {
+func fsInfoFields(out []describe.Field, off int64, fi *fsInfoSector) []describe.Field {
 	for _, x := range []struct {
 		name  string
 		field []byte
@@ -186,20 +187,20 @@ func fsInfoFields(out []imgfmt.Field, off int64, fi *fsInfoSector) []imgfmt.Fiel
 		{"FSI_Nxt_Free", fi.nxtFree()},
 		{"FSI_TrailSig", fi.trailSig()},
 	} {
-		out = append(out, imgfmt.Field{Path: "FSInfo", Name: x.name, Offset: off + fieldOff(fi[:], x.field), Size: int64(len(x.field)), Value: fmtNum(x.field)})
+		out = append(out, describe.Field{Path: "FSInfo", Name: x.name, Offset: off + fieldOff(fi[:], x.field), Size: int64(len(x.field)), Value: fmtNum(x.field)})
 	}
 	return out
 }
 
 // entryFields appends the fields of the directory entry e at path p: its
 // short entry, long name, cluster chain and, for a file, its data.
-func (f *FS) entryFields(out []imgfmt.Field, p string, e *Entry) ([]imgfmt.Field, error) {
+func (f *FS) entryFields(out []describe.Field, p string, e *Entry) ([]describe.Field, error) {
 	var d dirEntry
 	if _, err := f.r.ReadAt(d[:], e.Offset); err != nil {
 		return nil, fmt.Errorf("msdos: reading the entry of %s at byte %#x: %w", p, e.Offset, err)
 	}
 	add := func(name string, field []byte, value string) {
-		out = append(out, imgfmt.Field{Path: p, Name: name, Offset: e.Offset + fieldOff(d[:], field), Size: int64(len(field)), Value: value})
+		out = append(out, describe.Field{Path: p, Name: name, Offset: e.Offset + fieldOff(d[:], field), Size: int64(len(field)), Value: value})
 	}
 	num := func(name string, field []byte) { add(name, field, fmtNum(field)) }
 	add("DIR_Name", d.name(), strconv.Quote(string(d.name())))
@@ -218,7 +219,7 @@ func (f *FS) entryFields(out []imgfmt.Field, p string, e *Entry) ([]imgfmt.Field
 		// The long-name entries lie just before the short entry when they
 		// are in the same sector, as writers place them.
 		n := int64(longSlots(utf16Units(name)))
-		lf := imgfmt.Field{Path: p, Name: "long name (LDIR_Name1/2/3)", Offset: -1, Value: strconv.Quote(name)}
+		lf := describe.Field{Path: p, Name: "long name (LDIR_Name1/2/3)", Offset: -1, Value: strconv.Quote(name)}
 		if start := e.Offset - n*dirEntrySize; n > 0 && start >= 0 && start/f.bps == e.Offset/f.bps {
 			lf.Offset, lf.Size = start, n*dirEntrySize
 		}
@@ -226,7 +227,7 @@ func (f *FS) entryFields(out []imgfmt.Field, p string, e *Entry) ([]imgfmt.Field
 	}
 	chain := e.Chain()
 	if len(chain) > 0 {
-		out = append(out, imgfmt.Field{Path: p, Name: "cluster chain", Offset: -1, Value: chainString(chain), Spans: f.fatSpans(chain)})
+		out = append(out, describe.Field{Path: p, Name: "cluster chain", Offset: -1, Value: chainString(chain), Spans: f.fatSpans(chain)})
 	}
 	if !e.IsDir() {
 		spans := f.clusterSpans(chain, e.Size)
@@ -234,7 +235,7 @@ func (f *FS) entryFields(out []imgfmt.Field, p string, e *Entry) ([]imgfmt.Field
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, imgfmt.Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: spans})
+		out = append(out, describe.Field{Path: p, Name: "data", Offset: -1, Value: sum, Spans: spans})
 	}
 	return out, nil
 }
@@ -256,13 +257,13 @@ func (f *FS) hasLongName(e *Entry) bool {
 // spans (from clusterSpans): one read per run of contiguous clusters rather
 // than one per cluster.
 func (f *FS) dataHash(size int64, spans [][2]int64) (string, error) {
-	h := imgfmt.NewHash()
+	h := describe.NewHash()
 	for _, s := range spans {
 		if err := h.AddRange(f.r, s[0], s[1]-s[0]); err != nil {
 			return "", fmt.Errorf("msdos: reading bytes %#x-%#x: %w", s[0], s[1], err)
 		}
 	}
-	return imgfmt.DataValue(size, h.Sum()), nil
+	return describe.DataValue(size, h.Sum()), nil
 }
 
 // clusterSpans returns the image ranges that the first size bytes of a
@@ -311,7 +312,7 @@ func (f *FS) fatSpans(chain []uint32) [][2]int64 {
 
 // hashRange returns the value of the n bytes at off, a FAT as a whole.
 func hashRange(r io.ReaderAt, off, n int64) (string, error) {
-	sum, err := imgfmt.SumRange(r, off, n)
+	sum, err := describe.SumRange(r, off, n)
 	if err != nil {
 		return "", fmt.Errorf("msdos: reading bytes %#x-%#x: %w", off, off+n, err)
 	}

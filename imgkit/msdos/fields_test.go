@@ -29,7 +29,7 @@ func TestMatch(t *testing.T) {
 		if !Match(img) {
 			t.Errorf("FAT%d, %d-byte sectors: Match rejects the image", o.FATType, o.BytesPerSector)
 		}
-		f, err := Open(bytes.NewReader(img), int64(len(img)))
+		f, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}

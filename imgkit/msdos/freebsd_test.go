@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -254,7 +254,7 @@ func libOptions(t *testing.T, args []string) *msdos.Options {
 	t.Helper()
 	o := &msdos.Options{}
 	num := func(s string) int64 {
-		v, err := imgfmt.ParseNumber(s, 0, 1<<62)
+		v, err := fsopt.ParseNumber(s, 0, 1<<62)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,7 +420,7 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 			if out, err := exec.Command(fsck, "-n", img).CombinedOutput(); err != nil {
 				t.Errorf("fsck.fat -n: %v\n%s", err, out)
 			}
-			if _, err := msdos.Open(bytes.NewReader(got), int64(len(got))); err != nil {
+			if _, err := msdos.NewReader(bytes.NewReader(got), int64(len(got))); err != nil {
 				t.Errorf("Open: %v", err)
 			}
 			if !c.sameFAT {

@@ -19,7 +19,7 @@ import (
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/msdos/
 func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fsys, err := Open(bytes.NewReader(b), int64(len(b)))
+		fsys, err := NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // Options are the makefs -t msdos options: the -o fs-options of
@@ -77,24 +77,24 @@ type Options struct {
 // optionTable lists the -o options of makefs -t msdos sorted bytewise by
 // name, the order in which makefs(8) documents them. ParseOption and
 // OptionHelp both read it.
-var optionTable = imgfmt.OptionTable[Options]{
-	{Option: imgfmt.Option{Key: "OEM_string", Letter: "O", Field: "OEMString", Default: `"BSD4.4"`,
+var optionTable = fsopt.Table[Options]{
+	{Option: fsopt.Option{Key: "OEM_string", Letter: "O", Field: "OEMString", Default: `"BSD4.4"`,
 		Usage: "OEM name in the boot sector, up to 8 characters"},
 		Set: func(o *Options, key, value string) error { o.OEMString = &value; return nil }},
-	{Option: imgfmt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
+	{Option: fsopt.Option{Key: "align", Letter: "A", Field: "Align", Default: "off",
 		Usage: "warn when the data area cannot be aligned to a cluster (it is aligned whenever reserved_sectors is not given)"},
 		Set: func(o *Options, key, value string) error {
 			// A boolean option of makefs: any value, or none, turns it on.
 			o.Align = true
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
+	{Option: fsopt.Option{Key: "backup_sector", Letter: "k", Field: "BackupSector", Default: "after the info sector",
 		Usage: "FAT32 sector of the backup boot sector"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.BackupSector, key, value, math.MaxUint16) }},
-	{Option: imgfmt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
+	{Option: fsopt.Option{Key: "block_size", Letter: "b", Field: "BlockSize", Default: "from the size",
 		Usage: "cluster size in bytes"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.BlockSize, key, value, math.MaxUint32) }},
-	{Option: imgfmt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
+	{Option: fsopt.Option{Key: "bootstrap", Letter: "B", Field: "Bootstrap", Default: "newfs_msdos's boot stub",
 		Usage: "file of boot sectors to start the volume with; a bare name is looked up in /boot"},
 		Set: func(o *Options, key, value string) error {
 			if value == "" {
@@ -105,7 +105,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			o.Bootstrap = value
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
+	{Option: fsopt.Option{Key: "bytes_per_sector", Letter: "S", Field: "BytesPerSector", Default: "512",
 		Usage: "sector size: 512, 1024, 2048 or 4096"},
 		Set: func(o *Options, key, value string) error {
 			v, err := pos(key, value, math.MaxUint16)
@@ -117,7 +117,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "create_size", Letter: "C", Field: "CreateSize", Default: "the volume's size",
+	{Option: fsopt.Option{Key: "create_size", Letter: "C", Field: "CreateSize", Default: "the volume's size",
 		Usage: "size of the image file in bytes"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, math.MaxInt64)
@@ -126,15 +126,15 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "directory_entries", Letter: "e", Field: "DirectoryEntries", Default: "512",
+	{Option: fsopt.Option{Key: "directory_entries", Letter: "e", Field: "DirectoryEntries", Default: "512",
 		Usage: "entries of the FAT12/16 root directory"},
 		Set: func(o *Options, key, value string) error {
 			return setPos(&o.DirectoryEntries, key, value, math.MaxUint16)
 		}},
-	{Option: imgfmt.Option{Key: "drive_heads", Letter: "h", Field: "DriveHeads", Default: "255",
+	{Option: fsopt.Option{Key: "drive_heads", Letter: "h", Field: "DriveHeads", Default: "255",
 		Usage: "drive heads in the BPB"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.DriveHeads, key, value, math.MaxUint16) }},
-	{Option: imgfmt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
+	{Option: fsopt.Option{Key: "fat_type", Letter: "F", Field: "FATType", Default: "from the size",
 		Usage: "FAT type: 12, 16 or 32"},
 		Set: func(o *Options, key, value string) error {
 			v, err := rng(key, value, 12, 255)
@@ -146,7 +146,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "floppy", Letter: "f", Field: "Floppy", Default: "none",
+	{Option: fsopt.Option{Key: "floppy", Letter: "f", Field: "Floppy", Default: "none",
 		Usage: "standard floppy format: 160, 180, 320, 360, 640, 720, 1200, 1232, 1440 or 2880 (KiB)"},
 		Set: func(o *Options, key, value string) error {
 			if _, ok := floppies[value]; !ok {
@@ -155,7 +155,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			o.Floppy = value
 			return nil
 		}},
-	{Option: imgfmt.Option{Key: "hidden_sectors", Letter: "o", Field: "HiddenSectors", Default: "0",
+	{Option: fsopt.Option{Key: "hidden_sectors", Letter: "o", Field: "HiddenSectors", Default: "0",
 		Usage: "sectors before the volume on its disk, in the BPB"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, math.MaxUint32)
@@ -164,10 +164,10 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "info_sector", Letter: "i", Field: "InfoSector", Default: "1",
+	{Option: fsopt.Option{Key: "info_sector", Letter: "i", Field: "InfoSector", Default: "1",
 		Usage: "FAT32 sector of the FSInfo sector"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.InfoSector, key, value, math.MaxUint16) }},
-	{Option: imgfmt.Option{Key: "media_descriptor", Letter: "m", Field: "MediaDescriptor", Default: "0xf0 (0xf8 with hidden sectors)",
+	{Option: fsopt.Option{Key: "media_descriptor", Letter: "m", Field: "MediaDescriptor", Default: "0xf0 (0xf8 with hidden sectors)",
 		Usage: "media descriptor byte, 0xf0 or more"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, 255)
@@ -180,10 +180,10 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "num_FAT", Letter: "n", Field: "NumFATs", Default: "2",
+	{Option: fsopt.Option{Key: "num_FAT", Letter: "n", Field: "NumFATs", Default: "2",
 		Usage: "number of FATs"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.NumFATs, key, value, 255) }},
-	{Option: imgfmt.Option{Key: "offset", Letter: "@", Field: "Offset", Default: "0",
+	{Option: fsopt.Option{Key: "offset", Letter: "@", Field: "Offset", Default: "0",
 		Usage: "bytes of the image file before the volume (as -O)"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, math.MaxInt64)
@@ -192,15 +192,15 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
+	{Option: fsopt.Option{Key: "reserved_sectors", Letter: "r", Field: "ReservedSectors", Default: "1 (FAT12/16), 16 KiB (FAT32), padded to align the data area",
 		Usage: "reserved sectors before the first FAT"},
 		Set: func(o *Options, key, value string) error {
 			return setPos(&o.ReservedSectors, key, value, math.MaxUint16)
 		}},
-	{Option: imgfmt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
+	{Option: fsopt.Option{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size",
 		Usage: "cluster size in sectors, a power of 2 up to 128"},
 		Set: func(o *Options, key, value string) error { return setPos(&o.SectorsPerCluster, key, value, 255) }},
-	{Option: imgfmt.Option{Key: "sectors_per_fat", Letter: "a", Field: "SectorsPerFAT", Default: "as the clusters need",
+	{Option: fsopt.Option{Key: "sectors_per_fat", Letter: "a", Field: "SectorsPerFAT", Default: "as the clusters need",
 		Usage: "sectors of each FAT"},
 		Set: func(o *Options, key, value string) error {
 			v, err := pos(key, value, math.MaxUint32)
@@ -209,12 +209,12 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "sectors_per_track", Letter: "u", Field: "SectorsPerTrack", Default: "63",
+	{Option: fsopt.Option{Key: "sectors_per_track", Letter: "u", Field: "SectorsPerTrack", Default: "63",
 		Usage: "sectors per track in the BPB"},
 		Set: func(o *Options, key, value string) error {
 			return setPos(&o.SectorsPerTrack, key, value, math.MaxUint16)
 		}},
-	{Option: imgfmt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
+	{Option: fsopt.Option{Key: "size", Letter: "s", Field: "Sectors", Default: "from the image size",
 		Usage: "size of the file system in sectors"},
 		Set: func(o *Options, key, value string) error {
 			v, err := pos(key, value, math.MaxUint32)
@@ -223,7 +223,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "timestamp", Letter: "T", Field: "Timestamp", Default: "the files' own times",
+	{Option: fsopt.Option{Key: "timestamp", Letter: "T", Field: "Timestamp", Default: "the files' own times",
 		Usage: "seconds since the Epoch for every time on the volume (as -T)"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, math.MaxInt64)
@@ -232,7 +232,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
+	{Option: fsopt.Option{Key: "volume_id", Letter: "I", Field: "VolumeID", Default: "from -T, else a hash of the tree and the options",
 		Usage: "volume serial number (BS_VolID)"},
 		Set: func(o *Options, key, value string) error {
 			v, err := num(key, value, math.MaxUint32)
@@ -241,7 +241,7 @@ var optionTable = imgfmt.OptionTable[Options]{
 			}
 			return err
 		}},
-	{Option: imgfmt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
+	{Option: fsopt.Option{Key: "volume_label", Letter: "L", Field: "VolumeLabel", Default: `"NO NAME"`,
 		Usage: "volume label, up to 11 characters"},
 		Set: func(o *Options, key, value string) error {
 			if value == "" {
@@ -257,17 +257,17 @@ var optionTable = imgfmt.OptionTable[Options]{
 // by name as makefs(8) documents them: its name, its one-letter key, the
 // field of Options it sets, its default and its meaning. ParseOption
 // accepts exactly these names and letters.
-func OptionHelp() []imgfmt.Option { return optionTable.Help() }
+func OptionHelp() []fsopt.Option { return optionTable.Help() }
 
 // num parses the value of option key as a makefs number from 0 to maxv
-// (imgfmt.OptionNumber: base 10, suffixes, products; no value means 1).
+// (fsopt.Number: base 10, suffixes, products; no value means 1).
 func num(key, value string, maxv uint64) (uint64, error) {
 	return rng(key, value, 0, maxv)
 }
 
 // rng parses the value as num does, from minv to maxv.
 func rng(key, value string, minv, maxv uint64) (uint64, error) {
-	v, err := imgfmt.OptionNumber(ErrOption, key, value, int64(minv), int64(min(maxv, math.MaxInt64)))
+	v, err := fsopt.Number(ErrOption, key, value, int64(minv), int64(min(maxv, math.MaxInt64)))
 	return uint64(v), err
 }
 
@@ -287,7 +287,7 @@ func setPos(p *int, key, value string, maxv uint64) error {
 
 // ParseOption sets one -o option on o, by its name or one-letter key, as
 // makefs -t msdos -o key=value does (OptionHelp lists them). Numbers are
-// read as makefs reads them (imgfmt.ParseNumber: base 10, so 0x10 is 0
+// read as makefs reads them (fsopt.ParseNumber: base 10, so 0x10 is 0
 // times 10, with suffixes and x products), a numeric key without a value
 // is 1, and align is on whatever its value. Errors name the
 // option and wrap ErrOption, except media_descriptor=0, which newfs_msdos
@@ -301,11 +301,22 @@ func unknownOption(key string) error {
 	return fmt.Errorf("%w: unknown msdos option %q", ErrOption, key)
 }
 
-// BootstrapPath returns the file that Options.Bootstrap = name reads: a
+// Files returns the host files that WriteFile, Write and Build read with
+// o besides the source tree: the bootstrap file, if Bootstrap names one,
+// found as bootstrapPath finds it. A catalogue plans an image's inputs
+// with it.
+func (o *Options) Files() []string {
+	if o.Bootstrap == "" {
+		return nil
+	}
+	return []string{bootstrapPath(o.Bootstrap)}
+}
+
+// bootstrapPath returns the file that Options.Bootstrap = name reads: a
 // name without a slash is looked up in /boot, as newfs_msdos does; any
 // other name is a path, taken as it is (relative to the working
 // directory).
-func BootstrapPath(name string) string {
+func bootstrapPath(name string) string {
 	if !strings.Contains(name, "/") {
 		return "/boot/" + name
 	}
@@ -313,12 +324,12 @@ func BootstrapPath(name string) string {
 }
 
 // loadBootstrap reads the bootstrap file named by o.Bootstrap (see
-// BootstrapPath).
+// bootstrapPath).
 func (o *Options) loadBootstrap() error {
 	if o.Bootstrap == "" {
 		return nil
 	}
-	name := BootstrapPath(o.Bootstrap)
+	name := bootstrapPath(o.Bootstrap)
 	st, err := os.Stat(name)
 	if err != nil {
 		return fmt.Errorf("msdos: Options.Bootstrap: %w", err)

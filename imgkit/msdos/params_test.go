@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 func TestParseOption(t *testing.T) {
@@ -214,7 +214,7 @@ func TestOptionHelp(t *testing.T) {
 			t.Errorf("incomplete entry %+v", o)
 		}
 	}
-	if !slices.IsSortedFunc(help, func(a, b imgfmt.Option) int { return strings.Compare(a.Key, b.Key) }) {
+	if !slices.IsSortedFunc(help, func(a, b fsopt.Option) int { return strings.Compare(a.Key, b.Key) }) {
 		t.Errorf("OptionHelp is not sorted by key")
 	}
 	accepts := func(key string) bool {

@@ -120,7 +120,7 @@ type ReadCloser struct {
 	imgfmt.ImageFile
 }
 
-// OpenReader opens the FAT image file name and reads its volume as Open
+// OpenReader opens the FAT image file name and reads its volume as NewReader
 // does.
 func OpenReader(name string) (*ReadCloser, error) {
 	rc := new(ReadCloser)
@@ -135,10 +135,10 @@ func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 }
 
-// Open reads the FAT volume that starts at byte 0 of r, which holds size
+// NewReader reads the FAT volume that starts at byte 0 of r, which holds size
 // bytes. It checks the boot sector and reads the first FAT; directories
 // and files are read when asked for.
-func Open(r io.ReaderAt, size int64) (*FS, error) {
+func NewReader(r io.ReaderAt, size int64) (*FS, error) {
 	f := new(FS)
 	if err := f.init(r, size); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func Open(r io.ReaderAt, size int64) (*FS, error) {
 	return f, nil
 }
 
-// init reads the volume of r into f, for Open and OpenReader.
+// init reads the volume of r into f, for NewReader and OpenReader.
 func (f *FS) init(r io.ReaderAt, size int64) error {
 	b, err := readBootSector(r, size)
 	if err != nil {
@@ -582,7 +582,7 @@ func (f *FS) Entry(name string) (*Entry, error) {
 	c.chain = slices.Clone(e.chain)
 	if c.chain == nil && c.Cluster != 0 {
 		// Only the copy gets the chain: the FS's entries are shared by
-		// concurrent callers and are not written after Open.
+		// concurrent callers and are not written after NewReader.
 		var err error
 		if c.IsDir() {
 			c.chain, err = f.dirChain(c.Cluster)

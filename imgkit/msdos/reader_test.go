@@ -226,7 +226,7 @@ func corrupt(t *testing.T, img string, mod func(b []byte)) (*FS, error) {
 		t.Fatal(err)
 	}
 	mod(b)
-	return Open(bytes.NewReader(b), int64(len(b)))
+	return NewReader(bytes.NewReader(b), int64(len(b)))
 }
 
 func TestReaderCorrupt(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // WriteFile lays the tree of src out as a FAT volume with the options
@@ -19,15 +20,8 @@ import (
 // with the time rule of opts.Timestamp and opts.ClampTimes (a *fstree.Tree
 // given as src has it applied in place, as its Tree method does).
 func WriteFile(path string, src fstree.Source, opts *Options) error {
-	w, err := prepare(src, opts)
-	if err != nil {
-		return err
-	}
-	im, err := bcache.Create(path, w.fileSize, w.o.Cache)
-	if err != nil {
-		return err
-	}
-	return w.commit(im)
+	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
+	return err
 }
 
 // Write lays the tree of src out as WriteFile does and writes the image to
@@ -36,44 +30,30 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // written to dst when the volume cannot be made, and dst may hold part of
 // the image when a write to it fails. On any error the size returned is 0.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
-	w, err := prepare(src, opts)
+	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {
 		return 0, err
 	}
-	im, err := bcache.CreateWriterAt(dst, w.fileSize, w.o.Cache)
-	if err != nil {
-		return 0, err
-	}
-	if err := w.commit(im); err != nil {
-		return 0, err
-	}
-	return w.fileSize, nil
+	return im.Size(), nil
 }
 
 // Build lays the tree of src out as WriteFile does and returns the image.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
-	w, err := prepare(src, opts)
+	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
 	if err != nil {
-		return nil, err
-	}
-	im, err := bcache.CreateMemory(w.fileSize, w.o.Cache)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.commit(im); err != nil {
 		return nil, err
 	}
 	return im.Bytes(), nil
 }
 
-// commit writes the volume into im and commits it; on error im is
-// aborted.
-func (w *writer) commit(im *bcache.Image) error {
-	defer im.Abort()
-	if err := im.Guard(func() error { return w.write(im) }); err != nil {
-		return err
+// writeTarget is the one path of WriteFile, Write and Build: it lays the
+// volume out and writes it at t.
+func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
+	w, err := prepare(src, opts)
+	if err != nil {
+		return nil, err
 	}
-	return im.Commit()
+	return imgfmt.WriteImage(t, w.fileSize, w.o.Cache, w.write)
 }
 
 // Layout describes the volume that WriteFile, Write and Build would make,
@@ -119,22 +99,6 @@ type writer struct {
 	volID    uint32
 }
 
-// sourceTree returns the tree of src with the time rule of o applied. A
-// *fstree.Tree source is changed in place, as its Tree method does.
-func sourceTree(src fstree.Source, o *Options) (*fstree.Tree, error) {
-	if t, ok := src.(*fstree.Tree); src == nil || ok && (t == nil || t.Root == nil) {
-		return nil, fmt.Errorf("msdos: no source tree")
-	}
-	t, err := src.Tree(&fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
-	if err == nil {
-		err = t.CheckPaths() // bounds the depth, so the layout is linear
-	}
-	if err != nil {
-		return nil, fmt.Errorf("msdos: %w", err)
-	}
-	return t, nil
-}
-
 // checkNegative rejects negative counts and sizes, naming the field.
 func (o *Options) checkNegative() error {
 	for _, f := range []struct {
@@ -165,9 +129,9 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	t, err := sourceTree(src, o)
+	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("msdos: %w", err)
 	}
 	warn := func(s string) {
 		if o.Warn != nil {

@@ -124,7 +124,7 @@ func TestMapFSModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vol, err := Open(bytes.NewReader(img), int64(len(img)))
+	vol, err := NewReader(bytes.NewReader(img), int64(len(img)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestTimestamp(t *testing.T) {
 		if !bytes.Equal(img, again) {
 			t.Errorf("clamp %v: a tree walked without the timestamp gives other bytes", clamp)
 		}
-		vol, err := Open(bytes.NewReader(img), int64(len(img)))
+		vol, err := NewReader(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
 		}

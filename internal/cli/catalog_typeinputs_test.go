@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // splashOptions is the Options type of the splashfs type of
@@ -26,13 +27,13 @@ var errSplashOption = errors.New("splashfs: bad option")
 
 // TestBuildTypeFileOption registers a makefs type whose -o option names a
 // file, and checks that the planner makes that file an input, from the
-// type's contract (makefs.Format.Files) alone, and that changing it
+// type's contract (makefs.FSType.Files) alone, and that changing it
 // rebuilds the entry.
 func TestBuildTypeFileOption(t *testing.T) {
 	t.Parallel()
-	f := makefs.Format[splashOptions]{
+	f := makefs.FSType[splashOptions]{
 		Name: "splashfs",
-		Help: func() []imgfmt.Option { return []imgfmt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
+		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
 		ParseOption: func(o *splashOptions, key, value string) error {
 			if key != "picture" && key != "P" {
 				return errSplashOption
@@ -57,8 +58,8 @@ func TestBuildTypeFileOption(t *testing.T) {
 			return os.WriteFile(path, b, 0o644)
 		},
 	}
-	makefs.RegisterFormat(f)
-	t.Cleanup(func() { makefs.Unregister(f.Name) })
+	makefs.RegisterFSType(f)
+	t.Cleanup(func() { typereg.Unregister(f.Name) })
 
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // registerTestMakefsType registers a makefs type for one test and removes
@@ -19,7 +20,7 @@ import (
 func registerTestMakefsType(t *testing.T, mt makefs.Type) {
 	t.Helper()
 	makefs.Register(mt)
-	t.Cleanup(func() { makefs.Unregister(mt.Name) })
+	t.Cleanup(func() { typereg.Unregister(mt.Name) })
 }
 
 // optionHelpIntro is the line above every list of -o options.
@@ -39,8 +40,8 @@ func testOptionTypes(t *testing.T) {
 	registerTestMakefsType(t, makefs.Type{
 		Name:  "test-described",
 		Write: fail,
-		Help: func() []imgfmt.Option {
-			return []imgfmt.Option{
+		Help: func() []fsopt.Option {
+			return []fsopt.Option{
 				{Key: "sectors_per_cluster", Letter: "c", Field: "SectorsPerCluster", Default: "from the size", Usage: "sectors per cluster, a power of 2"},
 				{Key: "label", Field: "Label", Usage: "volume label"},
 				{Key: "x", Letter: "X", Field: "X", Default: "0", Usage: "a short one"},

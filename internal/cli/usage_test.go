@@ -10,10 +10,10 @@ import (
 )
 
 // packagePrefix matches what an error of a library package starts with
-// when it reaches the user unworded: "bcache: ", "imgfmt: ", "ffs: bad
-// option: ". The commands' own prefixes (makefs, ar, ranlib...) are not
+// when it reaches the user unworded: "bcache: ", "imgfmt: ", "describe: ",
+// "ffs: bad option: ". The commands' own prefixes (makefs, ar, ranlib...) are not
 // among them.
-var packagePrefix = regexp.MustCompile(`\b(bcache|imgfmt|fstree|inspect|catalog|msdos|ffs|cd9660): `)
+var packagePrefix = regexp.MustCompile(`\b(bcache|imgfmt|describe|fstree|inspect|catalog|msdos|ffs|cd9660): `)
 
 // TestCommandLineErrors runs many bad command lines of every command and
 // checks what README's "The command line" promises: a command line that

@@ -3,16 +3,16 @@ package tooltest
 import (
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // IndexFields checks what the format contract promises of a Fields list
 // for an image of size bytes (each (Path, Name) pair once; every field,
 // and every span of a data field, inside the image) and returns the
 // fields by [Path, Name].
-func IndexFields(t testing.TB, fields []imgfmt.Field, size int64) map[[2]string]imgfmt.Field {
+func IndexFields(t testing.TB, fields []describe.Field, size int64) map[[2]string]describe.Field {
 	t.Helper()
-	byKey := make(map[[2]string]imgfmt.Field, len(fields))
+	byKey := make(map[[2]string]describe.Field, len(fields))
 	for _, f := range fields {
 		k := [2]string{f.Path, f.Name}
 		if _, dup := byKey[k]; dup {

@@ -1,4 +1,4 @@
-package imgfmt
+package fsopt
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ type testOptions struct {
 
 var errTestUnknown = errors.New("unknown")
 
-var testTable = OptionTable[testOptions]{
+var testTable = Table[testOptions]{
 	{Option: Option{Key: "size", Letter: "s", Field: "Size", Default: "0", Usage: "the size"},
 		Set: func(o *testOptions, key, value string) error { o.Size = key + "=" + value; return nil }},
 	{Option: Option{Key: "label", Field: "Label", Default: "none", Usage: "the label"},
@@ -88,9 +88,9 @@ func TestOptionNumber(t *testing.T) {
 		{"0x5", 2, 9, 0, `kv: bad option: n: "0x5": number out of range: 0 is not between 2 and 9`},
 		{"ten", 0, 9, 0, `kv: bad option: n: "ten": illegal number`},
 	} {
-		v, err := OptionNumber(errOption, "n", tc.value, tc.lo, tc.hi)
+		v, err := Number(errOption, "n", tc.value, tc.lo, tc.hi)
 		if tc.err == "" && (v != tc.want || err != nil) || tc.err != "" && (err == nil || err.Error() != tc.err || !errors.Is(err, errOption)) {
-			t.Errorf("OptionNumber(%q, %d, %d) = %d, %v; want %d, %q", tc.value, tc.lo, tc.hi, v, err, tc.want, tc.err)
+			t.Errorf("Number(%q, %d, %d) = %d, %v; want %d, %q", tc.value, tc.lo, tc.hi, v, err, tc.want, tc.err)
 		}
 	}
 }

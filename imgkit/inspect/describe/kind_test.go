@@ -1,4 +1,4 @@
-package imgfmt
+package describe
 
 import (
 	"bytes"
@@ -53,21 +53,21 @@ func TestCheck(t *testing.T) {
 	match := func([]byte) bool { return false }
 	open := func(io.ReaderAt, int64) (fs.FS, error) { return nil, nil }
 	for _, tc := range []struct {
-		f    Format
+		f    Kind
 		want error
 	}{
-		{Format{Name: "x", Match: match, Open: open}, nil},
-		{Format{Match: match, Open: open}, ErrNoName},
-		{Format{Name: "x", Open: open}, ErrNoMatch},
-		{Format{Name: "x", Match: match}, ErrNoOpen},
+		{Kind{Name: "x", Match: match, Open: open}, nil},
+		{Kind{Match: match, Open: open}, ErrNoName},
+		{Kind{Name: "x", Open: open}, ErrNoMatch},
+		{Kind{Name: "x", Match: match}, ErrNoOpen},
 	} {
 		err := tc.f.Check()
 		if (tc.want == nil) != (err == nil) || !errors.Is(err, tc.want) {
 			t.Errorf("Check(%q) = %v, want %v", tc.f.Name, err, tc.want)
 		}
 	}
-	f := Format{Name: "kv", Open: open}
-	if err := f.Check(); err == nil || err.Error() != `imgfmt: format has no Match (format "kv")` {
+	f := Kind{Name: "kv", Open: open}
+	if err := f.Check(); err == nil || err.Error() != `describe: format has no Match (format "kv")` {
 		t.Errorf("Check = %v", err)
 	}
 }
@@ -87,7 +87,7 @@ type testSys struct {
 func (i testSys) Sys() any { return i.sys }
 
 // TestAdapters checks that OpenAs, SummaryOf and ColumnOf turn a format's
-// typed functions into a Format's: the FS is passed through and a failed
+// typed functions into a Kind's: the FS is passed through and a failed
 // open is a nil fs.FS; another FS type, another Sys type or a nil pointer
 // is "".
 func TestAdapters(t *testing.T) {

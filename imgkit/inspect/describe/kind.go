@@ -1,4 +1,4 @@
-package imgfmt
+package describe
 
 import (
 	"errors"
@@ -7,14 +7,14 @@ import (
 	"io/fs"
 )
 
-// HeadSize is how many leading bytes of a file Format.Match sees: enough
+// HeadSize is how many leading bytes of a file Kind.Match sees: enough
 // for an FFS superblock at byte 65536 (SBLOCK_UFS2) and its 8192 bytes
 // (SBLOCKSIZE).
 const HeadSize = 65536 + 8192
 
-// A Format is a kind of file that tools can recognise, open and describe:
+// A Kind is a file format that tools can recognise, open and describe:
 // what a format package returns from its Describe function.
-type Format struct {
+type Kind struct {
 	// Name is the format's short name: "msdos", "ffs", "ar". It is the
 	// makefs(8) type name where there is one.
 	Name string
@@ -42,16 +42,16 @@ type Format struct {
 	Owner func(fi fs.FileInfo) (uid, gid uint32, ok bool)
 }
 
-// Errors of Format.Check.
+// Errors of Kind.Check.
 var (
-	ErrNoName  = errors.New("imgfmt: format has no Name")
-	ErrNoMatch = errors.New("imgfmt: format has no Match")
-	ErrNoOpen  = errors.New("imgfmt: format has no Open")
+	ErrNoName  = errors.New("describe: format has no Name")
+	ErrNoMatch = errors.New("describe: format has no Match")
+	ErrNoOpen  = errors.New("describe: format has no Open")
 )
 
 // Check reports whether f has what every format must have: a Name, a
 // Match and an Open. Fields, Summary, Column and Owner are optional.
-func (f *Format) Check() error {
+func (f *Kind) Check() error {
 	switch {
 	case f.Name == "":
 		return ErrNoName
@@ -64,9 +64,9 @@ func (f *Format) Check() error {
 }
 
 // OpenAs returns open, a format's own Open that returns its FS type F, as
-// a Format's Open:
+// a Kind's Open:
 //
-//	Open: imgfmt.OpenAs(Open),
+//	Open: describe.OpenAs(Open),
 //
 // When open fails, the fs.FS it returns is nil.
 func OpenAs[F fs.FS](open func(r io.ReaderAt, size int64) (F, error)) func(r io.ReaderAt, size int64) (fs.FS, error) {
@@ -80,7 +80,7 @@ func OpenAs[F fs.FS](open func(r io.ReaderAt, size int64) (F, error)) func(r io.
 }
 
 // SummaryOf returns summary, which describes the format's own FS type F,
-// as a Format's Summary: for an fs.FS that is not an F it is "".
+// as a Kind's Summary: for an fs.FS that is not an F it is "".
 func SummaryOf[F fs.FS](summary func(f F) string) func(fsys fs.FS) string {
 	return func(fsys fs.FS) string {
 		f, ok := fsys.(F)
@@ -92,7 +92,7 @@ func SummaryOf[F fs.FS](summary func(f F) string) func(fsys fs.FS) string {
 }
 
 // OwnerOf returns owner, which reads a file's owner and group from the *S
-// its fs.FileInfo's Sys gives, as a Format's Owner: for a FileInfo whose
+// its fs.FileInfo's Sys gives, as a Kind's Owner: for a FileInfo whose
 // Sys is not a non-nil *S, ok is false.
 func OwnerOf[S any](owner func(s *S) (uid, gid uint32, ok bool)) func(fi fs.FileInfo) (uid, gid uint32, ok bool) {
 	return func(fi fs.FileInfo) (uint32, uint32, bool) {
@@ -106,7 +106,7 @@ func OwnerOf[S any](owner func(s *S) (uid, gid uint32, ok bool)) func(fi fs.File
 
 // ColumnOf returns column, which describes a file by the *S its
 // fs.FileInfo's Sys gives (the format's entry, inode or member), as a
-// Format's Column: for a FileInfo whose Sys is not a non-nil *S it is "".
+// Kind's Column: for a FileInfo whose Sys is not a non-nil *S it is "".
 func ColumnOf[S any](column func(s *S) string) func(fi fs.FileInfo) string {
 	return func(fi fs.FileInfo) string {
 		s, ok := fi.Sys().(*S)

@@ -1,4 +1,4 @@
-package imgfmt
+package describe
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package imgfmt
+package fsopt
 
 import (
 	"errors"
