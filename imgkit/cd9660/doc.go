@@ -7,13 +7,13 @@
 // whose fields are makefs's cd9660 -o options: WriteFile into a file that
 // appears only when complete, Write to an io.WriterAt, Build as bytes. The
 // three give the same bytes as fixturegen makefs -t cd9660 with the same
-// options. Open and OpenReader read any ISO 9660 image back as an io/fs.FS,
+// options. NewReader and OpenReader read any ISO 9660 image back as an io/fs.FS,
 // with Rock Ridge names and modes when present, else Joliet names, else
 // ISO 9660 identifiers; FS.View chooses another, FS.BootCatalog reads the
 // El Torito catalogue.
 //
 //	img, err := cd9660.Build(fstree.FS(fsys), &cd9660.Options{RockRidge: true, Timestamp: t})
-//	fsys, err := cd9660.Open(bytes.NewReader(img), int64(len(img)))
+//	fsys, err := cd9660.NewReader(bytes.NewReader(img), int64(len(img)))
 //
 // The on-disk records are in format.go, one byte-array type per record
 // with one accessor per field, named as the standards name them.

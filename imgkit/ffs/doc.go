@@ -6,7 +6,7 @@
 // whose fields are makefs's -o options and global flags: WriteFile into a
 // file that appears only when complete, Write to an io.WriterAt, Build as
 // bytes. The three give the same bytes as fixturegen makefs -t ffs with the
-// same options. Open and OpenReader read any UFS1 or UFS2 image, in either
+// same options. NewReader and OpenReader read any UFS1 or UFS2 image, in either
 // byte order, back as an io/fs.FS; ExampleBuild shows both directions.
 //
 //	img, err := ffs.Build(fstree.FS(fsys), &ffs.Options{Version: 2, Timestamp: t})

@@ -7,7 +7,7 @@
 // options: WriteFile into a file that appears only when complete, Write to
 // an io.WriterAt, Build as bytes. The three give the same bytes as
 // fixturegen makefs -t msdos with the same options; LayoutOf tells the
-// geometry and size beforehand. Open and OpenReader read a FAT12/16/32
+// geometry and size beforehand. NewReader and OpenReader read a FAT12/16/32
 // volume back as an io/fs.FS with long names; FS.Entry gives a path's
 // short name, attributes and cluster chain. ExampleBuild and
 // ExampleWriteFile show both directions.
