@@ -85,6 +85,7 @@ func TestPlanHostOwners(t *testing.T) {
 // themselves resolve through the host as makefs resolves them. The test
 // replaces a package variable, so it does not run in parallel.
 func TestBuildHostOwners(t *testing.T) {
+	// not parallel: it sets the package variable hostUserDatabases.
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":                "module m\n",
