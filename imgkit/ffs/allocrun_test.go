@@ -111,7 +111,11 @@ func TestClusterTake(t *testing.T) {
 		clear(a.cg(0)[g.clustersumoff : g.clustersumoff+4*(g.contigsumsize+1)])
 		a.initcgClusterSum(0, nblks)
 	}
-	for k := range 2000 {
+	n := 2000
+	if testing.Short() {
+		n = 250 // -short (CI's race run) tries fewer maps; the run without -short, all
+	}
+	for k := range n {
 		m := make([]byte, len(taken.clustersfree(0)))
 		for i := range nblks {
 			if r.IntN(10) < 7 {

@@ -130,10 +130,10 @@ func TestReaderCorrupt(t *testing.T) {
 	// Flip bytes all over the metadata: errors, never panics.
 	// One byte at a time, put back after each try: a copy of the whole
 	// image per try costs more than the walk. With -short (which the race
-	// detector's run uses), every eighth try.
+	// detector's run uses), every 16th try.
 	step := 1
 	if testing.Short() {
-		step = 8
+		step = 16
 	}
 	b := bytes.Clone(img)
 	for i := 0; i < 2000; i += step {

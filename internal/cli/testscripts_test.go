@@ -3,6 +3,7 @@ package cli_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,8 +45,29 @@ func TestScripts(t *testing.T) {
 			setupGo(e)
 			return nil
 		},
-		Cmds: scriptCmds(),
+		Cmds:      scriptCmds(),
+		Condition: toolCondition,
 	})
+}
+
+// toolCondition implements the scenarios' condition [tool:NAME]: true
+// when the command NAME is in PATH. A missing tool makes the condition an
+// error, failing the scenario, when FIXTUREGEN_REQUIRE_TOOLS=1 (as CI runs
+// the tests), so that the independent read-backs which pin a scenario's
+// sums cannot pass there by being left out, as [exec:NAME] would let
+// them; elsewhere it is false, and the lines it guards are skipped.
+func toolCondition(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "tool:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(name); err == nil {
+		return true, nil
+	}
+	if tooltest.Required() {
+		return false, fmt.Errorf("%s, and %s=1 requires it", tooltest.NotFound(name), tooltest.RequireEnv)
+	}
+	return false, nil
 }
 
 // scriptCmds returns the scenarios' own commands and those of fixturetest
@@ -122,5 +144,27 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// TestToolCondition checks that [tool:NAME] is true for a command in PATH
+// and, for a missing one, false or, under FIXTUREGEN_REQUIRE_TOOLS=1, an
+// error that fails the scenario.
+func TestToolCondition(t *testing.T) {
+	// not parallel: t.Setenv (FIXTUREGEN_REQUIRE_TOOLS).
+	if ok, err := toolCondition("tool:go"); !ok || err != nil {
+		t.Errorf("[tool:go] = %v, %v; want true", ok, err)
+	}
+	if _, err := toolCondition("nosuch:go"); err == nil {
+		t.Error("[nosuch:go]: no error for an unknown condition")
+	}
+	const missing = "tool:fixturegen-no-such-tool"
+	t.Setenv(tooltest.RequireEnv, "")
+	if ok, err := toolCondition(missing); ok || err != nil {
+		t.Errorf("[%s] = %v, %v; want false", missing, ok, err)
+	}
+	t.Setenv(tooltest.RequireEnv, "1")
+	if _, err := toolCondition(missing); err == nil || !strings.Contains(err.Error(), "fixturegen-no-such-tool not found in PATH") {
+		t.Errorf("[%s] under %s=1: %v, want an error naming the tool", missing, tooltest.RequireEnv, err)
 	}
 }

@@ -22,28 +22,30 @@ const RequireEnv = "FIXTUREGEN_REQUIRE_TOOLS"
 // packages maps a command to the Debian package that installs it, for the
 // skip message.
 var packages = map[string]string{
-	"fsck.fat": "dosfstools",
-	"mkfs.fat": "dosfstools",
-	"mcopy":    "mtools",
-	"mdir":     "mtools",
-	"mmd":      "mtools",
-	"fls":      "sleuthkit",
-	"fsstat":   "sleuthkit",
-	"istat":    "sleuthkit",
-	"icat":     "sleuthkit",
-	"makefs":   "makefs",
-	"ar":       "binutils",
-	"nm":       "binutils",
-	"ranlib":   "binutils",
-	"llvm-ar":  "llvm",
-	"llvm-nm":  "llvm",
-	"cc":       "gcc",
-	"gcc":      "gcc",
-	"xorriso":  "xorriso",
-	"isoinfo":  "genisoimage",
-	"iso-info": "libcdio-utils",
-	"bsdtar":   "libarchive-tools",
-	"7z":       "p7zip-full",
+	"fsck.fat":    "dosfstools",
+	"mkfs.fat":    "dosfstools",
+	"mcopy":       "mtools",
+	"mdir":        "mtools",
+	"mmd":         "mtools",
+	"fls":         "sleuthkit",
+	"fsstat":      "sleuthkit",
+	"istat":       "sleuthkit",
+	"icat":        "sleuthkit",
+	"tsk_recover": "sleuthkit",
+	"diff":        "diffutils",
+	"makefs":      "makefs",
+	"ar":          "binutils",
+	"nm":          "binutils",
+	"ranlib":      "binutils",
+	"llvm-ar":     "llvm",
+	"llvm-nm":     "llvm",
+	"cc":          "gcc",
+	"gcc":         "gcc",
+	"xorriso":     "xorriso",
+	"isoinfo":     "genisoimage",
+	"iso-info":    "libcdio-utils",
+	"bsdtar":      "libarchive-tools",
+	"7z":          "p7zip-full",
 }
 
 // builds maps a command that no Debian package has to how it is made.
@@ -73,12 +75,19 @@ func Need(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
+	Missing(t, NotFound(name))
+	return ""
+}
+
+// NotFound returns the message Need gives for a command missing from
+// PATH: its name and how to install it. Scenarios that check for tools
+// themselves (testscript's need command in internal/cli) report with it.
+func NotFound(name string) string {
 	msg := name + " not found in PATH"
 	if pkg, ok := packages[name]; ok {
 		msg += " (apt-get install " + pkg + ")"
 	} else if how, ok := builds[name]; ok {
 		msg += " (" + how + ")"
 	}
-	Missing(t, msg)
-	return ""
+	return msg
 }
