@@ -118,17 +118,7 @@ func TestStreamToFifoOnTmpfs(t *testing.T) {
 	}
 	im := create(t, path, 300000, ModeAuto)
 	im.WriteAt([]byte("piped"), 200000)
-	done := make(chan []byte)
-	go func() {
-		f, err := os.Open(path)
-		if err != nil {
-			done <- nil
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		done <- b
-	}()
+	done := readFifo(path)
 	if err := im.Commit(); err != nil {
 		t.Fatal(err)
 	}

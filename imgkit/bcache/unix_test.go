@@ -261,17 +261,7 @@ func TestStreamToFifo(t *testing.T) {
 		}
 		tmp := im.tmp
 		im.WriteAt([]byte("through the pipe"), 1000)
-		done := make(chan []byte)
-		go func() {
-			f, err := os.Open(path)
-			if err != nil {
-				done <- nil
-				return
-			}
-			defer f.Close()
-			b, _ := io.ReadAll(f)
-			done <- b
-		}()
+		done := readFifo(path)
 		if err := im.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -302,4 +292,21 @@ func TestStreamToDevNull(t *testing.T) {
 	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Fatalf("/dev/null is no longer a character device: %v %v", fi.Mode(), err)
 	}
+}
+
+// readFifo opens the named pipe path for reading in a goroutine and sends
+// everything read from it, or nil when it cannot be opened.
+func readFifo(path string) <-chan []byte {
+	done := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			done <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		done <- b
+	}()
+	return done
 }
