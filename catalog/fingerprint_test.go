@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // kindRunner runs the commands of the fingerprint tests, each of which
@@ -103,32 +105,11 @@ func describeTree(b *strings.Builder, root string) error {
 // fingerprintTime is the time the tests give every file they compare.
 var fingerprintTime = time.Unix(1_700_000_000, 0)
 
-// setTimes sets the access and modification times of each path (not
-// following links) to fingerprintTime, over and over until the host gives
-// all of them one change time, as it does when they fall in one tick of
-// its clock: so only what the fingerprint holds beyond size, mode and
-// times (inodes, link targets) tells them apart.
+// setTimes gives each path fingerprintTime and one change time
+// (tooltest.SameTimes).
 func setTimes(t *testing.T, paths ...string) {
 	t.Helper()
-	ts := []unix.Timespec{unix.NsecToTimespec(fingerprintTime.UnixNano()), unix.NsecToTimespec(fingerprintTime.UnixNano())}
-	for try := 0; try < 100; try++ {
-		ctimes := map[int64]bool{}
-		for _, p := range paths {
-			if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, p := range paths {
-			var st unix.Stat_t
-			if err := unix.Lstat(p, &st); err != nil {
-				t.Fatal(err)
-			}
-			ctimes[st.Ctim.Nano()] = true
-		}
-		if len(ctimes) <= 1 {
-			return
-		}
-	}
+	tooltest.SameTimes(t, fingerprintTime, paths...)
 }
 
 // TestBuildSeesEveryInputKind changes an input or an output of a built

@@ -9,35 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
-// sameTimes sets the times of each path (not following links) to one
-// time, over and over until the host gives all of them one change time
-// too, as it does within one tick of its clock: then only their inodes
-// and link targets tell them apart.
+// sameTimes gives each path one time and one change time
+// (tooltest.SameTimes).
 func sameTimes(t *testing.T, paths ...string) {
 	t.Helper()
-	ns := time.Unix(1_700_000_000, 0).UnixNano()
-	ts := []unix.Timespec{unix.NsecToTimespec(ns), unix.NsecToTimespec(ns)}
-	for try := 0; try < 100; try++ {
-		ctimes := map[int64]bool{}
-		for _, p := range paths {
-			if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, p := range paths {
-			var st unix.Stat_t
-			if err := unix.Lstat(p, &st); err != nil {
-				t.Fatal(err)
-			}
-			ctimes[st.Ctim.Nano()] = true
-		}
-		if len(ctimes) == 1 {
-			return
-		}
-	}
+	tooltest.SameTimes(t, time.Unix(1_700_000_000, 0), paths...)
 }
 
 // TestBuildFingerprintKinds builds a makefs catalogue and changes, keeping
