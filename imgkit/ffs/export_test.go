@@ -3,6 +3,7 @@ package ffs
 import (
 	"bytes"
 	"fmt"
+	"testing"
 )
 
 // MaskRandom zeroes, in the image img, the fields that FreeBSD's makefs
@@ -134,4 +135,35 @@ func ClampMaxbsize(img []byte) (bool, error) {
 		}
 	}
 	return changed, nil
+}
+
+// CompareDebian fails t where the image got differs from want, an image
+// of Debian's makefs, outside the fields that makefs fills from random()
+// or with heap pointers (maskedFields), as TestCompatDebianBytes
+// compares. It is exported for the tests of package ffs_test.
+func CompareDebian(t *testing.T, want, got []byte) {
+	t.Helper()
+	compareImages(t, want, got)
+}
+
+// ClearInodeFlags zeroes di_flags of inode ino in the image img. It is
+// exported for the tests of package ffs_test, which compare images whose
+// spec sets file flags with Debian's makefs, whose Linux build writes
+// di_flags 0 whatever the spec says.
+func ClearInodeFlags(img []byte, ino int64) error {
+	f, err := NewReader(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		return err
+	}
+	g := &f.g
+	if ino < 0 || ino >= g.ncg*g.ipg {
+		return fmt.Errorf("inode %d out of range", ino)
+	}
+	d := img[g.inodeOff(ino):][:g.dinodeSize()]
+	if g.version == 1 {
+		clear((*dinode1)(d).diFlags())
+	} else {
+		clear((*dinode2)(d).diFlags())
+	}
+	return nil
 }
