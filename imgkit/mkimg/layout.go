@@ -1,7 +1,9 @@
 package mkimg
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -130,7 +132,7 @@ func (l *layout) readBootcode(path string) error {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%w: -b: %w", ErrBootcode, err)
+		return fmt.Errorf("%w: -b %s: %w", ErrBootcode, path, bareError(err))
 	}
 	if len(b) > bootcodeMax {
 		return fmt.Errorf("%w: -b %s: %d bytes; %s boot code is at most %d", ErrBootcode, path, len(b), l.scheme, bootcodeMax)
@@ -155,7 +157,7 @@ func (l *layout) place(ps []Partition) error {
 		if p.File != "" {
 			fi, err := os.Stat(p.File)
 			if err != nil {
-				return fmt.Errorf("%w: partition %d: %w", ErrPartition, i+1, err)
+				return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, i+1, p.File, bareError(err))
 			}
 			if !fi.Mode().IsRegular() {
 				return fmt.Errorf("%w: partition %d: %s is not a regular file", ErrPartition, i+1, p.File)
@@ -222,6 +224,15 @@ func (l *layout) roundTrack(n uint64) uint64 {
 		return n + l.track - r
 	}
 	return n
+}
+
+// bareError returns the cause of a *fs.PathError, whose message would
+// repeat the operation and path the caller names itself.
+func bareError(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ceilDiv returns a/b rounded up.

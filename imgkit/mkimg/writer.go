@@ -113,16 +113,16 @@ func (l *layout) copyPartition(w io.WriterAt, p *placed) ([sha256.Size]byte, err
 	}
 	f, err := os.Open(p.File)
 	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, err)
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
 	}
 	defer f.Close()
 	dst := io.NewOffsetWriter(w, int64(p.start*l.secsz))
 	n, err := io.Copy(io.MultiWriter(dst, h), io.LimitReader(f, int64(p.bytes)))
 	if err == nil && uint64(n) != p.bytes {
-		err = fmt.Errorf("%s shrank from %d to %d bytes while being read", p.File, p.bytes, n)
+		err = fmt.Errorf("shrank from %d to %d bytes while being read", p.bytes, n)
 	}
 	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, err)
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
 }
