@@ -1,7 +1,7 @@
 // Package tooltest lets tests depend on external validators (fsck.fat, mtools,
-// sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, cc, and the ISO 9660 readers
-// xorriso, isoinfo, iso-info, bsdtar and 7z) without making them a hard requirement on a
-// developer's machine.
+// sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, FreeBSD's mkimg,
+// sgdisk, cc, and the ISO 9660 readers xorriso, isoinfo, iso-info, bsdtar and
+// 7z) without making them a hard requirement on a developer's machine.
 //
 // A test that needs a tool calls Need. Where the tool is missing the test is
 // skipped with a message naming the tool and the Debian package that provides
@@ -46,11 +46,13 @@ var packages = map[string]string{
 	"iso-info":    "libcdio-utils",
 	"bsdtar":      "libarchive-tools",
 	"7z":          "p7zip-full",
+	"sgdisk":      "gdisk",
 }
 
 // builds maps a command that no Debian package has to how it is made.
 var builds = map[string]string{
 	"freebsd-makefs": "build it with ../shared/tools/freebsd-makefs/build.sh DIR and put DIR in PATH, as .ci/run does",
+	"freebsd-mkimg":  "build it with ../shared/tools/freebsd-mkimg/build.sh DIR and put DIR in PATH, as .ci/run does",
 }
 
 // Required reports whether missing tools fail tests instead of skipping them.

@@ -1,0 +1,266 @@
+package mkimg
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteFile writes the disk o describes to path, as freebsd-mkimg -f raw
+// does. The disk is made in a temporary file beside path and renamed over
+// it only when complete, so that on an error path is left as it was; the
+// sectors no partition or metadata fills are holes where the file system
+// allows them. o.Output is ignored.
+func WriteFile(path string, o *Options) error {
+	l, err := plan(o)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".mkimg*")
+	if err != nil {
+		return fmt.Errorf("mkimg: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Truncate(int64(l.sectors * l.secsz)); err != nil {
+		tmp.Close()
+		return fmt.Errorf("mkimg: %s: %w", path, err)
+	}
+	werr := l.write(tmp)
+	cerr := tmp.Close()
+	if werr != nil {
+		return werr
+	}
+	if cerr != nil {
+		return fmt.Errorf("mkimg: %s: %w", path, cerr)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("mkimg: %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("mkimg: %w", err)
+	}
+	return nil
+}
+
+// Write writes the disk o describes to w, at offsets 0 up to its size,
+// which it returns. Only partition contents and metadata are written; w
+// must read as zeros everywhere else, as a new file or buffer does.
+func Write(w io.WriterAt, o *Options) (int64, error) {
+	l, err := plan(o)
+	if err != nil {
+		return 0, err
+	}
+	if err := l.write(w); err != nil {
+		return 0, err
+	}
+	return int64(l.sectors * l.secsz), nil
+}
+
+// Build returns the disk o describes, built in memory.
+func Build(o *Options) ([]byte, error) {
+	l, err := plan(o)
+	if err != nil {
+		return nil, err
+	}
+	buf := &memDisk{b: make([]byte, l.sectors*l.secsz)}
+	if err := l.write(buf); err != nil {
+		return nil, err
+	}
+	return buf.b, nil
+}
+
+// memDisk is an io.WriterAt over a byte slice of the disk's size.
+type memDisk struct{ b []byte }
+
+func (m *memDisk) WriteAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > int64(len(m.b)) {
+		return 0, fmt.Errorf("mkimg: write past the end of the disk at byte %#x", off)
+	}
+	return copy(m.b[off:], p), nil
+}
+
+// write copies the partitions' contents into w, then the scheme's
+// metadata, whose GUIDs may depend on those contents.
+func (l *layout) write(w io.WriterAt) error {
+	sums := make([][sha256.Size]byte, len(l.parts))
+	for i := range l.parts {
+		sum, err := l.copyPartition(w, &l.parts[i])
+		if err != nil {
+			return err
+		}
+		sums[i] = sum
+	}
+	g := l.guids(sums)
+	switch l.scheme {
+	case "gpt":
+		return l.writeGPT(w, g)
+	default:
+		return l.writeMBR(w)
+	}
+}
+
+// copyPartition copies a file partition's bytes to its place on the disk
+// and returns their SHA-256; an empty partition's sum is that of no bytes.
+func (l *layout) copyPartition(w io.WriterAt, p *placed) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	if p.File == "" {
+		return [sha256.Size]byte(h.Sum(nil)), nil
+	}
+	f, err := os.Open(p.File)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	defer f.Close()
+	dst := io.NewOffsetWriter(w, int64(p.start*l.secsz))
+	n, err := io.Copy(io.MultiWriter(dst, h), io.LimitReader(f, int64(p.bytes)))
+	if err == nil && uint64(n) != p.bytes {
+		err = fmt.Errorf("shrank from %d to %d bytes while being read", p.bytes, n)
+	}
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	return [sha256.Size]byte(h.Sum(nil)), nil
+}
+
+// writeAt writes b, whole sectors, at sector lba.
+func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
+	if _, err := w.WriteAt(b, int64(lba*l.secsz)); err != nil {
+		return fmt.Errorf("mkimg: writing sector %d: %w", lba, err)
+	}
+	return nil
+}
+
+// bootSector returns LBA 0's buffer: the boot code's bytes before the
+// partition records, zeros after them, and the boot signature.
+func (l *layout) bootSector() ([]byte, *mbrRecord) {
+	b := make([]byte, l.secsz)
+	if l.bootcode != nil {
+		copy(b[:mbrPartitionOffset], l.bootcode)
+	}
+	m := (*mbrRecord)(b[:512])
+	binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
+	return b, m
+}
+
+// writeMBR writes the MBR in LBA 0: one partition record per used slot,
+// sized in whole tracks.
+func (l *layout) writeMBR(w io.WriterAt) error {
+	b, m := l.bootSector()
+	for _, p := range l.parts {
+		r := m.partitionRecord(p.index)
+		size := l.roundTrack(p.sectors)
+		boot := l.active == p.index+1 || (l.active == 0 && p.index == 0 && l.bootcode != nil)
+		if boot {
+			r.bootIndicator()[0] = 0x80
+		}
+		l.chs(r.startingCHS(), p.start)
+		r.osType()[0] = mbrTypes[lower7(p.Type)]
+		l.chs(r.endingCHS(), p.start+size-1)
+		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(p.start))
+		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
+	}
+	return l.writeAt(w, b, 0)
+}
+
+// chs stores lba's cylinder-head-sector address in the three bytes of an
+// MBR CHS field, with the simulated geometry and cylinders up to 1023.
+// Without a geometry (one head or one sector per track), or past cylinder
+// 1023, every bit is set, as mkimg sets them.
+func (l *layout) chs(dst []byte, lba uint64) {
+	cyl, hd, sec := uint64(0xffffffff), uint64(0xffffffff), uint64(0xffffffff)
+	if l.heads > 1 && l.track > 1 {
+		s := lba%l.track + 1
+		rest := lba / l.track
+		h := rest % l.heads
+		if c := rest / l.heads; c <= 1023 {
+			cyl, hd, sec = c, h, s
+		}
+	}
+	dst[0] = byte(hd)
+	dst[1] = byte(sec&0x3f) | byte((cyl>>2)&0xc0)
+	dst[2] = byte(cyl)
+}
+
+// writeGPT writes the protective MBR, the primary header and entry array
+// at LBA 1 and 2, and the backup array and header at the end of the disk.
+func (l *layout) writeGPT(w io.WriterAt, g guids) error {
+	b, m := l.bootSector()
+	r := m.partitionRecord(0)
+	protectiveCHS(r)
+	r.osType()[0] = pmbrOSType
+	binary.LittleEndian.PutUint32(r.startingLBA(), 1)
+	secs := uint32(0xffffffff)
+	if l.sectors <= 0xffffffff {
+		secs = uint32(l.sectors - 1)
+	}
+	binary.LittleEndian.PutUint32(r.sizeInLBA(), secs)
+	if err := l.writeAt(w, b, 0); err != nil {
+		return err
+	}
+
+	table := make([]byte, l.gptTable*l.secsz)
+	for i, p := range l.parts {
+		e := (*gptEntry)(table[p.index*gptEntrySize:][:gptEntrySize])
+		gptTypes[lower7(p.Type)].encode(e.partitionTypeGUID())
+		g.parts[i].encode(e.uniquePartitionGUID())
+		binary.LittleEndian.PutUint64(e.startingLBA(), p.start)
+		binary.LittleEndian.PutUint64(e.endingLBA(), p.start+p.sectors-1)
+		name := e.partitionName()
+		for j := 0; j < len(p.Label); j++ {
+			binary.LittleEndian.PutUint16(name[2*j:], uint16(p.Label[j]))
+		}
+	}
+	backupTable := l.sectors - l.gptTable - 1
+	if err := l.writeAt(w, table, 2); err != nil {
+		return err
+	}
+	if err := l.writeAt(w, table, backupTable); err != nil {
+		return err
+	}
+
+	var h gptHeader
+	copy(h.signature(), gptSignature[:])
+	binary.LittleEndian.PutUint32(h.revision(), gptRevision)
+	binary.LittleEndian.PutUint32(h.headerSize(), gptHeaderSize)
+	binary.LittleEndian.PutUint64(h.firstUsableLBA(), 2+l.gptTable)
+	binary.LittleEndian.PutUint64(h.lastUsableLBA(), l.sectors-l.gptTable-2)
+	g.disk.encode(h.diskGUID())
+	binary.LittleEndian.PutUint32(h.numberOfPartitionEntries(), uint32(l.gptTable*l.secsz/gptEntrySize))
+	binary.LittleEndian.PutUint32(h.sizeOfPartitionEntry(), gptEntrySize)
+	binary.LittleEndian.PutUint32(h.partitionEntryArrayCRC32(), crc32.ChecksumIEEE(table))
+	if err := l.writeHeader(w, &h, 1, l.sectors-1, 2); err != nil {
+		return err
+	}
+	return l.writeHeader(w, &h, l.sectors-1, 1, backupTable)
+}
+
+// protectiveCHS fills the protective MBR record's CHS fields as mkimg
+// does: StartingCHS 0x000200 (sector 2, the record's StartingLBA 1) and
+// EndingCHS all ones.
+func protectiveCHS(r *mbrPartitionRecord) {
+	copy(r.startingCHS(), []byte{0x00, 0x02, 0x00})
+	copy(r.endingCHS(), []byte{0xff, 0xff, 0xff})
+}
+
+// writeHeader sets the header's own, alternate and entry array LBAs and
+// its HeaderCRC32 and writes it, in a zeroed sector, at LBA self.
+func (l *layout) writeHeader(w io.WriterAt, h *gptHeader, self, alt, table uint64) error {
+	binary.LittleEndian.PutUint64(h.myLBA(), self)
+	binary.LittleEndian.PutUint64(h.alternateLBA(), alt)
+	binary.LittleEndian.PutUint64(h.partitionEntryLBA(), table)
+	clear(h.headerCRC32())
+	binary.LittleEndian.PutUint32(h.headerCRC32(), crc32.ChecksumIEEE(h[:]))
+	sector := make([]byte, l.secsz)
+	copy(sector, h[:])
+	return l.writeAt(w, sector, self)
+}
+
+// lower7 lowers an ASCII type alias for the type tables.
+func lower7(s string) string {
+	return strings.ToLower(s)
+}
