@@ -63,14 +63,14 @@ var gptSignature = [8]byte{'E', 'F', 'I', ' ', 'P', 'A', 'R', 'T'}
 
 // gptHeader is the UEFI GPT header (UEFI 2.10 section 5.3.2, table 5.5),
 // the HeaderSize bytes its HeaderCRC32 covers; the rest of its sector is
-// zero.
+// zero. Its Reserved field (bytes 20 to 24) stays zero, so it has no
+// accessor.
 type gptHeader [gptHeaderSize]byte
 
 func (h *gptHeader) signature() []byte                { return h[0:8] }
 func (h *gptHeader) revision() []byte                 { return h[8:12] }
 func (h *gptHeader) headerSize() []byte               { return h[12:16] }
 func (h *gptHeader) headerCRC32() []byte              { return h[16:20] }
-func (h *gptHeader) reserved() []byte                 { return h[20:24] }
 func (h *gptHeader) myLBA() []byte                    { return h[24:32] }
 func (h *gptHeader) alternateLBA() []byte             { return h[32:40] }
 func (h *gptHeader) firstUsableLBA() []byte           { return h[40:48] }
@@ -82,13 +82,13 @@ func (h *gptHeader) sizeOfPartitionEntry() []byte     { return h[84:88] }
 func (h *gptHeader) partitionEntryArrayCRC32() []byte { return h[88:92] }
 
 // gptEntry is one GPT partition entry (UEFI 2.10 section 5.3.3, table 5.6).
+// Its Attributes (bytes 48 to 56) stay zero, as mkimg sets none.
 type gptEntry [gptEntrySize]byte
 
 func (e *gptEntry) partitionTypeGUID() []byte   { return e[0:16] }
 func (e *gptEntry) uniquePartitionGUID() []byte { return e[16:32] }
 func (e *gptEntry) startingLBA() []byte         { return e[32:40] }
 func (e *gptEntry) endingLBA() []byte           { return e[40:48] }
-func (e *gptEntry) attributes() []byte          { return e[48:56] }
 func (e *gptEntry) partitionName() []byte       { return e[56:128] }
 
 // mbrRecord is the legacy Master Boot Record, the first 512 bytes of LBA 0
@@ -96,10 +96,11 @@ func (e *gptEntry) partitionName() []byte       { return e[56:128] }
 // layout (table 5.3).
 type mbrRecord [512]byte
 
-func (m *mbrRecord) bootCode() []byte               { return m[0:440] }
-func (m *mbrRecord) uniqueMBRDiskSignature() []byte { return m[440:444] }
-func (m *mbrRecord) unknown() []byte                { return m[444:446] }
-func (m *mbrRecord) signature() []byte              { return m[mbrSignatureOffset:512] }
+// bootArea is what mkimg fills from -b: BootCode, UniqueMBRDiskSignature
+// and Unknown (bytes 0 to 440, 440 to 444 and 444 to 446), the bytes before
+// the partition records.
+func (m *mbrRecord) bootArea() []byte  { return m[0:mbrPartitionOffset] }
+func (m *mbrRecord) signature() []byte { return m[mbrSignatureOffset:512] }
 
 // partitionRecord returns the i'th of the four partition records.
 func (m *mbrRecord) partitionRecord(i int) *mbrPartitionRecord {

@@ -139,10 +139,10 @@ func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
 // partition records, zeros after them, and the boot signature.
 func (l *layout) bootSector() ([]byte, *mbrRecord) {
 	b := make([]byte, l.secsz)
-	if l.bootcode != nil {
-		copy(b[:mbrPartitionOffset], l.bootcode)
-	}
 	m := (*mbrRecord)(b[:512])
+	if l.bootcode != nil {
+		copy(m.bootArea(), l.bootcode)
+	}
 	binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
 	return b, m
 }
