@@ -17,6 +17,8 @@ import (
 func (e *engine) checkTrees(sel []Entry, plans []*Plan, planErrs []error) {
 	root := e.dir
 	realRoot, rootErr := filepath.EvalSymlinks(root)
+	written := e.outputsAt(root)
+	var resolved []string // the outputs' paths under realRoot, made when first needed
 	for i, p := range plans {
 		if p == nil || planErrs[i] != nil {
 			continue
@@ -26,9 +28,12 @@ func (e *engine) checkTrees(sel []Entry, plans []*Plan, planErrs []error) {
 			if !filepath.IsAbs(abs) {
 				abs = filepath.Join(root, filepath.FromSlash(abs))
 			}
-			bases := [][2]string{{abs, root}}
+			bases := []treeBase{{abs, root, written}}
 			if r, err := filepath.EvalSymlinks(abs); err == nil && rootErr == nil {
-				bases = append(bases, [2]string{r, realRoot})
+				if resolved == nil {
+					resolved = e.outputsAt(realRoot)
+				}
+				bases = append(bases, treeBase{r, realRoot, resolved})
 			}
 			if err := e.treeHolds(sel[i], in.Path, bases); err != nil {
 				planErrs[i] = err
@@ -38,19 +43,35 @@ func (e *engine) checkTrees(sel []Entry, plans []*Plan, planErrs []error) {
 	}
 }
 
+// treeBase is an input folder's path with the catalogue folder's and the
+// paths of the manifest's outputs under it, all as written or all with
+// links resolved.
+type treeBase struct {
+	dir, root string
+	outs      []string // outs[k] is e.cat.Entries[k]'s output under root
+}
+
+// outputsAt returns the path under root of each entry's output, in the
+// manifest's order, so that checkTrees joins each once, not once an input.
+func (e *engine) outputsAt(root string) []string {
+	outs := make([]string, len(e.cat.Entries))
+	for k, o := range e.cat.Entries {
+		outs[k] = filepath.Join(root, filepath.FromSlash(o.Name))
+	}
+	return outs
+}
+
 // treeHolds returns the error for the input folder shown as name when,
-// at one of bases (the folder's path with the catalogue folder's, both as
-// written or both with links resolved), it holds the catalogue folder or
-// an output of the manifest; m is the entry reading it.
-func (e *engine) treeHolds(m Entry, name string, bases [][2]string) error {
+// at one of bases, it holds the catalogue folder or an output of the
+// manifest; m is the entry reading it.
+func (e *engine) treeHolds(m Entry, name string, bases []treeBase) error {
 	for _, b := range bases {
-		dir, root := b[0], b[1]
-		if within(dir, root) {
+		if within(b.dir, b.root) {
 			return fmt.Errorf("the input folder %s holds the catalogue's own files (%s, %s, %s, %s*), which change with every build: give a folder of inputs", name, ManifestName, SumName, StateName, tmpPrefix)
 		}
-		for _, o := range e.cat.Entries {
-			out := filepath.Join(root, filepath.FromSlash(o.Name))
-			if out == dir || !within(dir, out) {
+		for k, o := range e.cat.Entries {
+			out := b.outs[k]
+			if out == b.dir || !within(b.dir, out) {
 				continue // an output named as an input is a dependency
 			}
 			if o.Name == m.Name {
