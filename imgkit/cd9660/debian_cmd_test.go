@@ -2,7 +2,6 @@ package cd9660_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,16 +60,7 @@ func TestDebianCommandLine(t *testing.T) {
 func commandImage(t *testing.T, dir, spec string, stamp int64, items []string) []byte {
 	t.Helper()
 	img := filepath.Join(t.TempDir(), "cmd.iso")
-	args := []string{"-t", "cd9660"}
-	if stamp != 0 {
-		args = append(args, "-T", fmt.Sprint(stamp))
-	}
-	if spec != "" {
-		args = append(args, "-F", spec)
-	}
-	for _, it := range items {
-		args = append(args, "-o", it)
-	}
+	args := cd9660.MakefsArgs(spec, stamp, items)
 	c, err := makefs.Parse(append(args, img, dir), dir, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -117,11 +117,10 @@ func TestDebianIdentity(t *testing.T) {
 	}
 }
 
-// debianImage runs Debian's makefs -t cd9660 on dir with the spec (when
-// not ""), -T stamp (when not 0) and the -o items, and returns the image.
-func debianImage(t *testing.T, dir, spec string, stamp int64, items []string) []byte {
-	t.Helper()
-	img := filepath.Join(t.TempDir(), "debian.iso")
+// MakefsArgs returns the makefs flags -t cd9660, -T stamp (when not 0),
+// -F spec (when not "") and -o for each item, as the comparisons with
+// Debian's makefs give them to both tools.
+func MakefsArgs(spec string, stamp int64, items []string) []string {
 	args := []string{"-t", "cd9660"}
 	if stamp != 0 {
 		args = append(args, "-T", fmt.Sprint(stamp))
@@ -132,6 +131,15 @@ func debianImage(t *testing.T, dir, spec string, stamp int64, items []string) []
 	for _, it := range items {
 		args = append(args, "-o", it)
 	}
+	return args
+}
+
+// debianImage runs Debian's makefs -t cd9660 on dir with the spec (when
+// not ""), -T stamp (when not 0) and the -o items, and returns the image.
+func debianImage(t *testing.T, dir, spec string, stamp int64, items []string) []byte {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "debian.iso")
+	args := MakefsArgs(spec, stamp, items)
 	tooltest.RunSorted(t, "", "makefs", append(args, img, dir)...)
 	b, err := os.ReadFile(img)
 	must(t, err)
