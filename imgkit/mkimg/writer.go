@@ -7,81 +7,55 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // WriteFile writes the disk o describes to path, as freebsd-mkimg -f raw
-// does. The disk is made in a temporary file beside path and renamed over
-// it only when complete, so that on an error path is left as it was; the
-// sectors no partition or metadata fills are holes where the file system
-// allows them. o.Output is ignored.
+// does. The disk goes through the block cache as the file-system images
+// do (imgkit/bcache): made under a temporary name beside path and renamed
+// over it only when complete, or written in place when path is a device
+// or a pipe; the sectors no partition or metadata fills are holes where
+// the file system allows them. o.Output is ignored.
 func WriteFile(path string, o *Options) error {
-	l, err := plan(o)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".mkimg*")
-	if err != nil {
-		return fmt.Errorf("mkimg: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Truncate(int64(l.sectors * l.secsz)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("mkimg: %s: %w", path, err)
-	}
-	werr := l.write(tmp)
-	cerr := tmp.Close()
-	if werr != nil {
-		return werr
-	}
-	if cerr != nil {
-		return fmt.Errorf("mkimg: %s: %w", path, cerr)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("mkimg: %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("mkimg: %w", err)
-	}
-	return nil
+	_, err := writeTarget(imgfmt.ToFile(path), o)
+	return err
 }
 
-// Write writes the disk o describes to w, at offsets 0 up to its size,
-// which it returns. Only partition contents and metadata are written; w
-// must read as zeros everywhere else, as a new file or buffer does.
+// Write writes the disk o describes to w, every byte of it from offset 0,
+// and returns its size. The disk is built in memory first, so nothing is
+// written to w when it cannot be made.
 func Write(w io.WriterAt, o *Options) (int64, error) {
-	l, err := plan(o)
+	im, err := writeTarget(imgfmt.ToWriterAt(w), o)
 	if err != nil {
 		return 0, err
 	}
-	if err := l.write(w); err != nil {
-		return 0, err
-	}
-	return int64(l.sectors * l.secsz), nil
+	return im.Size(), nil
 }
 
 // Build returns the disk o describes, built in memory.
 func Build(o *Options) ([]byte, error) {
+	im, err := writeTarget(imgfmt.ToMemory(), o)
+	if err != nil {
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// writeTarget is the one path of WriteFile, Write and Build: it lays the
+// disk out and writes it at t through imgfmt.WriteImage.
+func writeTarget(t imgfmt.Target, o *Options) (*bcache.Image, error) {
 	l, err := plan(o)
 	if err != nil {
 		return nil, err
 	}
-	buf := &memDisk{b: make([]byte, l.sectors*l.secsz)}
-	if err := l.write(buf); err != nil {
-		return nil, err
+	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), nil, func(im *bcache.Image) error { return l.write(im) })
+	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
+		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only
 	}
-	return buf.b, nil
-}
-
-// memDisk is an io.WriterAt over a byte slice of the disk's size.
-type memDisk struct{ b []byte }
-
-func (m *memDisk) WriteAt(p []byte, off int64) (int, error) {
-	if off < 0 || off+int64(len(p)) > int64(len(m.b)) {
-		return 0, fmt.Errorf("mkimg: write past the end of the disk at byte %#x", off)
-	}
-	return copy(m.b[off:], p), nil
+	return im, err
 }
 
 // write copies the partitions' contents into w, then the scheme's

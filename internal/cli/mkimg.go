@@ -41,6 +41,7 @@ func runMkimg(e *env, args []string) error {
 	if o.Bootcode != "" {
 		o.Bootcode = e.abs(o.Bootcode)
 	}
+	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
 		disk, err := mkimg.Build(o)
 		if err != nil {
