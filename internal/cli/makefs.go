@@ -74,18 +74,7 @@ func runMakefs(e *env, args []string) error {
 	}
 	defer e.removeTempsOnSignal("makefs")()
 	c.Progress = e.progressCounter()
-	return fromLibrary(e.showProgress("makefs", imageArg(e, args, c.Image), c.Progress, c.Run))
-}
-
-// imageArg returns the argument of args that names the image file image,
-// as the user wrote it, for messages; image itself when none does.
-func imageArg(e *env, args []string, image string) string {
-	for _, a := range args {
-		if a != "" && a[0] != '-' && e.abs(a) == image {
-			return a
-		}
-	}
-	return image
+	return fromLibrary(e.showProgress("makefs", args[c.ImageArg], c.Progress, c.Run))
 }
 
 // show returns the path p as the user would write it: relative to the

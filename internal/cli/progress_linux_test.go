@@ -119,20 +119,29 @@ func TestRunnerProgress(t *testing.T) {
 }
 
 // TestImageArg checks that the progress line names the image as the
-// command line does, wherever it lies.
+// command line does, wherever it lies: the argument makefs.Parse says is
+// the image (Command.ImageArg).
 func TestImageArg(t *testing.T) {
 	t.Parallel()
-	e := &env{Dir: "/a/b"}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{Dir: filepath.Join(dir, "src")}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-t", "msdos", "-T", "0", "../z.img", "src"}, "../z.img"},
-		{[]string{"-s1m", "/a/z.img", "src"}, "/a/z.img"},
-		{[]string{"-F", "spec", "other.img", "src"}, "/a/z.img"},
+		{[]string{"-t", "msdos", "-T", "0", "../z.img", "."}, "../z.img"},
+		{[]string{"-s1m", filepath.Join(dir, "z.img"), "."}, filepath.Join(dir, "z.img")},
+		{[]string{"--metadata=git", "-F", "spec", "other.img", "."}, "other.img"},
 	} {
-		if got := imageArg(e, c.args, "/a/z.img"); got != c.want {
-			t.Errorf("imageArg(%q) = %q, want %q", c.args, got, c.want)
+		cmd, err := parseMakefsArgs(e, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.args[cmd.ImageArg]; got != c.want {
+			t.Errorf("%q: image argument %q, want %q", c.args, got, c.want)
 		}
 	}
 }
