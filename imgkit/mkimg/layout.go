@@ -13,6 +13,7 @@ import (
 // how large the disk is, all in logical sectors.
 type layout struct {
 	scheme     string
+	s          *scheme
 	secsz      uint64 // logical sector size
 	blksz      uint64 // physical block size
 	heads      uint64
@@ -23,7 +24,7 @@ type layout struct {
 	parts      []placed
 	sectors    uint64 // disk size
 	gptTable   uint64 // sectors of one GPT entry array
-	bootcode   []byte // nil, or bootcodeMax bytes, zero-padded
+	bootcode   []byte // nil, or the scheme's boot code size, zero-padded
 	bootSource string
 }
 
@@ -52,8 +53,9 @@ func plan(o *Options) (*layout, error) {
 	}
 	info, ok := schemes[l.scheme]
 	if !ok {
-		return nil, fmt.Errorf("%w: -s %q: want gpt or mbr", ErrOption, o.Scheme)
+		return nil, fmt.Errorf("%w: -s %q: want one of %s", ErrOption, o.Scheme, strings.Join(Schemes(), ", "))
 	}
+	l.s = info
 	if len(o.Partitions) == 0 {
 		return nil, fmt.Errorf("%w: no partitions (-p)", ErrOption)
 	}
@@ -67,7 +69,7 @@ func plan(o *Options) (*layout, error) {
 		if p.Unused {
 			continue
 		}
-		if !lookupType(l.scheme, p.Type) {
+		if !info.hasType(lower7(p.Type)) {
 			return nil, fmt.Errorf("%w: partition %d: type %q is not a %s type", ErrPartition, i+1, p.Type, l.scheme)
 		}
 		if len(p.Label) > info.labelMax {
@@ -100,8 +102,8 @@ func (l *layout) checkGeometry(o *Options) error {
 	if l.secsz < 512 || l.secsz&(l.secsz-1) != 0 {
 		return fmt.Errorf("%w: -S %d: the logical sector size must be a power of two of at least 512", ErrOption, l.secsz)
 	}
-	if l.secsz > maxSectorSize {
-		return fmt.Errorf("%w: -S %d: %s supports sectors of at most %d bytes", ErrOption, l.secsz, l.scheme, maxSectorSize)
+	if l.secsz > l.s.maxSectorSize {
+		return fmt.Errorf("%w: -S %d: %s supports sectors of at most %d bytes", ErrOption, l.secsz, l.scheme, l.s.maxSectorSize)
 	}
 	l.blksz = uint64(o.BlockSize)
 	switch {
@@ -130,14 +132,17 @@ func (l *layout) readBootcode(path string) error {
 	if path == "" {
 		return nil
 	}
+	if l.s.bootcode == 0 {
+		return fmt.Errorf("%w: -b %s: %s takes no boot code", ErrBootcode, path, l.scheme)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: -b %s: %w", ErrBootcode, path, bareError(err))
 	}
-	if len(b) > bootcodeMax {
-		return fmt.Errorf("%w: -b %s: %d bytes; %s boot code is at most %d", ErrBootcode, path, len(b), l.scheme, bootcodeMax)
+	if len(b) > l.s.bootcode {
+		return fmt.Errorf("%w: -b %s: %d bytes; %s boot code is at most %d", ErrBootcode, path, len(b), l.scheme, l.s.bootcode)
 	}
-	l.bootcode = make([]byte, bootcodeMax)
+	l.bootcode = make([]byte, l.s.bootcode)
 	copy(l.bootcode, b)
 	l.bootSource = path
 	return nil
@@ -146,9 +151,9 @@ func (l *layout) readBootcode(path string) error {
 // place gives each used slot its start and size and sets the disk size.
 func (l *layout) place(ps []Partition) error {
 	if l.scheme == "gpt" {
-		l.gptTable = max(ceilDiv(gptMinEntryArray, l.secsz), ceilDiv(uint64(l.slots), l.secsz/gptEntrySize))
+		l.gptTable = gptTableSectors(l.secsz, l.slots)
 	}
-	next := l.metadata(metaStart, 0)
+	next := l.s.metadata(l, metaStart, 0)
 	for i, p := range ps {
 		if p.Unused {
 			continue
@@ -164,12 +169,12 @@ func (l *layout) place(ps []Partition) error {
 			}
 			n = uint64(fi.Size())
 		}
-		start := l.metadata(metaPartBefore, next)
+		start := l.s.metadata(l, metaPartBefore, next)
 		pl := placed{Partition: p, index: i, start: start, sectors: ceilDiv(n, l.secsz), bytes: n}
 		l.parts = append(l.parts, pl)
-		next = l.metadata(metaPartAfter, start+pl.sectors)
+		next = l.s.metadata(l, metaPartAfter, start+pl.sectors)
 	}
-	l.sectors = l.metadata(metaEnd, next)
+	l.sectors = l.s.metadata(l, metaEnd, next)
 	if l.sectors > math.MaxInt64/l.secsz {
 		return fmt.Errorf("%w: %d sectors of %d bytes", ErrTooLarge, l.sectors, l.secsz)
 	}
@@ -181,35 +186,6 @@ func (l *layout) place(ps []Partition) error {
 		}
 	}
 	return nil
-}
-
-// Where the scheme's alignment rule is asked for, as mkimg's scheme
-// metadata callback distinguishes them.
-const (
-	metaStart      = iota // first sector after the leading metadata
-	metaEnd               // disk size after the trailing metadata
-	metaPartBefore        // where a partition may start
-	metaPartAfter         // where the next one may start after it
-)
-
-// metadata applies the scheme's rule for where to sector blk. GPT keeps
-// LBA 0, the header and one entry array before the partitions and one
-// array and the backup header after them, and aligns all of these to the
-// physical block; MBR keeps LBA 0 and aligns to tracks.
-func (l *layout) metadata(where int, blk uint64) uint64 {
-	if l.scheme == "mbr" {
-		if where == metaStart {
-			blk++
-		}
-		return l.roundTrack(blk)
-	}
-	switch where {
-	case metaStart:
-		blk += l.gptTable + 2
-	case metaEnd:
-		blk += l.gptTable + 1
-	}
-	return l.roundBlock(blk)
 }
 
 // roundBlock rounds n sectors up to whole physical blocks.

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"strings"
@@ -70,12 +69,7 @@ func (l *layout) write(w io.WriterAt) error {
 		sums[i] = sum
 	}
 	g := l.guids(sums)
-	switch l.scheme {
-	case "gpt":
-		return l.writeGPT(w, g)
-	default:
-		return l.writeMBR(w)
-	}
+	return l.s.write(l, w, g)
 }
 
 // copyPartition copies a file partition's bytes to its place on the disk
@@ -119,119 +113,6 @@ func (l *layout) bootSector() ([]byte, *mbrRecord) {
 	}
 	binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
 	return b, m
-}
-
-// writeMBR writes the MBR in LBA 0: one partition record per used slot,
-// sized in whole tracks.
-func (l *layout) writeMBR(w io.WriterAt) error {
-	b, m := l.bootSector()
-	for _, p := range l.parts {
-		r := m.partitionRecord(p.index)
-		size := l.roundTrack(p.sectors)
-		boot := l.active == p.index+1 || (l.active == 0 && p.index == 0 && l.bootcode != nil)
-		if boot {
-			r.bootIndicator()[0] = 0x80
-		}
-		l.chs(r.startingCHS(), p.start)
-		r.osType()[0] = mbrTypes[lower7(p.Type)]
-		l.chs(r.endingCHS(), p.start+size-1)
-		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(p.start))
-		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
-	}
-	return l.writeAt(w, b, 0)
-}
-
-// chs stores lba's cylinder-head-sector address in the three bytes of an
-// MBR CHS field, with the simulated geometry and cylinders up to 1023.
-// Without a geometry (one head or one sector per track), or past cylinder
-// 1023, every bit is set, as mkimg sets them.
-func (l *layout) chs(dst []byte, lba uint64) {
-	cyl, hd, sec := uint64(0xffffffff), uint64(0xffffffff), uint64(0xffffffff)
-	if l.heads > 1 && l.track > 1 {
-		s := lba%l.track + 1
-		rest := lba / l.track
-		h := rest % l.heads
-		if c := rest / l.heads; c <= 1023 {
-			cyl, hd, sec = c, h, s
-		}
-	}
-	dst[0] = byte(hd)
-	dst[1] = byte(sec&0x3f) | byte((cyl>>2)&0xc0)
-	dst[2] = byte(cyl)
-}
-
-// writeGPT writes the protective MBR, the primary header and entry array
-// at LBA 1 and 2, and the backup array and header at the end of the disk.
-func (l *layout) writeGPT(w io.WriterAt, g guids) error {
-	b, m := l.bootSector()
-	r := m.partitionRecord(0)
-	protectiveCHS(r)
-	r.osType()[0] = pmbrOSType
-	binary.LittleEndian.PutUint32(r.startingLBA(), 1)
-	secs := uint32(0xffffffff)
-	if l.sectors <= 0xffffffff {
-		secs = uint32(l.sectors - 1)
-	}
-	binary.LittleEndian.PutUint32(r.sizeInLBA(), secs)
-	if err := l.writeAt(w, b, 0); err != nil {
-		return err
-	}
-
-	table := make([]byte, l.gptTable*l.secsz)
-	for i, p := range l.parts {
-		e := (*gptEntry)(table[p.index*gptEntrySize:][:gptEntrySize])
-		gptTypes[lower7(p.Type)].encode(e.partitionTypeGUID())
-		g.parts[i].encode(e.uniquePartitionGUID())
-		binary.LittleEndian.PutUint64(e.startingLBA(), p.start)
-		binary.LittleEndian.PutUint64(e.endingLBA(), p.start+p.sectors-1)
-		name := e.partitionName()
-		for j := 0; j < len(p.Label); j++ {
-			binary.LittleEndian.PutUint16(name[2*j:], uint16(p.Label[j]))
-		}
-	}
-	backupTable := l.sectors - l.gptTable - 1
-	if err := l.writeAt(w, table, 2); err != nil {
-		return err
-	}
-	if err := l.writeAt(w, table, backupTable); err != nil {
-		return err
-	}
-
-	var h gptHeader
-	copy(h.signature(), gptSignature[:])
-	binary.LittleEndian.PutUint32(h.revision(), gptRevision)
-	binary.LittleEndian.PutUint32(h.headerSize(), gptHeaderSize)
-	binary.LittleEndian.PutUint64(h.firstUsableLBA(), 2+l.gptTable)
-	binary.LittleEndian.PutUint64(h.lastUsableLBA(), l.sectors-l.gptTable-2)
-	g.disk.encode(h.diskGUID())
-	binary.LittleEndian.PutUint32(h.numberOfPartitionEntries(), uint32(l.gptTable*l.secsz/gptEntrySize))
-	binary.LittleEndian.PutUint32(h.sizeOfPartitionEntry(), gptEntrySize)
-	binary.LittleEndian.PutUint32(h.partitionEntryArrayCRC32(), crc32.ChecksumIEEE(table))
-	if err := l.writeHeader(w, &h, 1, l.sectors-1, 2); err != nil {
-		return err
-	}
-	return l.writeHeader(w, &h, l.sectors-1, 1, backupTable)
-}
-
-// protectiveCHS fills the protective MBR record's CHS fields as mkimg
-// does: StartingCHS 0x000200 (sector 2, the record's StartingLBA 1) and
-// EndingCHS all ones.
-func protectiveCHS(r *mbrPartitionRecord) {
-	copy(r.startingCHS(), []byte{0x00, 0x02, 0x00})
-	copy(r.endingCHS(), []byte{0xff, 0xff, 0xff})
-}
-
-// writeHeader sets the header's own, alternate and entry array LBAs and
-// its HeaderCRC32 and writes it, in a zeroed sector, at LBA self.
-func (l *layout) writeHeader(w io.WriterAt, h *gptHeader, self, alt, table uint64) error {
-	binary.LittleEndian.PutUint64(h.myLBA(), self)
-	binary.LittleEndian.PutUint64(h.alternateLBA(), alt)
-	binary.LittleEndian.PutUint64(h.partitionEntryLBA(), table)
-	clear(h.headerCRC32())
-	binary.LittleEndian.PutUint32(h.headerCRC32(), crc32.ChecksumIEEE(h[:]))
-	sector := make([]byte, l.secsz)
-	copy(sector, h[:])
-	return l.writeAt(w, sector, self)
 }
 
 // lower7 lowers an ASCII type alias for the type tables.

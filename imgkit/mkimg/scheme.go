@@ -1,0 +1,63 @@
+package mkimg
+
+import (
+	"io"
+	"sort"
+)
+
+// scheme is one partitioning scheme as mkimg(1) knows it: what its table
+// holds, where it keeps its metadata, and how it writes that metadata.
+// Each scheme lives in a file of its own (gpt.go, mbr.go, ...) and adds
+// itself to schemes.
+type scheme struct {
+	// name is the -s value, in lower case; description is the line
+	// mkimg's usage gives it.
+	name, description string
+	// maxParts is how many partition slots the table holds, used or not.
+	maxParts int
+	// labelMax is the most label bytes a partition may have; 0 means the
+	// scheme has no labels.
+	labelMax int
+	// bootcode is the size the boot code file (-b) is zero-padded to and
+	// the most it may hold; 0 means the scheme takes no boot code.
+	bootcode int
+	// maxSectorSize is the largest logical sector size (-S) it takes.
+	maxSectorSize uint64
+	// hasType reports whether the scheme maps a type alias (lower case)
+	// to a type of its own.
+	hasType func(alias string) bool
+	// metadata answers where, for one of the meta* cases, sector blk
+	// goes once the scheme's metadata and alignment are allowed for.
+	metadata func(l *layout, where int, blk uint64) uint64
+	// write writes the scheme's metadata once the partitions' contents
+	// are on the disk; g holds the GUIDs the scheme may use.
+	write func(l *layout, w io.WriterAt, g guids) error
+}
+
+// schemes lists the schemes this package writes, by name.
+var schemes = map[string]*scheme{}
+
+// registerScheme adds s to schemes; each scheme's file calls it from init.
+func registerScheme(s *scheme) {
+	schemes[s.name] = s
+}
+
+// Schemes returns the names of the partitioning schemes the package
+// writes, sorted, as mkimg --schemes lists its own.
+func Schemes() []string {
+	names := make([]string, 0, len(schemes))
+	for n := range schemes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Where the scheme's alignment rule is asked for, as mkimg's scheme
+// metadata callback distinguishes them.
+const (
+	metaStart      = iota // first sector after the leading metadata
+	metaEnd               // disk size after the trailing metadata
+	metaPartBefore        // where a partition may start
+	metaPartAfter         // where the next one may start after it
+)
