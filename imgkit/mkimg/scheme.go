@@ -32,6 +32,11 @@ type scheme struct {
 	// write writes the scheme's metadata once the partitions' contents
 	// are on the disk; g holds the GUIDs the scheme may use.
 	write func(l *layout, w io.WriterAt, g guids) error
+	// read finds the scheme's table on a disk of size bytes and returns
+	// it, or ErrNoTable (wrapped) when the disk does not hold one; it
+	// bounds every count and offset it reads before trusting them
+	// (reader.go).
+	read func(r io.ReaderAt, size int64) (*Table, error)
 }
 
 // schemes lists the schemes this package writes, by name.
