@@ -244,7 +244,7 @@ func TestErrors(t *testing.T) {
 		want error
 	}{
 		{"-s gpt", ErrOption},
-		{"-s apm -p efi:=a", ErrOption},
+		{"-s sun -p efi:=a", ErrOption},
 		{"-p efi:=a", ErrOption},
 		{"-s gpt -p efi:=a -S 8192", ErrOption},
 		{"-s gpt -p efi:=a -S 1000", ErrOption},

@@ -1,0 +1,219 @@
+package mkimg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
+)
+
+func init() {
+	registerScheme(&scheme{
+		name:          "apm",
+		description:   "Apple Partition Map",
+		maxParts:      apmMaxPartitions,
+		labelMax:      apmLabelMax,
+		maxSectorSize: apmMaxSectorSize,
+		hasType:       func(alias string) bool { _, ok := apmTypes[alias]; return ok },
+		metadata:      apmMetadata,
+		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeAPM(w) },
+		read:          readAPM,
+	})
+}
+
+// apmTypes maps mkimg's type aliases to APM pmParType names, as FreeBSD's
+// mkimg (apm.c) accepts them for -s apm: freebsd-boot is Apple's
+// Apple_Bootstrap, the others FreeBSD's own names.
+var apmTypes = map[string]string{
+	"freebsd":        "FreeBSD",
+	"freebsd-boot":   "Apple_Bootstrap",
+	"freebsd-nandfs": "FreeBSD-nandfs",
+	"freebsd-swap":   "FreeBSD-swap",
+	"freebsd-ufs":    "FreeBSD-UFS",
+	"freebsd-vinum":  "FreeBSD-Vinum",
+	"freebsd-zfs":    "FreeBSD-ZFS",
+}
+
+// apmMetadata keeps block 0 (the driver descriptor record), the map's own
+// entry and one entry per slot before the partitions, and aligns every
+// partition and the disk's end to the physical block.
+func apmMetadata(l *layout, where int, blk uint64) uint64 {
+	if where == metaStart {
+		blk += uint64(l.slots) + 2
+	}
+	return l.roundBlock(blk)
+}
+
+// writeAPM writes the driver descriptor record in block 0, the map's own
+// entry in block 1 and slot i's entry in block i+2; an unused slot's
+// block stays zero, as mkimg leaves it.
+func (l *layout) writeAPM(w io.WriterAt) error {
+	if l.sectors > math.MaxUint32 {
+		return fmt.Errorf("%w: %d sectors do not fit an APM's 32-bit sbBlkCount", ErrTooLarge, l.sectors)
+	}
+	mapBlocks := uint32(l.slots + 1)
+	buf := make([]byte, uint64(l.slots+2)*l.secsz)
+	ddr := (*apmDDR)(buf[:512])
+	binary.BigEndian.PutUint16(ddr.sbSig(), apmDDRSig)
+	binary.BigEndian.PutUint16(ddr.sbBlkSize(), uint16(l.secsz))
+	binary.BigEndian.PutUint32(ddr.sbBlkCount(), uint32(l.sectors))
+
+	self := (*apmEntry)(buf[l.secsz:][:512])
+	putAPMEntry(self, mapBlocks, 1, mapBlocks, apmMapName, apmMapType)
+	for _, p := range l.parts {
+		e := (*apmEntry)(buf[uint64(p.index+2)*l.secsz:][:512])
+		putAPMEntry(e, mapBlocks, uint32(p.start), uint32(p.sectors), p.Label, apmTypes[lower7(p.Type)])
+	}
+	return l.writeAt(w, buf, 0)
+}
+
+// putAPMEntry fills one partition map entry: its signature, the map's
+// length, the partition's place in blocks, and its name and type, each
+// NUL-padded.
+func putAPMEntry(e *apmEntry, mapBlocks, start, blocks uint32, name, typ string) {
+	binary.BigEndian.PutUint16(e.pmSig(), apmEntrySig)
+	binary.BigEndian.PutUint32(e.pmMapBlkCnt(), mapBlocks)
+	binary.BigEndian.PutUint32(e.pmPyPartStart(), start)
+	binary.BigEndian.PutUint32(e.pmPartBlkCnt(), blocks)
+	copy(e.pmPartName(), name)
+	copy(e.pmParType(), typ)
+}
+
+// apmMaxMapBlocks bounds the pmMapBlkCnt the reader follows: far more than
+// the 4097 mkimg writes, and few enough blocks to read quickly.
+const apmMaxMapBlocks = 1 << 16
+
+// readAPM finds an Apple Partition Map on a disk of size bytes: a
+// partition map entry at block 1, with blocks of the driver descriptor
+// record's sbBlkSize, or of 512 bytes when the record is absent or its
+// size finds no entry (as on CDs, whose record gives 2048-byte blocks and
+// whose map uses 512-byte ones). Every entry after the map's own one with
+// a pmSig is a partition; its Index is its block less one, the -p slot
+// mkimg wrote it for.
+func readAPM(r io.ReaderAt, size int64) (*Table, error) {
+	var ddr apmDDR
+	if size < 2*512 {
+		return nil, fmt.Errorf("%w: apm: the disk is %d bytes, too small for a driver descriptor record and a map entry", ErrNoTable, size)
+	}
+	if _, err := r.ReadAt(ddr[:], 0); err != nil {
+		return nil, fmt.Errorf("mkimg: apm: reading the driver descriptor record: %w", err)
+	}
+	sizes := []int64{512}
+	if binary.BigEndian.Uint16(ddr.sbSig()) == apmDDRSig {
+		if bs := int64(binary.BigEndian.Uint16(ddr.sbBlkSize())); bs > 512 && bs&(bs-1) == 0 {
+			sizes = []int64{bs, 512}
+		}
+	}
+	var first apmEntry
+	bs := int64(0)
+	for _, s := range sizes {
+		if 2*s > size {
+			continue
+		}
+		if _, err := r.ReadAt(first[:], s); err != nil {
+			return nil, fmt.Errorf("mkimg: apm: reading the map entry at byte %#x: %w", s, err)
+		}
+		if binary.BigEndian.Uint16(first.pmSig()) == apmEntrySig {
+			bs = s
+			break
+		}
+	}
+	if bs == 0 {
+		return nil, fmt.Errorf("%w: apm: no partition map entry signature (pmSig \"PM\") at block 1", ErrNoTable)
+	}
+	count := int64(binary.BigEndian.Uint32(first.pmMapBlkCnt()))
+	if count < 1 || count > apmMaxMapBlocks || count > size/bs-1 {
+		return nil, fmt.Errorf("%w: apm: pmMapBlkCnt %d at byte %#x: the map must fit the disk's %d blocks after block 0", ErrNoTable, count, bs+4, size/bs-1)
+	}
+	t := &Table{Scheme: "apm", SectorSize: int(bs)}
+	t.Fields = apmDDRFields(&ddr)
+	t.Fields = append(t.Fields, apmEntryFields(&first, 1, bs)...)
+	var e apmEntry
+	for b := int64(2); b <= count; b++ {
+		if _, err := r.ReadAt(e[:], b*bs); err != nil {
+			return nil, fmt.Errorf("mkimg: apm: reading the map entry at byte %#x: %w", b*bs, err)
+		}
+		if binary.BigEndian.Uint16(e.pmSig()) != apmEntrySig {
+			continue // an unused slot
+		}
+		raw := untilNUL(e.pmParType())
+		t.Partitions = append(t.Partitions, Entry{
+			Index:   int(b - 1),
+			Type:    aliasFor(apmTypes, raw),
+			RawType: raw,
+			Label:   untilNUL(e.pmPartName()),
+			Start:   int64(binary.BigEndian.Uint32(e.pmPyPartStart())) * bs,
+			Size:    int64(binary.BigEndian.Uint32(e.pmPartBlkCnt())) * bs,
+			Fields:  apmEntryFields(&e, b, bs),
+		})
+	}
+	return t, nil
+}
+
+// apmDDRFields describes the driver descriptor record's fields.
+func apmDDRFields(d *apmDDR) []describe.Field {
+	const path = "driver descriptor record"
+	return []describe.Field{
+		bigEndianField(path, "sbSig", 0, d.sbSig()),
+		bigEndianField(path, "sbBlkSize", 2, d.sbBlkSize()),
+		bigEndianField(path, "sbBlkCount", 4, d.sbBlkCount()),
+		bigEndianField(path, "sbDevType", 8, d.sbDevType()),
+		bigEndianField(path, "sbDevId", 10, d.sbDevId()),
+		bigEndianField(path, "sbData", 12, d.sbData()),
+		bigEndianField(path, "sbDrvrCount", 16, d.sbDrvrCount()),
+	}
+}
+
+// apmEntryFields describes the fields of the map entry in block b, for
+// blocks of bs bytes.
+func apmEntryFields(e *apmEntry, b, bs int64) []describe.Field {
+	path := "partition map entry " + strconv.FormatInt(b, 10)
+	off := b * bs
+	return []describe.Field{
+		bigEndianField(path, "pmSig", off+0, e.pmSig()),
+		bigEndianField(path, "pmMapBlkCnt", off+4, e.pmMapBlkCnt()),
+		bigEndianField(path, "pmPyPartStart", off+8, e.pmPyPartStart()),
+		bigEndianField(path, "pmPartBlkCnt", off+12, e.pmPartBlkCnt()),
+		{Path: path, Name: "pmPartName", Offset: off + 16, Size: apmNameLen, Value: strconv.Quote(untilNUL(e.pmPartName()))},
+		{Path: path, Name: "pmParType", Offset: off + 48, Size: apmTypeLen, Value: strconv.Quote(untilNUL(e.pmParType()))},
+		bigEndianField(path, "pmLgDataStart", off+80, e.pmLgDataStart()),
+		bigEndianField(path, "pmDataCnt", off+84, e.pmDataCnt()),
+		bigEndianField(path, "pmPartStatus", off+88, e.pmPartStatus()),
+		bigEndianField(path, "pmLgBootStart", off+92, e.pmLgBootStart()),
+		bigEndianField(path, "pmBootSize", off+96, e.pmBootSize()),
+	}
+}
+
+// bigEndianField describes a big-endian number of 2 or 4 bytes at byte off, in
+// decimal and hexadecimal.
+func bigEndianField(path, name string, off int64, b []byte) describe.Field {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return describe.Field{Path: path, Name: name, Offset: off, Size: int64(len(b)), Value: fmt.Sprintf("%d (%#x)", v, v)}
+}
+
+// untilNUL returns b up to its first NUL.
+func untilNUL(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// aliasFor returns the alias (the smallest, for a stable answer) that
+// types maps to raw, or raw itself when none does.
+func aliasFor(types map[string]string, raw string) string {
+	alias := raw
+	for a, v := range types {
+		if v == raw && (alias == raw || a < alias) {
+			alias = a
+		}
+	}
+	return alias
+}
