@@ -44,9 +44,48 @@
 // octets and sets the version to 4 and the variant to 10. The output
 // file's name is not an input. Every other byte is the same as with -y.
 //
+// # APM and VTOC8
+//
+// -s apm writes an Apple Partition Map as mkimg does: block 0 holds the
+// driver descriptor record (sbSig "ER", sbBlkSize the sector size,
+// sbBlkCount the disk's sectors), block 1 the map's own entry
+// (Apple_partition_map, named Apple) and block i+2 slot i's entry, each
+// with pmMapBlkCnt one more than the slots; the partitions follow, each
+// starting on a physical block (-P). The types are FreeBSD, FreeBSD-UFS,
+// FreeBSD-swap, FreeBSD-ZFS, FreeBSD-Vinum, FreeBSD-nandfs and
+// Apple_Bootstrap, for the aliases freebsd, freebsd-ufs, freebsd-swap,
+// freebsd-zfs, freebsd-vinum, freebsd-nandfs and freebsd-boot. A label,
+// at most 31 bytes, is the entry's pmPartName. An APM holds up to 4096
+// slots, takes sectors of 512 to 4096 bytes and no boot code, and ignores
+// -H and -T. An unused slot's block stays zero, as mkimg leaves it;
+// sleuthkit's mmls stops at such a block and reads no map, so leave no
+// unused slots where a reader walks the whole map.
+//
+// -s vtoc8 writes a Sun disk label with an 8-partition VTOC (SMI VTOC8)
+// in sector 0, as mkimg does: asciilabel "FreeBSDnM" (n the disk's whole
+// MiB), rpm 3600, the -H/-T geometry as nhead and nsect, ncyl and pcyl the
+// disk's cylinders, the whole disk in slot 2 (tag 0), and slot i's
+// partition in map entry i, or i+1 from slot 2 on; partitions start on,
+// and the disk ends at, whole cylinders of nhead*nsect sectors. The tags
+// are FreeBSD's: 0x0901 freebsd-swap, 0x0902 freebsd-ufs, 0x0903
+// freebsd-vinum and 0x0905 freebsd-nandfs, and freebsd-zfs, like mkimg
+// (vtoc8.c, current FreeBSD too), also gets 0x0905, not ZFS's 0x0904;
+// the reader names 0x0905 freebsd-nandfs and 0x0904 freebsd-zfs. A VTOC8
+// holds 7 partitions, takes 512-byte sectors only, no labels and no boot
+// code. ncyl and pcyl are 16-bit: past 65535 cylinders (32 MiB at the
+// default one head of one sector) they keep the count's low 16 bits, as
+// mkimg writes them; give -H and -T for larger disks. Both schemes refuse
+// disks past 2^32 sectors, which their 32-bit fields cannot hold, with
+// ErrTooLarge, where mkimg writes truncated values.
+//
+// The scheme table's read hooks (readAPM, readVTOC8) give the Table of a
+// disk, with fields named as Inside Macintosh (sbSig, pmMapBlkCnt,
+// pmPyPartStart, pmPartBlkCnt, pmPartName, pmParType, ...) and Solaris's
+// dk_label (asciilabel, vtoc_sanity, ncyl, nhead, nsect, p_tag, cylno,
+// nblk, magic, cksum, ...) name them, or ErrNoTable.
+//
 // # Not yet
 //
 // Partition offsets, :-CMD partitions, -c/-C/--capacity, -f formats other
-// than raw, and the apm, bsd, ebr and vtoc8 schemes are refused with an
-// ErrOption.
+// than raw, and the bsd and ebr schemes are refused with an ErrOption.
 package mkimg
