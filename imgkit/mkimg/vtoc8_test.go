@@ -103,7 +103,17 @@ func TestVTOC8Mmls(t *testing.T) {
 			if err := WriteFile(img, o); err != nil {
 				t.Fatal(err)
 			}
-			rows := mmlsPartitions(t, mmls, "sun", img)
+			rows := map[int]string{}
+			for _, r := range mmlsPartitions(t, mmls, "sun", img, vtocSectorSize) {
+				n, err := strconv.Atoi(r.slot)
+				if err != nil {
+					t.Fatalf("mmls slot %q", r.slot)
+				}
+				rows[n] = r.text
+			}
+			if len(rows) != len(l.parts)+1 {
+				t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
+			}
 			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " Unassigned (0x00)"; rows[vtocRawPart] != want {
 				t.Errorf("mmls slot 2 = %q, want %q", rows[vtocRawPart], want)
 			}
