@@ -185,6 +185,10 @@ func apmEntryFields(e *apmEntry, b, bs int64) []describe.Field {
 		bigEndianField(path, "pmPartStatus", off+88, e.pmPartStatus()),
 		bigEndianField(path, "pmLgBootStart", off+92, e.pmLgBootStart()),
 		bigEndianField(path, "pmBootSize", off+96, e.pmBootSize()),
+		bigEndianField(path, "pmBootAddr", off+100, e.pmBootAddr()),
+		bigEndianField(path, "pmBootEntry", off+108, e.pmBootEntry()),
+		bigEndianField(path, "pmBootCksum", off+116, e.pmBootCksum()),
+		{Path: path, Name: "pmProcessor", Offset: off + 120, Size: 16, Value: strconv.Quote(untilNUL(e.pmProcessor()))},
 	}
 }
 

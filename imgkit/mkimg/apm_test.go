@@ -3,6 +3,7 @@ package mkimg
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -105,13 +106,27 @@ func shortName(line string) string {
 // planned, and nothing for unused slots.
 func TestAPMRead(t *testing.T) {
 	t.Parallel()
-	checkReadBack(t, apmMatrix, func(alias string) string { return alias })
+	checkReadBack(t, apmMatrix, func(alias string) string { return alias }, func(l *layout) map[[2]string]string {
+		return map[[2]string]string{
+			{"driver descriptor record", "sbSig"}:      "17746 (0x4552)",
+			{"driver descriptor record", "sbBlkSize"}:  fmt.Sprintf("%d (%#x)", l.secsz, l.secsz),
+			{"driver descriptor record", "sbBlkCount"}: fmt.Sprintf("%d (%#x)", l.sectors, l.sectors),
+			{"partition map entry 1", "pmSig"}:         "20557 (0x504d)",
+			{"partition map entry 1", "pmMapBlkCnt"}:   fmt.Sprintf("%d (%#x)", l.slots+1, l.slots+1),
+			{"partition map entry 1", "pmPyPartStart"}: "1 (0x1)",
+			{"partition map entry 1", "pmPartBlkCnt"}:  fmt.Sprintf("%d (%#x)", l.slots+1, l.slots+1),
+			{"partition map entry 1", "pmPartName"}:    `"Apple"`,
+			{"partition map entry 1", "pmParType"}:     `"Apple_partition_map"`,
+		}
+	})
 }
 
 // checkReadBack builds each command line, reads the disk back with the
 // scheme's read hook and compares its partitions with the plan; readType
-// gives the alias the reader reports for one written.
-func checkReadBack(t *testing.T, lines []string, readType func(string) string) {
+// gives the alias the reader reports for one written, and header the
+// values some of the table's Fields must have. Every field must lie in
+// the disk, each (Path, Name) once.
+func checkReadBack(t *testing.T, lines []string, readType func(string) string, header func(*layout) map[[2]string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	inputs(t, dir)
@@ -148,8 +163,15 @@ func checkReadBack(t *testing.T, lines []string, readType func(string) string) {
 				t.Errorf("%s: partition %d has no Fields or RawType", shortName(line), i)
 			}
 		}
-		if len(tab.Fields) == 0 {
-			t.Errorf("%s: the table has no Fields", shortName(line))
+		all := tab.Fields
+		for _, p := range tab.Partitions {
+			all = append(all, p.Fields...)
+		}
+		fields := tooltest.IndexFields(t, all, int64(len(disk)))
+		for k, want := range header(l) {
+			if got := fields[k].Value; got != want {
+				t.Errorf("%s: %s %s = %q, want %q", shortName(line), k[0], k[1], got, want)
+			}
 		}
 	}
 }

@@ -43,11 +43,11 @@ func (d *apmDDR) sbDrvrCount() []byte { return d[16:18] }
 
 // apmEntry is one partition map entry, the first 512 bytes of its block.
 // mkimg sets pmSig, pmMapBlkCnt, pmPyPartStart, pmPartBlkCnt, pmPartName
-// and pmParType; the logical data, status and boot fields stay zero.
+// and pmParType; the logical data, status and boot fields stay zero, as
+// does pmSigPad (bytes 2 to 4), which has no accessor.
 type apmEntry [512]byte
 
 func (e *apmEntry) pmSig() []byte         { return e[0:2] }
-func (e *apmEntry) pmSigPad() []byte      { return e[2:4] }
 func (e *apmEntry) pmMapBlkCnt() []byte   { return e[4:8] }
 func (e *apmEntry) pmPyPartStart() []byte { return e[8:12] }
 func (e *apmEntry) pmPartBlkCnt() []byte  { return e[12:16] }

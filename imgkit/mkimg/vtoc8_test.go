@@ -51,6 +51,18 @@ func TestVTOC8Read(t *testing.T) {
 			return "freebsd-nandfs"
 		}
 		return alias
+	}, func(l *layout) map[[2]string]string {
+		ncyl := uint16(l.sectors / (l.heads * l.track))
+		return map[[2]string]string{
+			{"disk label", "vtoc_sanity"}: "1611521774 (0x600ddeee)",
+			{"disk label", "ncyl"}:        fmt.Sprintf("%d (%#x)", ncyl, ncyl),
+			{"disk label", "pcyl"}:        fmt.Sprintf("%d (%#x)", ncyl, ncyl),
+			{"disk label", "nhead"}:       fmt.Sprintf("%d (%#x)", l.heads, l.heads),
+			{"disk label", "nsect"}:       fmt.Sprintf("%d (%#x)", l.track, l.track),
+			{"disk label", "magic"}:       "55998 (0xdabe)",
+			{"disk label", "asciilabel"}:  fmt.Sprintf("%q", fmt.Sprintf("FreeBSD%dM", l.sectors*512>>20)),
+			{"partition 2", "nblk"}:       fmt.Sprintf("%d (%#x)", l.sectors, l.sectors),
+		}
 	})
 }
 
