@@ -177,6 +177,9 @@ type engine struct {
 	// produced holds the sums of the outputs made, or found up to date,
 	// in this run, by name.
 	produced sync.Map
+	// unselected holds the outputs of the manifest that the run does not
+	// build, by name.
+	unselected map[string]bool
 }
 
 func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, error) {
@@ -188,6 +191,7 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	e.unselected = unselected(c.Entries, sel)
 	// A cancelled run removes its temporary files at once, even while
 	// commands that cannot stop early are still writing.
 	stop := context.AfterFunc(ctx, e.temps.removeAll)
@@ -231,6 +235,18 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	}
 	res.CheckCalls = e.st.calls.Load()
 	return e.finish(res, sel)
+}
+
+// unselected returns the names of the entries that are not in sel.
+func unselected(all, sel []Entry) map[string]bool {
+	u := map[string]bool{}
+	for _, m := range all {
+		u[m.Name] = true
+	}
+	for _, m := range sel {
+		delete(u, m.Name)
+	}
+	return u
 }
 
 // newEngine returns the engine of a run op ("build" or "verify") of c with

@@ -10,7 +10,7 @@
 // outputs, the build state and the temporary files of killed runs. The
 // manifest's commands are run by a Runner, which also names the files each
 // command line reads (the fixturegen command supplies one that runs its
-// makefs and ar in-process); progress and per-output results go to a
+// makefs, ar and mkimg in-process); progress and per-output results go to a
 // Reporter as they happen. ExampleCatalog_Build shows a whole build.
 //
 // # What to know
@@ -24,7 +24,9 @@
 //     runs makefs entries with --metadata=git and refuses, naming the
 //     manifest line, entries whose bytes would depend on the checkout (no
 //     -T, an owner given by name only, ar's U modifier) unless they write
-//     --metadata=host.
+//     --metadata=host. An mkimg entry's inputs are its partition files and
+//     boot code, often other entries' outputs; a :-CMD partition, whose
+//     bytes a command would make, is refused.
 //   - Outputs, fixtures.sum and the state appear only when complete and,
 //     unless updating, only when the sum matches; one Build or Clean at a
 //     time holds the catalogue's lock; a cancelled context removes every

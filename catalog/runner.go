@@ -7,8 +7,8 @@ import (
 )
 
 // A Runner runs the commands of a manifest and says what each command
-// line reads. The fixturegen command supplies one that runs its makefs and
-// ar in-process and plans with their own argument parsers.
+// line reads. The fixturegen command supplies one that runs its makefs, ar
+// and mkimg in-process and plans with their own argument parsers.
 type Runner interface {
 	// Plan parses the command line args (COMMAND and its arguments) as
 	// the command would run in dir, and returns which argument names the

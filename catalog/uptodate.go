@@ -195,13 +195,34 @@ func (e *engine) newKeyer() *keyer {
 }
 
 // producedSum returns the sum of the output name made, or found up to
-// date, in this run.
+// date, in this run. For an output of the manifest that the run does not
+// build (its entry is not selected) it returns the sum that output's last
+// build recorded, while the file is still the one that build wrote, so
+// that an entry reading it has the same key whether the run builds some
+// entries or all of them.
 func (e *engine) producedSum(name string) (Sum, bool) {
-	v, ok := e.produced.Load(name)
-	if !ok {
+	if v, ok := e.produced.Load(name); ok {
+		return v.(Sum), true
+	}
+	if !e.unselected[name] {
 		return Sum{}, false
 	}
-	return v.(Sum), true
+	return e.st.writtenSum(name, filepath.Join(e.dir, filepath.FromSlash(name)))
+}
+
+// writtenSum returns the sum recorded for the output name when the file at
+// outPath is still the one its last build wrote (outputStat).
+func (st *state) writtenSum(name, outPath string) (Sum, bool) {
+	s := st.get(name)
+	if s == nil {
+		return Sum{}, false
+	}
+	st.calls.Add(1)
+	o, err := statOutput(outPath)
+	if err != nil || o != s.Output {
+		return Sum{}, false
+	}
+	return s.Sum, true
 }
 
 // keyVersion starts what an entry's key hashes (the generator,

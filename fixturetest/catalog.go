@@ -6,8 +6,8 @@ import (
 )
 
 // Runner returns the runner of fixturegen's catalogue commands, for
-// catalog.Options.Runner: it runs a manifest's makefs and ar command lines
-// in-process, as "fixturegen build" does (makefs lines as if
+// catalog.Options.Runner: it runs a manifest's makefs, ar and mkimg command
+// lines in-process, as "fixturegen build" does (makefs lines as if
 // --metadata=git came first; see package catalog), and plans their inputs
 // with the commands' own parsers. With it a test builds or verifies a
 // catalogue without the fixturegen program, and gets the same bytes:

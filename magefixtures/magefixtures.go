@@ -16,7 +16,7 @@
 // namespace ("mage fx:fixtures" for the name fx).
 //
 // The targets run the catalogue engine (package catalog) in the mage
-// process, with fixturegen's makefs and ar: no go run, no separate
+// process, with fixturegen's makefs, ar and mkimg: no go run, no separate
 // fixturegen binary. They find the catalogue as fixturegen does, in
 // ./fixtures or in the fixtures folder of the nearest parent up to the
 // module root, unless Settings.Dir says where it is. Settings (set in an

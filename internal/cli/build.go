@@ -42,9 +42,10 @@ ending in '\' continues on the next, and each entry reads
 
 	NAME: COMMAND ARGS...
 
-where COMMAND is a fixturegen command (makefs, ar) run in the manifest's
-folder, NAME is the output it writes, given among ARGS, relative to that
-folder. ARGS are split as a shell would, with '...' and "..." quotes.
+where COMMAND is a fixturegen command (makefs, ar, mkimg) run in the
+manifest's folder, NAME is the output it writes, given among ARGS,
+relative to that folder. ARGS are split as a shell would, with '...' and
+"..." quotes.
 SOURCE_DATE_EPOCH is unset for every entry.
 
 Outputs depend only on what git keeps of the inputs, so that one
@@ -60,7 +61,9 @@ needs no -T, and its sum then holds only on this host.
 An entry's inputs are every path its command line reads, as the command
 parses it: makefs's sources, -F spec and the files its contents keywords
 name, -T's file, -o bootstrap's file; ar's members (directories with
-everything under them). An entry whose command line, inputs (type, mode,
+everything under them); mkimg's partition files and -b's boot code. An
+mkimg entry names its disk with -o NAME, and may not have a partition
+made by a command (TYPE:-CMD), whose bytes a catalogue cannot track. An entry whose command line, inputs (type, mode,
 size, owner, hard links, modification time and, on Linux, change time),
 output, recorded sum and fixturegen build are unchanged since its last
 build is not rebuilt:

@@ -36,8 +36,9 @@ func TestCatalogVerify(t *testing.T) {
 // TestCatalogValid builds the catalogue into a copy of its folder and
 // checks every output with an independent tool: fsck.fat for the FAT
 // images, GNU ar and llvm-nm for the archives, sleuthkit's fls for FFS,
-// bsdtar for ISO 9660. It also checks that inspect recognises and lists
-// each one.
+// bsdtar for ISO 9660, sgdisk or sfdisk and freebsd-mkimg for the disks
+// (checkCatalogDisk). It also checks that inspect recognises and lists
+// each image.
 func TestCatalogValid(t *testing.T) {
 	t.Parallel()
 	cat, err := loadCatalog(&env{Dir: "."}, "test", catalogDir)
@@ -60,6 +61,13 @@ func TestCatalogValid(t *testing.T) {
 	}
 	for _, m := range cat.Entries {
 		out := filepath.Join(dir, filepath.FromSlash(m.Name))
+		if m.Args[0] == "mkimg" {
+			t.Run(m.Name, func(t *testing.T) {
+				t.Parallel()
+				checkCatalogDisk(t, dir, m.Args[1:], out)
+			})
+			continue
+		}
 		f, err := os.Open(out)
 		if err != nil {
 			t.Fatal(err)

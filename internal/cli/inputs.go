@@ -16,7 +16,7 @@ import (
 )
 
 // Runner returns the catalogue runner of the fixturegen command: it runs
-// the manifest's command lines (makefs, ar, ranlib) in-process, as
+// the manifest's command lines (makefs, ar, ranlib, mkimg) in-process, as
 // "fixturegen build" does, and plans their inputs with the commands' own
 // argument parsers. magefixtures and fixturetest use it, so every entry
 // point plans and runs a line the same way: through catalogArgs, which
@@ -44,6 +44,7 @@ var planners = map[string]func(e *env, args []string) (*catalog.Plan, error){
 	"makefs": planMakefs,
 	"ar":     planAr,
 	"ranlib": planRanlib,
+	"mkimg":  planMkimg,
 }
 
 // Plan implements catalog.Runner.

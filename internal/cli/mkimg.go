@@ -29,17 +29,9 @@ supported yet.`,
 }
 
 func runMkimg(e *env, args []string) error {
-	o, err := mkimg.Parse(args)
+	o, err := parseMkimgArgs(e, args)
 	if err != nil {
-		return fromMkimg(err)
-	}
-	for i := range o.Partitions {
-		if f := o.Partitions[i].File; f != "" {
-			o.Partitions[i].File = e.abs(f)
-		}
-	}
-	if o.Bootcode != "" {
-		o.Bootcode = e.abs(o.Bootcode)
+		return err
 	}
 	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
@@ -51,6 +43,25 @@ func runMkimg(e *env, args []string) error {
 		return err
 	}
 	return fromMkimg(mkimg.WriteFile(e.abs(o.Output), o))
+}
+
+// parseMkimgArgs parses mkimg's command line args as runMkimg runs it and
+// the catalogue plans it: the files it names resolved against the working
+// directory e.Dir.
+func parseMkimgArgs(e *env, args []string) (*mkimg.Options, error) {
+	o, err := mkimg.Parse(args)
+	if err != nil {
+		return nil, fromMkimg(err)
+	}
+	for i := range o.Partitions {
+		if f := o.Partitions[i].File; f != "" {
+			o.Partitions[i].File = e.abs(f)
+		}
+	}
+	if o.Bootcode != "" {
+		o.Bootcode = e.abs(o.Bootcode)
+	}
+	return o, nil
 }
 
 // fromMkimg turns an error wrapping mkimg.ErrOption into the command's
