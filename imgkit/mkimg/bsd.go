@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -72,9 +71,6 @@ func bsdSlot(i int) int {
 // so with more than seven slots the entries past the eighth that no
 // partition fills keep the boot code's bytes, and d_checksum covers them.
 func (l *layout) writeBSD(w io.WriterAt) error {
-	if l.sectors > math.MaxUint32 {
-		return fmt.Errorf("%w: %d sectors; a BSD disklabel's fields hold at most 2^32-1", ErrTooLarge, l.sectors)
-	}
 	buf := make([]byte, bsdBootblockSize)
 	if l.bootcode != nil {
 		copy(buf, l.bootcode)
