@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -424,5 +425,31 @@ func TestBSDFdisk(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// FuzzReadBSD checks that readBSD never panics and that any table it
+// returns keeps its partitions inside the disk.
+func FuzzReadBSD(f *testing.F) {
+	f.Fuzz(func(t *testing.T, disk []byte) {
+		checkFuzzTable(t, readBSD, disk)
+	})
+}
+
+// checkFuzzTable runs a read hook on disk and checks what a caller relies
+// on: an error or a table, never both, and partitions inside the disk.
+func checkFuzzTable(t *testing.T, read func(io.ReaderAt, int64) (*Table, error), disk []byte) {
+	t.Helper()
+	tab, err := read(bytes.NewReader(disk), int64(len(disk)))
+	if (tab == nil) == (err == nil) {
+		t.Fatalf("table %v with error %v", tab, err)
+	}
+	if err != nil {
+		return
+	}
+	for _, e := range tab.Partitions {
+		if e.Start < 0 || e.Size < 0 || e.Start+e.Size > int64(len(disk)) {
+			t.Fatalf("partition %d (%d bytes at %d) is outside the %d-byte disk", e.Index, e.Size, e.Start, len(disk))
+		}
 	}
 }

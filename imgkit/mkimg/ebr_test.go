@@ -269,3 +269,12 @@ func TestEBRTooLarge(t *testing.T) {
 		t.Error("the refused disk was written")
 	}
 }
+
+// FuzzReadEBR checks that readEBR never panics, however the chain's
+// links and records are set, and that any table it returns keeps its
+// partitions inside the disk.
+func FuzzReadEBR(f *testing.F) {
+	f.Fuzz(func(t *testing.T, disk []byte) {
+		checkFuzzTable(t, readEBR, disk)
+	})
+}
