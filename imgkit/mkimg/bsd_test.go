@@ -303,7 +303,8 @@ func TestBSDReadErrors(t *testing.T) {
 
 // TestBSDErrors checks the command lines -s bsd refuses, as mkimg does:
 // 4096-byte sectors, labels, 20 slots, types it has no p_fstype for, and
-// boot code over 8192 bytes.
+// boot code over 8192 bytes; and disks of 2^32 sectors or more, which
+// mkimg would truncate to the label's 32-bit fields.
 func TestBSDErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -318,6 +319,7 @@ func TestBSDErrors(t *testing.T) {
 		"-s bsd -p efi:=a":                          ErrPartition,
 		"-s bsd -p freebsd:=a":                      ErrPartition,
 		"-s bsd -b big -p freebsd-ufs:=a":           ErrBootcode,
+		"-s bsd -p freebsd-ufs::2t":                 ErrTooLarge,
 	} {
 		_, err := Build(parseIn(t, dir, strings.Fields(line)))
 		if !errors.Is(err, want) {
