@@ -70,8 +70,9 @@
 // -T, and the others are those of LBAs counted in the chain, not the
 // disk. The types are fat16b, fat32, freebsd and fat32lba (0x06, 0x0b,
 // 0xa5 and 0x0c); the reference freebsd-mkimg lacks fat32lba, which
-// current FreeBSD's ebr.c maps. Both schemes refuse a disk whose sectors do not fit their
-// 32-bit fields (ErrTooLarge), where mkimg would truncate them.
+// current FreeBSD's ebr.c maps. Both schemes refuse a disk whose
+// sectors do not fit their 32-bit fields (ErrTooLarge), where mkimg would
+// truncate them.
 //
 // Each scheme's reader gives a Table whose Fields are named as the
 // on-disk structures name them (d_magic, d_secsize, ... and p_size,
