@@ -110,7 +110,7 @@ func (l *layout) writeBSD(w io.WriterAt) error {
 func bsdChecksum(b []byte) uint16 {
 	var sum uint16
 	for i := 0; i+1 < len(b); i += 2 {
-		if i == 136 { // d_checksum itself
+		if i == bsdChecksumOffset {
 			continue
 		}
 		sum ^= binary.LittleEndian.Uint16(b[i:])
@@ -120,9 +120,10 @@ func bsdChecksum(b []byte) uint16 {
 
 // readBSD finds a BSD disklabel in the second sector of a disk of 512- to
 // 4096-byte sectors (the first whose d_magic, d_magic2 and d_secsize
-// agree), checks d_npartitions against the room in its sector and
-// d_checksum, and lists its partitions; the raw partition 'c' goes in the
-// table's Fields, not its Partitions.
+// agree), checks d_npartitions (at most the 20 entries mkimg writes),
+// d_checksum and that every entry lies inside the disk, and lists its
+// partitions; the raw partition 'c' goes in the table's Fields, not its
+// Partitions.
 func readBSD(r io.ReaderAt, size int64) (*Table, error) {
 	for secsz := int64(512); secsz <= 4096; secsz *= 2 {
 		if size < 2*secsz {
@@ -149,11 +150,11 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 	le32 := func(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
 	n := int(leFieldValue(d.dNpartitions()))
 	if n > bsdPartsMax {
-		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+138, bsdPartsMax)
+		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
 	}
 	sum := bsdChecksum(d[:bsdHeaderSize+n*bsdPartitionSize])
 	if got := uint16(leFieldValue(d.dChecksum())); got != sum {
-		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+136, sum)
+		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
 	}
 	t := &Table{Scheme: "bsd", SectorSize: int(secsz)}
 	field := func(path, name string, rec []byte, base int64, b []byte, value string) describe.Field {

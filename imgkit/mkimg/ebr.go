@@ -45,9 +45,9 @@ func ebrMetadata(l *layout, where int, blk uint64) uint64 {
 // them: record 0 is the partition, starting a track after its EBR and
 // sized in whole tracks; record 1 links to the next EBR, counted from the
 // first one at LBA 0, and covers that EBR's track and its partition. The
-// CHS fields follow mkimg's: record 0's StartingCHS is that of LBA
-// track (the relative start), every other CHS is that of the LBA the
-// record's field names relative to LBA 0.
+// CHS fields are mkimg's: record 0's StartingCHS is that of the LBA equal
+// to its StartingLBA (one track), and every other CHS field is that of
+// the sector it names counted from LBA 0 of the chain.
 func (l *layout) writeEBR(w io.WriterAt) error {
 	for i, p := range l.parts {
 		b := make([]byte, l.secsz)

@@ -19,6 +19,9 @@ const (
 	bsdHeaderSize = 148
 	// bsdPartitionSize is the size of one d_partitions entry.
 	bsdPartitionSize = 16
+	// bsdChecksumOffset and bsdNpartitionsOffset are where d_checksum
+	// and d_npartitions sit in the label.
+	bsdChecksumOffset, bsdNpartitionsOffset = 136, 138
 	// bsdLabelStructSize is sizeof(struct disklabel): the header and
 	// bsdPartsMin entries. mkimg clears only these bytes of the boot
 	// code's second sector before writing the label there.
