@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,22 +359,3 @@ func FuzzReadAPM(f *testing.F) {
 	})
 }
 
-// checkFuzzTable runs read on disk and checks what a table it returns
-// promises.
-func checkFuzzTable(t *testing.T, read func(io.ReaderAt, int64) (*Table, error), disk []byte) {
-	tab, err := read(bytes.NewReader(disk), int64(len(disk)))
-	if err != nil {
-		if tab != nil {
-			t.Fatalf("a table and an error: %v", err)
-		}
-		return
-	}
-	if len(tab.Fields) == 0 || tab.SectorSize < 512 {
-		t.Fatalf("table without fields or with %d-byte sectors", tab.SectorSize)
-	}
-	for _, p := range tab.Partitions {
-		if p.Index < 1 || p.Start < 0 || p.Size < 0 {
-			t.Fatalf("bad entry %+v", p)
-		}
-	}
-}

@@ -83,9 +83,46 @@
 // pmPyPartStart, pmPartBlkCnt, pmPartName, pmParType, ...) and Solaris's
 // dk_label (asciilabel, vtoc_sanity, ncyl, nhead, nsect, p_tag, cylno,
 // nblk, magic, cksum, ...) name them, or ErrNoTable.
+// # BSD and EBR
+//
+// A bsd disk (-s bsd, 512-byte sectors only) begins with an 8 KiB boot
+// area holding the BSD disklabel (sys/sys/disk/bsd.h) in its second
+// sector; -b boot code of up to 8192 bytes fills the rest of it, and mkimg
+// clears only the first 276 bytes of the label's sector (the header and
+// eight entries), so with more than seven slots an entry past the eighth
+// that no partition fills keeps the boot code's bytes, which d_checksum
+// covers. Partitions start on physical blocks (-P) after the boot area
+// and the disk ends on a whole cylinder (-H times -T sectors). Slot i
+// goes in d_partitions entry i, skipping the raw partition 'c' (entry 2),
+// which covers the whole disk; d_npartitions is one more than the slots,
+// and at least 8. At most 19 slots; the types are freebsd-nandfs,
+// freebsd-swap, freebsd-ufs, freebsd-vinum and freebsd-zfs (p_fstype 30,
+// 1, 7, 14 and 27); no labels.
+//
+// An ebr disk (-s ebr, up to 4096 slots, sectors up to 4096 bytes, no
+// boot code) is the chain of Extended Boot Records that fills an MBR's
+// extended partition (-s mbr -p ebr:=FILE). Each used slot gets an EBR
+// in the track before it; record 0 places the partition a track after
+// its EBR, sized in whole tracks, and record 1 links to the next EBR,
+// counted from the first, at LBA 0. Unused slots leave no EBR. The CHS
+// fields are mkimg's: record 0's StartingCHS is that of the LBA equal to
+// -T, and the others are those of LBAs counted in the chain, not the
+// disk. The types are fat16b, fat32, freebsd and fat32lba (0x06, 0x0b,
+// 0xa5 and 0x0c); the reference freebsd-mkimg lacks fat32lba, which
+// current FreeBSD's ebr.c maps. Both schemes refuse a disk whose
+// sectors do not fit their 32-bit fields (ErrTooLarge), where mkimg would
+// truncate them.
+//
+// Each scheme's reader gives a Table whose Fields are named as the
+// on-disk structures name them (d_magic, d_secsize, ... and p_size,
+// p_offset, p_fstype, ... for bsd; BootIndicator, StartingCHS, OSType,
+// EndingCHS, StartingLBA and SizeInLBA of each EBR's records for ebr).
+// The ebr reader follows at most 4096 links, each inside the disk and
+// none twice; since an EBR does not record its sector size, it takes the
+// size (512 to 4096) under which the chain ends at the disk's end.
 //
 // # Not yet
 //
 // Partition offsets, :-CMD partitions, -c/-C/--capacity, -f formats other
-// than raw, and the bsd and ebr schemes are refused with an ErrOption.
+// than raw are refused with an ErrOption.
 package mkimg

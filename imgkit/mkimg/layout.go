@@ -178,12 +178,15 @@ func (l *layout) place(ps []Partition) error {
 	if l.sectors > math.MaxInt64/l.secsz {
 		return fmt.Errorf("%w: %d sectors of %d bytes", ErrTooLarge, l.sectors, l.secsz)
 	}
-	if l.scheme == "mbr" {
+	if l.scheme == "mbr" || l.scheme == "ebr" {
 		for _, p := range l.parts {
 			if p.start+l.roundTrack(p.sectors) > math.MaxUint32 {
-				return fmt.Errorf("%w: partition %d ends past sector 2^32, beyond an MBR's 32-bit fields", ErrTooLarge, p.index+1)
+				return fmt.Errorf("%w: partition %d ends past sector 2^32, beyond an %s's 32-bit fields", ErrTooLarge, p.index+1, strings.ToUpper(l.scheme))
 			}
 		}
+	}
+	if l.scheme == "bsd" && l.sectors > math.MaxUint32 {
+		return fmt.Errorf("%w: %d sectors, beyond a BSD disklabel's 32-bit fields", ErrTooLarge, l.sectors)
 	}
 	return nil
 }

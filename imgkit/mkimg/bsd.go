@@ -1,0 +1,257 @@
+package mkimg
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
+)
+
+func init() {
+	registerScheme(&scheme{
+		name:          "bsd",
+		description:   "BSD disk label",
+		maxParts:      bsdPartsMax - 1,
+		bootcode:      bsdBootblockSize,
+		maxSectorSize: bsdMaxSectorSize,
+		hasType:       func(alias string) bool { _, ok := bsdTypes[alias]; return ok },
+		metadata:      bsdMetadata,
+		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeBSD(w) },
+		read:          readBSD,
+	})
+}
+
+// bsdTypes maps mkimg's type aliases to p_fstype values (FS_NANDFS,
+// FS_SWAP, FS_BSDFFS, FS_VINUM, FS_ZFS), as FreeBSD's mkimg accepts them
+// for -s bsd.
+var bsdTypes = map[string]byte{
+	"freebsd-nandfs": 30,
+	"freebsd-swap":   1,
+	"freebsd-ufs":    7,
+	"freebsd-vinum":  14,
+	"freebsd-zfs":    27,
+}
+
+// bsdMetadata keeps the 8 KiB boot area, which holds the label, before the
+// partitions, aligns each partition to the physical block (-P) and ends
+// the disk on a whole cylinder (-H times -T sectors).
+func bsdMetadata(l *layout, where int, blk uint64) uint64 {
+	switch where {
+	case metaStart:
+		return blk + bsdBootblockSize/l.secsz
+	case metaEnd:
+		return l.roundCylinder(blk)
+	}
+	return l.roundBlock(blk)
+}
+
+// roundCylinder rounds n sectors up to whole cylinders.
+func (l *layout) roundCylinder(n uint64) uint64 {
+	cyl := l.heads * l.track
+	if r := n % cyl; r != 0 {
+		return n + cyl - r
+	}
+	return n
+}
+
+// bsdSlot returns the d_partitions entry of the 0-based mkimg slot i: the
+// slots skip the raw partition 'c'.
+func bsdSlot(i int) int {
+	if i >= bsdPartRaw {
+		return i + 1
+	}
+	return i
+}
+
+// writeBSD writes the boot area: the boot code (-b) with the label in its
+// second sector, as mkimg lays it out. mkimg clears only
+// sizeof(struct disklabel) bytes (eight entries) of the boot code there,
+// so with more than seven slots the entries past the eighth that no
+// partition fills keep the boot code's bytes, and d_checksum covers them.
+func (l *layout) writeBSD(w io.WriterAt) error {
+	buf := make([]byte, bsdBootblockSize)
+	if l.bootcode != nil {
+		copy(buf, l.bootcode)
+		clear(buf[l.secsz:][:bsdLabelStructSize])
+	}
+	d := (*bsdLabel)(buf[l.secsz:][:len(bsdLabel{})])
+	entries := max(l.slots+1, bsdPartsMin)
+	le32 := binary.LittleEndian.PutUint32
+	le32(d.dMagic(), bsdMagic)
+	le32(d.dSecsize(), uint32(l.secsz))
+	le32(d.dNsectors(), uint32(l.track))
+	le32(d.dNtracks(), uint32(l.heads))
+	le32(d.dNcylinders(), uint32(l.sectors/(l.track*l.heads)))
+	le32(d.dSecpercyl(), uint32(l.track*l.heads))
+	le32(d.dSecperunit(), uint32(l.sectors))
+	binary.LittleEndian.PutUint16(d.dRpm(), bsdRPM)
+	le32(d.dMagic2(), bsdMagic)
+	binary.LittleEndian.PutUint16(d.dNpartitions(), uint16(entries))
+	le32(d.dBbsize(), bsdBootblockSize)
+	le32(d.partition(bsdPartRaw).pSize(), uint32(l.sectors))
+	for _, p := range l.parts {
+		e := d.partition(bsdSlot(p.index))
+		le32(e.pSize(), uint32(p.sectors))
+		le32(e.pOffset(), uint32(p.start))
+		clear(e.pFsize())
+		e.pFstype()[0] = bsdTypes[lower7(p.Type)]
+		clear(e.pFrag())
+		clear(e.pCpg())
+	}
+	binary.LittleEndian.PutUint16(d.dChecksum(), bsdChecksum(d[:bsdHeaderSize+entries*bsdPartitionSize]))
+	return l.writeAt(w, buf, 0)
+}
+
+// bsdChecksum is d_checksum: the XOR of the label's 16-bit little-endian
+// words up to the end of its d_npartitions entries, taken with d_checksum
+// zero.
+func bsdChecksum(b []byte) uint16 {
+	var sum uint16
+	for i := 0; i+1 < len(b); i += 2 {
+		if i == bsdChecksumOffset {
+			continue
+		}
+		sum ^= binary.LittleEndian.Uint16(b[i:])
+	}
+	return sum
+}
+
+// readBSD finds a BSD disklabel in the second sector of a disk of 512- to
+// 4096-byte sectors (the first whose d_magic, d_magic2 and d_secsize
+// agree), checks d_npartitions (at most the 20 entries mkimg writes),
+// d_checksum and that every entry lies inside the disk, and lists its
+// partitions; the raw partition 'c' goes in the table's Fields, not its
+// Partitions.
+func readBSD(r io.ReaderAt, size int64) (*Table, error) {
+	for secsz := int64(512); secsz <= 4096; secsz *= 2 {
+		if size < 2*secsz {
+			break
+		}
+		sector := make([]byte, secsz)
+		if _, err := r.ReadAt(sector, secsz); err != nil {
+			return nil, fmt.Errorf("mkimg: bsd: reading sector 1: %w", err)
+		}
+		var d bsdLabel
+		copy(d[:], sector)
+		le32 := binary.LittleEndian.Uint32
+		if le32(d.dMagic()) != bsdMagic || le32(d.dMagic2()) != bsdMagic || int64(le32(d.dSecsize())) != secsz {
+			continue
+		}
+		return bsdTable(&d, secsz, size)
+	}
+	return nil, fmt.Errorf("%w: no BSD disklabel (d_magic %#x) in sector 1", ErrNoTable, bsdMagic)
+}
+
+// bsdTable checks the label d found at byte secsz of a disk of size bytes
+// and returns its Table.
+func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
+	le32 := func(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
+	n := int(leFieldValue(d.dNpartitions()))
+	if n > bsdPartsMax {
+		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
+	}
+	sum := bsdChecksum(d[:bsdHeaderSize+n*bsdPartitionSize])
+	if got := uint16(leFieldValue(d.dChecksum())); got != sum {
+		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
+	}
+	t := &Table{Scheme: "bsd", SectorSize: int(secsz)}
+	field := func(path, name string, rec []byte, base int64, b []byte, value string) describe.Field {
+		return describe.Field{Path: path, Name: name, Offset: base + int64(len(rec)-cap(b)), Size: int64(len(b)), Value: value}
+	}
+	num := func(b []byte) string { return strconv.FormatUint(leFieldValue(b), 10) }
+	hdr := func(name string, b []byte) {
+		v := num(b)
+		if name == "d_magic" || name == "d_magic2" || name == "d_checksum" {
+			v = fmt.Sprintf("%#x", leFieldValue(b))
+		}
+		t.Fields = append(t.Fields, field("disklabel", name, d[:], secsz, b, v))
+	}
+	hdr("d_magic", d.dMagic())
+	hdr("d_type", d.dType())
+	hdr("d_subtype", d.dSubtype())
+	hdr("d_secsize", d.dSecsize())
+	hdr("d_nsectors", d.dNsectors())
+	hdr("d_ntracks", d.dNtracks())
+	hdr("d_ncylinders", d.dNcylinders())
+	hdr("d_secpercyl", d.dSecpercyl())
+	hdr("d_secperunit", d.dSecperunit())
+	hdr("d_sparespertrack", d.dSparespertrack())
+	hdr("d_sparespercyl", d.dSparespercyl())
+	hdr("d_acylinders", d.dAcylinders())
+	hdr("d_rpm", d.dRpm())
+	hdr("d_interleave", d.dInterleave())
+	hdr("d_flags", d.dFlags())
+	hdr("d_magic2", d.dMagic2())
+	hdr("d_checksum", d.dChecksum())
+	hdr("d_npartitions", d.dNpartitions())
+	hdr("d_bbsize", d.dBbsize())
+	hdr("d_sbsize", d.dSbsize())
+	sectors := size / secsz
+	for i := range n {
+		e := d.partition(i)
+		off, length, fstype := le32(e.pOffset()), le32(e.pSize()), e.pFstype()[0]
+		if i != bsdPartRaw && length == 0 && fstype == 0 {
+			continue
+		}
+		if off+length > uint64(sectors) {
+			return nil, fmt.Errorf("mkimg: bsd: d_partitions[%d] (sectors %d to %d) ends past the disk's %d sectors", i, off, off+length, sectors)
+		}
+		path := fmt.Sprintf("d_partitions[%d]", i)
+		base := secsz + bsdHeaderSize + int64(i)*bsdPartitionSize
+		var fields []describe.Field
+		for _, f := range []struct {
+			name string
+			b    []byte
+		}{{"p_size", e.pSize()}, {"p_offset", e.pOffset()}, {"p_fsize", e.pFsize()}, {"p_fstype", e.pFstype()}, {"p_frag", e.pFrag()}, {"p_cpg", e.pCpg()}} {
+			fields = append(fields, field(path, f.name, e[:], base, f.b, num(f.b)))
+		}
+		if i == bsdPartRaw {
+			t.Fields = append(t.Fields, fields...)
+			continue
+		}
+		slot := i
+		if i > bsdPartRaw {
+			slot--
+		}
+		raw := strconv.Itoa(int(fstype))
+		t.Partitions = append(t.Partitions, Entry{
+			Index:   slot + 1,
+			Type:    aliasOfByte(bsdTypes, fstype, raw),
+			RawType: raw,
+			Start:   int64(off) * secsz,
+			Size:    int64(length) * secsz,
+			Fields:  fields,
+		})
+	}
+	return t, nil
+}
+
+// aliasOfByte returns the alias of types that maps to v, the first in
+// sorted order when several do, or raw when none does.
+func aliasOfByte(types map[string]byte, v byte, raw string) string {
+	best := ""
+	for alias, t := range types {
+		if t == v && (best == "" || alias < best) {
+			best = alias
+		}
+	}
+	if best == "" {
+		return raw
+	}
+	return best
+}
+
+// leFieldValue reads a little-endian field of 1, 2, 4 or 8 bytes.
+func leFieldValue(b []byte) uint64 {
+	switch len(b) {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return binary.LittleEndian.Uint64(b)
+}

@@ -1,0 +1,439 @@
+package mkimg
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// bsdInputs writes the files inputs writes and bsdboot, 8192 bytes of
+// boot code filling the whole boot area, so that the label's place in it
+// and the entries mkimg leaves holding boot code show.
+func bsdInputs(t *testing.T, dir string) {
+	t.Helper()
+	inputs(t, dir)
+	b := make([]byte, bsdBootblockSize)
+	for i := range b {
+		b[i] = byte(i*13 + 5)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bsdboot"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repeatPart returns n -p arguments of spec.
+func repeatPart(spec string, n int) string {
+	return strings.Repeat(" -p "+spec, n)
+}
+
+// bsdMatrix is the -s bsd command lines compared with freebsd-mkimg -y:
+// 1 to 19 partitions, unused slots (before and after the raw 'c' slot),
+// every type, odd and empty sizes, -P, -H/-T and boot code of 300 and
+// 8192 bytes (with 8 or more entries, where the label reaches boot code
+// mkimg does not clear). The scheme takes only 512-byte sectors.
+var bsdMatrix = []string{
+	"-s bsd -p freebsd-ufs:=a",
+	"-s bsd -p freebsd-ufs:=a -p freebsd-swap::128k",
+	"-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b -p freebsd-zfs:=c",
+	"-s bsd -p - -p freebsd-swap:=b -p - -p freebsd-vinum:=d -p freebsd-nandfs::777",
+	"-s bsd -p freebsd-ufs:=b -p - -p - -p - -p - -p - -p - -p freebsd-zfs:=d",
+	"-s bsd -P 4096 -p freebsd-ufs:=b -p freebsd-nandfs:=d",
+	"-s bsd -P 65536 -p freebsd-ufs:=d -p freebsd-swap::1",
+	"-s bsd -H 16 -T 63 -p freebsd-ufs:=a -p freebsd-swap::3k",
+	"-s bsd -H 255 -T 63 -P 4096 -b bsdboot -p freebsd-ufs:=a",
+	"-s bsd -H 2 -T 3 -p freebsd-ufs:=b",
+	"-s bsd -b bsdboot -p freebsd-ufs:=b",
+	"-s bsd -b boot -p freebsd-ufs:=b -p freebsd-swap:=d",
+	"-s bsd -b bsdboot" + repeatPart("freebsd-ufs:=d", 7),
+	"-s bsd -b bsdboot" + repeatPart("freebsd-ufs:=d", 8),
+	"-s bsd -b bsdboot -p freebsd-ufs:=d" + repeatPart("-", 17) + " -p freebsd-swap:=b",
+	"-s bsd" + repeatPart("freebsd-zfs:=d", 19),
+	"-s bsd -b bsdboot -H 4 -T 5" + repeatPart("freebsd-ufs:=b", 19),
+	"-s BSD -p FREEBSD-UFS:=d",
+}
+
+// TestBSDFreeBSDIdentity checks that WriteFile, Write and Build give
+// freebsd-mkimg -y's bytes for every -s bsd command line of the matrix.
+func TestBSDFreeBSDIdentity(t *testing.T) {
+	t.Parallel()
+	ref := tooltest.Need(t, "freebsd-mkimg")
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	for _, line := range bsdMatrix {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			checkFreeBSDIdentity(t, ref, dir, line)
+		})
+	}
+}
+
+// checkFreeBSDIdentity runs freebsd-mkimg -y and WriteFile, Write and
+// Build on one command line, in dir, and compares the disks.
+func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
+	t.Helper()
+	args := append(strings.Fields(line), "-y")
+	want := filepath.Join(t.TempDir(), "want.img")
+	cmd := exec.Command(ref, append(args, "-o", want)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
+	}
+	wantBytes, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parseIn(t, dir, args)
+	got := filepath.Join(t.TempDir(), "got.img")
+	if err := WriteFile(got, o); err != nil {
+		t.Fatal(err)
+	}
+	gotBytes, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareDisks(t, gotBytes, wantBytes)
+	built, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(built, wantBytes) {
+		t.Error("Build's bytes differ from freebsd-mkimg's")
+	}
+	var buf writerAtBuffer
+	n, err := Write(&buf, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(wantBytes)) || !bytes.Equal(buf.b, wantBytes) {
+		t.Errorf("Write wrote %d bytes, not freebsd-mkimg's %d", n, len(wantBytes))
+	}
+}
+
+// writerAtBuffer is an io.WriterAt over a growing byte slice.
+type writerAtBuffer struct{ b []byte }
+
+func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
+	if end := int(off) + len(p); end > len(w.b) {
+		w.b = append(w.b, make([]byte, end-len(w.b))...)
+	}
+	return copy(w.b[off:], p), nil
+}
+
+// TestBSDReadBack checks that readBSD gives back the partitions, geometry
+// and raw partition each matrix line wrote.
+func TestBSDReadBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	for _, line := range bsdMatrix {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			o := parseIn(t, dir, strings.Fields(line))
+			disk := mustBuild(t, o)
+			l, err := plan(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
+			if bsdBootInEntries(l) {
+				// The entries holding boot code name sectors past
+				// the disk's end, which the reader refuses.
+				if err == nil {
+					t.Fatal("readBSD took entries of boot code as partitions")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTableReadBack(t, tab, l, func(p placed) int64 { return int64(p.sectors) })
+			fields := fieldMap(tab)
+			for name, want := range map[string]uint64{
+				"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
+				"d_ncylinders": l.sectors / (l.track * l.heads), "d_npartitions": uint64(max(l.slots+1, bsdPartsMin)),
+				"d_bbsize": bsdBootblockSize, "d_rpm": bsdRPM,
+			} {
+				if got := fields["disklabel "+name]; got != strconv.FormatUint(want, 10) {
+					t.Errorf("%s = %q, want %d", name, got, want)
+				}
+			}
+			if got := fields["d_partitions[2] p_size"]; got != strconv.FormatUint(l.sectors, 10) {
+				t.Errorf("raw partition p_size = %q, want %d", got, l.sectors)
+			}
+		})
+	}
+}
+
+// bsdBootInEntries reports whether l's label has entries that mkimg
+// leaves holding boot code: an unused slot past the eighth entry, with
+// boot code of more than one sector.
+func bsdBootInEntries(l *layout) bool {
+	if l.bootcode == nil {
+		return false
+	}
+	past := l.bootcode[l.secsz+bsdLabelStructSize : l.secsz+uint64(len(bsdLabel{}))]
+	if bytes.Equal(past, make([]byte, len(past))) {
+		return false
+	}
+	used := map[int]bool{bsdPartRaw: true}
+	for _, p := range l.parts {
+		used[bsdSlot(p.index)] = true
+	}
+	for e := bsdPartsMin; e < max(l.slots+1, bsdPartsMin); e++ {
+		if !used[e] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBSDBootInEntries checks mkimg's layout of a label over 8192 bytes
+// of boot code: the label's first sizeof(struct disklabel) bytes are
+// cleared, the entries past the eighth that no partition fills keep the
+// boot code, and d_checksum covers them.
+func TestBSDBootInEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	o := parseIn(t, dir, strings.Fields("-s bsd -b bsdboot -p freebsd-ufs:=d"+repeatPart("-", 17)+" -p freebsd-swap:=b"))
+	disk := mustBuild(t, o)
+	boot, err := os.ReadFile(filepath.Join(dir, "bsdboot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := disk[512:][:len(bsdLabel{})]
+	if !bytes.Equal(disk[:512], boot[:512]) || !bytes.Equal(disk[512+len(label):bsdBootblockSize], boot[512+len(label):]) {
+		t.Error("the boot area outside the label is not the boot code")
+	}
+	if !bytes.Equal(label[bsdLabelStructSize:bsdHeaderSize+19*bsdPartitionSize], boot[512+bsdLabelStructSize:512+bsdHeaderSize+19*bsdPartitionSize]) {
+		t.Error("entries 8 to 18 do not hold the boot code")
+	}
+	if sum := bsdChecksum(label[:bsdHeaderSize+20*bsdPartitionSize]); sum != uint16(leFieldValue(label[136:138])) {
+		t.Errorf("d_checksum %#x, want %#x over 20 entries", label[136:138], sum)
+	}
+	if !bsdBootInEntries(mustPlan(t, o)) {
+		t.Error("bsdBootInEntries misses the case")
+	}
+}
+
+// mustPlan plans o or fails the test.
+func mustPlan(t *testing.T, o *Options) *layout {
+	t.Helper()
+	l, err := plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// fieldMap returns a table's Fields by "Path Name".
+func fieldMap(tab *Table) map[string]string {
+	m := map[string]string{}
+	for _, f := range tab.Fields {
+		m[f.Path+" "+f.Name] = f.Value
+	}
+	return m
+}
+
+// checkTableReadBack compares the partitions a read hook found with those l
+// placed: slot, type, start and size (sizeOf gives a partition's sectors
+// as the scheme stores them).
+func checkTableReadBack(t *testing.T, tab *Table, l *layout, sizeOf func(placed) int64) {
+	t.Helper()
+	if len(tab.Partitions) != len(l.parts) {
+		t.Fatalf("read %d partitions, wrote %d", len(tab.Partitions), len(l.parts))
+	}
+	for i, e := range tab.Partitions {
+		p := l.parts[i]
+		if tab.Scheme != "ebr" && e.Index != p.index+1 {
+			t.Errorf("partition %d: Index %d, want %d", i, e.Index, p.index+1)
+		}
+		if e.Type != lower7(p.Type) {
+			t.Errorf("partition %d: Type %q, want %q", i, e.Type, lower7(p.Type))
+		}
+		if want := int64(p.start * l.secsz); e.Start != want {
+			t.Errorf("partition %d: Start %d, want %d", i, e.Start, want)
+		}
+		if want := sizeOf(p) * int64(l.secsz); e.Size != want {
+			t.Errorf("partition %d: Size %d, want %d", i, e.Size, want)
+		}
+		if len(e.Fields) == 0 {
+			t.Errorf("partition %d: no Fields", i)
+		}
+	}
+}
+
+// TestBSDReadErrors checks that a disk without a label gives ErrNoTable
+// and that a corrupt label (bad checksum, too many entries, a partition
+// past the disk) is refused with an error that is not ErrNoTable.
+func TestBSDReadErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b")))
+	if _, err := readBSD(bytes.NewReader(make([]byte, 16384)), 16384); !errors.Is(err, ErrNoTable) {
+		t.Errorf("zero disk: got %v, want ErrNoTable", err)
+	}
+	if _, err := readBSD(bytes.NewReader(disk[:700]), 700); !errors.Is(err, ErrNoTable) {
+		t.Errorf("short disk: got %v, want ErrNoTable", err)
+	}
+	for name, corrupt := range map[string]func(d []byte){
+		"checksum":    func(d []byte) { d[512+136] ^= 1 },
+		"npartitions": func(d []byte) { d[512+138] = 21 },
+		"past end":    func(d []byte) { d[512+148+3] = 0x7f },
+	} {
+		d := bytes.Clone(disk)
+		corrupt(d)
+		_, err := readBSD(bytes.NewReader(d), int64(len(d)))
+		if err == nil || errors.Is(err, ErrNoTable) {
+			t.Errorf("%s: got %v, want a corrupt-table error", name, err)
+		}
+	}
+}
+
+// TestBSDErrors checks the command lines -s bsd refuses, as mkimg does:
+// 4096-byte sectors, labels, 20 slots, types it has no p_fstype for, and
+// boot code over 8192 bytes; and disks of 2^32 sectors or more, which
+// mkimg would truncate to the label's 32-bit fields.
+func TestBSDErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, bsdBootblockSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]error{
+		"-s bsd -S 4096 -p freebsd-ufs:=a":          ErrOption,
+		"-s bsd -p freebsd-ufs/root:=a":             ErrPartition,
+		"-s bsd" + repeatPart("freebsd-ufs:=d", 20): ErrPartition,
+		"-s bsd -p efi:=a":                          ErrPartition,
+		"-s bsd -p freebsd:=a":                      ErrPartition,
+		"-s bsd -b big -p freebsd-ufs:=a":           ErrBootcode,
+		"-s bsd -p freebsd-ufs::2t":                 ErrTooLarge,
+	} {
+		_, err := Build(parseIn(t, dir, strings.Fields(line)))
+		if !errors.Is(err, want) {
+			t.Errorf("%s: got %v, want %v", line, err, want)
+		}
+	}
+}
+
+// TestBSDMmls checks that sleuthkit's mmls -t bsd lists each matrix
+// disk's partitions where they were written, in 512-byte sectors.
+func TestBSDMmls(t *testing.T) {
+	t.Parallel()
+	mmls := tooltest.Need(t, "mmls")
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	row := regexp.MustCompile(`(?m)^\d+:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$`)
+	for _, line := range bsdMatrix {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			o := parseIn(t, dir, strings.Fields(line))
+			l, err := plan(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := filepath.Join(t.TempDir(), "disk.img")
+			if err := WriteFile(img, o); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(mmls, "-t", "bsd", img).CombinedOutput()
+			if err != nil {
+				t.Fatalf("mmls: %v\n%s", err, out)
+			}
+			listed := map[string]bool{}
+			for _, m := range row.FindAllStringSubmatch(string(out), -1) {
+				listed[m[2]+"+"+m[4]] = true
+			}
+			for _, p := range l.parts {
+				if key := fmt.Sprintf("%010d+%010d", p.start, p.sectors); !listed[key] {
+					t.Errorf("mmls does not list partition %d (start %d, %d sectors):\n%s", p.index+1, p.start, p.sectors, out)
+				}
+			}
+		})
+	}
+}
+
+// fdiskBSDMax is the most disklabel entries util-linux reads; it warns of
+// a label with more (mkimg writes up to 20) and lists the first 16.
+const fdiskBSDMax = 16
+
+// TestBSDFdisk checks that util-linux's fdisk -l and sfdisk -d find a BSD
+// disklabel on each matrix disk and list every partition in its slice
+// ('a', 'b', 'd', ...) with its start and size, sfdisk with its p_fstype
+// (in hex), and the raw
+// partition 'c' over the whole disk.
+func TestBSDFdisk(t *testing.T) {
+	t.Parallel()
+	fdisk := tooltest.Need(t, "fdisk")
+	sfdisk := tooltest.Need(t, "sfdisk")
+	dir := t.TempDir()
+	bsdInputs(t, dir)
+	slice := regexp.MustCompile(`(?m)^([a-t])\s+(\d+)\s+(\d+)\s+(\d+)\s`)
+	dump := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
+	for _, line := range bsdMatrix {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			o := parseIn(t, dir, strings.Fields(line))
+			l := mustPlan(t, o)
+			img := filepath.Join(t.TempDir(), "disk.img")
+			if err := WriteFile(img, o); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
+			if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
+				t.Fatalf("fdisk -l: %v\n%s", err, out)
+			}
+			slices := map[string]string{}
+			for _, m := range slice.FindAllStringSubmatch(string(out), -1) {
+				slices[m[1]] = m[2] + "+" + m[4]
+			}
+			d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
+			if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
+				t.Fatalf("sfdisk -d: %v\n%s", err, d)
+			}
+			dumped := map[string]string{}
+			for _, m := range dump.FindAllStringSubmatch(string(d), -1) {
+				dumped[m[1]] = m[2] + "+" + m[3] + " type " + m[4]
+			}
+			want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
+			for _, p := range l.parts {
+				want[bsdSlot(p.index)] = fmt.Sprintf("%d+%d type %x", p.start, p.sectors, bsdTypes[lower7(p.Type)])
+			}
+			entries := max(l.slots+1, bsdPartsMin)
+			if entries > fdiskBSDMax && !bytes.Contains(out, []byte(fmt.Sprintf("Too many partitions (%d, maximum is %d)", entries, fdiskBSDMax))) {
+				t.Errorf("fdisk does not warn of %d entries:\n%s", entries, out)
+			}
+			for e, w := range want {
+				if e >= fdiskBSDMax {
+					continue
+				}
+				if got := slices[string(rune('a'+e))]; !strings.HasPrefix(w, got+" ") {
+					t.Errorf("fdisk lists slice %c as %q, want %q:\n%s", 'a'+e, got, w, out)
+				}
+				if got := dumped[strconv.Itoa(e+1)]; got != w {
+					t.Errorf("sfdisk dumps partition %d as %q, want %q:\n%s", e+1, got, w, d)
+				}
+			}
+		})
+	}
+}
+
+// FuzzReadBSD checks that readBSD never panics and that any table it
+// returns keeps its partitions inside the disk.
+func FuzzReadBSD(f *testing.F) {
+	f.Fuzz(func(t *testing.T, disk []byte) {
+		checkFuzzTable(t, readBSD, disk)
+	})
+}
+

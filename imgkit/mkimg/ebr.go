@@ -1,0 +1,224 @@
+package mkimg
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
+)
+
+func init() {
+	registerScheme(&scheme{
+		name:          "ebr",
+		description:   "Extended Boot Record",
+		maxParts:      ebrMaxPartitions,
+		maxSectorSize: ebrMaxSectorSize,
+		hasType:       func(alias string) bool { _, ok := ebrTypes[alias]; return ok },
+		metadata:      ebrMetadata,
+		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeEBR(w) },
+		read:          readEBR,
+	})
+}
+
+// ebrTypes maps mkimg's type aliases to OSType bytes for -s ebr: fat16b,
+// fat32 and freebsd as the reference freebsd-mkimg accepts them, and
+// fat32lba (0x0c), which current FreeBSD's ebr.c adds.
+var ebrTypes = map[string]byte{
+	"fat16b":   0x06,
+	"fat32":    0x0b,
+	"fat32lba": 0x0c,
+	"freebsd":  0xa5,
+}
+
+// ebrMetadata gives each logical partition the track before it for its
+// EBR and aligns everything to whole tracks (-T).
+func ebrMetadata(l *layout, where int, blk uint64) uint64 {
+	if where == metaPartBefore {
+		blk++
+	}
+	return l.roundTrack(blk)
+}
+
+// writeEBR writes one EBR a track before each partition, as mkimg chains
+// them: record 0 is the partition, starting a track after its EBR and
+// sized in whole tracks; record 1 links to the next EBR, counted from the
+// first one at LBA 0, and covers that EBR's track and its partition. The
+// CHS fields are mkimg's: record 0's StartingCHS is that of the LBA equal
+// to its StartingLBA (one track), and every other CHS field is that of
+// the sector it names counted from LBA 0 of the chain.
+func (l *layout) writeEBR(w io.WriterAt) error {
+	for i, p := range l.parts {
+		b := make([]byte, l.secsz)
+		m := (*mbrRecord)(b[:512])
+		binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
+		size := l.roundTrack(p.sectors)
+		r := m.partitionRecord(ebrPartRecord)
+		l.chs(r.startingCHS(), l.track)
+		r.osType()[0] = ebrTypes[lower7(p.Type)]
+		l.chs(r.endingCHS(), p.start+size-1)
+		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(l.track))
+		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
+		if i+1 < len(l.parts) {
+			next := l.parts[i+1]
+			nsize := l.roundTrack(next.sectors)
+			link := m.partitionRecord(ebrLinkRecord)
+			l.chs(link.startingCHS(), next.start-l.track)
+			link.osType()[0] = ebrLinkType
+			l.chs(link.endingCHS(), next.start+nsize-1)
+			binary.LittleEndian.PutUint32(link.startingLBA(), uint32(next.start-l.track))
+			binary.LittleEndian.PutUint32(link.sizeInLBA(), uint32(nsize+l.track))
+		}
+		if err := l.writeAt(w, b, p.start-l.track); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errNoEBR is what readEBRChain returns when the sector size it tries
+// finds no chain at all.
+var errNoEBR = fmt.Errorf("%w: no EBR chain at LBA 0", ErrNoTable)
+
+// readEBR reads the chain of EBRs that starts at LBA 0, as mkimg -s ebr
+// writes it (the contents of an MBR's extended partition). An EBR here is
+// a sector with the boot signature, records 2 and 3 zero, a logical
+// partition in record 0 and, in record 1, nothing or a link of type 0x05
+// or 0x0f. The chain may hold at most 4096 EBRs, each inside the disk and
+// none twice. The sector size is not recorded on the disk: of 512, 1024,
+// 2048 and 4096 bytes, the first under which the last partition ends at
+// the disk's end is taken, else the first under which the chain is whole.
+// A disk of a single EBR looks like an MBR of one partition; a caller
+// that tries both schemes tries mbr first.
+func readEBR(r io.ReaderAt, size int64) (*Table, error) {
+	var first *Table
+	var firstErr error
+	for secsz := int64(512); secsz <= ebrMaxSectorSize; secsz *= 2 {
+		t, end, err := readEBRChain(r, size, secsz)
+		switch {
+		case err == nil && end == size:
+			return t, nil
+		case err == nil && first == nil:
+			first = t
+		case err != nil && firstErr == nil:
+			firstErr = err
+		}
+	}
+	if first != nil {
+		return first, nil
+	}
+	return nil, firstErr
+}
+
+// readEBRChain reads the chain with sectors of secsz bytes and returns its
+// table and the byte where its last partition ends.
+func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
+	sectors := size / secsz
+	if sectors < 1 {
+		return nil, 0, errNoEBR
+	}
+	t := &Table{Scheme: "ebr", SectorSize: int(secsz)}
+	seen := map[int64]bool{}
+	var end int64
+	lba := int64(0)
+	for k := 0; ; k++ {
+		if k >= ebrMaxPartitions {
+			return nil, 0, fmt.Errorf("mkimg: ebr: the chain is longer than %d EBRs", ebrMaxPartitions)
+		}
+		seen[lba] = true
+		var m mbrRecord
+		if _, err := r.ReadAt(m[:], lba*secsz); err != nil {
+			return nil, 0, fmt.Errorf("mkimg: ebr: reading the EBR at LBA %d: %w", lba, err)
+		}
+		p, link, err := checkEBR(&m, lba)
+		if err != nil {
+			if k == 0 {
+				return nil, 0, fmt.Errorf("%w: %w", errNoEBR, err)
+			}
+			return nil, 0, err
+		}
+		pStart, pSize := lba+int64(leFieldValue(p.startingLBA())), int64(leFieldValue(p.sizeInLBA()))
+		if pStart+pSize > sectors {
+			return nil, 0, fmt.Errorf("mkimg: ebr: the partition of the EBR at LBA %d (sectors %d to %d) ends past the disk's %d sectors", lba, pStart, pStart+pSize, sectors)
+		}
+		end = max(end, (pStart+pSize)*secsz)
+		path := fmt.Sprintf("EBR %d at LBA %d", k+1, lba)
+		t.Partitions = append(t.Partitions, Entry{
+			Index:   k + 1,
+			Type:    aliasOfByte(ebrTypes, p.osType()[0], fmt.Sprintf("0x%02x", p.osType()[0])),
+			RawType: fmt.Sprintf("0x%02x", p.osType()[0]),
+			Start:   pStart * secsz,
+			Size:    pSize * secsz,
+			Fields:  ebrRecordFields(path+" partition record 0", lba*secsz+mbrPartitionOffset, p),
+		})
+		t.Fields = append(t.Fields, ebrRecordFields(path+" partition record 1", lba*secsz+mbrPartitionOffset+16, link)...)
+		t.Fields = append(t.Fields, describe.Field{Path: path, Name: "Signature", Offset: lba*secsz + mbrSignatureOffset, Size: 2,
+			Value: fmt.Sprintf("%#04x", leFieldValue(m.signature()))})
+		if link.osType()[0] == 0 {
+			return t, end, nil
+		}
+		next := int64(leFieldValue(link.startingLBA()))
+		if next >= sectors {
+			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, past the disk's %d sectors", lba, next, sectors)
+		}
+		if seen[next] {
+			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, already in the chain", lba, next)
+		}
+		lba = next
+	}
+}
+
+// checkEBR checks that the sector m at lba is an EBR and returns its
+// partition and link records.
+func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) {
+	if leFieldValue(m.signature()) != mbrSignature {
+		return nil, nil, fmt.Errorf("mkimg: ebr: no boot signature in the EBR at LBA %d", lba)
+	}
+	for i := 2; i < mbrPartitions; i++ {
+		if *m.partitionRecord(i) != (mbrPartitionRecord{}) {
+			return nil, nil, fmt.Errorf("mkimg: ebr: partition record %d of the EBR at LBA %d is not empty", i, lba)
+		}
+	}
+	p, link = m.partitionRecord(ebrPartRecord), m.partitionRecord(ebrLinkRecord)
+	switch t := p.osType()[0]; {
+	case t == 0 || leFieldValue(p.sizeInLBA()) == 0:
+		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is empty", lba)
+	case t == ebrLinkType || t == ebrLinkTypeLBA:
+		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is a link (OSType 0x%02x)", lba, t)
+	case leFieldValue(p.startingLBA()) == 0:
+		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d starts on the EBR itself", lba)
+	}
+	switch t := link.osType()[0]; {
+	case t == 0 && *link != (mbrPartitionRecord{}):
+		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 1 of the EBR at LBA %d has no OSType but is not empty", lba)
+	case t != 0 && t != ebrLinkType && t != ebrLinkTypeLBA:
+		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 1 of the EBR at LBA %d has OSType 0x%02x, not a link", lba, t)
+	}
+	return p, link, nil
+}
+
+// ebrRecordFields lists the fields of the partition record r at byte off,
+// named as UEFI 2.10 table 5.2 names them.
+func ebrRecordFields(path string, off int64, r *mbrPartitionRecord) []describe.Field {
+	var out []describe.Field
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{
+		{"BootIndicator", r.bootIndicator()}, {"StartingCHS", r.startingCHS()}, {"OSType", r.osType()},
+		{"EndingCHS", r.endingCHS()}, {"StartingLBA", r.startingLBA()}, {"SizeInLBA", r.sizeInLBA()},
+	} {
+		var v string
+		switch len(f.b) {
+		case 1:
+			v = fmt.Sprintf("0x%02x", f.b[0])
+		case 3:
+			v = fmt.Sprintf("%02x %02x %02x", f.b[0], f.b[1], f.b[2])
+		default:
+			v = strconv.FormatUint(leFieldValue(f.b), 10)
+		}
+		out = append(out, describe.Field{Path: path, Name: f.name, Offset: off + int64(len(r)-cap(f.b)), Size: int64(len(f.b)), Value: v})
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package mkimg
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// goldenDir holds FreeBSD's golden hexdumps of mkimg -y images
+// (usr.bin/mkimg/tests/img-GEOM-BLKSZ-SCHEME.FORMAT.hex) and selftest.sh,
+// whose command lines TestFreeBSDGoldenRaw replays;
+// FIXTUREGEN_MKIMG_GOLDEN names another directory.
+const goldenDir = "/work/shared/tools/freebsd-mkimg/tests"
+
+// decodeHexdumpBSD turns hexdump -C text back into the bytes it shows:
+// lines of an offset and up to 16 bytes, "*" for lines repeating the one
+// before up to the next offset, and a last line of the total size; lines
+// starting with '#' are comments, as FreeBSD's test Makefile drops them.
+func decodeHexdumpBSD(text string) ([]byte, error) {
+	var out, last []byte
+	repeat := false
+	for n, line := range strings.Split(text, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0 || strings.HasPrefix(line, "#"):
+			continue
+		case fields[0] == "*":
+			repeat = true
+			continue
+		}
+		off, err := strconv.ParseUint(fields[0], 16, 63)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: bad offset %q", n+1, fields[0])
+		}
+		if repeat {
+			if len(last) == 0 {
+				return nil, fmt.Errorf("line %d: '*' with no line before it", n+1)
+			}
+			for uint64(len(out)) < off {
+				out = append(out, last[:min(len(last), int(off)-len(out))]...)
+			}
+			repeat = false
+		}
+		if off != uint64(len(out)) {
+			return nil, fmt.Errorf("line %d: offset %#x, want %#x", n+1, off, len(out))
+		}
+		last = last[:0]
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "|") {
+				break
+			}
+			b, err := strconv.ParseUint(f, 16, 8)
+			if err != nil || len(f) != 2 {
+				return nil, fmt.Errorf("line %d: bad byte %q", n+1, f)
+			}
+			last = append(last, byte(b))
+		}
+		out = append(out, last...)
+	}
+	return out, nil
+}
+
+// TestDecodeHexdumpBSD checks the decoder on a dump with a repeat and a
+// short last line.
+func TestDecodeHexdumpBSD(t *testing.T) {
+	t.Parallel()
+	want := append(bytes.Repeat([]byte("P\n"), 24), 'x', ' ', '|')
+	text := "# $FreeBSD$\n" +
+		"00000000  50 0a 50 0a 50 0a 50 0a  50 0a 50 0a 50 0a 50 0a  |P.P.P.P.P.P.P.P.|\n" +
+		"*\n" +
+		"00000030  78 20 7c                                          |x ||\n" +
+		"00000033\n"
+	got, err := decodeHexdumpBSD(text)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []string{"*\n00000010\n", "00000010  00\n", "0000000g\n", "00000000  0x\n"} {
+		if _, err := decodeHexdumpBSD(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestFreeBSDGoldenRaw replays FreeBSD's mkimg tests for the raw format
+// of the bsd, ebr, gpt and mbr schemes with selftest.sh's command lines:
+// "P\n" repeated over 4 MiB as the first partition, 128 KiB of swap, boot
+// code of "B\n" lines (8192 bytes for bsd, 512 for gpt and mbr, none for
+// ebr), and for ebr and mbr a bsd image made first as the one freebsd
+// partition; each disk Build makes must be the golden dump's bytes.
+func TestFreeBSDGoldenRaw(t *testing.T) {
+	t.Parallel()
+	golden := goldenDir
+	if d := os.Getenv("FIXTUREGEN_MKIMG_GOLDEN"); d != "" {
+		golden = d
+	}
+	var files []string
+	for _, s := range []string{"bsd", "ebr", "gpt", "mbr"} {
+		m, _ := filepath.Glob(filepath.Join(golden, "img-*-"+s+".raw.hex"))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		if os.Getenv("FIXTUREGEN_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("no golden img-*.raw.hex files in %s", golden)
+		}
+		t.Skipf("no golden img-*.raw.hex files in %s", golden)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("partition_data_4M.bin", bytes.Repeat([]byte("P\n"), 2097152))
+	write("boot-8192", bytes.Repeat([]byte("B\n"), 4096))
+	write("boot-512", bytes.Repeat([]byte("B\n"), 256))
+	for _, g := range files {
+		t.Run(filepath.Base(g), func(t *testing.T) {
+			t.Parallel()
+			// img-GEOM-BLKSZ-SCHEME.raw.hex, GEOM being SECTORSxHEADS
+			parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(g), "img-"), ".raw.hex"), "-")
+			if len(parts) != 3 {
+				t.Fatalf("unexpected golden name %s", g)
+			}
+			nsecs, nheads, _ := strings.Cut(parts[0], "x")
+			blksz, scheme := parts[1], parts[2]
+			line := func(scheme string) string {
+				l := fmt.Sprintf("-y -f raw -s %s -P %s -H %s -T %s", scheme, blksz, nheads, nsecs)
+				switch scheme {
+				case "bsd":
+					l += " -b boot-8192"
+				case "gpt", "mbr":
+					l += " -b boot-512"
+				}
+				return l
+			}
+			args := line(scheme)
+			switch scheme {
+			case "ebr", "mbr":
+				inner := mustBuild(t, parseIn(t, dir, strings.Fields(line("bsd")+" -p freebsd-ufs:=partition_data_4M.bin -p freebsd-swap::128K")))
+				name := filepath.Join(t.TempDir(), "bsd.img")
+				if err := os.WriteFile(name, inner, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args += " -p freebsd:=" + name
+			default:
+				args += " -p freebsd-ufs:=partition_data_4M.bin -p freebsd-swap::128K"
+			}
+			text, err := os.ReadFile(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := decodeHexdumpBSD(string(text))
+			if err != nil {
+				t.Fatalf("%s: %v", g, err)
+			}
+			o, err := Parse(strings.Fields(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range o.Partitions {
+				if p.File != "" && !filepath.IsAbs(p.File) {
+					o.Partitions[i].File = filepath.Join(dir, p.File)
+				}
+			}
+			if o.Bootcode != "" {
+				o.Bootcode = filepath.Join(dir, o.Bootcode)
+			}
+			compareDisks(t, mustBuild(t, o), want)
+		})
+	}
+}
