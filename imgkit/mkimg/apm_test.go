@@ -358,4 +358,3 @@ func FuzzReadAPM(f *testing.F) {
 		checkFuzzTable(t, readAPM, disk)
 	})
 }
-

@@ -436,4 +436,3 @@ func FuzzReadBSD(f *testing.F) {
 		checkFuzzTable(t, readBSD, disk)
 	})
 }
-
