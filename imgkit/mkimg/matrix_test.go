@@ -52,6 +52,9 @@ type matrixCase struct {
 	scheme string
 	secsz  int
 	args   []string
+	// refused marks a command line past the scheme's limits, which
+	// freebsd-mkimg must refuse.
+	refused bool
 }
 
 func (c matrixCase) String() string { return strings.Join(c.args, " ") }
@@ -103,7 +106,12 @@ func newMatrixGen(s *scheme, r *rand.Rand) *matrixGen {
 			g.counts = append(g.counts, n)
 		}
 	} else {
-		g.counts = []int{1, 2, 3, 4, 7, 127, 128, 129, s.maxParts}
+		for _, n := range []int{1, 2, 3, 4, 7, 127, 128, 129} {
+			if n < s.maxParts {
+				g.counts = append(g.counts, n)
+			}
+		}
+		g.counts = append(g.counts, s.maxParts)
 	}
 	for name := range matrixFiles {
 		g.content = append(g.content, ":="+name)
@@ -189,10 +197,46 @@ func (g *matrixGen) cases(short bool) []matrixCase {
 	for _, v := range g.actives {
 		add(func(c *choice) { c.active = v })
 	}
+	out = append(out, g.refusals()...)
 	if !short {
 		for range matrixRandom {
 			add(func(*choice) {})
 		}
+	}
+	return out
+}
+
+// refusals returns command lines past the scheme's limits, which
+// freebsd-mkimg refuses and the package must refuse too: sector sizes
+// beyond its maximum, a label one byte too long (or any label where it
+// has none), boot code one byte too long (or any where it takes none),
+// one partition too many, an unknown type, a block smaller than the
+// sector, and geometry and -a values out of range.
+func (g *matrixGen) refusals() []matrixCase {
+	alias := g.aliases[0]
+	lines := [][]string{
+		{"-p", "nosuch::1k"},
+		{"-p", alias + "/" + strings.Repeat("L", g.s.labelMax+1) + "::1k"},
+		{"-b", "boot" + strconv.Itoa(g.s.bootcode+1), "-p", alias + "::1k"},
+		{"-H", "256", "-T", "63", "-p", alias + "::1k"},
+		{"-H", "16", "-T", "64", "-p", alias + "::1k"},
+		{"-a", "101", "-p", alias + "::1k"},
+		{"-S", "1000", "-p", alias + "::1k"},
+		{"-S", "4096", "-P", "512", "-p", alias + "::1k"},
+	}
+	for _, n := range []int{1024, 4096, 8192} {
+		if uint64(n) > g.s.maxSectorSize {
+			lines = append(lines, []string{"-S", strconv.Itoa(n), "-p", alias + "::1k"})
+		}
+	}
+	var tooMany []string
+	for range g.s.maxParts + 1 {
+		tooMany = append(tooMany, "-p", alias+"::1")
+	}
+	lines = append(lines, tooMany)
+	var out []matrixCase
+	for _, l := range lines {
+		out = append(out, matrixCase{scheme: g.s.name, secsz: 512, args: append([]string{"-s", g.s.name}, l...), refused: true})
 	}
 	return out
 }
@@ -208,7 +252,7 @@ func (g *matrixGen) build(c choice) matrixCase {
 	}
 	big := c.count > 200
 	if big {
-		c.block = 0
+		c.block, c.geom = 0, [2]int{}
 	}
 	args := []string{"-s", g.s.name}
 	if c.sec != 512 || g.r.IntN(4) == 0 {
@@ -279,6 +323,9 @@ func matrixCases(short bool) []matrixCase {
 func matrixInputs(t *testing.T, dir string) {
 	t.Helper()
 	files := map[string]int{"boot1": 1, "boot300": 300}
+	for _, s := range schemes {
+		files["boot"+strconv.Itoa(s.bootcode+1)] = s.bootcode + 1
+	}
 	for name, n := range matrixFiles {
 		files[name] = n
 	}
@@ -329,7 +376,14 @@ func TestMatrix(t *testing.T) {
 			cmd := exec.Command(ref, append(args, "-o", want)...)
 			cmd.Dir = dir
 			out, refErr := cmd.CombinedOutput()
-			got, err := Build(parseIn(t, dir, args))
+			if c.refused && refErr == nil {
+				t.Fatal("freebsd-mkimg makes a disk of a command line past the scheme's limits")
+			}
+			var got []byte
+			o, err := Parse(args)
+			if err == nil {
+				got, err = Build(inDir(dir, o))
+			}
 			switch {
 			case refErr != nil && err == nil && bytes.Contains(out, []byte(" overlaps partition ")):
 				t.Skipf("known difference: freebsd-mkimg refuses an empty partition that starts where the next one does (%s); the package does not check overlaps yet", bytes.TrimSpace(out))
@@ -349,6 +403,19 @@ func TestMatrix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inDir makes o's partition and boot code files relative to dir.
+func inDir(dir string, o *Options) *Options {
+	for i := range o.Partitions {
+		if o.Partitions[i].File != "" {
+			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
+		}
+	}
+	if o.Bootcode != "" {
+		o.Bootcode = filepath.Join(dir, o.Bootcode)
+	}
+	return o
 }
 
 // TestMatrixSize checks that the generated matrix is deterministic, holds
@@ -373,7 +440,7 @@ func TestMatrixSize(t *testing.T) {
 		s := schemes[name]
 		var lines []string
 		for _, c := range a {
-			if c.scheme == name {
+			if c.scheme == name && !c.refused {
 				lines = append(lines, " "+c.String()+" ")
 			}
 		}
