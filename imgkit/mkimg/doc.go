@@ -44,6 +44,17 @@
 // octets and sets the version to 4 and the variant to 10. The output
 // file's name is not an input. Every other byte is the same as with -y.
 //
+// # Independent checks
+//
+// The package's tests compare every scheme's disks with freebsd-mkimg -y
+// over a generated matrix of command lines, and hold GPT and MBR disks to
+// tools that share no code with it: sgdisk -v and sfdisk --verify find no
+// problems, and sfdisk -d, fdisk -l and sleuthkit's mmls list each
+// partition where the layout above puts it; FAT, UFS and ISO 9660 images
+// inside pass fsck.fat, mtools with an @@offset, sleuthkit's fls and icat
+// with -o, isoinfo and xorriso. FreeBSD's layout needs no change for any
+// of them, with 512- or 4096-byte sectors.
+//
 // # Not yet
 //
 // Partition offsets, :-CMD partitions, -c/-C/--capacity, -f formats other
