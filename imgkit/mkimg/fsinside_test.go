@@ -1,4 +1,4 @@
-package mkimg_test
+package mkimg
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/cd9660"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -82,7 +81,7 @@ func TestFileSystemsInside(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
 				insideImages(t, dir, fatSector)
-				o, err := mkimg.Parse(strings.Fields(line))
+				o, err := Parse(strings.Fields(line))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,7 +91,7 @@ func TestFileSystemsInside(t *testing.T) {
 					}
 				}
 				disk := filepath.Join(dir, "disk.img")
-				if err := mkimg.WriteFile(disk, o); err != nil {
+				if err := WriteFile(disk, o); err != nil {
 					t.Fatal(err)
 				}
 				secsz := 512
@@ -111,40 +110,17 @@ func TestFileSystemsInside(t *testing.T) {
 	}
 }
 
-// span is a partition's place on a disk, in sectors.
-type span struct{ start, sectors int64 }
+// partSpan is a partition's place on a disk, in sectors.
+type partSpan struct{ start, sectors int64 }
 
 // partitionsOf returns the partitions sfdisk -d lists on disk, in
-// order; a disk of other than 512-byte sectors is read through a loop
-// device of its sector size, as util-linux 2.38's sfdisk takes the
-// sector size only from the device.
-func partitionsOf(t *testing.T, sfdisk, disk string, secsz int) []span {
+// order, reading a disk of other than 512-byte sectors through a loop
+// device of its sector size (blockDevice).
+func partitionsOf(t *testing.T, sfdisk, disk string, secsz int) []partSpan {
 	t.Helper()
-	dev := disk
-	if secsz != 512 {
-		if os.Geteuid() != 0 {
-			tooltest.Missing(t, "a loop device of 4096-byte sectors needs root")
-		}
-		dev = strings.TrimSpace(runTool(t, "losetup", "-r", "-b", strconv.Itoa(secsz), "-f", "--show", disk))
-		defer runTool(t, "losetup", "-d", dev)
-	}
-	var out []span
-	re := regexp.MustCompile(`start=\s*(\d+), size=\s*(\d+)`)
-	for _, m := range re.FindAllStringSubmatch(runTool(t, sfdisk, "-d", dev), -1) {
-		start, _ := strconv.ParseInt(m[1], 10, 64)
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		out = append(out, span{start, n})
-	}
-	return out
-}
-
-// runTool runs a command and returns its standard output, failing the
-// test with everything it printed when it exits non-zero.
-func runTool(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := runToolErr(name, args...)
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	var out []partSpan
+	for _, p := range sfdiskDump(t, sfdisk, blockDevice(t, disk, uint64(secsz))) {
+		out = append(out, partSpan{int64(p.start), int64(p.sectors)})
 	}
 	return out
 }
@@ -161,10 +137,10 @@ func runToolErr(name string, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// extract copies a partition's bytes out of disk, through an
+// extractPartition copies a partition's bytes out of disk, through an
 // io.SectionReader, into a file of its own for the tools that read a
 // whole file system image.
-func extract(t *testing.T, disk string, secsz int, p span, name string) string {
+func extractPartition(t *testing.T, disk string, secsz int, p partSpan, name string) string {
 	t.Helper()
 	f, err := os.Open(disk)
 	if err != nil {
@@ -186,9 +162,9 @@ func extract(t *testing.T, disk string, secsz int, p span, name string) string {
 // checkFAT checks the FAT partition: fsck.fat -n finds nothing to fix
 // in its bytes, mdir and mcopy (-i disk@@OFFSET) list and read its files
 // in place, and fls and icat (-o SECTOR -b SECTORSIZE) do too.
-func checkFAT(t *testing.T, tools map[string]string, disk string, secsz int, p span) {
+func checkFAT(t *testing.T, tools map[string]string, disk string, secsz int, p partSpan) {
 	t.Helper()
-	part := extract(t, disk, secsz, p, "fat.img")
+	part := extractPartition(t, disk, secsz, p, "fat.img")
 	if out, err := runToolErr(tools["fsck.fat"], "-n", part); err != nil {
 		t.Errorf("fsck.fat -n on the FAT partition: %v\n%s", err, out)
 	}
@@ -208,7 +184,7 @@ func checkFAT(t *testing.T, tools map[string]string, disk string, secsz int, p s
 }
 
 // checkUFS checks the UFS partition with fls and icat (-o SECTOR).
-func checkUFS(t *testing.T, tools map[string]string, disk string, secsz int, p span) {
+func checkUFS(t *testing.T, tools map[string]string, disk string, secsz int, p partSpan) {
 	t.Helper()
 	checkSleuthkit(t, tools, disk, secsz, p, "UFS")
 }
@@ -218,7 +194,7 @@ var flsLine = regexp.MustCompile(`^r/r (\d+)(?:-\d+-\d+)?:\s+(.+)$`)
 
 // checkSleuthkit checks that fls -r -p lists every file of insideTree
 // in the partition and that icat reads each one's contents.
-func checkSleuthkit(t *testing.T, tools map[string]string, disk string, secsz int, p span, what string) {
+func checkSleuthkit(t *testing.T, tools map[string]string, disk string, secsz int, p partSpan, what string) {
 	t.Helper()
 	off := []string{"-o", strconv.FormatInt(p.start, 10), "-b", strconv.Itoa(secsz)}
 	inodes := map[string]string{}
@@ -246,9 +222,9 @@ func checkSleuthkit(t *testing.T, tools map[string]string, disk string, secsz in
 // extracts its files, and xorriso finds and extracts them too. An ISO
 // image has 2048-byte blocks whatever the disk's sectors, so its bytes
 // are read from a file of their own.
-func checkISO(t *testing.T, tools map[string]string, disk string, secsz int, p span) {
+func checkISO(t *testing.T, tools map[string]string, disk string, secsz int, p partSpan) {
 	t.Helper()
-	part := extract(t, disk, secsz, p, "cd.iso")
+	part := extractPartition(t, disk, secsz, p, "cd.iso")
 	list := runTool(t, tools["isoinfo"], "-R", "-f", "-i", part)
 	for name, f := range insideTree {
 		if !strings.Contains(list, "/"+name+"\n") {

@@ -124,12 +124,12 @@ func newMatrixGen(s *scheme, r *rand.Rand) *matrixGen {
 	return g
 }
 
-// pick returns a random element of vs.
-func pick[T any](r *rand.Rand, vs []T) T { return vs[r.IntN(len(vs))] }
+// pickOne returns a random element of vs.
+func pickOne[T any](r *rand.Rand, vs []T) T { return vs[r.IntN(len(vs))] }
 
-// choice is one command line's value of each dimension; -1 (or "") for
+// matrixChoice is one command line's value of each dimension; -1 (or "") for
 // a per-partition dimension means "draw one for each partition".
-type choice struct {
+type matrixChoice struct {
 	sec, block int
 	geom       [2]int
 	boot       int
@@ -141,17 +141,17 @@ type choice struct {
 }
 
 // random draws every dimension.
-func (g *matrixGen) random() choice {
-	c := choice{
-		sec:    pick(g.r, g.secs),
-		block:  pick(g.r, g.blocks),
-		geom:   pick(g.r, g.geoms),
-		boot:   pick(g.r, g.boots),
-		count:  pick(g.r, g.counts[:min(len(g.counts), 5)]),
-		active: pick(g.r, g.actives),
+func (g *matrixGen) random() matrixChoice {
+	c := matrixChoice{
+		sec:    pickOne(g.r, g.secs),
+		block:  pickOne(g.r, g.blocks),
+		geom:   pickOne(g.r, g.geoms),
+		boot:   pickOne(g.r, g.boots),
+		count:  pickOne(g.r, g.counts[:min(len(g.counts), 5)]),
+		active: pickOne(g.r, g.actives),
 	}
 	if g.r.IntN(8) == 0 {
-		c.count = pick(g.r, g.counts)
+		c.count = pickOne(g.r, g.counts)
 	}
 	return c
 }
@@ -161,46 +161,46 @@ func (g *matrixGen) random() choice {
 // wholly at random. With short, only the first kind.
 func (g *matrixGen) cases(short bool) []matrixCase {
 	var out []matrixCase
-	add := func(set func(*choice)) {
+	add := func(set func(*matrixChoice)) {
 		c := g.random()
 		set(&c)
 		out = append(out, g.build(c))
 	}
 	for _, v := range g.secs {
-		add(func(c *choice) { c.sec = v })
+		add(func(c *matrixChoice) { c.sec = v })
 	}
 	for _, v := range g.blocks {
-		add(func(c *choice) { c.block = v })
+		add(func(c *matrixChoice) { c.block = v })
 	}
 	for _, v := range g.geoms {
-		add(func(c *choice) { c.geom = v })
+		add(func(c *matrixChoice) { c.geom = v })
 	}
 	for _, v := range g.boots {
-		add(func(c *choice) { c.boot = v })
+		add(func(c *matrixChoice) { c.boot = v })
 	}
 	for _, v := range g.labels {
-		add(func(c *choice) { c.label = v; c.count = min(c.count, 3) })
+		add(func(c *matrixChoice) { c.label = v; c.count = min(c.count, 3) })
 	}
 	for _, v := range g.aliases {
-		add(func(c *choice) { c.alias = v })
-		add(func(c *choice) { c.alias = strings.ToUpper(v[:1]) + v[1:] })
+		add(func(c *matrixChoice) { c.alias = v })
+		add(func(c *matrixChoice) { c.alias = strings.ToUpper(v[:1]) + v[1:] })
 	}
 	for _, v := range g.counts {
-		add(func(c *choice) { c.count = v })
+		add(func(c *matrixChoice) { c.count = v })
 	}
 	for _, v := range g.content {
-		add(func(c *choice) { c.content = v })
-		if isEmpty(v) {
-			add(func(c *choice) { c.content = v; c.count = 1 })
+		add(func(c *matrixChoice) { c.content = v })
+		if emptyContent(v) {
+			add(func(c *matrixChoice) { c.content = v; c.count = 1 })
 		}
 	}
 	for _, v := range g.actives {
-		add(func(c *choice) { c.active = v })
+		add(func(c *matrixChoice) { c.active = v })
 	}
 	out = append(out, g.refusals()...)
 	if !short {
 		for range matrixRandom {
-			add(func(*choice) {})
+			add(func(*matrixChoice) {})
 		}
 	}
 	return out
@@ -246,7 +246,7 @@ func (g *matrixGen) refusals() []matrixCase {
 // contents, and a label (where the scheme has them) about one in three.
 // Large counts get small contents and blocks, so that every disk stays
 // a few MiB.
-func (g *matrixGen) build(c choice) matrixCase {
+func (g *matrixGen) build(c matrixChoice) matrixCase {
 	if c.block != 0 && c.block < c.sec {
 		c.block = c.sec
 	}
@@ -277,34 +277,34 @@ func (g *matrixGen) build(c choice) matrixCase {
 		}
 		typ := c.alias
 		if typ == "" || (i > 0 && g.r.IntN(2) == 0) {
-			typ = pick(g.r, g.aliases)
+			typ = pickOne(g.r, g.aliases)
 		}
 		label := c.label
 		if g.s.labelMax > 0 && label == "" && g.r.IntN(3) == 0 {
-			label = pick(g.r, g.labels)
+			label = pickOne(g.r, g.labels)
 		}
 		if label != "" {
 			typ += "/" + label
 		}
 		content := c.content
 		if content == "" || (i > 0 && g.r.IntN(2) == 0) {
-			content = pick(g.r, g.content)
-			for isEmpty(content) {
-				content = pick(g.r, g.content)
+			content = pickOne(g.r, g.content)
+			for emptyContent(content) {
+				content = pickOne(g.r, g.content)
 			}
 		}
 		if big {
-			content = pick(g.r, []string{"::1", "::777", ":=d", ":=b"})
+			content = pickOne(g.r, []string{"::1", "::777", ":=d", ":=b"})
 		}
 		args = append(args, "-p", typ+content)
 	}
 	return matrixCase{scheme: g.s.name, secsz: c.sec, args: args}
 }
 
-// isEmpty reports whether a partition's contents give it no sectors: the
+// emptyContent reports whether a partition's contents give it no sectors: the
 // empty file or a size of 0. The matrix has few of these, as
 // freebsd-mkimg refuses one that starts where the next partition does.
-func isEmpty(content string) bool { return content == ":=z" || content == "::0" }
+func emptyContent(content string) bool { return content == ":=z" || content == "::0" }
 
 // matrixCases returns the whole generated matrix, scheme by scheme in
 // Schemes' order, from matrixSeed and the scheme's name, so that a scheme's
@@ -382,7 +382,7 @@ func TestMatrix(t *testing.T) {
 			var got []byte
 			o, err := Parse(args)
 			if err == nil {
-				got, err = Build(inDir(dir, o))
+				got, err = Build(matrixInDir(dir, o))
 			}
 			switch {
 			case refErr != nil && err == nil && bytes.Contains(out, []byte(" overlaps partition ")):
@@ -405,8 +405,8 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// inDir makes o's partition and boot code files relative to dir.
-func inDir(dir string, o *Options) *Options {
+// matrixInDir makes o's partition and boot code files relative to dir.
+func matrixInDir(dir string, o *Options) *Options {
 	for i := range o.Partitions {
 		if o.Partitions[i].File != "" {
 			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
@@ -539,15 +539,15 @@ func explainOffset(schemeName string, secsz int, disk []byte, off int64) string 
 	return fmt.Sprintf("%s disk, LBA %d byte %d", schemeName, off/int64(secsz), off%int64(secsz))
 }
 
-// field is one named byte range of an on-disk structure.
-type field struct {
+// explField is one named byte range of an on-disk structure.
+type explField struct {
 	name     string
 	off, end int
 }
 
-// fieldAt names the field of fs holding byte off, with the byte's place
-// in it when the field is longer than one byte.
-func fieldAt(fs []field, off int) string {
+// explFieldAt names the field of fs holding byte off, with the byte's
+// place in it when the field is longer than one byte.
+func explFieldAt(fs []explField, off int) string {
 	for _, f := range fs {
 		if off >= f.off && off < f.end {
 			if f.end-f.off == 1 {
@@ -564,15 +564,15 @@ func fieldAt(fs []field, off int) string {
 // from the package's accessors, so that the explanation does not share
 // their mistakes.
 var (
-	mbrFields = []field{
+	mbrFields = []explField{
 		{"BootCode", 0, 440}, {"UniqueMBRDiskSignature", 440, 444}, {"Unknown", 444, 446},
 		{"Signature", 510, 512},
 	}
-	mbrRecordFields = []field{
+	mbrRecordFields = []explField{
 		{"BootIndicator", 0, 1}, {"StartingCHS", 1, 4}, {"OSType", 4, 5},
 		{"EndingCHS", 5, 8}, {"StartingLBA", 8, 12}, {"SizeInLBA", 12, 16},
 	}
-	gptHeaderFields = []field{
+	gptHeaderFields = []explField{
 		{"Signature", 0, 8}, {"Revision", 8, 12}, {"HeaderSize", 12, 16},
 		{"HeaderCRC32", 16, 20}, {"Reserved", 20, 24}, {"MyLBA", 24, 32},
 		{"AlternateLBA", 32, 40}, {"FirstUsableLBA", 40, 48}, {"LastUsableLBA", 48, 56},
@@ -580,15 +580,15 @@ var (
 		{"NumberOfPartitionEntries", 80, 84}, {"SizeOfPartitionEntry", 84, 88},
 		{"PartitionEntryArrayCRC32", 88, 92},
 	}
-	gptEntryFields = []field{
+	gptEntryFields = []explField{
 		{"PartitionTypeGUID", 0, 16}, {"UniquePartitionGUID", 16, 32},
 		{"StartingLBA", 32, 40}, {"EndingLBA", 40, 48}, {"Attributes", 48, 56},
 		{"PartitionName", 56, 128},
 	}
 )
 
-// le reads a little-endian unsigned field of disk, or 0 past its end.
-func le(disk []byte, off int64, n int) uint64 {
+// explLE reads a little-endian unsigned field of disk, or 0 past its end.
+func explLE(disk []byte, off int64, n int) uint64 {
 	if off < 0 || off+int64(n) > int64(len(disk)) {
 		return 0
 	}
@@ -605,11 +605,11 @@ func mbrField(in int) string {
 	switch {
 	case in >= 446 && in < 510:
 		r := (in - 446) / 16
-		return fmt.Sprintf("partition record %d (PartitionRecord[%d], slot %d) %s", r+1, r, r+1, fieldAt(mbrRecordFields, (in-446)%16))
+		return fmt.Sprintf("partition record %d (PartitionRecord[%d], slot %d) %s", r+1, r, r+1, explFieldAt(mbrRecordFields, (in-446)%16))
 	case in >= 512:
 		return fmt.Sprintf("LBA 0 byte %d, past the MBR's 512 bytes", in)
 	}
-	return fieldAt(mbrFields, in)
+	return explFieldAt(mbrFields, in)
 }
 
 // explainMBR says what byte off of an MBR disk holds: a field of the MBR
@@ -622,7 +622,7 @@ func explainMBR(disk []byte, secsz int, off int64) string {
 	}
 	for r := range 4 {
 		rec := int64(446 + 16*r)
-		start, size := le(disk, rec+8, 4), le(disk, rec+12, 4)
+		start, size := explLE(disk, rec+8, 4), explLE(disk, rec+12, 4)
 		if size != 0 && uint64(lba) >= start && uint64(lba) < start+size {
 			return fmt.Sprintf("partition %d's data (record %d: StartingLBA %d, SizeInLBA %d), byte %d of it", r+1, r+1, start, size, off-int64(start)*int64(secsz))
 		}
@@ -640,9 +640,9 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 	lba := off / ss
 	in := int(off % ss)
 	hdr := ss
-	alt := int64(le(disk, hdr+32, 8))
-	count := int64(le(disk, hdr+80, 4))
-	esz := int64(le(disk, hdr+84, 4))
+	alt := int64(explLE(disk, hdr+32, 8))
+	count := int64(explLE(disk, hdr+80, 4))
+	esz := int64(explLE(disk, hdr+84, 4))
 	if esz == 0 {
 		esz = 128
 	}
@@ -650,7 +650,7 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 		if in >= 92 {
 			return fmt.Sprintf("%s GPT header, byte %d: past HeaderSize, the rest of the sector (zero)", which, in)
 		}
-		return fmt.Sprintf("%s GPT header %s", which, fieldAt(gptHeaderFields, in))
+		return fmt.Sprintf("%s GPT header %s", which, explFieldAt(gptHeaderFields, in))
 	}
 	entry := func(which string, arrayLBA int64) (string, bool) {
 		base := arrayLBA * ss
@@ -658,7 +658,7 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 			return "", false
 		}
 		i := (off - base) / esz
-		return fmt.Sprintf("%s entry array, entry %d (slot %d, -p number %d) %s", which, i, i+1, i+1, fieldAt(gptEntryFields, int((off-base)%esz))), true
+		return fmt.Sprintf("%s entry array, entry %d (slot %d, -p number %d) %s", which, i, i+1, i+1, explFieldAt(gptEntryFields, int((off-base)%esz))), true
 	}
 	switch {
 	case lba == 0:
@@ -668,26 +668,26 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 	case alt > 1 && lba == alt:
 		return header("backup")
 	}
-	if s, ok := entry("primary", int64(le(disk, hdr+72, 8))); ok {
+	if s, ok := entry("primary", int64(explLE(disk, hdr+72, 8))); ok {
 		return s
 	}
 	if alt > 1 {
-		if s, ok := entry("backup", int64(le(disk, alt*ss+72, 8))); ok {
+		if s, ok := entry("backup", int64(explLE(disk, alt*ss+72, 8))); ok {
 			return s
 		}
 	}
-	array := int64(le(disk, hdr+72, 8)) * ss
+	array := int64(explLE(disk, hdr+72, 8)) * ss
 	for i := range count {
 		e := array + i*esz
-		start, end := le(disk, e+32, 8), le(disk, e+40, 8)
-		if le(disk, e, 8) == 0 && le(disk, e+8, 8) == 0 {
+		start, end := explLE(disk, e+32, 8), explLE(disk, e+40, 8)
+		if explLE(disk, e, 8) == 0 && explLE(disk, e+8, 8) == 0 {
 			continue
 		}
 		if uint64(lba) >= start && uint64(lba) <= end {
 			return fmt.Sprintf("partition %d's data (entry %d: StartingLBA %d, EndingLBA %d), byte %d of it", i+1, i, start, end, off-int64(start)*ss)
 		}
 	}
-	return fmt.Sprintf("LBA %d, outside every GPT structure and partition (FirstUsableLBA %d, LastUsableLBA %d)", lba, le(disk, hdr+40, 8), le(disk, hdr+48, 8))
+	return fmt.Sprintf("LBA %d, outside every GPT structure and partition (FirstUsableLBA %d, LastUsableLBA %d)", lba, explLE(disk, hdr+40, 8), explLE(disk, hdr+48, 8))
 }
 
 // TestExplainOffset checks that explainOffset names the structure and

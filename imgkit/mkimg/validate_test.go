@@ -148,9 +148,9 @@ func validateDisk(t *testing.T, dir, line string, testMode bool) (string, *Optio
 	return img, o, expectLayout(t, o)
 }
 
-// run runs a tool and returns its standard output, failing the test with
+// runTool runs a tool and returns its standard output, failing the test with
 // its output when it exits non-zero.
-func run(t *testing.T, name string, args ...string) string {
+func runTool(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(name, args...)
@@ -175,7 +175,7 @@ func blockDevice(t *testing.T, img string, secsz uint64) string {
 	if os.Geteuid() != 0 {
 		tooltest.Missing(t, "a loop device of 4096-byte sectors needs root")
 	}
-	dev := strings.TrimSpace(run(t, losetup, "-r", "-b", strconv.FormatUint(secsz, 10), "-f", "--show", img))
+	dev := strings.TrimSpace(runTool(t, losetup, "-r", "-b", strconv.FormatUint(secsz, 10), "-f", "--show", img))
 	t.Cleanup(func() {
 		if out, err := exec.Command(losetup, "-d", dev).CombinedOutput(); err != nil {
 			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
@@ -184,8 +184,8 @@ func blockDevice(t *testing.T, img string, secsz uint64) string {
 	return dev
 }
 
-// listed is one partition as a tool lists it.
-type listed struct {
+// toolPart is one partition as a tool lists it.
+type toolPart struct {
 	slot           int
 	start, sectors uint64
 	typ, label     string
@@ -197,15 +197,15 @@ type listed struct {
 var sfdiskLine = regexp.MustCompile(`^\S*?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9A-Fa-f-]+)(.*)$`)
 
 // sfdiskDump lists the partitions sfdisk -d finds on dev.
-func sfdiskDump(t *testing.T, sfdisk, dev string) []listed {
+func sfdiskDump(t *testing.T, sfdisk, dev string) []toolPart {
 	t.Helper()
-	var out []listed
-	for _, line := range strings.Split(run(t, sfdisk, "-d", dev), "\n") {
+	var out []toolPart
+	for _, line := range strings.Split(runTool(t, sfdisk, "-d", dev), "\n") {
 		m := sfdiskLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		p := listed{typ: strings.ToUpper(m[4]), boot: strings.Contains(m[5], "bootable")}
+		p := toolPart{typ: strings.ToUpper(m[4]), boot: strings.Contains(m[5], "bootable")}
 		p.slot, _ = strconv.Atoi(m[1])
 		p.start, _ = strconv.ParseUint(m[2], 10, 64)
 		p.sectors, _ = strconv.ParseUint(m[3], 10, 64)
@@ -223,15 +223,15 @@ func sfdiskDump(t *testing.T, sfdisk, dev string) []listed {
 // fdiskList lists the partitions fdisk -l finds in img, read with
 // sectors of secsz bytes (-b): slot, start, sector count from start and
 // end, the boot flag and, for a DOS table, the type id.
-func fdiskList(t *testing.T, fdisk, img string, secsz uint64) []listed {
+func fdiskList(t *testing.T, fdisk, img string, secsz uint64) []toolPart {
 	t.Helper()
-	var out []listed
-	for _, line := range strings.Split(run(t, fdisk, "-b", strconv.FormatUint(secsz, 10), "-l", img), "\n") {
+	var out []toolPart
+	for _, line := range strings.Split(runTool(t, fdisk, "-b", strconv.FormatUint(secsz, 10), "-l", img), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 5 || !strings.HasPrefix(f[0], img) {
 			continue
 		}
-		var p listed
+		var p toolPart
 		p.slot, _ = strconv.Atoi(strings.TrimPrefix(f[0], img))
 		f = f[1:]
 		if f[0] == "*" {
@@ -262,16 +262,16 @@ var mmlsLine = regexp.MustCompile(`^\d+:\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+(.
 // the 1-based table slot (mmls counts from 0) and the label mmls's
 // description. The tests' disks have at most 256 slots, as mmls's slot
 // numbers are exact only up to 127 and read back modulo 256.
-func mmlsList(t *testing.T, mmls, img string, secsz uint64) []listed {
+func mmlsList(t *testing.T, mmls, img string, secsz uint64) []toolPart {
 	t.Helper()
-	var out []listed
-	for _, line := range strings.Split(run(t, mmls, "-b", strconv.FormatUint(secsz, 10), img), "\n") {
+	var out []toolPart
+	for _, line := range strings.Split(runTool(t, mmls, "-b", strconv.FormatUint(secsz, 10), img), "\n") {
 		m := mmlsLine.FindStringSubmatch(strings.TrimRight(line, " "))
 		if m == nil || m[1] == "Meta" || strings.HasPrefix(m[1], "---") {
 			continue
 		}
 		slot := m[1][strings.LastIndexByte(m[1], ':')+1:]
-		var p listed
+		var p toolPart
 		n, _ := strconv.ParseUint(slot, 10, 64)
 		p.slot = int(uint8(n)) + 1 // sleuthkit 4.11 keeps the slot in 8 signed bits: slot 128 prints as 4294967168
 		p.start, _ = strconv.ParseUint(m[2], 10, 64)
@@ -289,7 +289,7 @@ func mmlsList(t *testing.T, mmls, img string, secsz uint64) []listed {
 // comparePartitions checks that a tool listed exactly the used slots of
 // want, each at its start with its sector count, and, through check, the
 // fields the tool shows.
-func comparePartitions(t *testing.T, tool string, got []listed, want wantDisk, check func(g listed, w wantPart)) {
+func comparePartitions(t *testing.T, tool string, got []toolPart, want wantDisk, check func(g toolPart, w wantPart)) {
 	t.Helper()
 	if len(got) != len(want.parts) {
 		t.Errorf("%s lists %d partitions, want %d: %+v", tool, len(got), len(want.parts), got)
@@ -327,28 +327,28 @@ func TestValidateGPT(t *testing.T) {
 				img, o, want := validateDisk(t, dir, line, testMode)
 				diskGUID, partGUIDs := expectGUIDs(t, o, want)
 				dev := blockDevice(t, img, want.secsz)
-				if out := run(t, sgdisk, "-v", dev); !strings.Contains(out, "No problems found") {
+				if out := runTool(t, sgdisk, "-v", dev); !strings.Contains(out, "No problems found") {
 					t.Errorf("sgdisk -v:\n%s", out)
 				}
-				if out := run(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
+				if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
 					t.Errorf("sfdisk --verify:\n%s", out)
 				}
-				comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g listed, w wantPart) {
+				comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
 					if g.typ != wantGPTTypes[w.typ] || g.label != w.label || g.guid != partGUIDs[w.slot] {
 						t.Errorf("sfdisk -d: slot %d has type %s, label %q, GUID %s; want %s, %q, %s", w.slot, g.typ, g.label, g.guid, wantGPTTypes[w.typ], w.label, partGUIDs[w.slot])
 					}
 				})
 				comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, nil)
-				comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g listed, w wantPart) {
+				comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g toolPart, w wantPart) {
 					if g.label != w.label {
 						t.Errorf("mmls: slot %d is described %q; want its label %q", w.slot, g.label, w.label)
 					}
 				})
-				if out := run(t, sgdisk, "-p", dev); !strings.Contains(out, "Disk identifier (GUID): "+diskGUID+"\n") {
+				if out := runTool(t, sgdisk, "-p", dev); !strings.Contains(out, "Disk identifier (GUID): "+diskGUID+"\n") {
 					t.Errorf("sgdisk -p does not give the disk GUID %s:\n%s", diskGUID, out)
 				}
 				for _, w := range want.parts[:min(len(want.parts), 4)] {
-					out := run(t, sgdisk, "-i", strconv.Itoa(w.slot), dev)
+					out := runTool(t, sgdisk, "-i", strconv.Itoa(w.slot), dev)
 					if !strings.Contains(out, "Partition unique GUID: "+partGUIDs[w.slot]+"\n") ||
 						!strings.Contains(out, fmt.Sprintf("First sector: %d ", w.start)) ||
 						!strings.Contains(out, fmt.Sprintf("Last sector: %d ", w.start+w.sectors-1)) {
@@ -381,20 +381,20 @@ func TestValidateMBR(t *testing.T) {
 			}
 			typeID := func(w wantPart) string { return fmt.Sprintf("%X", wantMBRTypes[w.typ]) }
 			dev := blockDevice(t, img, want.secsz)
-			if out := run(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
+			if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
 				t.Errorf("sfdisk --verify:\n%s", out)
 			}
-			comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g listed, w wantPart) {
+			comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
 				if g.typ != typeID(w) || g.boot != active(w) {
 					t.Errorf("sfdisk -d: slot %d has type %s, bootable %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
 				}
 			})
-			comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g listed, w wantPart) {
+			comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g toolPart, w wantPart) {
 				if g.boot != active(w) || strings.TrimLeft(g.typ, "0") != typeID(w) {
 					t.Errorf("fdisk -l: slot %d has Id %s, boot %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
 				}
 			})
-			comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g listed, w wantPart) {
+			comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g toolPart, w wantPart) {
 				if !strings.HasSuffix(g.label, fmt.Sprintf("(0x%02x)", wantMBRTypes[w.typ])) {
 					t.Errorf("mmls: slot %d is described %q; want type 0x%02x", w.slot, g.label, wantMBRTypes[w.typ])
 				}
