@@ -52,8 +52,12 @@
 // problems, and sfdisk -d, fdisk -l and sleuthkit's mmls list each
 // partition where the layout above puts it; FAT, UFS and ISO 9660 images
 // inside pass fsck.fat, mtools with an @@offset, sleuthkit's fls and icat
-// with -o, isoinfo and xorriso. FreeBSD's layout needs no change for any
-// of them, with 512- or 4096-byte sectors.
+// with -o, isoinfo and xorriso, with 512- or 4096-byte sectors. One
+// layout of FreeBSD's is not valid for them: an empty partition (a 0-byte
+// file or ::0), which mkimg writes as a GPT entry whose EndingLBA is one
+// below its StartingLBA (sgdisk -v and sfdisk --verify report that it
+// ends before it starts) and as an MBR record of SizeInLBA 0 (which mmls
+// leaves out); the package writes it as FreeBSD does.
 //
 // # Not yet
 //
