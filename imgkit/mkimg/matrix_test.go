@@ -94,7 +94,11 @@ func newMatrixGen(s *scheme, r *rand.Rand) *matrixGen {
 	g.labels = []string{""}
 	if s.labelMax > 0 {
 		max := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", s.labelMax/62+1)
-		g.labels = append(g.labels, "a", "EFI-system_1.x", max[:s.labelMax], max[1:s.labelMax])
+		for _, l := range []string{"a", "EFI-system_1.x", max[:s.labelMax], max[1:s.labelMax]} {
+			if len(l) <= s.labelMax && !slices.Contains(g.labels, l) {
+				g.labels = append(g.labels, l)
+			}
+		}
 	}
 	for _, a := range mkimgAliases {
 		if s.hasType(a) {
