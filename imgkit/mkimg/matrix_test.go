@@ -131,8 +131,9 @@ func newMatrixGen(s *scheme, r *rand.Rand) *matrixGen {
 // pickOne returns a random element of vs.
 func pickOne[T any](r *rand.Rand, vs []T) T { return vs[r.IntN(len(vs))] }
 
-// matrixChoice is one command line's value of each dimension; -1 (or "") for
-// a per-partition dimension means "draw one for each partition".
+// matrixChoice is one command line's value of each dimension. A label,
+// alias or content of "" means build draws one for each partition; one
+// that is set goes to the first partition and to about half the others.
 type matrixChoice struct {
 	sec, block int
 	geom       [2]int
