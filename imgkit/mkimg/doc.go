@@ -121,6 +121,21 @@
 // none twice; since an EBR does not record its sector size, it takes the
 // size (512 to 4096) under which the chain ends at the disk's end.
 //
+// # Independent checks
+//
+// The package's tests compare every scheme's disks with freebsd-mkimg -y
+// over a generated matrix of command lines, and hold GPT and MBR disks to
+// tools that share no code with it: sgdisk -v and sfdisk --verify find no
+// problems, and sfdisk -d, fdisk -l and sleuthkit's mmls list each
+// partition where the layout above puts it; FAT, UFS and ISO 9660 images
+// inside pass fsck.fat, mtools with an @@offset, sleuthkit's fls and icat
+// with -o, isoinfo and xorriso, with 512- or 4096-byte sectors. One
+// layout of FreeBSD's is not valid for them: an empty partition (a 0-byte
+// file or ::0), which mkimg writes as a GPT entry whose EndingLBA is one
+// below its StartingLBA (sgdisk -v and sfdisk --verify report that it
+// ends before it starts) and as an MBR record of SizeInLBA 0 (which mmls
+// leaves out); the package writes it as FreeBSD does.
+//
 // # Not yet
 //
 // Partition offsets, :-CMD partitions, -c/-C/--capacity, -f formats other

@@ -1,7 +1,8 @@
 // Package tooltest lets tests depend on external validators (fsck.fat, mtools,
 // sleuthkit, GNU ar, llvm-ar, Debian's and FreeBSD's makefs, FreeBSD's mkimg,
-// sgdisk, cc, and the ISO 9660 readers xorriso, isoinfo, iso-info, bsdtar and
-// 7z) without making them a hard requirement on a developer's machine.
+// sgdisk, sfdisk, fdisk, cc, and the ISO 9660 readers xorriso, isoinfo,
+// iso-info, bsdtar and 7z) without making them a hard requirement on a
+// developer's machine.
 //
 // A test that needs a tool calls Need. Where the tool is missing the test is
 // skipped with a message naming the tool and the Debian package that provides
@@ -47,6 +48,10 @@ var packages = map[string]string{
 	"bsdtar":      "libarchive-tools",
 	"7z":          "p7zip-full",
 	"sgdisk":      "gdisk",
+	"sfdisk":      "fdisk",
+	"fdisk":       "fdisk",
+	"mmls":        "sleuthkit",
+	"losetup":     "mount",
 }
 
 // builds maps a command that no Debian package has to how it is made.
