@@ -3,7 +3,9 @@ package mkimg
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 )
 
 // sectorSet records which sectors a write of the scheme's metadata makes
@@ -74,7 +76,7 @@ func (l *layout) checkClash(p *placed, set *sectorSet) error {
 		r = f
 	}
 	buf := make([]byte, l.secsz)
-	for lba := range set.nonZero {
+	for _, lba := range slices.Sorted(maps.Keys(set.nonZero)) {
 		if lba < p.start || lba >= p.start+p.sectors {
 			continue
 		}
