@@ -51,7 +51,7 @@ func Build(o *Options) ([]byte, error) {
 // in spoolDir, and writes it at t through imgfmt.WriteImage.
 func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, error) {
 	if o.Query != "" {
-		return nil, fmt.Errorf("%w: --%s asks for no disk", ErrOption, o.Query)
+		return nil, fmt.Errorf("%w: Query %q asks for no disk", ErrOption, o.Query)
 	}
 	l, err := plan(o)
 	if err != nil {
