@@ -38,21 +38,13 @@ func (c *contents) close() {
 	c.spools, c.names = nil, nil
 }
 
-// resolveFile splits an offset off a := partition's File as mkimg does:
-// when no file of the whole name exists and the text after its last colon
-// (in the last path element) is an [+]OFFSET, the rest is the name. A
-// directory is refused.
+// resolveFile splits an offset off a := partition's File as mkimg does
+// (Partition.SplitFile) and refuses a missing file or a directory.
 func (c *contents) resolveFile(p *placed) error {
 	if p.File == "" {
 		return nil
 	}
-	if _, err := os.Stat(p.File); err != nil && p.Offset == 0 && !p.Absolute {
-		if i := strings.LastIndexByte(p.File, ':'); i > 0 && !strings.ContainsRune(p.File[i:], filepath.Separator) {
-			if off, abs, err := parseOffset(p.File[i+1:]); err == nil {
-				p.File, p.Offset, p.Absolute = p.File[:i], off, abs
-			}
-		}
-	}
+	p.Partition = p.SplitFile()
 	fi, err := os.Stat(p.File)
 	if err != nil {
 		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
@@ -61,6 +53,28 @@ func (c *contents) resolveFile(p *placed) error {
 		return fmt.Errorf("%w: partition %d: %s is a directory", ErrPartition, p.index+1, p.File)
 	}
 	return nil
+}
+
+// SplitFile returns p with its File's offset split off as mkimg splits
+// it, when the disk is written: when no file of the whole name exists
+// and the text after the last colon (in the last path element) is an
+// [+]OFFSET, File loses it and Offset and Absolute get it. A partition
+// that has an Offset already, or no File, is returned as it is. A build
+// tool that lists the files a disk reads (Options.Inputs) lists the
+// names SplitFile gives.
+func (p Partition) SplitFile() Partition {
+	if p.File == "" || p.Offset != 0 || p.Absolute {
+		return p
+	}
+	if _, err := os.Stat(p.File); err == nil {
+		return p
+	}
+	if i := strings.LastIndexByte(p.File, ':'); i > 0 && !strings.ContainsRune(p.File[i:], filepath.Separator) {
+		if off, abs, err := parseOffset(p.File[i+1:]); err == nil {
+			p.File, p.Offset, p.Absolute = p.File[:i], off, abs
+		}
+	}
+	return p
 }
 
 // size sets p.bytes: Size for an empty partition, the length of a

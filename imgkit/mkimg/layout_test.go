@@ -180,3 +180,25 @@ func TestDerivedGUIDsOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitFile checks Partition.SplitFile, the split a build tool uses
+// to list a disk's files.
+func TestSplitFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs(t, dir)
+	a := filepath.Join(dir, "a")
+	for in, want := range map[string]Partition{
+		a:             {File: a},
+		a + ":1m":     {File: a, Offset: 1 << 20, Absolute: true},
+		a + ":+0x200": {File: a, Offset: 512},
+		a + ":zz":     {File: a + ":zz"},
+		dir + ":1/a":  {File: dir + ":1/a"},
+		a + ":1m:+2k": {File: a + ":1m", Offset: 2048},
+		"":            {},
+	} {
+		if got := (Partition{File: in}).SplitFile(); got != want {
+			t.Errorf("SplitFile(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
