@@ -34,6 +34,7 @@ type layout struct {
 	bootcode   []byte // nil, or the scheme's boot code size, zero-padded
 	bootSource string
 	log        io.Writer // where the -v lines go; nil without -v
+	contents   *contents // the partitions' spools, closed by close
 }
 
 // placed is one used partition slot with its place on the disk.
@@ -49,10 +50,38 @@ type placed struct {
 	spool *os.File
 }
 
-// plan checks o as mkimg(1) checks its command line, in mkimg's order,
+// plan checks o and lays the disk out, as planIn does with spools in
+// os.TempDir.
+func plan(o *Options) (*layout, error) { return planIn(o, "") }
+
+// planIn checks o as mkimg(1) checks its command line and lays the disk
+// out (place), running the partitions' commands and spooling what they
+// write in spoolDir ("" for os.TempDir). The caller closes the layout,
+// which closes the spools; on an error they are closed already.
+func planIn(o *Options, spoolDir string) (*layout, error) {
+	l, err := check(o)
+	if err != nil {
+		return nil, err
+	}
+	l.contents = &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr}
+	if err := l.place(o.Partitions, l.contents); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// close closes the spools of the partitions' contents.
+func (l *layout) close() {
+	if l.contents != nil {
+		l.contents.close()
+	}
+}
+
+// check checks o as mkimg(1) checks its command line, in mkimg's order,
 // and returns the layout with the geometry, the boot code and no
 // partitions placed yet (place does that).
-func plan(o *Options) (*layout, error) {
+func check(o *Options) (*layout, error) {
 	l := &layout{
 		scheme:   strings.ToLower(o.Scheme),
 		secsz:    uint64(defaultInt(o.SectorSize, 512)),

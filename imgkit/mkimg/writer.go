@@ -53,15 +53,11 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 	if o.Query != "" {
 		return nil, fmt.Errorf("%w: Query %q asks for no disk", ErrOption, o.Query)
 	}
-	l, err := plan(o)
+	l, err := planIn(o, spoolDir)
 	if err != nil {
 		return nil, err
 	}
-	c := &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr}
-	defer c.close()
-	if err := l.place(o.Partitions, c); err != nil {
-		return nil, err
-	}
+	defer l.close()
 	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), nil, func(im *bcache.Image) error { return l.write(im) })
 	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
 		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only
