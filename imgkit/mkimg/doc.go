@@ -90,8 +90,8 @@
 //
 // # Not yet
 //
-// -f formats other than raw (mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk
-// and vmdks are refused with an ErrOption naming them; --formats lists
-// raw), and the apm, bsd, ebr and vtoc8 schemes. -t is parsed and kept
-// in Options.Timestamp for those formats.
+// -f formats other than raw: mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk
+// and vmdks are refused with an ErrOption naming them, and --formats
+// lists raw. -t is parsed and kept in Options.Timestamp for those
+// formats.
 package mkimg

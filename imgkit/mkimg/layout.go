@@ -313,9 +313,12 @@ func (l *layout) size(next uint64) error {
 		if p.start+p.sectors > l.sectors {
 			return fmt.Errorf("%w: partition %d ends at sector %d, past the end of the disk at sector %d (a later partition's offset put the end before it)", ErrPartition, p.index+1, p.start+p.sectors, l.sectors)
 		}
-		if l.scheme == "mbr" && p.start+l.roundTrack(p.sectors) > math.MaxUint32 {
-			return fmt.Errorf("%w: partition %d ends past sector 2^32, beyond an MBR's 32-bit fields", ErrTooLarge, p.index+1)
+		if (l.scheme == "mbr" || l.scheme == "ebr") && p.start+l.roundTrack(p.sectors) > math.MaxUint32 {
+			return fmt.Errorf("%w: partition %d ends past sector 2^32, beyond an %s's 32-bit fields", ErrTooLarge, p.index+1, strings.ToUpper(l.scheme))
 		}
+	}
+	if l.scheme == "bsd" && l.sectors > math.MaxUint32 {
+		return fmt.Errorf("%w: %d sectors, beyond a BSD disklabel's 32-bit fields", ErrTooLarge, l.sectors)
 	}
 	return nil
 }
