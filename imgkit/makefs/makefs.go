@@ -43,7 +43,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -51,6 +50,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/internal/getopt"
 )
 
 // Command is a parsed makefs command line. Paths are absolute.
@@ -139,74 +139,31 @@ var LongOptions = []string{"metadata"}
 
 // flag is one option of a command line as getopt(3) reads it, or one of
 // LongOptions.
-type flag struct {
-	Name byte   // the option letter; 0 for a long option
-	Long string // the long option's name
-	Arg  string // its argument, for options that take one
-}
+type flag = getopt.Option
 
-// getopt splits a makefs command line into its flags and its operands as
+// getoptSpec is makefs's command line for the shared getopt scanner: BSD
+// getopt(3) with OptString, which stops at the first operand, and
+// LongOptions, each written --name=value.
+var getoptSpec = func() *getopt.Spec {
+	s := &getopt.Spec{Short: OptString}
+	for _, name := range LongOptions {
+		s.Long = append(s.Long, getopt.Long{Name: name, Arg: getopt.EqualsArg})
+	}
+	return s
+}()
+
+// getoptFlags splits a makefs command line into its flags and its operands as
 // BSD getopt(3) does with OptString: flags may be grouped ("-xZ"), an
 // argument may be attached ("-s10m") or be the next word; parsing stops at
 // "--" (dropped), at "-" and at the first word that does not start with
 // '-'. A word "--name=value" before that is one of LongOptions. Errors are
 // *UsageError values.
-func getopt(args []string) (flags []flag, operands []string, err error) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			break
-		}
-		if long, ok := strings.CutPrefix(a, "--"); ok {
-			f, err := longFlag(long)
-			if err != nil {
-				return nil, nil, err
-			}
-			flags = append(flags, f)
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			c := a[j]
-			k := strings.IndexByte(OptString, c)
-			if c == ':' || k < 0 {
-				return nil, nil, usagef("makefs: unknown option -%c", c)
-			}
-			if k+1 < len(OptString) && OptString[k+1] == ':' {
-				var val string
-				switch {
-				case j+1 < len(a):
-					val = a[j+1:]
-				case i+1 < len(args):
-					i++
-					val = args[i]
-				default:
-					return nil, nil, usagef("makefs: option -%c requires an argument", c)
-				}
-				flags = append(flags, flag{Name: c, Arg: val})
-				break
-			}
-			flags = append(flags, flag{Name: c})
-		}
+func getoptFlags(args []string) (flags []flag, operands []string, err error) {
+	flags, operands, err = getoptSpec.Parse(args)
+	if err != nil {
+		return nil, nil, usagef("makefs: %v", err)
 	}
-	return flags, args[i:], nil
-}
-
-// longFlag reads the word "--" + w as one of LongOptions, which take their
-// argument after an '='.
-func longFlag(w string) (flag, error) {
-	name, arg, hasArg := strings.Cut(w, "=")
-	if !slices.Contains(LongOptions, name) {
-		return flag{}, usagef("makefs: unknown option --%s", name)
-	}
-	if !hasArg {
-		return flag{}, usagef("makefs: option --%s requires an argument: --%s=value", name, name)
-	}
-	return flag{Long: name, Arg: arg}, nil
+	return flags, operands, nil
 }
 
 // Parse parses a makefs command line (without the program name) as FreeBSD
@@ -218,7 +175,7 @@ func longFlag(w string) (flag, error) {
 // the -o items only -t and -o are read: the result has Help set and needs
 // no image-file or directory.
 func Parse(args []string, dir string, getenv func(string) string) (*Command, error) {
-	flags, rest, err := getopt(args)
+	flags, rest, err := getoptFlags(args)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,8 @@ func gptTableSectors(secsz uint64, slots int) uint64 {
 
 // gptMetadata keeps LBA 0, the header and one entry array before the
 // partitions and one array and the backup header after them, and aligns
-// all of these to the physical block.
+// all of these to the physical block; a partition's absolute offset
+// (metaPartAbsolute) is aligned the same way, with nothing added.
 func gptMetadata(l *layout, where int, blk uint64) uint64 {
 	switch where {
 	case metaStart:

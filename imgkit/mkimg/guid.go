@@ -52,13 +52,15 @@ func counterGUID(n byte) guid {
 
 // seed hashes everything the disk's bytes depend on besides its GUIDs:
 // the scheme, sector and block sizes, geometry, active slot, slot count,
-// the boot code, and each used slot's index, type, label, start, sector
-// count and content sum.
+// disk size, the boot code, and each used slot's index, type, label,
+// start, sector count and content sum. The slots are hashed in slot
+// order with their start sectors, so the rule stays one function of the
+// layout when offsets put partitions out of disk order.
 func (l *layout) seed(sums [][sha256.Size]byte) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write([]byte(guidDomain))
 	writeString(h, l.scheme)
-	for _, v := range []uint64{l.secsz, l.blksz, l.heads, l.track, uint64(l.active), uint64(l.slots)} {
+	for _, v := range []uint64{l.secsz, l.blksz, l.heads, l.track, uint64(l.active), uint64(l.slots), l.sectors} {
 		writeUint64(h, v)
 	}
 	boot := sha256.Sum256(l.bootcode)

@@ -31,7 +31,7 @@ var mbrTypes = map[string]byte{
 }
 
 // mbrMetadata keeps LBA 0 before the partitions and aligns everything to
-// whole tracks.
+// whole tracks, a partition's absolute offset (metaPartAbsolute) too.
 func mbrMetadata(l *layout, where int, blk uint64) uint64 {
 	if where == metaStart {
 		blk++

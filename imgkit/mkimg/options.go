@@ -1,17 +1,22 @@
 package mkimg
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
-	"math/bits"
-	"strconv"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/internal/getopt"
+	"github.com/fixturegen/fixturegen/internal/number"
 )
 
 // Options is one mkimg(1) command line: the scheme, the partitions and
 // the geometry of the disk to write.
 type Options struct {
-	// Scheme is the partitioning scheme, "gpt" or "mbr" (-s).
+	// Scheme is the partitioning scheme, "gpt" or "mbr" (-s). It may be
+	// "" only for a disk without partitions, which is then MinCapacity
+	// bytes of zeros, as mkimg writes one.
 	Scheme string
 	// Partitions are the partition slots in order (-p); an Unused one
 	// takes a slot and leaves its entry empty.
@@ -19,6 +24,10 @@ type Options struct {
 	// Output is the file to write (-o); the library's WriteFile takes its
 	// path as an argument and ignores this field.
 	Output string
+	// Format is the output format (-f). "" and "raw" are the raw disk,
+	// the only format written yet; mkimg's others are refused with an
+	// ErrOption that names them.
+	Format string
 	// SectorSize is the logical sector size in bytes (-S): a power of two
 	// from 512 to 4096; 0 means 512.
 	SectorSize int
@@ -36,69 +45,148 @@ type Options struct {
 	// Bootcode is a file of boot code for LBA 0 (-b); its bytes before
 	// the partition records are kept. "" means none.
 	Bootcode string
+	// MinCapacity and MaxCapacity are the least and most bytes the disk
+	// may have (-c, -C; --capacity sets both), each rounded up to whole
+	// sectors as mkimg rounds them: a smaller disk is grown with zeros to
+	// MinCapacity, a larger one is refused (ErrCapacity). 0 means no
+	// bound.
+	MinCapacity, MaxCapacity uint64
+	// Timestamp is -t, seconds since the epoch, for the container formats
+	// that record a time; nil means none was given. The raw format
+	// records none.
+	Timestamp *int64
 	// FreeBSDTestMode is -y: GUIDs are FreeBSD's test-mode counters
 	// (every byte of the n'th GUID drawn is n), giving freebsd-mkimg -y's
 	// bytes. Without it GUIDs follow the package's derivation rule.
 	FreeBSDTestMode bool
+	// Verbose is how many times -v was given. When it is not 0 the lines
+	// mkimg -v prints to its standard error are written to Log.
+	Verbose int
+	// Log receives the -v lines; nil discards them.
+	Log io.Writer
+	// Dir is the working directory of the :-CMD commands; "" means the
+	// process's.
+	Dir string
+	// Stderr receives the standard error of the :-CMD commands, which
+	// mkimg's commands share with it; nil discards it.
+	Stderr io.Writer
+	// Query is set by Parse when the command line asks for information
+	// instead of a disk, at the first such option, where mkimg stops
+	// reading its command line: "help" (-h), "formats", "schemes" or
+	// "version" (--formats, --schemes, --version). The library writes no
+	// disk for it; the caller prints the answer (Formats, Schemes,
+	// Version).
+	Query string
 }
 
 // Partition is one -p specification.
 type Partition struct {
 	// Type is the scheme-neutral type alias, such as efi or freebsd-ufs.
+	// FreeBSD's mkimg takes only its aliases, never a raw GUID or number.
 	Type string
 	// Label is the optional label (TYPE/LABEL); only GPT holds labels.
 	Label string
 	// File is the file whose bytes fill the partition (TYPE:=FILE); the
-	// partition is as large as the file, rounded up to whole sectors.
+	// partition is as large as the file, rounded up to whole sectors. A
+	// file that is not a regular file (a pipe, a device) is read to its
+	// end. As mkimg reads it, when no file of this whole name exists and
+	// the part after the last colon is an [+]OFFSET, that part is the
+	// partition's offset (TYPE:=FILE:[+]OFFSET) and Offset and Absolute
+	// must be zero.
 	File string
+	// Command is a command line run by /bin/sh -c whose standard output
+	// fills the partition (TYPE:-CMD); the partition is as large as the
+	// output, rounded up to whole sectors. A command that exits non-zero
+	// is an error.
+	Command string
 	// Size is the byte size of an empty partition (TYPE::SIZE), rounded
-	// up to whole sectors; used when File is "".
+	// up to whole sectors; used when File and Command are "".
 	Size uint64
+	// Offset is the partition's offset in bytes (:[+]OFFSET), rounded up
+	// to whole sectors: with Absolute, its place from the start of the
+	// disk, aligned as the scheme aligns partitions; without it, a gap
+	// after where the partition would otherwise start.
+	Offset uint64
+	// Absolute says Offset is from the start of the disk (OFFSET rather
+	// than +OFFSET).
+	Absolute bool
 	// Unused marks a "-" slot: an entry left empty.
 	Unused bool
 }
 
+// Version is the mkimg version whose command line and bytes the package
+// copies, as mkimg --version prints it.
+const Version = 20161016
+
+// getoptSpec is mkimg's command line for getopt_long(3): its option
+// string and long options, with operands anywhere (and then refused as
+// trailing arguments) and long options abbreviated, as FreeBSD's
+// getopt_long reads them.
+var getoptSpec = &getopt.Spec{
+	Short: "a:b:c:C:f:ho:p:s:t:vyH:P:S:T:",
+	Long: []getopt.Long{
+		{Name: "formats"}, {Name: "schemes"}, {Name: "version"},
+		{Name: "capacity", Arg: getopt.RequiredArg},
+	},
+	Permute: true,
+	Abbrev:  true,
+}
+
 // Parse reads mkimg(1)'s arguments (without the program name) into
-// Options. It takes -s, -p (TYPE[/LABEL]:=FILE, TYPE[/LABEL]::SIZE and
-// -), -o, -y, -S, -P, -H, -T, -a, -b and -f raw, as separate or joined arguments
-// ("-s gpt" or "-sgpt"); every other option, partition offsets and
-// :-CMD partitions are errors wrapping ErrOption.
+// Options, as FreeBSD's mkimg reads them: every option of its usage, as
+// separate or joined arguments ("-s gpt" or "-sgpt"), long options
+// (--capacity N, --formats, --schemes, --version) and the partition
+// specifications of ParsePartition. -b, -f, -o and -s may be given once;
+// for the other options the last one counts. -h and the three query
+// options set Query and end the reading, as they end mkimg. An argument
+// that is no option ("trailing arguments") and every bad value are errors
+// wrapping ErrOption; what needs the scheme or the files (types, offsets
+// of := partitions, capacities against the layout) is checked when the
+// disk is written.
 func Parse(args []string) (*Options, error) {
+	flags, operands, err := getoptSpec.Parse(args)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrOption, err)
+	}
 	o := &Options{}
 	seen := map[byte]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if len(a) < 2 || a[0] != '-' || a == "--" {
-			return nil, fmt.Errorf("%w: unexpected argument %q", ErrOption, a)
-		}
-		flag := a[1]
-		if flag == 'y' {
-			if len(a) > 2 {
-				return nil, fmt.Errorf("%w: -y takes no value", ErrOption)
+	for _, f := range flags {
+		switch f.Long {
+		case "formats", "schemes", "version":
+			o.Query = f.Long
+			return o, nil
+		case "capacity":
+			if o.MinCapacity, err = parseCapacity(f.Arg, "--capacity"); err != nil {
+				return nil, err
 			}
-			o.FreeBSDTestMode = true
+			o.MaxCapacity = o.MinCapacity
 			continue
 		}
-		if !strings.ContainsRune("sopfSPHTab", rune(flag)) {
-			return nil, fmt.Errorf("%w: unknown or unsupported option %s", ErrOption, a)
+		if f.Name == 'h' {
+			o.Query = "help"
+			return o, nil
 		}
-		val := a[2:]
-		if val == "" {
-			if i+1 >= len(args) {
-				return nil, fmt.Errorf("%w: -%c needs a value", ErrOption, flag)
-			}
-			i++
-			val = args[i]
+		if why, ok := once[f.Name]; ok && seen[f.Name] {
+			return nil, fmt.Errorf("%w: -%c given twice: %s", ErrOption, f.Name, why)
 		}
-		if flag != 'p' && seen[flag] {
-			return nil, fmt.Errorf("%w: -%c given twice", ErrOption, flag)
-		}
-		seen[flag] = true
-		if err := o.set(flag, val); err != nil {
+		seen[f.Name] = true
+		if err := o.set(f.Name, f.Arg); err != nil {
 			return nil, err
 		}
 	}
+	if len(operands) > 0 {
+		return nil, fmt.Errorf("%w: trailing arguments: %q", ErrOption, operands[0])
+	}
 	return o, nil
+}
+
+// once holds the options mkimg takes only once, with what its usage says
+// when one comes twice.
+var once = map[byte]string{
+	'b': "multiple bootcode given",
+	'f': "multiple formats given",
+	'o': "multiple output files given",
+	's': "multiple schemes given",
 }
 
 // set stores one option's value.
@@ -112,13 +200,26 @@ func (o *Options) set(flag byte, val string) error {
 	case 'b':
 		o.Bootcode = val
 	case 'f':
-		if val != "raw" {
-			err = fmt.Errorf("%w: -f %q: only the raw format is supported yet", ErrOption, val)
-		}
+		o.Format = val
+		err = checkFormat(val)
 	case 'p':
 		var p Partition
 		p, err = ParsePartition(val)
 		o.Partitions = append(o.Partitions, p)
+	case 'c':
+		o.MinCapacity, err = parseCapacity(val, "-c minimum capacity")
+	case 'C':
+		o.MaxCapacity, err = parseCapacity(val, "-C maximum capacity")
+	case 't':
+		var t int64
+		if t, err = number.Strtoll(val); err != nil {
+			err = fmt.Errorf("%w: -t timestamp %q: want a number of seconds since the epoch", ErrOption, val)
+		}
+		o.Timestamp = &t
+	case 'v':
+		o.Verbose++
+	case 'y':
+		o.FreeBSDTestMode = true
 	case 'S':
 		o.SectorSize, err = parseInt(val, "-S logical sector size", 512, math.MaxInt32+1)
 	case 'P':
@@ -143,9 +244,21 @@ func parseInt(val, what string, lo, hi uint64) (int, error) {
 	return int(n), nil
 }
 
-// ParsePartition reads one -p specification: TYPE[/LABEL]:=FILE,
-// TYPE[/LABEL]::SIZE or "-" for an unused slot. The type must be
-// non-empty, and a label, when there is a slash, too.
+// parseCapacity reads a capacity in bytes, 1 to 2^63-1 as mkimg takes it.
+func parseCapacity(val, what string) (uint64, error) {
+	n, err := ParseSize(val)
+	if err != nil || n < 1 || n > math.MaxInt64 {
+		return 0, fmt.Errorf("%w: %s %q: want a number of bytes from 1 to %d", ErrOption, what, val, int64(math.MaxInt64))
+	}
+	return n, nil
+}
+
+// ParsePartition reads one -p specification as mkimg reads it:
+// TYPE[/LABEL]::SIZE[:[+]OFFSET], TYPE[/LABEL]:=FILE[:[+]OFFSET],
+// TYPE[/LABEL]:-CMD or "-" for an unused slot. The type must be
+// non-empty, and a label, when there is a slash, too. A := partition's
+// File keeps any :OFFSET, which only the file system can tell from a name
+// with a colon (Partition.File).
 func ParsePartition(spec string) (Partition, error) {
 	if spec == "-" {
 		return Partition{Unused: true}, nil
@@ -155,7 +268,7 @@ func ParsePartition(spec string) (Partition, error) {
 	}
 	colon := strings.IndexByte(spec, ':')
 	if colon < 1 || colon+1 >= len(spec) {
-		return bad("want TYPE[/LABEL]::SIZE, TYPE[/LABEL]:=FILE or -")
+		return bad("want TYPE[/LABEL]::SIZE[:[+]OFFSET], TYPE[/LABEL]:=FILE[:[+]OFFSET], TYPE[/LABEL]:-CMD or -")
 	}
 	var p Partition
 	p.Type = spec[:colon]
@@ -168,56 +281,55 @@ func ParsePartition(spec string) (Partition, error) {
 	kind, contents := spec[colon+1], spec[colon+2:]
 	switch kind {
 	case ':':
-		size, _, hasOffset := strings.Cut(contents, ":")
-		if hasOffset {
-			return bad("partition offsets are not supported yet")
-		}
+		size, offset, hasOffset := strings.Cut(contents, ":")
 		n, err := ParseSize(size)
 		if err != nil {
 			return bad(err.Error())
 		}
 		p.Size = n
+		if hasOffset {
+			if p.Offset, p.Absolute, err = parseOffset(offset); err != nil {
+				return bad(err.Error())
+			}
+		}
 	case '=':
 		if contents == "" {
 			return bad("no file name")
 		}
 		p.File = contents
 	case '-':
-		return bad("command partitions (:-CMD) are not supported yet")
+		if contents == "" {
+			return bad("no command")
+		}
+		p.Command = contents
 	default:
 		return bad("want :: (size), := (file) or :- (command) after the type")
 	}
 	return p, nil
 }
 
+// parseOffset reads a partition's [+]OFFSET: absolute without the plus.
+func parseOffset(s string) (offset uint64, absolute bool, err error) {
+	rest, relative := strings.CutPrefix(s, "+")
+	n, err := ParseSize(rest)
+	if err != nil {
+		return 0, false, fmt.Errorf("offset: %w", err)
+	}
+	return n, !relative, nil
+}
+
 // ParseSize reads a number as mkimg reads sizes (expand_number(3)): an
 // unsigned integer in decimal, 0x hexadecimal or 0 octal, then at most
 // one suffix b, k, m, g, t, p or e (either case) multiplying it by a
-// power of 1024.
+// power of 1024. The grammar is internal/number's ExpandNumber, beside
+// makefs's.
 func ParseSize(s string) (uint64, error) {
-	end := len(s)
-	shift := 0
-	if end > 0 {
-		if i := strings.IndexByte("bkmgtpe", lower(s[end-1])); i >= 0 {
-			shift = 10 * i
-			end--
-		}
-	}
-	n, err := strconv.ParseUint(s[:end], 0, 64)
-	digits := strings.ToLower(s[:end])
-	if err != nil || strings.ContainsAny(digits, "_+-") || strings.HasPrefix(digits, "0b") || strings.HasPrefix(digits, "0o") {
-		return 0, fmt.Errorf("bad number %q", s)
-	}
-	if shift > 0 && bits.LeadingZeros64(n) < shift {
+	n, err := number.ExpandNumber(s)
+	if errors.Is(err, number.ErrNumberRange) {
 		return 0, fmt.Errorf("number %q too large", s)
 	}
-	return n << shift, nil
-}
-
-// lower returns c in lower case when it is an ASCII letter.
-func lower(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
+	if err != nil {
+		return 0, fmt.Errorf("bad number %q", s)
 	}
-	return c
+	return n, nil
 }

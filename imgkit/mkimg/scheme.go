@@ -65,4 +65,10 @@ const (
 	metaEnd               // disk size after the trailing metadata
 	metaPartBefore        // where a partition may start
 	metaPartAfter         // where the next one may start after it
+	// metaPartAbsolute is where a partition given an absolute offset
+	// starts: blk is that offset in sectors, rounded up, and the scheme
+	// aligns it as it aligns any partition, without the room it keeps
+	// before one (ebr's +1 for its EBR sector at metaPartBefore is not
+	// added), as mkimg's SCHEME_META_PART_ABSOLUTE case does.
+	metaPartAbsolute
 )

@@ -75,6 +75,7 @@ type wantDisk struct {
 	secsz, blksz, heads, track uint64
 	slots                      int
 	parts                      []wantPart
+	sectors                    uint64 // the disk's size
 }
 
 // expectLayout lays o out as the package documentation says: a GPT keeps
@@ -102,9 +103,10 @@ func expectLayout(t *testing.T, o *Options) wantDisk {
 	if o.Scheme == "mbr" {
 		align = func(n uint64) uint64 { return up(n, d.track) }
 	}
-	var next uint64
+	var next, table uint64
 	if o.Scheme == "gpt" {
-		next = align(2 + max(16384/d.secsz, up(uint64(d.slots)*128, d.secsz)/d.secsz))
+		table = max(16384/d.secsz, up(uint64(d.slots)*128, d.secsz)/d.secsz)
+		next = align(2 + table)
 	} else {
 		next = align(1)
 	}
@@ -127,6 +129,10 @@ func expectLayout(t *testing.T, o *Options) wantDisk {
 		}
 		next = align(w.start + w.contentSectors)
 		d.parts = append(d.parts, w)
+	}
+	d.sectors = next
+	if o.Scheme == "gpt" {
+		d.sectors = align(next + table + 1) // the backup array and header
 	}
 	return d
 }
@@ -433,7 +439,7 @@ func expectGUIDs(t *testing.T, o *Options, d wantDisk) (string, map[int]string) 
 	var seed bytes.Buffer
 	seed.WriteString(domain)
 	seed.WriteString(o.Scheme + "\x00")
-	for _, v := range []uint64{d.secsz, d.blksz, d.heads, d.track, uint64(o.Active), uint64(d.slots)} {
+	for _, v := range []uint64{d.secsz, d.blksz, d.heads, d.track, uint64(o.Active), uint64(d.slots), d.sectors} {
 		seed.Write(le64(v))
 	}
 	boot := sha256.Sum256(nil)
@@ -442,7 +448,7 @@ func expectGUIDs(t *testing.T, o *Options, d wantDisk) (string, map[int]string) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		boot = sha256.Sum256(append(b, make([]byte, 512-len(b))...))
+		boot = sha256.Sum256(append(b, make([]byte, schemes[o.Scheme].bootcode-len(b))...))
 	}
 	seed.Write(boot[:])
 	for _, p := range d.parts {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -19,7 +18,11 @@ import (
 // or a pipe; the sectors no partition or metadata fills are holes where
 // the file system allows them. o.Output is ignored.
 func WriteFile(path string, o *Options) error {
-	_, err := writeTarget(imgfmt.ToFile(path), o)
+	spoolDir := ""
+	if t, err := bcache.ResolveTarget(path); err == nil && t.Regular() {
+		spoolDir = t.Dir() // beside the disk, where its extents can be shared
+	}
+	_, err := writeTarget(imgfmt.ToFile(path), spoolDir, o)
 	return err
 }
 
@@ -27,7 +30,7 @@ func WriteFile(path string, o *Options) error {
 // and returns its size. The disk is built in memory first, so nothing is
 // written to w when it cannot be made.
 func Write(w io.WriterAt, o *Options) (int64, error) {
-	im, err := writeTarget(imgfmt.ToWriterAt(w), o)
+	im, err := writeTarget(imgfmt.ToWriterAt(w), "", o)
 	if err != nil {
 		return 0, err
 	}
@@ -36,7 +39,7 @@ func Write(w io.WriterAt, o *Options) (int64, error) {
 
 // Build returns the disk o describes, built in memory.
 func Build(o *Options) ([]byte, error) {
-	im, err := writeTarget(imgfmt.ToMemory(), o)
+	im, err := writeTarget(imgfmt.ToMemory(), "", o)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +47,17 @@ func Build(o *Options) ([]byte, error) {
 }
 
 // writeTarget is the one path of WriteFile, Write and Build: it lays the
-// disk out and writes it at t through imgfmt.WriteImage.
-func writeTarget(t imgfmt.Target, o *Options) (*bcache.Image, error) {
-	l, err := plan(o)
+// disk out, running the partitions' commands and spooling what they write
+// in spoolDir, and writes it at t through imgfmt.WriteImage.
+func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, error) {
+	if o.Query != "" {
+		return nil, fmt.Errorf("%w: Query %q asks for no disk", ErrOption, o.Query)
+	}
+	l, err := planIn(o, spoolDir)
 	if err != nil {
 		return nil, err
 	}
+	defer l.close()
 	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), nil, func(im *bcache.Image) error { return l.write(im) })
 	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
 		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only
@@ -58,8 +66,13 @@ func writeTarget(t imgfmt.Target, o *Options) (*bcache.Image, error) {
 }
 
 // write copies the partitions' contents into w, then the scheme's
-// metadata, whose GUIDs may depend on those contents.
+// metadata, whose GUIDs may depend on those contents. A partition placed
+// over the metadata by an absolute offset may hold data only where the
+// metadata's sectors are zeros (checkMetadataClash), as mkimg allows.
 func (l *layout) write(w io.WriterAt) error {
+	if err := l.checkMetadataClash(); err != nil {
+		return err
+	}
 	sums := make([][sha256.Size]byte, len(l.parts))
 	for i := range l.parts {
 		sum, err := l.copyPartition(w, &l.parts[i])
@@ -68,39 +81,74 @@ func (l *layout) write(w io.WriterAt) error {
 		}
 		sums[i] = sum
 	}
+	if l.s == nil {
+		return nil // a disk without a scheme is its partitions' zeros
+	}
 	g := l.guids(sums)
 	return l.s.write(l, w, g)
 }
 
-// copyPartition copies a file partition's bytes to its place on the disk
-// and returns their SHA-256; an empty partition's sum is that of no bytes.
+// copyPartition copies a file's or command's bytes to the partition's
+// place on the disk and returns their SHA-256; an empty partition's sum
+// is that of no bytes.
 func (l *layout) copyPartition(w io.WriterAt, p *placed) ([sha256.Size]byte, error) {
 	h := sha256.New()
-	if p.File == "" {
+	if !p.hasContent() {
 		return [sha256.Size]byte(h.Sum(nil)), nil
 	}
-	f, err := os.Open(p.File)
+	what := p.File
+	if p.Command != "" {
+		what = fmt.Sprintf("command %q", p.Command)
+	}
+	f, err := p.open()
 	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, what, bareError(err))
 	}
 	defer f.Close()
 	dst := io.NewOffsetWriter(w, int64(p.start*l.secsz))
 	n, err := io.Copy(io.MultiWriter(dst, h), io.LimitReader(f, int64(p.bytes)))
 	if err == nil && uint64(n) != p.bytes {
-		err = fmt.Errorf("shrank from %d to %d bytes while being read", p.bytes, n)
+		err = fmt.Errorf("%w: from %d to %d bytes", errShrank, p.bytes, n)
 	}
 	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+		return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, what, bareError(err))
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
-// writeAt writes b, whole sectors, at sector lba.
+// writeAt writes b, whole sectors of the scheme's metadata, at sector
+// lba. As mkimg's image_write, it skips the sectors that are all zeros,
+// which leaves a partition's data there when an absolute offset put a
+// partition over them; the rest of the disk is zeros already.
 func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
-	if _, err := w.WriteAt(b, int64(lba*l.secsz)); err != nil {
-		return fmt.Errorf("mkimg: writing sector %d: %w", lba, err)
+	for off := uint64(0); off < uint64(len(b)); {
+		for off < uint64(len(b)) && isZero(b[off:min(off+l.secsz, uint64(len(b)))]) {
+			off += l.secsz
+		}
+		end := off
+		for end < uint64(len(b)) && !isZero(b[end:min(end+l.secsz, uint64(len(b)))]) {
+			end += l.secsz
+		}
+		if end == off {
+			break
+		}
+		at := lba + off/l.secsz
+		if _, err := w.WriteAt(b[off:min(end, uint64(len(b)))], int64(at*l.secsz)); err != nil {
+			return fmt.Errorf("mkimg: writing sector %d: %w", at, err)
+		}
+		off = end
 	}
 	return nil
+}
+
+// isZero reports whether b holds only zero bytes.
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // bootSector returns LBA 0's buffer: the boot code's bytes before the

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	getoptpkg "github.com/fixturegen/fixturegen/internal/getopt"
 )
 
 // env is everything a command may take from the process it runs in. Commands
@@ -193,50 +195,19 @@ func oneLine(s string) string {
 }
 
 // getoptResult is one option parsed by getopt.
-type getoptResult struct {
-	Name byte   // the option letter
-	Arg  string // its argument, for options that take one
-}
+type getoptResult = getoptpkg.Option
 
 // getopt parses args as BSD getopt(3) does with the option string spec
-// (letters; a letter followed by ':' takes an argument). Options may be
+// (letters; a letter followed by ':' takes an argument), through the
+// scanner makefs and mkimg share (internal/getopt). Options may be
 // grouped ("-xZ"), an argument may be attached ("-s10m") or be the next
 // word ("-s 10m"); parsing stops at "--" (which is dropped), at "-" and at
 // the first word that does not start with '-'. Errors are usage errors
 // prefixed with cmd.
 func getopt(cmd string, args []string, spec string) (opts []getoptResult, rest []string, err error) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			break
-		}
-		for j := 1; j < len(a); j++ {
-			c := a[j]
-			k := strings.IndexByte(spec, c)
-			if c == ':' || k < 0 {
-				return nil, nil, usagef("%s: unknown option -%c", cmd, c)
-			}
-			if k+1 < len(spec) && spec[k+1] == ':' {
-				var val string
-				switch {
-				case j+1 < len(a):
-					val = a[j+1:]
-				case i+1 < len(args):
-					i++
-					val = args[i]
-				default:
-					return nil, nil, usagef("%s: option -%c requires an argument", cmd, c)
-				}
-				opts = append(opts, getoptResult{c, val})
-				break
-			}
-			opts = append(opts, getoptResult{Name: c})
-		}
+	opts, rest, err = (&getoptpkg.Spec{Short: spec}).Parse(args)
+	if err != nil {
+		return nil, nil, usagef("%s: %v", cmd, err)
 	}
-	return opts, args[i:], nil
+	return opts, rest, nil
 }

@@ -2,28 +2,70 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 )
 
 // The mkimg command accepts FreeBSD mkimg(1)'s command line. The library
 // package imgkit/mkimg parses it and writes the disk; this file resolves
-// its paths against the working directory and says its option errors as
-// usage errors.
+// its paths against the working directory, answers -h, --formats,
+// --schemes and --version, and says its option errors as usage errors.
 
 func init() {
 	register(command{
 		Name:    "mkimg",
-		Usage:   "mkimg -s gpt|mbr -p TYPE[/LABEL]:=FILE|TYPE[/LABEL]::SIZE|- ... [-y] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-f raw] [-o disk]",
+		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (GPT or MBR, raw), as FreeBSD's mkimg(1) does",
-		Help: `A first slice of mkimg(1): the gpt and mbr schemes in the raw format, with
-partitions from files (TYPE[/LABEL]:=FILE), empty ones of a size
-(TYPE[/LABEL]::SIZE, as 64k or 1m) and unused slots (-). -y gives FreeBSD's
-test-mode GUIDs and so freebsd-mkimg -y's bytes; without it the GUIDs are
-derived from the layout and the partitions' contents, so the same inputs
-give the same disk. Without -o the disk goes to standard output. Offsets,
-:-CMD partitions, capacities and the other schemes and formats are not
-supported yet.`,
+		Help: `FreeBSD mkimg(1)'s command line, for the gpt and mbr schemes in the raw
+format. Without -o the disk goes to standard output.
+
+  -s scheme        gpt or mbr (any case); needed when there are partitions
+  -p partition     a partition slot, in order; one of
+                     TYPE[/LABEL]::SIZE[:[+]OFFSET]   empty, of SIZE bytes
+                     TYPE[/LABEL]:=FILE[:[+]OFFSET]   the bytes of FILE
+                     TYPE[/LABEL]:-CMD                the standard output of
+                                                      /bin/sh -c CMD
+                     -                                an unused slot
+                   OFFSET places the partition at that byte of the disk,
+                   +OFFSET leaves that gap before it; both are aligned as
+                   the scheme aligns partitions. For := a FILE that exists
+                   under the whole name keeps its colons. TYPE is one of
+                   mkimg's aliases (gpt: efi, freebsd, freebsd-boot,
+                   freebsd-nandfs, freebsd-swap, freebsd-ufs, freebsd-vinum,
+                   freebsd-zfs, mbr, ms-basic-data, ntfs, prepboot; mbr:
+                   ebr, efi, fat16b, fat32, freebsd, ntfs, prepboot); as in
+                   FreeBSD, no raw GUID or number. A CMD that exits non-zero
+                   is an error (mkimg ignores its status).
+  -c bytes         minimum capacity: a smaller disk is grown with zeros
+  -C bytes         maximum capacity: a larger disk is an error
+  --capacity bytes both; with -c alone no scheme or partition is needed
+  -y               FreeBSD's test-mode GUIDs: freebsd-mkimg -y's bytes;
+                   without it the GUIDs are derived from the layout and the
+                   contents, so the same inputs give the same disk
+  -v               print the layout to standard error, as mkimg -v does
+  -S secsz         logical sector size, a power of two, 512 to 4096
+  -P blksz         physical block size, a power of two, at least secsz
+  -H heads         simulated heads, 1 to 255
+  -T track         simulated sectors per track, 1 to 63
+  -a n             the active MBR partition, 1 to 100
+  -b bootcode      boot code for LBA 0, at most 512 bytes
+  -t time          a timestamp (seconds since the epoch, C syntax: 0x1f,
+                   017), kept for container formats; raw records none
+  -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
+                   vhd, vhdf, vhdx, vmdk and vmdks are refused)
+  -o disk          the file to write
+  -h               this help
+  --formats        list the formats written: raw
+  --schemes        list the schemes written, as mkimg orders them
+  --version        print the mkimg version copied
+
+Numbers take mkimg's syntax: decimal, 0x hexadecimal or 0 octal, with an
+optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
+for the other options the last one counts.`,
 		Run: runMkimg,
 	})
 }
@@ -33,6 +75,10 @@ func runMkimg(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.Query != "" {
+		return mkimgQuery(e, o.Query)
+	}
+	o.Log, o.Stderr, o.Dir = e.Stderr, e.Stderr, e.Dir
 	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
 		disk, err := mkimg.Build(o)
@@ -62,6 +108,28 @@ func parseMkimgArgs(e *env, args []string) (*mkimg.Options, error) {
 		o.Bootcode = e.abs(o.Bootcode)
 	}
 	return o, nil
+}
+
+// mkimgQuery answers -h, --formats, --schemes and --version. The lists
+// are mkimg's: names on one line, in the reverse order mkimg registers
+// them; the version line is freebsd-mkimg's.
+func mkimgQuery(e *env, q string) error {
+	var list []string
+	switch q {
+	case "help":
+		return runHelp(e, []string{"mkimg"})
+	case "formats":
+		list = mkimg.Formats()
+	case "schemes":
+		list = mkimg.Schemes()
+	case "version":
+		_, err := fmt.Fprintf(e.Stdout, "mkimg %d (%d-bit)\n", mkimg.Version, strconv.IntSize)
+		return err
+	}
+	list = slices.Clone(list)
+	slices.Reverse(list)
+	_, err := fmt.Fprintln(e.Stdout, strings.Join(list, " "))
+	return err
 }
 
 // fromMkimg turns an error wrapping mkimg.ErrOption into the command's

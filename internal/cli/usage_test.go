@@ -113,6 +113,21 @@ func TestCommandLineErrors(t *testing.T) {
 		{"diff -z junk junk", usage, `^fixturegen: diff: unknown option -z$`},
 		{"diff nosuch junk", trouble, `^fixturegen: diff: nosuch: no such file or directory$`},
 
+		// mkimg: its command line is a usage error; what the layout, the
+		// files and the commands find is found when running.
+		{"mkimg -s sun -p efi::1k", usage, `^fixturegen: mkimg: bad option: -s "sun": want one of apm, bsd, ebr, gpt, mbr, vtoc8$`},
+		{"mkimg -s gpt -s mbr -p efi::1k", usage, `^fixturegen: mkimg: bad option: -s given twice: multiple schemes given$`},
+		{"mkimg -s gpt -p efi::1k x", usage, `^fixturegen: mkimg: bad option: trailing arguments: "x"$`},
+		{"mkimg -q", usage, `^fixturegen: mkimg: bad option: unknown option -q$`},
+		{"mkimg -s gpt", usage, `^fixturegen: mkimg: bad option: no partitions \(-p\), and no capacity \(-c\) for an empty disk$`},
+		{"mkimg -s gpt -f vmdk -p efi::1k", usage, `^fixturegen: mkimg: bad option: -f vmdk: the vmdk format is not supported yet; only raw is written$`},
+		{"mkimg -s gpt -p efi::1k:x", usage, `^fixturegen: mkimg: bad option: -p "efi::1k:x": offset: bad number "x"$`},
+		{"mkimg -s gpt -p efi:=nosuch -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: .*nosuch: no such file or directory$`},
+		{"mkimg -s gpt -p efi::1m:1m -p efi::1m:1m -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1 \(sectors 2048 to 4096\) overlaps partition 2 \(sectors 2048 to 4096\)$`},
+		{"mkimg -s gpt -C 1k -p efi::1m -o x.img", running, `^fixturegen: mkimg: past the capacity: partition 1 ends at sector 2082, past the capacity of 2 sectors of 512 bytes$`},
+		{"mkimg -s gpt -p efi:-false -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: command "false" failed: exit status 1$`},
+		{"mkimg -s mbr -p 0xa5::1k -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: type "0xa5" is not a mbr type$`},
+
 		// version, help and the command itself.
 		{"version x", usage, `^fixturegen: version: takes no arguments$`},
 		{"help a b", usage, `^fixturegen: help: too many arguments$`},

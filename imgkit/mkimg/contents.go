@@ -1,0 +1,176 @@
+package mkimg
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/internal/tempfile"
+)
+
+// contents finds what fills each partition as place comes to it: a
+// regular file is sized by its length and copied in when the disk is
+// written; a command's standard output, or a file that is not a regular
+// one (a pipe, a device), is read once to its end into a spool, an
+// unlinked temporary file in spoolDir, so that the partition's size is
+// known and its bytes are never held in memory whole.
+type contents struct {
+	spoolDir string    // where spools are made; "" means os.TempDir
+	dir      string    // the commands' working directory; "" the process's
+	stderr   io.Writer // the commands' standard error; nil discards it
+	spools   []*os.File
+	names    []string // spools a system would not unlink while open
+}
+
+// close closes every spool.
+func (c *contents) close() {
+	for _, f := range c.spools {
+		f.Close()
+	}
+	for _, name := range c.names {
+		os.Remove(name)
+		tempfile.Forget(name)
+	}
+	c.spools, c.names = nil, nil
+}
+
+// resolveFile splits an offset off a := partition's File as mkimg does
+// (Partition.SplitFile) and refuses a missing file or a directory.
+func (c *contents) resolveFile(p *placed) error {
+	if p.File == "" {
+		return nil
+	}
+	p.Partition = p.SplitFile()
+	fi, err := os.Stat(p.File)
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%w: partition %d: %s is a directory", ErrPartition, p.index+1, p.File)
+	}
+	return nil
+}
+
+// SplitFile returns p with its File's offset split off as mkimg splits
+// it, when the disk is written: when no file of the whole name exists
+// and the text after the last colon (in the last path element) is an
+// [+]OFFSET, File loses it and Offset and Absolute get it. A partition
+// that has an Offset already, or no File, is returned as it is. A build
+// tool that lists the files a disk reads (Options.Inputs) lists the
+// names SplitFile gives.
+func (p Partition) SplitFile() Partition {
+	if p.File == "" || p.Offset != 0 || p.Absolute {
+		return p
+	}
+	if _, err := os.Stat(p.File); err == nil {
+		return p
+	}
+	if i := strings.LastIndexByte(p.File, ':'); i > 0 && !strings.ContainsRune(p.File[i:], filepath.Separator) {
+		if off, abs, err := parseOffset(p.File[i+1:]); err == nil {
+			p.File, p.Offset, p.Absolute = p.File[:i], off, abs
+		}
+	}
+	return p
+}
+
+// size sets p.bytes: Size for an empty partition, the length of a
+// regular file, or what a command or another file gave, spooled.
+func (c *contents) size(p *placed) error {
+	switch {
+	case p.Command != "":
+		return c.runCommand(p)
+	case p.File == "":
+		p.bytes = p.Size
+		return nil
+	}
+	fi, err := os.Stat(p.File)
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	if fi.Mode().IsRegular() {
+		p.bytes = uint64(fi.Size())
+		return nil
+	}
+	f, err := os.Open(p.File)
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	defer f.Close()
+	if err := c.spool(p, f); err != nil {
+		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
+	}
+	return nil
+}
+
+// runCommand runs p.Command with /bin/sh -c, as popen(3) runs mkimg's,
+// and spools its standard output. A command that cannot start, or exits
+// other than 0, is an error naming the partition and the command; mkimg
+// ignores the exit status, but a fixture whose command failed is not the
+// fixture asked for.
+func (c *contents) runCommand(p *placed) error {
+	cmd := exec.Command("/bin/sh", "-c", p.Command)
+	cmd.Dir = c.dir
+	cmd.Stderr = c.stderr
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: command %q: %w", ErrPartition, p.index+1, p.Command, err)
+	}
+	spoolErr := c.spool(p, out)
+	if spoolErr != nil {
+		out.Close() // the command gets SIGPIPE or EPIPE rather than blocking
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case spoolErr != nil:
+		return fmt.Errorf("%w: partition %d: command %q: %w", ErrPartition, p.index+1, p.Command, bareError(spoolErr))
+	case waitErr != nil:
+		return fmt.Errorf("%w: partition %d: command %q failed: %v", ErrPartition, p.index+1, p.Command, waitErr) // %v: an ExitCode method would choose the exit status
+	}
+	return nil
+}
+
+// spool copies r to its end into a new spool and keeps it as p's
+// content.
+func (c *contents) spool(p *placed, r io.Reader) error {
+	f, err := tempfile.Create(c.spoolDir, "mkimg-partition")
+	if err != nil {
+		return err
+	}
+	if os.Remove(f.Name()) == nil {
+		tempfile.Forget(f.Name())
+	} else {
+		c.names = append(c.names, f.Name())
+	}
+	c.spools = append(c.spools, f)
+	n, err := io.Copy(f, r)
+	if err != nil {
+		return err
+	}
+	p.spool = f
+	p.bytes = uint64(n)
+	return nil
+}
+
+// hasContent reports whether a file or a command fills p; an empty
+// partition has only its size.
+func (p *placed) hasContent() bool { return p.File != "" || p.Command != "" }
+
+// open returns a reader of p's content from its start: its spool, or
+// its file opened.
+func (p *placed) open() (io.ReadCloser, error) {
+	if p.spool != nil {
+		return io.NopCloser(io.NewSectionReader(p.spool, 0, int64(p.bytes))), nil
+	}
+	return os.Open(p.File)
+}
+
+// errShrank is the cause of a file that had fewer bytes when copied than
+// when it was sized.
+var errShrank = errors.New("shrank while being read")
