@@ -23,6 +23,10 @@ type Table struct {
 	Fields []describe.Field
 	// Partitions are the used slots in slot order.
 	Partitions []Entry
+	// Problems are what the reader found wrong but could read past, one
+	// sentence each naming the structure and byte: a primary GPT header
+	// that fails its HeaderCRC32, so that the backup was read.
+	Problems []string
 }
 
 // Entry is one used slot of a Table.
