@@ -286,3 +286,31 @@ func TestDiffDisks(t *testing.T) {
 		})
 	}
 }
+
+// FuzzOpenDisk checks that the whole reader never panics: the table, the
+// disk's FS walked and every file read, and its fields.
+func FuzzOpenDisk(f *testing.F) {
+	for _, scheme := range []string{"gpt", "mbr"} {
+		b, err := mkimg.Build(&mkimg.Options{Scheme: scheme, Partitions: []mkimg.Partition{{Type: "efi", Size: 2048}, {Type: "freebsd", Size: 512}}, FreeBSDTestMode: true})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		mkimg.Match(b)
+		d, err := mkimg.NewReader(r, int64(len(b)))
+		if err != nil {
+			return
+		}
+		fsys := d.FS(inspect.Detect)
+		fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() {
+				fs.ReadFile(fsys, p)
+			}
+			return nil
+		})
+		mkimg.Fields(r, int64(len(b)), inspect.Detect)
+	})
+}
