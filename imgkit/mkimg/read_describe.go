@@ -71,7 +71,11 @@ func (h headReader) ReadAt(p []byte, off int64) (int, error) {
 // a disk, and what its reader read past.
 func summary(f *diskFS) string {
 	t := f.d.table
-	s := fmt.Sprintf("%s, %d-byte sectors, %d partitions", t.Scheme, t.SectorSize, len(t.Partitions))
+	plural := "s"
+	if len(t.Partitions) == 1 {
+		plural = ""
+	}
+	s := fmt.Sprintf("%s, %d-byte sectors, %d partition%s", t.Scheme, t.SectorSize, len(t.Partitions), plural)
 	for _, fl := range t.Fields {
 		if fl.Name == "DiskGUID" {
 			s += ", DiskGUID " + fl.Value
