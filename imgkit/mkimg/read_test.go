@@ -115,8 +115,8 @@ func TestReadBack(t *testing.T) {
 			}
 			defer d.Close()
 			tab := d.Table()
-			if tab.Scheme != tc.scheme || tab.SectorSize != 512 || len(tab.Partitions) != 3 {
-				t.Fatalf("table %s, %d-byte sectors, %d partitions", tab.Scheme, tab.SectorSize, len(tab.Partitions))
+			if tab.Scheme != tc.scheme || tab.SectorSize != 512 || len(tab.Partitions) != 3 || len(tab.Problems) != 0 {
+				t.Fatalf("table %s, %d-byte sectors, %d partitions, problems %q", tab.Scheme, tab.SectorSize, len(tab.Partitions), tab.Problems)
 			}
 			want := []struct {
 				index int
@@ -313,4 +313,60 @@ func FuzzOpenDisk(f *testing.F) {
 		})
 		mkimg.Fields(r, int64(len(b)), inspect.Detect)
 	})
+}
+
+// TestRead4096 checks that a GPT of 4096-byte sectors is found with that
+// sector size, its FAT partition opened.
+func TestRead4096(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fat := fatImage(t, "big sectors\n")
+	b, err := mkimg.Build(&mkimg.Options{Scheme: "gpt", SectorSize: 4096, Partitions: []mkimg.Partition{{Type: "efi", File: writeFile(t, dir, "fat.img", fat)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := mkimg.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab := d.Table(); tab.SectorSize != 4096 || len(tab.Partitions) != 1 || tab.Partitions[0].Start != 6*4096 || len(tab.Problems) != 0 {
+		t.Fatalf("table: %d-byte sectors, %+v, problems %q", tab.SectorSize, tab.Partitions, tab.Problems)
+	}
+	if got, err := fs.ReadFile(d.FS(inspect.Detect), "p1/EFI/BOOT/HELLO.TXT"); string(got) != "big sectors\n" {
+		t.Errorf("p1/EFI/BOOT/HELLO.TXT: %q, %v", got, err)
+	}
+}
+
+// TestNestedDisk checks that a partition holding a disk of its own (a GPT
+// partition of type mbr holding an MBR disk) opens as that disk, one
+// directory level deeper.
+func TestNestedDisk(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inner, err := mkimg.Build(&mkimg.Options{Scheme: "mbr", Partitions: []mkimg.Partition{{Type: "fat32", File: writeFile(t, dir, "fat.img", fatImage(t, "inner\n"))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, err := mkimg.Build(&mkimg.Options{Scheme: "gpt", Partitions: []mkimg.Partition{{Type: "mbr", File: writeFile(t, dir, "inner.img", inner)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, kind, err := inspect.Open(bytes.NewReader(outer), int64(len(outer)))
+	if err != nil || kind.Name != mkimg.DiskFormatName {
+		t.Fatalf("inspect.Open: %v, %v", kind, err)
+	}
+	if got, err := fs.ReadFile(fsys, "p1/p1/EFI/BOOT/HELLO.TXT"); string(got) != "inner\n" {
+		t.Errorf("p1/p1/EFI/BOOT/HELLO.TXT: %q, %v", got, err)
+	}
+	fields, err := mkimg.Fields(bytes.NewReader(outer), int64(len(outer)), inspect.Detect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range fields {
+		found = found || (f.Path == "p1: MBR partition record 1" && f.Name == "OSType" && f.Value == "0x0b")
+	}
+	if !found {
+		t.Error("no field p1: MBR partition record 1 OSType 0x0b")
+	}
 }
