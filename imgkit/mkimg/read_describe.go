@@ -1,6 +1,7 @@
 package mkimg
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -49,10 +50,13 @@ func openFS(r io.ReaderAt, size int64, detect Detector) (fs.FS, error) {
 }
 
 // Match reports whether head, a disk's first bytes, holds a partition
-// table that ReadTable would find.
+// table that ReadTable would find, or one that is there but broken
+// (ErrFormat): a protective MBR whose primary GPT header fails its
+// checks is a disk, whose backup header Open reads or whose error Open
+// reports, rather than a file of no known format.
 func Match(head []byte) bool {
 	_, err := ReadTable(headReader(head), matchSize)
-	return err == nil
+	return err == nil || errors.Is(err, ErrFormat)
 }
 
 // headReader reads head, and zeros past its end.

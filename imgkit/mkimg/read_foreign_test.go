@@ -108,12 +108,22 @@ func TestCorruptPrimaryGPT(t *testing.T) {
 			break
 		}
 	}
+	fsys, kind, err := inspect.Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("inspect.Open of a disk read from its backup header: %v", err)
+	}
+	if s := kind.Summary(fsys); !strings.Contains(s, "read the backup header") {
+		t.Errorf("summary %q does not say the backup header was read", s)
+	}
 
 	last := len(b) - 512
 	b[last+60] ^= 1
 	_, err = mkimg.NewReader(bytes.NewReader(b), int64(len(b)))
 	if !errors.Is(err, mkimg.ErrFormat) || !strings.Contains(err.Error(), "primary GPT header at byte 0x200: HeaderCRC32") || !strings.Contains(err.Error(), "backup GPT header at byte 0x7ffe00: HeaderCRC32") {
 		t.Errorf("both headers broken: %v", err)
+	}
+	if _, kind, err := inspect.Open(bytes.NewReader(b), int64(len(b))); kind == nil || kind.Name != mkimg.DiskFormatName || !errors.Is(err, mkimg.ErrFormat) {
+		t.Errorf("inspect.Open with both headers broken: %v, %v; want the disk format's ErrFormat", kind, err)
 	}
 }
 
