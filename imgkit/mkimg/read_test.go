@@ -370,3 +370,32 @@ func TestNestedDisk(t *testing.T) {
 		t.Error("no field p1: MBR partition record 1 OSType 0x0b")
 	}
 }
+
+// TestDiffMBR checks that diff names an MBR's fields: the active slot's
+// BootIndicator and a slot's OSType.
+func TestDiffMBR(t *testing.T) {
+	t.Parallel()
+	disk := func(active int, typ string) []byte {
+		b, err := mkimg.Build(&mkimg.Options{Scheme: "mbr", Active: active, Partitions: []mkimg.Partition{{Type: "freebsd", Size: 4096}, {Type: typ, Size: 4096}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, b := disk(1, "fat32"), disk(2, "ntfs")
+	rep, err := inspect.Diff(bytes.NewReader(a), int64(len(a)), bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Write(&out, "a.img", "b.img")
+	for _, w := range []string{
+		"MBR partition record 1: BootIndicator at byte 0x1be: 0x80 -> 0x00\n",
+		"MBR partition record 2: BootIndicator at byte 0x1ce: 0x00 -> 0x80\n",
+		"MBR partition record 2: OSType at byte 0x1d2: 0x0b -> 0x07\n",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("diff lacks %q:\n%s", w, out.String())
+		}
+	}
+}
