@@ -49,7 +49,7 @@ table of its own) is a directory, the root of that file system: its files
 follow under pN/ with their format's column, and "fixturegen ls disk.img
 p1/EFI/BOOT" lists that directory of partition 1. Any other partition is
 a regular file, pN, of its bytes. A GPT whose primary header is broken is
-read from its backup header ("fixturegen diff" says why).`,
+read from its backup header, and diff's first line says so.`,
 		Run: runLs,
 	})
 }
