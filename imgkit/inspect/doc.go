@@ -12,9 +12,10 @@
 // # Formats
 //
 // Formats are kept in a small registry (Register). FAT images
-// (imgkit/msdos), ar archives (imgkit/ar), FFS images (imgkit/ffs) and
-// ISO 9660 images (imgkit/cd9660) are registered by this package, one line
-// each in formats.go; a new format adds one such line, and a program can
+// (imgkit/msdos), ar archives (imgkit/ar), FFS images (imgkit/ffs),
+// ISO 9660 images (imgkit/cd9660) and partitioned disks (imgkit/mkimg,
+// whose partitions are opened through this registry's Detect) are
+// registered by this package, one line each in formats.go; a new format adds one such line, and a program can
 // register a format of its own from an init function. Each format says how
 // to recognise its files, how to open one as an fs.FS, what its listing's
 // extra column shows and how to describe a file field by field.

@@ -4,6 +4,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/cd9660"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
+	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
 
@@ -14,4 +15,5 @@ func init() {
 	Register(ar.Describe())
 	Register(ffs.Describe())
 	Register(cd9660.Describe())
+	Register(mkimg.Describe(Detect))
 }

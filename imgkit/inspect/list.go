@@ -31,6 +31,14 @@ type Item struct {
 // in Item.Extra and its Owner Item.UID and Item.GID. Symbolic links' targets
 // are read with fs.ReadLink where fsys can read them.
 func List(fsys fs.FS, format *describe.Kind) ([]Item, error) {
+	return ListUnder(fsys, format, ".")
+}
+
+// ListUnder is List for the part of fsys under dir: the files and
+// directories below the directory dir, or the file dir itself, with their
+// paths relative to fsys's root as List gives them (p1/EFI/BOOT/ for the
+// directory BOOT under p1/EFI).
+func ListUnder(fsys fs.FS, format *describe.Kind, dir string) ([]Item, error) {
 	var column func(fs.FileInfo) string
 	var owner func(fs.FileInfo) (uint32, uint32, bool)
 	if format != nil {
@@ -38,11 +46,11 @@ func List(fsys fs.FS, format *describe.Kind) ([]Item, error) {
 	}
 	_, canReadLink := fsys.(fs.ReadLinkFS)
 	var items []Item
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == "." {
+		if p == dir && d.IsDir() {
 			return nil
 		}
 		fi, err := d.Info()

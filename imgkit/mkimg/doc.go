@@ -181,6 +181,36 @@
 // ends before it starts) and as an MBR record of SizeInLBA 0 (which mmls
 // leaves out); the package writes it as FreeBSD does.
 //
+// # Reading
+//
+// NewReader and OpenReader read a disk's partition table (ReadTable),
+// trying the schemes in the order gpt, apm, vtoc8, bsd, mbr, ebr: a GPT
+// first, since its disk also holds a (protective) MBR. A GPT is looked
+// for with 512- and 4096-byte sectors; both headers' HeaderCRC32 and
+// both entry arrays' PartitionEntryArrayCRC32 are checked, and an entry
+// array larger than 1 MiB is refused before it is read. When the primary
+// header is missing or fails a check the backup header at the disk's last
+// LBA is read instead and Table.Problems says so; when both fail, or a
+// protective MBR has no GPT behind it, the error wraps ErrFormat and names
+// each header's byte. An MBR is read with 512-byte sectors; its records
+// with a non-zero OSType and SizeInLBA are the partitions, and a record
+// whose BootIndicator is neither 0x00 nor 0x80 means the sector is no MBR.
+// Every partition the table lists lies within the disk, or ReadTable
+// fails.
+//
+// Disk.Partition gives a partition as an io.SectionReader; PartitionFS
+// and FS give its file system, and the disk's as a whole, through the
+// format registry's detector (inspect.Detect, passed in because
+// imgkit/inspect registers this package's Describe and so imports it).
+// The disk's FS holds p1, p2, ... for the used slots (the slot's index): a
+// directory, the root of the partition's file system, when its format is
+// recognised, else a file of the partition's bytes; so that fixturegen
+// ls disk.img p1/EFI/BOOT and fixturegen cat disk.img p2/etc/motd reach
+// into partitions. Fields names the table's fields as UEFI 2.10 names
+// them (HeaderCRC32, DiskGUID, UniquePartitionGUID, PartitionName;
+// BootIndicator, OSType, StartingLBA, SizeInLBA), then each partition's
+// file system's under /pN, for fixturegen diff.
+//
 // # Not yet
 //
 // -f formats other than raw: mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk

@@ -17,6 +17,7 @@ func init() {
 		hasType:       func(alias string) bool { _, ok := gptTypes[alias]; return ok },
 		metadata:      gptMetadata,
 		write:         func(l *layout, w io.WriterAt, g guids) error { return l.writeGPT(w, g) },
+		read:          readGPT,
 	})
 }
 

@@ -15,6 +15,7 @@ func init() {
 		hasType:       func(alias string) bool { _, ok := mbrTypes[alias]; return ok },
 		metadata:      mbrMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeMBR(w) },
+		read:          readMBR,
 	})
 }
 

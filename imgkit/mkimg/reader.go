@@ -19,10 +19,16 @@ type Table struct {
 	SectorSize int
 	// Fields are the header's fields, named as the scheme's specification
 	// names them (UEFI's HeaderCRC32, PartitionEntryLBA, ...), for
-	// describe and diff.
+	// describe and diff; their Path names the structure that holds them
+	// ("GPT header", "backup GPT header", "MBR") and their Offset is a
+	// byte offset on the disk.
 	Fields []describe.Field
 	// Partitions are the used slots in slot order.
 	Partitions []Entry
+	// Problems are what the reader found wrong but could read past, one
+	// sentence each naming the structure and byte: a primary GPT header
+	// that fails its HeaderCRC32, so that the backup was read.
+	Problems []string
 }
 
 // Entry is one used slot of a Table.
@@ -43,6 +49,7 @@ type Entry struct {
 	// GUID is the partition's unique GUID where the scheme has one.
 	GUID string
 	// Fields are the entry's fields, named as the scheme's
-	// specification names them.
+	// specification names them, under a Path naming the entry ("GPT
+	// partition entry 2", "MBR partition record 1").
 	Fields []describe.Field
 }

@@ -3,9 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
 )
@@ -17,7 +14,10 @@ func init() {
 		Summary: "print files from an image or archive",
 		Help: `cat copies each named file of a FAT, FFS or ISO 9660 image or an ar archive
 to standard output, in order. Paths are slash-separated, relative to the root (a
-leading '/' is allowed), as "fixturegen ls" lists them.`,
+leading '/' is allowed), as "fixturegen ls" lists them. On a partitioned disk
+p2/etc/motd is the file etc/motd of the file system in partition 2, and p3
+is the bytes of partition 3 when it holds no file system of a known format
+(see "fixturegen help ls").`,
 		Run: runCat,
 	})
 }
@@ -39,12 +39,8 @@ func runCat(e *env, args []string) error {
 		return fmt.Errorf("cat: %s: %v", args[0], err)
 	}
 	for _, p := range args[1:] {
-		name := strings.TrimPrefix(p, "/")
-		if name == "" {
-			name = "."
-		}
-		name = path.Clean(name)
-		if !fs.ValidPath(name) {
+		name, ok := imagePath(p)
+		if !ok {
 			return fmt.Errorf("cat: %s: invalid path", p)
 		}
 		if err := inspect.Cat(e.Stdout, fsys, name); err != nil {

@@ -11,8 +11,8 @@ func init() {
 		Name:    "diff",
 		Usage:   "diff [-q] file1 file2",
 		Summary: "explain how two images or archives differ, field by field",
-		Help: `diff compares two FAT images, two FFS images, two ISO 9660 images or two
-ar archives by structure and prints what differs in words, one line each:
+		Help: `diff compares two FAT images, two FFS images, two ISO 9660 images, two
+ar archives or two partitioned disks by structure and prints what differs in words, one line each:
 which structure or file (the boot sector, the superblock, a cylinder
 group, a volume descriptor, a path, an archive member), which field by its
 specification name (BPB_SecPerClus, DIR_WrtTime, fs_minfree, cg_time,
@@ -23,6 +23,15 @@ and files present on one side only, and those that moved, are named.
 Bytes that differ outside every reported field, files in no known format
 and files of two different formats are shown as byte ranges. At most 200
 differences are listed, and the rest counted.
+
+Two partitioned disks are compared by their tables, in the scheme's own
+field names under the structure that holds them ("GPT header", "backup
+GPT header", "GPT partition entry 2", "protective MBR", "MBR partition
+record 1": UEFI's HeaderCRC32, DiskGUID, PartitionEntryLBA,
+UniquePartitionGUID, PartitionName, the MBR's BootIndicator, OSType,
+StartingLBA, SizeInLBA), then inside each partition: its file system's
+structures as "p1: boot sector", its files as /p1/EFI/BOOT/BOOTX64.EFI,
+and a partition of no known format as its bytes, /p3.
 
 Nothing is printed when the files are identical. -q leaves out the report;
 the one line "fixturegen: diff: file1 and file2 differ" on standard error

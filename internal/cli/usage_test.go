@@ -101,7 +101,8 @@ func TestCommandLineErrors(t *testing.T) {
 		// ls, cat, diff: operands; files that are missing or in no known
 		// format are found when running.
 		{"ls", usage, `^fixturegen: ls: `},
-		{"ls junk junk", usage, `^fixturegen: ls: `},
+		{"ls junk a b", usage, `^fixturegen: ls: want one image and at most one path$`},
+		{"ls junk ../x", running, `^fixturegen: ls: ../x: invalid path$`},
 		{"ls nosuch.img", running, `^fixturegen: ls: nosuch.img: no such file or directory$`},
 		{"ls junk", running, `^fixturegen: ls: junk: not an image or archive of a known format \(.*cd9660.*\)$`},
 		{"cat", usage, `^fixturegen: cat: want an image and at least one path$`},

@@ -1,0 +1,160 @@
+package mkimg
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+)
+
+// ErrFormat reports a partition table that is there but malformed: a GPT
+// whose headers both fail their checks, a partition past the disk's end.
+// Its messages say which structure and at which byte.
+var ErrFormat = errors.New("mkimg: malformed partition table")
+
+// readOrder is the order in which NewReader tries the schemes' read
+// hooks: GPT first, because a GPT disk also holds an MBR (its protective
+// MBR); the schemes whose tables sit at fixed places with magic numbers
+// (apm, vtoc8, bsd) next; mbr, whose only magic is the 0xAA55 boot
+// signature, after them; ebr, whose first EBR looks like an MBR, last.
+// A registered scheme not listed here is tried after these, by name.
+var readOrder = []string{"gpt", "apm", "vtoc8", "bsd", "mbr", "ebr"}
+
+// readSchemes returns the registered schemes that have a read hook, in
+// the order NewReader tries them.
+func readSchemes() []*scheme {
+	var out []*scheme
+	for _, n := range readOrder {
+		if s := schemes[n]; s != nil && s.read != nil {
+			out = append(out, s)
+		}
+	}
+	for _, n := range Schemes() {
+		if s := schemes[n]; s.read != nil && !slices.Contains(readOrder, n) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ReadTable finds the partition table of the disk in r (size bytes):
+// the first scheme, in the order GPT, APM, VTOC8, BSD, MBR, EBR, whose
+// reader finds its table. When none does, the error wraps ErrNoTable, or
+// is the first scheme's error that wraps ErrFormat (a table that is there
+// but broken, such as a protective MBR whose GPT headers both fail their
+// checks). Every partition of the table returned lies within the disk.
+func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("%w: negative disk size %d", ErrFormat, size)
+	}
+	var tried []string
+	var broken error
+	for _, s := range readSchemes() {
+		t, err := s.read(r, size)
+		if err == nil {
+			if err := checkEntries(t, size); err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+		if !errors.Is(err, ErrNoTable) && broken == nil {
+			broken = err
+		}
+		tried = append(tried, s.name)
+	}
+	if broken != nil {
+		return nil, broken
+	}
+	return nil, fmt.Errorf("%w of the schemes %s", ErrNoTable, strings.Join(tried, ", "))
+}
+
+// checkEntries makes sure every partition of t lies within the disk's
+// size bytes, whatever scheme's reader made t, so that the section
+// readers and file systems built on it never read past the disk.
+func checkEntries(t *Table, size int64) error {
+	for _, e := range t.Partitions {
+		if e.Start < 0 || e.Size < 0 || e.Start > size || e.Size > size-e.Start {
+			return fmt.Errorf("%w: %s partition %d (bytes %d to %d) is not within the disk's %d bytes", ErrFormat, t.Scheme, e.Index, e.Start, e.Start+e.Size, size)
+		}
+	}
+	return nil
+}
+
+// A Disk is a partitioned disk opened for reading: its table, and each
+// partition as a section of the disk.
+type Disk struct {
+	r     io.ReaderAt
+	size  int64
+	table *Table
+}
+
+// NewReader reads the partition table of the disk in r, which holds size
+// bytes, as ReadTable finds it. Partitions' contents are read when asked
+// for.
+func NewReader(r io.ReaderAt, size int64) (*Disk, error) {
+	d := new(Disk)
+	if err := d.init(r, size); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// init reads the table of r into d, for NewReader and OpenReader.
+func (d *Disk) init(r io.ReaderAt, size int64) error {
+	t, err := ReadTable(r, size)
+	if err != nil {
+		return err
+	}
+	*d = Disk{r: r, size: size, table: t}
+	return nil
+}
+
+// A ReadCloser is a disk opened from a file by OpenReader: a Disk that
+// must be closed when no longer needed. Close closes the disk's file;
+// partitions read from it before cannot be read after it.
+type ReadCloser struct {
+	Disk
+	imgfmt.ImageFile
+}
+
+// OpenReader opens the disk image file name and reads its table as
+// NewReader does.
+func OpenReader(name string) (*ReadCloser, error) {
+	rc := new(ReadCloser)
+	var err error
+	if rc.ImageFile, err = imgfmt.OpenImage(name, rc.Disk.init); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
+
+// Table returns the disk's partition table. The caller must not change it.
+func (d *Disk) Table() *Table { return d.table }
+
+// Size returns the disk's size in bytes.
+func (d *Disk) Size() int64 { return d.size }
+
+// Partition returns the used slot index (1-based, as Entry.Index numbers
+// it) as a section of the disk. An index the table does not use is an
+// error wrapping fs.ErrNotExist.
+func (d *Disk) Partition(index int) (*io.SectionReader, error) {
+	e, ok := d.entry(index)
+	if !ok {
+		return nil, fmt.Errorf("mkimg: %s table has no partition %d: %w", d.table.Scheme, index, fs.ErrNotExist)
+	}
+	return io.NewSectionReader(d.r, e.Start, e.Size), nil
+}
+
+// entry returns the table's entry for slot index.
+func (d *Disk) entry(index int) (*Entry, bool) {
+	for i := range d.table.Partitions {
+		if d.table.Partitions[i].Index == index {
+			return &d.table.Partitions[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,118 @@
+package mkimg
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
+)
+
+// mbrSectorSize is the sector size an MBR's LBAs are read in: the MBR
+// itself does not say, and 512 is what every PC BIOS and partitioning
+// tool assumes.
+const mbrSectorSize = 512
+
+// readMBR reads the MBR in LBA 0: its four partition records, of which
+// those with a non-zero OSType and SizeInLBA are the partitions. A sector
+// without the 0xAA55 signature, with a BootIndicator other than 0x00 and
+// 0x80, with a GPT Protective record (a GPT's, which readGPT reads), or
+// with no partition at all is ErrNoTable; a partition past the disk's end
+// is ErrFormat.
+func readMBR(r io.ReaderAt, size int64) (*Table, error) {
+	var m mbrRecord
+	if size < int64(len(m)) {
+		return nil, fmt.Errorf("%w: disk smaller than one sector", ErrNoTable)
+	}
+	if _, err := r.ReadAt(m[:], 0); err != nil {
+		return nil, fmt.Errorf("mkimg: reading LBA 0: %w", err)
+	}
+	if binary.LittleEndian.Uint16(m.signature()) != mbrSignature {
+		return nil, fmt.Errorf("%w: no MBR signature 0xaa55 at byte 0x1fe", ErrNoTable)
+	}
+	t := &Table{Scheme: "mbr", SectorSize: mbrSectorSize, Fields: mbrFields(&m, "MBR", -1)}
+	for i := range mbrPartitions {
+		p := m.partitionRecord(i)
+		off := int64(mbrPartitionOffset + 16*i)
+		if b := p.bootIndicator()[0]; b != 0 && b != 0x80 {
+			return nil, fmt.Errorf("%w: MBR partition record %d at byte %#x: BootIndicator %#02x is neither 0x00 nor 0x80", ErrNoTable, i+1, off, b)
+		}
+		typ := p.osType()[0]
+		if typ == pmbrOSType {
+			return nil, fmt.Errorf("%w: a GPT protective MBR", ErrNoTable)
+		}
+		start := int64(binary.LittleEndian.Uint32(p.startingLBA())) * mbrSectorSize
+		n := int64(binary.LittleEndian.Uint32(p.sizeInLBA())) * mbrSectorSize
+		if typ == 0 || n == 0 {
+			continue
+		}
+		if start+n > size {
+			return nil, fmt.Errorf("%w: MBR partition record %d at byte %#x: StartingLBA %d and SizeInLBA %d run past the disk's end (%d sectors)", ErrFormat, i+1, off, start/mbrSectorSize, n/mbrSectorSize, size/mbrSectorSize)
+		}
+		raw := fmt.Sprintf("%#02x", typ)
+		t.Partitions = append(t.Partitions, Entry{
+			Index:   i + 1,
+			Type:    mbrAlias(typ, raw),
+			RawType: raw,
+			Start:   start,
+			Size:    n,
+			Fields:  mbrRecordFields(p, off, "MBR partition record "+strconv.Itoa(i+1)),
+		})
+	}
+	if len(t.Partitions) == 0 {
+		return nil, fmt.Errorf("%w: an MBR without partitions", ErrNoTable)
+	}
+	return t, nil
+}
+
+// mbrAlias returns mkimg's alias for the OSType typ, or raw.
+func mbrAlias(typ byte, raw string) string {
+	for n, v := range mbrTypes {
+		if v == typ {
+			return n
+		}
+	}
+	return raw
+}
+
+// mbrFields describes the fields of LBA 0 outside the partition records,
+// with UEFI's names (table 5.1), under path, and the record of slot
+// (0-based; -1 for none) with table 5.2's.
+func mbrFields(m *mbrRecord, path string, slot int) []describe.Field {
+	f := func(name string, at, n int64, v string) describe.Field {
+		return describe.Field{Path: path, Name: name, Offset: at, Size: n, Value: v}
+	}
+	out := []describe.Field{
+		f("BootCode", 0, 440, describe.Sum(m[0:440])),
+		f("UniqueMBRDiskSignature", 440, 4, fmt.Sprintf("%#08x", binary.LittleEndian.Uint32(m[440:444]))),
+		f("Unknown", 444, 2, fmt.Sprintf("%#04x", binary.LittleEndian.Uint16(m[444:446]))),
+		f("Signature", mbrSignatureOffset, 2, fmt.Sprintf("%#04x", binary.LittleEndian.Uint16(m.signature()))),
+	}
+	if slot >= 0 {
+		out = append(out, mbrRecordFields(m.partitionRecord(slot), int64(mbrPartitionOffset+16*slot), path+" partition record "+strconv.Itoa(slot+1))...)
+	}
+	return out
+}
+
+// mbrRecordFields describes one partition record at byte off, with
+// UEFI's names.
+func mbrRecordFields(p *mbrPartitionRecord, off int64, path string) []describe.Field {
+	f := func(name string, at, n int64, v string) describe.Field {
+		return describe.Field{Path: path, Name: name, Offset: off + at, Size: n, Value: v}
+	}
+	return []describe.Field{
+		f("BootIndicator", 0, 1, fmt.Sprintf("%#02x", p.bootIndicator()[0])),
+		f("StartingCHS", 1, 3, chsString(p.startingCHS())),
+		f("OSType", 4, 1, fmt.Sprintf("%#02x", p.osType()[0])),
+		f("EndingCHS", 5, 3, chsString(p.endingCHS())),
+		f("StartingLBA", 8, 4, strconv.FormatUint(uint64(binary.LittleEndian.Uint32(p.startingLBA())), 10)),
+		f("SizeInLBA", 12, 4, strconv.FormatUint(uint64(binary.LittleEndian.Uint32(p.sizeInLBA())), 10)),
+	}
+}
+
+// chsString shows a CHS field as cylinder/head/sector and its bytes.
+func chsString(b []byte) string {
+	c := int(b[2]) | int(b[1]&0xc0)<<2
+	return fmt.Sprintf("%d/%d/%d (%02x%02x%02x)", c, b[0], b[1]&0x3f, b[0], b[1], b[2])
+}
