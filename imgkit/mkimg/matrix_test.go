@@ -576,15 +576,15 @@ func explFieldAt(fs []explField, off int) string {
 // from the package's accessors, so that the explanation does not share
 // their mistakes.
 var (
-	mbrFields = []explField{
+	explMBRFields = []explField{
 		{"BootCode", 0, 440}, {"UniqueMBRDiskSignature", 440, 444}, {"Unknown", 444, 446},
 		{"Signature", 510, 512},
 	}
-	mbrRecordFields = []explField{
+	explMBRRecordFields = []explField{
 		{"BootIndicator", 0, 1}, {"StartingCHS", 1, 4}, {"OSType", 4, 5},
 		{"EndingCHS", 5, 8}, {"StartingLBA", 8, 12}, {"SizeInLBA", 12, 16},
 	}
-	gptHeaderFields = []explField{
+	explGPTHeaderFields = []explField{
 		{"Signature", 0, 8}, {"Revision", 8, 12}, {"HeaderSize", 12, 16},
 		{"HeaderCRC32", 16, 20}, {"Reserved", 20, 24}, {"MyLBA", 24, 32},
 		{"AlternateLBA", 32, 40}, {"FirstUsableLBA", 40, 48}, {"LastUsableLBA", 48, 56},
@@ -592,7 +592,7 @@ var (
 		{"NumberOfPartitionEntries", 80, 84}, {"SizeOfPartitionEntry", 84, 88},
 		{"PartitionEntryArrayCRC32", 88, 92},
 	}
-	gptEntryFields = []explField{
+	explGPTEntryFields = []explField{
 		{"PartitionTypeGUID", 0, 16}, {"UniquePartitionGUID", 16, 32},
 		{"StartingLBA", 32, 40}, {"EndingLBA", 40, 48}, {"Attributes", 48, 56},
 		{"PartitionName", 56, 128},
@@ -617,11 +617,11 @@ func mbrField(in int) string {
 	switch {
 	case in >= 446 && in < 510:
 		r := (in - 446) / 16
-		return fmt.Sprintf("partition record %d (PartitionRecord[%d], slot %d) %s", r+1, r, r+1, explFieldAt(mbrRecordFields, (in-446)%16))
+		return fmt.Sprintf("partition record %d (PartitionRecord[%d], slot %d) %s", r+1, r, r+1, explFieldAt(explMBRRecordFields, (in-446)%16))
 	case in >= 512:
 		return fmt.Sprintf("LBA 0 byte %d, past the MBR's 512 bytes", in)
 	}
-	return explFieldAt(mbrFields, in)
+	return explFieldAt(explMBRFields, in)
 }
 
 // explainMBR says what byte off of an MBR disk holds: a field of the MBR
@@ -662,7 +662,7 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 		if in >= 92 {
 			return fmt.Sprintf("%s GPT header, byte %d: past HeaderSize, the rest of the sector (zero)", which, in)
 		}
-		return fmt.Sprintf("%s GPT header %s", which, explFieldAt(gptHeaderFields, in))
+		return fmt.Sprintf("%s GPT header %s", which, explFieldAt(explGPTHeaderFields, in))
 	}
 	entry := func(which string, arrayLBA int64) (string, bool) {
 		base := arrayLBA * ss
@@ -670,7 +670,7 @@ func explainGPT(disk []byte, secsz int, off int64) string {
 			return "", false
 		}
 		i := (off - base) / esz
-		return fmt.Sprintf("%s entry array, entry %d (slot %d, -p number %d) %s", which, i, i+1, i+1, explFieldAt(gptEntryFields, int((off-base)%esz))), true
+		return fmt.Sprintf("%s entry array, entry %d (slot %d, -p number %d) %s", which, i, i+1, i+1, explFieldAt(explGPTEntryFields, int((off-base)%esz))), true
 	}
 	switch {
 	case lba == 0:

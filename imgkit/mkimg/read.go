@@ -43,16 +43,15 @@ func readSchemes() []*scheme {
 
 // ReadTable finds the partition table of the disk in r (size bytes):
 // the first scheme, in the order GPT, APM, VTOC8, BSD, MBR, EBR, whose
-// reader finds its table. When none does, the error wraps ErrNoTable, or
-// is the first scheme's error that wraps ErrFormat (a table that is there
-// but broken, such as a protective MBR whose GPT headers both fail their
-// checks). Every partition of the table returned lies within the disk.
+// reader finds its table. A scheme that finds its marks but a broken
+// table behind them (a protective MBR whose GPT headers both fail their
+// checks) ends the search with its error, which wraps ErrFormat; when no
+// scheme finds its marks, the error wraps ErrNoTable. Every partition of the table returned lies within the disk.
 func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("%w: negative disk size %d", ErrFormat, size)
 	}
 	var tried []string
-	var broken error
 	for _, s := range readSchemes() {
 		t, err := s.read(r, size)
 		if err == nil {
@@ -61,13 +60,12 @@ func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 			}
 			return t, nil
 		}
-		if !errors.Is(err, ErrNoTable) && broken == nil {
-			broken = err
+		if !errors.Is(err, ErrNoTable) {
+			// The scheme found its own marks and a broken table behind
+			// them; a later scheme's looser match must not hide that.
+			return nil, err
 		}
 		tried = append(tried, s.name)
-	}
-	if broken != nil {
-		return nil, broken
 	}
 	return nil, fmt.Errorf("%w of the schemes %s", ErrNoTable, strings.Join(tried, ", "))
 }

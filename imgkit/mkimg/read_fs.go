@@ -108,7 +108,7 @@ func (p *part) open() {
 			if p.depth+1 >= maxNesting {
 				return
 			}
-			d, err := NewReader(p.sec, p.e.Size)
+			d, err := p.nestedDisk()
 			if err != nil {
 				p.kind, p.err = k, err
 				return
@@ -124,6 +124,25 @@ func (p *part) open() {
 		}
 		p.fsys = fsys
 	})
+}
+
+// nestedDisk reads the disk a partition holds. An MBR's extended
+// partition (type ebr) holds a chain of EBRs, which also reads as an MBR
+// of its own; it is read with the ebr scheme, whose links count from the
+// extended partition's start, and any other partition as ReadTable finds
+// it.
+func (p *part) nestedDisk() (*Disk, error) {
+	if s := schemes["ebr"]; p.scheme == "mbr" && p.e.Type == "ebr" && s != nil && s.read != nil {
+		t, err := s.read(p.sec, p.e.Size)
+		if err == nil {
+			err = checkEntries(t, p.e.Size)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Disk{r: p.sec, size: p.e.Size, table: t}, nil
+	}
+	return NewReader(p.sec, p.e.Size)
 }
 
 // info is the partition's own fs.FileInfo, as its pN entry shows it.
