@@ -158,16 +158,9 @@ func (l *layout) place(ps []Partition) error {
 		if p.Unused {
 			continue
 		}
-		n := p.Size
-		if p.File != "" {
-			fi, err := os.Stat(p.File)
-			if err != nil {
-				return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, i+1, p.File, bareError(err))
-			}
-			if !fi.Mode().IsRegular() {
-				return fmt.Errorf("%w: partition %d: %s is not a regular file", ErrPartition, i+1, p.File)
-			}
-			n = uint64(fi.Size())
+		n, err := sourceSize(&p)
+		if err != nil {
+			return fmt.Errorf("%w: partition %d: %w", ErrPartition, i+1, err)
 		}
 		start := l.s.metadata(l, metaPartBefore, next)
 		pl := placed{Partition: p, index: i, start: start, sectors: ceilDiv(n, l.secsz), bytes: n}

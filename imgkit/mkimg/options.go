@@ -56,6 +56,11 @@ type Partition struct {
 	Size uint64
 	// Unused marks a "-" slot: an entry left empty.
 	Unused bool
+	// Source, when not nil, gives the partition's bytes in place of
+	// File, which must then be "": an io.ReaderAt, or a file system
+	// written into the disk in place (see Source). The partition is as
+	// large as the source, rounded up to whole sectors.
+	Source Source
 }
 
 // Parse reads mkimg(1)'s arguments (without the program name) into
