@@ -293,7 +293,8 @@ func MSDOSSource(src fstree.Source, opts *msdos.Options) Source {
 // makes of src with opts. With opts.Size set (makefs -s) the partition is
 // opts.Offset+opts.Size bytes and the file system is written into the disk
 // in place; without it its size is only known once it is made, so Size
-// builds it in memory (ffs.Build) and the copy writes those bytes.
+// builds it in memory (ffs.Build) and the copy writes those bytes, which
+// are then dropped (a second disk from the source builds it again).
 func FFSSource(src fstree.Source, opts *ffs.Options) Source {
 	if opts != nil && opts.Size > 0 {
 		return &builderSource{
@@ -311,6 +312,13 @@ func FFSSource(src fstree.Source, opts *ffs.Options) Source {
 			return int64(len(b)), err
 		},
 		write: func(w io.WriterAt) (int64, error) {
+			if built == nil { // a second disk from the same source
+				b, err := ffs.Build(src, opts)
+				if err != nil {
+					return 0, err
+				}
+				built = b
+			}
 			n, err := w.WriteAt(built, 0)
 			built = nil
 			return int64(n), err
