@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
@@ -126,4 +127,14 @@ func TestFileSourceSharesExtents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// diskUsage returns the bytes path takes on disk.
+func diskUsage(t *testing.T, path string) int64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Blocks * 512
 }

@@ -208,3 +208,43 @@ func randomFile(t *testing.T, path string, n int, seed uint64) []byte {
 	}
 	return b
 }
+
+// TestSparseFileSource checks that a sparse partition file, whose holes
+// are hashed without being read, gives the disk its bytes give from an
+// io.ReaderAt, and that its holes stay holes of a disk file.
+func TestSparseFileSource(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const size = 6 << 20
+	data := make([]byte, size)
+	copy(data[2<<20:], bytes.Repeat([]byte("data"), 1024))
+	copy(data[size-4096:], bytes.Repeat([]byte("tail"), 1024))
+	path := filepath.Join(dir, "sparse.img")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range []int64{2 << 20, size - 4096} {
+		if _, err := f.WriteAt(data[off:off+4096], off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := buildParts(t, "gpt", false, []Partition{{Type: "freebsd-ufs", Source: ReaderSource(bytes.NewReader(data), size)}})
+	if got := buildParts(t, "gpt", false, []Partition{{Type: "freebsd-ufs", File: path}}); !bytes.Equal(got, want) {
+		t.Error("the disk of a sparse file differs from the disk of its bytes")
+	}
+	disk := filepath.Join(dir, "disk.img")
+	if err := WriteFile(disk, &Options{Scheme: "gpt", Partitions: []Partition{{Type: "freebsd-ufs", File: path}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(disk)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("WriteFile's disk differs from Build's (%v)", err)
+	}
+	if used := diskUsage(t, disk); used > 1<<20 {
+		t.Errorf("the disk takes %d bytes on disk; its holes were filled", used)
+	}
+}
