@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
+	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
@@ -23,7 +25,9 @@ import (
 //
 // The derived GUIDs (see the package documentation) hash a partition's
 // bytes, whatever gives them, so the same bytes make the same disk from
-// any kind of source.
+// any kind of source. A builder's source (BuilderSource, MSDOSSource,
+// FFSSource) asks its size once and keeps it, and serves one disk at a
+// time.
 type Source interface {
 	// Size returns how many bytes the source gives.
 	Size() (int64, error)
@@ -102,12 +106,14 @@ func (f fileSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 		return fmt.Errorf("%w: shrank from %d to %d bytes before being read", ErrSourceSize, n, fi.Size())
 	}
 	hashed := make(chan error, 1)
+	var stop atomic.Bool
 	if h != nil {
-		go func() { hashed <- hashFile(h, string(f), n) }()
+		go func() { hashed <- hashFile(h, string(f), fi, n, &stop) }()
 	} else {
 		hashed <- nil
 	}
 	err = im.CopyFrom(off, fd, n)
+	stop.Store(err != nil)
 	if herr := <-hashed; err == nil {
 		err = herr
 	}
@@ -117,19 +123,23 @@ func (f fileSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 	return err
 }
 
-// hashFile adds the first n bytes of the file path to h. Only its data
-// is read: its holes are hashed as the zeros they hold without reading
-// them, which would fill the page cache with zeros (a sparse file of
-// 8 GiB cost 20 s of system time that way).
-func hashFile(h hash.Hash, path string, n int64) error {
+// hashFile adds the first n bytes of the file path, which must still be
+// the file copied (copied), to h. Only its data is read: its holes are
+// hashed as the zeros they hold without reading them, which would fill
+// the page cache with zeros (a sparse file of 8 GiB cost 20 s of system
+// time that way). It gives up when stop is set: the copy failed.
+func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomic.Bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, copied) {
+		return fmt.Errorf("%w: replaced while being read", ErrSourceSize)
+	}
 	buf := make([]byte, hashBuf)
 	var zeros []byte
-	for pos := int64(0); pos < n; {
+	for pos := int64(0); pos < n && !stop.Load(); {
 		lo, hi := dataRun(f, pos, n)
 		if lo > pos && zeros == nil {
 			zeros = make([]byte, hashBuf)
