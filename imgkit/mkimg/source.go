@@ -39,10 +39,11 @@ type Source interface {
 	copyTo(im *bcache.Image, off, n int64, h hash.Hash) error
 }
 
-// ErrSourceSize reports a source that gave a different number of bytes
-// than its Size said: a file that changed while the disk was written, or
-// a builder that wrote past its size or returned another.
-var ErrSourceSize = errors.New("partition source size changed")
+// ErrSourceChanged reports a source that did not give what its Size
+// said: a file that shrank or was replaced while the disk was written, a
+// reader that ended early, or a builder that wrote past its size or
+// returned another.
+var ErrSourceChanged = errors.New("partition source changed")
 
 // diskCache is the block cache's options for a disk: partition files are
 // copied with copy_file_range(2), in the kernel, where they cannot be
@@ -103,7 +104,7 @@ func (f fileSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 		return err
 	}
 	if fi.Size() < n {
-		return fmt.Errorf("%w: shrank from %d to %d bytes before being read", ErrSourceSize, n, fi.Size())
+		return fmt.Errorf("%w: shrank from %d to %d bytes before being read", ErrSourceChanged, n, fi.Size())
 	}
 	hashed := make(chan error, 1)
 	var stop atomic.Bool
@@ -118,7 +119,7 @@ func (f fileSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 		err = herr
 	}
 	if errors.Is(err, bcache.ErrShortSrc) {
-		err = fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceSize, n)
+		err = fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceChanged, n)
 	}
 	return err
 }
@@ -135,7 +136,7 @@ func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomi
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, copied) {
-		return fmt.Errorf("%w: replaced while being read", ErrSourceSize)
+		return fmt.Errorf("%w: replaced while being read", ErrSourceChanged)
 	}
 	buf := make([]byte, hashBuf)
 	var zeros []byte
@@ -152,7 +153,7 @@ func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomi
 			h.Write(buf[:m])
 			pos += int64(m)
 			if err == io.EOF {
-				return fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceSize, n)
+				return fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceChanged, n)
 			}
 			if err != nil {
 				return err
@@ -192,7 +193,7 @@ func (s *readerSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error
 	}
 	err := im.CopyFrom(off, r, n)
 	if errors.Is(err, bcache.ErrShortSrc) {
-		err = fmt.Errorf("%w: the reader ended before %d bytes", ErrSourceSize, n)
+		err = fmt.Errorf("%w: the reader ended before %d bytes", ErrSourceChanged, n)
 	}
 	return err
 }
@@ -248,7 +249,7 @@ func (b *builderSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) erro
 		return pw.err
 	}
 	if got != n {
-		return fmt.Errorf("%w: wrote a partition of %d bytes; its size was %d", ErrSourceSize, got, n)
+		return fmt.Errorf("%w: wrote a partition of %d bytes; its size was %d", ErrSourceChanged, got, n)
 	}
 	if h != nil && (pw.unordered || pw.next != n) {
 		h.Reset()
@@ -271,7 +272,7 @@ type partWriter struct {
 
 func (w *partWriter) WriteAt(p []byte, off int64) (int, error) {
 	if off < 0 || off > w.n || int64(len(p)) > w.n-off {
-		err := fmt.Errorf("%w: a write of %d bytes at offset %d is past the partition's %d bytes", ErrSourceSize, len(p), off, w.n)
+		err := fmt.Errorf("%w: a write of %d bytes at offset %d is past the partition's %d bytes", ErrSourceChanged, len(p), off, w.n)
 		if w.err == nil {
 			w.err = err
 		}

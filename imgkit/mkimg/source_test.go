@@ -169,12 +169,12 @@ func TestSourceErrors(t *testing.T) {
 		{"short builder", Partition{Type: "efi", Source: BuilderSource("esp", 10000, func(w io.WriterAt) (int64, error) {
 			_, err := w.WriteAt(data[:5000], 0)
 			return 5000, err
-		})}, "partition 1: esp: partition source size changed: wrote a partition of 5000 bytes; its size was 10000", ErrSourceSize},
+		})}, "partition 1: esp: partition source changed: wrote a partition of 5000 bytes; its size was 10000", ErrSourceChanged},
 		{"builder past the end", Partition{Type: "efi", Source: BuilderSource("esp", 100, func(w io.WriterAt) (int64, error) {
 			w.WriteAt(data[:200], 0) // its error is ignored: the write is still refused
 			return 100, nil
-		})}, "a write of 200 bytes at offset 0 is past the partition's 100 bytes", ErrSourceSize},
-		{"short reader", Partition{Type: "efi", Source: ReaderSource(bytes.NewReader(data), 20000)}, "the reader ended before 20000 bytes", ErrSourceSize},
+		})}, "a write of 200 bytes at offset 0 is past the partition's 100 bytes", ErrSourceChanged},
+		{"short reader", Partition{Type: "efi", Source: ReaderSource(bytes.NewReader(data), 20000)}, "the reader ended before 20000 bytes", ErrSourceChanged},
 		{"nil reader", Partition{Type: "efi", Source: ReaderSource(nil, 1)}, "partition 1: io.ReaderAt source: nil io.ReaderAt", ErrPartition},
 		{"missing file", Partition{Type: "efi", Source: FileSource(filepath.Join(dir, "nope"))}, "partition 1: " + filepath.Join(dir, "nope") + ": no such file", ErrPartition},
 		{"bad msdos", Partition{Type: "efi", Source: MSDOSSource(fstree.FS(espFS), &msdos.Options{FATType: 13})}, "partition 1: msdos file system: ", ErrPartition},
