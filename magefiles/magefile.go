@@ -34,7 +34,11 @@ func Test() error {
 // generates the trees under bench/.trees on first use (about 620 MiB) and
 // prints a markdown table of times and ratios to the floor. Choose trees
 // with FIXTUREGEN_BENCH_TREES=small,medium,big and runs with
-// FIXTUREGEN_BENCH_RUNS (default 3). The second part is
+// FIXTUREGEN_BENCH_RUNS (default 3). Then fsbench -mkimg measures
+// fixturegen mkimg beside freebsd-mkimg on a GPT disk with a 1 GiB
+// partition file and a 2 TiB disk of sparse partitions (time, peak RSS
+// and RssAnon; it makes the 1 GiB file and an 8 GiB sparse one under
+// bench/.trees). The next part is
 // go test -run '^$' -bench . ./imgkit/..., the third the catalogue's
 // no-op build benchmark (BenchmarkCatalogNoop in internal/cli), which
 // reports a no-op build of 100 fixtures over 5,000 input files as a
@@ -53,6 +57,20 @@ func Bench() error {
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("fsbench: %v", err)
+	}
+	// The disks of mkimg: fixturegen beside freebsd-mkimg (skipped when
+	// it is not on PATH) on a 1 GiB partition file and a 2 TiB sparse
+	// disk, with each tool's time and memory.
+	margs := []string{"run", "./cmd/fsbench", "-mkimg"}
+	if r := os.Getenv("FIXTUREGEN_BENCH_RUNS"); r != "" {
+		margs = append(margs, "-runs", r)
+	}
+	fmt.Println("\n## go " + strings.Join(margs, " ") + " (in bench/)")
+	cmd = exec.Command("go", margs...)
+	cmd.Dir = "bench"
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("fsbench -mkimg: %v", err)
 	}
 	// -v, so that a benchmark whose peer (GNU ar, llvm-ar) is missing says
 	// so with its SKIP line instead of dropping the row silently.

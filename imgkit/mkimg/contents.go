@@ -3,12 +3,14 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -77,10 +79,20 @@ func (p Partition) SplitFile() Partition {
 	return p
 }
 
-// size sets p.bytes: Size for an empty partition, the length of a
-// regular file, or what a command or another file gave, spooled.
+// size sets p.bytes: Size for an empty partition, a Source's size, the
+// length of a regular file, or what a command or another file gave,
+// spooled.
 func (c *contents) size(p *placed) error {
 	switch {
+	case p.Source != nil:
+		n, err := p.Source.Size()
+		if _, isFile := p.Source.(fileSource); err != nil && isFile {
+			return fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, err) // a file's errors name it
+		} else if err != nil {
+			return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.Source, err)
+		}
+		p.bytes = uint64(n)
+		return nil
 	case p.Command != "":
 		return c.runCommand(p)
 	case p.File == "":
@@ -158,19 +170,58 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 	return nil
 }
 
-// hasContent reports whether a file or a command fills p; an empty
-// partition has only its size.
-func (p *placed) hasContent() bool { return p.File != "" || p.Command != "" }
+// hasContent reports whether a Source, a file or a command fills p; an
+// empty partition has only its size.
+func (p *placed) hasContent() bool { return p.Source != nil || p.File != "" || p.Command != "" }
 
-// open returns a reader of p's content from its start: its spool, or
-// its file opened.
-func (p *placed) open() (io.ReadCloser, error) {
-	if p.spool != nil {
-		return io.NopCloser(io.NewSectionReader(p.spool, 0, int64(p.bytes))), nil
+// content returns the Source that fills p when the disk is written: its
+// own, its spool (a command's output or a file that is not a regular
+// one), or its regular file; nil for an empty partition.
+func (p *placed) content() Source {
+	switch {
+	case p.Source != nil:
+		return p.Source
+	case p.spool != nil:
+		what := p.File
+		if p.Command != "" {
+			what = fmt.Sprintf("command %q", p.Command)
+		}
+		return spoolSource{f: p.spool, what: what}
+	case p.File != "":
+		return FileSource(p.File)
 	}
-	return os.Open(p.File)
+	return nil
 }
 
-// errShrank is the cause of a file that had fewer bytes when copied than
-// when it was sized.
-var errShrank = errors.New("shrank while being read")
+// spoolSource is a partition's spool as a Source.
+type spoolSource struct {
+	f    *os.File
+	what string // the file or command the spool holds the output of
+}
+
+func (s spoolSource) String() string { return s.what }
+
+func (s spoolSource) Size() (int64, error) {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// copyTo copies the spool into the disk: in the kernel when nothing is
+// hashed, else through h as it is read.
+func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var r io.Reader = s.f
+	if h != nil {
+		r = io.TeeReader(s.f, h)
+	}
+	err := im.CopyFrom(off, r, n)
+	if errors.Is(err, bcache.ErrShortSrc) {
+		err = fmt.Errorf("%w: the spool ended before %d bytes", ErrSourceChanged, n)
+	}
+	return err
+}

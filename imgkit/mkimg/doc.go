@@ -44,7 +44,8 @@
 //	        size, 512 or 8192 bytes, or nothing) ‖
 //	        for each used slot: le64 index ‖ type (lower case) NUL ‖
 //	        label NUL ‖ le64 start LBA ‖ le64 sectors ‖
-//	        SHA-256(the partition's file or command output, or nothing))
+//	        SHA-256(the partition's bytes: its Source, file or command
+//	        output, or nothing))
 //	disk GUID        = v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "disk" NUL ‖ le32 0))
 //	partition i GUID = v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "partition" NUL ‖ le32 i))
 //
@@ -210,6 +211,28 @@
 // them (HeaderCRC32, DiskGUID, UniquePartitionGUID, PartitionName;
 // BootIndicator, OSType, StartingLBA, SizeInLBA), then each partition's
 // file system's under /pN, for fixturegen diff.
+//
+// # Partition sources
+//
+// From Go a partition's bytes come from a Source (Partition.Source): a
+// host file (FileSource, what File and TYPE:=FILE give), an io.ReaderAt
+// and its size (ReaderSource), or a builder that writes them into the
+// disk in place (BuilderSource; MSDOSSource and FFSSource for the file
+// systems of imgkit/msdos and imgkit/ffs), so that an EFI system
+// partition made from an fstest.MapFS needs no intermediate file. A
+// source tells its size before anything is written, since the layout
+// depends on it; the same bytes make the same disk from any source, the
+// derived GUIDs included.
+//
+// A file partition goes through the block cache's file path: on XFS and
+// btrfs its whole blocks are shared with the file (FICLONERANGE) when the
+// partition starts on a file-system block of the disk (with -P 4096, or
+// -S 4096; GPT's default first partition at LBA 34 does not); otherwise
+// they are copied in the kernel (copy_file_range(2)), not through user
+// space, and its holes stay holes. Without -y the
+// derived GUIDs need the file's SHA-256, read beside the copy from a
+// second goroutine; only its data is read, its holes hashed as zeros.
+// With -y nothing is hashed.
 //
 // # Not yet
 //

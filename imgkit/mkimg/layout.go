@@ -198,10 +198,18 @@ func (l *layout) checkPartition(i int, p Partition) error {
 		}
 		return fmt.Errorf("%w: partition %d: label %q is longer than %d bytes", ErrPartition, i+1, p.Label, l.s.labelMax)
 	}
-	if p.File != "" && p.Command != "" {
-		return fmt.Errorf("%w: partition %d: both a file and a command", ErrOption, i+1)
+	if n := btoi(p.File != "") + btoi(p.Command != "") + btoi(p.Source != nil); n > 1 {
+		return fmt.Errorf("%w: partition %d: more than one of a file, a command and a Source", ErrPartition, i+1)
 	}
 	return nil
+}
+
+// btoi is 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // readBootcode reads the boot code file, which may be at most one

@@ -112,6 +112,11 @@ type Partition struct {
 	Absolute bool
 	// Unused marks a "-" slot: an entry left empty.
 	Unused bool
+	// Source, when not nil, gives the partition's bytes in place of
+	// File, which must then be "": an io.ReaderAt, or a file system
+	// written into the disk in place (see Source). The partition is as
+	// large as the source, rounded up to whole sectors.
+	Source Source
 }
 
 // Version is the mkimg version whose command line and bytes the package

@@ -6,6 +6,13 @@
 // Usage:
 //
 //	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
+//	go run ./cmd/fsbench -mkimg [-runs N] [-dir .trees] [-mount xfs|btrfs]
+//
+// With -mkimg it measures disks instead of trees: fixturegen mkimg beside
+// freebsd-mkimg and a read+write copy on a GPT disk with a 1 GiB
+// partition file and on a 2 TiB disk of sparse partitions, each tool's
+// time, peak RSS and peak RssAnon (memory besides mapped files) in one
+// table per disk (mkimg_linux.go).
 //
 // With -mount it makes a file system of that type in a sparse file under
 // -dir, mounts it on a loop device (as root) and runs there: the trees,
@@ -41,10 +48,15 @@ func main() {
 	dir := flag.String("dir", ".trees", "directory for the generated trees and the outputs")
 	only := flag.String("only", "", "comma-separated contender names to run (default: all available)")
 	mount := flag.String("mount", "", "make an xfs or btrfs file system on a loop device under -dir and run there (root)")
+	mkimg := flag.Bool("mkimg", false, "measure mkimg disks (a 1 GiB partition file, a 2 TiB sparse disk) beside freebsd-mkimg instead of the trees")
 	flag.Parse()
 	root, unmount, err := benchRoot(*dir, *mount)
 	if err == nil {
-		err = run(strings.Split(*trees, ","), *runs, root, *only)
+		if *mkimg {
+			err = runMkimg(*runs, root)
+		} else {
+			err = run(strings.Split(*trees, ","), *runs, root, *only)
+		}
 		unmount()
 	}
 	if err != nil {

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package main
+
+import "errors"
+
+// runMkimg needs Linux: it reads the tools' memory from /proc.
+func runMkimg(int, string) error { return errors.New("-mkimg needs Linux") }
