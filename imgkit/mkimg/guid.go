@@ -34,6 +34,7 @@ func (l *layout) guids(sums [][sha256.Size]byte) guids {
 		return g
 	}
 	seed := l.seed(sums)
+	l.idSeed = seed // the container formats derive their ids from it too
 	g.disk = derivedGUID(seed, "disk", 0)
 	for i, p := range l.parts {
 		g.parts[i] = derivedGUID(seed, "partition", uint32(p.index))

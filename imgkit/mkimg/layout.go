@@ -34,6 +34,9 @@ type layout struct {
 	bootcode   []byte // nil, or the scheme's boot code size, zero-padded
 	bootSource string
 	log        io.Writer // where the -v lines go; nil without -v
+	format     *outputFormat
+	timestamp  *int64   // -t, seconds since the epoch; nil without it
+	idSeed     [32]byte // the GUID rule's seed, once the partitions are written (guid.go)
 	contents   *contents // the partitions' spools, closed by close
 }
 
@@ -113,6 +116,7 @@ func check(o *Options) (*layout, error) {
 	if err := checkFormat(o.Format); err != nil {
 		return nil, err
 	}
+	l.format, l.timestamp = lookupFormat(o.Format), o.Timestamp
 	if err := l.readBootcode(o.Bootcode); err != nil {
 		return nil, err
 	}
@@ -314,6 +318,13 @@ func (l *layout) size(next uint64) error {
 		return fmt.Errorf("%w: the disk with the %s metadata needs %d sectors, past the capacity of %d sectors of %d bytes", ErrCapacity, cmp(l.scheme, "scheme's"), end, l.maxSectors, l.secsz)
 	}
 	l.sectors = max(end, l.minSectors)
+	if l.format != nil && l.format.resize != nil {
+		n, err := l.format.resize(l, l.sectors)
+		if err != nil {
+			return err
+		}
+		l.sectors = n
+	}
 	if l.sectors > math.MaxInt64/l.secsz {
 		return fmt.Errorf("%w: %d sectors of %d bytes", ErrTooLarge, l.sectors, l.secsz)
 	}

@@ -2,31 +2,77 @@ package mkimg
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
-// outputFormat is one of mkimg's output formats (-f) and whether this
-// package writes it yet.
+// outputFormat is one of mkimg's output formats (-f): the raw disk, or a
+// container holding it, as mkimg's format.h describes one (a resize and a
+// write hook). A container format fills in its hooks from a file of its
+// own (qcow.go, vhd.go, ...) with registerFormat; until then it is listed
+// here and refused as not written yet.
 type outputFormat struct {
+	// name is the -f value; description the line mkimg's usage gives it.
 	name, description string
-	written           bool
+	// written reports whether the package writes the format: raw, and
+	// every container whose hooks are registered.
+	written bool
+	// resize returns the disk's size in sectors as the format needs it,
+	// given the size the scheme and the capacities chose (mkimg's
+	// format_resize, which may round it up, as VHD rounds to its CHS
+	// geometry). It runs before the scheme writes its metadata, so that a
+	// table at the disk's end (GPT's backup) sits at the grown end. nil
+	// keeps the size.
+	resize func(l *layout, sectors uint64) (uint64, error)
+	// container lays out the container of disk, the finished raw disk,
+	// and returns its size in bytes and the function that writes it into
+	// an image of that size (through the block cache, as every image is
+	// written). nil for raw, whose image is the disk itself.
+	container func(l *layout, disk *rawDisk) (size int64, write func(im *bcache.Image) error, err error)
+	// match reports whether head, the first describe.HeadSize bytes of a
+	// file (or fewer), begins a container of the format; open returns the
+	// raw disk it holds, as an io.ReaderAt of size bytes, for the readers
+	// (bounded and fuzzed like every reader). nil for raw.
+	match func(head []byte) bool
+	open  func(r io.ReaderAt, size int64) (io.ReaderAt, int64, error)
 }
 
 // outputFormats are mkimg's formats, as its usage lists them.
-var outputFormats = []outputFormat{
-	{"qcow", "QEMU Copy-On-Write, version 1", false},
-	{"qcow2", "QEMU Copy-On-Write, version 2", false},
-	{"raw", "Raw Disk", true},
-	{"vhd", "Virtual Hard Disk", false},
-	{"vhdf", "Fixed Virtual Hard Disk", false},
-	{"vhdx", "Virtual Hard Disk, version 2", false},
-	{"vmdk", "Virtual Machine Disk", false},
-	{"vmdks", "Virtual Machine Disk, stream-optimized (compressed)", false},
+var outputFormats = []*outputFormat{
+	{name: "qcow", description: "QEMU Copy-On-Write, version 1"},
+	{name: "qcow2", description: "QEMU Copy-On-Write, version 2"},
+	{name: "raw", description: "Raw Disk", written: true},
+	{name: "vhd", description: "Virtual Hard Disk"},
+	{name: "vhdf", description: "Fixed Virtual Hard Disk"},
+	{name: "vhdx", description: "Virtual Hard Disk, version 2"},
+	{name: "vmdk", description: "Virtual Machine Disk"},
+	{name: "vmdks", description: "Virtual Machine Disk, stream-optimized (compressed)"},
+}
+
+// registerFormat gives the format name its hooks and marks it written;
+// each container format's file calls it from init.
+func registerFormat(name string, resize func(*layout, uint64) (uint64, error),
+	container func(*layout, *rawDisk) (int64, func(*bcache.Image) error, error),
+	match func([]byte) bool, open func(io.ReaderAt, int64) (io.ReaderAt, int64, error)) {
+	f := outputFormats[findFormat(name)]
+	f.resize, f.container, f.match, f.open = resize, container, match, open
+	f.written = true
+}
+
+// lookupFormat returns the format name ("" is raw), which must be one
+// checkFormat accepts.
+func lookupFormat(name string) *outputFormat {
+	if name == "" {
+		name = "raw"
+	}
+	return outputFormats[findFormat(name)]
 }
 
 // Formats returns the names of the output formats the package writes,
-// sorted, as mkimg --formats lists its own: only raw yet.
+// sorted, as mkimg --formats lists its own.
 func Formats() []string {
 	var names []string
 	for _, f := range outputFormats {
@@ -58,7 +104,7 @@ func SchemeDescription(name string) string {
 // findFormat returns the index in outputFormats of the format name, in
 // any case as mkimg matches it, or -1.
 func findFormat(name string) int {
-	return slices.IndexFunc(outputFormats, func(f outputFormat) bool { return strings.EqualFold(f.name, name) })
+	return slices.IndexFunc(outputFormats, func(f *outputFormat) bool { return strings.EqualFold(f.name, name) })
 }
 
 // checkFormat refuses a -f format the package does not write, naming it:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // ErrFormat reports a partition table that is there but malformed: a GPT
@@ -101,8 +102,14 @@ func NewReader(r io.ReaderAt, size int64) (*Disk, error) {
 	return d, nil
 }
 
-// init reads the table of r into d, for NewReader and OpenReader.
+// init reads the table of r into d, for NewReader and OpenReader. A
+// container (qcow2, vhd, vmdk, ...) is opened first, and the table read
+// from the raw disk it holds.
 func (d *Disk) init(r io.ReaderAt, size int64) error {
+	r, size, err := openContainer(r, size)
+	if err != nil {
+		return err
+	}
 	t, err := ReadTable(r, size)
 	if err != nil {
 		return err
@@ -155,4 +162,33 @@ func (d *Disk) entry(index int) (*Entry, bool) {
 		}
 	}
 	return nil, false
+}
+
+// containerOf returns the container format whose file head begins, or
+// nil for a raw disk.
+func containerOf(head []byte) *outputFormat {
+	for _, f := range outputFormats {
+		if f.match != nil && f.match(head) {
+			return f
+		}
+	}
+	return nil
+}
+
+// openContainer returns the raw disk a container in r (size bytes)
+// holds, or r itself when r is no container.
+func openContainer(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
+	head := make([]byte, min(size, describe.HeadSize))
+	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
+		return nil, 0, fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
+	}
+	f := containerOf(head)
+	if f == nil {
+		return r, size, nil
+	}
+	vr, vsize, err := f.open(r, size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
+	}
+	return vr, vsize, nil
 }

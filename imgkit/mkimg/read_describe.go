@@ -49,12 +49,16 @@ func openFS(r io.ReaderAt, size int64, detect Detector) (fs.FS, error) {
 	return d.FS(detect), nil
 }
 
-// Match reports whether head, a disk's first bytes, holds a partition
-// table that ReadTable would find, or one that is there but broken
+// Match reports whether head, a disk's first bytes, begins a container
+// format's file (qcow2, vhd, vmdk, ...) or holds a partition table that
+// ReadTable would find, or one that is there but broken
 // (ErrFormat): a protective MBR whose primary GPT header fails its
 // checks is a disk, whose backup header Open reads or whose error Open
 // reports, rather than a file of no known format.
 func Match(head []byte) bool {
+	if containerOf(head) != nil {
+		return true
+	}
 	_, err := ReadTable(headReader(head), matchSize)
 	return err == nil || errors.Is(err, ErrFormat)
 }

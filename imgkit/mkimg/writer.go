@@ -59,7 +59,12 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 		return nil, err
 	}
 	defer l.close()
-	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), diskCache, func(im *bcache.Image) error { return l.write(im) })
+	var im *bcache.Image
+	if l.format.container != nil {
+		im, err = writeContainer(t, spoolDir, l)
+	} else {
+		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), diskCache, l.write)
+	}
 	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
 		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only
 	}

@@ -1,0 +1,106 @@
+package mkimg
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
+)
+
+// rawDisk is the finished raw disk a container format lays out: its
+// bytes, as mkimg's image.c holds them before format_write, and its
+// logical sector size.
+type rawDisk struct {
+	r     io.ReaderAt
+	size  int64
+	secsz int64
+	file  *os.File // the temporary file holding the disk; nil in memory
+}
+
+// hasData reports whether any of the n bytes at off is other than zero,
+// as mkimg's image_data asks of a run of sectors: a container stores only
+// the clusters or blocks that hold data. Bytes past the disk's end are
+// zeros.
+func (d *rawDisk) hasData(off, n int64) (bool, error) {
+	if off >= d.size || n <= 0 {
+		return false, nil
+	}
+	n = min(n, d.size-off)
+	buf := make([]byte, min(n, 1<<16))
+	for n > 0 {
+		m := min(n, int64(len(buf)))
+		if _, err := d.r.ReadAt(buf[:m], off); err != nil {
+			return false, fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
+		}
+		if !isZero(buf[:m]) {
+			return true, nil
+		}
+		off += m
+		n -= m
+	}
+	return false, nil
+}
+
+// close removes the temporary file holding the disk.
+func (d *rawDisk) close() {
+	if d.file != nil {
+		name := d.file.Name()
+		d.file.Close()
+		os.Remove(name)
+		tempfile.Forget(name)
+		d.file = nil
+	}
+}
+
+// writeContainer writes the disk l describes at t in l's container
+// format: the raw disk first, in memory when t is or in a temporary file
+// in spoolDir (beside the container, or os.TempDir for ""), then the
+// container of the size the format lays out, through imgfmt.WriteImage as
+// every image is written. The raw disk is removed after.
+func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image, error) {
+	raw, err := l.buildRaw(t.InMemory(), spoolDir)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.close()
+	size, write, err := l.format.container(l, raw)
+	if err != nil {
+		return nil, err
+	}
+	return imgfmt.WriteImage(t, size, nil, write)
+}
+
+// buildRaw writes the raw disk l describes, as -f raw writes it, and
+// returns it for a container format to read.
+func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
+	size := int64(l.sectors * l.secsz)
+	if inMemory {
+		im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, diskCache, l.write)
+		if err != nil {
+			return nil, err
+		}
+		return &rawDisk{r: bytes.NewReader(im.Bytes()), size: size, secsz: int64(l.secsz)}, nil
+	}
+	f, err := tempfile.Create(spoolDir, "mkimg-raw")
+	if err != nil {
+		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
+	}
+	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f}
+	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write); err != nil {
+		raw.close()
+		return nil, err
+	}
+	// The image was renamed over the temporary file: read the new one.
+	g, err := os.Open(f.Name())
+	if err != nil {
+		raw.close()
+		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
+	}
+	f.Close()
+	raw.file, raw.r = g, g
+	return raw, nil
+}
