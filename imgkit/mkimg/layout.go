@@ -35,8 +35,8 @@ type layout struct {
 	bootSource string
 	log        io.Writer // where the -v lines go; nil without -v
 	format     *outputFormat
-	timestamp  *int64   // -t, seconds since the epoch; nil without it
-	idSeed     [32]byte // the GUID rule's seed, once the partitions are written (guid.go)
+	timestamp  *int64    // -t, seconds since the epoch; nil without it
+	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written (guid.go)
 	contents   *contents // the partitions' spools, closed by close
 }
 
