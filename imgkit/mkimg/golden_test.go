@@ -114,23 +114,27 @@ func TestDecodeHexdump(t *testing.T) {
 	}
 }
 
-// TestFreeBSDGoldenRaw replays FreeBSD's mkimg tests for the raw format
-// of every scheme with selftest.sh's command lines: "P\n" repeated over
+// TestFreeBSDGolden replays FreeBSD's mkimg tests for every format the
+// package writes (Formats: a container format joins when it registers)
+// and every scheme, with selftest.sh's command lines: "P\n" repeated over
 // 4 MiB as the first partition, 128 KiB of swap, boot code of "B\n" lines
 // (8192 bytes for bsd, 512 for gpt and mbr, none for the others), and for
 // ebr and mbr a bsd image made first as the one freebsd partition; each
-// disk Build makes must be the golden dump's bytes, and every scheme must
-// have its goldens.
-func TestFreeBSDGoldenRaw(t *testing.T) {
+// disk Build makes must be the golden dump's bytes (the inner bsd image
+// is raw whatever the format), and every scheme must have its goldens in
+// each format FreeBSD's tests hold (none for gpt, vhdx or vmdks).
+func TestFreeBSDGolden(t *testing.T) {
 	t.Parallel()
 	golden := goldenDir(t)
 	var files []string
-	for _, s := range Schemes() {
-		m, _ := filepath.Glob(filepath.Join(golden, "img-*-"+s+".raw.hex"))
-		if len(m) == 0 && s != "gpt" { // FreeBSD's tests hold no gpt goldens
-			t.Errorf("no golden img-*-%s.raw.hex in %s", s, golden)
+	for _, f := range Formats() {
+		for _, s := range Schemes() {
+			m, _ := filepath.Glob(filepath.Join(golden, "img-*-"+s+"."+f+".hex"))
+			if len(m) == 0 && s != "gpt" && f != "vhdx" && f != "vmdks" {
+				t.Errorf("no golden img-*-%s.%s.hex in %s", s, f, golden)
+			}
+			files = append(files, m...)
 		}
-		files = append(files, m...)
 	}
 	dir := t.TempDir()
 	write := func(name string, b []byte) {
@@ -144,15 +148,16 @@ func TestFreeBSDGoldenRaw(t *testing.T) {
 	for _, g := range files {
 		t.Run(filepath.Base(g), func(t *testing.T) {
 			t.Parallel()
-			// img-GEOM-BLKSZ-SCHEME.raw.hex, GEOM being SECTORSxHEADS
-			parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(g), "img-"), ".raw.hex"), "-")
+			// img-GEOM-BLKSZ-SCHEME.FORMAT.hex, GEOM being SECTORSxHEADS
+			name, format, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(g), "img-"), ".hex"), ".")
+			parts := strings.Split(name, "-")
 			if len(parts) != 3 {
 				t.Fatalf("unexpected golden name %s", g)
 			}
 			nsecs, nheads, _ := strings.Cut(parts[0], "x")
 			blksz, scheme := parts[1], parts[2]
-			line := func(scheme string) string {
-				l := fmt.Sprintf("-y -f raw -s %s -P %s -H %s -T %s", scheme, blksz, nheads, nsecs)
+			line := func(scheme, format string) string {
+				l := fmt.Sprintf("-y -f %s -s %s -P %s -H %s -T %s", format, scheme, blksz, nheads, nsecs)
 				switch scheme {
 				case "bsd":
 					l += " -b boot-8192"
@@ -161,10 +166,10 @@ func TestFreeBSDGoldenRaw(t *testing.T) {
 				}
 				return l
 			}
-			args := line(scheme)
+			args := line(scheme, format)
 			switch scheme {
 			case "ebr", "mbr":
-				inner := mustBuild(t, parseIn(t, dir, strings.Fields(line("bsd")+" -p freebsd-ufs:=partition_data_4M.bin -p freebsd-swap::128K")))
+				inner := mustBuild(t, parseIn(t, dir, strings.Fields(line("bsd", "raw")+" -p freebsd-ufs:=partition_data_4M.bin -p freebsd-swap::128K")))
 				name := filepath.Join(t.TempDir(), "bsd.img")
 				if err := os.WriteFile(name, inner, 0o644); err != nil {
 					t.Fatal(err)
