@@ -3,6 +3,7 @@ package mkimg
 import (
 	"io"
 	"sort"
+	"strings"
 )
 
 // scheme is one partitioning scheme as mkimg(1) knows it: what its table
@@ -56,6 +57,49 @@ func Schemes() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// typeAliases are every partition type alias mkimg knows (scheme.c's
+// table), whatever the scheme; each scheme maps some of them.
+var typeAliases = []string{
+	"ebr", "efi", "fat16b", "fat32", "fat32lba", "freebsd", "freebsd-boot",
+	"freebsd-nandfs", "freebsd-swap", "freebsd-ufs", "freebsd-vinum",
+	"freebsd-zfs", "mbr", "ms-basic-data", "ntfs", "prepboot",
+}
+
+// SchemeFacts is what a scheme holds and takes, for a caller's help or
+// checks: mkimg's scheme table entry.
+type SchemeFacts struct {
+	// Name is the -s value; Description the line mkimg's usage gives it.
+	Name, Description string
+	// MaxPartitions is how many -p slots the scheme holds, used or not.
+	MaxPartitions int
+	// LabelMax is the most label bytes a partition may have; 0 means the
+	// scheme has no labels.
+	LabelMax int
+	// Bootcode is the most bytes of boot code (-b) it takes; 0 for none.
+	Bootcode int
+	// MaxSectorSize is the largest logical sector size (-S) it takes.
+	MaxSectorSize int
+	// Aliases are the type aliases it maps, in mkimg's order.
+	Aliases []string
+}
+
+// Scheme returns the facts of the scheme name (in any case), and false
+// for a scheme the package lacks.
+func Scheme(name string) (SchemeFacts, bool) {
+	s, ok := schemes[strings.ToLower(name)]
+	if !ok {
+		return SchemeFacts{}, false
+	}
+	f := SchemeFacts{Name: s.name, Description: s.description, MaxPartitions: s.maxParts,
+		LabelMax: s.labelMax, Bootcode: s.bootcode, MaxSectorSize: int(s.maxSectorSize)}
+	for _, a := range typeAliases {
+		if s.hasType(a) {
+			f.Aliases = append(f.Aliases, a)
+		}
+	}
+	return f, true
 }
 
 // Where the scheme's alignment rule is asked for, as mkimg's scheme

@@ -19,11 +19,12 @@ func init() {
 	register(command{
 		Name:    "mkimg",
 		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [-o disk] | --formats | --schemes | --version",
-		Summary: "make a partitioned disk image (GPT or MBR, raw), as FreeBSD's mkimg(1) does",
-		Help: `FreeBSD mkimg(1)'s command line, for the gpt and mbr schemes in the raw
-format. Without -o the disk goes to standard output.
+		Summary: "make a partitioned disk image (APM, BSD, EBR, GPT, MBR or VTOC8), as FreeBSD's mkimg(1) does",
+		Help: `FreeBSD mkimg(1)'s command line, for every scheme of mkimg. Without -o the
+disk goes to standard output.
 
-  -s scheme        gpt or mbr (any case); needed when there are partitions
+  -s scheme        one of the schemes below (any case); needed when there
+                   are partitions
   -p partition     a partition slot, in order; one of
                      TYPE[/LABEL]::SIZE[:[+]OFFSET]   empty, of SIZE bytes
                      TYPE[/LABEL]:=FILE[:[+]OFFSET]   the bytes of FILE
@@ -34,12 +35,9 @@ format. Without -o the disk goes to standard output.
                    +OFFSET leaves that gap before it; both are aligned as
                    the scheme aligns partitions. For := a FILE that exists
                    under the whole name keeps its colons. TYPE is one of
-                   mkimg's aliases (gpt: efi, freebsd, freebsd-boot,
-                   freebsd-nandfs, freebsd-swap, freebsd-ufs, freebsd-vinum,
-                   freebsd-zfs, mbr, ms-basic-data, ntfs, prepboot; mbr:
-                   ebr, efi, fat16b, fat32, freebsd, ntfs, prepboot); as in
-                   FreeBSD, no raw GUID or number. A CMD that exits non-zero
-                   is an error (mkimg ignores its status).
+                   the scheme's aliases, listed below; as in FreeBSD, no
+                   raw GUID or number. A CMD that exits non-zero is an
+                   error (mkimg ignores its status).
   -c bytes         minimum capacity: a smaller disk is grown with zeros
   -C bytes         maximum capacity: a larger disk is an error
   --capacity bytes both; with -c alone no scheme or partition is needed
@@ -52,7 +50,7 @@ format. Without -o the disk goes to standard output.
   -H heads         simulated heads, 1 to 255
   -T track         simulated sectors per track, 1 to 63
   -a n             the active MBR partition, 1 to 100
-  -b bootcode      boot code for LBA 0, at most 512 bytes
+  -b bootcode      boot code, at most the scheme's size below
   -t time          a timestamp (seconds since the epoch, C syntax: 0x1f,
                    017), kept for container formats; raw records none
   -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
@@ -65,7 +63,7 @@ format. Without -o the disk goes to standard output.
 
 Numbers take mkimg's syntax: decimal, 0x hexadecimal or 0 octal, with an
 optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
-for the other options the last one counts.`,
+for the other options the last one counts.` + mkimgSchemesHelp(),
 		Run: runMkimg,
 	})
 }
@@ -108,6 +106,31 @@ func parseMkimgArgs(e *env, args []string) (*mkimg.Options, error) {
 		o.Bootcode = e.abs(o.Bootcode)
 	}
 	return o, nil
+}
+
+// mkimgSchemesHelp lists the schemes for help mkimg, from the package's
+// scheme table: each one's description, limits and type aliases.
+func mkimgSchemesHelp() string {
+	var b strings.Builder
+	b.WriteString("\n\nSchemes (partitions, label bytes, boot code bytes, largest sector; types):\n")
+	for _, name := range mkimg.Schemes() {
+		f, _ := mkimg.Scheme(name)
+		fmt.Fprintf(&b, "\n  %-6s %s: %d, %d, %d, %d;\n", f.Name, f.Description, f.MaxPartitions, f.LabelMax, f.Bootcode, f.MaxSectorSize)
+		line := "         "
+		for i, a := range f.Aliases {
+			sep := ", "
+			if i == len(f.Aliases)-1 {
+				sep = ""
+			}
+			if len(line)+len(a)+len(sep) > 76 {
+				b.WriteString(strings.TrimRight(line, " ") + "\n")
+				line = "         "
+			}
+			line += a + sep
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // mkimgQuery answers -h, --formats, --schemes and --version. The lists
