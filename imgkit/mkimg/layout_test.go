@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // TestLayoutErrors checks each error found when the disk is laid out:
@@ -54,9 +55,9 @@ func TestLayoutErrors(t *testing.T) {
 		{strings.Fields("-c 1m -b boot"), ErrBootcode, "a disk without a scheme takes no boot code"},
 	} {
 		out := filepath.Join(t.TempDir(), "disk.img")
-		o, err := Parse(c.args)
+		_, err := Parse(c.args)
 		if err == nil {
-			o = parseIn(t, dir, c.args)
+			o := parseIn(t, dir, c.args)
 			var stderr bytes.Buffer
 			o.Dir, o.Stderr = dir, &stderr
 			err = WriteFile(out, o)
@@ -144,9 +145,7 @@ func TestPipePartition(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no named pipes:", err)
-	}
+	tooltest.Mkfifo(t, fifo)
 	go func() {
 		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err == nil {
