@@ -59,7 +59,9 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 		return nil, err
 	}
 	defer l.close()
-	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), diskCache, func(im *bcache.Image) error { return l.write(im) })
+	cache := *diskCache
+	cache.Progress = o.Progress
+	im, err := imgfmt.WriteImage(t, int64(l.sectors*l.secsz), &cache, func(im *bcache.Image) error { return l.write(im) })
 	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
 		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only
 	}
