@@ -67,7 +67,7 @@ type Command struct {
 	Getenv func(string) string
 	// Progress, when not nil, is where the command should count the bytes
 	// it writes into its output as it writes them (makefs.Command.Progress,
-	// ar.EditOptions.Progress), so that the Reporter can show a long
+	// ar.EditOptions.Progress, mkimg.Options.Progress), so that the Reporter can show a long
 	// build's progress (see ProgressReporter). A Runner may ignore it.
 	Progress *atomic.Int64
 }

@@ -60,9 +60,10 @@ func (d *rawDisk) close() {
 // format: the raw disk first, in memory when t is or in a temporary file
 // in spoolDir (beside the container, or os.TempDir for ""), then the
 // container of the size the format lays out, through imgfmt.WriteImage as
-// every image is written. The raw disk is removed after.
-func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image, error) {
-	raw, err := l.buildRaw(t.InMemory(), spoolDir)
+// every image is written, both with the block cache options c. The raw
+// disk is removed after.
+func writeContainer(t imgfmt.Target, spoolDir string, l *layout, c *bcache.Options) (*bcache.Image, error) {
+	raw, err := l.buildRaw(t.InMemory(), spoolDir, c)
 	if err != nil {
 		return nil, err
 	}
@@ -71,15 +72,15 @@ func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image,
 	if err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, size, nil, write)
+	return imgfmt.WriteImage(t, size, c, write)
 }
 
 // buildRaw writes the raw disk l describes, as -f raw writes it, and
 // returns it for a container format to read.
-func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
+func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*rawDisk, error) {
 	size := int64(l.sectors * l.secsz)
 	if inMemory {
-		im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, diskCache, l.write)
+		im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, c, l.write)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
 	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f}
-	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write); err != nil {
+	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, c, l.write); err != nil {
 		raw.close()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/internal/getopt"
 	"github.com/fixturegen/fixturegen/internal/number"
@@ -24,6 +25,11 @@ type Options struct {
 	// Output is the file to write (-o); the library's WriteFile takes its
 	// path as an argument and ignores this field.
 	Output string
+	// OutputArg is set by Parse to the index, in the arguments it read,
+	// of the word holding -o's value when it is a word of its own ("-o
+	// disk"), so that a build tool can have the disk written under
+	// another name; 0 when -o is absent or its value attached ("-odisk").
+	OutputArg int
 	// Format is the output format (-f). "" and "raw" are the raw disk,
 	// the only format written yet; mkimg's others are refused with an
 	// ErrOption that names them.
@@ -70,6 +76,10 @@ type Options struct {
 	// Stderr receives the standard error of the :-CMD commands, which
 	// mkimg's commands share with it; nil discards it.
 	Stderr io.Writer
+	// Progress, when not nil, counts the bytes written into the disk as
+	// they are written (bcache.Options.Progress), so that another
+	// goroutine can show how far a long build is.
+	Progress *atomic.Int64
 	// Query is set by Parse when the command line asks for information
 	// instead of a disk, at the first such option, where mkimg stops
 	// reading its command line: "help" (-h), "formats", "schemes" or
@@ -175,6 +185,9 @@ func Parse(args []string) (*Options, error) {
 			return nil, fmt.Errorf("%w: -%c given twice: %s", ErrOption, f.Name, why)
 		}
 		seen[f.Name] = true
+		if f.Name == 'o' {
+			o.OutputArg = f.ArgIndex
+		}
 		if err := o.set(f.Name, f.Arg); err != nil {
 			return nil, err
 		}

@@ -59,11 +59,13 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 		return nil, err
 	}
 	defer l.close()
+	cache := *diskCache
+	cache.Progress = o.Progress
 	var im *bcache.Image
 	if l.format.container != nil {
-		im, err = writeContainer(t, spoolDir, l)
+		im, err = writeContainer(t, spoolDir, l, &cache)
 	} else {
-		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), diskCache, l.write)
+		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), &cache, l.write)
 	}
 	if err != nil && !strings.HasPrefix(err.Error(), "mkimg: ") {
 		err = fmt.Errorf("mkimg: %w", err) // the block cache's errors name the path only

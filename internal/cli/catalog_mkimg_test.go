@@ -2,15 +2,19 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fixturegen/fixturegen/catalog"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -178,6 +182,8 @@ func TestCatalogMkimgRefused(t *testing.T) {
 		{`stdout.img: mkimg -s gpt -b stdout.img -p efi:=part.bin`, "manifest:2: stdout.img: mkimg without -o writes the disk to standard output"},
 		{`self.img: mkimg -s gpt -p efi:=self.img -o self.img`, "manifest:2: self.img: mkimg: self.img is both the disk and a file it is made from"},
 		{`bad.img: mkimg -s sun -p efi:=part.bin -o bad.img`, "manifest:2: bad.img: mkimg: "},
+		{`v.img: mkimg -s gpt --version -o v.img`, "manifest:2: v.img: mkimg --version: the line asks for information and writes no disk; a catalogue entry must write its disk with -o"},
+		{`h.img: mkimg -h -o h.img`, "manifest:2: h.img: mkimg -h: the line asks for information"},
 	} {
 		root := t.TempDir()
 		writeFiles(t, root, map[string]string{
@@ -198,29 +204,41 @@ func TestCatalogMkimgRefused(t *testing.T) {
 	}
 }
 
-// TestMkimgOptions checks how mkimgOptions splits a command line, which
-// gives the output's argument and the command partitions.
-func TestMkimgOptions(t *testing.T) {
+// TestPlanMkimgArgs checks which argument the plan of an mkimg line says
+// is the output, and the command partitions it refuses, as mkimg.Parse
+// reads the line: grouped letters, abbreviated long options, an option
+// value that looks like an option, and -h, which takes no value.
+func TestPlanMkimgArgs(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		out  int
-		cmd  string
+		err  string
 	}{
-		{[]string{"-s", "gpt", "-p", "efi:=a", "-o", "d.img"}, 5, ""},
-		{[]string{"-y", "-o", "d.img", "-sgpt"}, 2, ""},
-		{[]string{"-od.img", "-s", "gpt"}, -1, ""},
-		{[]string{"-b", "-o", "-o", "d.img"}, 3, ""},
-		{[]string{"--capacity", "-o", "-o", "x", "-p", "efi:-echo"}, 3, "efi:-echo"},
-		{[]string{"--capacity=1m", "-o", "x", "-pfreebsd:-"}, 2, "freebsd:-"},
-		{[]string{"-p", "-", "-p", "efi::1m", "-o", "x"}, 5, ""},
-		{[]string{"-o", "x", "-p"}, 1, ""},
+		{[]string{"-s", "gpt", "-p", "efi::1k", "-o", "d.img"}, 6, ""},
+		{[]string{"-y", "-o", "d.img", "-sgpt"}, 3, ""},
+		{[]string{"-yo", "d.img", "-s", "gpt"}, 2, ""},
+		{[]string{"--cap", "1m", "-o", "d.img"}, 4, ""},
+		{[]string{"-b", "-o", "-o", "d.img"}, 4, ""},
+		{[]string{"--capacity", "1m", "-o", "d.img", "-p", "efi:-echo"}, 0, "mkimg -p efi:-echo: a partition made by a command"},
+		{[]string{"--capacity=1m", "-o", "d.img", "-pfreebsd/x:-cat a b"}, 0, "mkimg -p 'freebsd/x:-cat a b': a partition made by a command"},
+		{[]string{"-od.img", "-s", "gpt"}, 0, "mkimg -od.img: give -o and the disk's name as two arguments"},
+		{[]string{"-h", "-o", "d.img"}, 0, "mkimg -h: the line asks for information and writes no disk"},
+		{[]string{"-s", "gpt", "--vers", "-o", "d.img"}, 0, "mkimg --version: the line asks for information"},
+		{[]string{"--formats"}, 0, "mkimg --formats: "},
+		{[]string{"--schemes", "-o", "d.img"}, 0, "mkimg --schemes: "},
 	} {
-		if got := mkimgOutputArg(tc.args); got != tc.out {
-			t.Errorf("mkimgOutputArg(%q) = %d, want %d", tc.args, got, tc.out)
-		}
-		if got := mkimgCommandPartition(tc.args); got != tc.cmd {
-			t.Errorf("mkimgCommandPartition(%q) = %q, want %q", tc.args, got, tc.cmd)
+		p, err := Runner().Plan(dir, append([]string{"mkimg"}, tc.args...))
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Plan(%q): error %v, want one with %q", tc.args, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("Plan(%q): %v", tc.args, err)
+		case p.Output != tc.out:
+			t.Errorf("Plan(%q).Output = %d, want %d", tc.args, p.Output, tc.out)
 		}
 	}
 }
@@ -253,12 +271,12 @@ func checkCatalogDisk(t *testing.T, dir string, args []string, out string) {
 	tmp := t.TempDir()
 	ours, theirs := out, filepath.Join(tmp, "freebsd.img")
 	refArgs := slices.Clone(args)
-	refArgs[mkimgOutputArg(args)] = theirs
+	refArgs[o.OutputArg] = theirs
 	if o.Scheme == "gpt" {
 		refArgs = append([]string{"-y"}, refArgs...)
 		ours = filepath.Join(tmp, "fixturegen.img")
 		byHand := slices.Clone(refArgs)
-		byHand[mkimgOutputArg(byHand)] = ours
+		byHand[o.OutputArg+1] = ours
 		var stderr bytes.Buffer
 		if code := runMain(&env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir, Getenv: func(string) string { return "" }}, append([]string{"mkimg"}, byHand...)); code != 0 {
 			t.Fatalf("fixturegen mkimg %q: %s", byHand, stderr.String())
@@ -273,5 +291,114 @@ func checkCatalogDisk(t *testing.T, dir string, args []string, out string) {
 	b, _ := os.ReadFile(theirs)
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Errorf("%s: not the bytes of freebsd-mkimg %q (%d and %d bytes)", out, refArgs, len(a), len(b))
+	}
+}
+
+// TestCatalogMkimgOffsetName builds an entry whose partition is
+// root.img:1m: while no file has that whole name, the plan reads root.img
+// (another entry's output, built first) at offset 1m and tracks
+// root.img:1m as an optional input, looked for in the catalogue folder
+// rather than the process's; once a file of the whole name appears there,
+// the disk is rebuilt from that file, and then is up to date.
+func TestCatalogMkimgOffsetName(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("a colon names a stream of the file before it")
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"fixtures/manifest": "disk.img: mkimg -s gpt -p freebsd-ufs:=root.img:1m -o disk.img\n" +
+			"root.img: makefs -t ffs -s 1m -T 0 root.img src\n",
+		"fixtures/src/a.txt": "a\n",
+	})
+	fx := filepath.Join(root, "fixtures")
+	run := buildRunner(t)
+	args := []string{"mkimg", "-s", "gpt", "-p", "freebsd-ufs:=root.img:1m", "-o", "disk.img"}
+	inputs := func() string {
+		t.Helper()
+		p, err := Runner().Plan(fx, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []string
+		for _, i := range p.Inputs {
+			w, _ := filepath.Rel(fx, i.Path)
+			if i.Optional {
+				w += " (optional)"
+			}
+			in = append(in, w)
+		}
+		return strings.Join(in, ", ")
+	}
+	// build builds the catalogue and checks that disk.img is what mkimg
+	// run by hand in the folder makes; it returns the build's output.
+	build := func() string {
+		t.Helper()
+		code, stdout, stderr := run(root, "build", "-update")
+		if code != 0 {
+			t.Fatalf("build -update: exit %d\n%s%s", code, stdout, stderr)
+		}
+		byHand := slices.Clone(args)
+		byHand[len(byHand)-1] = "../by-hand.img"
+		if code, _, stderr := run(fx, byHand...); code != 0 {
+			t.Fatalf("%q by hand: %s", byHand, stderr)
+		}
+		got, _ := os.ReadFile(filepath.Join(fx, "disk.img"))
+		want, _ := os.ReadFile(filepath.Join(root, "by-hand.img"))
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("disk.img (%d bytes) is not what %q gives (%d bytes)", len(got), byHand, len(want))
+		}
+		return stdout
+	}
+	if out := build(); !strings.HasPrefix(lastLine(out), "build: 2 built") {
+		t.Errorf("first build:\n%s", out)
+	}
+	if got, want := inputs(), "root.img, root.img:1m (optional)"; got != want {
+		t.Errorf("inputs before root.img:1m exists: %s, want %s", got, want)
+	}
+	first, _ := os.ReadFile(filepath.Join(fx, "disk.img"))
+	if len(first) < 2<<20 {
+		t.Errorf("disk of %d bytes: the 1m offset is not in it", len(first))
+	}
+	writeFiles(t, fx, map[string]string{"root.img:1m": strings.Repeat("R", 4096)})
+	if got, want := inputs(), "root.img:1m"; got != want {
+		t.Errorf("inputs once root.img:1m exists: %s, want %s", got, want)
+	}
+	if got := rebuiltOutputs(build()); len(got) != 1 || !got["disk.img"] {
+		t.Errorf("after root.img:1m was created: rebuilt %v, want disk.img", got)
+	}
+	second, _ := os.ReadFile(filepath.Join(fx, "disk.img"))
+	if len(second) >= len(first) || !bytes.Contains(second, []byte(strings.Repeat("R", 4096))) {
+		t.Errorf("disk of %d bytes after root.img:1m was created: not the 4096 bytes of that file without the offset", len(second))
+	}
+	if out := build(); !strings.HasPrefix(lastLine(out), "build: 0 built, 2 up to date") {
+		t.Errorf("third build:\n%s", out)
+	}
+}
+
+// TestRunnerMkimgProgress checks that the catalogue runner hands
+// Command.Progress to mkimg: the count of a disk is at least its
+// partition file's bytes and at most the disk's size.
+func TestRunnerMkimgProgress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"part.bin": strings.Repeat("progress", 40000)})
+	var n atomic.Int64
+	var stderr bytes.Buffer
+	args := []string{"mkimg", "-s", "gpt", "-p", "efi:=part.bin", "-o", "disk.img"}
+	err := Runner().Run(context.Background(), &catalog.Command{Dir: dir, Args: args, Stdout: io.Discard, Stderr: &stderr, Progress: &n, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("%s: %v", args, err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "disk.img"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got < 320000 || got > fi.Size() {
+		t.Errorf("%s: Progress = %d, want from the file's 320,000 bytes to the disk's %d", args, got, fi.Size())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("%s: stderr %q", args, stderr.String())
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,10 @@ disk goes to standard output.
 
 Numbers take mkimg's syntax: decimal, 0x hexadecimal or 0 octal, with an
 optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
-for the other options the last one counts.` + mkimgSchemesHelp(),
+for the other options the last one counts.
+
+On a terminal, a disk that takes more than a second shows how many bytes
+have been written on standard error until it is done.` + mkimgSchemesHelp(),
 		Run: runMkimg,
 	})
 }
@@ -86,7 +90,11 @@ func runMkimg(e *env, args []string) error {
 		_, err = e.Stdout.Write(disk)
 		return err
 	}
-	return fromMkimg(mkimg.WriteFile(e.abs(o.Output), o))
+	o.Progress = e.progressCounter()
+	return fromMkimg(e.showProgress("mkimg", o.Output, o.Progress, func(_, stderr io.Writer) error {
+		o.Log, o.Stderr = stderr, stderr
+		return mkimg.WriteFile(e.abs(o.Output), o)
+	}))
 }
 
 // parseMkimgArgs parses mkimg's command line args as runMkimg runs it and

@@ -61,6 +61,7 @@ func TestOutputProgress(t *testing.T) {
 		{[]string{"makefs", "-t", "msdos", "-T", "0", "out.img", "src"}, "makefs: out.img: "},
 		{[]string{"ar", "rc", "lib.a", "m.o"}, "ar: lib.a: "},
 		{[]string{"ranlib", "lib.a"}, "ranlib: lib.a: "},
+		{[]string{"mkimg", "-s", "gpt", "-p", "efi:=m.o", "-o", "disk.img"}, "mkimg: disk.img: "},
 	} {
 		for _, stderr := range []io.Writer{slave, pw, &buf} {
 			e := &env{Stdout: io.Discard, Stderr: stderr, Dir: dir, Getenv: func(string) string { return "" }}

@@ -50,6 +50,12 @@ type Option struct {
 	Name byte   // the option letter; 0 for a long option
 	Long string // the long option's full name
 	Arg  string // its argument, for options that take one
+	// ArgIndex is the index in the parsed args of the word that holds
+	// Arg when the argument is a word of its own ("-o disk", "--capacity
+	// 1m"), so that a caller can replace it (a build tool writing under a
+	// temporary name); 0 when the argument is attached ("-odisk",
+	// "--capacity=1m") or there is none.
+	ArgIndex int
 }
 
 // Error is a command line Parse cannot read; its message names the
@@ -84,6 +90,9 @@ func (s *Spec) Parse(args []string) (opts []Option, operands []string, err error
 			if err != nil {
 				return nil, nil, err
 			}
+			if used > 0 {
+				o.ArgIndex = i + used
+			}
 			opts = append(opts, o)
 			i += used
 			continue
@@ -98,17 +107,17 @@ func (s *Spec) Parse(args []string) (opts []Option, operands []string, err error
 				opts = append(opts, Option{Name: c})
 				continue
 			}
-			var val string
+			o := Option{Name: c}
 			switch {
 			case j+1 < len(a):
-				val = a[j+1:]
+				o.Arg = a[j+1:]
 			case i+1 < len(args):
 				i++
-				val = args[i]
+				o.Arg, o.ArgIndex = args[i], i
 			default:
 				return nil, nil, errorf("option -%c requires an argument", c)
 			}
-			opts = append(opts, Option{Name: c, Arg: val})
+			opts = append(opts, o)
 			break
 		}
 	}
