@@ -56,6 +56,19 @@
 // size (which -c changes) is an input. The output file's name is not an
 // input. Every other byte is the same as with -y.
 //
+// Only the GPT stores GUIDs; the other schemes store none, and their
+// partitions' contents are not hashed. A GPT's GUIDs may instead be
+// given: Options.DiskGUID and Partition.GUID, or fixturegen's own long
+// options, which mkimg(1) does not have, --disk-guid GUID and
+// --partition-guid N=GUID (N the 1-based -p slot, which must be used;
+// once per slot), each GUID RFC 4122 text (ParseGUID) other than the nil
+// GUID. A GUID given replaces the derived one in its field and changes no
+// other byte but the CRCs; the others keep the rule above, whose seed is
+// the same. When every GUID is given the partitions are not hashed at
+// all, so a large partition file is read once, by the copy. -y refuses
+// them (its GUIDs are FreeBSD's counters), as does a scheme without GUIDs,
+// and no GUID may be given twice.
+//
 // # Command line and layout
 //
 // For := the existing file wins: when FILE exists under its whole name a
@@ -229,10 +242,11 @@
 // partition starts on a file-system block of the disk (with -P 4096, or
 // -S 4096; GPT's default first partition at LBA 34 does not); otherwise
 // they are copied in the kernel (copy_file_range(2)), not through user
-// space, and its holes stay holes. Without -y the
+// space, and its holes stay holes. Without -y a GPT's
 // derived GUIDs need the file's SHA-256, read beside the copy from a
 // second goroutine; only its data is read, its holes hashed as zeros.
-// With -y nothing is hashed.
+// With -y, with every GUID given, and for the schemes without GUIDs
+// nothing is hashed.
 //
 // # Not yet
 //

@@ -25,6 +25,7 @@ type layout struct {
 	track      uint64 // sectors per track
 	active     int
 	testMode   bool
+	diskGUID   GUID // Options.DiskGUID; zero when derived
 	slots      int // partition slots, the unused ones included
 	parts      []placed
 	sectors    uint64 // disk size
@@ -89,6 +90,7 @@ func check(o *Options) (*layout, error) {
 		track:    uint64(defaultInt(o.SectorsPerTrack, 1)),
 		active:   o.Active,
 		testMode: o.FreeBSDTestMode,
+		diskGUID: o.DiskGUID,
 		slots:    len(o.Partitions),
 	}
 	if o.Verbose > 0 {
@@ -114,6 +116,9 @@ func check(o *Options) (*layout, error) {
 		return nil, err
 	}
 	if err := l.readBootcode(o.Bootcode); err != nil {
+		return nil, err
+	}
+	if err := l.checkGUIDs(o); err != nil {
 		return nil, err
 	}
 	l.logHeader()

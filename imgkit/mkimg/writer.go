@@ -90,12 +90,13 @@ func (l *layout) write(im *bcache.Image) error {
 }
 
 // copyPartition copies a partition's bytes (its Source, file or command
-// output) to its place on the disk and returns their SHA-256 when the
-// GUIDs are derived (an empty partition's is that of no bytes); in
-// FreeBSD's test mode nothing is hashed and the sum is zero.
+// output) to its place on the disk and returns their SHA-256 when a GUID
+// is derived (an empty partition's is that of no bytes). Otherwise (in
+// FreeBSD's test mode, for a scheme without GUIDs, or with every GUID
+// given) nothing is hashed and the sum is zero.
 func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, error) {
 	var h hash.Hash
-	if !l.testMode {
+	if l.derives() {
 		h = sha256.New()
 	}
 	if src := p.content(); src != nil {

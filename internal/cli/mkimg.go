@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		Name:    "mkimg",
-		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [-o disk] | --formats | --schemes | --version",
+		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (GPT or MBR, raw), as FreeBSD's mkimg(1) does",
 		Help: `FreeBSD mkimg(1)'s command line, for the gpt and mbr schemes in the raw
 format. Without -o the disk goes to standard output.
@@ -46,6 +46,14 @@ format. Without -o the disk goes to standard output.
   -y               FreeBSD's test-mode GUIDs: freebsd-mkimg -y's bytes;
                    without it the GUIDs are derived from the layout and the
                    contents, so the same inputs give the same disk
+  --disk-guid GUID fixturegen's own (mkimg has no such option): the GPT's
+                   disk GUID, as RFC 4122 text (8-4-4-4-12 hex digits)
+  --partition-guid N=GUID
+                   fixturegen's own: the unique GUID of the N'th -p slot
+                   (from 1; a used one), once per slot. A GPT GUID not
+                   given is derived; given all, no partition is read twice
+                   to hash it. Not with -y, nor the nil GUID, nor for a
+                   scheme without GUIDs (all but gpt)
   -v               print the layout to standard error, as mkimg -v does
   -S secsz         logical sector size, a power of two, 512 to 4096
   -P blksz         physical block size, a power of two, at least secsz
