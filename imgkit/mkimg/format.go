@@ -115,4 +115,3 @@ func (p *mbrPartitionRecord) osType() []byte        { return p[4:5] }
 func (p *mbrPartitionRecord) endingCHS() []byte     { return p[5:8] }
 func (p *mbrPartitionRecord) startingLBA() []byte   { return p[8:12] }
 func (p *mbrPartitionRecord) sizeInLBA() []byte     { return p[12:16] }
-

@@ -25,7 +25,6 @@ type layout struct {
 	track      uint64 // sectors per track
 	active     int
 	testMode   bool
-	diskGUID   GUID // Options.DiskGUID; zero when derived
 	slots      int // partition slots, the unused ones included
 	parts      []placed
 	sectors    uint64 // disk size
@@ -36,6 +35,8 @@ type layout struct {
 	bootSource string
 	log        io.Writer // where the -v lines go; nil without -v
 	contents   *contents // the partitions' spools, closed by close
+
+	diskGUID GUID // Options.DiskGUID; zero when derived
 }
 
 // placed is one used partition slot with its place on the disk.

@@ -247,7 +247,6 @@ func decodeGUID(b []byte) string {
 	return g.String()
 }
 
-
 // gptAlias returns mkimg's alias for the type GUID raw, the first in
 // name order when several share it (ms-basic-data and ntfs), or raw.
 func gptAlias(raw string) string {
