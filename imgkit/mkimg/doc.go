@@ -190,10 +190,25 @@
 // inside pass fsck.fat, mtools with an @@offset, sleuthkit's fls and icat
 // with -o, isoinfo and xorriso, with 512- or 4096-byte sectors. One
 // layout of FreeBSD's is not valid for them: an empty partition (a 0-byte
-// file or ::0), which mkimg writes as a GPT entry whose EndingLBA is one
-// below its StartingLBA (sgdisk -v and sfdisk --verify report that it
-// ends before it starts) and as an MBR record of SizeInLBA 0 (which mmls
-// leaves out); the package writes it as FreeBSD does.
+// file or ::0). An empty partition followed by one that starts where it
+// does is refused, as mkimg refuses it ("overlaps"). One that mkimg
+// accepts (at the end, or before other empty ones) it writes as a GPT
+// entry whose EndingLBA is one below its StartingLBA, which sgdisk -v and
+// sfdisk --verify report as ending before it starts, and as an MBR record
+// of SizeInLBA 0, which sfdisk -d and fdisk -l list and mmls leaves out.
+// A table cannot hold a partition of no sectors, and giving it one would
+// move the partitions after it and the disk's end, so the package leaves
+// that GPT entry or MBR record unused (zeros; the disk is otherwise
+// FreeBSD's, with -y too) and writes one line to Options.Warn:
+//
+//	mkimg: warning: partition N is empty: its GPT entry is left unused, ...
+//
+// which fixturegen mkimg prints after "fixturegen: ". The empty entries of
+// bsd (p_size 0), apm (pmPartBlkCnt 0) and vtoc8 (nblk 0) are how those
+// tables mark an unused entry, and an ebr empty partition is an EBR whose
+// record 0 has SizeInLBA 0, still linked in the chain; sfdisk, fdisk and
+// mmls leave all of these out alike (sfdisk saying "omitting empty
+// partition"), so they are written as mkimg writes them.
 //
 // # Reading
 //

@@ -78,6 +78,9 @@ func (l *layout) writeGPT(w io.WriterAt, g guids) error {
 
 	table := make([]byte, l.gptTable*l.secsz)
 	for i, p := range l.parts {
+		if l.leftUnused(&p) {
+			continue
+		}
 		e := (*gptEntry)(table[p.index*gptEntrySize:][:gptEntrySize])
 		gptTypes[lower7(p.Type)].encode(e.partitionTypeGUID())
 		g.parts[i].encode(e.uniquePartitionGUID())

@@ -36,7 +36,8 @@ type layout struct {
 	log        io.Writer // where the -v lines go; nil without -v
 	contents   *contents // the partitions' spools, closed by close
 
-	diskGUID GUID // Options.DiskGUID; zero when derived
+	diskGUID GUID      // Options.DiskGUID; zero when derived
+	warn     io.Writer // Options.Warn; nil discards the warnings
 }
 
 // placed is one used partition slot with its place on the disk.
@@ -92,6 +93,7 @@ func check(o *Options) (*layout, error) {
 		active:   o.Active,
 		testMode: o.FreeBSDTestMode,
 		diskGUID: o.DiskGUID,
+		warn:     o.Warn,
 		slots:    len(o.Partitions),
 	}
 	if o.Verbose > 0 {
@@ -298,6 +300,7 @@ func (l *layout) place(ps []Partition, c *contents) error {
 	if err := l.checkOverlaps(); err != nil {
 		return err
 	}
+	l.warnEmpty()
 	if err := l.size(next); err != nil {
 		return err
 	}

@@ -68,6 +68,11 @@ type Options struct {
 	Verbose int
 	// Log receives the -v lines; nil discards them.
 	Log io.Writer
+	// Warn receives one line per warning, each in one Write: where the
+	// disk differs from FreeBSD's mkimg's on purpose, such as an empty
+	// partition's entry left unused (see the package documentation's
+	// Independent checks); nil discards them.
+	Warn io.Writer
 	// Dir is the working directory of the :-CMD commands; "" means the
 	// process's.
 	Dir string

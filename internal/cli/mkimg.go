@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +88,7 @@ func runMkimg(e *env, args []string) error {
 		return mkimgQuery(e, o.Query)
 	}
 	o.Log, o.Stderr, o.Dir = e.Stderr, e.Stderr, e.Dir
+	o.Warn = fixturegenPrefix{e.Stderr}
 	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
 		disk, err := mkimg.Build(o)
@@ -148,4 +150,15 @@ func fromMkimg(err error) error {
 		return usagef("%s", err.Error())
 	}
 	return err
+}
+
+// fixturegenPrefix writes each Write, one library warning line, after
+// "fixturegen: ", as the command's own messages begin.
+type fixturegenPrefix struct{ w io.Writer }
+
+func (p fixturegenPrefix) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, "fixturegen: "); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
 }
