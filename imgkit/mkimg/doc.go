@@ -178,7 +178,8 @@
 // EndingCHS, StartingLBA and SizeInLBA of each EBR's records for ebr).
 // The ebr reader follows at most 4096 links, each inside the disk and
 // none twice; since an EBR does not record its sector size, it takes the
-// size (512 to 4096) under which the chain ends at the disk's end.
+// size (512 to 4096) under which the chain ends at the disk's end, as the
+// MBR reader does (see Reading).
 //
 // # Independent checks
 //
@@ -221,9 +222,16 @@
 // header is missing or fails a check the backup header at the disk's last
 // LBA is read instead and Table.Problems says so; when both fail, or a
 // protective MBR has no GPT behind it, the error wraps ErrFormat and names
-// each header's byte. An MBR is read with 512-byte sectors; its records
-// with a non-zero OSType and SizeInLBA are the partitions, and a record
-// whose BootIndicator is neither 0x00 nor 0x80 means the sector is no MBR.
+// each header's byte. An MBR's records with a non-zero OSType and
+// SizeInLBA are the partitions, and a record whose BootIndicator is
+// neither 0x00 nor 0x80 means the sector is no MBR. An MBR, like an EBR
+// chain, does not record its sector size (mkimg -S sets it): of 512,
+// 1024, 2048 and 4096 bytes the reader takes the first under which the
+// partitions end exactly at the disk's end, else 512 (or the first size
+// under which they lie within the disk), so that a disk grown by -c past
+// its last partition is read with 512-byte sectors. A disk of 512-byte
+// sectors whose partitions end at exactly a half, a quarter or an eighth
+// of it is read with larger ones; Table.SectorSize says which was taken.
 // Every partition the table lists lies within the disk, or ReadTable
 // fails.
 //
