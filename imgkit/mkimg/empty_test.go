@@ -39,12 +39,17 @@ func withEmptyEntriesUnused(t *testing.T, scheme string, secsz int, disk []byte)
 			}
 			n := int(binary.LittleEndian.Uint32(h.numberOfPartitionEntries()))
 			table := disk[int(binary.LittleEndian.Uint64(h.partitionEntryLBA()))*secsz:][:n*gptEntrySize]
+			changed := false
 			for i := range n {
 				e := (*gptEntry)(table[i*gptEntrySize:][:gptEntrySize])
 				start, end := binary.LittleEndian.Uint64(e.startingLBA()), binary.LittleEndian.Uint64(e.endingLBA())
 				if !allZero(e.partitionTypeGUID()) && end+1 == start {
 					clear(e[:])
+					changed = true
 				}
+			}
+			if !changed {
+				continue // the CRCs stay; a partition over the array's zero sectors is no part of it
 			}
 			binary.LittleEndian.PutUint32(h.partitionEntryArrayCRC32(), crc32.ChecksumIEEE(table))
 			clear(h.headerCRC32())
