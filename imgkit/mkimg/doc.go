@@ -56,6 +56,19 @@
 // size (which -c changes) is an input. The output file's name is not an
 // input. Every other byte is the same as with -y.
 //
+// Only the GPT stores GUIDs; the other schemes store none, and their
+// partitions' contents are not hashed. A GPT's GUIDs may instead be
+// given: Options.DiskGUID and Partition.GUID, or fixturegen's own long
+// options, which mkimg(1) does not have, --disk-guid GUID and
+// --partition-guid N=GUID (N the 1-based -p slot, which must be used;
+// once per slot), each GUID RFC 4122 text (ParseGUID) other than the nil
+// GUID. A GUID given replaces the derived one in its field and changes no
+// other byte but the CRCs; the others keep the rule above, whose seed is
+// the same. When every GUID is given the partitions are not hashed at
+// all, so a large partition file is read once, by the copy. -y refuses
+// them (its GUIDs are FreeBSD's counters), as does a scheme without GUIDs,
+// and no GUID may be given twice.
+//
 // # Command line and layout
 //
 // For := the existing file wins: when FILE exists under its whole name a
@@ -165,7 +178,8 @@
 // EndingCHS, StartingLBA and SizeInLBA of each EBR's records for ebr).
 // The ebr reader follows at most 4096 links, each inside the disk and
 // none twice; since an EBR does not record its sector size, it takes the
-// size (512 to 4096) under which the chain ends at the disk's end.
+// size (512 to 4096) under which the chain ends at the disk's end, as the
+// MBR reader does (see Reading).
 //
 // # Independent checks
 //
@@ -177,10 +191,25 @@
 // inside pass fsck.fat, mtools with an @@offset, sleuthkit's fls and icat
 // with -o, isoinfo and xorriso, with 512- or 4096-byte sectors. One
 // layout of FreeBSD's is not valid for them: an empty partition (a 0-byte
-// file or ::0), which mkimg writes as a GPT entry whose EndingLBA is one
-// below its StartingLBA (sgdisk -v and sfdisk --verify report that it
-// ends before it starts) and as an MBR record of SizeInLBA 0 (which mmls
-// leaves out); the package writes it as FreeBSD does.
+// file or ::0). An empty partition followed by one that starts where it
+// does is refused, as mkimg refuses it ("overlaps"). One that mkimg
+// accepts (at the end, or before other empty ones) it writes as a GPT
+// entry whose EndingLBA is one below its StartingLBA, which sgdisk -v and
+// sfdisk --verify report as ending before it starts, and as an MBR record
+// of SizeInLBA 0, which sfdisk -d and fdisk -l list and mmls leaves out.
+// A table cannot hold a partition of no sectors, and giving it one would
+// move the partitions after it and the disk's end, so the package leaves
+// that GPT entry or MBR record unused (zeros; the disk is otherwise
+// FreeBSD's, with -y too) and writes one line to Options.Warn:
+//
+//	mkimg: warning: partition N is empty: its GPT entry is left unused, ...
+//
+// which fixturegen mkimg prints after "fixturegen: ". The empty entries of
+// bsd (p_size 0), apm (pmPartBlkCnt 0) and vtoc8 (nblk 0) are how those
+// tables mark an unused entry, and an ebr empty partition is an EBR whose
+// record 0 has SizeInLBA 0, still linked in the chain; sfdisk, fdisk and
+// mmls leave all of these out alike (sfdisk saying "omitting empty
+// partition"), so they are written as mkimg writes them.
 //
 // # Reading
 //
@@ -193,9 +222,16 @@
 // header is missing or fails a check the backup header at the disk's last
 // LBA is read instead and Table.Problems says so; when both fail, or a
 // protective MBR has no GPT behind it, the error wraps ErrFormat and names
-// each header's byte. An MBR is read with 512-byte sectors; its records
-// with a non-zero OSType and SizeInLBA are the partitions, and a record
-// whose BootIndicator is neither 0x00 nor 0x80 means the sector is no MBR.
+// each header's byte. An MBR's records with a non-zero OSType and
+// SizeInLBA are the partitions, and a record whose BootIndicator is
+// neither 0x00 nor 0x80 means the sector is no MBR. An MBR, like an EBR
+// chain, does not record its sector size (mkimg -S sets it): of 512,
+// 1024, 2048 and 4096 bytes the reader takes the first under which the
+// partitions end exactly at the disk's end, else 512 (or the first size
+// under which they lie within the disk), so that a disk grown by -c past
+// its last partition is read with 512-byte sectors. A disk of 512-byte
+// sectors whose partitions end at exactly a half, a quarter or an eighth
+// of it is read with larger ones; Table.SectorSize says which was taken.
 // Every partition the table lists lies within the disk, or ReadTable
 // fails.
 //
@@ -229,10 +265,11 @@
 // partition starts on a file-system block of the disk (with -P 4096, or
 // -S 4096; GPT's default first partition at LBA 34 does not); otherwise
 // they are copied in the kernel (copy_file_range(2)), not through user
-// space, and its holes stay holes. Without -y the
+// space, and its holes stay holes. Without -y a GPT's
 // derived GUIDs need the file's SHA-256, read beside the copy from a
 // second goroutine; only its data is read, its holes hashed as zeros.
-// With -y nothing is hashed.
+// With -y, with every GUID given, and for the schemes without GUIDs
+// nothing is hashed.
 //
 // # Not yet
 //

@@ -86,29 +86,12 @@ var errNoEBR = fmt.Errorf("%w: no EBR chain at LBA 0", ErrNoTable)
 // a sector with the boot signature, records 2 and 3 zero, a logical
 // partition in record 0 and, in record 1, nothing or a link of type 0x05
 // or 0x0f. The chain may hold at most 4096 EBRs, each inside the disk and
-// none twice. The sector size is not recorded on the disk: of 512, 1024,
-// 2048 and 4096 bytes, the first under which the last partition ends at
-// the disk's end is taken, else the first under which the chain is whole.
+// none twice. The sector size is not recorded on the disk; bySectorSize
+// infers it from where the partitions end.
 // A disk of a single EBR looks like an MBR of one partition; a caller
 // that tries both schemes tries mbr first.
 func readEBR(r io.ReaderAt, size int64) (*Table, error) {
-	var first *Table
-	var firstErr error
-	for secsz := int64(512); secsz <= ebrMaxSectorSize; secsz *= 2 {
-		t, end, err := readEBRChain(r, size, secsz)
-		switch {
-		case err == nil && end == size:
-			return t, nil
-		case err == nil && first == nil:
-			first = t
-		case err != nil && firstErr == nil:
-			firstErr = err
-		}
-	}
-	if first != nil {
-		return first, nil
-	}
-	return nil, firstErr
+	return bySectorSize(size, func(secsz int64) (*Table, int64, error) { return readEBRChain(r, size, secsz) })
 }
 
 // readEBRChain reads the chain with sectors of secsz bytes and returns its

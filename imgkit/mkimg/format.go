@@ -1,7 +1,6 @@
 package mkimg
 
 import (
-	"encoding/binary"
 	"errors"
 )
 
@@ -116,46 +115,3 @@ func (p *mbrPartitionRecord) osType() []byte        { return p[4:5] }
 func (p *mbrPartitionRecord) endingCHS() []byte     { return p[5:8] }
 func (p *mbrPartitionRecord) startingLBA() []byte   { return p[8:12] }
 func (p *mbrPartitionRecord) sizeInLBA() []byte     { return p[12:16] }
-
-// guid is a GUID in its string order (RFC 4122 octets, big-endian fields).
-type guid [16]byte
-
-// encode stores g in dst in the mixed-endian order UEFI uses on disk: the
-// first three fields little-endian, the last two as they are.
-func (g guid) encode(dst []byte) {
-	binary.LittleEndian.PutUint32(dst[0:4], binary.BigEndian.Uint32(g[0:4]))
-	binary.LittleEndian.PutUint16(dst[4:6], binary.BigEndian.Uint16(g[4:6]))
-	binary.LittleEndian.PutUint16(dst[6:8], binary.BigEndian.Uint16(g[6:8]))
-	copy(dst[8:16], g[8:16])
-}
-
-// mustGUID parses a GUID written as 8-4-4-4-12 hexadecimal digits; it is
-// for the package's own type table and panics on a malformed one.
-func mustGUID(s string) guid {
-	var g guid
-	j := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '-' {
-			continue
-		}
-		g[j/2] |= hexNibble(s[i]) << (4 * (1 - j%2))
-		j++
-	}
-	if j != 32 {
-		panic("mkimg: malformed GUID " + s)
-	}
-	return g
-}
-
-// hexNibble returns the value of one hexadecimal digit.
-func hexNibble(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10
-	}
-	panic("mkimg: bad hex digit in GUID")
-}

@@ -14,6 +14,7 @@ func init() {
 		labelMax:      gptLabelMax,
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
+		hasGUIDs:      true,
 		hasType:       func(alias string) bool { _, ok := gptTypes[alias]; return ok },
 		metadata:      gptMetadata,
 		write:         func(l *layout, w io.WriterAt, g guids) error { return l.writeGPT(w, g) },
@@ -23,7 +24,7 @@ func init() {
 
 // gptTypes maps mkimg's scheme-neutral type aliases to GPT partition type
 // GUIDs, as FreeBSD's mkimg accepts them for -s gpt.
-var gptTypes = map[string]guid{
+var gptTypes = map[string]GUID{
 	"efi":            mustGUID("c12a7328-f81f-11d2-ba4b-00a0c93ec93b"),
 	"freebsd":        mustGUID("516e7cb4-6ecf-11d6-8ff8-00022d09712b"),
 	"freebsd-boot":   mustGUID("83bd6b9d-7f41-11dc-be0b-001560b84f0f"),
@@ -77,6 +78,9 @@ func (l *layout) writeGPT(w io.WriterAt, g guids) error {
 
 	table := make([]byte, l.gptTable*l.secsz)
 	for i, p := range l.parts {
+		if l.leftUnused(&p) {
+			continue
+		}
 		e := (*gptEntry)(table[p.index*gptEntrySize:][:gptEntrySize])
 		gptTypes[lower7(p.Type)].encode(e.partitionTypeGUID())
 		g.parts[i].encode(e.uniquePartitionGUID())

@@ -9,8 +9,8 @@ import (
 // guids are the GUIDs one GPT needs: the disk's and one per used slot, in
 // the order of layout.parts.
 type guids struct {
-	disk  guid
-	parts []guid
+	disk  GUID
+	parts []GUID
 }
 
 // guidDomain starts every hash the derivation rule takes, so that its
@@ -19,11 +19,13 @@ const guidDomain = "fixturegen/mkimg guid v1\x00"
 
 // guids returns the disk's GUIDs. In FreeBSD's test mode (-y) they are
 // mkimg's counters: the n'th GUID drawn has every byte n, the partitions'
-// drawn in slot order before the disk's. Otherwise they follow the rule
-// the package documentation gives, from the layout and sums, the SHA-256
-// of each used partition's contents.
+// drawn in slot order before the disk's. Otherwise those given
+// (Options.DiskGUID, Partition.GUID) are kept and the others follow the
+// rule the package documentation gives, from the layout and sums, the
+// SHA-256 of each used partition's contents, which are not read when no
+// GUID is derived.
 func (l *layout) guids(sums [][sha256.Size]byte) guids {
-	g := guids{parts: make([]guid, len(l.parts))}
+	g := guids{parts: make([]GUID, len(l.parts))}
 	if l.testMode {
 		n := byte(0)
 		for i := range g.parts {
@@ -33,18 +35,28 @@ func (l *layout) guids(sums [][sha256.Size]byte) guids {
 		g.disk = counterGUID(n + 1)
 		return g
 	}
-	seed := l.seed(sums)
-	l.idSeed = seed // the container formats derive their ids from it too
-	g.disk = derivedGUID(seed, "disk", 0)
+	g.disk = l.diskGUID
 	for i, p := range l.parts {
-		g.parts[i] = derivedGUID(seed, "partition", uint32(p.index))
+		g.parts[i] = p.GUID
+	}
+	if !l.derives() {
+		return g
+	}
+	seed := l.seed(sums)
+	if g.disk.IsZero() {
+		g.disk = derivedGUID(seed, "disk", 0)
+	}
+	for i, p := range l.parts {
+		if g.parts[i].IsZero() {
+			g.parts[i] = derivedGUID(seed, "partition", uint32(p.index))
+		}
 	}
 	return g
 }
 
 // counterGUID is the GUID FreeBSD's mkimg -y draws n'th.
-func counterGUID(n byte) guid {
-	var g guid
+func counterGUID(n byte) GUID {
+	var g GUID
 	for i := range g {
 		g[i] = n
 	}
@@ -80,7 +92,7 @@ func (l *layout) seed(sums [][sha256.Size]byte) [sha256.Size]byte {
 // derivedGUID is the version 4 GUID of the rule: the first 16 bytes of
 // SHA-256(guidDomain, seed, role, index) as RFC 4122 octets, with the
 // version nibble set to 4 and the variant bits to 10.
-func derivedGUID(seed [sha256.Size]byte, role string, index uint32) guid {
+func derivedGUID(seed [sha256.Size]byte, role string, index uint32) GUID {
 	h := sha256.New()
 	h.Write([]byte(guidDomain))
 	h.Write(seed[:])
@@ -88,7 +100,7 @@ func derivedGUID(seed [sha256.Size]byte, role string, index uint32) guid {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], index)
 	h.Write(b[:])
-	var g guid
+	var g GUID
 	copy(g[:], h.Sum(nil))
 	g[6] = g[6]&0x0f | 0x40
 	g[8] = g[8]&0x3f | 0x80

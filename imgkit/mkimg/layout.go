@@ -36,8 +36,11 @@ type layout struct {
 	log        io.Writer // where the -v lines go; nil without -v
 	format     *outputFormat
 	timestamp  *int64    // -t, seconds since the epoch; nil without it
-	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written (guid.go)
+	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written, when hashes (writer.go)
 	contents   *contents // the partitions' spools, closed by close
+
+	diskGUID GUID      // Options.DiskGUID; zero when derived
+	warn     io.Writer // Options.Warn; nil discards the warnings
 }
 
 // placed is one used partition slot with its place on the disk.
@@ -92,6 +95,8 @@ func check(o *Options) (*layout, error) {
 		track:    uint64(defaultInt(o.SectorsPerTrack, 1)),
 		active:   o.Active,
 		testMode: o.FreeBSDTestMode,
+		diskGUID: o.DiskGUID,
+		warn:     o.Warn,
 		slots:    len(o.Partitions),
 	}
 	if o.Verbose > 0 {
@@ -118,6 +123,9 @@ func check(o *Options) (*layout, error) {
 	}
 	l.format, l.timestamp = lookupFormat(o.Format), o.Timestamp
 	if err := l.readBootcode(o.Bootcode); err != nil {
+		return nil, err
+	}
+	if err := l.checkGUIDs(o); err != nil {
 		return nil, err
 	}
 	l.logHeader()
@@ -296,6 +304,7 @@ func (l *layout) place(ps []Partition, c *contents) error {
 	if err := l.checkOverlaps(); err != nil {
 		return err
 	}
+	l.warnEmpty()
 	if err := l.size(next); err != nil {
 		return err
 	}

@@ -45,6 +45,9 @@ func mbrMetadata(l *layout, where int, blk uint64) uint64 {
 func (l *layout) writeMBR(w io.WriterAt) error {
 	b, m := l.bootSector()
 	for _, p := range l.parts {
+		if l.leftUnused(&p) {
+			continue
+		}
 		r := m.partitionRecord(p.index)
 		size := l.roundTrack(p.sectors)
 		boot := l.active == p.index+1 || (l.active == 0 && p.index == 0 && l.bootcode != nil)

@@ -65,11 +65,20 @@ type Options struct {
 	// (every byte of the n'th GUID drawn is n), giving freebsd-mkimg -y's
 	// bytes. Without it GUIDs follow the package's derivation rule.
 	FreeBSDTestMode bool
+	// DiskGUID is the GPT's DiskGUID (the extension --disk-guid); the
+	// zero GUID means it is derived. Only a scheme that stores GUIDs
+	// (gpt) takes it, and not with FreeBSDTestMode.
+	DiskGUID GUID
 	// Verbose is how many times -v was given. When it is not 0 the lines
 	// mkimg -v prints to its standard error are written to Log.
 	Verbose int
 	// Log receives the -v lines; nil discards them.
 	Log io.Writer
+	// Warn receives one line per warning, each in one Write: where the
+	// disk differs from FreeBSD's mkimg's on purpose, such as an empty
+	// partition's entry left unused (see the package documentation's
+	// Independent checks); nil discards them.
+	Warn io.Writer
 	// Dir is the working directory of the :-CMD commands; "" means the
 	// process's.
 	Dir string
@@ -122,6 +131,10 @@ type Partition struct {
 	Absolute bool
 	// Unused marks a "-" slot: an entry left empty.
 	Unused bool
+	// GUID is the partition's UniquePartitionGUID (the extension
+	// --partition-guid); the zero GUID means it is derived. Only a used
+	// slot of a scheme that stores GUIDs (gpt) takes it.
+	GUID GUID
 	// Source, when not nil, gives the partition's bytes in place of
 	// File, which must then be "": an io.ReaderAt, or a file system
 	// written into the disk in place (see Source). The partition is as
@@ -142,6 +155,8 @@ var getoptSpec = &getopt.Spec{
 	Long: []getopt.Long{
 		{Name: "formats"}, {Name: "schemes"}, {Name: "version"},
 		{Name: "capacity", Arg: getopt.RequiredArg},
+		{Name: "disk-guid", Arg: getopt.RequiredArg},      // fixturegen's extension
+		{Name: "partition-guid", Arg: getopt.RequiredArg}, // fixturegen's extension
 	},
 	Permute: true,
 	Abbrev:  true,
@@ -151,7 +166,9 @@ var getoptSpec = &getopt.Spec{
 // Options, as FreeBSD's mkimg reads them: every option of its usage, as
 // separate or joined arguments ("-s gpt" or "-sgpt"), long options
 // (--capacity N, --formats, --schemes, --version) and the partition
-// specifications of ParsePartition. -b, -f, -o and -s may be given once;
+// specifications of ParsePartition, and fixturegen's own long options
+// --disk-guid GUID and --partition-guid N=GUID (setGUIDs), which mkimg
+// does not have. -b, -f, -o and -s may be given once;
 // for the other options the last one counts. -h and the three query
 // options set Query and end the reading, as they end mkimg. An argument
 // that is no option ("trailing arguments") and every bad value are errors
@@ -165,6 +182,7 @@ func Parse(args []string) (*Options, error) {
 	}
 	o := &Options{}
 	seen := map[byte]bool{}
+	var guids []getopt.Option // set once every -p has its slot
 	for _, f := range flags {
 		switch f.Long {
 		case "formats", "schemes", "version":
@@ -175,6 +193,9 @@ func Parse(args []string) (*Options, error) {
 				return nil, err
 			}
 			o.MaxCapacity = o.MinCapacity
+			continue
+		case "disk-guid", "partition-guid":
+			guids = append(guids, f)
 			continue
 		}
 		if f.Name == 'h' {
@@ -194,6 +215,9 @@ func Parse(args []string) (*Options, error) {
 	}
 	if len(operands) > 0 {
 		return nil, fmt.Errorf("%w: trailing arguments: %q", ErrOption, operands[0])
+	}
+	if err := o.setGUIDs(guids); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

@@ -239,25 +239,12 @@ func allZero(b []byte) bool {
 // decodeGUID returns the GUID stored in b in UEFI's mixed-endian order as
 // its 8-4-4-4-12 lower-case string.
 func decodeGUID(b []byte) string {
-	var g guid
+	var g GUID
 	binary.BigEndian.PutUint32(g[0:4], binary.LittleEndian.Uint32(b[0:4]))
 	binary.BigEndian.PutUint16(g[4:6], binary.LittleEndian.Uint16(b[4:6]))
 	binary.BigEndian.PutUint16(g[6:8], binary.LittleEndian.Uint16(b[6:8]))
 	copy(g[8:], b[8:16])
 	return g.String()
-}
-
-// String returns g as 8-4-4-4-12 lower-case hexadecimal digits.
-func (g guid) String() string {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 0, 36)
-	for i, c := range g {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b = append(b, '-')
-		}
-		b = append(b, hex[c>>4], hex[c&15])
-	}
-	return string(b)
 }
 
 // gptAlias returns mkimg's alias for the type GUID raw, the first in

@@ -9,17 +9,15 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
-// mbrSectorSize is the sector size an MBR's LBAs are read in: the MBR
-// itself does not say, and 512 is what every PC BIOS and partitioning
-// tool assumes.
-const mbrSectorSize = 512
-
 // readMBR reads the MBR in LBA 0: its four partition records, of which
 // those with a non-zero OSType and SizeInLBA are the partitions. A sector
 // without the 0xAA55 signature, with a BootIndicator other than 0x00 and
 // 0x80, with a GPT Protective record (a GPT's, which readGPT reads), or
-// with no partition at all is ErrNoTable; a partition past the disk's end
-// is ErrFormat.
+// with no partition at all is ErrNoTable. An MBR does not record its
+// sector size, which mkimg -S sets: bySectorSize infers it from where the
+// partitions end, 512 bytes when they end before the disk's end under
+// each size. A partition past the disk's end under every size is
+// ErrFormat.
 func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 	var m mbrRecord
 	if size < int64(len(m)) {
@@ -31,25 +29,39 @@ func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 	if binary.LittleEndian.Uint16(m.signature()) != mbrSignature {
 		return nil, fmt.Errorf("%w: no MBR signature 0xaa55 at byte 0x1fe", ErrNoTable)
 	}
-	t := &Table{Scheme: "mbr", SectorSize: mbrSectorSize, Fields: mbrFields(&m, "MBR", -1)}
+	for i := range mbrPartitions {
+		p := m.partitionRecord(i)
+		if b := p.bootIndicator()[0]; b != 0 && b != 0x80 {
+			return nil, fmt.Errorf("%w: MBR partition record %d at byte %#x: BootIndicator %#02x is neither 0x00 nor 0x80", ErrNoTable, i+1, mbrPartitionOffset+16*i, b)
+		}
+		if p.osType()[0] == pmbrOSType {
+			return nil, fmt.Errorf("%w: a GPT protective MBR", ErrNoTable)
+		}
+	}
+	return bySectorSize(size, func(secsz int64) (*Table, int64, error) { return mbrTable(&m, size, secsz) })
+}
+
+// mbrTable lists the partitions of the MBR m on a disk of size bytes with
+// sectors of secsz bytes, and returns the byte where the last one ends.
+func mbrTable(m *mbrRecord, size, secsz int64) (*Table, int64, error) {
+	if size < secsz {
+		return nil, 0, fmt.Errorf("%w: disk smaller than one sector of %d bytes", ErrFormat, secsz)
+	}
+	t := &Table{Scheme: "mbr", SectorSize: int(secsz), Fields: mbrFields(m, "MBR", -1)}
+	var end int64
 	for i := range mbrPartitions {
 		p := m.partitionRecord(i)
 		off := int64(mbrPartitionOffset + 16*i)
-		if b := p.bootIndicator()[0]; b != 0 && b != 0x80 {
-			return nil, fmt.Errorf("%w: MBR partition record %d at byte %#x: BootIndicator %#02x is neither 0x00 nor 0x80", ErrNoTable, i+1, off, b)
-		}
 		typ := p.osType()[0]
-		if typ == pmbrOSType {
-			return nil, fmt.Errorf("%w: a GPT protective MBR", ErrNoTable)
-		}
-		start := int64(binary.LittleEndian.Uint32(p.startingLBA())) * mbrSectorSize
-		n := int64(binary.LittleEndian.Uint32(p.sizeInLBA())) * mbrSectorSize
+		start := int64(binary.LittleEndian.Uint32(p.startingLBA())) * secsz
+		n := int64(binary.LittleEndian.Uint32(p.sizeInLBA())) * secsz
 		if typ == 0 || n == 0 {
 			continue
 		}
 		if start+n > size {
-			return nil, fmt.Errorf("%w: MBR partition record %d at byte %#x: StartingLBA %d and SizeInLBA %d run past the disk's end (%d sectors)", ErrFormat, i+1, off, start/mbrSectorSize, n/mbrSectorSize, size/mbrSectorSize)
+			return nil, 0, fmt.Errorf("%w: MBR partition record %d at byte %#x: StartingLBA %d and SizeInLBA %d run past the disk's end (%d sectors)", ErrFormat, i+1, off, start/secsz, n/secsz, size/secsz)
 		}
+		end = max(end, start+n)
 		raw := fmt.Sprintf("%#02x", typ)
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   i + 1,
@@ -61,9 +73,9 @@ func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 		})
 	}
 	if len(t.Partitions) == 0 {
-		return nil, fmt.Errorf("%w: an MBR without partitions", ErrNoTable)
+		return nil, 0, fmt.Errorf("%w: an MBR without partitions", ErrNoTable)
 	}
-	return t, nil
+	return t, end, nil
 }
 
 // mbrAlias returns mkimg's alias for the OSType typ, or raw.

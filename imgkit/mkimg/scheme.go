@@ -24,6 +24,9 @@ type scheme struct {
 	bootcode int
 	// maxSectorSize is the largest logical sector size (-S) it takes.
 	maxSectorSize uint64
+	// hasGUIDs says the table stores GUIDs, the disk's and the
+	// partitions' (Options.DiskGUID, Partition.GUID).
+	hasGUIDs bool
 	// hasType reports whether the scheme maps a type alias (lower case)
 	// to a type of its own.
 	hasType func(alias string) bool

@@ -89,6 +89,9 @@ func (l *layout) write(im *bcache.Image) error {
 		}
 		sums[i] = sum
 	}
+	if l.hashes() {
+		l.idSeed = l.seed(sums) // the container formats derive their ids from it
+	}
 	if l.s == nil {
 		return nil // a disk without a scheme is its partitions' zeros
 	}
@@ -98,11 +101,13 @@ func (l *layout) write(im *bcache.Image) error {
 
 // copyPartition copies a partition's bytes (its Source, file or command
 // output) to its place on the disk and returns their SHA-256 when the
-// GUIDs are derived (an empty partition's is that of no bytes); in
-// FreeBSD's test mode nothing is hashed and the sum is zero.
+// rule's seed is needed (l.hashes; an empty partition's is that of no
+// bytes). Otherwise (in FreeBSD's test mode, or for a raw disk of a scheme
+// without GUIDs or with every GUID given) nothing is hashed and the sum is
+// zero.
 func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, error) {
 	var h hash.Hash
-	if !l.testMode {
+	if l.hashes() {
 		h = sha256.New()
 	}
 	if src := p.content(); src != nil {

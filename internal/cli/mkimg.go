@@ -19,7 +19,7 @@ import (
 func init() {
 	register(command{
 		Name:    "mkimg",
-		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [-o disk] | --formats | --schemes | --version",
+		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (APM, BSD, EBR, GPT, MBR or VTOC8), as FreeBSD's mkimg(1) does",
 		Help: `FreeBSD mkimg(1)'s command line, for every scheme of mkimg. Without -o the
 disk goes to standard output.
@@ -45,6 +45,14 @@ disk goes to standard output.
   -y               FreeBSD's test-mode GUIDs: freebsd-mkimg -y's bytes;
                    without it the GUIDs are derived from the layout and the
                    contents, so the same inputs give the same disk
+  --disk-guid GUID fixturegen's own (mkimg has no such option): the GPT's
+                   disk GUID, as RFC 4122 text (8-4-4-4-12 hex digits)
+  --partition-guid N=GUID
+                   fixturegen's own: the unique GUID of the N'th -p slot
+                   (from 1; a used one), once per slot. A GPT GUID not
+                   given is derived; given all, no partition is read twice
+                   to hash it. Not with -y, nor the nil GUID, nor for a
+                   scheme without GUIDs (all but gpt)
   -v               print the layout to standard error, as mkimg -v does
   -S secsz         logical sector size, a power of two, 512 to 4096
   -P blksz         physical block size, a power of two, at least secsz
@@ -81,6 +89,7 @@ func runMkimg(e *env, args []string) error {
 		return mkimgQuery(e, o.Query)
 	}
 	o.Log, o.Stderr, o.Dir = e.Stderr, e.Stderr, e.Dir
+	o.Warn = fixturegenPrefix{e.Stderr}
 	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
 		disk, err := mkimg.Build(o)
@@ -171,4 +180,15 @@ func fromMkimg(err error) error {
 		return usagef("%s", err.Error())
 	}
 	return err
+}
+
+// fixturegenPrefix writes each Write, one library warning line, after
+// "fixturegen: ", as the command's own messages begin.
+type fixturegenPrefix struct{ w io.Writer }
+
+func (p fixturegenPrefix) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, "fixturegen: "); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
 }
