@@ -38,68 +38,6 @@ func TestAPMFreeBSDIdentity(t *testing.T) {
 	checkFreeBSDMatrix(t, apmMatrix)
 }
 
-// checkFreeBSDMatrix compares WriteFile's, Write's and Build's disks with
-// freebsd-mkimg -y's for each command line.
-func checkFreeBSDMatrix(t *testing.T, lines []string) {
-	t.Helper()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range lines {
-		t.Run(shortName(line), func(t *testing.T) {
-			t.Parallel()
-			args := append(strings.Fields(line), "-y")
-			want := filepath.Join(t.TempDir(), "want.img")
-			cmd := exec.Command(ref, append(args, "-o", want)...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-			}
-			wantBytes, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := parseIn(t, dir, args)
-			got := filepath.Join(t.TempDir(), "got.img")
-			if err := WriteFile(got, o); err != nil {
-				t.Fatal(err)
-			}
-			gotBytes, err := os.ReadFile(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareDisks(t, gotBytes, wantBytes)
-			built := mustBuild(t, o)
-			if !bytes.Equal(built, wantBytes) {
-				t.Error("Build's bytes differ from WriteFile's")
-			}
-			f, err := os.Create(filepath.Join(t.TempDir(), "write.img"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if n, err := Write(f, o); err != nil || n != int64(len(wantBytes)) {
-				t.Fatalf("Write = %d, %v; want %d bytes", n, err, len(wantBytes))
-			}
-			written, err := os.ReadFile(f.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(written, wantBytes) {
-				t.Error("Write's bytes differ from freebsd-mkimg's")
-			}
-		})
-	}
-}
-
-// shortName keeps a subtest's name readable for the 4096-partition line.
-func shortName(line string) string {
-	if len(line) > 120 {
-		return line[:120] + "..." + strconv.Itoa(len(strings.Fields(line)))
-	}
-	return line
-}
-
 // TestAPMRead checks that the APM reader gives back, for every command
 // line of apmMatrix, each used slot's type, label, start and size as
 // planned, and nothing for unused slots.
@@ -323,15 +261,7 @@ func checkSchemeErrors(t *testing.T, cases []schemeErrorCase) {
 		out := filepath.Join(t.TempDir(), "disk.img")
 		o, err := Parse(strings.Fields(c.line))
 		if err == nil {
-			for i := range o.Partitions {
-				if f := o.Partitions[i].File; f != "" {
-					o.Partitions[i].File = filepath.Join(dir, f)
-				}
-			}
-			if o.Bootcode != "" {
-				o.Bootcode = filepath.Join(dir, o.Bootcode)
-			}
-			err = WriteFile(out, o)
+			err = WriteFile(out, matrixInDir(dir, o))
 		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want an error wrapping %v", shortName(c.line), err, c.want)

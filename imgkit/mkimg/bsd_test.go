@@ -15,21 +15,6 @@ import (
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
-// bsdInputs writes the files inputs writes and bsdboot, 8192 bytes of
-// boot code filling the whole boot area, so that the label's place in it
-// and the entries mkimg leaves holding boot code show.
-func bsdInputs(t *testing.T, dir string) {
-	t.Helper()
-	inputs(t, dir)
-	b := make([]byte, bsdBootblockSize)
-	for i := range b {
-		b[i] = byte(i*13 + 5)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bsdboot"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // repeatPart returns n -p arguments of spec.
 func repeatPart(spec string, n int) string {
 	return strings.Repeat(" -p "+spec, n)
@@ -65,67 +50,7 @@ var bsdMatrix = []string{
 // freebsd-mkimg -y's bytes for every -s bsd command line of the matrix.
 func TestBSDFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			checkFreeBSDIdentity(t, ref, dir, line)
-		})
-	}
-}
-
-// checkFreeBSDIdentity runs freebsd-mkimg -y and WriteFile, Write and
-// Build on one command line, in dir, and compares the disks.
-func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
-	t.Helper()
-	args := append(strings.Fields(line), "-y")
-	want := filepath.Join(t.TempDir(), "want.img")
-	cmd := exec.Command(ref, append(args, "-o", want)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-	}
-	wantBytes, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := parseIn(t, dir, args)
-	got := filepath.Join(t.TempDir(), "got.img")
-	if err := WriteFile(got, o); err != nil {
-		t.Fatal(err)
-	}
-	gotBytes, err := os.ReadFile(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compareDisks(t, gotBytes, wantBytes)
-	built, err := Build(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(built, wantBytes) {
-		t.Error("Build's bytes differ from freebsd-mkimg's")
-	}
-	var buf writerAtBuffer
-	n, err := Write(&buf, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(wantBytes)) || !bytes.Equal(buf.b, wantBytes) {
-		t.Errorf("Write wrote %d bytes, not freebsd-mkimg's %d", n, len(wantBytes))
-	}
-}
-
-// writerAtBuffer is an io.WriterAt over a growing byte slice.
-type writerAtBuffer struct{ b []byte }
-
-func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
-	if end := int(off) + len(p); end > len(w.b) {
-		w.b = append(w.b, make([]byte, end-len(w.b))...)
-	}
-	return copy(w.b[off:], p), nil
+	checkFreeBSDMatrix(t, bsdMatrix)
 }
 
 // TestBSDReadBack checks that readBSD gives back the partitions, geometry
@@ -133,7 +58,7 @@ func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
 func TestBSDReadBack(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	for _, line := range bsdMatrix {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
@@ -203,7 +128,7 @@ func bsdBootInEntries(l *layout) bool {
 func TestBSDBootInEntries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	o := parseIn(t, dir, strings.Fields("-s bsd -b bsdboot -p freebsd-ufs:=d"+repeatPart("-", 17)+" -p freebsd-swap:=b"))
 	disk := mustBuild(t, o)
 	boot, err := os.ReadFile(filepath.Join(dir, "bsdboot"))
@@ -278,7 +203,7 @@ func checkTableReadBack(t *testing.T, tab *Table, l *layout, sizeOf func(placed)
 func TestBSDReadErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b")))
 	if _, err := readBSD(bytes.NewReader(make([]byte, 16384)), 16384); !errors.Is(err, ErrNoTable) {
 		t.Errorf("zero disk: got %v, want ErrNoTable", err)
@@ -307,7 +232,7 @@ func TestBSDReadErrors(t *testing.T) {
 func TestBSDErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, bsdBootblockSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +258,7 @@ func TestBSDMmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	row := regexp.MustCompile(`(?m)^\d+:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$`)
 	for _, line := range bsdMatrix {
 		t.Run(line, func(t *testing.T) {
@@ -378,7 +303,7 @@ func TestBSDFdisk(t *testing.T) {
 	fdisk := tooltest.Need(t, "fdisk")
 	sfdisk := tooltest.Need(t, "sfdisk")
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	slice := regexp.MustCompile(`(?m)^([a-t])\s+(\d+)\s+(\d+)\s+(\d+)\s`)
 	dump := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
 	for _, line := range bsdMatrix {

@@ -416,14 +416,15 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// matrixInDir makes o's partition and boot code files relative to dir.
+// matrixInDir makes o's relative partition and boot code files relative
+// to dir, and returns o.
 func matrixInDir(dir string, o *Options) *Options {
 	for i := range o.Partitions {
-		if o.Partitions[i].File != "" {
-			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
+		if f := o.Partitions[i].File; f != "" && !filepath.IsAbs(f) {
+			o.Partitions[i].File = filepath.Join(dir, f)
 		}
 	}
-	if o.Bootcode != "" {
+	if o.Bootcode != "" && !filepath.IsAbs(o.Bootcode) {
 		o.Bootcode = filepath.Join(dir, o.Bootcode)
 	}
 	return o

@@ -15,7 +15,10 @@ import (
 
 // inputs writes the partition and boot code files the command lines of
 // the tests name, in dir: a (100000 bytes), b (777 bytes, odd), c (4096
-// bytes), d (1 byte) and boot (300 bytes), each of distinct bytes.
+// bytes), d (1 byte) and boot (300 bytes), each of distinct bytes; and
+// bsdboot, 8192 bytes of boot code filling a BSD label's whole boot area,
+// so that the label's place in it and the entries mkimg leaves holding
+// boot code show.
 func inputs(t *testing.T, dir string) {
 	t.Helper()
 	for name, n := range map[string]int{"a": 100000, "b": 777, "c": 4096, "d": 1, "boot": 300} {
@@ -26,6 +29,13 @@ func inputs(t *testing.T, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	b := make([]byte, bsdBootblockSize)
+	for i := range b {
+		b[i] = byte(i*13 + 5)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bsdboot"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -61,42 +71,7 @@ var matrix = []string{
 // freebsd-mkimg -y's bytes for every command line of the matrix.
 func TestFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			args := append(strings.Fields(line), "-y")
-			want := filepath.Join(t.TempDir(), "want.img")
-			cmd := exec.Command(ref, append(args, "-o", want)...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-			}
-			wantBytes, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := parseIn(t, dir, args)
-			got := filepath.Join(t.TempDir(), "got.img")
-			if err := WriteFile(got, o); err != nil {
-				t.Fatal(err)
-			}
-			gotBytes, err := os.ReadFile(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareDisks(t, gotBytes, wantBytes)
-			built, err := Build(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(built, wantBytes) {
-				t.Error("Build's bytes differ from WriteFile's")
-			}
-		})
-	}
+	checkFreeBSDMatrix(t, matrix)
 }
 
 // parseIn parses args with the partition and boot code files made
@@ -107,15 +82,7 @@ func parseIn(t *testing.T, dir string, args []string) *Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range o.Partitions {
-		if o.Partitions[i].File != "" {
-			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
-		}
-	}
-	if o.Bootcode != "" {
-		o.Bootcode = filepath.Join(dir, o.Bootcode)
-	}
-	return o
+	return matrixInDir(dir, o)
 }
 
 // compareDisks fails the test at the first sector where got and want
@@ -273,15 +240,7 @@ func TestErrors(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "disk.img")
 		o, err := Parse(strings.Fields(c.line))
 		if err == nil {
-			for i := range o.Partitions {
-				if f := o.Partitions[i].File; f != "" && !filepath.IsAbs(f) {
-					o.Partitions[i].File = filepath.Join(dir, f)
-				}
-			}
-			if o.Bootcode != "" {
-				o.Bootcode = filepath.Join(dir, o.Bootcode)
-			}
-			err = WriteFile(out, o)
+			err = WriteFile(out, matrixInDir(dir, o))
 		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want an error wrapping %v", c.line, err, c.want)
