@@ -43,7 +43,7 @@ func TestAPMFreeBSDIdentity(t *testing.T) {
 // planned, and nothing for unused slots.
 func TestAPMRead(t *testing.T) {
 	t.Parallel()
-	checkReadBack(t, apmMatrix, func(alias string) string { return alias }, func(l *layout) map[[2]string]string {
+	checkReadBack(t, apmMatrix, sameType, func(l *layout) map[[2]string]string {
 		return map[[2]string]string{
 			{"driver descriptor record", "sbSig"}:      "17746 (0x4552)",
 			{"driver descriptor record", "sbBlkSize"}:  fmt.Sprintf("%d (%#x)", l.secsz, l.secsz),
@@ -78,28 +78,7 @@ func checkReadBack(t *testing.T, lines []string, readType func(string) string, h
 		if err != nil {
 			t.Fatalf("%s: %v", shortName(line), err)
 		}
-		if tab.Scheme != l.scheme || tab.SectorSize != int(l.secsz) {
-			t.Errorf("%s: read scheme %s with %d-byte sectors, want %s with %d", shortName(line), tab.Scheme, tab.SectorSize, l.scheme, l.secsz)
-		}
-		if len(tab.Partitions) != len(l.parts) {
-			t.Fatalf("%s: read %d partitions, want %d", shortName(line), len(tab.Partitions), len(l.parts))
-		}
-		for i, p := range l.parts {
-			got := tab.Partitions[i]
-			want := Entry{
-				Index: p.index + 1,
-				Type:  readType(strings.ToLower(p.Type)),
-				Label: p.Label,
-				Start: int64(p.start * l.secsz),
-				Size:  int64(p.sectors * l.secsz),
-			}
-			if got.Index != want.Index || got.Type != want.Type || got.Label != want.Label || got.Start != want.Start || got.Size != want.Size {
-				t.Errorf("%s: partition %d read as %+v, want %+v", shortName(line), i, got, want)
-			}
-			if len(got.Fields) == 0 || got.RawType == "" {
-				t.Errorf("%s: partition %d has no Fields or RawType", shortName(line), i)
-			}
-		}
+		checkTableReadBack(t, shortName(line)+": ", tab, l, readType, placedSectors)
 		all := tab.Fields
 		for _, p := range tab.Partitions {
 			all = append(all, p.Fields...)

@@ -80,7 +80,7 @@ func TestBSDReadBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkTableReadBack(t, tab, l, func(p placed) int64 { return int64(p.sectors) })
+			checkTableReadBack(t, "", tab, l, sameType, placedSectors)
 			fields := fieldMap(tab)
 			for name, want := range map[string]uint64{
 				"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
@@ -167,34 +167,6 @@ func fieldMap(tab *Table) map[string]string {
 		m[f.Path+" "+f.Name] = f.Value
 	}
 	return m
-}
-
-// checkTableReadBack compares the partitions a read hook found with those l
-// placed: slot, type, start and size (sizeOf gives a partition's sectors
-// as the scheme stores them).
-func checkTableReadBack(t *testing.T, tab *Table, l *layout, sizeOf func(placed) int64) {
-	t.Helper()
-	if len(tab.Partitions) != len(l.parts) {
-		t.Fatalf("read %d partitions, wrote %d", len(tab.Partitions), len(l.parts))
-	}
-	for i, e := range tab.Partitions {
-		p := l.parts[i]
-		if tab.Scheme != "ebr" && e.Index != p.index+1 {
-			t.Errorf("partition %d: Index %d, want %d", i, e.Index, p.index+1)
-		}
-		if e.Type != lower7(p.Type) {
-			t.Errorf("partition %d: Type %q, want %q", i, e.Type, lower7(p.Type))
-		}
-		if want := int64(p.start * l.secsz); e.Start != want {
-			t.Errorf("partition %d: Start %d, want %d", i, e.Start, want)
-		}
-		if want := sizeOf(p) * int64(l.secsz); e.Size != want {
-			t.Errorf("partition %d: Size %d, want %d", i, e.Size, want)
-		}
-		if len(e.Fields) == 0 {
-			t.Errorf("partition %d: no Fields", i)
-		}
-	}
 }
 
 // TestBSDReadErrors checks that a disk without a label gives ErrNoTable
