@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -210,7 +209,7 @@ func TestAPMMmlsUnusedSlot(t *testing.T) {
 // tells it by, and that freebsd-mkimg refuses the same command lines.
 func TestAPMErrors(t *testing.T) {
 	t.Parallel()
-	checkSchemeErrors(t, []schemeErrorCase{
+	checkSchemeErrors(t, inputsDir(t), []schemeErrorCase{
 		{"-s apm -p efi:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs/abcdefghijklmnopqrstuvwxyz012345:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs:=a -S 8192", ErrOption, false},
@@ -218,44 +217,6 @@ func TestAPMErrors(t *testing.T) {
 		{"-s apm" + strings.Repeat(" -p -", apmMaxPartitions) + " -p freebsd-ufs:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs::3t", ErrTooLarge, true},
 	})
-}
-
-// schemeErrorCase is a command line and the sentinel its error wraps;
-// mkimgWrites marks a disk freebsd-mkimg writes anyway, with truncated
-// fields.
-type schemeErrorCase struct {
-	line        string
-	want        error
-	mkimgWrites bool
-}
-
-// checkSchemeErrors checks each case's error, that it leaves no file
-// behind, and, where freebsd-mkimg is present, that it refuses the line.
-func checkSchemeErrors(t *testing.T, cases []schemeErrorCase) {
-	t.Helper()
-	dir := t.TempDir()
-	inputs(t, dir)
-	ref, _ := exec.LookPath("freebsd-mkimg")
-	for _, c := range cases {
-		out := filepath.Join(t.TempDir(), "disk.img")
-		o, err := Parse(strings.Fields(c.line))
-		if err == nil {
-			err = WriteFile(out, matrixInDir(dir, o))
-		}
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: got %v, want an error wrapping %v", shortName(c.line), err, c.want)
-		}
-		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
-			t.Errorf("%s: left %d files behind", shortName(c.line), len(entries))
-		}
-		if ref != "" && !c.mkimgWrites {
-			cmd := exec.Command(ref, append(strings.Fields(c.line), "-y", "-o", filepath.Join(t.TempDir(), "ref.img"))...)
-			cmd.Dir = dir
-			if msg, err := cmd.CombinedOutput(); err == nil {
-				t.Errorf("%s: freebsd-mkimg accepts it:\n%s", shortName(c.line), msg)
-			}
-		}
-	}
 }
 
 // FuzzReadAPM checks that the APM reader never panics, and that a table

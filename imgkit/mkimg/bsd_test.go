@@ -199,29 +199,24 @@ func TestBSDReadErrors(t *testing.T) {
 
 // TestBSDErrors checks the command lines -s bsd refuses, as mkimg does:
 // 4096-byte sectors, labels, 20 slots, types it has no p_fstype for, and
-// boot code over 8192 bytes; and disks of 2^32 sectors or more, which
-// mkimg would truncate to the label's 32-bit fields.
+// boot code over 8192 bytes, each of which freebsd-mkimg refuses too;
+// and disks of 2^32 sectors or more, which mkimg would truncate to the
+// label's 32-bit fields.
 func TestBSDErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
+	dir := inputsDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, bsdBootblockSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for line, want := range map[string]error{
-		"-s bsd -S 4096 -p freebsd-ufs:=a":          ErrOption,
-		"-s bsd -p freebsd-ufs/root:=a":             ErrPartition,
-		"-s bsd" + repeatPart("freebsd-ufs:=d", 20): ErrPartition,
-		"-s bsd -p efi:=a":                          ErrPartition,
-		"-s bsd -p freebsd:=a":                      ErrPartition,
-		"-s bsd -b big -p freebsd-ufs:=a":           ErrBootcode,
-		"-s bsd -p freebsd-ufs::2t":                 ErrTooLarge,
-	} {
-		_, err := Build(parseIn(t, dir, strings.Fields(line)))
-		if !errors.Is(err, want) {
-			t.Errorf("%s: got %v, want %v", line, err, want)
-		}
-	}
+	checkSchemeErrors(t, dir, []schemeErrorCase{
+		{"-s bsd -S 4096 -p freebsd-ufs:=a", ErrOption, false},
+		{"-s bsd -p freebsd-ufs/root:=a", ErrPartition, false},
+		{"-s bsd" + repeatPart("freebsd-ufs:=d", 20), ErrPartition, false},
+		{"-s bsd -p efi:=a", ErrPartition, false},
+		{"-s bsd -p freebsd:=a", ErrPartition, false},
+		{"-s bsd -b big -p freebsd-ufs:=a", ErrBootcode, false},
+		{"-s bsd -p freebsd-ufs::2t", ErrTooLarge, true},
+	})
 }
 
 // TestBSDMmls checks that sleuthkit's mmls -t bsd lists each matrix

@@ -195,7 +195,7 @@ func TestVTOC8Fdisk(t *testing.T) {
 // lines.
 func TestVTOC8Errors(t *testing.T) {
 	t.Parallel()
-	checkSchemeErrors(t, []schemeErrorCase{
+	checkSchemeErrors(t, inputsDir(t), []schemeErrorCase{
 		{"-s vtoc8 -p freebsd:=a", ErrPartition, false},
 		{"-s vtoc8 -p freebsd-boot:=a", ErrPartition, false},
 		{"-s vtoc8 -p freebsd-ufs/root:=a", ErrPartition, false},

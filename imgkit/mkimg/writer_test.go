@@ -3,7 +3,6 @@ package mkimg
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,7 +196,8 @@ func gptGUIDs(t *testing.T, disk []byte, n int) [][16]byte {
 }
 
 // TestErrors checks that each bad command line or input is refused with
-// the sentinel a caller tells it by, and leaves no output file behind.
+// one line wrapping the sentinel a caller tells it by, leaves no output
+// file behind, and is refused by freebsd-mkimg too (but for -f vhd).
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -206,52 +206,34 @@ func TestErrors(t *testing.T) {
 	if err := os.WriteFile(big, make([]byte, 513), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		line string
-		want error
-	}{
-		{"-s gpt", ErrOption},
-		{"-s sun -p efi:=a", ErrOption},
-		{"-p efi:=a", ErrOption},
-		{"-s gpt -p efi:=a -S 8192", ErrOption},
-		{"-s gpt -p efi:=a -S 1000", ErrOption},
-		{"-s gpt -p efi:=a -P 1000", ErrOption},
-		{"-s gpt -p efi:=a -S 4096 -P 512", ErrOption},
-		{"-s mbr -p freebsd:=a -H 256", ErrOption},
-		{"-s mbr -p freebsd:=a -T 64", ErrOption},
-		{"-s mbr -p freebsd:=a -a 101", ErrOption},
-		{"-s gpt -p efi:=a -f vhd", ErrOption},
-		{"-s gpt -p efi", ErrOption},
-		{"-s gpt -p /x:=a", ErrOption},
-		{"-s gpt -p efi/:=a", ErrOption},
-		{"-s gpt -p efi::12q", ErrOption},
-		{"-s gpt -p efi:=a -s mbr", ErrOption},
-		{"-s gpt -p efi:=a extra", ErrOption},
-		{"-s mbr -p freebsd:=a -p - -p - -p - -p -", ErrPartition},
-		{"-s mbr -p freebsd/root:=a", ErrPartition},
-		{"-s gpt -p efi/abcdefghijklmnopqrstuvwxyz0123456789X:=a", ErrPartition},
-		{"-s gpt -p freebsd-ufs-typo:=a", ErrPartition},
-		{"-s mbr -p freebsd-ufs:=a", ErrPartition},
-		{"-s gpt -p efi:=missing", ErrPartition},
-		{"-s gpt -p efi:=" + dir, ErrPartition},
-		{"-s gpt -p efi:=a -b bigboot", ErrBootcode},
-		{"-s gpt -p efi:=a -b missing", ErrBootcode},
-	} {
-		out := filepath.Join(t.TempDir(), "disk.img")
-		o, err := Parse(strings.Fields(c.line))
-		if err == nil {
-			err = WriteFile(out, matrixInDir(dir, o))
-		}
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: got %v, want an error wrapping %v", c.line, err, c.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error is more than one line: %q", c.line, err)
-		}
-		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
-			t.Errorf("%s: left %d files behind", c.line, len(entries))
-		}
-	}
+	checkSchemeErrors(t, dir, []schemeErrorCase{
+		{"-s gpt", ErrOption, false},
+		{"-s sun -p efi:=a", ErrOption, false},
+		{"-p efi:=a", ErrOption, false},
+		{"-s gpt -p efi:=a -S 8192", ErrOption, false},
+		{"-s gpt -p efi:=a -S 1000", ErrOption, false},
+		{"-s gpt -p efi:=a -P 1000", ErrOption, false},
+		{"-s gpt -p efi:=a -S 4096 -P 512", ErrOption, false},
+		{"-s mbr -p freebsd:=a -H 256", ErrOption, false},
+		{"-s mbr -p freebsd:=a -T 64", ErrOption, false},
+		{"-s mbr -p freebsd:=a -a 101", ErrOption, false},
+		{"-s gpt -p efi:=a -f vhd", ErrOption, true}, // a format of the next issue
+		{"-s gpt -p efi", ErrOption, false},
+		{"-s gpt -p /x:=a", ErrOption, false},
+		{"-s gpt -p efi/:=a", ErrOption, false},
+		{"-s gpt -p efi::12q", ErrOption, false},
+		{"-s gpt -p efi:=a -s mbr", ErrOption, false},
+		{"-s gpt -p efi:=a extra", ErrOption, false},
+		{"-s mbr -p freebsd:=a -p - -p - -p - -p -", ErrPartition, false},
+		{"-s mbr -p freebsd/root:=a", ErrPartition, false},
+		{"-s gpt -p efi/abcdefghijklmnopqrstuvwxyz0123456789X:=a", ErrPartition, false},
+		{"-s gpt -p freebsd-ufs-typo:=a", ErrPartition, false},
+		{"-s mbr -p freebsd-ufs:=a", ErrPartition, false},
+		{"-s gpt -p efi:=missing", ErrPartition, false},
+		{"-s gpt -p efi:=" + dir, ErrPartition, false},
+		{"-s gpt -p efi:=a -b bigboot", ErrBootcode, false},
+		{"-s gpt -p efi:=a -b missing", ErrBootcode, false},
+	})
 }
 
 // TestParseSize checks mkimg's number syntax.
