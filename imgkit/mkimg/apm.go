@@ -18,7 +18,7 @@ func init() {
 		maxParts:      apmMaxPartitions,
 		labelMax:      apmLabelMax,
 		maxSectorSize: apmMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := apmTypes[alias]; return ok },
+		hasType:       typeIn(apmTypes),
 		metadata:      apmMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeAPM(w) },
 		read:          readAPM,
@@ -143,7 +143,7 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 		raw := untilNUL(e.pmParType())
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   int(b - 1),
-			Type:    aliasFor(apmTypes, raw),
+			Type:    aliasOf(apmTypes, raw, raw),
 			RawType: raw,
 			Label:   untilNUL(e.pmPartName()),
 			Start:   int64(binary.BigEndian.Uint32(e.pmPyPartStart())) * bs,
@@ -208,16 +208,4 @@ func untilNUL(b []byte) string {
 		b = b[:i]
 	}
 	return string(b)
-}
-
-// aliasFor returns the alias (the smallest, for a stable answer) that
-// types maps to raw, or raw itself when none does.
-func aliasFor(types map[string]string, raw string) string {
-	alias := raw
-	for a, v := range types {
-		if v == raw && (alias == raw || a < alias) {
-			alias = a
-		}
-	}
-	return alias
 }

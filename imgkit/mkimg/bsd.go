@@ -16,7 +16,7 @@ func init() {
 		maxParts:      bsdPartsMax - 1,
 		bootcode:      bsdBootblockSize,
 		maxSectorSize: bsdMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := bsdTypes[alias]; return ok },
+		hasType:       typeIn(bsdTypes),
 		metadata:      bsdMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeBSD(w) },
 		read:          readBSD,
@@ -218,7 +218,7 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		raw := strconv.Itoa(int(fstype))
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   slot + 1,
-			Type:    aliasOfByte(bsdTypes, fstype, raw),
+			Type:    aliasOf(bsdTypes, fstype, raw),
 			RawType: raw,
 			Start:   int64(off) * secsz,
 			Size:    int64(length) * secsz,
@@ -226,21 +226,6 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		})
 	}
 	return t, nil
-}
-
-// aliasOfByte returns the alias of types that maps to v, the first in
-// sorted order when several do, or raw when none does.
-func aliasOfByte(types map[string]byte, v byte, raw string) string {
-	best := ""
-	for alias, t := range types {
-		if t == v && (best == "" || alias < best) {
-			best = alias
-		}
-	}
-	if best == "" {
-		return raw
-	}
-	return best
 }
 
 // leFieldValue reads a little-endian field of 1, 2, 4 or 8 bytes.

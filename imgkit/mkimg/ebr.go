@@ -15,7 +15,7 @@ func init() {
 		description:   "Extended Boot Record",
 		maxParts:      ebrMaxPartitions,
 		maxSectorSize: ebrMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := ebrTypes[alias]; return ok },
+		hasType:       typeIn(ebrTypes),
 		metadata:      ebrMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeEBR(w) },
 		read:          readEBR,
@@ -146,7 +146,7 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 		path := fmt.Sprintf("EBR %d at LBA %d", k+1, lba)
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   k + 1,
-			Type:    aliasOfByte(ebrTypes, p.osType()[0], fmt.Sprintf("0x%02x", p.osType()[0])),
+			Type:    aliasOf(ebrTypes, p.osType()[0], fmt.Sprintf("0x%02x", p.osType()[0])),
 			RawType: fmt.Sprintf("0x%02x", p.osType()[0]),
 			Start:   pStart * secsz,
 			Size:    pSize * secsz,

@@ -12,7 +12,7 @@ func init() {
 		maxParts:      mbrPartitions,
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
-		hasType:       func(alias string) bool { _, ok := mbrTypes[alias]; return ok },
+		hasType:       typeIn(mbrTypes),
 		metadata:      mbrMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeMBR(w) },
 		read:          readMBR,

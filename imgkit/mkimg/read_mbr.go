@@ -53,7 +53,7 @@ func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 		raw := fmt.Sprintf("%#02x", typ)
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   i + 1,
-			Type:    mbrAlias(typ, raw),
+			Type:    aliasOf(mbrTypes, typ, raw),
 			RawType: raw,
 			Start:   start,
 			Size:    n,
@@ -64,16 +64,6 @@ func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 		return nil, fmt.Errorf("%w: an MBR without partitions", ErrNoTable)
 	}
 	return t, nil
-}
-
-// mbrAlias returns mkimg's alias for the OSType typ, or raw.
-func mbrAlias(typ byte, raw string) string {
-	for n, v := range mbrTypes {
-		if v == typ {
-			return n
-		}
-	}
-	return raw
 }
 
 // mbrFields describes the fields of LBA 0 outside the partition records,

@@ -17,7 +17,7 @@ func init() {
 		description:   "SMI VTOC8 disk labels",
 		maxParts:      vtocParts - 1,
 		maxSectorSize: vtocSectorSize,
-		hasType:       func(alias string) bool { _, ok := vtocTypes[alias]; return ok },
+		hasType:       typeIn(vtocTypes),
 		metadata:      vtocMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeVTOC8(w) },
 		read:          readVTOC8,
