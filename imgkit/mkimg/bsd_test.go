@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,30 +225,18 @@ func TestBSDMmls(t *testing.T) {
 	mmls := tooltest.Need(t, "mmls")
 	dir := t.TempDir()
 	inputs(t, dir)
-	row := regexp.MustCompile(`(?m)^\d+:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$`)
 	for _, line := range bsdMatrix {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(mmls, "-t", "bsd", img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("mmls: %v\n%s", err, out)
-			}
+			img, l := lineDisk(t, dir, line)
+			rows := mmlsList(t, mmls, "bsd", img, 512)
 			listed := map[string]bool{}
-			for _, m := range row.FindAllStringSubmatch(string(out), -1) {
-				listed[m[2]+"+"+m[4]] = true
+			for _, r := range rows {
+				listed[fmt.Sprintf("%d+%d", r.start, r.sectors)] = true
 			}
 			for _, p := range l.parts {
-				if key := fmt.Sprintf("%010d+%010d", p.start, p.sectors); !listed[key] {
-					t.Errorf("mmls does not list partition %d (start %d, %d sectors):\n%s", p.index+1, p.start, p.sectors, out)
+				if key := fmt.Sprintf("%d+%d", p.start, p.sectors); !listed[key] {
+					t.Errorf("mmls does not list partition %d (start %d, %d sectors): %+v", p.index+1, p.start, p.sectors, rows)
 				}
 			}
 		})
@@ -271,32 +258,25 @@ func TestBSDFdisk(t *testing.T) {
 	sfdisk := tooltest.Need(t, "sfdisk")
 	dir := t.TempDir()
 	inputs(t, dir)
-	slice := regexp.MustCompile(`(?m)^([a-t])\s+(\d+)\s+(\d+)\s+(\d+)\s`)
-	dump := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
 	for _, line := range bsdMatrix {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
+			img, l := lineDisk(t, dir, line)
 			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
 			if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
 				t.Fatalf("fdisk -l: %v\n%s", err, out)
 			}
 			slices := map[string]string{}
-			for _, m := range slice.FindAllStringSubmatch(string(out), -1) {
-				slices[m[1]] = m[2] + "+" + m[4]
+			for _, p := range fdiskParts(t, string(out), img) {
+				slices[string(rune('a'+p.slot-1))] = fmt.Sprintf("%d+%d", p.start, p.sectors)
 			}
 			d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
 			if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
 				t.Fatalf("sfdisk -d: %v\n%s", err, d)
 			}
 			dumped := map[string]string{}
-			for _, m := range dump.FindAllStringSubmatch(string(d), -1) {
-				dumped[m[1]] = m[2] + "+" + m[3] + " type " + m[4]
+			for _, p := range sfdiskParts(string(d)) {
+				dumped[strconv.Itoa(p.slot)] = fmt.Sprintf("%d+%d type %s", p.start, p.sectors, strings.ToLower(p.typ))
 			}
 			want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
 			for _, p := range l.parts {

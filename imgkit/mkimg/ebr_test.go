@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -150,84 +147,51 @@ func TestEBRInMBR(t *testing.T) {
 	mmls := tooltest.Need(t, "mmls")
 	dir := t.TempDir()
 	inputs(t, dir)
-	fdiskRow := regexp.MustCompile(`(?m)^\S+?(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+([0-9a-f]+) `)
-	dumpRow := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
-	mmlsRow := regexp.MustCompile(`(?m)^\d+:\s+\d+:\d+\s+(\d+)\s+\d+\s+(\d+)\s+`)
 	for _, line := range ebrMatrix {
 		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
 			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			work := t.TempDir()
-			chain := filepath.Join(work, "chain.img")
-			if err := WriteFile(chain, o); err != nil {
-				t.Fatal(err)
-			}
-			outer := fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain)
-			img := filepath.Join(work, "disk.img")
-			outerOpts, err := Parse(strings.Fields(outer))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := WriteFile(img, outerOpts); err != nil {
-				t.Fatal(err)
-			}
+			chain, l := lineDisk(t, dir, line)
+			img, _ := lineDisk(t, dir, fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain))
 			base := l.track // the extended partition's start, mbrMetadata's first track
-			secsz := fmt.Sprint(l.secsz)
-			var want []string
+			var want, wantNoType []string
 			for _, p := range l.parts {
 				want = append(want, fmt.Sprintf("%d+%d %x", base+p.start, l.roundTrack(p.sectors), ebrTypes[lower7(p.Type)]))
+				wantNoType = append(wantNoType, fmt.Sprintf("%d+%d", base+p.start, l.roundTrack(p.sectors)))
 			}
-
-			out, err := exec.Command(fdisk, "-l", "-b", secsz, img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
-			}
-			var got []string
-			for _, m := range fdiskRow.FindAllStringSubmatch(string(out), -1) {
-				if m[1] >= "5" || len(m[1]) > 1 {
-					got = append(got, m[2]+"+"+m[4]+" "+m[5])
-				}
-			}
-			compareLists(t, "fdisk -l", got, want, out)
-
-			if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
-				out, err = exec.Command(sfdisk, "-d", img).CombinedOutput()
-				if err != nil {
-					t.Fatalf("sfdisk -d: %v\n%s", err, out)
-				}
-				got = nil
-				for _, m := range dumpRow.FindAllStringSubmatch(string(out), -1) {
-					if len(m[1]) > 1 || m[1] >= "5" {
-						got = append(got, m[2]+"+"+m[3]+" "+m[4])
+			// logical lists a tool's logical partitions (slots 5 on), with
+			// their types when withType.
+			logical := func(parts []toolPart, withType bool) []string {
+				var got []string
+				for _, p := range parts {
+					switch {
+					case p.slot < 5:
+					case withType:
+						got = append(got, fmt.Sprintf("%d+%d %s", p.start, p.sectors, strings.ToLower(p.typ)))
+					default:
+						got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
 					}
 				}
-				compareLists(t, "sfdisk -d", got, want, out)
+				return got
 			}
-
-			out, err = exec.Command(mmls, "-t", "dos", "-b", secsz, img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("mmls: %v\n%s", err, out)
+			compareLists(t, "fdisk -l", logical(fdiskList(t, fdisk, img, l.secsz), true), want)
+			if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
+				compareLists(t, "sfdisk -d", logical(sfdiskDump(t, sfdisk, img), true), want)
 			}
-			got = nil
-			for _, m := range mmlsRow.FindAllStringSubmatch(string(out), -1) {
-				got = append(got, strings.TrimLeft(m[1], "0")+"+"+strings.TrimLeft(m[2], "0"))
+			var got []string
+			for _, p := range mmlsList(t, mmls, "dos", img, l.secsz) {
+				got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
 			}
-			var wantNoType []string
-			for _, w := range want {
-				wantNoType = append(wantNoType, strings.Fields(w)[0])
-			}
-			compareLists(t, "mmls", got, wantNoType, out)
+			compareLists(t, "mmls", got, wantNoType)
 		})
 	}
 }
 
 // compareLists fails the test when a tool's list of partitions differs
 // from the one written.
-func compareLists(t *testing.T, tool string, got, want []string, out []byte) {
+func compareLists(t *testing.T, tool string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("%s lists logical partitions %q, want %q:\n%s", tool, got, want, out)
+		t.Errorf("%s lists logical partitions %q, want %q", tool, got, want)
 	}
 }
 

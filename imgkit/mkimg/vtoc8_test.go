@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,22 +103,10 @@ func TestVTOC8Mmls(t *testing.T) {
 	for _, line := range vtoc8Matrix {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
+			img, l := lineDisk(t, dir, line)
 			rows := map[int]string{}
-			for _, r := range mmlsPartitions(t, mmls, "sun", img, vtocSectorSize) {
-				n, err := strconv.Atoi(r.slot)
-				if err != nil {
-					t.Fatalf("mmls slot %q", r.slot)
-				}
-				rows[n] = r.text
+			for _, r := range mmlsList(t, mmls, "sun", img, vtocSectorSize) {
+				rows[r.slot-1] = fmt.Sprintf("%d %d %s", r.start, r.sectors, r.label)
 			}
 			if len(rows) != len(l.parts)+1 {
 				t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
@@ -140,10 +125,6 @@ func TestVTOC8Mmls(t *testing.T) {
 	}
 }
 
-// fdiskRow matches one partition row of fdisk -l: the device's slot
-// number, start, end, sectors and Id.
-var fdiskRow = regexp.MustCompile(`(?m)^\S+?(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+([0-9a-f]+)\s`)
-
 // TestVTOC8Fdisk checks that util-linux fdisk -l reads every label of
 // vtoc8Matrix as a Sun label and lists each partition, one-based by Sun
 // slot, with its start, length and tag.
@@ -155,23 +136,14 @@ func TestVTOC8Fdisk(t *testing.T) {
 	for _, line := range vtoc8Matrix {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "Disklabel type: sun") {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
+			img, l := lineDisk(t, dir, line)
+			out := runTool(t, fdisk, "-l", img)
+			if !strings.Contains(out, "Disklabel type: sun") {
+				t.Fatalf("fdisk -l reads no Sun label:\n%s", out)
 			}
 			rows := map[int]string{}
-			for _, m := range fdiskRow.FindAllStringSubmatch(string(out), -1) {
-				n, _ := strconv.Atoi(m[1])
-				rows[n] = m[2] + " " + m[4] + " " + m[5]
+			for _, p := range fdiskParts(t, out, img) {
+				rows[p.slot] = fmt.Sprintf("%d %d %s", p.start, p.sectors, strings.ToLower(p.typ))
 			}
 			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " 0"; rows[vtocRawPart+1] != want {
 				t.Errorf("fdisk partition 3 = %q, want %q", rows[vtocRawPart+1], want)
