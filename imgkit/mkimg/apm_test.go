@@ -2,7 +2,6 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -94,21 +93,13 @@ func checkReadBack(t *testing.T, lines []string, readType func(string) string, h
 // counts do not fit the disk, give ErrNoTable.
 func TestAPMReadNoTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	good := mustBuild(t, parseIn(t, dir, strings.Fields("-s apm -p freebsd-ufs:=b")))
-	for name, mutate := range map[string]func([]byte) []byte{
-		"zeros":          func(b []byte) []byte { return make([]byte, len(b)) },
-		"short":          func(b []byte) []byte { return b[:700] },
-		"no entry sig":   func(b []byte) []byte { b[512] = 0; return b },
-		"map too long":   func(b []byte) []byte { b[512+4] = 0x7f; return b },
-		"map count zero": func(b []byte) []byte { clear(b[512+4 : 512+8]); return b },
-	} {
-		b := mutate(bytes.Clone(good))
-		if tab, err := readAPM(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %+v, %v; want ErrNoTable", name, tab, err)
-		}
-	}
+	checkReadRefuses(t, readAPM, inputsDir(t), "-s apm -p freebsd-ufs:=b", map[string]readCase{
+		"zeros":          {zeroed, true},
+		"short":          {truncated(700), true},
+		"no entry sig":   {setting(func(b []byte) { b[512] = 0 }), true},
+		"map too long":   {setting(func(b []byte) { b[512+4] = 0x7f }), true},
+		"map count zero": {setting(func(b []byte) { clear(b[512+4 : 512+8]) }), true},
+	})
 }
 
 // TestAPMMmls checks that sleuthkit's mmls -t mac lists each partition of

@@ -2,7 +2,6 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -173,27 +172,13 @@ func fieldMap(tab *Table) map[string]string {
 // past the disk) is refused with an error that is not ErrNoTable.
 func TestBSDReadErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b")))
-	if _, err := readBSD(bytes.NewReader(make([]byte, 16384)), 16384); !errors.Is(err, ErrNoTable) {
-		t.Errorf("zero disk: got %v, want ErrNoTable", err)
-	}
-	if _, err := readBSD(bytes.NewReader(disk[:700]), 700); !errors.Is(err, ErrNoTable) {
-		t.Errorf("short disk: got %v, want ErrNoTable", err)
-	}
-	for name, corrupt := range map[string]func(d []byte){
-		"checksum":    func(d []byte) { d[512+136] ^= 1 },
-		"npartitions": func(d []byte) { d[512+138] = 21 },
-		"past end":    func(d []byte) { d[512+148+3] = 0x7f },
-	} {
-		d := bytes.Clone(disk)
-		corrupt(d)
-		_, err := readBSD(bytes.NewReader(d), int64(len(d)))
-		if err == nil || errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %v, want a corrupt-table error", name, err)
-		}
-	}
+	checkReadRefuses(t, readBSD, inputsDir(t), "-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b", map[string]readCase{
+		"zero disk":   {func([]byte) []byte { return make([]byte, 16384) }, true},
+		"short disk":  {truncated(700), true},
+		"checksum":    {setting(func(d []byte) { d[512+136] ^= 1 }), false},
+		"npartitions": {setting(func(d []byte) { d[512+138] = 21 }), false},
+		"past end":    {setting(func(d []byte) { d[512+148+3] = 0x7f }), false},
+	})
 }
 
 // TestBSDErrors checks the command lines -s bsd refuses, as mkimg does:

@@ -2,7 +2,6 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -104,36 +103,17 @@ func TestEBRErrors(t *testing.T) {
 // without panicking.
 func TestEBRReadErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s ebr -p freebsd:=d -p fat32:=d -p fat16b:=d")))
-	for name, c := range map[string]struct {
-		corrupt   func(d []byte)
-		noTable   bool
-		truncated int
-	}{
-		"zeros":        {corrupt: func(d []byte) { clear(d) }, noTable: true},
-		"no signature": {corrupt: func(d []byte) { d[510] = 0 }, noTable: true},
-		"record 2":     {corrupt: func(d []byte) { d[mbrPartitionOffset+32+4] = 0x83 }, noTable: true},
-		"short":        {truncated: 100, noTable: true},
-		"loop":         {corrupt: func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType; d[4*512+mbrPartitionOffset+16+8] = 2 }},
-		"back to 0":    {corrupt: func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType }},
-		"past end":     {corrupt: func(d []byte) { d[mbrPartitionOffset+16+11] = 0x70 }},
-		"link type":    {corrupt: func(d []byte) { d[2*512+mbrPartitionOffset+16+4] = 0x83 }},
-		"part past":    {corrupt: func(d []byte) { d[2*512+mbrPartitionOffset+15] = 0x10 }},
-	} {
-		d := bytes.Clone(disk)
-		if c.corrupt != nil {
-			c.corrupt(d)
-		}
-		if c.truncated > 0 {
-			d = d[:c.truncated]
-		}
-		_, err := readEBR(bytes.NewReader(d), int64(len(d)))
-		if err == nil || errors.Is(err, ErrNoTable) != c.noTable {
-			t.Errorf("%s: got %v, want an error (ErrNoTable: %v)", name, err, c.noTable)
-		}
-	}
+	checkReadRefuses(t, readEBR, inputsDir(t), "-s ebr -p freebsd:=d -p fat32:=d -p fat16b:=d", map[string]readCase{
+		"zeros":        {zeroed, true},
+		"no signature": {setting(func(d []byte) { d[510] = 0 }), true},
+		"record 2":     {setting(func(d []byte) { d[mbrPartitionOffset+32+4] = 0x83 }), true},
+		"short":        {truncated(100), true},
+		"loop":         {setting(func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType; d[4*512+mbrPartitionOffset+16+8] = 2 }), false},
+		"back to 0":    {setting(func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType }), false},
+		"past end":     {setting(func(d []byte) { d[mbrPartitionOffset+16+11] = 0x70 }), false},
+		"link type":    {setting(func(d []byte) { d[2*512+mbrPartitionOffset+16+4] = 0x83 }), false},
+		"part past":    {setting(func(d []byte) { d[2*512+mbrPartitionOffset+15] = 0x10 }), false},
+	})
 }
 
 // TestEBRInMBR nests each matrix chain in an MBR as FreeBSD does

@@ -1,7 +1,9 @@
 package mkimg
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,4 +58,39 @@ func inputsDir(t *testing.T) string {
 	dir := t.TempDir()
 	inputs(t, dir)
 	return dir
+}
+
+// readCase is a change to a disk a read hook then reads (mutate changes
+// its argument, a copy, or returns another disk), and whether the hook
+// must find no table on it (ErrNoTable) or refuse a corrupt one (any
+// other error).
+type readCase struct {
+	mutate  func(disk []byte) []byte
+	noTable bool
+}
+
+// checkReadRefuses writes the disk of one command line, its files in
+// dir, and checks that read refuses each case's change to it as the case
+// says.
+func checkReadRefuses(t *testing.T, read func(io.ReaderAt, int64) (*Table, error), dir, line string, cases map[string]readCase) {
+	t.Helper()
+	good := mustBuild(t, parseIn(t, dir, strings.Fields(line)))
+	for name, c := range cases {
+		d := c.mutate(bytes.Clone(good))
+		tab, err := read(bytes.NewReader(d), int64(len(d)))
+		if err == nil || errors.Is(err, ErrNoTable) != c.noTable {
+			t.Errorf("%s: got %+v, %v; want an error (ErrNoTable: %v)", name, tab, err, c.noTable)
+		}
+	}
+}
+
+// zeroed returns a disk of zeros of the same size.
+func zeroed(d []byte) []byte { return make([]byte, len(d)) }
+
+// truncated returns a mutate that keeps a disk's first n bytes.
+func truncated(n int) func([]byte) []byte { return func(d []byte) []byte { return d[:n] } }
+
+// setting returns a mutate that makes the changes set makes to a disk.
+func setting(set func(d []byte)) func([]byte) []byte {
+	return func(d []byte) []byte { set(d); return d }
 }

@@ -1,8 +1,6 @@
 package mkimg
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,20 +65,12 @@ func TestVTOC8Read(t *testing.T) {
 // whose magic or cksum is wrong, give ErrNoTable.
 func TestVTOC8ReadNoTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	good := mustBuild(t, parseIn(t, dir, strings.Fields("-s vtoc8 -p freebsd-ufs:=b")))
-	for name, mutate := range map[string]func([]byte) []byte{
-		"zeros":     func(b []byte) []byte { return make([]byte, len(b)) },
-		"short":     func(b []byte) []byte { return b[:511] },
-		"bad magic": func(b []byte) []byte { b[508] = 0; return b },
-		"bad cksum": func(b []byte) []byte { b[300] ^= 1; return b },
-	} {
-		b := mutate(bytes.Clone(good))
-		if tab, err := readVTOC8(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %+v, %v; want ErrNoTable", name, tab, err)
-		}
-	}
+	checkReadRefuses(t, readVTOC8, inputsDir(t), "-s vtoc8 -p freebsd-ufs:=b", map[string]readCase{
+		"zeros":     {zeroed, true},
+		"short":     {truncated(511), true},
+		"bad magic": {setting(func(b []byte) { b[508] = 0 }), true},
+		"bad cksum": {setting(func(b []byte) { b[300] ^= 1 }), true},
+	})
 }
 
 // vtoc8Slot returns the Sun map slot mkimg puts -p slot index (0-based)
