@@ -53,21 +53,11 @@ func (l *layout) writeEBR(w io.WriterAt) error {
 		m := (*mbrRecord)(b[:512])
 		binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
 		size := l.roundTrack(p.sectors)
-		r := m.partitionRecord(ebrPartRecord)
-		l.chs(r.startingCHS(), l.track)
-		r.osType()[0] = ebrTypes[lower7(p.Type)]
-		l.chs(r.endingCHS(), p.start+size-1)
-		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(l.track))
-		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
+		l.fillRecord(m.partitionRecord(ebrPartRecord), ebrTypes[lower7(p.Type)], l.track, size, l.track, p.start+size-1)
 		if i+1 < len(l.parts) {
 			next := l.parts[i+1]
 			nsize := l.roundTrack(next.sectors)
-			link := m.partitionRecord(ebrLinkRecord)
-			l.chs(link.startingCHS(), next.start-l.track)
-			link.osType()[0] = ebrLinkType
-			l.chs(link.endingCHS(), next.start+nsize-1)
-			binary.LittleEndian.PutUint32(link.startingLBA(), uint32(next.start-l.track))
-			binary.LittleEndian.PutUint32(link.sizeInLBA(), uint32(nsize+l.track))
+			l.fillRecord(m.partitionRecord(ebrLinkRecord), ebrLinkType, next.start-l.track, nsize+l.track, next.start-l.track, next.start+nsize-1)
 		}
 		if err := l.writeAt(w, b, p.start-l.track); err != nil {
 			return err
