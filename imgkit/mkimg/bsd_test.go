@@ -55,45 +55,40 @@ func TestBSDFreeBSDIdentity(t *testing.T) {
 // and raw partition each matrix line wrote.
 func TestBSDReadBack(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			disk := mustBuild(t, o)
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		o := parseIn(t, dir, strings.Fields(line))
+		disk := mustBuild(t, o)
+		l, err := plan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
+		if bsdBootInEntries(l) {
+			// The entries holding boot code name sectors past
+			// the disk's end, which the reader refuses.
+			if err == nil {
+				t.Fatal("readBSD took entries of boot code as partitions")
 			}
-			tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
-			if bsdBootInEntries(l) {
-				// The entries holding boot code name sectors past
-				// the disk's end, which the reader refuses.
-				if err == nil {
-					t.Fatal("readBSD took entries of boot code as partitions")
-				}
-				return
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTableReadBack(t, "", tab, l, sameType, placedSectors)
+		fields := fieldMap(tab)
+		for name, want := range map[string]uint64{
+			"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
+			"d_ncylinders": l.sectors / (l.track * l.heads), "d_npartitions": uint64(max(l.slots+1, bsdPartsMin)),
+			"d_bbsize": bsdBootblockSize, "d_rpm": bsdRPM,
+		} {
+			if got := fields["disklabel "+name]; got != strconv.FormatUint(want, 10) {
+				t.Errorf("%s = %q, want %d", name, got, want)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTableReadBack(t, "", tab, l, sameType, placedSectors)
-			fields := fieldMap(tab)
-			for name, want := range map[string]uint64{
-				"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
-				"d_ncylinders": l.sectors / (l.track * l.heads), "d_npartitions": uint64(max(l.slots+1, bsdPartsMin)),
-				"d_bbsize": bsdBootblockSize, "d_rpm": bsdRPM,
-			} {
-				if got := fields["disklabel "+name]; got != strconv.FormatUint(want, 10) {
-					t.Errorf("%s = %q, want %d", name, got, want)
-				}
-			}
-			if got := fields["d_partitions[2] p_size"]; got != strconv.FormatUint(l.sectors, 10) {
-				t.Errorf("raw partition p_size = %q, want %d", got, l.sectors)
-			}
-		})
-	}
+		}
+		if got := fields["d_partitions[2] p_size"]; got != strconv.FormatUint(l.sectors, 10) {
+			t.Errorf("raw partition p_size = %q, want %d", got, l.sectors)
+		}
+	})
 }
 
 // bsdBootInEntries reports whether l's label has entries that mkimg
@@ -208,24 +203,19 @@ func TestBSDErrors(t *testing.T) {
 func TestBSDMmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, l := lineDisk(t, dir, line)
-			rows := mmlsList(t, mmls, "bsd", img, 512)
-			listed := map[string]bool{}
-			for _, r := range rows {
-				listed[fmt.Sprintf("%d+%d", r.start, r.sectors)] = true
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		rows := mmlsList(t, mmls, "bsd", img, 512)
+		listed := map[string]bool{}
+		for _, r := range rows {
+			listed[fmt.Sprintf("%d+%d", r.start, r.sectors)] = true
+		}
+		for _, p := range l.parts {
+			if key := fmt.Sprintf("%d+%d", p.start, p.sectors); !listed[key] {
+				t.Errorf("mmls does not list partition %d (start %d, %d sectors): %+v", p.index+1, p.start, p.sectors, rows)
 			}
-			for _, p := range l.parts {
-				if key := fmt.Sprintf("%d+%d", p.start, p.sectors); !listed[key] {
-					t.Errorf("mmls does not list partition %d (start %d, %d sectors): %+v", p.index+1, p.start, p.sectors, rows)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // fdiskBSDMax is the most disklabel entries util-linux reads; it warns of
@@ -241,49 +231,44 @@ func TestBSDFdisk(t *testing.T) {
 	t.Parallel()
 	fdisk := tooltest.Need(t, "fdisk")
 	sfdisk := tooltest.Need(t, "sfdisk")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, l := lineDisk(t, dir, line)
-			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
-			if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
+			t.Fatalf("fdisk -l: %v\n%s", err, out)
+		}
+		slices := map[string]string{}
+		for _, p := range fdiskParts(t, string(out), img) {
+			slices[string(rune('a'+p.slot-1))] = fmt.Sprintf("%d+%d", p.start, p.sectors)
+		}
+		d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
+		if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
+			t.Fatalf("sfdisk -d: %v\n%s", err, d)
+		}
+		dumped := map[string]string{}
+		for _, p := range sfdiskParts(string(d)) {
+			dumped[strconv.Itoa(p.slot)] = fmt.Sprintf("%d+%d type %s", p.start, p.sectors, strings.ToLower(p.typ))
+		}
+		want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
+		for _, p := range l.parts {
+			want[bsdSlot(p.index)] = fmt.Sprintf("%d+%d type %x", p.start, p.sectors, bsdTypes[lower7(p.Type)])
+		}
+		entries := max(l.slots+1, bsdPartsMin)
+		if entries > fdiskBSDMax && !bytes.Contains(out, []byte(fmt.Sprintf("Too many partitions (%d, maximum is %d)", entries, fdiskBSDMax))) {
+			t.Errorf("fdisk does not warn of %d entries:\n%s", entries, out)
+		}
+		for e, w := range want {
+			if e >= fdiskBSDMax {
+				continue
 			}
-			slices := map[string]string{}
-			for _, p := range fdiskParts(t, string(out), img) {
-				slices[string(rune('a'+p.slot-1))] = fmt.Sprintf("%d+%d", p.start, p.sectors)
+			if got := slices[string(rune('a'+e))]; !strings.HasPrefix(w, got+" ") {
+				t.Errorf("fdisk lists slice %c as %q, want %q:\n%s", 'a'+e, got, w, out)
 			}
-			d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
-			if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
-				t.Fatalf("sfdisk -d: %v\n%s", err, d)
+			if got := dumped[strconv.Itoa(e+1)]; got != w {
+				t.Errorf("sfdisk dumps partition %d as %q, want %q:\n%s", e+1, got, w, d)
 			}
-			dumped := map[string]string{}
-			for _, p := range sfdiskParts(string(d)) {
-				dumped[strconv.Itoa(p.slot)] = fmt.Sprintf("%d+%d type %s", p.start, p.sectors, strings.ToLower(p.typ))
-			}
-			want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
-			for _, p := range l.parts {
-				want[bsdSlot(p.index)] = fmt.Sprintf("%d+%d type %x", p.start, p.sectors, bsdTypes[lower7(p.Type)])
-			}
-			entries := max(l.slots+1, bsdPartsMin)
-			if entries > fdiskBSDMax && !bytes.Contains(out, []byte(fmt.Sprintf("Too many partitions (%d, maximum is %d)", entries, fdiskBSDMax))) {
-				t.Errorf("fdisk does not warn of %d entries:\n%s", entries, out)
-			}
-			for e, w := range want {
-				if e >= fdiskBSDMax {
-					continue
-				}
-				if got := slices[string(rune('a'+e))]; !strings.HasPrefix(w, got+" ") {
-					t.Errorf("fdisk lists slice %c as %q, want %q:\n%s", 'a'+e, got, w, out)
-				}
-				if got := dumped[strconv.Itoa(e+1)]; got != w {
-					t.Errorf("sfdisk dumps partition %d as %q, want %q:\n%s", e+1, got, w, d)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // FuzzReadBSD checks that readBSD never panics and that any table it

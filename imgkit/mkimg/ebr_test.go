@@ -46,21 +46,16 @@ func TestEBRFreeBSDIdentity(t *testing.T) {
 // whole tracks, and the sector size.
 func TestEBRReadBack(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range append(ebrMatrix, ebrMaxLine) {
-		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			disk := mustBuild(t, o)
-			tab, err := readEBR(bytes.NewReader(disk), int64(len(disk)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTableReadBack(t, "", tab, l, sameType, func(p placed) int64 { return int64(l.roundTrack(p.sectors)) })
-		})
-	}
+	eachLine(t, append(ebrMatrix, ebrMaxLine), func(t *testing.T, dir, line string) {
+		o := parseIn(t, dir, strings.Fields(line))
+		l := mustPlan(t, o)
+		disk := mustBuild(t, o)
+		tab, err := readEBR(bytes.NewReader(disk), int64(len(disk)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTableReadBack(t, "", tab, l, sameType, func(p placed) int64 { return int64(l.roundTrack(p.sectors)) })
+	})
 }
 
 // TestEBRFat32LBA checks the alias current FreeBSD adds for ebr and the
@@ -125,45 +120,36 @@ func TestEBRInMBR(t *testing.T) {
 	fdisk := tooltest.Need(t, "fdisk")
 	sfdisk := tooltest.Need(t, "sfdisk")
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range ebrMatrix {
-		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
-			t.Parallel()
-			chain, l := lineDisk(t, dir, line)
-			img, _ := lineDisk(t, dir, fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain))
-			base := l.track // the extended partition's start, mbrMetadata's first track
-			var want, wantNoType []string
-			for _, p := range l.parts {
-				want = append(want, fmt.Sprintf("%d+%d %x", base+p.start, l.roundTrack(p.sectors), ebrTypes[lower7(p.Type)]))
-				wantNoType = append(wantNoType, fmt.Sprintf("%d+%d", base+p.start, l.roundTrack(p.sectors)))
-			}
-			// logical lists a tool's logical partitions (slots 5 on), with
-			// their types when withType.
-			logical := func(parts []toolPart, withType bool) []string {
-				var got []string
-				for _, p := range parts {
-					switch {
-					case p.slot < 5:
-					case withType:
-						got = append(got, fmt.Sprintf("%d+%d %s", p.start, p.sectors, strings.ToLower(p.typ)))
-					default:
-						got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
-					}
-				}
-				return got
-			}
-			compareLists(t, "fdisk -l", logical(fdiskList(t, fdisk, img, l.secsz), true), want)
-			if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
-				compareLists(t, "sfdisk -d", logical(sfdiskDump(t, sfdisk, img), true), want)
-			}
+	eachLine(t, ebrMatrix, func(t *testing.T, dir, line string) {
+		chain, l := lineDisk(t, dir, line)
+		img, _ := lineDisk(t, dir, fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain))
+		base := l.track // the extended partition's start, mbrMetadata's first track
+		var want, wantNoType []string
+		for _, p := range l.parts {
+			want = append(want, fmt.Sprintf("%d+%d %x", base+p.start, l.roundTrack(p.sectors), ebrTypes[lower7(p.Type)]))
+			wantNoType = append(wantNoType, fmt.Sprintf("%d+%d", base+p.start, l.roundTrack(p.sectors)))
+		}
+		// logical lists a tool's logical partitions (slots 5 on) with
+		// their types.
+		logical := func(parts []toolPart) []string {
 			var got []string
-			for _, p := range mmlsList(t, mmls, "dos", img, l.secsz) {
-				got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
+			for _, p := range parts {
+				if p.slot >= 5 {
+					got = append(got, fmt.Sprintf("%d+%d %s", p.start, p.sectors, strings.ToLower(p.typ)))
+				}
 			}
-			compareLists(t, "mmls", got, wantNoType)
-		})
-	}
+			return got
+		}
+		compareLists(t, "fdisk -l", logical(fdiskList(t, fdisk, img, l.secsz)), want)
+		if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
+			compareLists(t, "sfdisk -d", logical(sfdiskDump(t, sfdisk, img)), want)
+		}
+		var got []string
+		for _, p := range mmlsList(t, mmls, "dos", img, l.secsz) {
+			got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
+		}
+		compareLists(t, "mmls", got, wantNoType)
+	})
 }
 
 // compareLists fails the test when a tool's list of partitions differs

@@ -18,14 +18,9 @@ import (
 func checkFreeBSDMatrix(t *testing.T, lines []string) {
 	t.Helper()
 	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range lines {
-		t.Run(shortName(line), func(t *testing.T) {
-			t.Parallel()
-			checkFreeBSDIdentity(t, ref, dir, line)
-		})
-	}
+	eachLine(t, lines, func(t *testing.T, dir, line string) {
+		checkFreeBSDIdentity(t, ref, dir, line)
+	})
 }
 
 // checkFreeBSDIdentity runs freebsd-mkimg -y and WriteFile, Write and
@@ -101,4 +96,17 @@ func shortName(line string) string {
 		return line[:120] + "..." + strconv.Itoa(len(strings.Fields(line)))
 	}
 	return line
+}
+
+// eachLine runs check on each command line in a parallel subtest named
+// by shortName, with inputs' files in dir.
+func eachLine(t *testing.T, lines []string, check func(t *testing.T, dir, line string)) {
+	t.Helper()
+	dir := inputsDir(t)
+	for _, line := range lines {
+		t.Run(shortName(line), func(t *testing.T) {
+			t.Parallel()
+			check(t, dir, line)
+		})
+	}
 }

@@ -88,31 +88,26 @@ func vtoc8Slot(index int) int {
 func TestVTOC8Mmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range vtoc8Matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, l := lineDisk(t, dir, line)
-			rows := map[int]string{}
-			for _, r := range mmlsList(t, mmls, "sun", img, vtocSectorSize) {
-				rows[r.slot-1] = fmt.Sprintf("%d %d %s", r.start, r.sectors, r.label)
+	eachLine(t, vtoc8Matrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		rows := map[int]string{}
+		for _, r := range mmlsList(t, mmls, "sun", img, vtocSectorSize) {
+			rows[r.slot-1] = fmt.Sprintf("%d %d %s", r.start, r.sectors, r.label)
+		}
+		if len(rows) != len(l.parts)+1 {
+			t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
+		}
+		if want := "0 " + strconv.FormatUint(l.sectors, 10) + " Unassigned (0x00)"; rows[vtocRawPart] != want {
+			t.Errorf("mmls slot 2 = %q, want %q", rows[vtocRawPart], want)
+		}
+		for _, p := range l.parts {
+			tag := vtocTypes[strings.ToLower(p.Type)]
+			want := fmt.Sprintf("%d %d Unknown Type (0x%04x)", p.start, p.sectors, tag)
+			if got := rows[vtoc8Slot(p.index)]; got != want {
+				t.Errorf("mmls slot %d = %q, want %q", vtoc8Slot(p.index), got, want)
 			}
-			if len(rows) != len(l.parts)+1 {
-				t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
-			}
-			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " Unassigned (0x00)"; rows[vtocRawPart] != want {
-				t.Errorf("mmls slot 2 = %q, want %q", rows[vtocRawPart], want)
-			}
-			for _, p := range l.parts {
-				tag := vtocTypes[strings.ToLower(p.Type)]
-				want := fmt.Sprintf("%d %d Unknown Type (0x%04x)", p.start, p.sectors, tag)
-				if got := rows[vtoc8Slot(p.index)]; got != want {
-					t.Errorf("mmls slot %d = %q, want %q", vtoc8Slot(p.index), got, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestVTOC8Fdisk checks that util-linux fdisk -l reads every label of
@@ -121,35 +116,30 @@ func TestVTOC8Mmls(t *testing.T) {
 func TestVTOC8Fdisk(t *testing.T) {
 	t.Parallel()
 	fdisk := tooltest.Need(t, "fdisk")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range vtoc8Matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, l := lineDisk(t, dir, line)
-			out := runTool(t, fdisk, "-l", img)
-			if !strings.Contains(out, "Disklabel type: sun") {
-				t.Fatalf("fdisk -l reads no Sun label:\n%s", out)
+	eachLine(t, vtoc8Matrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		out := runTool(t, fdisk, "-l", img)
+		if !strings.Contains(out, "Disklabel type: sun") {
+			t.Fatalf("fdisk -l reads no Sun label:\n%s", out)
+		}
+		rows := map[int]string{}
+		for _, p := range fdiskParts(t, out, img) {
+			rows[p.slot] = fmt.Sprintf("%d %d %s", p.start, p.sectors, strings.ToLower(p.typ))
+		}
+		if want := "0 " + strconv.FormatUint(l.sectors, 10) + " 0"; rows[vtocRawPart+1] != want {
+			t.Errorf("fdisk partition 3 = %q, want %q", rows[vtocRawPart+1], want)
+		}
+		for _, p := range l.parts {
+			n := vtoc8Slot(p.index) + 1
+			want := strconv.FormatUint(p.start, 10) + " " + strconv.FormatUint(p.sectors, 10) + " " + strconv.FormatUint(uint64(vtocTypes[strings.ToLower(p.Type)]), 16)
+			if got := rows[n]; got != want {
+				t.Errorf("fdisk partition %d = %q, want %q", n, got, want)
 			}
-			rows := map[int]string{}
-			for _, p := range fdiskParts(t, out, img) {
-				rows[p.slot] = fmt.Sprintf("%d %d %s", p.start, p.sectors, strings.ToLower(p.typ))
-			}
-			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " 0"; rows[vtocRawPart+1] != want {
-				t.Errorf("fdisk partition 3 = %q, want %q", rows[vtocRawPart+1], want)
-			}
-			for _, p := range l.parts {
-				n := vtoc8Slot(p.index) + 1
-				want := strconv.FormatUint(p.start, 10) + " " + strconv.FormatUint(p.sectors, 10) + " " + strconv.FormatUint(uint64(vtocTypes[strings.ToLower(p.Type)]), 16)
-				if got := rows[n]; got != want {
-					t.Errorf("fdisk partition %d = %q, want %q", n, got, want)
-				}
-			}
-			if len(rows) != len(l.parts)+1 {
-				t.Errorf("fdisk lists %d partitions, want %d:\n%s", len(rows), len(l.parts)+1, out)
-			}
-		})
-	}
+		}
+		if len(rows) != len(l.parts)+1 {
+			t.Errorf("fdisk lists %d partitions, want %d:\n%s", len(rows), len(l.parts)+1, out)
+		}
+	})
 }
 
 // TestVTOC8Errors checks what -s vtoc8 refuses, with the sentinel a
