@@ -273,37 +273,32 @@ func TestValidateMBR(t *testing.T) {
 	sfdisk := tooltest.Need(t, "sfdisk")
 	fdisk := tooltest.Need(t, "fdisk")
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range validateMBR {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, o, want := validateDisk(t, dir, line, false)
-			active := func(w wantPart) bool {
-				return o.Active == w.slot || (o.Active == 0 && w.slot == 1 && o.Bootcode != "")
+	eachLine(t, validateMBR, func(t *testing.T, dir, line string) {
+		img, o, want := validateDisk(t, dir, line, false)
+		active := func(w wantPart) bool {
+			return o.Active == w.slot || (o.Active == 0 && w.slot == 1 && o.Bootcode != "")
+		}
+		typeID := func(w wantPart) string { return fmt.Sprintf("%X", wantMBRTypes[w.typ]) }
+		dev := blockDevice(t, img, want.secsz)
+		if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
+			t.Errorf("sfdisk --verify:\n%s", out)
+		}
+		comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
+			if g.typ != typeID(w) || g.boot != active(w) {
+				t.Errorf("sfdisk -d: slot %d has type %s, bootable %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
 			}
-			typeID := func(w wantPart) string { return fmt.Sprintf("%X", wantMBRTypes[w.typ]) }
-			dev := blockDevice(t, img, want.secsz)
-			if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
-				t.Errorf("sfdisk --verify:\n%s", out)
-			}
-			comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
-				if g.typ != typeID(w) || g.boot != active(w) {
-					t.Errorf("sfdisk -d: slot %d has type %s, bootable %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
-				}
-			})
-			comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g toolPart, w wantPart) {
-				if g.boot != active(w) || strings.TrimLeft(g.typ, "0") != typeID(w) {
-					t.Errorf("fdisk -l: slot %d has Id %s, boot %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
-				}
-			})
-			comparePartitions(t, "mmls", mmlsList(t, mmls, "", img, want.secsz), want, func(g toolPart, w wantPart) {
-				if !strings.HasSuffix(g.label, fmt.Sprintf("(0x%02x)", wantMBRTypes[w.typ])) {
-					t.Errorf("mmls: slot %d is described %q; want type 0x%02x", w.slot, g.label, wantMBRTypes[w.typ])
-				}
-			})
 		})
-	}
+		comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g toolPart, w wantPart) {
+			if g.boot != active(w) || strings.TrimLeft(g.typ, "0") != typeID(w) {
+				t.Errorf("fdisk -l: slot %d has Id %s, boot %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
+			}
+		})
+		comparePartitions(t, "mmls", mmlsList(t, mmls, "", img, want.secsz), want, func(g toolPart, w wantPart) {
+			if !strings.HasSuffix(g.label, fmt.Sprintf("(0x%02x)", wantMBRTypes[w.typ])) {
+				t.Errorf("mmls: slot %d is described %q; want type 0x%02x", w.slot, g.label, wantMBRTypes[w.typ])
+			}
+		})
+	})
 }
 
 // expectGUIDs returns the disk GUID and each used slot's GUID (by
