@@ -505,7 +505,8 @@ func TestMatrixAliases(t *testing.T) {
 
 // explainDiff returns "" when got and want are the same disk, or else a
 // message giving the sizes, how many bytes differ, and the first runs of
-// differing bytes, each explained by explainOffset from want's metadata.
+// differing bytes, each named by explainField in the reader's Fields of
+// want.
 func explainDiff(schemeName string, secsz int, got, want []byte) string {
 	var b strings.Builder
 	if len(got) != len(want) {
