@@ -48,7 +48,7 @@ func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
 // temporary file, and returns the disk it wrote and what it wrote to
 // standard error (its -v report); it fails the test when freebsd-mkimg
 // fails.
-func freebsdDisk(t *testing.T, ref, dir string, args []string) (disk, log []byte) {
+func freebsdDisk(t *testing.T, ref, dir string, args []string) (disk []byte, log *bytes.Buffer) {
 	t.Helper()
 	want := filepath.Join(t.TempDir(), "want.img")
 	var stderr bytes.Buffer
@@ -61,7 +61,7 @@ func freebsdDisk(t *testing.T, ref, dir string, args []string) (disk, log []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	return disk, stderr.Bytes()
+	return disk, &stderr
 }
 
 // writeFileBytes writes o with WriteFile to a temporary file and returns
