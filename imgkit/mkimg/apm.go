@@ -1,7 +1,6 @@
 package mkimg
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -18,7 +17,7 @@ func init() {
 		maxParts:      apmMaxPartitions,
 		labelMax:      apmLabelMax,
 		maxSectorSize: apmMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := apmTypes[alias]; return ok },
+		hasType:       typeIn(apmTypes),
 		metadata:      apmMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeAPM(w) },
 		read:          readAPM,
@@ -143,7 +142,7 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 		raw := untilNUL(e.pmParType())
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   int(b - 1),
-			Type:    aliasFor(apmTypes, raw),
+			Type:    aliasOf(apmTypes, raw, raw),
 			RawType: raw,
 			Label:   untilNUL(e.pmPartName()),
 			Start:   int64(binary.BigEndian.Uint32(e.pmPyPartStart())) * bs,
@@ -156,68 +155,35 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 
 // apmDDRFields describes the driver descriptor record's fields.
 func apmDDRFields(d *apmDDR) []describe.Field {
-	const path = "driver descriptor record"
-	return []describe.Field{
-		bigEndianField(path, "sbSig", 0, d.sbSig()),
-		bigEndianField(path, "sbBlkSize", 2, d.sbBlkSize()),
-		bigEndianField(path, "sbBlkCount", 4, d.sbBlkCount()),
-		bigEndianField(path, "sbDevType", 8, d.sbDevType()),
-		bigEndianField(path, "sbDevId", 10, d.sbDevId()),
-		bigEndianField(path, "sbData", 12, d.sbData()),
-		bigEndianField(path, "sbDrvrCount", 16, d.sbDrvrCount()),
-	}
+	return fieldsOf("driver descriptor record", 0, d[:]).
+		be("sbSig", d.sbSig()).
+		be("sbBlkSize", d.sbBlkSize()).
+		be("sbBlkCount", d.sbBlkCount()).
+		be("sbDevType", d.sbDevType()).
+		be("sbDevId", d.sbDevId()).
+		be("sbData", d.sbData()).
+		be("sbDrvrCount", d.sbDrvrCount()).
+		list()
 }
 
 // apmEntryFields describes the fields of the map entry in block b, for
 // blocks of bs bytes.
 func apmEntryFields(e *apmEntry, b, bs int64) []describe.Field {
-	path := "partition map entry " + strconv.FormatInt(b, 10)
-	off := b * bs
-	return []describe.Field{
-		bigEndianField(path, "pmSig", off+0, e.pmSig()),
-		bigEndianField(path, "pmMapBlkCnt", off+4, e.pmMapBlkCnt()),
-		bigEndianField(path, "pmPyPartStart", off+8, e.pmPyPartStart()),
-		bigEndianField(path, "pmPartBlkCnt", off+12, e.pmPartBlkCnt()),
-		{Path: path, Name: "pmPartName", Offset: off + 16, Size: apmNameLen, Value: strconv.Quote(untilNUL(e.pmPartName()))},
-		{Path: path, Name: "pmParType", Offset: off + 48, Size: apmTypeLen, Value: strconv.Quote(untilNUL(e.pmParType()))},
-		bigEndianField(path, "pmLgDataStart", off+80, e.pmLgDataStart()),
-		bigEndianField(path, "pmDataCnt", off+84, e.pmDataCnt()),
-		bigEndianField(path, "pmPartStatus", off+88, e.pmPartStatus()),
-		bigEndianField(path, "pmLgBootStart", off+92, e.pmLgBootStart()),
-		bigEndianField(path, "pmBootSize", off+96, e.pmBootSize()),
-		bigEndianField(path, "pmBootAddr", off+100, e.pmBootAddr()),
-		bigEndianField(path, "pmBootEntry", off+108, e.pmBootEntry()),
-		bigEndianField(path, "pmBootCksum", off+116, e.pmBootCksum()),
-		{Path: path, Name: "pmProcessor", Offset: off + 120, Size: 16, Value: strconv.Quote(untilNUL(e.pmProcessor()))},
-	}
-}
-
-// bigEndianField describes a big-endian number of 2 or 4 bytes at byte off, in
-// decimal and hexadecimal.
-func bigEndianField(path, name string, off int64, b []byte) describe.Field {
-	var v uint64
-	for _, c := range b {
-		v = v<<8 | uint64(c)
-	}
-	return describe.Field{Path: path, Name: name, Offset: off, Size: int64(len(b)), Value: fmt.Sprintf("%d (%#x)", v, v)}
-}
-
-// untilNUL returns b up to its first NUL.
-func untilNUL(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// aliasFor returns the alias (the smallest, for a stable answer) that
-// types maps to raw, or raw itself when none does.
-func aliasFor(types map[string]string, raw string) string {
-	alias := raw
-	for a, v := range types {
-		if v == raw && (alias == raw || a < alias) {
-			alias = a
-		}
-	}
-	return alias
+	return fieldsOf("partition map entry "+strconv.FormatInt(b, 10), b*bs, e[:]).
+		be("pmSig", e.pmSig()).
+		be("pmMapBlkCnt", e.pmMapBlkCnt()).
+		be("pmPyPartStart", e.pmPyPartStart()).
+		be("pmPartBlkCnt", e.pmPartBlkCnt()).
+		text("pmPartName", e.pmPartName()).
+		text("pmParType", e.pmParType()).
+		be("pmLgDataStart", e.pmLgDataStart()).
+		be("pmDataCnt", e.pmDataCnt()).
+		be("pmPartStatus", e.pmPartStatus()).
+		be("pmLgBootStart", e.pmLgBootStart()).
+		be("pmBootSize", e.pmBootSize()).
+		be("pmBootAddr", e.pmBootAddr()).
+		be("pmBootEntry", e.pmBootEntry()).
+		be("pmBootCksum", e.pmBootCksum()).
+		text("pmProcessor", e.pmProcessor()).
+		list()
 }

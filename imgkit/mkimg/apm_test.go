@@ -2,12 +2,9 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,74 +35,12 @@ func TestAPMFreeBSDIdentity(t *testing.T) {
 	checkFreeBSDMatrix(t, apmMatrix)
 }
 
-// checkFreeBSDMatrix compares WriteFile's, Write's and Build's disks with
-// freebsd-mkimg -y's for each command line.
-func checkFreeBSDMatrix(t *testing.T, lines []string) {
-	t.Helper()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range lines {
-		t.Run(shortName(line), func(t *testing.T) {
-			t.Parallel()
-			args := append(strings.Fields(line), "-y")
-			want := filepath.Join(t.TempDir(), "want.img")
-			cmd := exec.Command(ref, append(args, "-o", want)...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-			}
-			wantBytes, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := parseIn(t, dir, args)
-			got := filepath.Join(t.TempDir(), "got.img")
-			if err := WriteFile(got, o); err != nil {
-				t.Fatal(err)
-			}
-			gotBytes, err := os.ReadFile(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareDisks(t, gotBytes, wantBytes)
-			built := mustBuild(t, o)
-			if !bytes.Equal(built, wantBytes) {
-				t.Error("Build's bytes differ from WriteFile's")
-			}
-			f, err := os.Create(filepath.Join(t.TempDir(), "write.img"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if n, err := Write(f, o); err != nil || n != int64(len(wantBytes)) {
-				t.Fatalf("Write = %d, %v; want %d bytes", n, err, len(wantBytes))
-			}
-			written, err := os.ReadFile(f.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(written, wantBytes) {
-				t.Error("Write's bytes differ from freebsd-mkimg's")
-			}
-		})
-	}
-}
-
-// shortName keeps a subtest's name readable for the 4096-partition line.
-func shortName(line string) string {
-	if len(line) > 120 {
-		return line[:120] + "..." + strconv.Itoa(len(strings.Fields(line)))
-	}
-	return line
-}
-
 // TestAPMRead checks that the APM reader gives back, for every command
 // line of apmMatrix, each used slot's type, label, start and size as
 // planned, and nothing for unused slots.
 func TestAPMRead(t *testing.T) {
 	t.Parallel()
-	checkReadBack(t, apmMatrix, func(alias string) string { return alias }, func(l *layout) map[[2]string]string {
+	checkReadBack(t, apmMatrix, sameType, func(l *layout) map[[2]string]string {
 		return map[[2]string]string{
 			{"driver descriptor record", "sbSig"}:      "17746 (0x4552)",
 			{"driver descriptor record", "sbBlkSize"}:  fmt.Sprintf("%d (%#x)", l.secsz, l.secsz),
@@ -140,28 +75,7 @@ func checkReadBack(t *testing.T, lines []string, readType func(string) string, h
 		if err != nil {
 			t.Fatalf("%s: %v", shortName(line), err)
 		}
-		if tab.Scheme != l.scheme || tab.SectorSize != int(l.secsz) {
-			t.Errorf("%s: read scheme %s with %d-byte sectors, want %s with %d", shortName(line), tab.Scheme, tab.SectorSize, l.scheme, l.secsz)
-		}
-		if len(tab.Partitions) != len(l.parts) {
-			t.Fatalf("%s: read %d partitions, want %d", shortName(line), len(tab.Partitions), len(l.parts))
-		}
-		for i, p := range l.parts {
-			got := tab.Partitions[i]
-			want := Entry{
-				Index: p.index + 1,
-				Type:  readType(strings.ToLower(p.Type)),
-				Label: p.Label,
-				Start: int64(p.start * l.secsz),
-				Size:  int64(p.sectors * l.secsz),
-			}
-			if got.Index != want.Index || got.Type != want.Type || got.Label != want.Label || got.Start != want.Start || got.Size != want.Size {
-				t.Errorf("%s: partition %d read as %+v, want %+v", shortName(line), i, got, want)
-			}
-			if len(got.Fields) == 0 || got.RawType == "" {
-				t.Errorf("%s: partition %d has no Fields or RawType", shortName(line), i)
-			}
-		}
+		checkTableReadBack(t, shortName(line)+": ", tab, l, readType, placedSectors)
 		all := tab.Fields
 		for _, p := range tab.Partitions {
 			all = append(all, p.Fields...)
@@ -179,52 +93,13 @@ func checkReadBack(t *testing.T, lines []string, readType func(string) string, h
 // counts do not fit the disk, give ErrNoTable.
 func TestAPMReadNoTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	good := mustBuild(t, parseIn(t, dir, strings.Fields("-s apm -p freebsd-ufs:=b")))
-	for name, mutate := range map[string]func([]byte) []byte{
-		"zeros":          func(b []byte) []byte { return make([]byte, len(b)) },
-		"short":          func(b []byte) []byte { return b[:700] },
-		"no entry sig":   func(b []byte) []byte { b[512] = 0; return b },
-		"map too long":   func(b []byte) []byte { b[512+4] = 0x7f; return b },
-		"map count zero": func(b []byte) []byte { clear(b[512+4 : 512+8]); return b },
-	} {
-		b := mutate(bytes.Clone(good))
-		if tab, err := readAPM(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %+v, %v; want ErrNoTable", name, tab, err)
-		}
-	}
-}
-
-// mmlsRow matches one row of mmls's table: slot, start, length and
-// description.
-var mmlsRow = regexp.MustCompile(`(?m)^\d+:\s+(\S+)\s+(\d+)\s+\d+\s+(\d+)\s+(.*?)\s*$`)
-
-// mmlsListed is one partition mmls lists: its slot as mmls prints it, and
-// "start length description" in sectors.
-type mmlsListed struct {
-	slot, text string
-}
-
-// mmlsPartitions runs mmls -t vstype on img, of secsz-byte sectors, and
-// returns the partitions it lists in its order, leaving out its
-// Unallocated gaps and Meta rows.
-func mmlsPartitions(t *testing.T, mmls, vstype, img string, secsz uint64) []mmlsListed {
-	t.Helper()
-	out, err := exec.Command(mmls, "-b", strconv.FormatUint(secsz, 10), "-t", vstype, img).CombinedOutput()
-	if err != nil {
-		t.Fatalf("mmls -t %s: %v\n%s", vstype, err, out)
-	}
-	var rows []mmlsListed
-	for _, m := range mmlsRow.FindAllStringSubmatch(string(out), -1) {
-		if m[1] == "Meta" || m[4] == "Unallocated" {
-			continue
-		}
-		start, _ := strconv.ParseUint(m[2], 10, 64)
-		length, _ := strconv.ParseUint(m[3], 10, 64)
-		rows = append(rows, mmlsListed{m[1], strconv.FormatUint(start, 10) + " " + strconv.FormatUint(length, 10) + " " + m[4]})
-	}
-	return rows
+	checkReadRefuses(t, readAPM, inputsDir(t), "-s apm -p freebsd-ufs:=b", map[string]readCase{
+		"zeros":          {zeroed, true},
+		"short":          {truncated(700), true},
+		"no entry sig":   {setting(func(b []byte) { b[512] = 0 }), true},
+		"map too long":   {setting(func(b []byte) { b[512+4] = 0x7f }), true},
+		"map count zero": {setting(func(b []byte) { clear(b[512+4 : 512+8]) }), true},
+	})
 }
 
 // TestAPMMmls checks that sleuthkit's mmls -t mac lists each partition of
@@ -236,38 +111,28 @@ func mmlsPartitions(t *testing.T, mmls, vstype, img string, secsz uint64) []mmls
 func TestAPMMmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
+	var lines []string
 	for _, line := range apmMatrix {
-		if strings.Contains(line, " - ") || strings.HasSuffix(line, " -") {
-			continue
+		if !strings.Contains(line, " - ") && !strings.HasSuffix(line, " -") {
+			lines = append(lines, line)
 		}
-		t.Run(shortName(line), func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			rows := mmlsPartitions(t, mmls, "mac", img, l.secsz)
-			want := []string{"1 " + strconv.Itoa(l.slots+1) + " " + apmMapType}
-			for _, p := range l.parts {
-				want = append(want, strconv.FormatUint(p.start, 10)+" "+strconv.FormatUint(p.sectors, 10)+" "+apmTypes[strings.ToLower(p.Type)])
-			}
-			if len(rows) != len(want) {
-				t.Fatalf("mmls lists %d partitions, want %d", len(rows), len(want))
-			}
-			for i := range want {
-				if rows[i].text != want[i] {
-					t.Errorf("mmls partition %d (slot %s) = %q, want %q", i, rows[i].slot, rows[i].text, want[i])
-				}
-			}
-		})
 	}
+	eachLine(t, lines, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		rows := mmlsList(t, mmls, "mac", img, l.secsz)
+		want := []string{"1 " + strconv.Itoa(l.slots+1) + " " + apmMapType}
+		for _, p := range l.parts {
+			want = append(want, strconv.FormatUint(p.start, 10)+" "+strconv.FormatUint(p.sectors, 10)+" "+apmTypes[strings.ToLower(p.Type)])
+		}
+		if len(rows) != len(want) {
+			t.Fatalf("mmls lists %d partitions, want %d", len(rows), len(want))
+		}
+		for i, r := range rows {
+			if got := fmt.Sprintf("%d %d %s", r.start, r.sectors, r.label); got != want[i] {
+				t.Errorf("mmls partition %d (slot %d) = %q, want %q", i, r.slot-1, got, want[i])
+			}
+		}
+	})
 }
 
 // TestAPMMmlsUnusedSlot records that mmls -t mac rejects mkimg's map with
@@ -293,7 +158,7 @@ func TestAPMMmlsUnusedSlot(t *testing.T) {
 // tells it by, and that freebsd-mkimg refuses the same command lines.
 func TestAPMErrors(t *testing.T) {
 	t.Parallel()
-	checkSchemeErrors(t, []schemeErrorCase{
+	checkSchemeErrors(t, inputsDir(t), []schemeErrorCase{
 		{"-s apm -p efi:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs/abcdefghijklmnopqrstuvwxyz012345:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs:=a -S 8192", ErrOption, false},
@@ -301,52 +166,6 @@ func TestAPMErrors(t *testing.T) {
 		{"-s apm" + strings.Repeat(" -p -", apmMaxPartitions) + " -p freebsd-ufs:=a", ErrPartition, false},
 		{"-s apm -p freebsd-ufs::3t", ErrTooLarge, true},
 	})
-}
-
-// schemeErrorCase is a command line and the sentinel its error wraps;
-// mkimgWrites marks a disk freebsd-mkimg writes anyway, with truncated
-// fields.
-type schemeErrorCase struct {
-	line        string
-	want        error
-	mkimgWrites bool
-}
-
-// checkSchemeErrors checks each case's error, that it leaves no file
-// behind, and, where freebsd-mkimg is present, that it refuses the line.
-func checkSchemeErrors(t *testing.T, cases []schemeErrorCase) {
-	t.Helper()
-	dir := t.TempDir()
-	inputs(t, dir)
-	ref, _ := exec.LookPath("freebsd-mkimg")
-	for _, c := range cases {
-		out := filepath.Join(t.TempDir(), "disk.img")
-		o, err := Parse(strings.Fields(c.line))
-		if err == nil {
-			for i := range o.Partitions {
-				if f := o.Partitions[i].File; f != "" {
-					o.Partitions[i].File = filepath.Join(dir, f)
-				}
-			}
-			if o.Bootcode != "" {
-				o.Bootcode = filepath.Join(dir, o.Bootcode)
-			}
-			err = WriteFile(out, o)
-		}
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: got %v, want an error wrapping %v", shortName(c.line), err, c.want)
-		}
-		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
-			t.Errorf("%s: left %d files behind", shortName(c.line), len(entries))
-		}
-		if ref != "" && !c.mkimgWrites {
-			cmd := exec.Command(ref, append(strings.Fields(c.line), "-y", "-o", filepath.Join(t.TempDir(), "ref.img"))...)
-			cmd.Dir = dir
-			if msg, err := cmd.CombinedOutput(); err == nil {
-				t.Errorf("%s: freebsd-mkimg accepts it:\n%s", shortName(c.line), msg)
-			}
-		}
-	}
 }
 
 // FuzzReadAPM checks that the APM reader never panics, and that a table

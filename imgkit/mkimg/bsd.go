@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 func init() {
@@ -16,7 +14,7 @@ func init() {
 		maxParts:      bsdPartsMax - 1,
 		bootcode:      bsdBootblockSize,
 		maxSectorSize: bsdMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := bsdTypes[alias]; return ok },
+		hasType:       typeIn(bsdTypes),
 		metadata:      bsdMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeBSD(w) },
 		read:          readBSD,
@@ -148,46 +146,38 @@ func readBSD(r io.ReaderAt, size int64) (*Table, error) {
 // and returns its Table.
 func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 	le32 := func(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
-	n := int(leFieldValue(d.dNpartitions()))
+	n := int(leUint(d.dNpartitions()))
 	if n > bsdPartsMax {
 		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
 	}
 	sum := bsdChecksum(d[:bsdHeaderSize+n*bsdPartitionSize])
-	if got := uint16(leFieldValue(d.dChecksum())); got != sum {
+	if got := uint16(leUint(d.dChecksum())); got != sum {
 		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
 	}
 	t := &Table{Scheme: "bsd", SectorSize: int(secsz)}
-	field := func(path, name string, rec []byte, base int64, b []byte, value string) describe.Field {
-		return describe.Field{Path: path, Name: name, Offset: base + int64(len(rec)-cap(b)), Size: int64(len(b)), Value: value}
-	}
-	num := func(b []byte) string { return strconv.FormatUint(leFieldValue(b), 10) }
-	hdr := func(name string, b []byte) {
-		v := num(b)
-		if name == "d_magic" || name == "d_magic2" || name == "d_checksum" {
-			v = fmt.Sprintf("%#x", leFieldValue(b))
-		}
-		t.Fields = append(t.Fields, field("disklabel", name, d[:], secsz, b, v))
-	}
-	hdr("d_magic", d.dMagic())
-	hdr("d_type", d.dType())
-	hdr("d_subtype", d.dSubtype())
-	hdr("d_secsize", d.dSecsize())
-	hdr("d_nsectors", d.dNsectors())
-	hdr("d_ntracks", d.dNtracks())
-	hdr("d_ncylinders", d.dNcylinders())
-	hdr("d_secpercyl", d.dSecpercyl())
-	hdr("d_secperunit", d.dSecperunit())
-	hdr("d_sparespertrack", d.dSparespertrack())
-	hdr("d_sparespercyl", d.dSparespercyl())
-	hdr("d_acylinders", d.dAcylinders())
-	hdr("d_rpm", d.dRpm())
-	hdr("d_interleave", d.dInterleave())
-	hdr("d_flags", d.dFlags())
-	hdr("d_magic2", d.dMagic2())
-	hdr("d_checksum", d.dChecksum())
-	hdr("d_npartitions", d.dNpartitions())
-	hdr("d_bbsize", d.dBbsize())
-	hdr("d_sbsize", d.dSbsize())
+	hex := func(b []byte) string { return fmt.Sprintf("%#x", leUint(b)) }
+	t.Fields = fieldsOf("disklabel", secsz, d[:]).
+		add("d_magic", d.dMagic(), hex(d.dMagic())).
+		le("d_type", d.dType()).
+		le("d_subtype", d.dSubtype()).
+		le("d_secsize", d.dSecsize()).
+		le("d_nsectors", d.dNsectors()).
+		le("d_ntracks", d.dNtracks()).
+		le("d_ncylinders", d.dNcylinders()).
+		le("d_secpercyl", d.dSecpercyl()).
+		le("d_secperunit", d.dSecperunit()).
+		le("d_sparespertrack", d.dSparespertrack()).
+		le("d_sparespercyl", d.dSparespercyl()).
+		le("d_acylinders", d.dAcylinders()).
+		le("d_rpm", d.dRpm()).
+		le("d_interleave", d.dInterleave()).
+		le("d_flags", d.dFlags()).
+		add("d_magic2", d.dMagic2(), hex(d.dMagic2())).
+		add("d_checksum", d.dChecksum(), hex(d.dChecksum())).
+		le("d_npartitions", d.dNpartitions()).
+		le("d_bbsize", d.dBbsize()).
+		le("d_sbsize", d.dSbsize()).
+		list()
 	sectors := size / secsz
 	for i := range n {
 		e := d.partition(i)
@@ -200,13 +190,10 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		}
 		path := fmt.Sprintf("d_partitions[%d]", i)
 		base := secsz + bsdHeaderSize + int64(i)*bsdPartitionSize
-		var fields []describe.Field
-		for _, f := range []struct {
-			name string
-			b    []byte
-		}{{"p_size", e.pSize()}, {"p_offset", e.pOffset()}, {"p_fsize", e.pFsize()}, {"p_fstype", e.pFstype()}, {"p_frag", e.pFrag()}, {"p_cpg", e.pCpg()}} {
-			fields = append(fields, field(path, f.name, e[:], base, f.b, num(f.b)))
-		}
+		fields := fieldsOf(path, base, e[:]).
+			le("p_size", e.pSize()).le("p_offset", e.pOffset()).le("p_fsize", e.pFsize()).
+			le("p_fstype", e.pFstype()).le("p_frag", e.pFrag()).le("p_cpg", e.pCpg()).
+			list()
 		if i == bsdPartRaw {
 			t.Fields = append(t.Fields, fields...)
 			continue
@@ -218,7 +205,7 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		raw := strconv.Itoa(int(fstype))
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   slot + 1,
-			Type:    aliasOfByte(bsdTypes, fstype, raw),
+			Type:    aliasOf(bsdTypes, fstype, raw),
 			RawType: raw,
 			Start:   int64(off) * secsz,
 			Size:    int64(length) * secsz,
@@ -226,32 +213,4 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		})
 	}
 	return t, nil
-}
-
-// aliasOfByte returns the alias of types that maps to v, the first in
-// sorted order when several do, or raw when none does.
-func aliasOfByte(types map[string]byte, v byte, raw string) string {
-	best := ""
-	for alias, t := range types {
-		if t == v && (best == "" || alias < best) {
-			best = alias
-		}
-	}
-	if best == "" {
-		return raw
-	}
-	return best
-}
-
-// leFieldValue reads a little-endian field of 1, 2, 4 or 8 bytes.
-func leFieldValue(b []byte) uint64 {
-	switch len(b) {
-	case 1:
-		return uint64(b[0])
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(b))
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(b))
-	}
-	return binary.LittleEndian.Uint64(b)
 }

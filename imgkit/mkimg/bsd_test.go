@@ -2,33 +2,16 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
-
-// bsdInputs writes the files inputs writes and bsdboot, 8192 bytes of
-// boot code filling the whole boot area, so that the label's place in it
-// and the entries mkimg leaves holding boot code show.
-func bsdInputs(t *testing.T, dir string) {
-	t.Helper()
-	inputs(t, dir)
-	b := make([]byte, bsdBootblockSize)
-	for i := range b {
-		b[i] = byte(i*13 + 5)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bsdboot"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // repeatPart returns n -p arguments of spec.
 func repeatPart(spec string, n int) string {
@@ -65,112 +48,47 @@ var bsdMatrix = []string{
 // freebsd-mkimg -y's bytes for every -s bsd command line of the matrix.
 func TestBSDFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			checkFreeBSDIdentity(t, ref, dir, line)
-		})
-	}
-}
-
-// checkFreeBSDIdentity runs freebsd-mkimg -y and WriteFile, Write and
-// Build on one command line, in dir, and compares the disks.
-func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
-	t.Helper()
-	args := append(strings.Fields(line), "-y")
-	want := filepath.Join(t.TempDir(), "want.img")
-	cmd := exec.Command(ref, append(args, "-o", want)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-	}
-	wantBytes, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := parseIn(t, dir, args)
-	got := filepath.Join(t.TempDir(), "got.img")
-	if err := WriteFile(got, o); err != nil {
-		t.Fatal(err)
-	}
-	gotBytes, err := os.ReadFile(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compareDisks(t, gotBytes, wantBytes)
-	built, err := Build(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(built, wantBytes) {
-		t.Error("Build's bytes differ from freebsd-mkimg's")
-	}
-	var buf writerAtBuffer
-	n, err := Write(&buf, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(wantBytes)) || !bytes.Equal(buf.b, wantBytes) {
-		t.Errorf("Write wrote %d bytes, not freebsd-mkimg's %d", n, len(wantBytes))
-	}
-}
-
-// writerAtBuffer is an io.WriterAt over a growing byte slice.
-type writerAtBuffer struct{ b []byte }
-
-func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
-	if end := int(off) + len(p); end > len(w.b) {
-		w.b = append(w.b, make([]byte, end-len(w.b))...)
-	}
-	return copy(w.b[off:], p), nil
+	checkFreeBSDMatrix(t, bsdMatrix)
 }
 
 // TestBSDReadBack checks that readBSD gives back the partitions, geometry
 // and raw partition each matrix line wrote.
 func TestBSDReadBack(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			disk := mustBuild(t, o)
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		o := parseIn(t, dir, strings.Fields(line))
+		disk := mustBuild(t, o)
+		l, err := plan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
+		if bsdBootInEntries(l) {
+			// The entries holding boot code name sectors past
+			// the disk's end, which the reader refuses.
+			if err == nil {
+				t.Fatal("readBSD took entries of boot code as partitions")
 			}
-			tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
-			if bsdBootInEntries(l) {
-				// The entries holding boot code name sectors past
-				// the disk's end, which the reader refuses.
-				if err == nil {
-					t.Fatal("readBSD took entries of boot code as partitions")
-				}
-				return
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTableReadBack(t, "", tab, l, sameType, placedSectors)
+		fields := fieldMap(tab)
+		for name, want := range map[string]uint64{
+			"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
+			"d_ncylinders": l.sectors / (l.track * l.heads), "d_npartitions": uint64(max(l.slots+1, bsdPartsMin)),
+			"d_bbsize": bsdBootblockSize, "d_rpm": bsdRPM,
+		} {
+			if got := fields["disklabel "+name]; got != strconv.FormatUint(want, 10) {
+				t.Errorf("%s = %q, want %d", name, got, want)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTableReadBack(t, tab, l, func(p placed) int64 { return int64(p.sectors) })
-			fields := fieldMap(tab)
-			for name, want := range map[string]uint64{
-				"d_secsize": 512, "d_nsectors": l.track, "d_ntracks": l.heads, "d_secperunit": l.sectors,
-				"d_ncylinders": l.sectors / (l.track * l.heads), "d_npartitions": uint64(max(l.slots+1, bsdPartsMin)),
-				"d_bbsize": bsdBootblockSize, "d_rpm": bsdRPM,
-			} {
-				if got := fields["disklabel "+name]; got != strconv.FormatUint(want, 10) {
-					t.Errorf("%s = %q, want %d", name, got, want)
-				}
-			}
-			if got := fields["d_partitions[2] p_size"]; got != strconv.FormatUint(l.sectors, 10) {
-				t.Errorf("raw partition p_size = %q, want %d", got, l.sectors)
-			}
-		})
-	}
+		}
+		if got := fields["d_partitions[2] p_size"]; got != strconv.FormatUint(l.sectors, 10) {
+			t.Errorf("raw partition p_size = %q, want %d", got, l.sectors)
+		}
+	})
 }
 
 // bsdBootInEntries reports whether l's label has entries that mkimg
@@ -203,7 +121,7 @@ func bsdBootInEntries(l *layout) bool {
 func TestBSDBootInEntries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bsdInputs(t, dir)
+	inputs(t, dir)
 	o := parseIn(t, dir, strings.Fields("-s bsd -b bsdboot -p freebsd-ufs:=d"+repeatPart("-", 17)+" -p freebsd-swap:=b"))
 	disk := mustBuild(t, o)
 	boot, err := os.ReadFile(filepath.Join(dir, "bsdboot"))
@@ -217,7 +135,7 @@ func TestBSDBootInEntries(t *testing.T) {
 	if !bytes.Equal(label[bsdLabelStructSize:bsdHeaderSize+19*bsdPartitionSize], boot[512+bsdLabelStructSize:512+bsdHeaderSize+19*bsdPartitionSize]) {
 		t.Error("entries 8 to 18 do not hold the boot code")
 	}
-	if sum := bsdChecksum(label[:bsdHeaderSize+20*bsdPartitionSize]); sum != uint16(leFieldValue(label[136:138])) {
+	if sum := bsdChecksum(label[:bsdHeaderSize+20*bsdPartitionSize]); sum != uint16(leUint(label[136:138])) {
 		t.Errorf("d_checksum %#x, want %#x over 20 entries", label[136:138], sum)
 	}
 	if !bsdBootInEntries(mustPlan(t, o)) {
@@ -244,87 +162,40 @@ func fieldMap(tab *Table) map[string]string {
 	return m
 }
 
-// checkTableReadBack compares the partitions a read hook found with those l
-// placed: slot, type, start and size (sizeOf gives a partition's sectors
-// as the scheme stores them).
-func checkTableReadBack(t *testing.T, tab *Table, l *layout, sizeOf func(placed) int64) {
-	t.Helper()
-	if len(tab.Partitions) != len(l.parts) {
-		t.Fatalf("read %d partitions, wrote %d", len(tab.Partitions), len(l.parts))
-	}
-	for i, e := range tab.Partitions {
-		p := l.parts[i]
-		if tab.Scheme != "ebr" && e.Index != p.index+1 {
-			t.Errorf("partition %d: Index %d, want %d", i, e.Index, p.index+1)
-		}
-		if e.Type != lower7(p.Type) {
-			t.Errorf("partition %d: Type %q, want %q", i, e.Type, lower7(p.Type))
-		}
-		if want := int64(p.start * l.secsz); e.Start != want {
-			t.Errorf("partition %d: Start %d, want %d", i, e.Start, want)
-		}
-		if want := sizeOf(p) * int64(l.secsz); e.Size != want {
-			t.Errorf("partition %d: Size %d, want %d", i, e.Size, want)
-		}
-		if len(e.Fields) == 0 {
-			t.Errorf("partition %d: no Fields", i)
-		}
-	}
-}
-
 // TestBSDReadErrors checks that a disk without a label gives ErrNoTable
 // and that a corrupt label (bad checksum, too many entries, a partition
 // past the disk) is refused with an error that is not ErrNoTable.
 func TestBSDReadErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b")))
-	if _, err := readBSD(bytes.NewReader(make([]byte, 16384)), 16384); !errors.Is(err, ErrNoTable) {
-		t.Errorf("zero disk: got %v, want ErrNoTable", err)
-	}
-	if _, err := readBSD(bytes.NewReader(disk[:700]), 700); !errors.Is(err, ErrNoTable) {
-		t.Errorf("short disk: got %v, want ErrNoTable", err)
-	}
-	for name, corrupt := range map[string]func(d []byte){
-		"checksum":    func(d []byte) { d[512+136] ^= 1 },
-		"npartitions": func(d []byte) { d[512+138] = 21 },
-		"past end":    func(d []byte) { d[512+148+3] = 0x7f },
-	} {
-		d := bytes.Clone(disk)
-		corrupt(d)
-		_, err := readBSD(bytes.NewReader(d), int64(len(d)))
-		if err == nil || errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %v, want a corrupt-table error", name, err)
-		}
-	}
+	checkReadRefuses(t, readBSD, inputsDir(t), "-s bsd -p freebsd-ufs:=a -p freebsd-swap:=b", map[string]readCase{
+		"zero disk":   {func([]byte) []byte { return make([]byte, 16384) }, true},
+		"short disk":  {truncated(700), true},
+		"checksum":    {setting(func(d []byte) { d[512+136] ^= 1 }), false},
+		"npartitions": {setting(func(d []byte) { d[512+138] = 21 }), false},
+		"past end":    {setting(func(d []byte) { d[512+148+3] = 0x7f }), false},
+	})
 }
 
 // TestBSDErrors checks the command lines -s bsd refuses, as mkimg does:
 // 4096-byte sectors, labels, 20 slots, types it has no p_fstype for, and
-// boot code over 8192 bytes; and disks of 2^32 sectors or more, which
-// mkimg would truncate to the label's 32-bit fields.
+// boot code over 8192 bytes, each of which freebsd-mkimg refuses too;
+// and disks of 2^32 sectors or more, which mkimg would truncate to the
+// label's 32-bit fields.
 func TestBSDErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bsdInputs(t, dir)
+	dir := inputsDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, bsdBootblockSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for line, want := range map[string]error{
-		"-s bsd -S 4096 -p freebsd-ufs:=a":          ErrOption,
-		"-s bsd -p freebsd-ufs/root:=a":             ErrPartition,
-		"-s bsd" + repeatPart("freebsd-ufs:=d", 20): ErrPartition,
-		"-s bsd -p efi:=a":                          ErrPartition,
-		"-s bsd -p freebsd:=a":                      ErrPartition,
-		"-s bsd -b big -p freebsd-ufs:=a":           ErrBootcode,
-		"-s bsd -p freebsd-ufs::2t":                 ErrTooLarge,
-	} {
-		_, err := Build(parseIn(t, dir, strings.Fields(line)))
-		if !errors.Is(err, want) {
-			t.Errorf("%s: got %v, want %v", line, err, want)
-		}
-	}
+	checkSchemeErrors(t, dir, []schemeErrorCase{
+		{"-s bsd -S 4096 -p freebsd-ufs:=a", ErrOption, false},
+		{"-s bsd -p freebsd-ufs/root:=a", ErrPartition, false},
+		{"-s bsd" + repeatPart("freebsd-ufs:=d", 20), ErrPartition, false},
+		{"-s bsd -p efi:=a", ErrPartition, false},
+		{"-s bsd -p freebsd:=a", ErrPartition, false},
+		{"-s bsd -b big -p freebsd-ufs:=a", ErrBootcode, false},
+		{"-s bsd -p freebsd-ufs::2t", ErrTooLarge, true},
+	})
 }
 
 // TestBSDMmls checks that sleuthkit's mmls -t bsd lists each matrix
@@ -332,36 +203,19 @@ func TestBSDErrors(t *testing.T) {
 func TestBSDMmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	row := regexp.MustCompile(`(?m)^\d+:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$`)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		rows := mmlsList(t, mmls, "bsd", img, 512)
+		listed := map[string]bool{}
+		for _, r := range rows {
+			listed[fmt.Sprintf("%d+%d", r.start, r.sectors)] = true
+		}
+		for _, p := range l.parts {
+			if key := fmt.Sprintf("%d+%d", p.start, p.sectors); !listed[key] {
+				t.Errorf("mmls does not list partition %d (start %d, %d sectors): %+v", p.index+1, p.start, p.sectors, rows)
 			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(mmls, "-t", "bsd", img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("mmls: %v\n%s", err, out)
-			}
-			listed := map[string]bool{}
-			for _, m := range row.FindAllStringSubmatch(string(out), -1) {
-				listed[m[2]+"+"+m[4]] = true
-			}
-			for _, p := range l.parts {
-				if key := fmt.Sprintf("%010d+%010d", p.start, p.sectors); !listed[key] {
-					t.Errorf("mmls does not list partition %d (start %d, %d sectors):\n%s", p.index+1, p.start, p.sectors, out)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // fdiskBSDMax is the most disklabel entries util-linux reads; it warns of
@@ -377,56 +231,44 @@ func TestBSDFdisk(t *testing.T) {
 	t.Parallel()
 	fdisk := tooltest.Need(t, "fdisk")
 	sfdisk := tooltest.Need(t, "sfdisk")
-	dir := t.TempDir()
-	bsdInputs(t, dir)
-	slice := regexp.MustCompile(`(?m)^([a-t])\s+(\d+)\s+(\d+)\s+(\d+)\s`)
-	dump := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
-	for _, line := range bsdMatrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
+	eachLine(t, bsdMatrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
+			t.Fatalf("fdisk -l: %v\n%s", err, out)
+		}
+		slices := map[string]string{}
+		for _, p := range fdiskParts(t, string(out), img) {
+			slices[string(rune('a'+p.slot-1))] = fmt.Sprintf("%d+%d", p.start, p.sectors)
+		}
+		d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
+		if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
+			t.Fatalf("sfdisk -d: %v\n%s", err, d)
+		}
+		dumped := map[string]string{}
+		for _, p := range sfdiskParts(string(d)) {
+			dumped[strconv.Itoa(p.slot)] = fmt.Sprintf("%d+%d type %s", p.start, p.sectors, strings.ToLower(p.typ))
+		}
+		want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
+		for _, p := range l.parts {
+			want[bsdSlot(p.index)] = fmt.Sprintf("%d+%d type %x", p.start, p.sectors, bsdTypes[lower7(p.Type)])
+		}
+		entries := max(l.slots+1, bsdPartsMin)
+		if entries > fdiskBSDMax && !bytes.Contains(out, []byte(fmt.Sprintf("Too many partitions (%d, maximum is %d)", entries, fdiskBSDMax))) {
+			t.Errorf("fdisk does not warn of %d entries:\n%s", entries, out)
+		}
+		for e, w := range want {
+			if e >= fdiskBSDMax {
+				continue
 			}
-			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
-			if err != nil || !bytes.Contains(out, []byte("Disklabel type: bsd")) {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
+			if got := slices[string(rune('a'+e))]; !strings.HasPrefix(w, got+" ") {
+				t.Errorf("fdisk lists slice %c as %q, want %q:\n%s", 'a'+e, got, w, out)
 			}
-			slices := map[string]string{}
-			for _, m := range slice.FindAllStringSubmatch(string(out), -1) {
-				slices[m[1]] = m[2] + "+" + m[4]
+			if got := dumped[strconv.Itoa(e+1)]; got != w {
+				t.Errorf("sfdisk dumps partition %d as %q, want %q:\n%s", e+1, got, w, d)
 			}
-			d, err := exec.Command(sfdisk, "-d", img).CombinedOutput()
-			if err != nil || !bytes.Contains(d, []byte("label: bsd")) {
-				t.Fatalf("sfdisk -d: %v\n%s", err, d)
-			}
-			dumped := map[string]string{}
-			for _, m := range dump.FindAllStringSubmatch(string(d), -1) {
-				dumped[m[1]] = m[2] + "+" + m[3] + " type " + m[4]
-			}
-			want := map[int]string{bsdPartRaw: fmt.Sprintf("0+%d type 0", l.sectors)}
-			for _, p := range l.parts {
-				want[bsdSlot(p.index)] = fmt.Sprintf("%d+%d type %x", p.start, p.sectors, bsdTypes[lower7(p.Type)])
-			}
-			entries := max(l.slots+1, bsdPartsMin)
-			if entries > fdiskBSDMax && !bytes.Contains(out, []byte(fmt.Sprintf("Too many partitions (%d, maximum is %d)", entries, fdiskBSDMax))) {
-				t.Errorf("fdisk does not warn of %d entries:\n%s", entries, out)
-			}
-			for e, w := range want {
-				if e >= fdiskBSDMax {
-					continue
-				}
-				if got := slices[string(rune('a'+e))]; !strings.HasPrefix(w, got+" ") {
-					t.Errorf("fdisk lists slice %c as %q, want %q:\n%s", 'a'+e, got, w, out)
-				}
-				if got := dumped[strconv.Itoa(e+1)]; got != w {
-					t.Errorf("sfdisk dumps partition %d as %q, want %q:\n%s", e+1, got, w, d)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // FuzzReadBSD checks that readBSD never panics and that any table it

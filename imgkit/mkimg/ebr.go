@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
@@ -15,7 +14,7 @@ func init() {
 		description:   "Extended Boot Record",
 		maxParts:      ebrMaxPartitions,
 		maxSectorSize: ebrMaxSectorSize,
-		hasType:       func(alias string) bool { _, ok := ebrTypes[alias]; return ok },
+		hasType:       typeIn(ebrTypes),
 		metadata:      ebrMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeEBR(w) },
 		read:          readEBR,
@@ -54,21 +53,11 @@ func (l *layout) writeEBR(w io.WriterAt) error {
 		m := (*mbrRecord)(b[:512])
 		binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
 		size := l.roundTrack(p.sectors)
-		r := m.partitionRecord(ebrPartRecord)
-		l.chs(r.startingCHS(), l.track)
-		r.osType()[0] = ebrTypes[lower7(p.Type)]
-		l.chs(r.endingCHS(), p.start+size-1)
-		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(l.track))
-		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
+		l.fillRecord(m.partitionRecord(ebrPartRecord), ebrTypes[lower7(p.Type)], l.track, size, l.track, p.start+size-1)
 		if i+1 < len(l.parts) {
 			next := l.parts[i+1]
 			nsize := l.roundTrack(next.sectors)
-			link := m.partitionRecord(ebrLinkRecord)
-			l.chs(link.startingCHS(), next.start-l.track)
-			link.osType()[0] = ebrLinkType
-			l.chs(link.endingCHS(), next.start+nsize-1)
-			binary.LittleEndian.PutUint32(link.startingLBA(), uint32(next.start-l.track))
-			binary.LittleEndian.PutUint32(link.sizeInLBA(), uint32(nsize+l.track))
+			l.fillRecord(m.partitionRecord(ebrLinkRecord), ebrLinkType, next.start-l.track, nsize+l.track, next.start-l.track, next.start+nsize-1)
 		}
 		if err := l.writeAt(w, b, p.start-l.track); err != nil {
 			return err
@@ -121,7 +110,7 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 			}
 			return nil, 0, err
 		}
-		pStart, pSize := lba+int64(leFieldValue(p.startingLBA())), int64(leFieldValue(p.sizeInLBA()))
+		pStart, pSize := lba+int64(leUint(p.startingLBA())), int64(leUint(p.sizeInLBA()))
 		if pStart+pSize > sectors {
 			return nil, 0, fmt.Errorf("mkimg: ebr: the partition of the EBR at LBA %d (sectors %d to %d) ends past the disk's %d sectors", lba, pStart, pStart+pSize, sectors)
 		}
@@ -129,19 +118,18 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 		path := fmt.Sprintf("EBR %d at LBA %d", k+1, lba)
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   k + 1,
-			Type:    aliasOfByte(ebrTypes, p.osType()[0], fmt.Sprintf("0x%02x", p.osType()[0])),
+			Type:    aliasOf(ebrTypes, p.osType()[0], fmt.Sprintf("0x%02x", p.osType()[0])),
 			RawType: fmt.Sprintf("0x%02x", p.osType()[0]),
 			Start:   pStart * secsz,
 			Size:    pSize * secsz,
 			Fields:  ebrRecordFields(path+" partition record 0", lba*secsz+mbrPartitionOffset, p),
 		})
 		t.Fields = append(t.Fields, ebrRecordFields(path+" partition record 1", lba*secsz+mbrPartitionOffset+16, link)...)
-		t.Fields = append(t.Fields, describe.Field{Path: path, Name: "Signature", Offset: lba*secsz + mbrSignatureOffset, Size: 2,
-			Value: fmt.Sprintf("%#04x", leFieldValue(m.signature()))})
+		t.Fields = append(t.Fields, fieldsOf(path, lba*secsz, m[:]).add("Signature", m.signature(), fmt.Sprintf("%#04x", leUint(m.signature()))).list()...)
 		if link.osType()[0] == 0 {
 			return t, end, nil
 		}
-		next := int64(leFieldValue(link.startingLBA()))
+		next := int64(leUint(link.startingLBA()))
 		if next >= sectors {
 			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, past the disk's %d sectors", lba, next, sectors)
 		}
@@ -155,7 +143,7 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 // checkEBR checks that the sector m at lba is an EBR and returns its
 // partition and link records.
 func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) {
-	if leFieldValue(m.signature()) != mbrSignature {
+	if leUint(m.signature()) != mbrSignature {
 		return nil, nil, fmt.Errorf("mkimg: ebr: no boot signature in the EBR at LBA %d", lba)
 	}
 	for i := 2; i < mbrPartitions; i++ {
@@ -165,11 +153,11 @@ func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) 
 	}
 	p, link = m.partitionRecord(ebrPartRecord), m.partitionRecord(ebrLinkRecord)
 	switch t := p.osType()[0]; {
-	case t == 0 || leFieldValue(p.sizeInLBA()) == 0:
+	case t == 0 || leUint(p.sizeInLBA()) == 0:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is empty", lba)
 	case t == ebrLinkType || t == ebrLinkTypeLBA:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is a link (OSType 0x%02x)", lba, t)
-	case leFieldValue(p.startingLBA()) == 0:
+	case leUint(p.startingLBA()) == 0:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d starts on the EBR itself", lba)
 	}
 	switch t := link.osType()[0]; {
@@ -184,24 +172,14 @@ func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) 
 // ebrRecordFields lists the fields of the partition record r at byte off,
 // named as UEFI 2.10 table 5.2 names them.
 func ebrRecordFields(path string, off int64, r *mbrPartitionRecord) []describe.Field {
-	var out []describe.Field
-	for _, f := range []struct {
-		name string
-		b    []byte
-	}{
-		{"BootIndicator", r.bootIndicator()}, {"StartingCHS", r.startingCHS()}, {"OSType", r.osType()},
-		{"EndingCHS", r.endingCHS()}, {"StartingLBA", r.startingLBA()}, {"SizeInLBA", r.sizeInLBA()},
-	} {
-		var v string
-		switch len(f.b) {
-		case 1:
-			v = fmt.Sprintf("0x%02x", f.b[0])
-		case 3:
-			v = fmt.Sprintf("%02x %02x %02x", f.b[0], f.b[1], f.b[2])
-		default:
-			v = strconv.FormatUint(leFieldValue(f.b), 10)
-		}
-		out = append(out, describe.Field{Path: path, Name: f.name, Offset: off + int64(len(r)-cap(f.b)), Size: int64(len(f.b)), Value: v})
-	}
-	return out
+	byteHex := func(b []byte) string { return fmt.Sprintf("0x%02x", b[0]) }
+	chsHex := func(b []byte) string { return fmt.Sprintf("%02x %02x %02x", b[0], b[1], b[2]) }
+	return fieldsOf(path, off, r[:]).
+		add("BootIndicator", r.bootIndicator(), byteHex(r.bootIndicator())).
+		add("StartingCHS", r.startingCHS(), chsHex(r.startingCHS())).
+		add("OSType", r.osType(), byteHex(r.osType())).
+		add("EndingCHS", r.endingCHS(), chsHex(r.endingCHS())).
+		le("StartingLBA", r.startingLBA()).
+		le("SizeInLBA", r.sizeInLBA()).
+		list()
 }

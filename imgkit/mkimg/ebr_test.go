@@ -2,12 +2,7 @@ package mkimg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -43,15 +38,7 @@ var ebrMaxLine = "-s ebr" + repeatPart("fat32:=d", ebrMaxPartitions)
 // and for a chain of 4096 partitions.
 func TestEBRFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range append(ebrMatrix, ebrMaxLine) {
-		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
-			t.Parallel()
-			checkFreeBSDIdentity(t, ref, dir, line)
-		})
-	}
+	checkFreeBSDMatrix(t, append(ebrMatrix, ebrMaxLine))
 }
 
 // TestEBRReadBack checks that readEBR gives back the chain each matrix
@@ -59,29 +46,16 @@ func TestEBRFreeBSDIdentity(t *testing.T) {
 // whole tracks, and the sector size.
 func TestEBRReadBack(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range append(ebrMatrix, ebrMaxLine) {
-		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			disk := mustBuild(t, o)
-			tab, err := readEBR(bytes.NewReader(disk), int64(len(disk)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tab.SectorSize != int(l.secsz) {
-				t.Errorf("SectorSize %d, want %d", tab.SectorSize, l.secsz)
-			}
-			checkTableReadBack(t, tab, l, func(p placed) int64 { return int64(l.roundTrack(p.sectors)) })
-			for i, e := range tab.Partitions {
-				if e.Index != i+1 {
-					t.Errorf("partition %d: Index %d, want %d", i, e.Index, i+1)
-				}
-			}
-		})
-	}
+	eachLine(t, append(ebrMatrix, ebrMaxLine), func(t *testing.T, dir, line string) {
+		o := parseIn(t, dir, strings.Fields(line))
+		l := mustPlan(t, o)
+		disk := mustBuild(t, o)
+		tab, err := readEBR(bytes.NewReader(disk), int64(len(disk)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTableReadBack(t, "", tab, l, sameType, func(p placed) int64 { return int64(l.roundTrack(p.sectors)) })
+	})
 }
 
 // TestEBRFat32LBA checks the alias current FreeBSD adds for ebr and the
@@ -100,27 +74,23 @@ func TestEBRFat32LBA(t *testing.T) {
 	}
 }
 
-// TestEBRErrors checks the command lines -s ebr refuses, as mkimg does:
-// boot code, labels, sectors over 4096 bytes, 4097 slots, and types it
-// has no OSType for.
+// TestEBRErrors checks the command lines -s ebr refuses, as mkimg does
+// (freebsd-mkimg refuses them too): boot code, labels, sectors over 4096
+// bytes, 4097 slots, and types it has no OSType for; and a chain whose
+// partitions end past sector 2^32, refused before anything is written
+// rather than truncated as mkimg truncates it.
 func TestEBRErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	for line, want := range map[string]error{
-		"-s ebr -b boot -p freebsd:=a":                 ErrBootcode,
-		"-s ebr -p freebsd/root:=a":                    ErrPartition,
-		"-s ebr -S 8192 -p freebsd:=a":                 ErrOption,
-		"-s ebr" + repeatPart("-", ebrMaxPartitions+1): ErrPartition,
-		"-s ebr -p efi:=a":                             ErrPartition,
-		"-s ebr -p ebr:=a":                             ErrPartition,
-		"-s ebr -p freebsd-ufs:=a":                     ErrPartition,
-	} {
-		_, err := Build(parseIn(t, dir, strings.Fields(line)))
-		if !errors.Is(err, want) {
-			t.Errorf("%.40s: got %v, want %v", line, err, want)
-		}
-	}
+	checkSchemeErrors(t, inputsDir(t), []schemeErrorCase{
+		{"-s ebr -b boot -p freebsd:=a", ErrBootcode, false},
+		{"-s ebr -p freebsd/root:=a", ErrPartition, false},
+		{"-s ebr -S 8192 -p freebsd:=a", ErrOption, false},
+		{"-s ebr" + repeatPart("-", ebrMaxPartitions+1), ErrPartition, false},
+		{"-s ebr -p efi:=a", ErrPartition, false},
+		{"-s ebr -p ebr:=a", ErrPartition, false},
+		{"-s ebr -p freebsd-ufs:=a", ErrPartition, false},
+		{"-s ebr -p freebsd::2t -p freebsd::1", ErrTooLarge, true},
+	})
 }
 
 // TestEBRReadErrors checks that readEBR finds no table where LBA 0 is no
@@ -128,36 +98,17 @@ func TestEBRErrors(t *testing.T) {
 // without panicking.
 func TestEBRReadErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	disk := mustBuild(t, parseIn(t, dir, strings.Fields("-s ebr -p freebsd:=d -p fat32:=d -p fat16b:=d")))
-	for name, c := range map[string]struct {
-		corrupt   func(d []byte)
-		noTable   bool
-		truncated int
-	}{
-		"zeros":        {corrupt: func(d []byte) { clear(d) }, noTable: true},
-		"no signature": {corrupt: func(d []byte) { d[510] = 0 }, noTable: true},
-		"record 2":     {corrupt: func(d []byte) { d[mbrPartitionOffset+32+4] = 0x83 }, noTable: true},
-		"short":        {truncated: 100, noTable: true},
-		"loop":         {corrupt: func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType; d[4*512+mbrPartitionOffset+16+8] = 2 }},
-		"back to 0":    {corrupt: func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType }},
-		"past end":     {corrupt: func(d []byte) { d[mbrPartitionOffset+16+11] = 0x70 }},
-		"link type":    {corrupt: func(d []byte) { d[2*512+mbrPartitionOffset+16+4] = 0x83 }},
-		"part past":    {corrupt: func(d []byte) { d[2*512+mbrPartitionOffset+15] = 0x10 }},
-	} {
-		d := bytes.Clone(disk)
-		if c.corrupt != nil {
-			c.corrupt(d)
-		}
-		if c.truncated > 0 {
-			d = d[:c.truncated]
-		}
-		_, err := readEBR(bytes.NewReader(d), int64(len(d)))
-		if err == nil || errors.Is(err, ErrNoTable) != c.noTable {
-			t.Errorf("%s: got %v, want an error (ErrNoTable: %v)", name, err, c.noTable)
-		}
-	}
+	checkReadRefuses(t, readEBR, inputsDir(t), "-s ebr -p freebsd:=d -p fat32:=d -p fat16b:=d", map[string]readCase{
+		"zeros":        {zeroed, true},
+		"no signature": {setting(func(d []byte) { d[510] = 0 }), true},
+		"record 2":     {setting(func(d []byte) { d[mbrPartitionOffset+32+4] = 0x83 }), true},
+		"short":        {truncated(100), true},
+		"loop":         {setting(func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType; d[4*512+mbrPartitionOffset+16+8] = 2 }), false},
+		"back to 0":    {setting(func(d []byte) { d[4*512+mbrPartitionOffset+16+4] = ebrLinkType }), false},
+		"past end":     {setting(func(d []byte) { d[mbrPartitionOffset+16+11] = 0x70 }), false},
+		"link type":    {setting(func(d []byte) { d[2*512+mbrPartitionOffset+16+4] = 0x83 }), false},
+		"part past":    {setting(func(d []byte) { d[2*512+mbrPartitionOffset+15] = 0x10 }), false},
+	})
 }
 
 // TestEBRInMBR nests each matrix chain in an MBR as FreeBSD does
@@ -169,104 +120,44 @@ func TestEBRInMBR(t *testing.T) {
 	fdisk := tooltest.Need(t, "fdisk")
 	sfdisk := tooltest.Need(t, "sfdisk")
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	fdiskRow := regexp.MustCompile(`(?m)^\S+?(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+([0-9a-f]+) `)
-	dumpRow := regexp.MustCompile(`(?m)^\S+?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9a-f]+)$`)
-	mmlsRow := regexp.MustCompile(`(?m)^\d+:\s+\d+:\d+\s+(\d+)\s+\d+\s+(\d+)\s+`)
-	for _, line := range ebrMatrix {
-		t.Run(strings.Join(strings.Fields(line)[:min(12, len(strings.Fields(line)))], " "), func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l := mustPlan(t, o)
-			work := t.TempDir()
-			chain := filepath.Join(work, "chain.img")
-			if err := WriteFile(chain, o); err != nil {
-				t.Fatal(err)
-			}
-			outer := fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain)
-			img := filepath.Join(work, "disk.img")
-			outerOpts, err := Parse(strings.Fields(outer))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := WriteFile(img, outerOpts); err != nil {
-				t.Fatal(err)
-			}
-			base := l.track // the extended partition's start, mbrMetadata's first track
-			secsz := fmt.Sprint(l.secsz)
-			var want []string
-			for _, p := range l.parts {
-				want = append(want, fmt.Sprintf("%d+%d %x", base+p.start, l.roundTrack(p.sectors), ebrTypes[lower7(p.Type)]))
-			}
-
-			out, err := exec.Command(fdisk, "-l", "-b", secsz, img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
-			}
+	eachLine(t, ebrMatrix, func(t *testing.T, dir, line string) {
+		chain, l := lineDisk(t, dir, line)
+		img, _ := lineDisk(t, dir, fmt.Sprintf("-s mbr -S %d -H %d -T %d -p ebr:=%s", l.secsz, l.heads, l.track, chain))
+		base := l.track // the extended partition's start, mbrMetadata's first track
+		var want, wantNoType []string
+		for _, p := range l.parts {
+			want = append(want, fmt.Sprintf("%d+%d %x", base+p.start, l.roundTrack(p.sectors), ebrTypes[lower7(p.Type)]))
+			wantNoType = append(wantNoType, fmt.Sprintf("%d+%d", base+p.start, l.roundTrack(p.sectors)))
+		}
+		// logical lists a tool's logical partitions (slots 5 on) with
+		// their types.
+		logical := func(parts []toolPart) []string {
 			var got []string
-			for _, m := range fdiskRow.FindAllStringSubmatch(string(out), -1) {
-				if m[1] >= "5" || len(m[1]) > 1 {
-					got = append(got, m[2]+"+"+m[4]+" "+m[5])
+			for _, p := range parts {
+				if p.slot >= 5 {
+					got = append(got, fmt.Sprintf("%d+%d %s", p.start, p.sectors, strings.ToLower(p.typ)))
 				}
 			}
-			compareLists(t, "fdisk -l", got, want, out)
-
-			if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
-				out, err = exec.Command(sfdisk, "-d", img).CombinedOutput()
-				if err != nil {
-					t.Fatalf("sfdisk -d: %v\n%s", err, out)
-				}
-				got = nil
-				for _, m := range dumpRow.FindAllStringSubmatch(string(out), -1) {
-					if len(m[1]) > 1 || m[1] >= "5" {
-						got = append(got, m[2]+"+"+m[3]+" "+m[4])
-					}
-				}
-				compareLists(t, "sfdisk -d", got, want, out)
-			}
-
-			out, err = exec.Command(mmls, "-t", "dos", "-b", secsz, img).CombinedOutput()
-			if err != nil {
-				t.Fatalf("mmls: %v\n%s", err, out)
-			}
-			got = nil
-			for _, m := range mmlsRow.FindAllStringSubmatch(string(out), -1) {
-				got = append(got, strings.TrimLeft(m[1], "0")+"+"+strings.TrimLeft(m[2], "0"))
-			}
-			var wantNoType []string
-			for _, w := range want {
-				wantNoType = append(wantNoType, strings.Fields(w)[0])
-			}
-			compareLists(t, "mmls", got, wantNoType, out)
-		})
-	}
+			return got
+		}
+		compareLists(t, "fdisk -l", logical(fdiskList(t, fdisk, img, l.secsz)), want)
+		if l.secsz == 512 { // sfdisk reads an image file as 512-byte sectors
+			compareLists(t, "sfdisk -d", logical(sfdiskDump(t, sfdisk, img)), want)
+		}
+		var got []string
+		for _, p := range mmlsList(t, mmls, "dos", img, l.secsz) {
+			got = append(got, fmt.Sprintf("%d+%d", p.start, p.sectors))
+		}
+		compareLists(t, "mmls", got, wantNoType)
+	})
 }
 
 // compareLists fails the test when a tool's list of partitions differs
 // from the one written.
-func compareLists(t *testing.T, tool string, got, want []string, out []byte) {
+func compareLists(t *testing.T, tool string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("%s lists logical partitions %q, want %q:\n%s", tool, got, want, out)
-	}
-}
-
-// TestEBRTooLarge checks that a chain whose partitions end past sector
-// 2^32 is refused before anything is written, rather than truncated as
-// mkimg truncates it.
-func TestEBRTooLarge(t *testing.T) {
-	t.Parallel()
-	o, err := Parse(strings.Fields("-s ebr -p freebsd::2t -p freebsd::1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "big.img")
-	if err := WriteFile(out, o); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("got %v, want ErrTooLarge", err)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("the refused disk was written")
+		t.Errorf("%s lists logical partitions %q, want %q", tool, got, want)
 	}
 }
 

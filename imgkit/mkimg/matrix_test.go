@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -418,14 +419,15 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// matrixInDir makes o's partition and boot code files relative to dir.
+// matrixInDir makes o's relative partition and boot code files relative
+// to dir, and returns o.
 func matrixInDir(dir string, o *Options) *Options {
 	for i := range o.Partitions {
-		if o.Partitions[i].File != "" {
-			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
+		if f := o.Partitions[i].File; f != "" && !filepath.IsAbs(f) {
+			o.Partitions[i].File = filepath.Join(dir, f)
 		}
 	}
-	if o.Bootcode != "" {
+	if o.Bootcode != "" && !filepath.IsAbs(o.Bootcode) {
 		o.Bootcode = filepath.Join(dir, o.Bootcode)
 	}
 	return o
@@ -505,12 +507,14 @@ func TestMatrixAliases(t *testing.T) {
 
 // explainDiff returns "" when got and want are the same disk, or else a
 // message giving the sizes, how many bytes differ, and the first runs of
-// differing bytes, each explained by explainOffset from want's metadata.
+// differing bytes, each named by explainField in the reader's Fields of
+// want.
 func explainDiff(schemeName string, secsz int, got, want []byte) string {
 	var b strings.Builder
 	if len(got) != len(want) {
 		fmt.Fprintf(&b, "disk is %d bytes, freebsd-mkimg's %d\n", len(got), len(want))
 	}
+	fields, err := Fields(bytes.NewReader(want), int64(len(want)), nil)
 	n := min(len(got), len(want))
 	differing, runs := 0, 0
 	for off := 0; off < n; off++ {
@@ -527,7 +531,7 @@ func explainDiff(schemeName string, secsz int, got, want []byte) string {
 			end++
 		}
 		fmt.Fprintf(&b, "byte %#x (LBA %d + %d): %s: got % x, want % x\n", off, off/secsz, off%secsz,
-			explainOffset(schemeName, secsz, want, int64(off)), got[off:end], want[off:end])
+			explainField(fields, err, schemeName, secsz, int64(off)), got[off:end], want[off:end])
 	}
 	if differing > 0 {
 		fmt.Fprintf(&b, "%d bytes differ in all\n", differing)
@@ -535,184 +539,74 @@ func explainDiff(schemeName string, secsz int, got, want []byte) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// explainers explain a byte offset on a disk of one scheme, in the words
-// of the scheme's specification; a scheme without one gets sector numbers
-// only.
-var explainers = map[string]func(disk []byte, secsz int, off int64) string{
-	"gpt": explainGPT,
-	"mbr": explainMBR,
-}
-
 // explainOffset says what lies at byte off of disk, a disk of the named
-// scheme with secsz-byte sectors: which structure and which field, or
-// which partition's data.
+// scheme with secsz-byte sectors, in the names the package's reader (and
+// so `fixturegen diff`) gives the disk's fields: which structure and
+// which field, or which partition's data.
 func explainOffset(schemeName string, secsz int, disk []byte, off int64) string {
-	if f, ok := explainers[schemeName]; ok {
-		return f(disk, secsz, off)
+	fields, err := Fields(bytes.NewReader(disk), int64(len(disk)), nil)
+	return explainField(fields, err, schemeName, secsz, off)
+}
+
+// explainField names the smallest of fields holding byte off, as "Path
+// Name", with the byte's place in it when the field is longer than one
+// byte; a byte no field holds, or of a disk the reader refused with err,
+// is named by its sector.
+func explainField(fields []describe.Field, err error, schemeName string, secsz int, off int64) string {
+	sector := fmt.Sprintf("%s disk, LBA %d byte %d", schemeName, off/int64(secsz), off%int64(secsz))
+	if err != nil {
+		return fmt.Sprintf("%s (the reader refuses the disk: %v)", sector, err)
 	}
-	return fmt.Sprintf("%s disk, LBA %d byte %d", schemeName, off/int64(secsz), off%int64(secsz))
-}
-
-// explField is one named byte range of an on-disk structure.
-type explField struct {
-	name     string
-	off, end int
-}
-
-// explFieldAt names the field of fs holding byte off, with the byte's
-// place in it when the field is longer than one byte.
-func explFieldAt(fs []explField, off int) string {
-	for _, f := range fs {
-		if off >= f.off && off < f.end {
-			if f.end-f.off == 1 {
-				return f.name
-			}
-			return fmt.Sprintf("%s byte %d", f.name, off-f.off)
+	var best *describe.Field
+	var bestSize, bestAt int64
+	for i := range fields {
+		f := &fields[i]
+		size, at, ok := fieldByte(f, off)
+		if ok && (best == nil || size < bestSize) {
+			best, bestSize, bestAt = f, size, at
 		}
-	}
-	return fmt.Sprintf("byte %d past the structure's fields", off)
-}
-
-// The fields of the structures explainGPT and explainMBR name, as UEFI
-// 2.10 tables 5.1, 5.2, 5.5 and 5.6 name them; written out here apart
-// from the package's accessors, so that the explanation does not share
-// their mistakes.
-var (
-	explMBRFields = []explField{
-		{"BootCode", 0, 440}, {"UniqueMBRDiskSignature", 440, 444}, {"Unknown", 444, 446},
-		{"Signature", 510, 512},
-	}
-	explMBRRecordFields = []explField{
-		{"BootIndicator", 0, 1}, {"StartingCHS", 1, 4}, {"OSType", 4, 5},
-		{"EndingCHS", 5, 8}, {"StartingLBA", 8, 12}, {"SizeInLBA", 12, 16},
-	}
-	explGPTHeaderFields = []explField{
-		{"Signature", 0, 8}, {"Revision", 8, 12}, {"HeaderSize", 12, 16},
-		{"HeaderCRC32", 16, 20}, {"Reserved", 20, 24}, {"MyLBA", 24, 32},
-		{"AlternateLBA", 32, 40}, {"FirstUsableLBA", 40, 48}, {"LastUsableLBA", 48, 56},
-		{"DiskGUID", 56, 72}, {"PartitionEntryLBA", 72, 80},
-		{"NumberOfPartitionEntries", 80, 84}, {"SizeOfPartitionEntry", 84, 88},
-		{"PartitionEntryArrayCRC32", 88, 92},
-	}
-	explGPTEntryFields = []explField{
-		{"PartitionTypeGUID", 0, 16}, {"UniquePartitionGUID", 16, 32},
-		{"StartingLBA", 32, 40}, {"EndingLBA", 40, 48}, {"Attributes", 48, 56},
-		{"PartitionName", 56, 128},
-	}
-)
-
-// explLE reads a little-endian unsigned field of disk, or 0 past its end.
-func explLE(disk []byte, off int64, n int) uint64 {
-	if off < 0 || off+int64(n) > int64(len(disk)) {
-		return 0
-	}
-	var v uint64
-	for i := n - 1; i >= 0; i-- {
-		v = v<<8 | uint64(disk[off+int64(i)])
-	}
-	return v
-}
-
-// mbrField names byte in (0 to the sector size) of an MBR or protective
-// MBR in LBA 0.
-func mbrField(in int) string {
-	switch {
-	case in >= 446 && in < 510:
-		r := (in - 446) / 16
-		return fmt.Sprintf("partition record %d (PartitionRecord[%d], slot %d) %s", r+1, r, r+1, explFieldAt(explMBRRecordFields, (in-446)%16))
-	case in >= 512:
-		return fmt.Sprintf("LBA 0 byte %d, past the MBR's 512 bytes", in)
-	}
-	return explFieldAt(explMBRFields, in)
-}
-
-// explainMBR says what byte off of an MBR disk holds: a field of the MBR
-// in LBA 0, a partition's data (by its record), or space no record
-// covers.
-func explainMBR(disk []byte, secsz int, off int64) string {
-	lba := off / int64(secsz)
-	if lba == 0 {
-		return "MBR " + mbrField(int(off))
-	}
-	for r := range 4 {
-		rec := int64(446 + 16*r)
-		start, size := explLE(disk, rec+8, 4), explLE(disk, rec+12, 4)
-		if size != 0 && uint64(lba) >= start && uint64(lba) < start+size {
-			return fmt.Sprintf("partition %d's data (record %d: StartingLBA %d, SizeInLBA %d), byte %d of it", r+1, r+1, start, size, off-int64(start)*int64(secsz))
-		}
-	}
-	return fmt.Sprintf("LBA %d, outside LBA 0 and every partition record's range", lba)
-}
-
-// explainGPT says what byte off of a GPT disk holds: the protective MBR,
-// a field of the primary or backup header, a field of one entry of the
-// primary or backup entry array, a partition's data, or space none of
-// these covers. The arrays and the backup header are found from the
-// primary header.
-func explainGPT(disk []byte, secsz int, off int64) string {
-	ss := int64(secsz)
-	lba := off / ss
-	in := int(off % ss)
-	hdr := ss
-	alt := int64(explLE(disk, hdr+32, 8))
-	count := int64(explLE(disk, hdr+80, 4))
-	esz := int64(explLE(disk, hdr+84, 4))
-	if esz == 0 {
-		esz = 128
-	}
-	header := func(which string) string {
-		if in >= 92 {
-			return fmt.Sprintf("%s GPT header, byte %d: past HeaderSize, the rest of the sector (zero)", which, in)
-		}
-		return fmt.Sprintf("%s GPT header %s", which, explFieldAt(explGPTHeaderFields, in))
-	}
-	entry := func(which string, arrayLBA int64) (string, bool) {
-		base := arrayLBA * ss
-		if arrayLBA <= 0 || off < base || off >= base+count*esz {
-			return "", false
-		}
-		i := (off - base) / esz
-		return fmt.Sprintf("%s entry array, entry %d (slot %d, -p number %d) %s", which, i, i+1, i+1, explFieldAt(explGPTEntryFields, int((off-base)%esz))), true
 	}
 	switch {
-	case lba == 0:
-		return "protective MBR " + mbrField(in)
-	case lba == 1:
-		return header("primary")
-	case alt > 1 && lba == alt:
-		return header("backup")
+	case best == nil:
+		return sector + ", in none of the reader's fields"
+	case bestSize == 1:
+		return best.Path + " " + best.Name
 	}
-	if s, ok := entry("primary", int64(explLE(disk, hdr+72, 8))); ok {
-		return s
-	}
-	if alt > 1 {
-		if s, ok := entry("backup", int64(explLE(disk, alt*ss+72, 8))); ok {
-			return s
-		}
-	}
-	array := int64(explLE(disk, hdr+72, 8)) * ss
-	for i := range count {
-		e := array + i*esz
-		start, end := explLE(disk, e+32, 8), explLE(disk, e+40, 8)
-		if explLE(disk, e, 8) == 0 && explLE(disk, e+8, 8) == 0 {
-			continue
-		}
-		if uint64(lba) >= start && uint64(lba) <= end {
-			return fmt.Sprintf("partition %d's data (entry %d: StartingLBA %d, EndingLBA %d), byte %d of it", i+1, i, start, end, off-int64(start)*ss)
-		}
-	}
-	return fmt.Sprintf("LBA %d, outside every GPT structure and partition (FirstUsableLBA %d, LastUsableLBA %d)", lba, explLE(disk, hdr+40, 8), explLE(disk, hdr+48, 8))
+	return fmt.Sprintf("%s %s byte %d", best.Path, best.Name, bestAt)
 }
 
-// TestExplainOffset checks that explainOffset names the structure and
-// field of known offsets of a GPT and an MBR disk, and a partition's
-// data, as a matrix failure reports them.
+// fieldByte reports whether field f holds byte off of the disk, and if
+// so f's size and off's place in it; a field spread over Spans counts
+// its spans' bytes in order.
+func fieldByte(f *describe.Field, off int64) (size, at int64, ok bool) {
+	if f.Offset >= 0 {
+		return f.Size, off - f.Offset, off >= f.Offset && off < f.Offset+f.Size
+	}
+	for _, s := range f.Spans {
+		if off >= s[0] && off < s[1] {
+			at, ok = size+off-s[0], true
+		}
+		size += s[1] - s[0]
+	}
+	return size, at, ok
+}
+
+// TestExplainOffset checks that explainOffset names known offsets of a
+// disk of every scheme by the reader's field, as `fixturegen diff` names
+// them (the structure's Path and the field's Name, with the byte's place
+// in it), a partition's data by its /pN path, and a byte of no field, or
+// of a disk without a table, by its sector.
 func TestExplainOffset(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	inputs(t, dir)
-	gpt := mustBuild(t, parseIn(t, dir, strings.Fields("-s gpt -y -p efi/ESP:=a -p - -p freebsd-ufs::1m")))
-	mbr := mustBuild(t, parseIn(t, dir, strings.Fields("-s mbr -S 4096 -p freebsd:=a -p - -p efi:=d")))
+	build := func(line string) []byte { return mustBuild(t, parseIn(t, dir, strings.Fields(line))) }
+	gpt := build("-s gpt -y -p efi/ESP:=a -p - -p freebsd-ufs::1m")
+	mbr := build("-s mbr -S 4096 -p freebsd:=a -p - -p efi:=d")
+	apm := build("-s apm -p freebsd-ufs/root:=a -p freebsd-swap::1m")
+	bsd := build("-s bsd -p freebsd-ufs:=a -p freebsd-swap::1m")
+	ebr := build("-s ebr -p freebsd:=a -p fat32:=b")
+	vtoc8 := build("-s vtoc8 -p freebsd-ufs:=a -p freebsd-swap::1m")
 	last := int64(len(gpt)) - 512
 	for _, c := range []struct {
 		scheme string
@@ -721,20 +615,31 @@ func TestExplainOffset(t *testing.T) {
 		off    int64
 		want   string
 	}{
-		{"gpt", 512, gpt, 446 + 16 + 4, "protective MBR partition record 2 (PartitionRecord[1], slot 2) OSType"},
+		{"gpt", 512, gpt, 446 + 4, "protective MBR partition record 1 OSType"},
+		{"gpt", 512, gpt, 446 + 16 + 4, "gpt disk, LBA 0 byte 466, in none of the reader's fields"},
 		{"gpt", 512, gpt, 510, "protective MBR Signature byte 0"},
-		{"gpt", 512, gpt, 512 + 17, "primary GPT header HeaderCRC32 byte 1"},
-		{"gpt", 512, gpt, 512 + 100, "primary GPT header, byte 100: past HeaderSize"},
-		{"gpt", 512, gpt, 1024 + 2*128 + 40, "primary entry array, entry 2 (slot 3, -p number 3) EndingLBA byte 0"},
-		{"gpt", 512, gpt, 1024 + 56 + 2, "primary entry array, entry 0 (slot 1, -p number 1) PartitionName byte 2"},
+		{"gpt", 512, gpt, 512 + 17, "GPT header HeaderCRC32 byte 1"},
+		{"gpt", 512, gpt, 512 + 100, "gpt disk, LBA 1 byte 100, in none of the reader's fields"},
+		{"gpt", 512, gpt, 1024 + 2*128 + 40, "GPT partition entry 3 EndingLBA byte 0"},
+		{"gpt", 512, gpt, 1024 + 56 + 2, "GPT partition entry 1 PartitionName byte 2"},
+		{"gpt", 512, gpt, 1024 + 128 + 5, "GPT header GPT Partition Entry Array byte 133"},
 		{"gpt", 512, gpt, last + 88, "backup GPT header PartitionEntryArrayCRC32 byte 0"},
-		{"gpt", 512, gpt, last - 32*512 + 128 + 16, "backup entry array, entry 1 (slot 2, -p number 2) UniquePartitionGUID byte 0"},
-		{"gpt", 512, gpt, 34*512 + 5, "partition 1's data (entry 0: StartingLBA 34, EndingLBA 229), byte 5 of it"},
-		{"mbr", 4096, mbr, 446 + 2*16 + 8, "MBR partition record 3 (PartitionRecord[2], slot 3) StartingLBA byte 0"},
+		{"gpt", 512, gpt, last - 32*512 + 128 + 16, "backup GPT header GPT Partition Entry Array byte 144"},
+		{"gpt", 512, gpt, 34*512 + 5, "/p1 data byte 5"},
+		{"mbr", 4096, mbr, 446 + 2*16 + 8, "MBR partition record 3 StartingLBA byte 0"},
 		{"mbr", 4096, mbr, 440, "MBR UniqueMBRDiskSignature byte 0"},
-		{"mbr", 4096, mbr, 600, "MBR LBA 0 byte 600, past the MBR's 512 bytes"},
-		{"mbr", 4096, mbr, 4096 + 7, "partition 1's data (record 1: StartingLBA 1, SizeInLBA 25), byte 7 of it"},
-		{"nosuch", 512, gpt, 1030, "nosuch disk, LBA 2 byte 6"},
+		{"mbr", 4096, mbr, 446 + 16 + 4, "mbr disk, LBA 0 byte 466, in none of the reader's fields"},
+		{"apm", 512, apm, 2, "driver descriptor record sbBlkSize byte 0"},
+		{"apm", 512, apm, 1024 + 16 + 3, "partition map entry 2 pmPartName byte 3"},
+		{"apm", 512, apm, 102400 + 9, "/p2 data byte 9"},
+		{"bsd", 512, bsd, 512 + 136, "disklabel d_checksum byte 0"},
+		{"bsd", 512, bsd, 512 + 148 + 16 + 12, "d_partitions[1] p_fstype"},
+		{"bsd", 512, bsd, 8192, "/p1 data byte 0"},
+		{"ebr", 512, ebr, 446 + 16 + 8, "MBR partition record 2 StartingLBA byte 0"},
+		{"vtoc8", 512, vtoc8, 508 + 1, "disk label magic byte 1"},
+		{"vtoc8", 512, vtoc8, 444 + 4, "partition 0 nblk byte 0"},
+		{"vtoc8", 512, vtoc8, 512 + 1000, "/p1 data byte 1000"},
+		{"nosuch", 512, make([]byte, 4096), 1030, "nosuch disk, LBA 2 byte 6 (the reader refuses the disk: "},
 	} {
 		if got := explainOffset(c.scheme, c.secsz, c.disk, c.off); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s offset %#x: %q, want %q", c.scheme, c.off, got, c.want)
@@ -743,7 +648,7 @@ func TestExplainOffset(t *testing.T) {
 	changed := slices.Clone(gpt)
 	changed[512+80]++
 	msg := explainDiff("gpt", 512, changed, gpt)
-	if !strings.Contains(msg, "primary GPT header NumberOfPartitionEntries byte 0") || !strings.Contains(msg, "1 bytes differ") {
+	if !strings.Contains(msg, ": GPT header NumberOfPartitionEntries byte 0:") || !strings.Contains(msg, "1 bytes differ") {
 		t.Errorf("explainDiff of one changed header byte: %s", msg)
 	}
 	if msg := explainDiff("gpt", 512, gpt, gpt); msg != "" {

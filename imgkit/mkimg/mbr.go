@@ -12,7 +12,7 @@ func init() {
 		maxParts:      mbrPartitions,
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
-		hasType:       func(alias string) bool { _, ok := mbrTypes[alias]; return ok },
+		hasType:       typeIn(mbrTypes),
 		metadata:      mbrMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeMBR(w) },
 		read:          readMBR,
@@ -54,13 +54,21 @@ func (l *layout) writeMBR(w io.WriterAt) error {
 		if boot {
 			r.bootIndicator()[0] = 0x80
 		}
-		l.chs(r.startingCHS(), p.start)
-		r.osType()[0] = mbrTypes[lower7(p.Type)]
-		l.chs(r.endingCHS(), p.start+size-1)
-		binary.LittleEndian.PutUint32(r.startingLBA(), uint32(p.start))
-		binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
+		l.fillRecord(r, mbrTypes[lower7(p.Type)], p.start, size, p.start, p.start+size-1)
 	}
 	return l.writeAt(w, b, 0)
+}
+
+// fillRecord fills the partition record r as mkimg does: OSType typ,
+// StartingLBA start, SizeInLBA size, and the CHS addresses of the sectors
+// first and last, which an EBR counts from another origin than its
+// StartingLBA.
+func (l *layout) fillRecord(r *mbrPartitionRecord, typ byte, start, size, first, last uint64) {
+	l.chs(r.startingCHS(), first)
+	r.osType()[0] = typ
+	l.chs(r.endingCHS(), last)
+	binary.LittleEndian.PutUint32(r.startingLBA(), uint32(start))
+	binary.LittleEndian.PutUint32(r.sizeInLBA(), uint32(size))
 }
 
 // chs stores lba's cylinder-head-sector address in the three bytes of an

@@ -3,7 +3,6 @@ package mkimg
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,17 +58,7 @@ func TestOffsetsIdentity(t *testing.T) {
 		t.Run(strings.Join(line, " "), func(t *testing.T) {
 			t.Parallel()
 			args := append(append([]string{}, line...), "-y", "-v")
-			want := filepath.Join(t.TempDir(), "want.img")
-			var refLog bytes.Buffer
-			cmd := exec.Command(ref, append(args, "-o", want)...)
-			cmd.Dir, cmd.Stderr = dir, &refLog
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("freebsd-mkimg: %v\n%s", err, refLog.Bytes())
-			}
-			wantBytes, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatal(err)
-			}
+			wantBytes, refLog := freebsdDisk(t, ref, dir, args)
 			o := parseIn(t, dir, args)
 			var log bytes.Buffer
 			o.Log, o.Dir = &log, dir

@@ -279,45 +279,35 @@ func gptName(b []byte) string {
 // gptHeaderFields describes a checked header field by field, with UEFI's
 // names, under path, and its entry array as a whole by its sum.
 func gptHeaderFields(g *gptRead, secsz int64, path string) []describe.Field {
-	off := g.lba * secsz
 	h := &g.h
-	u32 := func(b []byte) string { return strconv.FormatUint(uint64(binary.LittleEndian.Uint32(b)), 10) }
-	u64 := func(b []byte) string { return strconv.FormatUint(binary.LittleEndian.Uint64(b), 10) }
 	hex32 := func(b []byte) string { return fmt.Sprintf("%#08x", binary.LittleEndian.Uint32(b)) }
-	f := func(name string, at, n int64, v string) describe.Field {
-		return describe.Field{Path: path, Name: name, Offset: off + at, Size: n, Value: v}
-	}
-	return []describe.Field{
-		f("Signature", 0, 8, strconv.Quote(string(h.signature()))),
-		f("Revision", 8, 4, hex32(h.revision())),
-		f("HeaderSize", 12, 4, u32(h.headerSize())),
-		f("HeaderCRC32", 16, 4, hex32(h.headerCRC32())),
-		f("MyLBA", 24, 8, u64(h.myLBA())),
-		f("AlternateLBA", 32, 8, u64(h.alternateLBA())),
-		f("FirstUsableLBA", 40, 8, u64(h.firstUsableLBA())),
-		f("LastUsableLBA", 48, 8, u64(h.lastUsableLBA())),
-		f("DiskGUID", 56, 16, decodeGUID(h.diskGUID())),
-		f("PartitionEntryLBA", 72, 8, u64(h.partitionEntryLBA())),
-		f("NumberOfPartitionEntries", 80, 4, u32(h.numberOfPartitionEntries())),
-		f("SizeOfPartitionEntry", 84, 4, u32(h.sizeOfPartitionEntry())),
-		f("PartitionEntryArrayCRC32", 88, 4, hex32(h.partitionEntryArrayCRC32())),
-		{Path: path, Name: "GPT Partition Entry Array", Offset: int64(binary.LittleEndian.Uint64(h.partitionEntryLBA())) * secsz, Size: int64(len(g.array)), Value: describe.Sum(g.array)},
-	}
+	fields := fieldsOf(path, g.lba*secsz, h[:]).
+		add("Signature", h.signature(), strconv.Quote(string(h.signature()))).
+		add("Revision", h.revision(), hex32(h.revision())).
+		le("HeaderSize", h.headerSize()).
+		add("HeaderCRC32", h.headerCRC32(), hex32(h.headerCRC32())).
+		le("MyLBA", h.myLBA()).
+		le("AlternateLBA", h.alternateLBA()).
+		le("FirstUsableLBA", h.firstUsableLBA()).
+		le("LastUsableLBA", h.lastUsableLBA()).
+		add("DiskGUID", h.diskGUID(), decodeGUID(h.diskGUID())).
+		le("PartitionEntryLBA", h.partitionEntryLBA()).
+		le("NumberOfPartitionEntries", h.numberOfPartitionEntries()).
+		le("SizeOfPartitionEntry", h.sizeOfPartitionEntry()).
+		add("PartitionEntryArrayCRC32", h.partitionEntryArrayCRC32(), hex32(h.partitionEntryArrayCRC32())).
+		list()
+	return append(fields, describe.Field{Path: path, Name: "GPT Partition Entry Array", Offset: int64(binary.LittleEndian.Uint64(h.partitionEntryLBA())) * secsz, Size: int64(len(g.array)), Value: describe.Sum(g.array)})
 }
 
 // gptEntryFields describes the partition entry e, slot index at byte off,
 // with UEFI's names.
 func gptEntryFields(e *gptEntry, off int64, index int) []describe.Field {
-	path := "GPT partition entry " + strconv.Itoa(index)
-	f := func(name string, at, n int64, v string) describe.Field {
-		return describe.Field{Path: path, Name: name, Offset: off + at, Size: n, Value: v}
-	}
-	return []describe.Field{
-		f("PartitionTypeGUID", 0, 16, decodeGUID(e.partitionTypeGUID())),
-		f("UniquePartitionGUID", 16, 16, decodeGUID(e.uniquePartitionGUID())),
-		f("StartingLBA", 32, 8, strconv.FormatUint(binary.LittleEndian.Uint64(e.startingLBA()), 10)),
-		f("EndingLBA", 40, 8, strconv.FormatUint(binary.LittleEndian.Uint64(e.endingLBA()), 10)),
-		f("Attributes", 48, 8, fmt.Sprintf("%#016x", binary.LittleEndian.Uint64(e[48:56]))),
-		f("PartitionName", 56, 72, strconv.Quote(gptName(e.partitionName()))),
-	}
+	return fieldsOf("GPT partition entry "+strconv.Itoa(index), off, e[:]).
+		add("PartitionTypeGUID", e.partitionTypeGUID(), decodeGUID(e.partitionTypeGUID())).
+		add("UniquePartitionGUID", e.uniquePartitionGUID(), decodeGUID(e.uniquePartitionGUID())).
+		le("StartingLBA", e.startingLBA()).
+		le("EndingLBA", e.endingLBA()).
+		add("Attributes", e[48:56], fmt.Sprintf("%#016x", leUint(e[48:56]))).
+		add("PartitionName", e.partitionName(), strconv.Quote(gptName(e.partitionName()))).
+		list()
 }

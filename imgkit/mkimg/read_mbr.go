@@ -65,7 +65,7 @@ func mbrTable(m *mbrRecord, size, secsz int64) (*Table, int64, error) {
 		raw := fmt.Sprintf("%#02x", typ)
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   i + 1,
-			Type:    mbrAlias(typ, raw),
+			Type:    aliasOf(mbrTypes, typ, raw),
 			RawType: raw,
 			Start:   start,
 			Size:    n,
@@ -78,29 +78,16 @@ func mbrTable(m *mbrRecord, size, secsz int64) (*Table, int64, error) {
 	return t, end, nil
 }
 
-// mbrAlias returns mkimg's alias for the OSType typ, or raw.
-func mbrAlias(typ byte, raw string) string {
-	for n, v := range mbrTypes {
-		if v == typ {
-			return n
-		}
-	}
-	return raw
-}
-
 // mbrFields describes the fields of LBA 0 outside the partition records,
 // with UEFI's names (table 5.1), under path, and the record of slot
 // (0-based; -1 for none) with table 5.2's.
 func mbrFields(m *mbrRecord, path string, slot int) []describe.Field {
-	f := func(name string, at, n int64, v string) describe.Field {
-		return describe.Field{Path: path, Name: name, Offset: at, Size: n, Value: v}
-	}
-	out := []describe.Field{
-		f("BootCode", 0, 440, describe.Sum(m[0:440])),
-		f("UniqueMBRDiskSignature", 440, 4, fmt.Sprintf("%#08x", binary.LittleEndian.Uint32(m[440:444]))),
-		f("Unknown", 444, 2, fmt.Sprintf("%#04x", binary.LittleEndian.Uint16(m[444:446]))),
-		f("Signature", mbrSignatureOffset, 2, fmt.Sprintf("%#04x", binary.LittleEndian.Uint16(m.signature()))),
-	}
+	out := fieldsOf(path, 0, m[:]).
+		add("BootCode", m[0:440], describe.Sum(m[0:440])).
+		add("UniqueMBRDiskSignature", m[440:444], fmt.Sprintf("%#08x", leUint(m[440:444]))).
+		add("Unknown", m[444:446], fmt.Sprintf("%#04x", leUint(m[444:446]))).
+		add("Signature", m.signature(), fmt.Sprintf("%#04x", leUint(m.signature()))).
+		list()
 	if slot >= 0 {
 		out = append(out, mbrRecordFields(m.partitionRecord(slot), int64(mbrPartitionOffset+16*slot), path+" partition record "+strconv.Itoa(slot+1))...)
 	}
@@ -110,17 +97,14 @@ func mbrFields(m *mbrRecord, path string, slot int) []describe.Field {
 // mbrRecordFields describes one partition record at byte off, with
 // UEFI's names.
 func mbrRecordFields(p *mbrPartitionRecord, off int64, path string) []describe.Field {
-	f := func(name string, at, n int64, v string) describe.Field {
-		return describe.Field{Path: path, Name: name, Offset: off + at, Size: n, Value: v}
-	}
-	return []describe.Field{
-		f("BootIndicator", 0, 1, fmt.Sprintf("%#02x", p.bootIndicator()[0])),
-		f("StartingCHS", 1, 3, chsString(p.startingCHS())),
-		f("OSType", 4, 1, fmt.Sprintf("%#02x", p.osType()[0])),
-		f("EndingCHS", 5, 3, chsString(p.endingCHS())),
-		f("StartingLBA", 8, 4, strconv.FormatUint(uint64(binary.LittleEndian.Uint32(p.startingLBA())), 10)),
-		f("SizeInLBA", 12, 4, strconv.FormatUint(uint64(binary.LittleEndian.Uint32(p.sizeInLBA())), 10)),
-	}
+	return fieldsOf(path, off, p[:]).
+		add("BootIndicator", p.bootIndicator(), fmt.Sprintf("%#02x", p.bootIndicator()[0])).
+		add("StartingCHS", p.startingCHS(), chsString(p.startingCHS())).
+		add("OSType", p.osType(), fmt.Sprintf("%#02x", p.osType()[0])).
+		add("EndingCHS", p.endingCHS(), chsString(p.endingCHS())).
+		le("StartingLBA", p.startingLBA()).
+		le("SizeInLBA", p.sizeInLBA()).
+		list()
 }
 
 // chsString shows a CHS field as cylinder/head/sector and its bytes.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,108 +189,6 @@ func blockDevice(t *testing.T, img string, secsz uint64) string {
 	return dev
 }
 
-// toolPart is one partition as a tool lists it.
-type toolPart struct {
-	slot           int
-	start, sectors uint64
-	typ, label     string
-	guid           string
-	boot           bool
-}
-
-// sfdiskLine is one partition line of sfdisk -d.
-var sfdiskLine = regexp.MustCompile(`^\S*?(\d+) : start=\s*(\d+), size=\s*(\d+), type=([0-9A-Fa-f-]+)(.*)$`)
-
-// sfdiskDump lists the partitions sfdisk -d finds on dev.
-func sfdiskDump(t *testing.T, sfdisk, dev string) []toolPart {
-	t.Helper()
-	var out []toolPart
-	for _, line := range strings.Split(runTool(t, sfdisk, "-d", dev), "\n") {
-		m := sfdiskLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		p := toolPart{typ: strings.ToUpper(m[4]), boot: strings.Contains(m[5], "bootable")}
-		p.slot, _ = strconv.Atoi(m[1])
-		p.start, _ = strconv.ParseUint(m[2], 10, 64)
-		p.sectors, _ = strconv.ParseUint(m[3], 10, 64)
-		if u := regexp.MustCompile(`uuid=([0-9A-F-]+)`).FindStringSubmatch(m[5]); u != nil {
-			p.guid = u[1]
-		}
-		if n := regexp.MustCompile(`name="([^"]*)"`).FindStringSubmatch(m[5]); n != nil {
-			p.label = n[1]
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// fdiskList lists the partitions fdisk -l finds in img, read with
-// sectors of secsz bytes (-b): slot, start, sector count from start and
-// end, the boot flag and, for a DOS table, the type id.
-func fdiskList(t *testing.T, fdisk, img string, secsz uint64) []toolPart {
-	t.Helper()
-	var out []toolPart
-	for _, line := range strings.Split(runTool(t, fdisk, "-b", strconv.FormatUint(secsz, 10), "-l", img), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 || !strings.HasPrefix(f[0], img) {
-			continue
-		}
-		var p toolPart
-		p.slot, _ = strconv.Atoi(strings.TrimPrefix(f[0], img))
-		f = f[1:]
-		if f[0] == "*" {
-			p.boot = true
-			f = f[1:]
-		}
-		start, err1 := strconv.ParseUint(f[0], 10, 64)
-		end, err2 := strconv.ParseUint(f[1], 10, 64)
-		n, err3 := strconv.ParseUint(f[2], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || end+1-start != n {
-			t.Fatalf("fdisk -l line %q: start, end and sectors do not agree", line)
-		}
-		p.start, p.sectors = start, n
-		if len(f) > 4 {
-			p.typ = strings.ToUpper(f[4]) // a DOS table's Id column
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// mmlsLine is one volume line of mmls: slot, start, end, length and
-// description.
-var mmlsLine = regexp.MustCompile(`^\d+:\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+(.*))?$`)
-
-// mmlsList lists the partitions mmls finds in img with secsz-byte
-// sectors (-b), skipping its metadata and unallocated lines; the slot is
-// the 1-based table slot (mmls counts from 0) and the label mmls's
-// description. The tests' disks have at most 256 slots, as mmls's slot
-// numbers are exact only up to 127 and read back modulo 256.
-func mmlsList(t *testing.T, mmls, img string, secsz uint64) []toolPart {
-	t.Helper()
-	var out []toolPart
-	for _, line := range strings.Split(runTool(t, mmls, "-b", strconv.FormatUint(secsz, 10), img), "\n") {
-		m := mmlsLine.FindStringSubmatch(strings.TrimRight(line, " "))
-		if m == nil || m[1] == "Meta" || strings.HasPrefix(m[1], "---") {
-			continue
-		}
-		slot := m[1][strings.LastIndexByte(m[1], ':')+1:]
-		var p toolPart
-		n, _ := strconv.ParseUint(slot, 10, 64)
-		p.slot = int(uint8(n)) + 1 // sleuthkit 4.11 keeps the slot in 8 signed bits: slot 128 prints as 4294967168
-		p.start, _ = strconv.ParseUint(m[2], 10, 64)
-		end, _ := strconv.ParseUint(m[3], 10, 64)
-		p.sectors, _ = strconv.ParseUint(m[4], 10, 64)
-		if end+1-p.start != p.sectors {
-			t.Fatalf("mmls line %q: start, end and length do not agree", line)
-		}
-		p.label = m[5]
-		out = append(out, p)
-	}
-	return out
-}
-
 // comparePartitions checks that a tool listed exactly the used slots of
 // want, each at its start with its sector count, and, through check, the
 // fields the tool shows.
@@ -345,7 +242,7 @@ func TestValidateGPT(t *testing.T) {
 					}
 				})
 				comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, nil)
-				comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g toolPart, w wantPart) {
+				comparePartitions(t, "mmls", mmlsList(t, mmls, "", img, want.secsz), want, func(g toolPart, w wantPart) {
 					if g.label != w.label {
 						t.Errorf("mmls: slot %d is described %q; want its label %q", w.slot, g.label, w.label)
 					}
@@ -376,37 +273,32 @@ func TestValidateMBR(t *testing.T) {
 	sfdisk := tooltest.Need(t, "sfdisk")
 	fdisk := tooltest.Need(t, "fdisk")
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range validateMBR {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			img, o, want := validateDisk(t, dir, line, false)
-			active := func(w wantPart) bool {
-				return o.Active == w.slot || (o.Active == 0 && w.slot == 1 && o.Bootcode != "")
+	eachLine(t, validateMBR, func(t *testing.T, dir, line string) {
+		img, o, want := validateDisk(t, dir, line, false)
+		active := func(w wantPart) bool {
+			return o.Active == w.slot || (o.Active == 0 && w.slot == 1 && o.Bootcode != "")
+		}
+		typeID := func(w wantPart) string { return fmt.Sprintf("%X", wantMBRTypes[w.typ]) }
+		dev := blockDevice(t, img, want.secsz)
+		if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
+			t.Errorf("sfdisk --verify:\n%s", out)
+		}
+		comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
+			if g.typ != typeID(w) || g.boot != active(w) {
+				t.Errorf("sfdisk -d: slot %d has type %s, bootable %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
 			}
-			typeID := func(w wantPart) string { return fmt.Sprintf("%X", wantMBRTypes[w.typ]) }
-			dev := blockDevice(t, img, want.secsz)
-			if out := runTool(t, sfdisk, "--verify", dev); !strings.Contains(out, "No errors detected") {
-				t.Errorf("sfdisk --verify:\n%s", out)
-			}
-			comparePartitions(t, "sfdisk -d", sfdiskDump(t, sfdisk, dev), want, func(g toolPart, w wantPart) {
-				if g.typ != typeID(w) || g.boot != active(w) {
-					t.Errorf("sfdisk -d: slot %d has type %s, bootable %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
-				}
-			})
-			comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g toolPart, w wantPart) {
-				if g.boot != active(w) || strings.TrimLeft(g.typ, "0") != typeID(w) {
-					t.Errorf("fdisk -l: slot %d has Id %s, boot %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
-				}
-			})
-			comparePartitions(t, "mmls", mmlsList(t, mmls, img, want.secsz), want, func(g toolPart, w wantPart) {
-				if !strings.HasSuffix(g.label, fmt.Sprintf("(0x%02x)", wantMBRTypes[w.typ])) {
-					t.Errorf("mmls: slot %d is described %q; want type 0x%02x", w.slot, g.label, wantMBRTypes[w.typ])
-				}
-			})
 		})
-	}
+		comparePartitions(t, "fdisk -l", fdiskList(t, fdisk, img, want.secsz), want, func(g toolPart, w wantPart) {
+			if g.boot != active(w) || strings.TrimLeft(g.typ, "0") != typeID(w) {
+				t.Errorf("fdisk -l: slot %d has Id %s, boot %v; want %s, %v", w.slot, g.typ, g.boot, typeID(w), active(w))
+			}
+		})
+		comparePartitions(t, "mmls", mmlsList(t, mmls, "", img, want.secsz), want, func(g toolPart, w wantPart) {
+			if !strings.HasSuffix(g.label, fmt.Sprintf("(0x%02x)", wantMBRTypes[w.typ])) {
+				t.Errorf("mmls: slot %d is described %q; want type 0x%02x", w.slot, g.label, wantMBRTypes[w.typ])
+			}
+		})
+	})
 }
 
 // expectGUIDs returns the disk GUID and each used slot's GUID (by

@@ -17,7 +17,7 @@ func init() {
 		description:   "SMI VTOC8 disk labels",
 		maxParts:      vtocParts - 1,
 		maxSectorSize: vtocSectorSize,
-		hasType:       func(alias string) bool { _, ok := vtocTypes[alias]; return ok },
+		hasType:       typeIn(vtocTypes),
 		metadata:      vtocMetadata,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeVTOC8(w) },
 		read:          readVTOC8,
@@ -167,37 +167,36 @@ func readVTOC8(r io.ReaderAt, size int64) (*Table, error) {
 // vtocLabelFields describes the label's fields other than the per-slot
 // ones.
 func vtocLabelFields(v *vtocLabel) []describe.Field {
-	const path = "disk label"
-	return []describe.Field{
-		{Path: path, Name: "asciilabel", Offset: 0, Size: 128, Value: strconv.Quote(untilNUL(v.asciilabel()))},
-		bigEndianField(path, "vtoc_version", 128, v.vtocVersion()),
-		{Path: path, Name: "vtoc_volume", Offset: 132, Size: 8, Value: strconv.Quote(untilNUL(v.vtocVolume()))},
-		bigEndianField(path, "vtoc_nparts", 140, v.vtocNparts()),
-		{Path: path, Name: "vtoc_bootinfo", Offset: 176, Size: 12, Value: fmt.Sprintf("%x", v.vtocBootinfo())},
-		bigEndianField(path, "vtoc_sanity", 188, v.vtocSanity()),
-		{Path: path, Name: "vtoc_timestamp", Offset: 232, Size: 32, Value: fmt.Sprintf("%x", v.vtocTimestamp())},
-		bigEndianField(path, "write_reinstruct", 264, v.writeReinstruct()),
-		bigEndianField(path, "read_reinstruct", 266, v.readReinstruct()),
-		bigEndianField(path, "rpm", 420, v.rpm()),
-		bigEndianField(path, "pcyl", 422, v.pcyl()),
-		bigEndianField(path, "apc", 424, v.apc()),
-		bigEndianField(path, "intrlv", 430, v.intrlv()),
-		bigEndianField(path, "ncyl", 432, v.ncyl()),
-		bigEndianField(path, "acyl", 434, v.acyl()),
-		bigEndianField(path, "nhead", 436, v.nhead()),
-		bigEndianField(path, "nsect", 438, v.nsect()),
-		bigEndianField(path, "magic", 508, v.magic()),
-		bigEndianField(path, "cksum", 510, v.cksum()),
-	}
+	hex := func(b []byte) string { return fmt.Sprintf("%x", b) }
+	return fieldsOf("disk label", 0, v[:]).
+		text("asciilabel", v.asciilabel()).
+		be("vtoc_version", v.vtocVersion()).
+		text("vtoc_volume", v.vtocVolume()).
+		be("vtoc_nparts", v.vtocNparts()).
+		add("vtoc_bootinfo", v.vtocBootinfo(), hex(v.vtocBootinfo())).
+		be("vtoc_sanity", v.vtocSanity()).
+		add("vtoc_timestamp", v.vtocTimestamp(), hex(v.vtocTimestamp())).
+		be("write_reinstruct", v.writeReinstruct()).
+		be("read_reinstruct", v.readReinstruct()).
+		be("rpm", v.rpm()).
+		be("pcyl", v.pcyl()).
+		be("apc", v.apc()).
+		be("intrlv", v.intrlv()).
+		be("ncyl", v.ncyl()).
+		be("acyl", v.acyl()).
+		be("nhead", v.nhead()).
+		be("nsect", v.nsect()).
+		be("magic", v.magic()).
+		be("cksum", v.cksum()).
+		list()
 }
 
 // vtocSlotFields describes slot n's tag and flag and its map entry.
 func vtocSlotFields(v *vtocLabel, n int) []describe.Field {
-	path := "partition " + strconv.Itoa(n)
-	return []describe.Field{
-		bigEndianField(path, "p_tag", int64(142+4*n), v.tag(n)),
-		bigEndianField(path, "p_flag", int64(144+4*n), v.flag(n)),
-		bigEndianField(path, "cylno", int64(444+8*n), v.cylno(n)),
-		bigEndianField(path, "nblk", int64(448+8*n), v.nblk(n)),
-	}
+	return fieldsOf("partition "+strconv.Itoa(n), 0, v[:]).
+		be("p_tag", v.tag(n)).
+		be("p_flag", v.flag(n)).
+		be("cylno", v.cylno(n)).
+		be("nblk", v.nblk(n)).
+		list()
 }

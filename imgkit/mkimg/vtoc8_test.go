@@ -1,12 +1,7 @@
 package mkimg
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,20 +65,12 @@ func TestVTOC8Read(t *testing.T) {
 // whose magic or cksum is wrong, give ErrNoTable.
 func TestVTOC8ReadNoTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inputs(t, dir)
-	good := mustBuild(t, parseIn(t, dir, strings.Fields("-s vtoc8 -p freebsd-ufs:=b")))
-	for name, mutate := range map[string]func([]byte) []byte{
-		"zeros":     func(b []byte) []byte { return make([]byte, len(b)) },
-		"short":     func(b []byte) []byte { return b[:511] },
-		"bad magic": func(b []byte) []byte { b[508] = 0; return b },
-		"bad cksum": func(b []byte) []byte { b[300] ^= 1; return b },
-	} {
-		b := mutate(bytes.Clone(good))
-		if tab, err := readVTOC8(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrNoTable) {
-			t.Errorf("%s: got %+v, %v; want ErrNoTable", name, tab, err)
-		}
-	}
+	checkReadRefuses(t, readVTOC8, inputsDir(t), "-s vtoc8 -p freebsd-ufs:=b", map[string]readCase{
+		"zeros":     {zeroed, true},
+		"short":     {truncated(511), true},
+		"bad magic": {setting(func(b []byte) { b[508] = 0 }), true},
+		"bad cksum": {setting(func(b []byte) { b[300] ^= 1 }), true},
+	})
 }
 
 // vtoc8Slot returns the Sun map slot mkimg puts -p slot index (0-based)
@@ -101,48 +88,27 @@ func vtoc8Slot(index int) int {
 func TestVTOC8Mmls(t *testing.T) {
 	t.Parallel()
 	mmls := tooltest.Need(t, "mmls")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range vtoc8Matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
+	eachLine(t, vtoc8Matrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		rows := map[int]string{}
+		for _, r := range mmlsList(t, mmls, "sun", img, vtocSectorSize) {
+			rows[r.slot-1] = fmt.Sprintf("%d %d %s", r.start, r.sectors, r.label)
+		}
+		if len(rows) != len(l.parts)+1 {
+			t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
+		}
+		if want := "0 " + strconv.FormatUint(l.sectors, 10) + " Unassigned (0x00)"; rows[vtocRawPart] != want {
+			t.Errorf("mmls slot 2 = %q, want %q", rows[vtocRawPart], want)
+		}
+		for _, p := range l.parts {
+			tag := vtocTypes[strings.ToLower(p.Type)]
+			want := fmt.Sprintf("%d %d Unknown Type (0x%04x)", p.start, p.sectors, tag)
+			if got := rows[vtoc8Slot(p.index)]; got != want {
+				t.Errorf("mmls slot %d = %q, want %q", vtoc8Slot(p.index), got, want)
 			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			rows := map[int]string{}
-			for _, r := range mmlsPartitions(t, mmls, "sun", img, vtocSectorSize) {
-				n, err := strconv.Atoi(r.slot)
-				if err != nil {
-					t.Fatalf("mmls slot %q", r.slot)
-				}
-				rows[n] = r.text
-			}
-			if len(rows) != len(l.parts)+1 {
-				t.Errorf("mmls lists %d partitions, want %d", len(rows), len(l.parts)+1)
-			}
-			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " Unassigned (0x00)"; rows[vtocRawPart] != want {
-				t.Errorf("mmls slot 2 = %q, want %q", rows[vtocRawPart], want)
-			}
-			for _, p := range l.parts {
-				tag := vtocTypes[strings.ToLower(p.Type)]
-				want := fmt.Sprintf("%d %d Unknown Type (0x%04x)", p.start, p.sectors, tag)
-				if got := rows[vtoc8Slot(p.index)]; got != want {
-					t.Errorf("mmls slot %d = %q, want %q", vtoc8Slot(p.index), got, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
-
-// fdiskRow matches one partition row of fdisk -l: the device's slot
-// number, start, end, sectors and Id.
-var fdiskRow = regexp.MustCompile(`(?m)^\S+?(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+([0-9a-f]+)\s`)
 
 // TestVTOC8Fdisk checks that util-linux fdisk -l reads every label of
 // vtoc8Matrix as a Sun label and lists each partition, one-based by Sun
@@ -150,44 +116,30 @@ var fdiskRow = regexp.MustCompile(`(?m)^\S+?(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\
 func TestVTOC8Fdisk(t *testing.T) {
 	t.Parallel()
 	fdisk := tooltest.Need(t, "fdisk")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range vtoc8Matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			o := parseIn(t, dir, strings.Fields(line))
-			l, err := plan(o)
-			if err != nil {
-				t.Fatal(err)
+	eachLine(t, vtoc8Matrix, func(t *testing.T, dir, line string) {
+		img, l := lineDisk(t, dir, line)
+		out := runTool(t, fdisk, "-l", img)
+		if !strings.Contains(out, "Disklabel type: sun") {
+			t.Fatalf("fdisk -l reads no Sun label:\n%s", out)
+		}
+		rows := map[int]string{}
+		for _, p := range fdiskParts(t, out, img) {
+			rows[p.slot] = fmt.Sprintf("%d %d %s", p.start, p.sectors, strings.ToLower(p.typ))
+		}
+		if want := "0 " + strconv.FormatUint(l.sectors, 10) + " 0"; rows[vtocRawPart+1] != want {
+			t.Errorf("fdisk partition 3 = %q, want %q", rows[vtocRawPart+1], want)
+		}
+		for _, p := range l.parts {
+			n := vtoc8Slot(p.index) + 1
+			want := strconv.FormatUint(p.start, 10) + " " + strconv.FormatUint(p.sectors, 10) + " " + strconv.FormatUint(uint64(vtocTypes[strings.ToLower(p.Type)]), 16)
+			if got := rows[n]; got != want {
+				t.Errorf("fdisk partition %d = %q, want %q", n, got, want)
 			}
-			img := filepath.Join(t.TempDir(), "disk.img")
-			if err := WriteFile(img, o); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(fdisk, "-l", img).CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "Disklabel type: sun") {
-				t.Fatalf("fdisk -l: %v\n%s", err, out)
-			}
-			rows := map[int]string{}
-			for _, m := range fdiskRow.FindAllStringSubmatch(string(out), -1) {
-				n, _ := strconv.Atoi(m[1])
-				rows[n] = m[2] + " " + m[4] + " " + m[5]
-			}
-			if want := "0 " + strconv.FormatUint(l.sectors, 10) + " 0"; rows[vtocRawPart+1] != want {
-				t.Errorf("fdisk partition 3 = %q, want %q", rows[vtocRawPart+1], want)
-			}
-			for _, p := range l.parts {
-				n := vtoc8Slot(p.index) + 1
-				want := strconv.FormatUint(p.start, 10) + " " + strconv.FormatUint(p.sectors, 10) + " " + strconv.FormatUint(uint64(vtocTypes[strings.ToLower(p.Type)]), 16)
-				if got := rows[n]; got != want {
-					t.Errorf("fdisk partition %d = %q, want %q", n, got, want)
-				}
-			}
-			if len(rows) != len(l.parts)+1 {
-				t.Errorf("fdisk lists %d partitions, want %d:\n%s", len(rows), len(l.parts)+1, out)
-			}
-		})
-	}
+		}
+		if len(rows) != len(l.parts)+1 {
+			t.Errorf("fdisk lists %d partitions, want %d:\n%s", len(rows), len(l.parts)+1, out)
+		}
+	})
 }
 
 // TestVTOC8Errors checks what -s vtoc8 refuses, with the sentinel a
@@ -195,7 +147,7 @@ func TestVTOC8Fdisk(t *testing.T) {
 // lines.
 func TestVTOC8Errors(t *testing.T) {
 	t.Parallel()
-	checkSchemeErrors(t, []schemeErrorCase{
+	checkSchemeErrors(t, inputsDir(t), []schemeErrorCase{
 		{"-s vtoc8 -p freebsd:=a", ErrPartition, false},
 		{"-s vtoc8 -p freebsd-boot:=a", ErrPartition, false},
 		{"-s vtoc8 -p freebsd-ufs/root:=a", ErrPartition, false},

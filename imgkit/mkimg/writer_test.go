@@ -3,7 +3,6 @@ package mkimg
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,10 @@ import (
 
 // inputs writes the partition and boot code files the command lines of
 // the tests name, in dir: a (100000 bytes), b (777 bytes, odd), c (4096
-// bytes), d (1 byte) and boot (300 bytes), each of distinct bytes.
+// bytes), d (1 byte) and boot (300 bytes), each of distinct bytes; and
+// bsdboot, 8192 bytes of boot code filling a BSD label's whole boot area,
+// so that the label's place in it and the entries mkimg leaves holding
+// boot code show.
 func inputs(t *testing.T, dir string) {
 	t.Helper()
 	for name, n := range map[string]int{"a": 100000, "b": 777, "c": 4096, "d": 1, "boot": 300} {
@@ -26,6 +28,13 @@ func inputs(t *testing.T, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	b := make([]byte, bsdBootblockSize)
+	for i := range b {
+		b[i] = byte(i*13 + 5)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bsdboot"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -61,42 +70,7 @@ var matrix = []string{
 // freebsd-mkimg -y's bytes for every command line of the matrix.
 func TestFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
-	ref := tooltest.Need(t, "freebsd-mkimg")
-	dir := t.TempDir()
-	inputs(t, dir)
-	for _, line := range matrix {
-		t.Run(line, func(t *testing.T) {
-			t.Parallel()
-			args := append(strings.Fields(line), "-y")
-			want := filepath.Join(t.TempDir(), "want.img")
-			cmd := exec.Command(ref, append(args, "-o", want)...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("freebsd-mkimg %s: %v\n%s", line, err, out)
-			}
-			wantBytes, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := parseIn(t, dir, args)
-			got := filepath.Join(t.TempDir(), "got.img")
-			if err := WriteFile(got, o); err != nil {
-				t.Fatal(err)
-			}
-			gotBytes, err := os.ReadFile(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareDisks(t, gotBytes, wantBytes)
-			built, err := Build(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(built, wantBytes) {
-				t.Error("Build's bytes differ from WriteFile's")
-			}
-		})
-	}
+	checkFreeBSDMatrix(t, matrix)
 }
 
 // parseIn parses args with the partition and boot code files made
@@ -107,15 +81,7 @@ func parseIn(t *testing.T, dir string, args []string) *Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range o.Partitions {
-		if o.Partitions[i].File != "" {
-			o.Partitions[i].File = filepath.Join(dir, o.Partitions[i].File)
-		}
-	}
-	if o.Bootcode != "" {
-		o.Bootcode = filepath.Join(dir, o.Bootcode)
-	}
-	return o
+	return matrixInDir(dir, o)
 }
 
 // compareDisks fails the test at the first sector where got and want
@@ -230,7 +196,8 @@ func gptGUIDs(t *testing.T, disk []byte, n int) [][16]byte {
 }
 
 // TestErrors checks that each bad command line or input is refused with
-// the sentinel a caller tells it by, and leaves no output file behind.
+// one line wrapping the sentinel a caller tells it by, leaves no output
+// file behind, and is refused by freebsd-mkimg too (but for -f vhd).
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -239,60 +206,34 @@ func TestErrors(t *testing.T) {
 	if err := os.WriteFile(big, make([]byte, 513), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		line string
-		want error
-	}{
-		{"-s gpt", ErrOption},
-		{"-s sun -p efi:=a", ErrOption},
-		{"-p efi:=a", ErrOption},
-		{"-s gpt -p efi:=a -S 8192", ErrOption},
-		{"-s gpt -p efi:=a -S 1000", ErrOption},
-		{"-s gpt -p efi:=a -P 1000", ErrOption},
-		{"-s gpt -p efi:=a -S 4096 -P 512", ErrOption},
-		{"-s mbr -p freebsd:=a -H 256", ErrOption},
-		{"-s mbr -p freebsd:=a -T 64", ErrOption},
-		{"-s mbr -p freebsd:=a -a 101", ErrOption},
-		{"-s gpt -p efi:=a -f vhd", ErrOption},
-		{"-s gpt -p efi", ErrOption},
-		{"-s gpt -p /x:=a", ErrOption},
-		{"-s gpt -p efi/:=a", ErrOption},
-		{"-s gpt -p efi::12q", ErrOption},
-		{"-s gpt -p efi:=a -s mbr", ErrOption},
-		{"-s gpt -p efi:=a extra", ErrOption},
-		{"-s mbr -p freebsd:=a -p - -p - -p - -p -", ErrPartition},
-		{"-s mbr -p freebsd/root:=a", ErrPartition},
-		{"-s gpt -p efi/abcdefghijklmnopqrstuvwxyz0123456789X:=a", ErrPartition},
-		{"-s gpt -p freebsd-ufs-typo:=a", ErrPartition},
-		{"-s mbr -p freebsd-ufs:=a", ErrPartition},
-		{"-s gpt -p efi:=missing", ErrPartition},
-		{"-s gpt -p efi:=" + dir, ErrPartition},
-		{"-s gpt -p efi:=a -b bigboot", ErrBootcode},
-		{"-s gpt -p efi:=a -b missing", ErrBootcode},
-	} {
-		out := filepath.Join(t.TempDir(), "disk.img")
-		o, err := Parse(strings.Fields(c.line))
-		if err == nil {
-			for i := range o.Partitions {
-				if f := o.Partitions[i].File; f != "" && !filepath.IsAbs(f) {
-					o.Partitions[i].File = filepath.Join(dir, f)
-				}
-			}
-			if o.Bootcode != "" {
-				o.Bootcode = filepath.Join(dir, o.Bootcode)
-			}
-			err = WriteFile(out, o)
-		}
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: got %v, want an error wrapping %v", c.line, err, c.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error is more than one line: %q", c.line, err)
-		}
-		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
-			t.Errorf("%s: left %d files behind", c.line, len(entries))
-		}
-	}
+	checkSchemeErrors(t, dir, []schemeErrorCase{
+		{"-s gpt", ErrOption, false},
+		{"-s sun -p efi:=a", ErrOption, false},
+		{"-p efi:=a", ErrOption, false},
+		{"-s gpt -p efi:=a -S 8192", ErrOption, false},
+		{"-s gpt -p efi:=a -S 1000", ErrOption, false},
+		{"-s gpt -p efi:=a -P 1000", ErrOption, false},
+		{"-s gpt -p efi:=a -S 4096 -P 512", ErrOption, false},
+		{"-s mbr -p freebsd:=a -H 256", ErrOption, false},
+		{"-s mbr -p freebsd:=a -T 64", ErrOption, false},
+		{"-s mbr -p freebsd:=a -a 101", ErrOption, false},
+		{"-s gpt -p efi:=a -f vhd", ErrOption, true}, // a format of the next issue
+		{"-s gpt -p efi", ErrOption, false},
+		{"-s gpt -p /x:=a", ErrOption, false},
+		{"-s gpt -p efi/:=a", ErrOption, false},
+		{"-s gpt -p efi::12q", ErrOption, false},
+		{"-s gpt -p efi:=a -s mbr", ErrOption, false},
+		{"-s gpt -p efi:=a extra", ErrOption, false},
+		{"-s mbr -p freebsd:=a -p - -p - -p - -p -", ErrPartition, false},
+		{"-s mbr -p freebsd/root:=a", ErrPartition, false},
+		{"-s gpt -p efi/abcdefghijklmnopqrstuvwxyz0123456789X:=a", ErrPartition, false},
+		{"-s gpt -p freebsd-ufs-typo:=a", ErrPartition, false},
+		{"-s mbr -p freebsd-ufs:=a", ErrPartition, false},
+		{"-s gpt -p efi:=missing", ErrPartition, false},
+		{"-s gpt -p efi:=" + dir, ErrPartition, false},
+		{"-s gpt -p efi:=a -b bigboot", ErrBootcode, false},
+		{"-s gpt -p efi:=a -b missing", ErrBootcode, false},
+	})
 }
 
 // TestParseSize checks mkimg's number syntax.

@@ -1,0 +1,112 @@
+package mkimg
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// checkFreeBSDMatrix compares WriteFile's, Write's and Build's disks with
+// freebsd-mkimg -y's for each command line, one parallel subtest a line,
+// in a directory of inputs' files.
+func checkFreeBSDMatrix(t *testing.T, lines []string) {
+	t.Helper()
+	ref := tooltest.Need(t, "freebsd-mkimg")
+	eachLine(t, lines, func(t *testing.T, dir, line string) {
+		checkFreeBSDIdentity(t, ref, dir, line)
+	})
+}
+
+// checkFreeBSDIdentity runs freebsd-mkimg -y and WriteFile, Write and
+// Build on one command line, in dir, and compares the disks.
+func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
+	t.Helper()
+	args := append(strings.Fields(line), "-y")
+	wantBytes, _ := freebsdDisk(t, ref, dir, args)
+	o := parseIn(t, dir, args)
+	compareDisks(t, writeFileBytes(t, o), wantBytes)
+	if built := mustBuild(t, o); !bytes.Equal(built, wantBytes) {
+		t.Error("Build's bytes differ from freebsd-mkimg's")
+	}
+	var buf writerAtBuffer
+	n, err := Write(&buf, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(wantBytes)) || !bytes.Equal(buf.b, wantBytes) {
+		t.Errorf("Write wrote %d bytes, not freebsd-mkimg's %d", n, len(wantBytes))
+	}
+}
+
+// freebsdDisk runs freebsd-mkimg (ref) with args in dir, writing to a
+// temporary file, and returns the disk it wrote and what it wrote to
+// standard error (its -v report); it fails the test when freebsd-mkimg
+// fails.
+func freebsdDisk(t *testing.T, ref, dir string, args []string) (disk []byte, log *bytes.Buffer) {
+	t.Helper()
+	want := filepath.Join(t.TempDir(), "want.img")
+	var stderr bytes.Buffer
+	cmd := exec.Command(ref, append(append([]string{}, args...), "-o", want)...)
+	cmd.Dir, cmd.Stderr = dir, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("freebsd-mkimg %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	disk, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return disk, &stderr
+}
+
+// writeFileBytes writes o with WriteFile to a temporary file and returns
+// its bytes.
+func writeFileBytes(t *testing.T, o *Options) []byte {
+	t.Helper()
+	got := filepath.Join(t.TempDir(), "got.img")
+	if err := WriteFile(got, o); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// writerAtBuffer is an io.WriterAt over a growing byte slice.
+type writerAtBuffer struct{ b []byte }
+
+func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
+	if end := int(off) + len(p); end > len(w.b) {
+		w.b = append(w.b, make([]byte, end-len(w.b))...)
+	}
+	return copy(w.b[off:], p), nil
+}
+
+// shortName keeps a subtest's name readable for the command lines of
+// thousands of partitions.
+func shortName(line string) string {
+	if len(line) > 120 {
+		return line[:120] + "..." + strconv.Itoa(len(strings.Fields(line)))
+	}
+	return line
+}
+
+// eachLine runs check on each command line in a parallel subtest named
+// by shortName, with inputs' files in dir.
+func eachLine(t *testing.T, lines []string, check func(t *testing.T, dir, line string)) {
+	t.Helper()
+	dir := inputsDir(t)
+	for _, line := range lines {
+		t.Run(shortName(line), func(t *testing.T) {
+			t.Parallel()
+			check(t, dir, line)
+		})
+	}
+}
