@@ -36,7 +36,7 @@
 // mkimg draws random GUIDs, this package derives them, so that the same
 // inputs give the same disk on any machine:
 //
-//	seed = SHA-256("fixturegen/mkimg guid v1\x00" ‖ scheme NUL ‖
+//	seed = SHA-256("fixturegen/mkimg guid v2\x00" ‖ scheme NUL ‖
 //	        le64 sector size ‖ le64 block size ‖ le64 heads ‖
 //	        le64 sectors per track ‖ le64 active ‖ le64 slots ‖
 //	        le64 disk sectors ‖
@@ -44,13 +44,19 @@
 //	        size, 512 or 8192 bytes, or nothing) ‖
 //	        for each used slot: le64 index ‖ type (lower case) NUL ‖
 //	        label NUL ‖ le64 start LBA ‖ le64 sectors ‖
-//	        SHA-256(the partition's bytes: its Source, file or command
-//	        output, or nothing))
-//	disk GUID        = v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "disk" NUL ‖ le32 0))
-//	partition i GUID = v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "partition" NUL ‖ le32 i))
+//	        D(the partition's bytes: its Source, file or command
+//	        output, or none))
+//	disk GUID        = v4(SHA-256("fixturegen/mkimg guid v2\x00" ‖ seed ‖ "disk" NUL ‖ le32 0))
+//	partition i GUID = v4(SHA-256("fixturegen/mkimg guid v2\x00" ‖ seed ‖ "partition" NUL ‖ le32 i))
 //
-// where i is the 0-based slot and v4 takes the first 16 bytes as RFC 4122
-// octets and sets the version to 4 and the variant to 10. The slots are
+// where i is the 0-based slot, v4 takes the first 16 bytes as RFC 4122
+// octets and sets the version to 4 and the variant to 10, and D, the
+// content digest, is SHA-256 over each 64 KiB block of the bytes in turn
+// (the last one may be shorter) as the byte 0 when the block is all
+// zeros, or the byte 1 and the block's bytes otherwise, followed by le64
+// the bytes' length. D takes a sparse partition's holes without reading
+// them or hashing them byte by byte, and does not depend on whether its
+// zeros are stored. The slots are
 // hashed in slot order with their start sectors, so the rule stays well
 // defined when offsets put partitions out of disk order, and the disk's
 // size (which -c changes) is an input. The output file's name is not an

@@ -15,7 +15,7 @@ type guids struct {
 
 // guidDomain starts every hash the derivation rule takes, so that its
 // GUIDs cannot collide with another use of SHA-256 over the same bytes.
-const guidDomain = "fixturegen/mkimg guid v1\x00"
+const guidDomain = "fixturegen/mkimg guid v2\x00"
 
 // guids returns the disk's GUIDs. In FreeBSD's test mode (-y) they are
 // mkimg's counters: the n'th GUID drawn has every byte n, the partitions'

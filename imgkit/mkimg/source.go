@@ -114,9 +114,11 @@ func (f fileSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 
 // hashFile adds the first n bytes of the file path, which must still be
 // the file copied (copied), to h. Only its data is read: its holes are
-// hashed as the zeros they hold without reading them, which would fill
+// added as the zeros they hold without reading them, which would fill
 // the page cache with zeros (a sparse file of 8 GiB cost 20 s of system
-// time that way). It gives up when stop is set: the copy failed.
+// time that way), and the content digest takes whole blocks of them
+// without hashing them byte by byte. It gives up when stop is set: the
+// copy failed.
 func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomic.Bool) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -127,14 +129,11 @@ func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomi
 		return fmt.Errorf("%w: replaced while being read", ErrSourceChanged)
 	}
 	buf := make([]byte, hashBuf)
-	var zeros []byte
 	for pos := int64(0); pos < n && !stop.Load(); {
 		lo, hi := dataRun(f, pos, n)
-		if lo > pos && zeros == nil {
-			zeros = make([]byte, hashBuf)
-		}
-		for ; pos < lo; pos += min(hashBuf, lo-pos) {
-			h.Write(zeros[:min(hashBuf, lo-pos)])
+		if lo > pos {
+			addZeros(h, lo-pos)
+			pos = lo
 		}
 		for pos < hi {
 			m, err := f.ReadAt(buf[:min(hashBuf, hi-pos)], pos)
@@ -348,5 +347,18 @@ func FFSSource(src fstree.Source, opts *ffs.Options) Source {
 			built = nil
 			return int64(n), err
 		},
+	}
+}
+
+// addZeros adds n zeros to h: to a content digest without touching them
+// (contentDigest.Zeros), to any other hash a buffer at a time.
+func addZeros(h hash.Hash, n int64) {
+	if d, ok := h.(*contentDigest); ok {
+		d.Zeros(n)
+		return
+	}
+	zeros := make([]byte, min(n, hashBuf))
+	for ; n > 0; n -= min(n, hashBuf) {
+		h.Write(zeros[:min(n, hashBuf)])
 	}
 }

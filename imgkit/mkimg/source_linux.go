@@ -1,6 +1,7 @@
 package mkimg
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +13,7 @@ import (
 func dataRun(f *os.File, off, end int64) (lo, hi int64) {
 	lo, err := f.Seek(off, unix.SEEK_DATA)
 	switch {
-	case err == unix.ENXIO || (err == nil && lo >= end):
+	case errors.Is(err, unix.ENXIO) || (err == nil && lo >= end): // os.File.Seek wraps the errno
 		return end, end
 	case err != nil:
 		return off, end

@@ -138,3 +138,30 @@ func diskUsage(t *testing.T, path string) int64 {
 	}
 	return st.Blocks * 512
 }
+
+// TestDataRun checks that dataRun finds a sparse file's one run of data
+// and, past it, only a hole, so that hashing a sparse partition reads no
+// hole (the file system here must keep holes: tmpfs and ext4 do).
+func TestDataRun(t *testing.T) {
+	t.Parallel()
+	name := filepath.Join(t.TempDir(), "sparse")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const size = 64 << 20
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{1}, 4096), 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := dataRun(f, 0, size)
+	if lo > 1<<20 || hi < 1<<20+4096 || hi >= size {
+		t.Fatalf("dataRun(0) = [%d, %d), want the run around [%d, %d)", lo, hi, 1<<20, 1<<20+4096)
+	}
+	if lo, hi := dataRun(f, hi, size); lo != size || hi != size {
+		t.Errorf("dataRun past the data = [%d, %d), want [%d, %d): the hole would be read", lo, hi, size, size)
+	}
+}

@@ -100,15 +100,15 @@ func (l *layout) write(im *bcache.Image) error {
 }
 
 // copyPartition copies a partition's bytes (its Source, file or command
-// output) to its place on the disk and returns their SHA-256 when the
-// rule's seed is needed (l.hashes; an empty partition's is that of no
-// bytes). Otherwise (in FreeBSD's test mode, or for a raw disk of a scheme
+// output) to its place on the disk and returns their content digest
+// (digest.go) when the rule's seed is needed (l.hashes; an empty
+// partition's is that of no bytes). Otherwise (in FreeBSD's test mode, or for a raw disk of a scheme
 // without GUIDs or with every GUID given) nothing is hashed and the sum is
 // zero.
 func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, error) {
 	var h hash.Hash
 	if l.hashes() {
-		h = sha256.New()
+		h = newContentDigest()
 	}
 	if src := p.content(); src != nil {
 		if err := src.copyTo(im, int64(p.start*l.secsz), int64(p.bytes), h); err != nil {

@@ -1,0 +1,110 @@
+package mkimg
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/binary"
+	"hash"
+)
+
+// digestBlock is the block of a partition's contents the content digest
+// marks as zeros or data.
+const digestBlock = 64 << 10
+
+// contentDigest is the digest of a partition's contents that the GUID
+// rule hashes (doc.go, # GUIDs): SHA-256 over each 64 KiB block in turn,
+// the last one possibly shorter, as one byte 0 for a block of zeros, or a
+// byte 1 and the block's bytes; then the contents' length as 8
+// little-endian bytes. A block of zeros costs one byte, so a sparse
+// partition's holes (zeros) are digested without being read or hashed
+// byte by byte, and the digest does not depend on how the zeros are
+// stored. It is a hash.Hash: Write adds contents, Zeros adds n zeros.
+type contentDigest struct {
+	h     hash.Hash
+	block []byte // the partial block not yet digested
+	total uint64 // the contents' length so far
+}
+
+// newContentDigest returns an empty content digest.
+func newContentDigest() *contentDigest {
+	return &contentDigest{h: sha256.New(), block: make([]byte, 0, digestBlock)}
+}
+
+// Write adds p to the contents.
+func (d *contentDigest) Write(p []byte) (int, error) {
+	n := len(p)
+	d.total += uint64(n)
+	for len(p) > 0 {
+		if len(d.block) == 0 && len(p) >= digestBlock {
+			d.digest(p[:digestBlock])
+			p = p[digestBlock:]
+			continue
+		}
+		m := min(len(p), digestBlock-len(d.block))
+		d.block = append(d.block, p[:m]...)
+		p = p[m:]
+		if len(d.block) == digestBlock {
+			d.digest(d.block)
+			d.block = d.block[:0]
+		}
+	}
+	return n, nil
+}
+
+// Zeros adds n zeros to the contents, whole blocks of them without
+// touching their bytes.
+func (d *contentDigest) Zeros(n int64) {
+	var zeros [4096]byte
+	for n > 0 {
+		if len(d.block) == 0 && n >= digestBlock {
+			d.h.Write([]byte{0})
+			d.total += digestBlock
+			n -= digestBlock
+			continue
+		}
+		m := min(n, int64(len(zeros)), int64(digestBlock-len(d.block)))
+		d.Write(zeros[:m])
+		n -= m
+	}
+}
+
+// digest adds one block: its mark, and its bytes when they are data.
+func (d *contentDigest) digest(b []byte) {
+	if isZero(b) {
+		d.h.Write([]byte{0})
+		return
+	}
+	d.h.Write([]byte{1})
+	d.h.Write(b)
+}
+
+// Sum appends the digest of the contents so far to b; it does not change
+// the digest's state.
+func (d *contentDigest) Sum(b []byte) []byte {
+	state, err := d.h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic("mkimg: sha256 state: " + err.Error()) // crypto/sha256 always marshals
+	}
+	if len(d.block) > 0 {
+		d.digest(d.block)
+	}
+	d.h.Write(binary.LittleEndian.AppendUint64(nil, d.total))
+	b = d.h.Sum(b)
+	if err := d.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		panic("mkimg: sha256 state: " + err.Error())
+	}
+	return b
+}
+
+// Reset empties the digest.
+func (d *contentDigest) Reset() {
+	d.h.Reset()
+	d.block = d.block[:0]
+	d.total = 0
+}
+
+// Size is the digest's length, SHA-256's.
+func (d *contentDigest) Size() int { return sha256.Size }
+
+// BlockSize is the block Write works best with.
+func (d *contentDigest) BlockSize() int { return digestBlock }
