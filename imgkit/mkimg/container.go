@@ -29,10 +29,31 @@ func (d *rawDisk) hasData(off, n int64) (bool, error) {
 	if off >= d.size || n <= 0 {
 		return false, nil
 	}
-	n = min(n, d.size-off)
-	buf := make([]byte, min(n, 1<<16))
-	for n > 0 {
-		m := min(n, int64(len(buf)))
+	end := off + min(n, d.size-off)
+	if d.file == nil {
+		return d.scan(off, end)
+	}
+	// Only the file's data can hold other than zeros: its holes are not
+	// read (a 2 TiB disk of sparse partitions is mostly holes).
+	for off < end {
+		lo, hi := dataRun(d.file, off, end)
+		if lo >= end {
+			return false, nil
+		}
+		if found, err := d.scan(lo, min(hi, end)); found || err != nil {
+			return found, err
+		}
+		off = hi
+	}
+	return false, nil
+}
+
+// scan reads the bytes from off to end and reports whether one is other
+// than zero.
+func (d *rawDisk) scan(off, end int64) (bool, error) {
+	buf := make([]byte, min(end-off, 1<<16))
+	for off < end {
+		m := min(end-off, int64(len(buf)))
 		if _, err := d.r.ReadAt(buf[:m], off); err != nil {
 			return false, fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
 		}
@@ -40,7 +61,6 @@ func (d *rawDisk) hasData(off, n int64) (bool, error) {
 			return true, nil
 		}
 		off += m
-		n -= m
 	}
 	return false, nil
 }
