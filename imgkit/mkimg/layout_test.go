@@ -101,6 +101,7 @@ func TestFileOffsetSplit(t *testing.T) {
 // directory, and no temporary file left in the output's folder or in
 // TMPDIR.
 func TestCommandPartition(t *testing.T) {
+	// not parallel: it sets TMPDIR, to see the spool leaves nothing there
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()

@@ -91,6 +91,8 @@ func TestReadRefuses(t *testing.T) {
 // (32 GiB) is refused before anything of its size is allocated. It does
 // not run in parallel, so that the allocation count is its own.
 func TestHugeArrayNotAllocated(t *testing.T) {
+	// not parallel: it counts the process's allocations, which parallel
+	// tests would add to
 	b := smallGPT(1<<28, 3, 3)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
