@@ -1,0 +1,122 @@
+package mkimg
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// vmdkBatchGrains is how many grains one compression job reads and
+// compresses: 1 MiB of 64 KiB grains, few enough channel operations for a
+// large sparse disk, small enough to keep every worker busy.
+const vmdkBatchGrains = 16
+
+// grainBatch is one compression job and its result: the grains from
+// first, and for each grain holding data its record in recs (ends[i] is
+// where record i ends; grains[i] is its grain).
+type grainBatch struct {
+	first, count uint64
+	recs         bytes.Buffer
+	ends         []int
+	grains       []uint64
+	err          error
+	done         chan struct{}
+}
+
+// compressGrains reads the grains of disk (grainBytes each), compresses
+// every one holding data as a zlib stream at zlib's default level, as
+// mkimg's compress2(..., Z_DEFAULT_COMPRESSION) does, on GOMAXPROCS
+// workers, and calls emit for each in grain order with its record:
+// vmdkGrainMarkerSize bytes left for the marker, then the stream. The
+// record is reused once emit returns. The output depends only on the
+// disk, never on the workers' timing. At most two batches per worker are
+// in flight, which bounds the memory.
+func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	pending := make(chan *grainBatch, 2*workers)
+	jobs := make(chan *grainBatch, workers)
+	stop := make(chan struct{})
+	pool := sync.Pool{New: func() any { return new(grainBatch) }}
+	go func() {
+		defer close(pending)
+		defer close(jobs)
+		for g := uint64(0); g < grains; g += vmdkBatchGrains {
+			b := pool.Get().(*grainBatch)
+			b.first, b.count = g, min(vmdkBatchGrains, grains-g)
+			b.done = make(chan struct{})
+			select {
+			case pending <- b:
+			case <-stop:
+				return
+			}
+			jobs <- b
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := grainCompressor{buf: make([]byte, vmdkBatchGrains*grainBytes)}
+			for b := range jobs {
+				c.compress(disk, b, grainBytes)
+				close(b.done)
+			}
+		}()
+	}
+	var err error
+	for b := range pending {
+		<-b.done
+		if err == nil {
+			err = b.err
+			start := 0
+			for i := 0; err == nil && i < len(b.ends); i++ {
+				err = emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]])
+				start = b.ends[i]
+			}
+			if err != nil {
+				close(stop)
+			}
+		}
+		b.recs.Reset()
+		b.ends, b.grains, b.err = b.ends[:0], b.grains[:0], nil
+		pool.Put(b)
+	}
+	wg.Wait()
+	return err
+}
+
+// grainCompressor is one worker's buffer of raw grains and its zlib
+// writer, reused from batch to batch.
+type grainCompressor struct {
+	buf []byte
+	zw  *zlib.Writer
+}
+
+// compress reads batch b's grains and fills in its records.
+func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int) {
+	off := int64(b.first) * int64(grainBytes)
+	data := c.buf[:int(b.count)*grainBytes]
+	if _, err := disk.r.ReadAt(data, off); err != nil {
+		b.err = fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
+		return
+	}
+	for i := range int(b.count) {
+		grain := data[i*grainBytes : (i+1)*grainBytes]
+		if isZero(grain) {
+			continue
+		}
+		b.recs.Write(make([]byte, vmdkGrainMarkerSize))
+		if c.zw == nil {
+			c.zw, _ = zlib.NewWriterLevel(&b.recs, zlib.DefaultCompression)
+		} else {
+			c.zw.Reset(&b.recs)
+		}
+		c.zw.Write(grain)
+		c.zw.Close()
+		b.ends = append(b.ends, b.recs.Len())
+		b.grains = append(b.grains, b.first+uint64(i))
+	}
+}
