@@ -60,12 +60,17 @@ func (l *layout) vmdkGrainBytes() uint64 { return max(l.blksz, vmdkMinGrainSize)
 func (l *layout) vmdksGrainBytes() uint64 { return max(l.secsz, vmdkStreamGrainSize) }
 
 // vmdkRound returns sectors rounded up to whole vmdkImageRound bytes, in
-// sectors, and logs the size and grain as mkimg -v does.
+// sectors, and logs the size and grain as mkimg -v does. It refuses a
+// disk of more grains than mkimg counts (a C int), before the raw disk
+// is written.
 func (l *layout) vmdkRound(sectors, grainBytes uint64) (uint64, error) {
 	if sectors > (math.MaxInt64-vmdkImageRound)/l.secsz {
 		return 0, fmt.Errorf("%w: -f %s: a disk of %d sectors of %d bytes is past what a VMDK extent holds", ErrTooLarge, l.format.name, sectors, l.secsz)
 	}
 	size := (sectors*l.secsz + vmdkImageRound - 1) &^ (vmdkImageRound - 1)
+	if grains := size / grainBytes; grains > math.MaxInt32 {
+		return 0, fmt.Errorf("%w: -f %s: a disk of %d bytes has %d grains of %d bytes, more than the %d mkimg's VMDK grain directory counts", ErrTooLarge, l.format.name, size, grains, grainBytes, math.MaxInt32)
+	}
 	l.logf("VMDK: image size = %d, grain size = %d\n", size, grainBytes)
 	return size / l.secsz, nil
 }
@@ -116,19 +121,16 @@ type vmdkGeometry struct {
 	capacity, grain, grains, tables, gdBytes uint64
 }
 
-// vmdkGeometryOf returns the geometry of disk with grains of grainBytes,
-// refusing a disk with more grains than mkimg counts (a C int).
-func (l *layout) vmdkGeometryOf(disk *rawDisk, grainBytes uint64) (vmdkGeometry, error) {
+// vmdkGeometryOf returns the geometry of disk with grains of grainBytes
+// (vmdkRound has bounded the grains).
+func vmdkGeometryOf(disk *rawDisk, grainBytes uint64) vmdkGeometry {
 	var g vmdkGeometry
 	g.capacity = uint64(disk.size) / vmdkSectorSize
 	g.grain = grainBytes / vmdkSectorSize
 	g.grains = g.capacity / g.grain
-	if g.grains > math.MaxInt32 {
-		return g, fmt.Errorf("%w: -f %s: a disk of %d bytes has %d grains of %d bytes, more than the %d a VMDK grain directory of mkimg's holds", ErrTooLarge, l.format.name, disk.size, g.grains, grainBytes, math.MaxInt32)
-	}
 	g.tables = (g.grains + vmdkNGTEs - 1) / vmdkNGTEs
 	g.gdBytes = (g.tables*4 + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-	return g, nil
+	return g
 }
 
 // errVMDKOffset is the error for an extent whose sector numbers pass the
@@ -147,10 +149,7 @@ type vmdkRun struct{ src, dst, n int64 }
 // boundary, then each grain holding data, in disk order.
 func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, error) {
 	grainBytes := l.vmdkGrainBytes()
-	g, err := l.vmdkGeometryOf(disk, grainBytes)
-	if err != nil {
-		return 0, nil, err
-	}
+	g := vmdkGeometryOf(disk, grainBytes)
 	desc := l.vmdkDescriptor("monolithicSparse", g.capacity, "")
 	gdSectors := g.gdBytes / vmdkSectorSize
 	sec := 1 + uint64(len(desc))/vmdkSectorSize
@@ -245,10 +244,7 @@ func (d *rawDisk) copyTo(im *bcache.Image, r vmdkRun) error {
 // disk), as its size must be known before the image is made.
 func vmdksContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, error) {
 	grainBytes := l.vmdksGrainBytes()
-	g, err := l.vmdkGeometryOf(disk, grainBytes)
-	if err != nil {
-		return 0, nil, err
-	}
+	g := vmdkGeometryOf(disk, grainBytes)
 	desc := l.vmdkDescriptor("streamOptimized", g.capacity, "ddb.virtualHWVersion = \"4\"\n")
 	overhead := 1 + uint64(len(desc))/vmdkSectorSize
 	overhead = (overhead + g.grain - 1) &^ (g.grain - 1)

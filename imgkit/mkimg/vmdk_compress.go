@@ -27,7 +27,8 @@ type grainBatch struct {
 
 // compressGrains reads the grains of disk (grainBytes each), compresses
 // every one holding data as a zlib stream at zlib's default level, as
-// mkimg's compress2(..., Z_DEFAULT_COMPRESSION) does, on GOMAXPROCS
+// mkimg's compress2(..., Z_DEFAULT_COMPRESSION) does (but for the grains
+// grainCompressor.incompressible finds, which are stored), on GOMAXPROCS
 // workers, and calls emit for each in grain order with its record:
 // vmdkGrainMarkerSize bytes left for the marker, then the stream. The
 // record is reused once emit returns. The output depends only on the
@@ -88,12 +89,18 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 	return err
 }
 
-// grainCompressor is one worker's buffer of raw grains and its zlib
-// writer, reused from batch to batch.
+// grainCompressor is one worker's buffer of raw grains, its zlib
+// writers (one per level) and its probe's output, reused from batch to
+// batch.
 type grainCompressor struct {
-	buf []byte
-	zw  *zlib.Writer
+	buf   []byte
+	zw    map[int]*zlib.Writer
+	probe bytes.Buffer
 }
+
+// vmdkProbeBytes is how much of a grain the incompressibility probe
+// deflates first.
+const vmdkProbeBytes = 4096
 
 // compress reads batch b's grains and fills in its records.
 func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int) {
@@ -109,14 +116,45 @@ func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int)
 			continue
 		}
 		b.recs.Write(make([]byte, vmdkGrainMarkerSize))
-		if c.zw == nil {
-			c.zw, _ = zlib.NewWriterLevel(&b.recs, zlib.DefaultCompression)
-		} else {
-			c.zw.Reset(&b.recs)
+		level := zlib.DefaultCompression
+		if c.incompressible(grain) {
+			level = zlib.NoCompression
 		}
-		c.zw.Write(grain)
-		c.zw.Close()
+		c.deflate(&b.recs, grain, level)
 		b.ends = append(b.ends, b.recs.Len())
 		b.grains = append(b.grains, b.first+uint64(i))
 	}
+}
+
+// incompressible reports whether deflate's fastest level fails to shrink
+// grain at all (random data, compressed files), first trying its start
+// alone so that a grain that does shrink costs little more than its
+// deflating. zlib's default level stores such data in stored blocks,
+// and so does compress for them, at a fraction of the default level's
+// search.
+func (c *grainCompressor) incompressible(grain []byte) bool {
+	for _, part := range [][]byte{grain[:min(len(grain), vmdkProbeBytes)], grain} {
+		c.probe.Reset()
+		c.deflate(&c.probe, part, zlib.BestSpeed)
+		if c.probe.Len() < len(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// deflate appends grain to dst as one zlib stream at level.
+func (c *grainCompressor) deflate(dst *bytes.Buffer, grain []byte, level int) {
+	zw := c.zw[level]
+	if zw == nil {
+		if c.zw == nil {
+			c.zw = map[int]*zlib.Writer{}
+		}
+		zw, _ = zlib.NewWriterLevel(dst, level) // level is valid: no error
+		c.zw[level] = zw
+	} else {
+		zw.Reset(dst)
+	}
+	zw.Write(grain) // a bytes.Buffer takes every write
+	zw.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,7 +104,8 @@ func vmdkReference(t *testing.T, ref, dir string, args []string) []byte {
 // TestVMDKStreamTables checks the grain tables of a stream-optimized
 // extent of several tables against freebsd-mkimg's: data in the first and
 // last grain of a table, in the first of the next, none in a whole table,
-// and in the disk's last grain.
+// and in the disk's last grain; two grains of random bytes, which are
+// stored, must inflate to them too.
 func TestVMDKStreamTables(t *testing.T) {
 	t.Parallel()
 	ref := tooltest.Need(t, "freebsd-mkimg")
@@ -113,6 +115,10 @@ func TestVMDKStreamTables(t *testing.T) {
 	for _, g := range []int{1, 510, 511, 1535, 1536, 1699} {
 		copy(part[g*grain+100:], fmt.Sprintf("grain %d, %s", g, strings.Repeat("x", g)))
 	}
+	// Incompressible grains, stored: a whole one and one random only
+	// after the probe's first 4 KiB.
+	rand.NewChaCha8([32]byte{22}).Read(part[300*grain : 301*grain])
+	rand.NewChaCha8([32]byte{23}).Read(part[302*grain+vmdkProbeBytes : 303*grain])
 	if err := os.WriteFile(filepath.Join(dir, "p"), part, 0o644); err != nil {
 		t.Fatal(err)
 	}
