@@ -2,12 +2,14 @@ package mkimg
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
@@ -241,7 +243,10 @@ func (d *rawDisk) copyTo(im *bcache.Image, r vmdkRun) error {
 // directory, the footer and the end-of-stream marker. Everything after
 // the first grain boundary is compressed into a spool first (in memory
 // for a disk in memory, else an unlinked temporary file beside the raw
-// disk), as its size must be known before the image is made.
+// disk), as its size must be known before the image is made; a stored
+// grain (grainCompressor.incompressible) is not spooled but stored again
+// from the raw disk as the image is written, which gives the same bytes
+// at a fraction of the spool's writing and reading.
 func vmdksContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, error) {
 	grainBytes := l.vmdksGrainBytes()
 	g := vmdkGeometryOf(disk, grainBytes)
@@ -266,11 +271,6 @@ func vmdksContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error,
 		sp.close()
 		return 0, nil, err
 	}
-	tail, err := sp.reader()
-	if err != nil {
-		sp.close()
-		return 0, nil, err
-	}
 	start := int64(overhead * vmdkSectorSize)
 	size := start + sp.n
 	write := func(im *bcache.Image) error {
@@ -281,7 +281,7 @@ func vmdksContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error,
 		if _, err := im.WriteAt(desc, vmdkSectorSize); err != nil {
 			return err
 		}
-		return im.CopyFrom(start, tail, sp.n)
+		return sp.copyTo(im, start, disk, int(grainBytes), g.grain)
 	}
 	return size, write, nil
 }
@@ -302,7 +302,7 @@ type vmdkStream struct {
 // grains it covers, as vmdk_stream_write does.
 func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) error {
 	next := uint64(0) // the grain after the last one written
-	err := compressGrains(disk, g.grains, int(grainBytes), func(grain uint64, rec []byte) error {
+	err := compressGrains(disk, g.grains, int(grainBytes), func(grain uint64, rec []byte, stored bool) error {
 		if err := s.tablesBefore(next, grain); err != nil {
 			return err
 		}
@@ -316,7 +316,9 @@ func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) er
 		copy(rec, m[:])
 		binary.LittleEndian.PutUint32(s.gt[4*(grain%vmdkNGTEs):], uint32(s.sec))
 		n := (len(rec) + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-		if err := s.w.write(rec, n); err != nil {
+		if stored {
+			s.w.stored(grain, len(rec), n)
+		} else if err := s.w.write(rec, n); err != nil {
 			return err
 		}
 		s.sec += uint64(n) / vmdkSectorSize
@@ -405,14 +407,27 @@ func (s *vmdkStream) finish(h *vmdkHeader, g vmdkGeometry) error {
 	return s.w.flush()
 }
 
-// vmdkSpool holds the compressed stream until the image is made: in
-// memory, or in an unlinked temporary file (so that nothing is left
-// behind whatever happens), written through a buffer.
+// vmdkSpool holds the stream until the image is made: a list of
+// segments, each either bytes spooled in memory or in an unlinked
+// temporary file (so that nothing is left behind whatever happens),
+// written through a buffer, or a stored grain to store again from the
+// raw disk.
 type vmdkSpool struct {
-	mem  bytes.Buffer
-	file *os.File
-	buf  []byte
-	n    int64 // bytes written
+	mem    bytes.Buffer
+	file   *os.File
+	buf    []byte
+	n      int64 // the stream's bytes
+	spoolN int64 // the bytes spooled
+	segs   []vmdkSegment
+}
+
+// vmdkSegment is n bytes of the stream at off: spooled bytes from
+// spoolOff, or (grain >= 0) the record of a stored grain, recLen bytes
+// then zeros.
+type vmdkSegment struct {
+	off, n, spoolOff int64
+	grain            int64
+	recLen           int
 }
 
 // newVMDKSpool returns a spool in memory for a disk in memory, else in a
@@ -432,7 +447,13 @@ func newVMDKSpool(disk *rawDisk) (*vmdkSpool, error) {
 
 // write appends b, then zeros up to n bytes.
 func (s *vmdkSpool) write(b []byte, n int) error {
+	if k := len(s.segs) - 1; k >= 0 && s.segs[k].grain < 0 {
+		s.segs[k].n += int64(n)
+	} else {
+		s.segs = append(s.segs, vmdkSegment{off: s.n, n: int64(n), spoolOff: s.spoolN, grain: -1})
+	}
 	s.n += int64(n)
+	s.spoolN += int64(n)
 	if s.file == nil {
 		s.mem.Write(b)
 		s.mem.Write(make([]byte, n-len(b)))
@@ -444,12 +465,19 @@ func (s *vmdkSpool) write(b []byte, n int) error {
 		}
 	}
 	if n > cap(s.buf) {
-		_, err := s.file.Write(append(b, make([]byte, n-len(b))...))
+		_, err := s.file.Write(append(slices.Clone(b), make([]byte, n-len(b))...))
 		return s.wrapErr(err)
 	}
 	s.buf = append(s.buf, b...)
 	s.buf = append(s.buf, make([]byte, n-len(b))...)
 	return nil
+}
+
+// stored appends the record of a stored grain, recLen bytes padded to n,
+// without its bytes.
+func (s *vmdkSpool) stored(grain uint64, recLen, n int) {
+	s.segs = append(s.segs, vmdkSegment{off: s.n, n: int64(n), grain: int64(grain), recLen: recLen})
+	s.n += int64(n)
 }
 
 // flush writes the buffered bytes to the file.
@@ -470,16 +498,49 @@ func (s *vmdkSpool) wrapErr(err error) error {
 	return nil
 }
 
-// reader returns the spooled bytes from their start: the file itself
-// (so that the block cache may clone it) or a reader of the memory.
-func (s *vmdkSpool) reader() (io.Reader, error) {
-	if s.file == nil {
-		return bytes.NewReader(s.mem.Bytes()), nil
+// copyTo writes the stream into im at start: the spooled segments from
+// the spool, the stored grains stored again from disk (grainBytes each,
+// grain VMDK sectors), each of the length it had when spooled.
+func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBytes int, grain uint64) error {
+	var c grainCompressor
+	var rec bytes.Buffer
+	raw := make([]byte, grainBytes)
+	for _, seg := range s.segs {
+		off := start + seg.off
+		if seg.grain < 0 {
+			if s.file == nil {
+				if _, err := im.WriteAt(s.mem.Bytes()[seg.spoolOff:seg.spoolOff+seg.n], off); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := s.file.Seek(seg.spoolOff, io.SeekStart); err != nil {
+				return fmt.Errorf("mkimg: reading the vmdks spool: %w", err)
+			}
+			if err := im.CopyFrom(off, s.file, seg.n); err != nil {
+				return err
+			}
+			continue
+		}
+		src := seg.grain * int64(grainBytes)
+		if _, err := disk.r.ReadAt(raw, src); err != nil {
+			return fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", src, err)
+		}
+		rec.Reset()
+		var m vmdkGrainMarker
+		binary.LittleEndian.PutUint64(m.lba(), uint64(seg.grain)*grain)
+		binary.LittleEndian.PutUint32(m.size(), uint32(seg.recLen-vmdkGrainMarkerSize))
+		rec.Write(m[:])
+		c.deflate(&rec, raw, zlib.NoCompression)
+		if rec.Len() != seg.recLen {
+			return fmt.Errorf("mkimg: vmdks: grain %d stored again in %d bytes, not %d", seg.grain, rec.Len(), seg.recLen)
+		}
+		rec.Write(make([]byte, seg.n-int64(seg.recLen)))
+		if _, err := im.WriteAt(rec.Bytes(), off); err != nil {
+			return err
+		}
 	}
-	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("mkimg: reading the vmdks spool: %w", err)
-	}
-	return s.file, nil
+	return nil
 }
 
 // close releases the spool.

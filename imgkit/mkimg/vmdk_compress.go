@@ -21,6 +21,7 @@ type grainBatch struct {
 	recs         bytes.Buffer
 	ends         []int
 	grains       []uint64
+	stored       []bool
 	err          error
 	done         chan struct{}
 }
@@ -30,11 +31,13 @@ type grainBatch struct {
 // mkimg's compress2(..., Z_DEFAULT_COMPRESSION) does (but for the grains
 // grainCompressor.incompressible finds, which are stored), on GOMAXPROCS
 // workers, and calls emit for each in grain order with its record:
-// vmdkGrainMarkerSize bytes left for the marker, then the stream. The
-// record is reused once emit returns. The output depends only on the
+// vmdkGrainMarkerSize bytes left for the marker, then the stream, and
+// whether the grain is stored (deflate's stored blocks, which
+// vmdkSpool.copyTo makes again from the disk). The record is reused once
+// emit returns. The output depends only on the
 // disk, never on the workers' timing. At most two batches per worker are
 // in flight, which bounds the memory.
-func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte) error) error {
+func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte, stored bool) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	pending := make(chan *grainBatch, 2*workers)
 	jobs := make(chan *grainBatch, workers)
@@ -74,7 +77,7 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 			err = b.err
 			start := 0
 			for i := 0; err == nil && i < len(b.ends); i++ {
-				err = emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]])
+				err = emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]], b.stored[i])
 				start = b.ends[i]
 			}
 			if err != nil {
@@ -82,7 +85,7 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 			}
 		}
 		b.recs.Reset()
-		b.ends, b.grains, b.err = b.ends[:0], b.grains[:0], nil
+		b.ends, b.grains, b.stored, b.err = b.ends[:0], b.grains[:0], b.stored[:0], nil
 		pool.Put(b)
 	}
 	wg.Wait()
@@ -116,13 +119,14 @@ func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int)
 			continue
 		}
 		b.recs.Write(make([]byte, vmdkGrainMarkerSize))
-		level := zlib.DefaultCompression
-		if c.incompressible(grain) {
+		level, stored := zlib.DefaultCompression, c.incompressible(grain)
+		if stored {
 			level = zlib.NoCompression
 		}
 		c.deflate(&b.recs, grain, level)
 		b.ends = append(b.ends, b.recs.Len())
 		b.grains = append(b.grains, b.first+uint64(i))
+		b.stored = append(b.stored, stored)
 	}
 }
 

@@ -105,7 +105,8 @@ func vmdkReference(t *testing.T, ref, dir string, args []string) []byte {
 // extent of several tables against freebsd-mkimg's: data in the first and
 // last grain of a table, in the first of the next, none in a whole table,
 // and in the disk's last grain; two grains of random bytes, which are
-// stored, must inflate to them too.
+// stored, must inflate to them too, and WriteFile (stored grains stored
+// again from the raw disk's file) must give Build's bytes.
 func TestVMDKStreamTables(t *testing.T) {
 	t.Parallel()
 	ref := tooltest.Need(t, "freebsd-mkimg")
@@ -125,6 +126,13 @@ func TestVMDKStreamTables(t *testing.T) {
 	args := strings.Fields("-y -f vmdks -s mbr -p freebsd:=p")
 	got := mustBuild(t, parseIn(t, dir, args))
 	compareVMDKStreams(t, got, vmdkReference(t, ref, dir, args))
+	name := filepath.Join(t.TempDir(), "d.vmdk")
+	if err := WriteFile(name, parseIn(t, dir, args)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(name); err != nil || !bytes.Equal(b, got) {
+		t.Fatalf("WriteFile's bytes differ from Build's (%v)", err)
+	}
 	items, _, err := walkVMDKStream(got)
 	if err != nil {
 		t.Fatal(err)
