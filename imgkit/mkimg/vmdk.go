@@ -183,8 +183,13 @@ func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 	gt := make([]byte, g.tables*vmdkNGTEs*4)
 	var runs []vmdkRun
 	cur := sec
+	data := dataRuns{d: disk}
 	for n := uint64(0); n < g.grains; n++ {
 		src := int64(n * grainBytes)
+		if next := data.next(src); next >= src+int64(grainBytes) {
+			n = uint64(next)/grainBytes - 1 // on to the grain holding next
+			continue
+		}
 		ok, err := disk.hasData(src, int64(grainBytes))
 		if err != nil {
 			return 0, nil, err
@@ -221,6 +226,27 @@ func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 		return nil
 	}
 	return size, write, nil
+}
+
+// dataRuns walks the data runs of a raw disk forward, asking the file
+// system (SEEK_DATA and SEEK_HOLE) once per run, so that a large sparse
+// disk's holes are skipped rather than read as zeros; a disk in memory is
+// all data.
+type dataRuns struct {
+	d      *rawDisk
+	lo, hi int64 // the run last found
+}
+
+// next returns the first byte at or after off that may hold data, or the
+// disk's size when only holes follow.
+func (r *dataRuns) next(off int64) int64 {
+	if r.d.file == nil || off >= r.d.size {
+		return min(off, r.d.size)
+	}
+	if off >= r.hi {
+		r.lo, r.hi = dataRun(r.d.file, off, r.d.size)
+	}
+	return max(off, r.lo)
 }
 
 // copyTo copies the run r of the raw disk into im, from the disk's file

@@ -46,7 +46,16 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 	go func() {
 		defer close(pending)
 		defer close(jobs)
+		data := dataRuns{d: disk}
 		for g := uint64(0); g < grains; g += vmdkBatchGrains {
+			// A batch that begins in a hole begins at the data after
+			// it; which grains hold data does not depend on where
+			// batches begin.
+			if next := data.next(int64(g) * int64(grainBytes)); next > int64(g)*int64(grainBytes) {
+				if g = uint64(next) / uint64(grainBytes); g >= grains {
+					return
+				}
+			}
 			b := pool.Get().(*grainBatch)
 			b.first, b.count = g, min(vmdkBatchGrains, grains-g)
 			b.done = make(chan struct{})

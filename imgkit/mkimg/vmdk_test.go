@@ -542,3 +542,39 @@ func TestVMDKVerbose(t *testing.T) {
 		}
 	}
 }
+
+// TestVMDKSparse checks both formats made by WriteFile, whose raw disk is
+// a sparse file whose holes are skipped, against freebsd-mkimg's, for a
+// sparse partition file with data around its holes and a large -c.
+func TestVMDKSparse(t *testing.T) {
+	t.Parallel()
+	ref := tooltest.Need(t, "freebsd-mkimg")
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range []int64{0, 5<<20 + 100, 37 << 20, 40<<20 - 1} {
+		if _, err := f.WriteAt([]byte("data in a sparse file"), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	for _, format := range []string{"vmdk", "vmdks"} {
+		args := strings.Fields("-y -f " + format + " -s gpt -c 100m -p freebsd-ufs:=sparse -p efi:=sparse")
+		want := vmdkReference(t, ref, dir, args)
+		name := filepath.Join(t.TempDir(), "d")
+		if err := WriteFile(name, parseIn(t, dir, args)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if format == "vmdk" {
+			compareDisks(t, got, want)
+		} else {
+			compareVMDKStreams(t, got, want)
+		}
+	}
+}
