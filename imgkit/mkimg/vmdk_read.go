@@ -19,6 +19,10 @@ const (
 	// vmdkMaxGTEs is the most entries per grain table read; VMware's
 	// extents and mkimg's have vmdkNGTEs.
 	vmdkMaxGTEs = 1 << 13
+	// vmdkCachedTables is the most grain tables kept at once (the cache
+	// starts over past it): 1024 tables of 512 entries cover 32 GiB of
+	// 64 KiB grains in 2 MiB, and crafted tables take at most 32 MiB.
+	vmdkCachedTables = 1024
 )
 
 // vmdkMatch returns the match hook of the hosted sparse format (stream
@@ -46,8 +50,8 @@ func vmdkIsStream(h *vmdkHeader) bool {
 
 // vmdkDisk is the raw disk a VMDK sparse extent holds, read through its
 // grain directory and tables. Grain tables are read when first needed
-// and kept, keyed by their sector (so no more are kept than the file
-// has room for); the last compressed grain read is kept inflated.
+// and kept, keyed by their sector, up to vmdkCachedTables of them; the
+// last compressed grain read is kept inflated.
 type vmdkDisk struct {
 	r          io.ReaderAt
 	fileSize   int64
@@ -220,6 +224,9 @@ func (d *vmdkDisk) entry(grain int64) (uint32, error) {
 		gt = make([]uint32, d.ngtes)
 		for i := range gt {
 			gt[i] = binary.LittleEndian.Uint32(raw[4*i:])
+		}
+		if len(d.tables) >= vmdkCachedTables {
+			clear(d.tables)
 		}
 		d.tables[sector] = gt
 	}
