@@ -277,6 +277,53 @@
 // With -y, with every GUID given, and for the schemes without GUIDs
 // nothing is hashed.
 //
+// # VMDK
+//
+// -f vmdk writes a hosted sparse extent with its descriptor embedded
+// (createType monolithicSparse) and -f vmdks a stream-optimized one of
+// compressed grains (streamOptimized), as FreeBSD's vmdk.c (a 2025
+// version) writes them; format_vmdk.go has the SparseExtentHeader and the
+// stream's markers with VMware's Virtual Disk Format 1.1 field names.
+// Both round the disk up to whole MiB before the scheme writes its
+// metadata. A vmdk's grain is the physical block size (-P), at least 8
+// KiB; it holds the header, the descriptor, the grain directory and its
+// tables, the redundant directory and a copy of the tables, then every
+// grain holding a non-zero byte, in disk order, and with -y it is
+// freebsd-mkimg -y's file byte for byte.
+//
+// A vmdks grain is 64 KiB (or the sector size, if larger); each grain
+// holding a non-zero byte is a zlib (RFC 1950) stream after its grain
+// marker, each grain table follows the grains it covers, then come the
+// grain directory, the footer and the end-of-stream marker. mkimg
+// compresses with zlib's compress2 at Z_DEFAULT_COMPRESSION, whose bytes
+// Go's compress/flate does not reproduce, so a vmdks grain's compressed
+// bytes (and so its length and the sectors of what follows it) differ
+// from freebsd-mkimg's; everything else is the same, in the same order,
+// and every grain inflates to freebsd-mkimg's grain (the tests walk both
+// files' markers and tables to check it). A grain is deflated at the
+// default level (6) unless deflate's fastest level does not shrink it at
+// all, as with random data or compressed files: then it is stored in
+// deflate's stored blocks, as zlib's default level would store it,
+// without the search that makes such data slow. Grains are compressed on
+// every core, in order, so the file does not depend on the timing.
+//
+// The descriptor's CID is 0 with -y, as mkimg writes it always; without
+// -y it is the first four bytes, read little-endian, of
+// derivedGUID(seed, "vmdk", 0): the GUID rule's SHA-256 of the domain
+// string, the seed and the role "vmdk" with index 0 (see GUIDs), so that
+// the same inputs give the same CID and none is drawn at random. The
+// disk's geometry lines are mkimg's: its cylinders, -H and -T.
+//
+// A disk of more grains than mkimg counts (2^31-1: a 16 TiB vmdk of 8
+// KiB grains, a 128 TiB vmdks) is refused with ErrTooLarge before
+// anything is written, and so is an extent whose grains would sit past
+// the 32-bit sector numbers of its tables (2 TiB of data), which mkimg's
+// vmdk would wrap. The reader opens both (and a version 2 extent) through
+// the grain directory, the footer's for a stream whose header has none;
+// it bounds every table and grain by the file's size, a grain table entry
+// of 0 reads as zeros, and a compressed grain must name its own sector in
+// its marker and inflate to no more than its grain.
+//
 // # Not yet
 //
 // -f formats other than raw: mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk

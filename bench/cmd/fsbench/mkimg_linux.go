@@ -101,6 +101,9 @@ func runMkimg(runs int, dir string) error {
 	if err := mkimgTable(big, part, outRoot, runs); err != nil {
 		return err
 	}
+	if err := mkimgVMDKTable(fg, part, outRoot, runs); err != nil {
+		return err
+	}
 
 	sparseArgs := func(tool string, extra ...string) func(part, out string) []string {
 		return func(part, out string) []string {

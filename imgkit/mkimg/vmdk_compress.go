@@ -1,0 +1,173 @@
+package mkimg
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// vmdkBatchGrains is how many grains one compression job reads and
+// compresses: 1 MiB of 64 KiB grains, few enough channel operations for a
+// large sparse disk, small enough to keep every worker busy.
+const vmdkBatchGrains = 16
+
+// grainBatch is one compression job and its result: the grains from
+// first, and for each grain holding data its record in recs (ends[i] is
+// where record i ends; grains[i] is its grain).
+type grainBatch struct {
+	first, count uint64
+	recs         bytes.Buffer
+	ends         []int
+	grains       []uint64
+	stored       []bool
+	err          error
+	done         chan struct{}
+}
+
+// compressGrains reads the grains of disk (grainBytes each), compresses
+// every one holding data as a zlib stream at zlib's default level, as
+// mkimg's compress2(..., Z_DEFAULT_COMPRESSION) does (but for the grains
+// grainCompressor.incompressible finds, which are stored), on GOMAXPROCS
+// workers, and calls emit for each in grain order with its record:
+// vmdkGrainMarkerSize bytes left for the marker, then the stream, and
+// whether the grain is stored (deflate's stored blocks, which
+// vmdkSpool.copyTo makes again from the disk). The record is reused once
+// emit returns. The output depends only on the
+// disk, never on the workers' timing. At most two batches per worker are
+// in flight, which bounds the memory.
+func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte, stored bool) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	pending := make(chan *grainBatch, 2*workers)
+	jobs := make(chan *grainBatch, workers)
+	stop := make(chan struct{})
+	pool := sync.Pool{New: func() any { return new(grainBatch) }}
+	go func() {
+		defer close(pending)
+		defer close(jobs)
+		data := dataRuns{d: disk}
+		for g := uint64(0); g < grains; g += vmdkBatchGrains {
+			// A batch that begins in a hole begins at the data after
+			// it; which grains hold data does not depend on where
+			// batches begin.
+			if next := data.next(int64(g) * int64(grainBytes)); next > int64(g)*int64(grainBytes) {
+				if g = uint64(next) / uint64(grainBytes); g >= grains {
+					return
+				}
+			}
+			b := pool.Get().(*grainBatch)
+			b.first, b.count = g, min(vmdkBatchGrains, grains-g)
+			b.done = make(chan struct{})
+			select {
+			case pending <- b:
+			case <-stop:
+				return
+			}
+			jobs <- b
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := grainCompressor{buf: make([]byte, vmdkBatchGrains*grainBytes)}
+			for b := range jobs {
+				c.compress(disk, b, grainBytes)
+				close(b.done)
+			}
+		}()
+	}
+	var err error
+	for b := range pending {
+		<-b.done
+		if err == nil {
+			err = b.err
+			start := 0
+			for i := 0; err == nil && i < len(b.ends); i++ {
+				err = emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]], b.stored[i])
+				start = b.ends[i]
+			}
+			if err != nil {
+				close(stop)
+			}
+		}
+		b.recs.Reset()
+		b.ends, b.grains, b.stored, b.err = b.ends[:0], b.grains[:0], b.stored[:0], nil
+		pool.Put(b)
+	}
+	wg.Wait()
+	return err
+}
+
+// grainCompressor is one worker's buffer of raw grains, its zlib
+// writers (one per level) and its probe's output, reused from batch to
+// batch.
+type grainCompressor struct {
+	buf   []byte
+	zw    map[int]*zlib.Writer
+	probe bytes.Buffer
+}
+
+// vmdkProbeBytes is how much of a grain the incompressibility probe
+// deflates first.
+const vmdkProbeBytes = 4096
+
+// compress reads batch b's grains and fills in its records.
+func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int) {
+	off := int64(b.first) * int64(grainBytes)
+	data := c.buf[:int(b.count)*grainBytes]
+	if _, err := disk.r.ReadAt(data, off); err != nil {
+		b.err = fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
+		return
+	}
+	for i := range int(b.count) {
+		grain := data[i*grainBytes : (i+1)*grainBytes]
+		if isZero(grain) {
+			continue
+		}
+		b.recs.Write(make([]byte, vmdkGrainMarkerSize))
+		level, stored := zlib.DefaultCompression, c.incompressible(grain)
+		if stored {
+			level = zlib.NoCompression
+		}
+		c.deflate(&b.recs, grain, level)
+		b.ends = append(b.ends, b.recs.Len())
+		b.grains = append(b.grains, b.first+uint64(i))
+		b.stored = append(b.stored, stored)
+	}
+}
+
+// incompressible reports whether deflate's fastest level fails to shrink
+// grain at all (random data, compressed files), first trying its start
+// alone so that a grain that does shrink costs little more than its
+// deflating. zlib's default level stores such data in stored blocks,
+// and so does compress for them, at a fraction of the default level's
+// search.
+func (c *grainCompressor) incompressible(grain []byte) bool {
+	for _, part := range [][]byte{grain[:min(len(grain), vmdkProbeBytes)], grain} {
+		c.probe.Reset()
+		c.deflate(&c.probe, part, zlib.BestSpeed)
+		if c.probe.Len() < len(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// deflate appends grain to dst as one zlib stream at level.
+func (c *grainCompressor) deflate(dst *bytes.Buffer, grain []byte, level int) {
+	zw := c.zw[level]
+	if zw == nil {
+		if c.zw == nil {
+			c.zw = map[int]*zlib.Writer{}
+		}
+		zw, _ = zlib.NewWriterLevel(dst, level) // level is valid: no error
+		c.zw[level] = zw
+	} else {
+		zw.Reset(dst)
+	}
+	zw.Write(grain) // a bytes.Buffer takes every write
+	zw.Close()
+}
