@@ -88,10 +88,13 @@ func openQCOW(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	if d.version == 1 {
 		l1Len = need
 	}
+	if max := d.maxL1(); l1Len > max {
+		return nil, 0, fmt.Errorf("an L1 table of %d entries, past %d", l1Len, max)
+	}
 	if l1Len < need {
 		return nil, 0, fmt.Errorf("an L1 table of %d entries maps %d bytes, less than the virtual size of %d", l1Len, l1Len<<span, d.size)
 	}
-	if err := d.readL1(l1Off, min(l1Len, need)); err != nil {
+	if err := d.readL1(l1Off, need); err != nil {
 		return nil, 0, err
 	}
 	return d, d.size, nil
@@ -160,17 +163,18 @@ func (d *qcowDisk) checkV2(h *qcowHeaderV2, buf *[qcowV3HeaderLen]byte, n int) e
 	return nil
 }
 
+// maxL1 is the longest L1 table of the version QEMU opens.
+func (d *qcowDisk) maxL1() uint64 {
+	if d.version == 1 {
+		return qcowV1MaxL1Entries
+	}
+	return qcowV2MaxL1Entries
+}
+
 // readL1 reads the n L1 entries at off, each an L2 table's offset or 0,
 // and checks that every table lies inside the file (at a cluster's start,
 // for version 2 and 3).
 func (d *qcowDisk) readL1(off, n uint64) error {
-	maxEntries := uint64(qcowV2MaxL1Entries)
-	if d.version == 1 {
-		maxEntries = qcowV1MaxL1Entries
-	}
-	if n > maxEntries {
-		return fmt.Errorf("an L1 table of %d entries, past %d", n, maxEntries)
-	}
 	if off > uint64(d.fileSize) || n*8 > uint64(d.fileSize)-off {
 		return fmt.Errorf("the L1 table of %d entries at byte %#x runs past the file's end at %#x", n, off, d.fileSize)
 	}
