@@ -60,7 +60,9 @@ func (d *rawDisk) close() {
 // format: the raw disk first, in memory when t is or in a temporary file
 // in spoolDir (beside the container, or os.TempDir for ""), then the
 // container of the size the format lays out, through imgfmt.WriteImage as
-// every image is written. The raw disk is removed after.
+// every image is written, with the disk's cache options, so that the raw
+// disk's runs a container copies whole go through copy_file_range (or
+// shared extents) too. The raw disk is removed after.
 func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image, error) {
 	raw, err := l.buildRaw(t.InMemory(), spoolDir)
 	if err != nil {
@@ -71,7 +73,7 @@ func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image,
 	if err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, size, nil, write)
+	return imgfmt.WriteImage(t, size, diskCache, write)
 }
 
 // buildRaw writes the raw disk l describes, as -f raw writes it, and

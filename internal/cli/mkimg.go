@@ -57,6 +57,7 @@ format. Without -o the disk goes to standard output.
                    017), kept for container formats; raw records none
   -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
                    vhd, vhdf, vhdx, vmdk and vmdks are refused)
+  -f qcow, qcow2   QEMU's copy-on-write disk, version 1 or 2, mkimg's bytes
   -o disk          the file to write
   -h               this help
   --formats        list the formats written: raw
