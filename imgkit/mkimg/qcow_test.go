@@ -24,7 +24,7 @@ import (
 // empty partitions, and a capacity that leaves whole clusters of zeros.
 var qcowMatrix = []string{
 	"-s apm -p freebsd-ufs:=a -p freebsd-swap::64k",
-	"-s apm -S 4096 -p efi:=c -p freebsd::1m",
+	"-s apm -S 4096 -p freebsd-ufs:=c -p freebsd::1m",
 	"-s bsd -p freebsd-ufs:=a -p freebsd-swap::128k",
 	"-s bsd -H 16 -T 63 -b boot -p freebsd-ufs:=c",
 	"-s ebr -p freebsd:=a -p freebsd::3k",
