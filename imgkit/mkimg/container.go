@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
@@ -19,6 +20,9 @@ type rawDisk struct {
 	size  int64
 	secsz int64
 	file  *os.File // the temporary file holding the disk; nil in memory
+	// linked, for the linkedFormats, is the disk of the temporary file
+	// (then only the metadata) and the partitions' files (container_link.go).
+	linked *linkedDisk
 }
 
 // hasData reports whether any of the n bytes at off is other than zero,
@@ -45,8 +49,15 @@ func (d *rawDisk) hasData(off, n int64) (bool, error) {
 	return false, nil
 }
 
-// close removes the temporary file holding the disk.
+// close removes the temporary file holding the disk and closes the
+// linked partitions' files.
 func (d *rawDisk) close() {
+	if d.linked != nil {
+		for _, p := range d.linked.pieces {
+			p.f.Close()
+		}
+		d.linked = nil
+	}
 	if d.file != nil {
 		name := d.file.Name()
 		d.file.Close()
@@ -92,7 +103,16 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
 	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f}
-	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write); err != nil {
+	if linkedFormats[l.format.name] {
+		l.links = &rawLinks{}
+		defer func() { l.links = nil }()
+		raw.linked = &linkedDisk{}
+	}
+	_, err = imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write)
+	if raw.linked != nil {
+		raw.linked.pieces = l.links.pieces
+	}
+	if err != nil {
 		raw.close()
 		return nil, err
 	}
@@ -104,5 +124,10 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
 	}
 	f.Close()
 	raw.file, raw.r = g, g
+	if raw.linked != nil {
+		slices.SortFunc(raw.linked.pieces, func(a, b rawPiece) int { return int(min(max(a.off-b.off, -1), 1)) })
+		raw.linked.meta = g
+		raw.r = linkedReader{raw.linked, size}
+	}
 	return raw, nil
 }

@@ -38,6 +38,7 @@ type layout struct {
 	timestamp  *int64    // -t, seconds since the epoch; nil without it
 	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written (guid.go)
 	contents   *contents // the partitions' spools, closed by close
+	links      *rawLinks // while a linked container's raw disk is written (container_link.go)
 }
 
 // placed is one used partition slot with its place on the disk.

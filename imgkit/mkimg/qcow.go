@@ -3,13 +3,13 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
 func init() {
+	linkedFormats["qcow"], linkedFormats["qcow2"] = true, true
 	registerFormat("qcow", qcowResize(1), qcowContainer(1), qcowMatch(1), openQCOW)
 	registerFormat("qcow2", qcowResize(2), qcowContainer(2), qcowMatch(2), openQCOW)
 }
@@ -303,24 +303,16 @@ func (q *qcowLayout) writeRefcounts(im *bcache.Image) error {
 }
 
 // copyData copies the data clusters, run by run, from the raw disk to the
-// data area: a run of the disk is a run of the file, so a temporary
-// file's run is copied by the block cache's file path (shared extents or
-// copy_file_range), never through user space.
+// data area: a run of the disk is a run of the file, so each is copied by
+// the block cache's file path (shared extents or copy_file_range) from
+// the partition's file or the raw disk's, never through user space.
 func (q *qcowLayout) copyData(im *bcache.Image, disk *rawDisk) error {
 	at := q.dataAt() * q.cs
 	for _, r := range q.runs {
-		off, n := r.first*q.cs, r.n*q.cs
-		var src io.Reader = io.NewSectionReader(disk.r, off, n)
-		if disk.file != nil {
-			if _, err := disk.file.Seek(off, io.SeekStart); err != nil {
-				return fmt.Errorf("mkimg: raw disk: %w", err)
-			}
-			src = disk.file
-		}
-		if err := im.CopyFrom(at, src, n); err != nil {
+		if err := disk.copyRun(im, at, r.first*q.cs, r.n*q.cs); err != nil {
 			return err
 		}
-		at += n
+		at += r.n * q.cs
 	}
 	return nil
 }

@@ -36,6 +36,26 @@ var qcowMatrix = []string{
 	"-s gpt -S 4096 -P 4096 -p freebsd-ufs:=a -c 1m",
 	"-s mbr -p freebsd:=a -c 70k",
 	"-s gpt -p efi::1m",
+	"-s gpt -p efi:=a -p freebsd-ufs:=sparse -p freebsd-swap:=b:3m",
+	"-s gpt -P 4096 -p freebsd-ufs:=sparse -p efi:=d",
+}
+
+// qcowInputs writes inputs' files and "sparse", a file of 1 MiB whose
+// only data are a few bytes at 600 KiB, its holes skipped by the scan.
+func qcowInputs(t *testing.T, dir string) {
+	t.Helper()
+	inputs(t, dir)
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("data in a sparse file"), 600<<10); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // qcowLines returns qcowMatrix and writer_test.go's matrix.
@@ -43,12 +63,14 @@ func qcowLines() []string { return append(slices.Clone(matrix), qcowMatrix...) }
 
 // TestQCOWFreeBSD checks that WriteFile and Build give freebsd-mkimg -y
 // -f qcow's and -f qcow2's bytes for every scheme, explaining the first
-// difference by the container's part and field.
+// difference by the container's part and field. WriteFile links the
+// partition files (container_link.go), Build copies them in memory, and
+// an absolute offset is copied too.
 func TestQCOWFreeBSD(t *testing.T) {
 	t.Parallel()
 	ref := tooltest.Need(t, "freebsd-mkimg")
 	dir := t.TempDir()
-	inputs(t, dir)
+	qcowInputs(t, dir)
 	for _, format := range []string{"qcow", "qcow2"} {
 		for _, line := range qcowLines() {
 			t.Run(format+" "+line, func(t *testing.T) {
@@ -328,6 +350,17 @@ func TestQCOWReproducible(t *testing.T) {
 			}
 			if !bytes.Equal(imgs[0], imgs[1]) {
 				t.Errorf("two runs differ: %s", explainQCOW(imgs[0], imgs[1]))
+			}
+			// Build copies the partitions in memory; WriteFile links
+			// them and hashes them for the GUIDs separately.
+			dir := t.TempDir()
+			inputs(t, dir)
+			built, err := Build(parseIn(t, dir, strings.Fields("-s gpt -p efi:=a -p freebsd-ufs:=b -f "+format)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(built, imgs[0]) {
+				t.Errorf("Build differs from WriteFile: %s", explainQCOW(built, imgs[0]))
 			}
 		})
 	}
