@@ -248,11 +248,14 @@
 // zeros are not stored; every L1 and L2 entry of version 2 has the COPIED
 // bit. The header has no backing file, encryption, snapshot or time, so
 // there is no id or time to derive: without -y only the scheme's GUIDs
-// differ from -y's. The raw disk is made first (in a temporary file beside
-// the output, removed after); its clusters are found in one pass that
-// skips the file's holes and reads a cluster only to its first byte other
-// than zero, and each run of data clusters is copied by the block cache's
-// file path (shared extents on XFS and btrfs, copy_file_range elsewhere).
+// differ from -y's. The raw disk is made first: its metadata in a
+// temporary file beside the output (removed after), each partition of a
+// regular file (without an absolute offset) left in its own file and
+// read from there; its clusters are found in one pass that skips the
+// files' holes and reads a cluster only to its first byte other than
+// zero, and each run of data clusters is copied from the file that holds
+// it by the block cache's file path (shared extents on XFS and btrfs,
+// copy_file_range elsewhere), so a partition's data is copied once.
 // A disk whose tables QEMU would not open is refused with ErrTooLarge,
 // where mkimg writes it: a qcow2 L1 table of more than 4194304 entries
 // or a refcount table of more than 8 MiB (a disk of 2 PiB or more), a
