@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
@@ -71,9 +70,7 @@ func (d *rawDisk) close() {
 // format: the raw disk first, in memory when t is or in a temporary file
 // in spoolDir (beside the container, or os.TempDir for ""), then the
 // container of the size the format lays out, through imgfmt.WriteImage as
-// every image is written, with the disk's cache options, so that the raw
-// disk's runs a container copies whole go through copy_file_range (or
-// shared extents) too. The raw disk is removed after.
+// every image is written. The raw disk is removed after.
 func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image, error) {
 	raw, err := l.buildRaw(t.InMemory(), spoolDir)
 	if err != nil {
@@ -84,7 +81,7 @@ func writeContainer(t imgfmt.Target, spoolDir string, l *layout) (*bcache.Image,
 	if err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, size, diskCache, write)
+	return imgfmt.WriteImage(t, size, diskCache, write) // the disk's options: copy_file_range for the runs copied whole
 }
 
 // buildRaw writes the raw disk l describes, as -f raw writes it, and
@@ -98,21 +95,14 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
 		}
 		return &rawDisk{r: bytes.NewReader(im.Bytes()), size: size, secsz: int64(l.secsz)}, nil
 	}
+	links := l.startLinks()
+	defer l.endLinks(links)
 	f, err := tempfile.Create(spoolDir, "mkimg-raw")
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
 	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f}
-	if linkedFormats[l.format.name] {
-		l.links = &rawLinks{}
-		defer func() { l.links = nil }()
-		raw.linked = &linkedDisk{}
-	}
-	_, err = imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write)
-	if raw.linked != nil {
-		raw.linked.pieces = l.links.pieces
-	}
-	if err != nil {
+	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, diskCache, l.write); err != nil {
 		raw.close()
 		return nil, err
 	}
@@ -124,10 +114,6 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string) (*rawDisk, error) {
 	}
 	f.Close()
 	raw.file, raw.r = g, g
-	if raw.linked != nil {
-		slices.SortFunc(raw.linked.pieces, func(a, b rawPiece) int { return int(min(max(a.off-b.off, -1), 1)) })
-		raw.linked.meta = g
-		raw.r = linkedReader{raw.linked, size}
-	}
+	raw.adopt(links)
 	return raw, nil
 }

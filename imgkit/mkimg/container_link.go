@@ -5,6 +5,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -20,11 +21,6 @@ import (
 // format's file adds itself from init.
 var linkedFormats = map[string]bool{}
 
-// rawLinks collects the linked partitions while the raw disk is written.
-type rawLinks struct {
-	pieces []rawPiece
-}
-
 // rawPiece is a run of the raw disk read from a partition's file: the n
 // bytes at disk offset off are the file's first n bytes.
 type rawPiece struct {
@@ -36,7 +32,7 @@ type rawPiece struct {
 // source is a regular file that no metadata can share sectors with (no
 // absolute offset), and reports whether it did; the file is hashed into
 // h, when h is not nil, as copyTo would hash it.
-func (k *rawLinks) link(l *layout, p *placed, h hash.Hash) (bool, error) {
+func (k *linkedDisk) link(l *layout, p *placed, h hash.Hash) (bool, error) {
 	if k == nil {
 		return false, nil
 	}
@@ -68,10 +64,46 @@ func (k *rawLinks) link(l *layout, p *placed, h hash.Hash) (bool, error) {
 }
 
 // linkedDisk is the raw disk of a temporary file holding the metadata
-// and of the linked partitions' files: an io.ReaderAt over both.
+// and of the linked partitions' files: an io.ReaderAt over both. While
+// the raw disk is written it collects the pieces (layout.links).
 type linkedDisk struct {
-	meta   *os.File
-	pieces []rawPiece // sorted by offset, not overlapping
+	meta    *os.File
+	pieces  []rawPiece // sorted by offset once adopted, not overlapping
+	adopted bool       // a rawDisk holds the pieces and closes their files
+}
+
+// startLinks returns the linkedDisk that collects the partitions of l's
+// raw disk linked to their files, and sets l.links to it, when l's
+// format is one of the linkedFormats; else nil.
+func (l *layout) startLinks() *linkedDisk {
+	if !linkedFormats[l.format.name] {
+		return nil
+	}
+	l.links = &linkedDisk{}
+	return l.links
+}
+
+// endLinks clears l.links once the raw disk is written, and closes the
+// linked files when no raw disk adopted them (its writing failed).
+func (l *layout) endLinks(k *linkedDisk) {
+	l.links = nil
+	if k != nil && !k.adopted {
+		for _, p := range k.pieces {
+			p.f.Close()
+		}
+	}
+}
+
+// adopt makes d, whose temporary file holds the metadata, the disk of
+// that file and of k's linked partitions (nil k: none), whose files d
+// closes.
+func (d *rawDisk) adopt(k *linkedDisk) {
+	if k == nil {
+		return
+	}
+	slices.SortFunc(k.pieces, func(a, b rawPiece) int { return int(min(max(a.off-b.off, -1), 1)) })
+	k.meta, k.adopted = d.file, true
+	d.linked, d.r = k, linkedReader{k, d.size}
 }
 
 // segment returns the file that holds the disk's byte off, the offset in

@@ -17,6 +17,10 @@ var ErrCapacity = errors.New("mkimg: past the capacity")
 // layout is a disk planned from Options: where each partition goes and
 // how large the disk is, all in logical sectors.
 type layout struct {
+	// links collects the partitions linked to their files while a
+	// linked container's raw disk is written (container_link.go).
+	links *linkedDisk
+
 	scheme     string
 	s          *scheme // nil for a disk without a scheme
 	secsz      uint64  // logical sector size
@@ -38,7 +42,6 @@ type layout struct {
 	timestamp  *int64    // -t, seconds since the epoch; nil without it
 	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written (guid.go)
 	contents   *contents // the partitions' spools, closed by close
-	links      *rawLinks // while a linked container's raw disk is written (container_link.go)
 }
 
 // placed is one used partition slot with its place on the disk.
