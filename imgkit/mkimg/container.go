@@ -19,6 +19,9 @@ type rawDisk struct {
 	size  int64
 	secsz int64
 	file  *os.File // the temporary file holding the disk; nil in memory
+	// linked, for the linkedFormats, is the disk of the temporary file
+	// (then only the metadata) and the partitions' files (container_link.go).
+	linked *linkedDisk
 }
 
 // hasData reports whether any of the n bytes at off is other than zero,
@@ -30,8 +33,8 @@ func (d *rawDisk) hasData(off, n int64) (bool, error) {
 		return false, nil
 	}
 	end := off + min(n, d.size-off)
-	if d.file == nil {
-		return d.scan(off, end)
+	if d.file == nil || d.linked != nil {
+		return d.scan(off, end) // a linked disk's data is in its partitions' files too
 	}
 	// Only the file's data can hold other than zeros: its holes are not
 	// read (a 2 TiB disk of sparse partitions is mostly holes).
@@ -65,8 +68,15 @@ func (d *rawDisk) scan(off, end int64) (bool, error) {
 	return false, nil
 }
 
-// close removes the temporary file holding the disk.
+// close removes the temporary file holding the disk and closes the
+// linked partitions' files.
 func (d *rawDisk) close() {
+	if d.linked != nil {
+		for _, p := range d.linked.pieces {
+			p.f.Close()
+		}
+		d.linked = nil
+	}
 	if d.file != nil {
 		name := d.file.Name()
 		d.file.Close()
@@ -92,7 +102,7 @@ func writeContainer(t imgfmt.Target, spoolDir string, l *layout, c *bcache.Optio
 	if err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, size, c, write)
+	return imgfmt.WriteImage(t, size, c, write) // the disk's options (c copies diskCache): copy_file_range for the runs copied whole
 }
 
 // buildRaw writes the raw disk l describes, as -f raw writes it, and
@@ -106,6 +116,8 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*r
 		}
 		return &rawDisk{r: bytes.NewReader(im.Bytes()), size: size, secsz: int64(l.secsz)}, nil
 	}
+	links := l.startLinks()
+	defer l.endLinks(links)
 	f, err := tempfile.Create(spoolDir, "mkimg-raw")
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
@@ -123,5 +135,6 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*r
 	}
 	f.Close()
 	raw.file, raw.r = g, g
+	raw.adopt(links)
 	return raw, nil
 }

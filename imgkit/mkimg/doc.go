@@ -324,10 +324,46 @@
 // of 0 reads as zeros, and a compressed grain must name its own sector in
 // its marker and inflate to no more than its grain.
 //
+// # QCOW containers
+//
+// -f qcow and -f qcow2 write QEMU's copy-on-write formats as mkimg's
+// qcow.c does (format_qcow.go names the header fields as QEMU's qcow2.txt
+// and block/qcow.c do): the disk grows to a whole number of clusters (4
+// KiB for version 1, 64 KiB for version 2) before the scheme writes its
+// metadata, so a GPT's backup sits at the grown end; cluster 0 is the
+// header, then the L1 table, the refcount table (version 2), one L2 table
+// per L1 entry that maps data, the refcount blocks (version 2, counting
+// one reference to every cluster of the file) and the clusters of the
+// disk that hold a byte other than zero, in the disk's order. Clusters of
+// zeros are not stored; every L1 and L2 entry of version 2 has the COPIED
+// bit. The header has no backing file, encryption, snapshot or time, so
+// there is no id or time to derive: without -y only the scheme's GUIDs
+// differ from -y's. The raw disk is made first: its metadata in a
+// temporary file beside the output (removed after), each partition of a
+// regular file (without an absolute offset) left in its own file and
+// read from there; its clusters are found in one pass that skips the
+// files' holes and reads a cluster only to its first byte other than
+// zero, and each run of data clusters is copied from the file that holds
+// it by the block cache's file path (shared extents on XFS and btrfs,
+// copy_file_range elsewhere), so a partition's data is copied once.
+// A disk whose tables QEMU would not open is refused with ErrTooLarge,
+// where mkimg writes it: a qcow2 L1 table of more than 4194304 entries
+// or a refcount table of more than 8 MiB (a disk of 2 PiB or more), a
+// qcow version 1 L1 table of 2^28 entries or more (512 TiB).
+//
+// The readers open both versions, and qcow2 version 3 as qemu-img
+// writes it by default, giving the disk inside to ReadTable, ls, cat and
+// diff: the cluster size must be in QEMU's range (512 bytes to 64 KiB for
+// version 1, to 2 MiB for version 2), the L1 table must map the virtual
+// size and lie in the file, every L2 table and data cluster it reaches
+// must lie in the file (at a cluster's start for version 2 and 3), and at
+// most 16 L2 tables are kept decoded. Backing files, encryption,
+// compressed clusters and version 3's incompatible features other than
+// the dirty bit are refused, each with a line naming it.
+//
 // # Not yet
 //
-// -f formats other than raw: mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk
-// and vmdks are refused with an ErrOption naming them, and --formats
-// lists raw. -t is parsed and kept in Options.Timestamp for those
-// formats.
+// -f formats other than raw and qcow, qcow2: mkimg's vhd, vhdf, vhdx, vmdk
+// and vmdks are refused with an ErrOption naming them. -t is parsed and
+// kept in Options.Timestamp for those formats.
 package mkimg

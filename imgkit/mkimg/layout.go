@@ -17,6 +17,10 @@ var ErrCapacity = errors.New("mkimg: past the capacity")
 // layout is a disk planned from Options: where each partition goes and
 // how large the disk is, all in logical sectors.
 type layout struct {
+	// links collects the partitions linked to their files while a
+	// linked container's raw disk is written (container_link.go).
+	links *linkedDisk
+
 	scheme     string
 	s          *scheme // nil for a disk without a scheme
 	secsz      uint64  // logical sector size

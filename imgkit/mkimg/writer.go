@@ -110,7 +110,11 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 	if l.hashes() {
 		h = newContentDigest()
 	}
-	if src := p.content(); src != nil {
+	if linked, err := l.links.link(l, p, h); linked || err != nil {
+		if err != nil {
+			return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), bareError(err))
+		}
+	} else if src := p.content(); src != nil {
 		if err := src.copyTo(im, int64(p.start*l.secsz), int64(p.bytes), h); err != nil {
 			return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, src, bareError(err))
 		}

@@ -64,6 +64,7 @@ disk goes to standard output.
                    017), kept for container formats; raw records none
   -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
                    vhd, vhdf, vhdx, vmdk and vmdks are refused)
+  -f qcow, qcow2   QEMU's copy-on-write disk, version 1 or 2, mkimg's bytes
   -f vmdk|vmdks    a VMware sparse disk; vmdks streams compressed grains
   -o disk          the file to write
   -h               this help

@@ -1,0 +1,74 @@
+package mkimg
+
+import (
+	"fmt"
+)
+
+// dataUnits calls fn for each run of consecutive units of unit bytes of
+// the disk that hold data (any byte other than zero, as mkimg's
+// image_data asks of each cluster or block), in order: first is the
+// run's first unit, n its length in units. A temporary file's holes are
+// skipped without being read (SEEK_DATA), and a unit is read only until
+// its first byte other than zero, so that a container of a sparse or a
+// full disk costs little more than the data it copies. unit must divide
+// the disk's size.
+func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
+	buf := make([]byte, min(unit, 1<<16))
+	runFirst, runN := int64(0), int64(0)
+	flush := func() error {
+		if runN == 0 {
+			return nil
+		}
+		err := fn(runFirst, runN)
+		runN = 0
+		return err
+	}
+	for off := int64(0); off < d.size; {
+		lo, hi := d.dataRun(off)
+		// The units wholly or partly inside [lo, hi) may hold data; off
+		// is at a unit's start.
+		u := lo / unit
+		end := min((hi+unit-1)/unit, d.size/unit)
+		for ; u < end; u++ {
+			data, err := d.unitHasData(buf, u*unit, unit)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !data:
+				if err := flush(); err != nil {
+					return err
+				}
+			case runN > 0 && runFirst+runN == u:
+				runN++
+			default:
+				if err := flush(); err != nil {
+					return err
+				}
+				runFirst, runN = u, 1
+			}
+		}
+		off = max(end*unit, hi)
+	}
+	return flush()
+}
+
+// unitHasData reports whether the n bytes at off hold a byte other than
+// zero, reading them in pieces of buf's size, the first piece no more
+// than 4 KiB, which is as far as a unit of data is usually read.
+func (d *rawDisk) unitHasData(buf []byte, off, n int64) (bool, error) {
+	piece := min(n, 4096, int64(len(buf)))
+	for n > 0 {
+		m := min(n, piece)
+		if _, err := d.r.ReadAt(buf[:m], off); err != nil {
+			return false, fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
+		}
+		if !isZero(buf[:m]) {
+			return true, nil
+		}
+		off += m
+		n -= m
+		piece = int64(len(buf))
+	}
+	return false, nil
+}
