@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // outputFormat is one of mkimg's output formats (-f): the raw disk, or a
@@ -38,6 +39,9 @@ type outputFormat struct {
 	// (bounded and fuzzed like every reader). nil for raw.
 	match func(head []byte) bool
 	open  func(r io.ReaderAt, size int64) (io.ReaderAt, int64, error)
+	// fields lists the header fields of a container whose first bytes
+	// are head (containerFields), for describe and diff; nil for none.
+	fields func(head []byte) []describe.Field
 }
 
 // outputFormats are mkimg's formats, as its usage lists them.
@@ -60,6 +64,11 @@ func registerFormat(name string, resize func(*layout, uint64) (uint64, error),
 	f := outputFormats[findFormat(name)]
 	f.resize, f.container, f.match, f.open = resize, container, match, open
 	f.written = true
+}
+
+// setFormatFields gives the format name its fields hook.
+func setFormatFields(name string, fields func(head []byte) []describe.Field) {
+	outputFormats[findFormat(name)].fields = fields
 }
 
 // lookupFormat returns the format name ("" is raw), which must be one

@@ -12,6 +12,8 @@ func init() {
 	linkedFormats["qcow"], linkedFormats["qcow2"] = true, true
 	registerFormat("qcow", qcowResize(1), qcowContainer(1), qcowMatch(1), openQCOW)
 	registerFormat("qcow2", qcowResize(2), qcowContainer(2), qcowMatch(2), openQCOW)
+	setFormatFields("qcow", qcowFields)
+	setFormatFields("qcow2", qcowFields)
 }
 
 // qcowBits returns the cluster_bits mkimg writes for a version.

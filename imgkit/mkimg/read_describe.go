@@ -161,7 +161,11 @@ func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]descri
 		return nil, err
 	}
 	t := d.table
-	out := append([]describe.Field(nil), t.Fields...)
+	out, err := containerFields(r, size)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, t.Fields...)
 	for _, e := range t.Partitions {
 		out = append(out, e.Fields...)
 	}

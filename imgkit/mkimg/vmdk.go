@@ -21,6 +21,8 @@ import (
 func init() {
 	registerFormat("vmdk", vmdkResize, vmdkContainer, vmdkMatch(false), openVMDK)
 	registerFormat("vmdks", vmdksResize, vmdksContainer, vmdkMatch(true), openVMDK)
+	setFormatFields("vmdk", vmdkFields)
+	setFormatFields("vmdks", vmdkFields)
 }
 
 // vmdkDescriptorFormat is the embedded descriptor mkimg writes, with the
@@ -402,6 +404,7 @@ func (s *vmdkStream) table(i uint64) error {
 func (s *vmdkStream) marker(numSectors uint64, typ uint32) error {
 	var m vmdkMetadataMarker
 	binary.LittleEndian.PutUint64(m.numSectors(), numSectors)
+	binary.LittleEndian.PutUint32(m.size(), 0) // zero: a metadata marker, not a grain's
 	binary.LittleEndian.PutUint32(m.markerType(), typ)
 	s.sec++
 	return s.w.write(m[:], len(m))
