@@ -24,12 +24,19 @@ type rawDisk struct {
 // hasData reports whether any of the n bytes at off is other than zero,
 // as mkimg's image_data asks of a run of sectors: a container stores only
 // the clusters or blocks that hold data. Bytes past the disk's end are
-// zeros.
+// zeros; the holes of a disk in a sparse file are skipped unread
+// (nextData).
 func (d *rawDisk) hasData(off, n int64) (bool, error) {
 	if off >= d.size || n <= 0 {
 		return false, nil
 	}
 	n = min(n, d.size-off)
+	if at := d.nextData(off); at > off {
+		if at >= off+n {
+			return false, nil
+		}
+		off, n = at, off+n-at
+	}
 	buf := make([]byte, min(n, 1<<16))
 	for n > 0 {
 		m := min(n, int64(len(buf)))

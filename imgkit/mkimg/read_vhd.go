@@ -82,7 +82,7 @@ func vhdOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	if current > entries*bsize {
 		return nil, 0, fmt.Errorf("%w: Current Size %d past the %d blocks of %d bytes the BAT holds", ErrVHD, current, entries, bsize)
 	}
-	bitmap := (bsize/vhdSectorSize/8 + vhdSectorSize - 1) &^ (vhdSectorSize - 1)
+	bitmap := ((bsize/vhdSectorSize+7)/8 + vhdSectorSize - 1) &^ (vhdSectorSize - 1)
 	return &vhdReader{r: r, fileSize: size, size: int64(current), table: int64(table), blockSize: int64(bsize), bitmap: int64(bitmap)}, int64(current), nil
 }
 
