@@ -55,7 +55,6 @@ func TestParseRefusals(t *testing.T) {
 		"-s gpt -p efi::1k x":    `trailing arguments: "x"`,
 		"x -s gpt -p efi::1k":    `trailing arguments: "x"`,
 		"-s gpt -p efi::1k -- y": `trailing arguments: "y"`,
-		"-f vhd":                 "-f vhd: the vhd format is not supported yet; only raw is written",
 		"-f qcow2":               "the qcow2 format is not supported yet",
 		"-f foo":                 `-f "foo": unknown format; want raw`,
 		"-c 0":                   `-c minimum capacity "0": want a number of bytes from 1 to`,

@@ -253,7 +253,7 @@ func TestErrors(t *testing.T) {
 		{"-s mbr -p freebsd:=a -H 256", ErrOption},
 		{"-s mbr -p freebsd:=a -T 64", ErrOption},
 		{"-s mbr -p freebsd:=a -a 101", ErrOption},
-		{"-s gpt -p efi:=a -f vhd", ErrOption},
+		{"-s gpt -p efi:=a -f bogus", ErrOption},
 		{"-s gpt -p efi", ErrOption},
 		{"-s gpt -p /x:=a", ErrOption},
 		{"-s gpt -p efi/:=a", ErrOption},

@@ -55,11 +55,12 @@ format. Without -o the disk goes to standard output.
   -b bootcode      boot code for LBA 0, at most 512 bytes
   -t time          a timestamp (seconds since the epoch, C syntax: 0x1f,
                    017), kept for container formats; raw records none
-  -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
-                   vhd, vhdf, vhdx, vmdk and vmdks are refused)
+  -f format        the output format: raw, or one of mkimg's containers
+                   (qcow, qcow2, vmdk and vmdks are refused yet)
+                   vhd, vhdf (fixed) and vhdx: written as mkimg writes them
   -o disk          the file to write
   -h               this help
-  --formats        list the formats written: raw
+  --formats        list the formats written
   --schemes        list the schemes written, as mkimg orders them
   --version        print the mkimg version copied
 
