@@ -132,12 +132,15 @@ func storedGUID(b []byte) guid {
 // reader needs, and returns the disk's reader with its geometry set.
 func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 	var t vhdxMetadataTable
-	if _, err := r.ReadAt(t[:], off); err != nil {
+	if _, err := r.ReadAt(t[:32], off); err != nil {
 		return nil, fmt.Errorf("%w: reading the metadata table: %w", ErrVHDX, err)
 	}
 	n := int(binary.LittleEndian.Uint16(t.entryCount()))
 	if string(t.signature()) != vhdxMetadataSignature || n > 2047 {
 		return nil, fmt.Errorf("%w: no metadata table at byte %d", ErrVHDX, off)
+	}
+	if _, err := r.ReadAt(t[32:32+32*n], off+32); err != nil {
+		return nil, fmt.Errorf("%w: reading the metadata table's %d entries: %w", ErrVHDX, n, err)
 	}
 	items := map[guid][]byte{}
 	for i := range n {
