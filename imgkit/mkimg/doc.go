@@ -254,7 +254,8 @@
 // the disk size, the Virtual Disk ID, -S and -P as the logical and
 // physical sector sizes) and a BAT listing every block as present, then
 // the whole raw disk; as in mkimg its region table gives the BAT region
-// as 1 MiB long and not required, and the headers' GUIDs are zero.
+// as 1 MiB long (see below) and not required, and the headers' GUIDs are
+// zero.
 //
 // With -y the VHD's Unique Id and the VHDX's Virtual Disk ID are mkimg's
 // next test-mode counter (after a GPT's partitions' and disk's) and the
@@ -268,9 +269,12 @@
 // since 2000-01-01 00:00:00 UTC) is -t's time, or 0 without -t, never the
 // clock. A -t before 2000 or past 2136 is refused with ErrOption.
 //
-// A VHD larger than 2 TiB, or one whose data blocks would start past the
-// 2 TiB a dynamic VHD's 32-bit BAT sectors reach, and a VHDX larger than
-// 64 TiB are refused with ErrTooLarge, before anything is written. Where
+// A VHD larger than 2040 GiB (0xff000000 sectors: VHD's 2 TiB limit as
+// Hyper-V and qemu-img enforce it) and a VHDX larger than 64 TiB are
+// refused with ErrTooLarge, before anything is written. For a VHDX whose
+// BAT outgrows 1 MiB (a disk past about 2040 GiB) the region table lists
+// the BAT's whole length, where mkimg lists 1 MiB and qemu-img refuses
+// the file; smaller VHDXs are mkimg's bytes. Where
 // mkimg's CHS rounding loops for ever (a disk past 65535 x 16 x 255
 // sectors, about 127.5 GiB, or more than 65535 cylinders of -H by -T) the
 // package takes the specification's geometry and, past its maximum,

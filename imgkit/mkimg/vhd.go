@@ -14,9 +14,10 @@ import (
 
 // VHD's limits and CHS constants.
 const (
-	// vhdMaxSize is the largest disk the package writes as a VHD: 2 TiB,
-	// the reach of the BAT's 32-bit sector offsets.
-	vhdMaxSize = 1 << 41
+	// vhdMaxSize is the largest disk the package writes as a VHD: 2040
+	// GiB (0xff000000 sectors), VHD's 2 TiB limit as Hyper-V and qemu-img
+	// enforce it, within the reach of the BAT's 32-bit sector offsets.
+	vhdMaxSize = 0xff000000 * vhdSectorSize
 	// vhdMaxCHSSectors is the most 512-byte sectors a Disk Geometry can
 	// describe (65535 cylinders, 16 heads, 255 sectors per track).
 	vhdMaxCHSSectors = 65535 * 16 * 255
@@ -73,7 +74,7 @@ func (l *layout) vhdRoundedSize(sectors uint64) (uint64, error) {
 
 // vhdTooLarge is the error for a disk of size bytes past VHD's limit.
 func (l *layout) vhdTooLarge(size uint64) error {
-	return fmt.Errorf("%w: -f %s: a disk of %d bytes is past VHD's 2 TiB limit (%d bytes)", ErrTooLarge, l.format.name, size, uint64(vhdMaxSize))
+	return fmt.Errorf("%w: -f %s: a disk of %d bytes is past VHD's 2 TiB limit (2040 GiB, %d bytes)", ErrTooLarge, l.format.name, size, uint64(vhdMaxSize))
 }
 
 // vhdCommandLineGeometry reports whether mkimg takes the Disk Geometry's

@@ -370,7 +370,7 @@ func TestVHDErrors(t *testing.T) {
 	}{
 		{"-f vhd -s gpt -c 3t -p efi::1m", "-f vhd: a disk of 3298534883328 bytes is past VHD's 2 TiB limit", ErrTooLarge},
 		{"-f vhdf -s mbr -p freebsd::2t", "past VHD's 2 TiB limit", ErrTooLarge},
-		{"-f vhd -s gpt -c 2199023255553 -p efi::1m", "-f vhd: a disk of 2199023256064 bytes is past VHD's 2 TiB limit", ErrTooLarge},
+		{"-f vhd -s gpt -c 2190433320961 -p efi::1m", "-f vhd: a disk of 2190433321472 bytes is past VHD's 2 TiB limit (2040 GiB", ErrTooLarge},
 		{"-f vhdx -s gpt -c 65t -p efi::1m", "-f vhdx: a disk of 71468255805440 bytes is past VHDX's 64 TiB limit", ErrTooLarge},
 		{"-f vhd -t 946684799 -s gpt -p efi::1m", "-t 946684799: a VHD's Time Stamp holds times from 2000-01-01", ErrOption},
 		{"-f vhdf -t 99999999999 -s gpt -p efi::1m", "-t 99999999999", ErrOption},
@@ -493,5 +493,25 @@ func TestVHDFuzzSeeds(t *testing.T) {
 	got = make([]byte, size)
 	if _, err := r.ReadAt(got, 0); err != nil || !isZero(got) {
 		t.Errorf("tinyVHDX's disk: %v, or not zeros", err)
+	}
+}
+
+// TestVHDLargest checks the largest VHD the package writes, 2040 GiB of
+// sparse partitions: it is written (a dynamic VHD of few blocks), and
+// qemu-img takes Current Size for its size, the Disk Geometry being the
+// largest there is.
+func TestVHDLargest(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	name := filepath.Join(t.TempDir(), "big.vhd")
+	o, err := Parse(strings.Fields("-f vhd -s gpt -c 2040g -p efi::1m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, o); err != nil {
+		t.Fatal(err)
+	}
+	if got := qemuInfo(t, qemu, "vpc", name); got != vhdMaxSize {
+		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
 	}
 }

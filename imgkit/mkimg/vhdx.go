@@ -55,7 +55,7 @@ func vhdxContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 		var id vhdxFileTypeIdentifier
 		copy(id.signature(), vhdxSignature)
 		h1, h2 := vhdxHeaders()
-		rt := vhdxRegions()
+		rt := vhdxRegions(len(bat))
 		for _, w := range []struct {
 			b   []byte
 			off int64
@@ -90,10 +90,13 @@ func vhdxHeaders() (*vhdxHeader, *vhdxHeader) {
 	return &hs[0], &hs[1]
 }
 
-// vhdxRegions returns mkimg's region table: the metadata region at 2 MiB
-// and the BAT region at 3 MiB, each listed 1 MiB long (whatever the BAT's
-// size) and not required.
-func vhdxRegions() *vhdxRegionTable {
+// vhdxRegions returns mkimg's region table for a BAT of batLen bytes:
+// the metadata region at 2 MiB and the BAT region at 3 MiB, each listed
+// 1 MiB long and not required. mkimg lists the BAT as 1 MiB whatever its
+// size, which leaves the BAT of a disk past about 2040 GiB outside its
+// region (qemu-img refuses the file); the package lists such a BAT's
+// whole length, and writes mkimg's bytes for every smaller disk.
+func vhdxRegions(batLen int) *vhdxRegionTable {
 	var t vhdxRegionTable
 	le := binary.LittleEndian
 	copy(t.signature(), vhdxRegionSignature)
@@ -101,11 +104,12 @@ func vhdxRegions() *vhdxRegionTable {
 	for i, r := range []struct {
 		g   guid
 		off uint64
-	}{{vhdxMetadataRegion, vhdxMetadataOffset}, {vhdxBATRegion, vhdxBATOffset}} {
+		n   int
+	}{{vhdxMetadataRegion, vhdxMetadataOffset, vhdxMiB}, {vhdxBATRegion, vhdxBATOffset, max(vhdxMiB, batLen)}} {
 		e := t.entry(i)
 		r.g.encode(e.guid())
 		le.PutUint64(e.fileOffset(), r.off)
-		le.PutUint32(e.length(), vhdxMiB)
+		le.PutUint32(e.length(), uint32(r.n))
 	}
 	le.PutUint32(t.checksum(), crc32.Checksum(t[:], castagnoli))
 	return &t

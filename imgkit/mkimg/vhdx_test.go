@@ -119,3 +119,35 @@ func tinyVHDX() []byte {
 	le.PutUint64(b[5*vhdx64K+1024:], vhdxPayloadZero)
 	return b
 }
+
+// TestVHDXLargeBAT checks a 2 TiB VHDX, whose BAT is more than 1 MiB: the
+// region table lists the BAT's whole length (mkimg's 1 MiB would leave
+// its end outside the region, and qemu-img refuses such a file), and
+// qemu-img check passes.
+func TestVHDXLargeBAT(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	name := filepath.Join(t.TempDir(), "big.vhdx")
+	o, err := Parse(strings.Fields("-f vhdx -s gpt -c 2t -p efi::1m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, o); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rt vhdxRegionTable
+	if _, err := f.ReadAt(rt[:], vhdxRegionTableOffset); err != nil {
+		t.Fatal(err)
+	}
+	if n := binary.LittleEndian.Uint32(rt.entry(1).length()); n != 2*vhdxMiB {
+		t.Errorf("BAT region length %d, want 2 MiB", n)
+	}
+	if out, err := exec.Command(qemu, "check", "-f", "vhdx", name).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img check: %v\n%s", err, out)
+	}
+}
