@@ -301,8 +301,8 @@
 //
 // # Not yet
 //
-// -f formats other than raw: mkimg's qcow, qcow2, vhd, vhdf, vhdx, vmdk
-// and vmdks are refused with an ErrOption naming them, and --formats
-// lists raw. -t is parsed and kept in Options.Timestamp for those
-// formats.
+// -f formats other than raw, vhd, vhdf and vhdx: mkimg's qcow, qcow2,
+// vmdk and vmdks are refused with an ErrOption naming them, and --formats
+// lists the formats written. -t is parsed and kept in Options.Timestamp
+// for those formats.
 package mkimg

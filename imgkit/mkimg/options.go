@@ -24,9 +24,9 @@ type Options struct {
 	// Output is the file to write (-o); the library's WriteFile takes its
 	// path as an argument and ignores this field.
 	Output string
-	// Format is the output format (-f). "" and "raw" are the raw disk,
-	// the only format written yet; mkimg's others are refused with an
-	// ErrOption that names them.
+	// Format is the output format (-f). "" and "raw" are the raw disk;
+	// Formats lists the containers written (vhd, vhdf, vhdx); mkimg's
+	// others are refused with an ErrOption that names them.
 	Format string
 	// SectorSize is the logical sector size in bytes (-S): a power of two
 	// from 512 to 4096; 0 means 512.
