@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		Name:    "mkimg",
-		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [-o disk] | --formats | --schemes | --version",
+		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f format] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (GPT or MBR, raw), as FreeBSD's mkimg(1) does",
 		Help: `FreeBSD mkimg(1)'s command line, for the gpt and mbr schemes in the raw
 format. Without -o the disk goes to standard output.
