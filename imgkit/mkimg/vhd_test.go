@@ -25,6 +25,7 @@ import (
 // and a disk of 19 VHDX payload blocks.
 var vhdSchemeLines = []string{
 	"-s gpt -p efi:=a -p freebsd-ufs:=b",
+	"-s gpt -p efi:=a -p - -p freebsd:=b -p -",
 	"-s gpt -S 4096 -p efi:=a -p freebsd:=b -p freebsd-vinum::7k",
 	"-s gpt -P 4096 -p efi:=a",
 	"-s gpt -S 4096 -P 65536 -p efi:=b -p mbr:=d",
