@@ -297,7 +297,11 @@
 // log to replay; the first valid region table; block size, disk size and
 // logical sector size from the metadata; payload blocks present, or
 // zeros when not present, zero or unmapped; a differencing disk is
-// refused), every offset bounded by the file's size.
+// refused), every offset bounded by the file's size. Fields (for
+// fixturegen diff) names a container's own records (the VHD footers and
+// dynamic header by the specification's names, VHDX's identifier,
+// headers, region tables, metadata items and BAT) and places the disk's
+// fields at their bytes in the file, through the BAT.
 //
 // # Not yet
 //

@@ -83,7 +83,7 @@ func vhdOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 		return nil, 0, fmt.Errorf("%w: Current Size %d past the %d blocks of %d bytes the BAT holds", ErrVHD, current, entries, bsize)
 	}
 	bitmap := ((bsize/vhdSectorSize+7)/8 + vhdSectorSize - 1) &^ (vhdSectorSize - 1)
-	return &vhdReader{r: r, fileSize: size, size: int64(current), table: int64(table), blockSize: int64(bsize), bitmap: int64(bitmap)}, int64(current), nil
+	return &vhdReader{r: r, fileSize: size, size: int64(current), header: int64(hoff), table: int64(table), blockSize: int64(bsize), bitmap: int64(bitmap)}, int64(current), nil
 }
 
 // vhdReader reads the disk a dynamic VHD holds, looking each block up in
@@ -91,6 +91,7 @@ func vhdOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 type vhdReader struct {
 	r              io.ReaderAt
 	fileSize, size int64
+	header         int64 // the dynamic header's byte offset
 	table          int64 // the BAT's byte offset
 	blockSize      int64
 	bitmap         int64 // bytes of each block's sector bitmap
@@ -161,5 +162,5 @@ func openFixedVHD(r io.ReaderAt, size int64) (io.ReaderAt, int64, bool) {
 	if binary.BigEndian.Uint64(f.currentSize()) != uint64(size-vhdSectorSize) {
 		return nil, 0, false
 	}
-	return io.NewSectionReader(r, 0, size-vhdSectorSize), size - vhdSectorSize, true
+	return fixedVHD{io.NewSectionReader(r, 0, size-vhdSectorSize), r, size}, size - vhdSectorSize, true
 }

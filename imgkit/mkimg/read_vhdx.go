@@ -143,23 +143,25 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 		return nil, fmt.Errorf("%w: reading the metadata table's %d entries: %w", ErrVHDX, n, err)
 	}
 	items := map[guid][]byte{}
+	var known []vhdxItem
 	for i := range n {
 		e := t.entry(i)
 		id := storedGUID(e.itemId())
 		length := binary.LittleEndian.Uint32(e.length())
-		switch id {
-		case vhdxFileParameters, vhdxVirtualDiskSize, vhdxLogicalSectorSize:
-		default:
+		name, ok := vhdxItemNames[id]
+		if !ok {
 			continue
 		}
-		if length > 8 {
+		if length > 16 {
 			return nil, fmt.Errorf("%w: metadata item %d of %d bytes", ErrVHDX, i, length)
 		}
-		b := make([]byte, 8)
-		if _, err := r.ReadAt(b[:length], off+int64(binary.LittleEndian.Uint32(e.offset()))); err != nil {
+		b := make([]byte, 16)
+		at := off + int64(binary.LittleEndian.Uint32(e.offset()))
+		if _, err := r.ReadAt(b[:length], at); err != nil {
 			return nil, fmt.Errorf("%w: reading metadata item %d: %w", ErrVHDX, i, err)
 		}
 		items[id] = b
+		known = append(known, vhdxItem{name: name, off: at, value: b[:length], guid: id == vhdxVirtualDiskID})
 	}
 	fp, ds, ss := items[vhdxFileParameters], items[vhdxVirtualDiskSize], items[vhdxLogicalSectorSize]
 	if fp == nil || ds == nil || ss == nil {
@@ -180,7 +182,7 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 	if dsize > vhdxMaxSize {
 		return nil, fmt.Errorf("%w: VirtualDiskSize %d past 64 TiB", ErrVHDX, dsize)
 	}
-	return &vhdxReader{size: int64(dsize), blockSize: int64(bsize), chunkRatio: int64((8 << 20) * secsz / bsize)}, nil
+	return &vhdxReader{size: int64(dsize), blockSize: int64(bsize), chunkRatio: int64((8 << 20) * secsz / bsize), items: known}, nil
 }
 
 // vhdxReader reads the disk a VHDX holds, looking each payload block up
@@ -191,6 +193,42 @@ type vhdxReader struct {
 	bat            int64 // the BAT's byte offset
 	blockSize      int64
 	chunkRatio     int64 // payload blocks per sector bitmap entry
+	items          []vhdxItem
+}
+
+// vhdxItemNames are the names of the metadata items the reader reads,
+// for Fields.
+var vhdxItemNames = map[guid]string{
+	vhdxFileParameters:    "File Parameters",
+	vhdxVirtualDiskSize:   "Virtual Disk Size",
+	vhdxVirtualDiskID:     "Virtual Disk ID",
+	vhdxLogicalSectorSize: "Logical Sector Size",
+	vhdxPhysicalSectorSz:  "Physical Sector Size",
+}
+
+// vhdxItem is one metadata item as read: where its data is in the file.
+type vhdxItem struct {
+	name  string
+	off   int64
+	value []byte
+	guid  bool // the value is a GUID, else little-endian numbers
+}
+
+// show returns the item's value in words: a GUID, a number, or (File
+// Parameters) its two 32-bit numbers.
+func (m vhdxItem) show(b []byte) string {
+	le := binary.LittleEndian
+	switch {
+	case m.guid && len(b) == 16:
+		return storedGUID(b).String()
+	case len(b) == 8 && m.name == "File Parameters":
+		return "BlockSize " + num(uint64(le.Uint32(b))) + ", flags " + num(uint64(le.Uint32(b[4:])))
+	case len(b) == 8:
+		return num(le.Uint64(b))
+	case len(b) == 4:
+		return num(uint64(le.Uint32(b)))
+	}
+	return fmt.Sprintf("%x", b)
 }
 
 // ReadAt reads the disk's bytes at off: a payload block's data where the

@@ -516,3 +516,54 @@ func TestVHDLargest(t *testing.T) {
 		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
 	}
 }
+
+// TestVHDFields checks that Fields of a container names its own records
+// (the VHD footers, VHDX's metadata) and places the disk's fields at
+// their bytes in the file: each of the raw disk's fields is in the
+// container's fields with the same bytes at its offset there.
+func TestVHDFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs(t, dir)
+	line := "-y -s gpt -p efi:=a -p freebsd-swap::3m -p freebsd-ufs:=b"
+	for f, own := range map[string]string{"vhd": "VHD footer copy", "vhdf": "VHD footer", "vhdx": "VHDX metadata"} {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			b := mustBuild(t, parseIn(t, dir, strings.Fields("-f "+f+" "+line)))
+			fields, err := Fields(bytes.NewReader(b), int64(len(b)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := mustBuild(t, parseIn(t, dir, strings.Fields(fmt.Sprintf("%s -c %d", line, d.Size()))))
+			rawFields, err := Fields(bytes.NewReader(raw), int64(len(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := map[[2]string]int64{}
+			named := false
+			for _, fd := range fields {
+				if fd.Offset+fd.Size > int64(len(b)) {
+					t.Errorf("%s %s at %d+%d past the file's %d bytes", fd.Path, fd.Name, fd.Offset, fd.Size, len(b))
+				}
+				at[[2]string{fd.Path, fd.Name}] = fd.Offset
+				named = named || fd.Path == own
+			}
+			if !named {
+				t.Errorf("no %q fields", own)
+			}
+			for _, rf := range rawFields {
+				if rf.Offset < 0 {
+					continue
+				}
+				off, ok := at[[2]string{rf.Path, rf.Name}]
+				if !ok || off < 0 || !bytes.Equal(b[off:off+rf.Size], raw[rf.Offset:rf.Offset+rf.Size]) {
+					t.Errorf("%s %s: at %d in the container (%v), not the raw disk's bytes at %d", rf.Path, rf.Name, off, ok, rf.Offset)
+				}
+			}
+		})
+	}
+}
