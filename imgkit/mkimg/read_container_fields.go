@@ -51,18 +51,20 @@ func remapContainerFields(r io.ReaderAt, fields []describe.Field) []describe.Fie
 }
 
 // blockSpans returns the file ranges of the n bytes at off of a disk of
-// blockSize blocks, where at gives the file offset of a block's byte
-// (false for a block the file does not hold); adjacent ranges merge.
-func blockSpans(off, n, size, blockSize int64, at func(block, within int64) (int64, bool)) [][2]int64 {
+// blockSize blocks in a file of fileSize bytes, where at gives the file
+// offset of a block's byte (false for a block the file does not hold);
+// adjacent ranges merge, and none reaches past the file.
+func blockSpans(off, n, size, blockSize, fileSize int64, at func(block, within int64) (int64, bool)) [][2]int64 {
 	var spans [][2]int64
 	for end := min(off+n, size); off < end; {
 		within := off % blockSize
 		m := min(end-off, blockSize-within)
-		if p, ok := at(off/blockSize, within); ok {
+		if p, ok := at(off/blockSize, within); ok && p >= 0 && p < fileSize {
+			q := min(p+m, fileSize)
 			if k := len(spans); k > 0 && spans[k-1][1] == p {
-				spans[k-1][1] = p + m
+				spans[k-1][1] = q
 			} else {
-				spans = append(spans, [2]int64{p, p + m})
+				spans = append(spans, [2]int64{p, q})
 			}
 		}
 		off += m
@@ -88,7 +90,7 @@ func num(v uint64) string { return strconv.FormatUint(v, 10) + " (" + fmt.Sprint
 // fileSpans places the dynamic VHD's bytes: each block's data after its
 // sector bitmap, at the BAT's sector.
 func (v *vhdReader) fileSpans(off, n int64) [][2]int64 {
-	return blockSpans(off, n, v.size, v.blockSize, func(block, within int64) (int64, bool) {
+	return blockSpans(off, n, v.size, v.blockSize, v.fileSize, func(block, within int64) (int64, bool) {
 		var e [4]byte
 		if _, err := v.r.ReadAt(e[:], v.table+4*block); err != nil {
 			return 0, false
@@ -177,7 +179,7 @@ func (f fixedVHD) containerFields() []describe.Field {
 // fileSpans places the VHDX's bytes: each payload block where the BAT
 // puts it.
 func (v *vhdxReader) fileSpans(off, n int64) [][2]int64 {
-	return blockSpans(off, n, v.size, v.blockSize, func(block, within int64) (int64, bool) {
+	return blockSpans(off, n, v.size, v.blockSize, v.fileSize, func(block, within int64) (int64, bool) {
 		var e [8]byte
 		if _, err := v.r.ReadAt(e[:], v.bat+8*(block+block/v.chunkRatio)); err != nil {
 			return 0, false

@@ -422,6 +422,7 @@ func FuzzOpenVHD(f *testing.F) {
 		r, size, err := vhdOpen(bytes.NewReader(b), int64(len(b)))
 		if err == nil {
 			readSome(t, r, size)
+			checkLayout(t, r, size, int64(len(b)))
 		}
 	})
 }
@@ -565,5 +566,21 @@ func TestVHDFields(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkLayout fails t when the container's fields, or the file spans of
+// the disk's first 4 MiB, lie outside the file of fileSize bytes.
+func checkLayout(t *testing.T, r io.ReaderAt, size, fileSize int64) {
+	c := r.(containerLayout)
+	for _, f := range c.containerFields() {
+		if f.Offset < 0 || f.Offset+f.Size > fileSize {
+			t.Fatalf("%s %s at %d+%d past the file's %d bytes", f.Path, f.Name, f.Offset, f.Size, fileSize)
+		}
+	}
+	for _, s := range c.fileSpans(0, min(size, 4<<20)) {
+		if s[0] < 0 || s[1] < s[0] || s[1] > fileSize {
+			t.Fatalf("file span %v", s)
+		}
 	}
 }

@@ -74,6 +74,7 @@ func FuzzOpenVHDX(f *testing.F) {
 		r, size, err := vhdxOpen(bytes.NewReader(b), int64(len(b)))
 		if err == nil {
 			readSome(t, r, size)
+			checkLayout(t, r, size, int64(len(b)))
 		}
 	})
 }
