@@ -72,15 +72,15 @@ func blockSpans(off, n, size, blockSize, fileSize int64, at func(block, within i
 	return spans
 }
 
-// fieldList builds fields of one structure at base in the file.
-type fieldList struct {
+// vhdFieldList builds fields of one structure at base in the file.
+type vhdFieldList struct {
 	path string
 	base int64
 	out  []describe.Field
 }
 
 // add adds the field name of b, at off in the structure, with value.
-func (l *fieldList) add(name string, off int, b []byte, value string) {
+func (l *vhdFieldList) add(name string, off int, b []byte, value string) {
 	l.out = append(l.out, describe.Field{Path: l.path, Name: name, Offset: l.base + int64(off), Size: int64(len(b)), Value: value})
 }
 
@@ -108,7 +108,7 @@ func (v *vhdReader) containerFields() []describe.Field {
 	var h vhdDynamicHeader
 	if _, err := v.r.ReadAt(h[:], v.header); err == nil {
 		be := binary.BigEndian
-		l := fieldList{path: "VHD dynamic disk header", base: v.header}
+		l := vhdFieldList{path: "VHD dynamic disk header", base: v.header}
 		l.add("Cookie", 0, h.cookie(), strconv.Quote(string(h.cookie())))
 		l.add("Data Offset", 8, h.dataOffset(), num(be.Uint64(h.dataOffset())))
 		l.add("Table Offset", 16, h.tableOffset(), num(be.Uint64(h.tableOffset())))
@@ -133,7 +133,7 @@ func vhdFooterFields(r io.ReaderAt, path string, off int64) []describe.Field {
 		return nil
 	}
 	be := binary.BigEndian
-	l := fieldList{path: path, base: off}
+	l := vhdFieldList{path: path, base: off}
 	l.add("Cookie", 0, f.cookie(), strconv.Quote(string(f.cookie())))
 	l.add("Features", 8, f.features(), num(uint64(be.Uint32(f.features()))))
 	l.add("File Format Version", 12, f.fileFormatVersion(), num(uint64(be.Uint32(f.fileFormatVersion()))))
@@ -196,7 +196,7 @@ func (v *vhdxReader) containerFields() []describe.Field {
 	le := binary.LittleEndian
 	var id [8]byte
 	if _, err := v.r.ReadAt(id[:], 0); err == nil {
-		l := fieldList{path: "VHDX file type identifier"}
+		l := vhdFieldList{path: "VHDX file type identifier"}
 		l.add("Signature", 0, id[:], strconv.Quote(string(id[:])))
 		out = append(out, l.out...)
 	}
@@ -205,7 +205,7 @@ func (v *vhdxReader) containerFields() []describe.Field {
 		if _, err := v.r.ReadAt(h[:80], off); err != nil {
 			continue
 		}
-		l := fieldList{path: "VHDX header " + strconv.Itoa(i+1), base: off}
+		l := vhdFieldList{path: "VHDX header " + strconv.Itoa(i+1), base: off}
 		l.add("Signature", 0, h.signature(), strconv.Quote(string(h.signature())))
 		l.add("Checksum", 4, h.checksum(), num(uint64(le.Uint32(h.checksum()))))
 		l.add("SequenceNumber", 8, h.sequenceNumber(), num(le.Uint64(h.sequenceNumber())))

@@ -2,6 +2,7 @@ package mkimg
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -135,8 +136,9 @@ func containerIDAndTime(t *testing.T, format string, b []byte) (guid, uint32) {
 }
 
 // TestVHDDerivedID checks the documented rule itself: the VHD's Unique Id
-// is derivedGUID(seed, "vhd", 0) of the GUID rule's seed, stored as
-// guid.encode stores it.
+// is derivedGUID(seed, "vhd", 0) of the GUID rule's seed (of the layout
+// as resized and the partition's SHA-256), stored as guid.encode stores
+// it.
 func TestVHDDerivedID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -147,24 +149,20 @@ func TestVHDDerivedID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.close()
-	raw, err := buildRawForTest(l)
+	a, err := os.ReadFile(filepath.Join(dir, "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.close()
 	var want guid
-	derivedGUID(l.idSeed, "vhd", 0).encode(want[:])
+	derivedGUID(l.seed([][sha256.Size]byte{sha256.Sum256(a)}), "vhd", 0).encode(want[:])
 	got, _ := containerIDAndTime(t, "vhdf", mustBuild(t, o))
 	if got != want {
 		t.Errorf("Unique Id %x, want derivedGUID(seed, \"vhd\", 0) %x", got, want)
 	}
 }
 
-// buildRawForTest writes l's raw disk in memory, setting l.idSeed.
-func buildRawForTest(l *layout) (*rawDisk, error) { return l.buildRaw(true, "") }
-
-// qemuInfo returns qemu-img info's virtual size of name read as format.
-func qemuInfo(t *testing.T, qemu, format, name string) int64 {
+// qemuVirtualSize returns qemu-img info's virtual size of name read as format.
+func qemuVirtualSize(t *testing.T, qemu, format, name string) int64 {
 	t.Helper()
 	out, err := exec.Command(qemu, "info", "--output=json", "-f", format, name).Output()
 	if err != nil {
@@ -232,7 +230,7 @@ func TestVHDQemu(t *testing.T) {
 						t.Errorf("dynamic VHD of %d bytes, CHS %d bytes: mkimg rounds to the geometry", disk, want)
 					}
 				}
-				if got := qemuInfo(t, qemu, qf, name); got != want {
+				if got := qemuVirtualSize(t, qemu, qf, name); got != want {
 					t.Errorf("qemu-img info: virtual size %d, want %d (disk %d)", got, want, disk)
 				}
 				conv := filepath.Join(t.TempDir(), "conv.raw")
@@ -513,7 +511,7 @@ func TestVHDLargest(t *testing.T) {
 	if err := WriteFile(name, o); err != nil {
 		t.Fatal(err)
 	}
-	if got := qemuInfo(t, qemu, "vpc", name); got != vhdMaxSize {
+	if got := qemuVirtualSize(t, qemu, "vpc", name); got != vhdMaxSize {
 		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
 	}
 }
