@@ -27,7 +27,8 @@ type rawDisk struct {
 // hasData reports whether any of the n bytes at off is other than zero,
 // as mkimg's image_data asks of a run of sectors: a container stores only
 // the clusters or blocks that hold data. Bytes past the disk's end are
-// zeros.
+// zeros; the holes of a disk in a sparse file are skipped unread
+// (dataRun).
 func (d *rawDisk) hasData(off, n int64) (bool, error) {
 	if off >= d.size || n <= 0 {
 		return false, nil

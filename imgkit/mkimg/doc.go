@@ -361,9 +361,72 @@
 // compressed clusters and version 3's incompatible features other than
 // the dirty bit are refused, each with a line naming it.
 //
-// # Not yet
+// # VHD and VHDX
 //
-// -f formats other than raw and qcow, qcow2: mkimg's vhd, vhdf, vhdx, vmdk
-// and vmdks are refused with an ErrOption naming them. -t is parsed and
-// kept in Options.Timestamp for those formats.
+// -f vhd, vhdf and vhdx write the containers of mkimg's vhd.c and vhdx.c
+// (Microsoft's Virtual Hard Disk Image Format Specification 1.0 and VHDX
+// Format Specification 1.00) around the raw disk, byte for byte as
+// freebsd-mkimg -y. The reference vhdx.c is FreeBSD's 2020 version;
+// current FreeBSD's differs only in its __FBSDID line and formatting and
+// writes the same bytes.
+//
+// vhd (dynamic) rounds the disk up to whole cylinders of its Disk
+// Geometry (-H by -T when both are 2 to 255, the specification's CHS
+// algorithm otherwise) and writes the footer's copy, the dynamic header,
+// a BAT of 2 MiB blocks and, for each block holding a non-zero byte, a
+// sector bitmap of ones and the block, then the footer. vhdf (fixed)
+// rounds to the geometry and then to a whole MiB (for Azure) and writes
+// the raw disk and the footer. vhdx rounds to 16 MiB payload blocks and
+// writes the header section, an empty log, the metadata (16 MiB blocks,
+// the disk size, the Virtual Disk ID, -S and -P as the logical and
+// physical sector sizes) and a BAT listing every block as present, then
+// the whole raw disk; as in mkimg its region table gives the BAT region
+// as 1 MiB long (see below) and not required, and the headers' GUIDs are
+// zero.
+//
+// With -y the VHD's Unique Id and the VHDX's Virtual Disk ID are mkimg's
+// next test-mode counter (after a GPT's partitions' and disk's) and the
+// VHD's Time Stamp is 0x01234567. Otherwise the id is
+//
+//	v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "vhd" NUL ‖ le32 0))   (VHD)
+//	v4(SHA-256("fixturegen/mkimg guid v1\x00" ‖ seed ‖ "vhdx" NUL ‖ le32 0))  (VHDX)
+//
+// of the GUID rule's seed (of the disk as resized), stored as mkimg stores
+// a UUID (its first three fields little-endian); the Time Stamp (seconds
+// since 2000-01-01 00:00:00 UTC) is -t's time, or 0 without -t, never the
+// clock. A -t before 2000 or past 2136 is refused with ErrOption.
+//
+// A VHD larger than 2040 GiB (0xff000000 sectors: VHD's 2 TiB limit as
+// Hyper-V and qemu-img enforce it) and a VHDX larger than 64 TiB are
+// refused with ErrTooLarge, before anything is written. For a VHDX whose
+// BAT outgrows 1 MiB (a disk past about 2040 GiB) the region table lists
+// the BAT's whole length, where mkimg lists 1 MiB and qemu-img refuses
+// the file; smaller VHDXs are mkimg's bytes. Where
+// mkimg's CHS rounding loops for ever (a disk past 65535 x 16 x 255
+// sectors, about 127.5 GiB, or more than 65535 cylinders of -H by -T) the
+// package takes the specification's geometry and, past its maximum,
+// leaves the size unrounded with the largest geometry.
+//
+// qemu-img reads all three: it checks VHDX (qemu-img check) but not VHD;
+// its vpc driver takes a VHD's size from the Disk Geometry for mkimg's
+// Creator Application "*img", which is the disk for a dynamic VHD but
+// less than Current Size for a fixed one that the MiB rounding grew (qemu
+// then misses the disk's last sectors, a GPT's backup among them, unless
+// opened with force_size_calc=current_size), and it finds a fixed VHD
+// only with -f vpc. Its vhdx driver opens only 512-byte
+// logical sectors.
+//
+// The readers open a dynamic VHD (footer copy and dynamic header checked,
+// Current Size bytes, blocks looked up in the BAT as they are read,
+// absent blocks zeros; a differencing disk is refused), a fixed VHD (a
+// file ending in a fixed disk's footer whose Current Size is the rest of
+// it) and a VHDX (the valid header of the greater SequenceNumber, with no
+// log to replay; the first valid region table; block size, disk size and
+// logical sector size from the metadata; payload blocks present, or
+// zeros when not present, zero or unmapped; a differencing disk is
+// refused), every offset bounded by the file's size. Fields (for
+// fixturegen diff) names a container's own records (the VHD footers and
+// dynamic header by the specification's names, VHDX's identifier,
+// headers, region tables, metadata items and BAT) and places the disk's
+// fields at their bytes in the file, through the BAT.
 package mkimg

@@ -85,3 +85,14 @@ func hexValue(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// storedGUID returns the GUID whose on-disk form (encode: UEFI's and
+// Microsoft's mixed-endian order) is the 16 bytes of b.
+func storedGUID(b []byte) GUID {
+	var g GUID
+	binary.BigEndian.PutUint32(g[0:4], binary.LittleEndian.Uint32(b[0:4]))
+	binary.BigEndian.PutUint16(g[4:6], binary.LittleEndian.Uint16(b[4:6]))
+	binary.BigEndian.PutUint16(g[6:8], binary.LittleEndian.Uint16(b[6:8]))
+	copy(g[8:], b[8:16])
+	return g
+}

@@ -30,9 +30,9 @@ type Options struct {
 	// disk"), so that a build tool can have the disk written under
 	// another name; 0 when -o is absent or its value attached ("-odisk").
 	OutputArg int
-	// Format is the output format (-f). "" and "raw" are the raw disk,
-	// the only format written yet; mkimg's others are refused with an
-	// ErrOption that names them.
+	// Format is the output format (-f): "" and "raw" are the raw disk;
+	// qcow, qcow2, vhd, vhdf, vhdx, vmdk and vmdks are mkimg's containers
+	// of it (Formats lists them).
 	Format string
 	// SectorSize is the logical sector size in bytes (-S): a power of two
 	// from 512 to 4096; 0 means 512.

@@ -55,7 +55,6 @@ func TestParseRefusals(t *testing.T) {
 		"-s gpt -p efi::1k x":    `trailing arguments: "x"`,
 		"x -s gpt -p efi::1k":    `trailing arguments: "x"`,
 		"-s gpt -p efi::1k -- y": `trailing arguments: "y"`,
-		"-f vhd":                 "-f vhd: the vhd format is not supported yet; only ",
 		"-f foo":                 `-f "foo": unknown format; want `,
 		"-c 0":                   `-c minimum capacity "0": want a number of bytes from 1 to`,
 		"-C 9223372036854775808": "-C maximum capacity",

@@ -184,6 +184,10 @@ func openContainer(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	}
 	f := containerOf(head)
 	if f == nil {
+		// A fixed VHD is a raw disk known by the footer at its end.
+		if vr, vsize, ok := openFixedVHD(r, size); ok {
+			return vr, vsize, nil
+		}
 		return r, size, nil
 	}
 	vr, vsize, err := f.open(r, size)

@@ -177,7 +177,7 @@ func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]descri
 		}
 		out = append(out, inner...)
 	}
-	return out, nil
+	return remapContainerFields(d.r, out), nil
 }
 
 // partitionFields describes the contents of partition e.

@@ -238,14 +238,7 @@ func allZero(b []byte) bool {
 
 // decodeGUID returns the GUID stored in b in UEFI's mixed-endian order as
 // its 8-4-4-4-12 lower-case string.
-func decodeGUID(b []byte) string {
-	var g GUID
-	binary.BigEndian.PutUint32(g[0:4], binary.LittleEndian.Uint32(b[0:4]))
-	binary.BigEndian.PutUint16(g[4:6], binary.LittleEndian.Uint16(b[4:6]))
-	binary.BigEndian.PutUint16(g[6:8], binary.LittleEndian.Uint16(b[6:8]))
-	copy(g[8:], b[8:16])
-	return g.String()
-}
+func decodeGUID(b []byte) string { return storedGUID(b).String() }
 
 // gptAlias returns mkimg's alias for the type GUID raw, the first in
 // name order when several share it (ms-basic-data and ntfs), or raw.

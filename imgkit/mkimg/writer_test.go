@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 		{"-s mbr -p freebsd:=a -H 256", ErrOption, false},
 		{"-s mbr -p freebsd:=a -T 64", ErrOption, false},
 		{"-s mbr -p freebsd:=a -a 101", ErrOption, false},
-		{"-s gpt -p efi:=a -f vhd", ErrOption, true}, // a format of the next issue
+		{"-s gpt -p efi:=a -f bogus", ErrOption, false},
 		{"-s gpt -p efi", ErrOption, false},
 		{"-s gpt -p /x:=a", ErrOption, false},
 		{"-s gpt -p efi/:=a", ErrOption, false},

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(command{
 		Name:    "mkimg",
-		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f raw] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
+		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f format] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (APM, BSD, EBR, GPT, MBR or VTOC8), as FreeBSD's mkimg(1) does",
 		Help: `FreeBSD mkimg(1)'s command line, for every scheme of mkimg. Without -o the
 disk goes to standard output.
@@ -62,13 +62,16 @@ disk goes to standard output.
   -b bootcode      boot code, at most the scheme's size below
   -t time          a timestamp (seconds since the epoch, C syntax: 0x1f,
                    017), kept for container formats; raw records none
-  -f raw           the output format: only raw yet (mkimg's qcow, qcow2,
-                   vhd, vhdf, vhdx, vmdk and vmdks are refused)
-  -f qcow, qcow2   QEMU's copy-on-write disk, version 1 or 2, mkimg's bytes
-  -f vmdk|vmdks    a VMware sparse disk; vmdks streams compressed grains
+  -f format        the output format: raw (the default), or one of mkimg's
+                   containers of the disk, each as mkimg writes it:
+                     qcow, qcow2   QEMU's copy-on-write disk, version 1 or 2
+                     vhd, vhdf     a Virtual Hard Disk, dynamic or fixed
+                     vhdx          a Virtual Hard Disk, version 2
+                     vmdk, vmdks   a VMware sparse disk; vmdks streams
+                                   compressed grains
   -o disk          the file to write
   -h               this help
-  --formats        list the formats written: raw
+  --formats        list the formats written
   --schemes        list the schemes written, as mkimg orders them
   --version        print the mkimg version copied
 

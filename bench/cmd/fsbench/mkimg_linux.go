@@ -98,6 +98,8 @@ func runMkimg(runs int, dir string) error {
 		{name: "fixturegen mkimg -y (FIXTUREGEN_CACHE=noclone)", argv: gpt(fg, "mkimg", "-y"), env: []string{"FIXTUREGEN_CACHE=noclone"}, peer: "freebsd-mkimg -y"},
 		{name: "freebsd-mkimg -y -f qcow2", argv: gpt("freebsd-mkimg", "-y", "-f", "qcow2")},
 		{name: "fixturegen mkimg -y -f qcow2", argv: gpt(fg, "mkimg", "-y", "-f", "qcow2"), peer: "freebsd-mkimg -y -f qcow2"},
+		{name: "freebsd-mkimg -y -f vhd", argv: gpt("freebsd-mkimg", "-y", "-f", "vhd")},
+		{name: "fixturegen mkimg -y -f vhd", argv: gpt(fg, "mkimg", "-y", "-f", "vhd"), peer: "freebsd-mkimg -y -f vhd"},
 	}
 	fmt.Printf("GPT disk with a 1 GiB partition file: `-s gpt -P 4096 -p freebsd-ufs:=part.img -o disk.img`\n\n")
 	if err := mkimgTable(big, part, outRoot, runs); err != nil {

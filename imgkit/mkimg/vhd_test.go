@@ -1,0 +1,584 @@
+package mkimg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/msdos"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// vhdSchemeLines are the command lines, without -f, that vhdMatrix runs
+// in each of VHD's and VHDX's formats: every scheme, 512- and 4096-byte
+// sectors, -P, -H/-T geometries (which VHD's Disk Geometry takes when both
+// are 2 to 255, counting cylinders in logical sectors), zero blocks between
+// data (holes in the dynamic VHD's BAT), a BAT of more than one sector
+// and a disk of 19 VHDX payload blocks.
+var vhdSchemeLines = []string{
+	"-s gpt -p efi:=a -p freebsd-ufs:=b",
+	"-s gpt -p efi:=a -p - -p freebsd:=b -p -",
+	"-s gpt -S 4096 -p efi:=a -p freebsd:=b -p freebsd-vinum::7k",
+	"-s gpt -P 4096 -p efi:=a",
+	"-s gpt -S 4096 -P 65536 -p efi:=b -p mbr:=d",
+	"-s gpt -p freebsd-ufs:=a -p freebsd-swap::9m -p efi:=b",
+	"-s gpt -c 300m -p efi:=a -p freebsd-ufs::250m -p freebsd-swap:=c",
+	"-s mbr -p freebsd:=a -p efi::1m",
+	"-s mbr -H 16 -T 63 -p freebsd:=a -p efi::3k",
+	"-s mbr -S 4096 -H 255 -T 63 -p freebsd:=a",
+	"-s mbr -H 2 -T 2 -p freebsd::5m -p efi:=c",
+	"-s mbr -H 16 -T 1 -p freebsd:=a",
+	"-s bsd -p freebsd-ufs:=a -p freebsd-swap::1m",
+	"-s bsd -H 4 -T 32 -p freebsd-ufs:=a",
+	"-s apm -p freebsd-ufs:=a -p freebsd-swap:=b",
+	"-s apm -S 4096 -p freebsd-ufs:=a",
+	"-s ebr -p freebsd:=a -p freebsd::3m",
+	"-s ebr -S 4096 -p freebsd:=b",
+	"-s vtoc8 -p freebsd-ufs:=a -p freebsd-swap::2m",
+	"-s vtoc8 -H 8 -T 32 -p freebsd-ufs:=a",
+	"-s mbr -p freebsd::200m",
+}
+
+// vhdFormats are the formats of this file's tests.
+var vhdFormats = []string{"vhd", "vhdf", "vhdx"}
+
+// TestVHDFreeBSDIdentity checks that WriteFile, Write and Build give
+// freebsd-mkimg -y's bytes for every line of vhdSchemeLines in each of
+// vhd, vhdf and vhdx.
+func TestVHDFreeBSDIdentity(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for _, f := range vhdFormats {
+		for _, l := range vhdSchemeLines {
+			lines = append(lines, "-f "+f+" "+l)
+		}
+	}
+	checkFreeBSDMatrix(t, lines)
+}
+
+// TestVHDReproducible checks that without -y the same command line gives
+// the same bytes in two runs from two directories, that the Unique Id
+// (VHD) and Virtual Disk ID (VHDX) follow the documented rule, that the
+// Time Stamp is 0 without -t and -t's time with it, and that other
+// partition contents give another id.
+func TestVHDReproducible(t *testing.T) {
+	t.Parallel()
+	for _, f := range vhdFormats {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			line := strings.Fields("-f " + f + " -s gpt -p efi:=a -p freebsd-ufs:=b")
+			var disks [][]byte
+			for range 2 {
+				dir := t.TempDir()
+				inputs(t, dir)
+				name := filepath.Join(dir, "out."+f)
+				if err := WriteFile(name, parseIn(t, dir, line)); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				disks = append(disks, b)
+			}
+			if !bytes.Equal(disks[0], disks[1]) {
+				t.Fatal("two runs in two directories differ")
+			}
+			dir := t.TempDir()
+			inputs(t, dir)
+			id, ts := containerIDAndTime(t, f, disks[0])
+			if id == counterGUID(4) || id == (GUID{}) {
+				t.Errorf("id %x is the -y counter or zero", id)
+			}
+			if ts != 0 && f != "vhdx" {
+				t.Errorf("Time Stamp %d without -t, want 0", ts)
+			}
+			o := parseIn(t, dir, line)
+			stamp := int64(vhdEpoch + 12345)
+			o.Timestamp = &stamp
+			b := mustBuild(t, o)
+			if _, ts := containerIDAndTime(t, f, b); f != "vhdx" && ts != 12345 {
+				t.Errorf("Time Stamp %d with -t %d, want 12345", ts, stamp)
+			}
+			other := parseIn(t, dir, strings.Fields("-f "+f+" -s gpt -p efi:=b -p freebsd-ufs:=b"))
+			if id2, _ := containerIDAndTime(t, f, mustBuild(t, other)); id2 == id {
+				t.Error("other partition contents give the same id")
+			}
+			y := parseIn(t, dir, append(line, "-y"))
+			if idy, _ := containerIDAndTime(t, f, mustBuild(t, y)); idy != counterGUID(4) {
+				t.Errorf("-y id %x, want mkimg's fourth counter value", idy)
+			}
+		})
+	}
+}
+
+// containerIDAndTime returns the id a VHD's footer or a VHDX's metadata
+// holds, as stored, and a VHD's Time Stamp.
+func containerIDAndTime(t *testing.T, format string, b []byte) (GUID, uint32) {
+	t.Helper()
+	var id GUID
+	if format == "vhdx" {
+		copy(id[:], b[vhdxMetadataOffset+vhdx64K+16:])
+		return id, 0
+	}
+	f := (*vhdFooter)(b[len(b)-vhdSectorSize:])
+	copy(id[:], f.uniqueId())
+	return id, binary.BigEndian.Uint32(f.timeStamp())
+}
+
+// TestVHDDerivedID checks the documented rule itself: the VHD's Unique Id
+// is derivedGUID(seed, "vhd", 0) of the GUID rule's seed (of the layout
+// as resized and the partition's content digest), stored as GUID.encode stores
+// it.
+func TestVHDDerivedID(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs(t, dir)
+	o := parseIn(t, dir, strings.Fields("-f vhdf -s mbr -p freebsd:=a"))
+	l, err := planIn(o, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	a, err := os.ReadFile(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want GUID
+	derivedGUID(l.seed([][sha256.Size]byte{[sha256.Size]byte(digestOf(a))}), "vhd", 0).encode(want[:])
+	got, _ := containerIDAndTime(t, "vhdf", mustBuild(t, o))
+	if got != want {
+		t.Errorf("Unique Id %x, want derivedGUID(seed, \"vhd\", 0) %x", got, want)
+	}
+}
+
+// qemuVirtualSize returns qemu-img info's virtual size of name read as format.
+func qemuVirtualSize(t *testing.T, qemu, format, name string) int64 {
+	t.Helper()
+	out, err := exec.Command(qemu, "info", "--output=json", "-f", format, name).Output()
+	if err != nil {
+		t.Fatalf("qemu-img info %s: %v", name, err)
+	}
+	var info struct {
+		VirtualSize int64 `json:"virtual-size"`
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatal(err)
+	}
+	return info.VirtualSize
+}
+
+// TestVHDQemu checks the containers with qemu-img: check passes for
+// VHDX (qemu-img does not check its vpc format, VHD: "This image format
+// does not support checks"); info's virtual size is the disk's for VHDX
+// and, for VHD, the Disk Geometry's cylinders x heads x sectors, which
+// qemu's vpc driver takes for a creator it does not know (mkimg's
+// "*img"): the disk for a dynamic VHD, whose size mkimg rounds to the
+// geometry, but less than Current Size for a fixed VHD that mkimg then
+// rounded to a whole MiB; and convert -O raw gives that many bytes of
+// fixturegen's raw disk of the same command line with that capacity.
+func TestVHDQemu(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	dir := t.TempDir()
+	inputs(t, dir)
+	for _, f := range vhdFormats {
+		for _, line := range []string{
+			"-s gpt -p efi:=a -p freebsd-ufs:=b",
+			"-s mbr -S 4096 -p freebsd:=a -p efi::5m",
+			"-s bsd -H 16 -T 63 -p freebsd-ufs:=a",
+			"-s gpt -c 300m -p efi:=a -p freebsd-ufs::250m -p freebsd-swap:=c",
+		} {
+			t.Run(f+" "+line, func(t *testing.T) {
+				t.Parallel()
+				o := parseIn(t, dir, strings.Fields("-f "+f+" "+line))
+				name := filepath.Join(t.TempDir(), "disk."+f)
+				if err := WriteFile(name, o); err != nil {
+					t.Fatal(err)
+				}
+				qf := map[string]string{"vhd": "vpc", "vhdf": "vpc", "vhdx": "vhdx"}[f]
+				if f == "vhdx" && strings.Contains(line, "-S 4096") {
+					// qemu's vhdx driver opens only 512-byte logical
+					// sectors ("Operation not supported").
+					return
+				}
+				if f == "vhdx" {
+					if out, err := exec.Command(qemu, "check", "-f", qf, name).CombinedOutput(); err != nil {
+						t.Fatalf("qemu-img check: %v\n%s", err, out)
+					}
+				}
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				disk := diskSize(t, f, b)
+				want := disk
+				if f != "vhdx" {
+					ft := (*vhdFooter)(b[len(b)-vhdSectorSize:])
+					g := ft.diskGeometry()
+					want = int64(binary.BigEndian.Uint16(g[0:2])) * int64(g[2]) * int64(g[3]) * vhdSectorSize
+					if f == "vhd" && want != disk {
+						t.Errorf("dynamic VHD of %d bytes, CHS %d bytes: mkimg rounds to the geometry", disk, want)
+					}
+				}
+				if got := qemuVirtualSize(t, qemu, qf, name); got != want {
+					t.Errorf("qemu-img info: virtual size %d, want %d (disk %d)", got, want, disk)
+				}
+				conv := filepath.Join(t.TempDir(), "conv.raw")
+				if out, err := exec.Command(qemu, "convert", "-f", qf, "-O", "raw", name, conv).CombinedOutput(); err != nil {
+					t.Fatalf("qemu-img convert: %v\n%s", err, out)
+				}
+				got, err := os.ReadFile(conv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw := mustBuild(t, parseIn(t, dir, strings.Fields(fmt.Sprintf("%s -c %d", line, disk))))
+				if int64(len(raw)) != disk {
+					t.Fatalf("raw disk with -c %d is %d bytes", disk, len(raw))
+				}
+				if !bytes.Equal(got, raw[:want]) {
+					t.Errorf("qemu-img convert -O raw differs from the raw disk's first %d bytes", want)
+				}
+			})
+		}
+	}
+}
+
+// diskSize returns the size of the raw disk a container of format holds,
+// from its footer or metadata.
+func diskSize(t *testing.T, format string, b []byte) int64 {
+	t.Helper()
+	if format == "vhdx" {
+		return int64(binary.LittleEndian.Uint64(b[vhdxMetadataOffset+vhdx64K+8:]))
+	}
+	return int64(binary.BigEndian.Uint64((*vhdFooter)(b[len(b)-vhdSectorSize:]).currentSize()))
+}
+
+// TestVHDRead checks the readers: NewReader opens each format's
+// container, finds the table, and gives back each partition's bytes and
+// the files of a FAT inside; the raw disk it reads is the raw format's of
+// the same command line and capacity.
+func TestVHDRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs(t, dir)
+	fat, _, _ := insideImages(t, dir, 512)
+	fatBytes, err := os.ReadFile(fat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range vhdFormats {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			line := "-s gpt -p efi:=" + filepath.Base(fat) + " -p freebsd-swap::5m -p freebsd-ufs:=a"
+			b := mustBuild(t, parseIn(t, dir, strings.Fields("-f "+f+" "+line)))
+			d, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := mustBuild(t, parseIn(t, dir, strings.Fields(fmt.Sprintf("%s -c %d", line, d.Size()))))
+			got, err := io.ReadAll(io.NewSectionReader(d.r, 0, d.Size()))
+			if err != nil || !bytes.Equal(got, raw) {
+				t.Fatalf("the disk read (%d bytes, %v) is not the raw disk (%d bytes)", len(got), err, len(raw))
+			}
+			for i, want := range map[int][]byte{1: fatBytes, 3: a} {
+				p, err := d.Partition(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]byte, len(want))
+				if _, err := p.ReadAt(got, 0); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("partition %d: %v, or not its contents", i, err)
+				}
+			}
+			p, _ := d.Partition(1)
+			fsys, err := msdos.NewReader(p, p.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hello, err := fsys.ReadFile("hello.txt"); err != nil || string(hello) != "hello from a partition\n" {
+				t.Errorf("hello.txt in the FAT: %q, %v", hello, err)
+			}
+		})
+	}
+}
+
+// TestVHDReadQemu checks that the readers open containers qemu-img
+// writes (a dynamic VHD with qemu's own block layout and Current Size,
+// and a VHDX with 32 MiB blocks), giving back the raw disk converted.
+func TestVHDReadQemu(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	dir := t.TempDir()
+	inputs(t, dir)
+	raw := filepath.Join(dir, "disk.raw")
+	if err := WriteFile(raw, parseIn(t, dir, strings.Fields("-s gpt -p efi:=a -p freebsd-swap::7m -p freebsd-ufs:=b"))); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ format, opts string }{{"vpc", "force_size=on"}, {"vhdx", "subformat=dynamic"}} {
+		t.Run(c.format, func(t *testing.T) {
+			t.Parallel()
+			name := filepath.Join(t.TempDir(), "disk."+c.format)
+			if out, err := exec.Command(qemu, "convert", "-f", "raw", "-O", c.format, "-o", c.opts, raw, name).CombinedOutput(); err != nil {
+				t.Fatalf("qemu-img convert: %v\n%s", err, out)
+			}
+			d, err := OpenReader(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			got, err := io.ReadAll(io.NewSectionReader(d.r, 0, d.Size()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got[:min(len(got), len(want))], want[:min(len(got), len(want))]) || int64(len(got)) < int64(len(want)) {
+				t.Errorf("the disk read (%d bytes) is not the raw disk (%d bytes)", len(got), len(want))
+			}
+			if n := len(d.Table().Partitions); n != 3 {
+				t.Errorf("%d partitions read, want 3", n)
+			}
+		})
+	}
+}
+
+// TestVHDErrors checks the refusals: a disk past VHD's 2 TiB or VHDX's
+// 64 TiB, and a -t a VHD's Time Stamp cannot hold, each one line naming
+// the option, with nothing left where the output would be.
+func TestVHDErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		line, want string
+		is         error
+	}{
+		{"-f vhd -s gpt -c 3t -p efi::1m", "-f vhd: a disk of 3298534883328 bytes is past VHD's 2 TiB limit", ErrTooLarge},
+		{"-f vhdf -s mbr -p freebsd::2t", "past VHD's 2 TiB limit", ErrTooLarge},
+		{"-f vhd -s gpt -c 2190433320961 -p efi::1m", "-f vhd: a disk of 2190433321472 bytes is past VHD's 2 TiB limit (2040 GiB", ErrTooLarge},
+		{"-f vhdx -s gpt -c 65t -p efi::1m", "-f vhdx: a disk of 71468255805440 bytes is past VHDX's 64 TiB limit", ErrTooLarge},
+		{"-f vhd -t 946684799 -s gpt -p efi::1m", "-t 946684799: a VHD's Time Stamp holds times from 2000-01-01", ErrOption},
+		{"-f vhdf -t 99999999999 -s gpt -p efi::1m", "-t 99999999999", ErrOption},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			o, err := Parse(strings.Fields(c.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = WriteFile(filepath.Join(dir, "out"), o)
+			if err == nil || !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want one line with %q", err, c.want)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestVHDRoundCHS checks the resize hook's rounding: up to whole
+// cylinders of -H by -T, of the specification's geometry otherwise, and
+// no rounding past the CHS maximum (where mkimg's loop never ends).
+func TestVHDRoundCHS(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ size, heads, track, want uint64 }{
+		{4359680, 1, 1, 4386816},             // 126 x 4 x 17
+		{4386816, 1, 1, 4386816},             // already whole cylinders
+		{1 << 20, 16, 63, 3 * 16 * 63 * 512}, // -H 16 -T 63
+		{130 << 30, 1, 1, 130 << 30},         // past 65535 x 16 x 255
+		{65535 * 16 * 255 * 512, 1, 1, 65535 * 16 * 255 * 512},
+		{3 << 30, 1, 1, 3221471232}, // 6241 x 16 x 63
+		{3 << 30, 2, 2, 3221471232}, // over 65535 cylinders of 2 x 2: the specification's geometry
+	} {
+		if got := vhdRoundCHS(c.size, c.heads, c.track); got != c.want {
+			t.Errorf("vhdRoundCHS(%d, %d, %d) = %d, want %d", c.size, c.heads, c.track, got, c.want)
+		}
+	}
+}
+
+// FuzzOpenVHD checks that vhdOpen never panics and that the disk it
+// opens reads (or fails) within its size, however the file is broken.
+func FuzzOpenVHD(f *testing.F) {
+	f.Add(tinyVHD())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, size, err := vhdOpen(bytes.NewReader(b), int64(len(b)))
+		if err == nil {
+			readSome(t, r, size)
+			checkLayout(t, r, size, int64(len(b)))
+		}
+	})
+}
+
+// readSome reads up to 4 MiB of a disk of size bytes in 64 KiB pieces
+// and fails t when a read returns more than asked.
+func readSome(t *testing.T, r io.ReaderAt, size int64) {
+	if size < 0 {
+		t.Fatalf("negative disk size %d", size)
+	}
+	buf := make([]byte, 64<<10)
+	for off := int64(0); off < min(size, 4<<20); off += int64(len(buf)) {
+		n, err := r.ReadAt(buf, off)
+		if n > len(buf) || (err == nil && int64(n) != min(int64(len(buf)), size-off)) {
+			t.Fatalf("ReadAt at %d: %d bytes, %v", off, n, err)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// tinyVHD is a small dynamic VHD for the fuzz corpus: a 4 KiB disk in
+// 512-byte blocks, block 1 holding bytes and the rest absent.
+func tinyVHD() []byte {
+	be := binary.BigEndian
+	var ft vhdFooter
+	copy(ft.cookie(), vhdFooterCookie)
+	be.PutUint64(ft.dataOffset(), 512)
+	be.PutUint64(ft.currentSize(), 4096)
+	be.PutUint32(ft.diskType(), vhdDiskTypeDynamic)
+	be.PutUint32(ft.checksum(), vhdChecksum(ft[:]))
+	var h vhdDynamicHeader
+	copy(h.cookie(), vhdHeaderCookie)
+	be.PutUint64(h.tableOffset(), 1536)
+	be.PutUint32(h.maxTableEntries(), 8)
+	be.PutUint32(h.blockSize(), 512)
+	be.PutUint32(h.checksum(), vhdChecksum(h[:]))
+	bat := bytes.Repeat([]byte{0xff}, 512)
+	be.PutUint32(bat[4:], 4) // block 1 at sector 4: bitmap, then data
+	b := append(append(append(ft[:], h[:]...), bat...), make([]byte, 512)...)
+	b = append(b, bytes.Repeat([]byte("data"), 128)...)
+	return append(b, ft[:]...)
+}
+
+// TestVHDFuzzSeeds checks that the fuzz targets' hand-made seeds open
+// and read as they are meant to, so that fuzzing starts from containers
+// the readers accept: the VHD's block 1 holds its bytes and the rest is
+// zeros, the VHDX's 1 MiB disk is zeros.
+func TestVHDFuzzSeeds(t *testing.T) {
+	t.Parallel()
+	r, size, err := vhdOpen(bytes.NewReader(tinyVHD()), int64(len(tinyVHD())))
+	if err != nil || size != 4096 {
+		t.Fatalf("tinyVHD: %d bytes, %v", size, err)
+	}
+	got := make([]byte, size)
+	if _, err := r.ReadAt(got, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, size)
+	copy(want[512:], bytes.Repeat([]byte("data"), 128))
+	if !bytes.Equal(got, want) {
+		t.Error("tinyVHD's disk is not block 1's bytes and zeros")
+	}
+	x := tinyVHDX()
+	r, size, err = vhdxOpen(bytes.NewReader(x), int64(len(x)))
+	if err != nil || size != 1<<20 {
+		t.Fatalf("tinyVHDX: %d bytes, %v", size, err)
+	}
+	got = make([]byte, size)
+	if _, err := r.ReadAt(got, 0); err != nil || !isZero(got) {
+		t.Errorf("tinyVHDX's disk: %v, or not zeros", err)
+	}
+}
+
+// TestVHDLargest checks the largest VHD the package writes, 2040 GiB of
+// sparse partitions: it is written (a dynamic VHD of few blocks), and
+// qemu-img takes Current Size for its size, the Disk Geometry being the
+// largest there is.
+func TestVHDLargest(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	name := filepath.Join(t.TempDir(), "big.vhd")
+	o, err := Parse(strings.Fields("-f vhd -s gpt -c 2040g -p efi::1m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, o); err != nil {
+		t.Fatal(err)
+	}
+	if got := qemuVirtualSize(t, qemu, "vpc", name); got != vhdMaxSize {
+		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
+	}
+}
+
+// TestVHDFields checks that Fields of a container names its own records
+// (the VHD footers, VHDX's metadata) and places the disk's fields at
+// their bytes in the file: each of the raw disk's fields is in the
+// container's fields with the same bytes at its offset there.
+func TestVHDFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs(t, dir)
+	line := "-y -s gpt -p efi:=a -p freebsd-swap::3m -p freebsd-ufs:=b"
+	for f, own := range map[string]string{"vhd": "VHD footer copy", "vhdf": "VHD footer", "vhdx": "VHDX metadata"} {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			b := mustBuild(t, parseIn(t, dir, strings.Fields("-f "+f+" "+line)))
+			fields, err := Fields(bytes.NewReader(b), int64(len(b)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := mustBuild(t, parseIn(t, dir, strings.Fields(fmt.Sprintf("%s -c %d", line, d.Size()))))
+			rawFields, err := Fields(bytes.NewReader(raw), int64(len(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := map[[2]string]int64{}
+			named := false
+			for _, fd := range fields {
+				if fd.Offset+fd.Size > int64(len(b)) {
+					t.Errorf("%s %s at %d+%d past the file's %d bytes", fd.Path, fd.Name, fd.Offset, fd.Size, len(b))
+				}
+				at[[2]string{fd.Path, fd.Name}] = fd.Offset
+				named = named || fd.Path == own
+			}
+			if !named {
+				t.Errorf("no %q fields", own)
+			}
+			for _, rf := range rawFields {
+				if rf.Offset < 0 {
+					continue
+				}
+				off, ok := at[[2]string{rf.Path, rf.Name}]
+				if !ok || off < 0 || !bytes.Equal(b[off:off+rf.Size], raw[rf.Offset:rf.Offset+rf.Size]) {
+					t.Errorf("%s %s: at %d in the container (%v), not the raw disk's bytes at %d", rf.Path, rf.Name, off, ok, rf.Offset)
+				}
+			}
+		})
+	}
+}
+
+// checkLayout fails t when the container's fields, or the file spans of
+// the disk's first 4 MiB, lie outside the file of fileSize bytes.
+func checkLayout(t *testing.T, r io.ReaderAt, size, fileSize int64) {
+	c := r.(containerLayout)
+	for _, f := range c.containerFields() {
+		if f.Offset < 0 || f.Offset+f.Size > fileSize {
+			t.Fatalf("%s %s at %d+%d past the file's %d bytes", f.Path, f.Name, f.Offset, f.Size, fileSize)
+		}
+	}
+	for _, s := range c.fileSpans(0, min(size, 4<<20)) {
+		if s[0] < 0 || s[1] < s[0] || s[1] > fileSize {
+			t.Fatalf("file span %v", s)
+		}
+	}
+}
