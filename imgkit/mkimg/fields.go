@@ -47,8 +47,33 @@ func (l *fieldList) le(name string, b []byte) *fieldList {
 
 // be appends a big-endian number, in decimal and hexadecimal.
 func (l *fieldList) be(name string, b []byte) *fieldList {
-	v := beUint(b)
-	return l.add(name, b, fmt.Sprintf("%d (%#x)", v, v))
+	return l.add(name, b, hexNum(beUint(b)))
+}
+
+// leHex appends a little-endian number, in decimal and hexadecimal.
+func (l *fieldList) leHex(name string, b []byte) *fieldList {
+	return l.add(name, b, hexNum(leUint(b)))
+}
+
+// quoted appends the field's bytes as a quoted string, NULs and all.
+func (l *fieldList) quoted(name string, b []byte) *fieldList {
+	return l.add(name, b, strconv.Quote(string(b)))
+}
+
+// hex appends the field's bytes in hexadecimal.
+func (l *fieldList) hex(name string, b []byte) *fieldList {
+	return l.add(name, b, fmt.Sprintf("%x", b))
+}
+
+// sum appends the field's digest (describe.Sum), for a field too long
+// to show.
+func (l *fieldList) sum(name string, b []byte) *fieldList {
+	return l.add(name, b, describe.Sum(b))
+}
+
+// guid appends a GUID stored as GPT and VHDX store it.
+func (l *fieldList) guid(name string, b []byte) *fieldList {
+	return l.add(name, b, storedGUID(b).String())
 }
 
 // text appends a NUL-padded string, quoted.
@@ -58,6 +83,9 @@ func (l *fieldList) text(name string, b []byte) *fieldList {
 
 // list returns the fields appended so far.
 func (l *fieldList) list() []describe.Field { return l.fields }
+
+// hexNum shows a number in decimal and hexadecimal.
+func hexNum(v uint64) string { return fmt.Sprintf("%d (%#x)", v, v) }
 
 // leUint reads a little-endian unsigned field of 1, 2, 4 or 8 bytes.
 func leUint(b []byte) uint64 {

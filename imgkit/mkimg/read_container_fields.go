@@ -72,21 +72,6 @@ func blockSpans(off, n, size, blockSize, fileSize int64, at func(block, within i
 	return spans
 }
 
-// vhdFieldList builds fields of one structure at base in the file.
-type vhdFieldList struct {
-	path string
-	base int64
-	out  []describe.Field
-}
-
-// add adds the field name of b, at off in the structure, with value.
-func (l *vhdFieldList) add(name string, off int, b []byte, value string) {
-	l.out = append(l.out, describe.Field{Path: l.path, Name: name, Offset: l.base + int64(off), Size: int64(len(b)), Value: value})
-}
-
-// num is a big- or little-endian number's value in decimal and hex.
-func num(v uint64) string { return strconv.FormatUint(v, 10) + " (" + fmt.Sprintf("%#x", v) + ")" }
-
 // fileSpans places the dynamic VHD's bytes: each block's data after its
 // sector bitmap, at the BAT's sector.
 func (v *vhdReader) fileSpans(off, n int64) [][2]int64 {
@@ -107,20 +92,12 @@ func (v *vhdReader) containerFields() []describe.Field {
 	out = append(out, vhdFooterFields(v.r, "VHD footer copy", 0)...)
 	var h vhdDynamicHeader
 	if _, err := v.r.ReadAt(h[:], v.header); err == nil {
-		be := binary.BigEndian
-		l := vhdFieldList{path: "VHD dynamic disk header", base: v.header}
-		l.add("Cookie", 0, h.cookie(), strconv.Quote(string(h.cookie())))
-		l.add("Data Offset", 8, h.dataOffset(), num(be.Uint64(h.dataOffset())))
-		l.add("Table Offset", 16, h.tableOffset(), num(be.Uint64(h.tableOffset())))
-		l.add("Header Version", 24, h.headerVersion(), num(uint64(be.Uint32(h.headerVersion()))))
-		l.add("Max Table Entries", 28, h.maxTableEntries(), num(uint64(be.Uint32(h.maxTableEntries()))))
-		l.add("Block Size", 32, h.blockSize(), num(uint64(be.Uint32(h.blockSize()))))
-		l.add("Checksum", 36, h.checksum(), num(uint64(be.Uint32(h.checksum()))))
-		l.add("Parent Unique ID", 40, h.parentUniqueId(), fmt.Sprintf("%x", h.parentUniqueId()))
-		l.add("Parent Time Stamp", 56, h.parentTimeStamp(), num(uint64(be.Uint32(h.parentTimeStamp()))))
-		l.add("Parent Unicode Name", 64, h.parentUnicodeName(), describe.Sum(h.parentUnicodeName()))
-		l.add("Parent Locator Entries", 576, h.parentLocatorEntries(), describe.Sum(h.parentLocatorEntries()))
-		out = append(out, l.out...)
+		out = append(out, fieldsOf("VHD dynamic disk header", v.header, h[:]).
+			quoted("Cookie", h.cookie()).be("Data Offset", h.dataOffset()).be("Table Offset", h.tableOffset()).
+			be("Header Version", h.headerVersion()).be("Max Table Entries", h.maxTableEntries()).
+			be("Block Size", h.blockSize()).be("Checksum", h.checksum()).
+			hex("Parent Unique ID", h.parentUniqueId()).be("Parent Time Stamp", h.parentTimeStamp()).
+			sum("Parent Unicode Name", h.parentUnicodeName()).sum("Parent Locator Entries", h.parentLocatorEntries()).list()...)
 	}
 	entries := (v.size + v.blockSize - 1) / v.blockSize
 	if sum, err := describe.SumRange(v.r, v.table, 4*entries); err == nil {
@@ -136,25 +113,15 @@ func vhdFooterFields(r io.ReaderAt, path string, off int64) []describe.Field {
 	if err != nil {
 		return nil
 	}
-	be := binary.BigEndian
-	l := vhdFieldList{path: path, base: off}
-	l.add("Cookie", 0, f.cookie(), strconv.Quote(string(f.cookie())))
-	l.add("Features", 8, f.features(), num(uint64(be.Uint32(f.features()))))
-	l.add("File Format Version", 12, f.fileFormatVersion(), num(uint64(be.Uint32(f.fileFormatVersion()))))
-	l.add("Data Offset", 16, f.dataOffset(), num(be.Uint64(f.dataOffset())))
-	l.add("Time Stamp", 24, f.timeStamp(), num(uint64(be.Uint32(f.timeStamp()))))
-	l.add("Creator Application", 28, f.creatorApplication(), strconv.Quote(string(f.creatorApplication())))
-	l.add("Creator Version", 32, f.creatorVersion(), num(uint64(be.Uint32(f.creatorVersion()))))
-	l.add("Creator Host OS", 36, f.creatorHostOS(), strconv.Quote(string(f.creatorHostOS())))
-	l.add("Original Size", 40, f.originalSize(), num(be.Uint64(f.originalSize())))
-	l.add("Current Size", 48, f.currentSize(), num(be.Uint64(f.currentSize())))
 	g := f.diskGeometry()
-	l.add("Disk Geometry", 56, g, fmt.Sprintf("%d/%d/%d", be.Uint16(g[0:2]), g[2], g[3]))
-	l.add("Disk Type", 60, f.diskType(), num(uint64(be.Uint32(f.diskType()))))
-	l.add("Checksum", 64, f.checksum(), num(uint64(be.Uint32(f.checksum()))))
-	l.add("Unique Id", 68, f.uniqueId(), fmt.Sprintf("%x", f.uniqueId()))
-	l.add("Saved State", 84, f.savedState(), num(uint64(f.savedState()[0])))
-	return l.out
+	return fieldsOf(path, off, f[:]).
+		quoted("Cookie", f.cookie()).be("Features", f.features()).be("File Format Version", f.fileFormatVersion()).
+		be("Data Offset", f.dataOffset()).be("Time Stamp", f.timeStamp()).
+		quoted("Creator Application", f.creatorApplication()).be("Creator Version", f.creatorVersion()).
+		quoted("Creator Host OS", f.creatorHostOS()).be("Original Size", f.originalSize()).be("Current Size", f.currentSize()).
+		add("Disk Geometry", g, fmt.Sprintf("%d/%d/%d", binary.BigEndian.Uint16(g[0:2]), g[2], g[3])).
+		be("Disk Type", f.diskType()).be("Checksum", f.checksum()).hex("Unique Id", f.uniqueId()).
+		be("Saved State", f.savedState()).list()
 }
 
 // fixedVHD is the disk of a fixed VHD: the file's first bytes, then the
@@ -197,31 +164,21 @@ func (v *vhdxReader) fileSpans(off, n int64) [][2]int64 {
 // table, metadata items and BAT.
 func (v *vhdxReader) containerFields() []describe.Field {
 	var out []describe.Field
-	le := binary.LittleEndian
 	var id vhdxFileTypeIdentifier
 	if _, err := v.r.ReadAt(id[:], 0); err == nil {
-		l := vhdFieldList{path: "VHDX file type identifier"}
-		l.add("Signature", 0, id.signature(), strconv.Quote(string(id.signature())))
-		l.add("Creator", 8, id.creator(), describe.Sum(id.creator()))
-		out = append(out, l.out...)
+		out = append(out, fieldsOf("VHDX file type identifier", 0, id[:]).
+			quoted("Signature", id.signature()).sum("Creator", id.creator()).list()...)
 	}
 	for i, off := range []int64{vhdxHeader1Offset, vhdxHeader2Offset} {
 		var h vhdxHeader
 		if _, err := v.r.ReadAt(h[:80], off); err != nil {
 			continue
 		}
-		l := vhdFieldList{path: "VHDX header " + strconv.Itoa(i+1), base: off}
-		l.add("Signature", 0, h.signature(), strconv.Quote(string(h.signature())))
-		l.add("Checksum", 4, h.checksum(), num(uint64(le.Uint32(h.checksum()))))
-		l.add("SequenceNumber", 8, h.sequenceNumber(), num(le.Uint64(h.sequenceNumber())))
-		l.add("FileWriteGuid", 16, h.fileWriteGuid(), storedGUID(h.fileWriteGuid()).String())
-		l.add("DataWriteGuid", 32, h.dataWriteGuid(), storedGUID(h.dataWriteGuid()).String())
-		l.add("LogGuid", 48, h.logGuid(), storedGUID(h.logGuid()).String())
-		l.add("LogVersion", 64, h.logVersion(), num(uint64(le.Uint16(h.logVersion()))))
-		l.add("Version", 66, h.version(), num(uint64(le.Uint16(h.version()))))
-		l.add("LogLength", 68, h.logLength(), num(uint64(le.Uint32(h.logLength()))))
-		l.add("LogOffset", 72, h.logOffset(), num(le.Uint64(h.logOffset())))
-		out = append(out, l.out...)
+		out = append(out, fieldsOf("VHDX header "+strconv.Itoa(i+1), off, h[:]).
+			quoted("Signature", h.signature()).leHex("Checksum", h.checksum()).leHex("SequenceNumber", h.sequenceNumber()).
+			guid("FileWriteGuid", h.fileWriteGuid()).guid("DataWriteGuid", h.dataWriteGuid()).guid("LogGuid", h.logGuid()).
+			leHex("LogVersion", h.logVersion()).leHex("Version", h.version()).
+			leHex("LogLength", h.logLength()).leHex("LogOffset", h.logOffset()).list()...)
 	}
 	for i, off := range []int64{vhdxRegionTableOffset, vhdxRegionTable2Offset} {
 		if sum, err := describe.SumRange(v.r, off, vhdx64K); err == nil {

@@ -212,11 +212,11 @@ func (m vhdxItem) show(b []byte) string {
 	case m.guid && len(b) == 16:
 		return storedGUID(b).String()
 	case len(b) == 8 && m.name == "File Parameters":
-		return "BlockSize " + num(uint64(le.Uint32(b))) + ", flags " + num(uint64(le.Uint32(b[4:])))
+		return "BlockSize " + hexNum(uint64(le.Uint32(b))) + ", flags " + hexNum(uint64(le.Uint32(b[4:])))
 	case len(b) == 8:
-		return num(le.Uint64(b))
+		return hexNum(le.Uint64(b))
 	case len(b) == 4:
-		return num(uint64(le.Uint32(b)))
+		return hexNum(uint64(le.Uint32(b)))
 	}
 	return fmt.Sprintf("%x", b)
 }
