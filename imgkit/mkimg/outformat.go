@@ -12,15 +12,11 @@ import (
 
 // outputFormat is one of mkimg's output formats (-f): the raw disk, or a
 // container holding it, as mkimg's format.h describes one (a resize and a
-// write hook). A container format fills in its hooks from a file of its
-// own (qcow.go, vhd.go, ...) with registerFormat; until then it is listed
-// here and refused as not written yet.
+// write hook). Each container format fills in its hooks from a file of
+// its own (qcow.go, vhd.go, ...) with registerFormat.
 type outputFormat struct {
 	// name is the -f value; description the line mkimg's usage gives it.
 	name, description string
-	// written reports whether the package writes the format: raw, and
-	// every container whose hooks are registered.
-	written bool
 	// resize returns the disk's size in sectors as the format needs it,
 	// given the size the scheme and the capacities chose (mkimg's
 	// format_resize, which may round it up, as VHD rounds to its CHS
@@ -48,7 +44,7 @@ type outputFormat struct {
 var outputFormats = []*outputFormat{
 	{name: "qcow", description: "QEMU Copy-On-Write, version 1"},
 	{name: "qcow2", description: "QEMU Copy-On-Write, version 2"},
-	{name: "raw", description: "Raw Disk", written: true},
+	{name: "raw", description: "Raw Disk"},
 	{name: "vhd", description: "Virtual Hard Disk"},
 	{name: "vhdf", description: "Fixed Virtual Hard Disk"},
 	{name: "vhdx", description: "Virtual Hard Disk, version 2"},
@@ -56,14 +52,13 @@ var outputFormats = []*outputFormat{
 	{name: "vmdks", description: "Virtual Machine Disk, stream-optimized (compressed)"},
 }
 
-// registerFormat gives the format name its hooks and marks it written;
-// each container format's file calls it from init.
+// registerFormat gives the format name its hooks; each container
+// format's file calls it from init.
 func registerFormat(name string, resize func(*layout, uint64) (uint64, error),
 	container func(*layout, *rawDisk) (int64, func(*bcache.Image) error, error),
 	match func([]byte) bool, open func(io.ReaderAt, int64) (io.ReaderAt, int64, error)) {
 	f := outputFormats[findFormat(name)]
 	f.resize, f.container, f.match, f.open = resize, container, match, open
-	f.written = true
 }
 
 // setFormatFields gives the format name its fields hook.
@@ -80,14 +75,12 @@ func lookupFormat(name string) *outputFormat {
 	return outputFormats[findFormat(name)]
 }
 
-// Formats returns the names of the output formats the package writes,
-// sorted, as mkimg --formats lists its own.
+// Formats returns the names of the output formats, sorted, as mkimg
+// --formats lists its own.
 func Formats() []string {
-	var names []string
-	for _, f := range outputFormats {
-		if f.written {
-			names = append(names, f.name)
-		}
+	names := make([]string, len(outputFormats))
+	for i, f := range outputFormats {
+		names[i] = f.name
 	}
 	return names
 }
@@ -116,19 +109,12 @@ func findFormat(name string) int {
 	return slices.IndexFunc(outputFormats, func(f *outputFormat) bool { return strings.EqualFold(f.name, name) })
 }
 
-// checkFormat refuses a -f format the package does not write, naming it:
-// one of mkimg's other formats is "not supported yet", any other word is
-// unknown. mkimg matches format names in any case; "" is raw.
+// checkFormat refuses a -f name that is none of mkimg's formats, naming
+// it and listing the formats. mkimg matches format names in any case; ""
+// is raw.
 func checkFormat(name string) error {
-	if name == "" {
-		return nil
-	}
-	i := findFormat(name)
-	switch {
-	case i < 0:
+	if name != "" && findFormat(name) < 0 {
 		return fmt.Errorf("%w: -f %q: unknown format; want %s", ErrOption, name, strings.Join(Formats(), ", "))
-	case !outputFormats[i].written:
-		return fmt.Errorf("%w: -f %s: the %s format is not supported yet; only %s is written", ErrOption, name, name, strings.Join(Formats(), ", "))
 	}
 	return nil
 }
