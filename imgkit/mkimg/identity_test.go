@@ -27,21 +27,35 @@ func checkFreeBSDMatrix(t *testing.T, lines []string) {
 // Build on one command line, in dir, and compares the disks.
 func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
 	t.Helper()
-	args := append(strings.Fields(line), "-y")
-	wantBytes, _ := freebsdDisk(t, ref, dir, args)
+	checkFreeBSDWith(t, ref, dir, append(strings.Fields(line), "-y"), compareDisks, true)
+}
+
+// checkFreeBSDWith runs freebsd-mkimg and Build with args in dir and
+// compares Build's disk with freebsd-mkimg's by compare (compareDisks
+// byte for byte, or a container's own comparison that explains the
+// difference); with writers, WriteFile and Write must give Build's
+// bytes too. It returns Build's disk.
+func checkFreeBSDWith(t *testing.T, ref, dir string, args []string, compare func(t *testing.T, got, want []byte), writers bool) []byte {
+	t.Helper()
+	want, _ := freebsdDisk(t, ref, dir, args)
 	o := parseIn(t, dir, args)
-	compareDisks(t, writeFileBytes(t, o), wantBytes)
-	if built := mustBuild(t, o); !bytes.Equal(built, wantBytes) {
-		t.Error("Build's bytes differ from freebsd-mkimg's")
+	built := mustBuild(t, o)
+	compare(t, built, want)
+	if !writers {
+		return built
+	}
+	if !bytes.Equal(writeFileBytes(t, o), built) {
+		t.Error("WriteFile's bytes differ from Build's")
 	}
 	var buf writerAtBuffer
 	n, err := Write(&buf, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != int64(len(wantBytes)) || !bytes.Equal(buf.b, wantBytes) {
-		t.Errorf("Write wrote %d bytes, not freebsd-mkimg's %d", n, len(wantBytes))
+	if n != int64(len(built)) || !bytes.Equal(buf.b, built) {
+		t.Errorf("Write wrote %d bytes, not Build's %d", n, len(built))
 	}
+	return built
 }
 
 // freebsdDisk runs freebsd-mkimg (ref) with args in dir, writing to a

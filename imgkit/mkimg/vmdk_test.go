@@ -42,8 +42,8 @@ var vmdkLines = []string{
 // TestVMDKFreeBSD compares, for vmdkLines and every fourth command line
 // of the short generated matrix, the package's vmdk with freebsd-mkimg
 // -y's byte for byte, and its vmdks structurally (compareVMDKStreams);
-// WriteFile (the raw disk and the spool in temporary files) must give
-// Build's bytes.
+// for every fifth line WriteFile (the raw disk and the spool in temporary
+// files) and Write must give Build's bytes.
 func TestVMDKFreeBSD(t *testing.T) {
 	t.Parallel()
 	ref := tooltest.Need(t, "freebsd-mkimg")
@@ -61,45 +61,17 @@ func TestVMDKFreeBSD(t *testing.T) {
 			t.Run(format+"-"+strconv.Itoa(i), func(t *testing.T) {
 				t.Parallel()
 				args := append(strings.Fields(line), "-y", "-f", format)
-				want := vmdkReference(t, ref, dir, args)
-				o := parseIn(t, dir, args)
-				got := mustBuild(t, o)
-				if format == "vmdk" {
-					compareDisks(t, got, want)
-				} else {
-					compareVMDKStreams(t, got, want)
+				compare := compareDisks
+				if format == "vmdks" {
+					compare = compareVMDKStreams
 				}
-				if i%5 == 0 {
-					name := filepath.Join(t.TempDir(), "d.vmdk")
-					if err := WriteFile(name, o); err != nil {
-						t.Fatal(err)
-					}
-					if b, err := os.ReadFile(name); err != nil || !bytes.Equal(b, got) {
-						t.Fatalf("WriteFile's bytes differ from Build's (%v)", err)
-					}
-				}
+				checkFreeBSDWith(t, ref, dir, args, compare, i%5 == 0)
 				if t.Failed() {
 					t.Logf("command line: freebsd-mkimg %s", strings.Join(args, " "))
 				}
 			})
 		}
 	}
-}
-
-// vmdkReference runs freebsd-mkimg with args in dir and returns its image.
-func vmdkReference(t *testing.T, ref, dir string, args []string) []byte {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "want")
-	cmd := exec.Command(ref, append(slices.Clone(args), "-o", out)...)
-	cmd.Dir = dir
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("freebsd-mkimg %s: %v\n%s", strings.Join(args, " "), err, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestVMDKStreamTables checks the grain tables of a stream-optimized
@@ -125,8 +97,7 @@ func TestVMDKStreamTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := strings.Fields("-y -f vmdks -s mbr -p freebsd:=p")
-	got := mustBuild(t, parseIn(t, dir, args))
-	compareVMDKStreams(t, got, vmdkReference(t, ref, dir, args))
+	got := checkFreeBSDWith(t, ref, dir, args, compareVMDKStreams, false)
 	name := filepath.Join(t.TempDir(), "d.vmdk")
 	if err := WriteFile(name, parseIn(t, dir, args)); err != nil {
 		t.Fatal(err)
@@ -409,7 +380,8 @@ func TestVMDKOpen(t *testing.T) {
 				raw := mustBuild(t, parseIn(t, dir, append(strings.Fields(line), "-y", "-c", strconv.Itoa(vmdkImageRound))))
 				imgs := [][]byte{img}
 				if ref != "" {
-					imgs = append(imgs, vmdkReference(t, ref, dir, args))
+					want, _ := freebsdDisk(t, ref, dir, args)
+					imgs = append(imgs, want)
 				}
 				for _, b := range imgs {
 					if f := containerOf(b[:min(len(b), 4096)]); f == nil || f.name != format {
@@ -563,7 +535,7 @@ func TestVMDKSparse(t *testing.T) {
 	f.Close()
 	for _, format := range []string{"vmdk", "vmdks"} {
 		args := strings.Fields("-y -f " + format + " -s gpt -c 100m -p freebsd-ufs:=sparse -p efi:=sparse")
-		want := vmdkReference(t, ref, dir, args)
+		want, _ := freebsdDisk(t, ref, dir, args)
 		name := filepath.Join(t.TempDir(), "d")
 		if err := WriteFile(name, parseIn(t, dir, args)); err != nil {
 			t.Fatal(err)
