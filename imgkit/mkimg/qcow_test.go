@@ -3,7 +3,6 @@ package mkimg
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -161,23 +160,6 @@ func qcowPart(b []byte, off int64) string {
 	return fmt.Sprintf("cluster %d (an L2 table, a refcount block or data, past the L1 table at byte %#x)", c, l1)
 }
 
-// qemuInfo returns qemu-img info's format and virtual size of img.
-func qemuInfo(t *testing.T, qemu, img string) (string, int64) {
-	t.Helper()
-	out, err := exec.Command(qemu, "info", "--output=json", img).Output()
-	if err != nil {
-		t.Fatalf("qemu-img info %s: %v", img, err)
-	}
-	var info struct {
-		Format      string `json:"format"`
-		VirtualSize int64  `json:"virtual-size"`
-	}
-	if err := json.Unmarshal(out, &info); err != nil {
-		t.Fatalf("qemu-img info: %v\n%s", err, out)
-	}
-	return info.Format, info.VirtualSize
-}
-
 // TestQCOWQemuImg checks the containers with QEMU: qemu-img check finds
 // no error in a qcow2 (and says it cannot check a qcow version 1, which
 // the test expects so that it notices when QEMU learns to), qemu-img info
@@ -214,7 +196,7 @@ func TestQCOWQemuImg(t *testing.T) {
 					case format == "qcow" && !bytes.Contains(out, []byte("does not support checks")):
 						t.Errorf("qemu-img check of a qcow version 1 image: %v\n%s (QEMU checks version 1 now: make the test require a clean check)", err, out)
 					}
-					gotFormat, vsize := qemuInfo(t, qemu, img)
+					gotFormat, vsize := qemuInfo(t, qemu, "", img)
 					raw, err := Build(parseIn(t, dir, strings.Fields(line+y+" -c "+strconv.FormatInt(vsize, 10))))
 					if err != nil {
 						t.Fatal(err)
@@ -222,15 +204,7 @@ func TestQCOWQemuImg(t *testing.T) {
 					if gotFormat != format || vsize != int64(len(raw)) || vsize%(int64(1)<<qcowBits(map[string]uint32{"qcow": 1, "qcow2": 2}[format])) != 0 {
 						t.Errorf("qemu-img info: format %s, virtual size %d; want %s, %d, a whole number of clusters", gotFormat, vsize, format, len(raw))
 					}
-					conv := filepath.Join(tmp, "conv.raw")
-					if out, err := exec.Command(qemu, "convert", "-O", "raw", img, conv).CombinedOutput(); err != nil {
-						t.Fatalf("qemu-img convert: %v\n%s", err, out)
-					}
-					b, err := os.ReadFile(conv)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(b, raw) {
+					if b := qemuConvertRaw(t, qemu, "", img); !bytes.Equal(b, raw) {
 						t.Errorf("qemu-img convert -O raw: %d bytes that are not the raw disk's %d", len(b), len(raw))
 					}
 					c, err := os.ReadFile(img)
@@ -279,9 +253,7 @@ func TestQCOWForeign(t *testing.T) {
 			if o != "" {
 				args = append(args, "-o", o)
 			}
-			if out, err := exec.Command(qemu, append(args, rawFile, img)...).CombinedOutput(); err != nil {
-				t.Fatalf("qemu-img %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
+			qemuImg(t, qemu, append(args, rawFile, img)...)
 			c, err := os.ReadFile(img)
 			if err != nil {
 				t.Fatal(err)

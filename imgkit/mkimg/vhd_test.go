@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,22 +159,6 @@ func TestVHDDerivedID(t *testing.T) {
 	}
 }
 
-// qemuVirtualSize returns qemu-img info's virtual size of name read as format.
-func qemuVirtualSize(t *testing.T, qemu, format, name string) int64 {
-	t.Helper()
-	out, err := exec.Command(qemu, "info", "--output=json", "-f", format, name).Output()
-	if err != nil {
-		t.Fatalf("qemu-img info %s: %v", name, err)
-	}
-	var info struct {
-		VirtualSize int64 `json:"virtual-size"`
-	}
-	if err := json.Unmarshal(out, &info); err != nil {
-		t.Fatal(err)
-	}
-	return info.VirtualSize
-}
-
 // TestVHDQemu checks the containers with qemu-img: check passes for
 // VHDX (qemu-img does not check its vpc format, VHD: "This image format
 // does not support checks"); info's virtual size is the disk's for VHDX
@@ -212,9 +194,7 @@ func TestVHDQemu(t *testing.T) {
 					return
 				}
 				if f == "vhdx" {
-					if out, err := exec.Command(qemu, "check", "-f", qf, name).CombinedOutput(); err != nil {
-						t.Fatalf("qemu-img check: %v\n%s", err, out)
-					}
+					qemuImg(t, qemu, "check", "-f", qf, name)
 				}
 				b, err := os.ReadFile(name)
 				if err != nil {
@@ -230,17 +210,10 @@ func TestVHDQemu(t *testing.T) {
 						t.Errorf("dynamic VHD of %d bytes, CHS %d bytes: mkimg rounds to the geometry", disk, want)
 					}
 				}
-				if got := qemuVirtualSize(t, qemu, qf, name); got != want {
+				if _, got := qemuInfo(t, qemu, qf, name); got != want {
 					t.Errorf("qemu-img info: virtual size %d, want %d (disk %d)", got, want, disk)
 				}
-				conv := filepath.Join(t.TempDir(), "conv.raw")
-				if out, err := exec.Command(qemu, "convert", "-f", qf, "-O", "raw", name, conv).CombinedOutput(); err != nil {
-					t.Fatalf("qemu-img convert: %v\n%s", err, out)
-				}
-				got, err := os.ReadFile(conv)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := qemuConvertRaw(t, qemu, qf, name)
 				raw := mustBuild(t, parseIn(t, dir, strings.Fields(fmt.Sprintf("%s -c %d", line, disk))))
 				if int64(len(raw)) != disk {
 					t.Fatalf("raw disk with -c %d is %d bytes", disk, len(raw))
@@ -336,9 +309,7 @@ func TestVHDReadQemu(t *testing.T) {
 		t.Run(c.format, func(t *testing.T) {
 			t.Parallel()
 			name := filepath.Join(t.TempDir(), "disk."+c.format)
-			if out, err := exec.Command(qemu, "convert", "-f", "raw", "-O", c.format, "-o", c.opts, raw, name).CombinedOutput(); err != nil {
-				t.Fatalf("qemu-img convert: %v\n%s", err, out)
-			}
+			qemuImg(t, qemu, "convert", "-f", "raw", "-O", c.format, "-o", c.opts, raw, name)
 			d, err := OpenReader(name)
 			if err != nil {
 				t.Fatal(err)
@@ -511,7 +482,7 @@ func TestVHDLargest(t *testing.T) {
 	if err := WriteFile(name, o); err != nil {
 		t.Fatal(err)
 	}
-	if got := qemuVirtualSize(t, qemu, "vpc", name); got != vhdMaxSize {
+	if _, got := qemuInfo(t, qemu, "vpc", name); got != vhdMaxSize {
 		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
 	}
 }

@@ -148,7 +148,5 @@ func TestVHDXLargeBAT(t *testing.T) {
 	if n := binary.LittleEndian.Uint32(rt.entry(1).length()); n != 2*vhdxMiB {
 		t.Errorf("BAT region length %d, want 2 MiB", n)
 	}
-	if out, err := exec.Command(qemu, "check", "-f", "vhdx", name).CombinedOutput(); err != nil {
-		t.Fatalf("qemu-img check: %v\n%s", err, out)
-	}
+	qemuImg(t, qemu, "check", "-f", "vhdx", name)
 }

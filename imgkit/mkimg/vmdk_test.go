@@ -329,29 +329,12 @@ func TestVMDKQemu(t *testing.T) {
 				if err := WriteFile(img, parseIn(t, dir, append(strings.Fields(line), "-f", format))); err != nil {
 					t.Fatal(err)
 				}
-				if out, err := exec.Command(qemu, "check", "-f", "vmdk", img).CombinedOutput(); err != nil {
-					t.Fatalf("qemu-img check: %v\n%s", err, out)
-				}
-				info, err := exec.Command(qemu, "info", "--output=json", "-f", "vmdk", img).Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, rest, _ := strings.Cut(string(info), `"virtual-size": `)
-				vsize, err := strconv.ParseInt(strings.TrimRight(strings.Fields(rest)[0], ","), 10, 64)
-				if err != nil {
-					t.Fatalf("qemu-img info: %s", info)
-				}
+				qemuImg(t, qemu, "check", "-f", "vmdk", img)
+				_, vsize := qemuInfo(t, qemu, "vmdk", img)
 				if vsize%vmdkImageRound != 0 {
 					t.Errorf("virtual size %d is no whole MiB", vsize)
 				}
-				conv := filepath.Join(tmp, "d.raw")
-				if out, err := exec.Command(qemu, "convert", "-f", "vmdk", "-O", "raw", img, conv).CombinedOutput(); err != nil {
-					t.Fatalf("qemu-img convert: %v\n%s", err, out)
-				}
-				got, err := os.ReadFile(conv)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := qemuConvertRaw(t, qemu, "vmdk", img)
 				want := mustBuild(t, parseIn(t, dir, append(strings.Fields(line), "-c", strconv.FormatInt(vsize, 10))))
 				if int64(len(want)) != vsize {
 					t.Fatalf("raw disk of -c %d is %d bytes", vsize, len(want))
