@@ -53,3 +53,23 @@ func TestRawDiskHasData(t *testing.T) {
 		}
 	}
 }
+
+// checkReproducible writes args, a command line without -y, with
+// WriteFile and Build in each of two directories of inputs' files, and
+// fails t unless the four disks are the same bytes; it returns the disk.
+func checkReproducible(t *testing.T, args []string) []byte {
+	t.Helper()
+	var disks [][]byte
+	for range 2 {
+		dir := t.TempDir()
+		inputs(t, dir)
+		o := parseIn(t, dir, args)
+		disks = append(disks, writeFileBytes(t, o), mustBuild(t, o))
+	}
+	for i, d := range disks[1:] {
+		if !bytes.Equal(d, disks[0]) {
+			t.Fatalf("%s in directory %d differs from WriteFile in directory 1", []string{"WriteFile", "Build"}[(i+1)%2], (i+1)/2+1)
+		}
+	}
+	return disks[0]
+}
