@@ -124,3 +124,28 @@ func eachLine(t *testing.T, lines []string, check func(t *testing.T, dir, line s
 		})
 	}
 }
+
+// checkFreeBSDVerbose checks that the lines -v writes (Options.Log) for
+// args, a command line with -v, are freebsd-mkimg -v's, from WriteFile
+// and from Build.
+func checkFreeBSDVerbose(t *testing.T, ref, dir string, args []string) {
+	t.Helper()
+	_, want := freebsdDisk(t, ref, dir, args)
+	o := parseIn(t, dir, args)
+	for _, w := range []struct {
+		name  string
+		write func() error
+	}{
+		{"WriteFile", func() error { return WriteFile(filepath.Join(t.TempDir(), "got.img"), o) }},
+		{"Build", func() error { _, err := Build(o); return err }},
+	} {
+		var got bytes.Buffer
+		o.Log = &got
+		if err := w.write(); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: %s's -v lines:\n%s\nwant freebsd-mkimg's:\n%s", strings.Join(args, " "), w.name, got.String(), want.String())
+		}
+	}
+}

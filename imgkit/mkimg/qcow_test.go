@@ -479,23 +479,7 @@ func TestQCOWVerbose(t *testing.T) {
 	for _, format := range []string{"qcow", "qcow2"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			args := strings.Fields("-y -v -s gpt -p efi:=a -p freebsd-ufs:=b -f " + format)
-			cmd := exec.Command(ref, append(args, "-o", filepath.Join(t.TempDir(), "want.img"))...)
-			cmd.Dir = dir
-			var want bytes.Buffer
-			cmd.Stderr = &want
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("freebsd-mkimg: %v\n%s", err, want.Bytes())
-			}
-			o := parseIn(t, dir, args)
-			var got bytes.Buffer
-			o.Log = &got
-			if err := WriteFile(filepath.Join(t.TempDir(), "got.img"), o); err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != want.String() {
-				t.Errorf("-v lines:\n%s\nwant freebsd-mkimg's:\n%s", got.String(), want.String())
-			}
+			checkFreeBSDVerbose(t, ref, dir, strings.Fields("-y -v -s gpt -p efi:=a -p freebsd-ufs:=b -f "+format))
 		})
 	}
 }

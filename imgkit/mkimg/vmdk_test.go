@@ -469,21 +469,7 @@ func TestVMDKVerbose(t *testing.T) {
 	dir := t.TempDir()
 	inputs(t, dir)
 	for _, format := range []string{"vmdk", "vmdks"} {
-		args := strings.Fields("-v -y -f " + format + " -s gpt -P 16384 -p efi:=a")
-		cmd := exec.Command(ref, append(slices.Clone(args), "-o", filepath.Join(t.TempDir(), "want"))...)
-		cmd.Dir = dir
-		var want bytes.Buffer
-		cmd.Stderr = &want
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("freebsd-mkimg: %v\n%s", err, want.Bytes())
-		}
-		o := parseIn(t, dir, args)
-		var got bytes.Buffer
-		o.Log = &got
-		mustBuild(t, o)
-		if got.String() != want.String() {
-			t.Errorf("%s: -v wrote\n%s\nfreebsd-mkimg -v\n%s", format, got.Bytes(), want.Bytes())
-		}
+		checkFreeBSDVerbose(t, ref, dir, strings.Fields("-v -y -f "+format+" -s gpt -P 16384 -p efi:=a"))
 	}
 }
 
