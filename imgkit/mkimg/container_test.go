@@ -2,8 +2,10 @@ package mkimg
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -72,4 +74,23 @@ func checkReproducible(t *testing.T, args []string) []byte {
 		}
 	}
 	return disks[0]
+}
+
+// checkRefused checks that WriteFile refuses the command line line with
+// one line wrapping is and saying want, and leaves nothing in the
+// output's directory.
+func checkRefused(t *testing.T, line string, is error, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	o, err := Parse(strings.Fields(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = WriteFile(filepath.Join(dir, "disk.img"), o)
+	if !errors.Is(err, is) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("%s: got %v, want one line wrapping %v saying %q", line, err, is, want)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%s: left behind: %v", line, left)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -322,18 +321,7 @@ func TestVHDErrors(t *testing.T) {
 	} {
 		t.Run(c.line, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			o, err := Parse(strings.Fields(c.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = WriteFile(filepath.Join(dir, "out"), o)
-			if err == nil || !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %v, want one line with %q", err, c.want)
-			}
-			if left, _ := os.ReadDir(dir); len(left) != 0 {
-				t.Errorf("left behind: %v", left)
-			}
+			checkRefused(t, c.line, c.is, c.want)
 		})
 	}
 }
