@@ -383,6 +383,10 @@
 // the whole raw disk; as in mkimg its region table gives the BAT region
 // as 1 MiB long (see below) and not required, and the headers' GUIDs are
 // zero.
+// As for qcow2, WriteFile's raw disk keeps each regular-file partition
+// in its own file, the temporary file holding only the metadata; a
+// dynamic VHD's blocks of data are found in one pass that skips the
+// files' holes, and the data is copied once, from the partition's file.
 //
 // With -y the VHD's Unique Id and the VHDX's Virtual Disk ID are mkimg's
 // next test-mode counter (after a GPT's partitions' and disk's) and the
