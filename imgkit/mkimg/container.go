@@ -34,13 +34,13 @@ func (d *rawDisk) hasData(off, n int64) (bool, error) {
 		return false, nil
 	}
 	end := off + min(n, d.size-off)
-	if d.file == nil || d.linked != nil {
-		return d.scan(off, end) // a linked disk's data is in its partitions' files too
+	if d.file == nil {
+		return d.scan(off, end)
 	}
-	// Only the file's data can hold other than zeros: its holes are not
+	// Only the files' data can hold other than zeros: their holes are not
 	// read (a 2 TiB disk of sparse partitions is mostly holes).
 	for off < end {
-		lo, hi := dataRun(d.file, off, end)
+		lo, hi := d.dataRun(off)
 		if lo >= end {
 			return false, nil
 		}

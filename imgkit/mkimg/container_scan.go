@@ -10,8 +10,8 @@ import (
 // run's first unit, n its length in units. A temporary file's holes are
 // skipped without being read (SEEK_DATA), and a unit is read only until
 // its first byte other than zero, so that a container of a sparse or a
-// full disk costs little more than the data it copies. unit must divide
-// the disk's size.
+// full disk costs little more than the data it copies. Only whole units
+// are visited: a partial last unit is the caller's to check (hasData).
 func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
 	buf := make([]byte, min(unit, 1<<16))
 	runFirst, runN := int64(0), int64(0)

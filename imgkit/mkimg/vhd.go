@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
@@ -28,6 +26,7 @@ const (
 var ErrVHD = errors.New("mkimg: not a VHD the package reads")
 
 func init() {
+	linkedFormats["vhd"], linkedFormats["vhdf"] = true, true
 	registerFormat("vhd", vhdDynamicResize, vhdDynamicContainer, vhdMatch, vhdOpen)
 	registerFormat("vhdf", vhdFixedResize, vhdFixedContainer, nil, nil)
 }
@@ -223,7 +222,7 @@ func (l *layout) vhdFooter(size uint64, diskType uint32, dataOffset uint64) *vhd
 func vhdFixedContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, error) {
 	footer := l.vhdFooter(uint64(disk.size), vhdDiskTypeFixed, math.MaxUint64)
 	write := func(im *bcache.Image) error {
-		if err := copyRaw(im, 0, disk, 0, disk.size); err != nil {
+		if err := disk.copyRun(im, 0, 0, disk.size); err != nil {
 			return err
 		}
 		_, err := im.WriteAt(footer[:], disk.size)
@@ -255,24 +254,22 @@ func vhdDynamicContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) e
 	be.PutUint32(h.checksum(), vhdChecksum(h[:]))
 
 	bat := bytes.Repeat([]byte{0xff}, int(batsz))
-	used := make([]bool, entries)
+	used, err := vhdUsedBlocks(disk, entries)
+	if err != nil {
+		return 0, nil, err
+	}
 	sector := (vhdSectorSize + uint64(len(h)) + batsz) / vhdSectorSize
 	end := int64(sector * vhdSectorSize) // where the footer goes
-	for e := range entries {
-		ok, err := disk.hasData(int64(e*vhdBlockSize), vhdBlockSize)
-		if err != nil {
-			return 0, nil, err
-		}
+	for e, ok := range used {
 		if !ok {
 			continue
 		}
 		if sector > math.MaxUint32 {
 			return 0, nil, fmt.Errorf("%w: -f vhd: the data of %d bytes reaches past the 2 TiB a dynamic VHD's BAT can address", ErrTooLarge, rawsz)
 		}
-		used[e] = true
 		be.PutUint32(bat[4*e:], uint32(sector))
 		sector += vhdBlockSize/vhdSectorSize + 1
-		end += vhdSectorSize + min(vhdBlockSize, disk.size-int64(e*vhdBlockSize))
+		end += vhdSectorSize + min(vhdBlockSize, disk.size-int64(e)*vhdBlockSize)
 	}
 	// mkimg writes the zeros that round a partial last block up after
 	// the blocks, whether that block holds data or not.
@@ -297,7 +294,7 @@ func vhdDynamicContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) e
 			}
 			src := int64(e) * vhdBlockSize
 			n := min(vhdBlockSize, disk.size-src)
-			if err := copyRaw(im, off+vhdSectorSize, disk, src, n); err != nil {
+			if err := disk.copyRun(im, off+vhdSectorSize, src, n); err != nil {
 				return err
 			}
 			off += vhdSectorSize + n
@@ -308,18 +305,27 @@ func vhdDynamicContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) e
 	return end + vhdSectorSize, write, nil
 }
 
-// copyRaw copies n bytes of the raw disk from src into im at off, through
-// the block cache's bulk path: from the disk's file at src (its holes
-// stay holes), or from its bytes in memory.
-func copyRaw(im *bcache.Image, off int64, disk *rawDisk, src, n int64) error {
-	if n <= 0 {
-		return nil
-	}
-	if f, ok := disk.r.(*os.File); ok {
-		if _, err := f.Seek(src, io.SeekStart); err != nil {
-			return fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", src, err)
+// vhdUsedBlocks reports, for each of the entries 2 MiB blocks of the
+// disk, whether it holds data (mkimg's image_data of the block): the
+// whole blocks through dataUnits, which skips the disk's holes unread,
+// and a partial last block through hasData.
+func vhdUsedBlocks(disk *rawDisk, entries uint64) ([]bool, error) {
+	used := make([]bool, entries)
+	err := disk.dataUnits(vhdBlockSize, func(first, n int64) error {
+		for e := first; e < first+n; e++ {
+			used[e] = true
 		}
-		return im.CopyFrom(off, f, n)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return im.CopyFrom(off, io.NewSectionReader(disk.r, src, n), n)
+	if whole := disk.size / vhdBlockSize; uint64(whole) < entries {
+		ok, err := disk.hasData(whole*vhdBlockSize, disk.size-whole*vhdBlockSize)
+		if err != nil {
+			return nil, err
+		}
+		used[whole] = ok
+	}
+	return used, nil
 }

@@ -12,6 +12,7 @@ import (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func init() {
+	linkedFormats["vhdx"] = true
 	registerFormat("vhdx", vhdxResize, vhdxContainer, vhdxMatch, vhdxOpen)
 }
 
@@ -68,7 +69,7 @@ func vhdxContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 				return err
 			}
 		}
-		return copyRaw(im, payload, disk, 0, disk.size)
+		return disk.copyRun(im, payload, 0, disk.size)
 	}
 	return payload + disk.size, write, nil
 }

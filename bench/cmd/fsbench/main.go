@@ -7,6 +7,7 @@
 //
 //	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
 //	go run ./cmd/fsbench -mkimg [-runs N] [-dir .trees] [-mount xfs|btrfs]
+//	go run ./cmd/fsbench -mkimg-containers [-mkimg-before OLD-FIXTUREGEN] [-runs N] [-dir .trees]
 //
 // With -mkimg it measures disks instead of trees: fixturegen mkimg beside
 // freebsd-mkimg and a read+write copy on a GPT disk with a 1 GiB
@@ -49,12 +50,17 @@ func main() {
 	only := flag.String("only", "", "comma-separated contender names to run (default: all available)")
 	mount := flag.String("mount", "", "make an xfs or btrfs file system on a loop device under -dir and run there (root)")
 	mkimg := flag.Bool("mkimg", false, "measure mkimg disks (a 1 GiB partition file, a 2 TiB sparse disk) beside freebsd-mkimg instead of the trees")
+	containers := flag.Bool("mkimg-containers", false, "measure only the container formats (-f qcow2, vmdk, vmdks, vhd, vhdf, vhdx) of the 1 GiB partition disk beside freebsd-mkimg")
+	before := flag.String("mkimg-before", "", "with -mkimg-containers, a second fixturegen binary measured beside the one built (a change before and after)")
 	flag.Parse()
 	root, unmount, err := benchRoot(*dir, *mount)
 	if err == nil {
-		if *mkimg {
+		switch {
+		case *containers:
+			err = runMkimgContainers(*runs, root, *before)
+		case *mkimg:
 			err = runMkimg(*runs, root)
-		} else {
+		default:
 			err = run(strings.Split(*trees, ","), *runs, root, *only)
 		}
 		unmount()
