@@ -356,7 +356,7 @@ func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) er
 		copy(rec, m[:])
 		binary.LittleEndian.PutUint32(s.gt[4*(grain%vmdkNGTEs):], uint32(s.sec))
 		n := (len(rec) + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-		if stored {
+		if stored && s.w.mayStore() {
 			s.w.stored(grain, len(rec), n)
 		} else if err := s.w.write(rec, n); err != nil {
 			return err
@@ -460,6 +460,8 @@ type vmdkSpool struct {
 	n      int64 // the stream's bytes
 	spoolN int64 // the bytes spooled
 	segs   []vmdkSegment
+	// maxSegs bounds segs for a spool in a file (vmdkMaxSegments).
+	maxSegs int
 }
 
 // vmdkSegment is n bytes of the stream at off: spooled bytes from
@@ -483,7 +485,7 @@ func newVMDKSpool(disk *rawDisk) (*vmdkSpool, error) {
 	}
 	os.Remove(f.Name())
 	tempfile.Forget(f.Name())
-	return &vmdkSpool{file: f, buf: make([]byte, 0, 1<<20)}, nil
+	return &vmdkSpool{file: f, buf: make([]byte, 0, 1<<20), maxSegs: vmdkMaxSegments}, nil
 }
 
 // write appends b, then zeros up to n bytes.
@@ -512,6 +514,22 @@ func (s *vmdkSpool) write(b []byte, n int) error {
 	s.buf = append(s.buf, b...)
 	s.buf = append(s.buf, make([]byte, n-len(b))...)
 	return nil
+}
+
+// vmdkMaxSegments bounds the segments a spool in a file lists (40 bytes
+// each: 10 MiB), which stored grains alternating with compressed ones
+// would otherwise make grow with the data (2.5 GiB for 2 TiB of 64 KiB
+// grains): past it, a stored grain's record is spooled as a compressed
+// one's is.
+const vmdkMaxSegments = 1 << 18
+
+// mayStore reports whether the next stored grain may be listed as a
+// segment rather than spooled: always for a spool in memory, whose
+// bytes cost more than the segments, and for one in a file until it
+// lists vmdkMaxSegments-1 segments (the next spooled bytes may take one
+// more).
+func (s *vmdkSpool) mayStore() bool {
+	return s.file == nil || len(s.segs) < s.maxSegs-1
 }
 
 // stored appends the record of a stored grain, recLen bytes padded to n,

@@ -69,3 +69,44 @@ func TestVMDKTablesPages(t *testing.T) {
 		}
 	}
 }
+
+// TestVMDKSpoolSegments checks that a spool in a file stops listing
+// stored grains as segments at its bound, so that their records are
+// spooled instead, and that a spool in memory never does.
+func TestVMDKSpoolSegments(t *testing.T) {
+	t.Parallel()
+	f, err := os.Create(filepath.Join(t.TempDir(), "raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sp, err := newVMDKSpool(&rawDisk{file: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	sp.maxSegs = 8
+	listed := 0
+	for grain := uint64(0); grain < 100; grain++ {
+		if sp.mayStore() {
+			sp.stored(grain, 600, 1024)
+			listed++
+		} else if err := sp.write(make([]byte, 600), 1024); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.write(make([]byte, 100), 512); err != nil { // a compressed grain between
+			t.Fatal(err)
+		}
+	}
+	if len(sp.segs) > sp.maxSegs || listed == 0 || sp.n != 100*1536 {
+		t.Errorf("a spool bounded to %d segments lists %d (%d stored grains) for %d bytes", sp.maxSegs, len(sp.segs), listed, sp.n)
+	}
+	mem := &vmdkSpool{maxSegs: 8}
+	for grain := uint64(0); grain < 100; grain++ {
+		if !mem.mayStore() {
+			t.Fatalf("a spool in memory refuses stored grain %d", grain)
+		}
+		mem.stored(grain, 600, 1024)
+		mem.write(make([]byte, 100), 512)
+	}
+}
