@@ -289,7 +289,11 @@
 // KiB; it holds the header, the descriptor, the grain directory and its
 // tables, the redundant directory and a copy of the tables, then every
 // grain holding a non-zero byte, in disk order, and with -y it is
-// freebsd-mkimg -y's file byte for byte.
+// freebsd-mkimg -y's file byte for byte. Its grain tables are held in
+// pages of 128 tables, the filled ones in an unlinked temporary file
+// beside the raw disk, and its grains are read from the partitions'
+// files (linkedFormats), so its memory does not grow with the disk: the
+// two grain directories, 1 MiB each per TiB of 8 KiB grains, are all.
 //
 // A vmdks grain is 64 KiB (or the sector size, if larger); each grain
 // holding a non-zero byte is a zlib (RFC 1950) stream after its grain
