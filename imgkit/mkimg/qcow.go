@@ -59,7 +59,8 @@ type qcowLayout struct {
 	l1       int64 // the L1 table's clusters
 	rcTable  int64 // the refcount table's clusters (version 2)
 
-	runs   []qcowRun // the disk's clusters that hold data
+	runs   []qcowRun // the disk's clusters that hold data (qcow_runs.go)
+	rescan bool      // runs passed qcowMaxRuns: the disk is scanned again
 	data   int64     // how many they are
 	l2Used int64     // L2 tables that map data
 	rcBlks int64     // refcount blocks (version 2)
@@ -143,7 +144,7 @@ func (q *qcowLayout) flags() uint64 {
 func (q *qcowLayout) placeData(disk *rawDisk) error {
 	last := int64(-1) // the last L1 entry given an L2 table
 	err := disk.dataUnits(q.cs, func(first, n int64) error {
-		q.runs = append(q.runs, qcowRun{first, n})
+		q.keepRun(qcowRun{first, n})
 		q.data += n
 		lo, hi := first>>(q.bits-3), (first+n-1)>>(q.bits-3)
 		if lo == last {
@@ -191,7 +192,7 @@ func (q *qcowLayout) write(im *bcache.Image, disk *rawDisk) error {
 	if _, err := im.WriteAt(q.header(), 0); err != nil {
 		return err
 	}
-	if err := q.writeTables(im); err != nil {
+	if err := q.writeTables(im, disk); err != nil {
 		return err
 	}
 	if q.version == 2 {
@@ -231,7 +232,7 @@ func (q *qcowLayout) header() []byte {
 // clusters, walking the runs once: the k-th data cluster is the k-th
 // cluster of the data, and the j-th L1 entry that maps data points at the
 // j-th L2 table. One L1 cluster and one L2 table are held at a time.
-func (q *qcowLayout) writeTables(im *bcache.Image) error {
+func (q *qcowLayout) writeTables(im *bcache.Image, disk *rawDisk) error {
 	be := binary.BigEndian
 	perL2 := int64(1) << (q.bits - 3)
 	l1buf, l2buf := make([]byte, q.cs), make([]byte, q.cs)
@@ -253,7 +254,7 @@ func (q *qcowLayout) writeTables(im *bcache.Image) error {
 		return err
 	}
 	k := int64(0)
-	for _, r := range q.runs {
+	err := q.eachRun(disk, func(r qcowRun) error {
 		for c := r.first; c < r.first+r.n; c, k = c+1, k+1 {
 			if i := c / perL2; i != l2Index {
 				if err := flushL2(); err != nil {
@@ -270,6 +271,10 @@ func (q *qcowLayout) writeTables(im *bcache.Image) error {
 			}
 			be.PutUint64(l2buf[(c%perL2)*8:], uint64((q.dataAt()+k)*q.cs)|q.flags())
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := flushL2(); err != nil {
 		return err
@@ -310,11 +315,9 @@ func (q *qcowLayout) writeRefcounts(im *bcache.Image) error {
 // the partition's file or the raw disk's, never through user space.
 func (q *qcowLayout) copyData(im *bcache.Image, disk *rawDisk) error {
 	at := q.dataAt() * q.cs
-	for _, r := range q.runs {
-		if err := disk.copyRun(im, at, r.first*q.cs, r.n*q.cs); err != nil {
-			return err
-		}
+	return q.eachRun(disk, func(r qcowRun) error {
+		err := disk.copyRun(im, at, r.first*q.cs, r.n*q.cs)
 		at += r.n * q.cs
-	}
-	return nil
+		return err
+	})
 }

@@ -23,6 +23,10 @@ func init() {
 	registerFormat("vmdks", vmdksResize, vmdksContainer, vmdkMatch(true), openVMDK)
 	setFormatFields("vmdk", vmdkFields)
 	setFormatFields("vmdks", vmdkFields)
+	// vmdk reads its raw disk only through dataUnits and copyRun, so its
+	// partitions' data is copied once, from their files; vmdks reads
+	// the raw disk's file through dataRuns.
+	linkedFormats["vmdk"] = true
 }
 
 // vmdkDescriptorFormat is the embedded descriptor mkimg writes, with the
@@ -182,50 +186,70 @@ func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 	binary.LittleEndian.PutUint64(h.rgdOffset(), rgdOffset)
 	binary.LittleEndian.PutUint64(h.gdOffset(), gdOffset)
 
-	gt := make([]byte, g.tables*vmdkNGTEs*4)
-	var runs []vmdkRun
-	cur := sec
-	data := dataRuns{d: disk}
-	for n := uint64(0); n < g.grains; n++ {
-		src := int64(n * grainBytes)
-		if next := data.next(src); next >= src+int64(grainBytes) {
-			n = uint64(next)/grainBytes - 1 // on to the grain holding next
-			continue
-		}
-		ok, err := disk.hasData(src, int64(grainBytes))
-		if err != nil {
-			return 0, nil, err
-		}
-		if !ok {
-			continue
-		}
-		if cur+g.grain-1 > math.MaxUint32 {
-			return 0, nil, l.errVMDKOffset(cur + g.grain - 1)
-		}
-		binary.LittleEndian.PutUint32(gt[4*n:], uint32(cur))
-		dst := int64(cur * vmdkSectorSize)
-		if k := len(runs) - 1; k >= 0 && runs[k].src+runs[k].n == src && runs[k].dst+runs[k].n == dst {
-			runs[k].n += int64(grainBytes)
-		} else {
-			runs = append(runs, vmdkRun{src, dst, int64(grainBytes)})
-		}
-		cur += g.grain
+	gtBytes := int64(g.tables * vmdkNGTEs * 4)
+	tables, err := newVMDKTables(disk, gtBytes)
+	if err != nil {
+		return 0, nil, err
 	}
-	size := int64(cur * vmdkSectorSize)
-	write := func(im *bcache.Image) error {
-		off := int64(0)
-		for _, b := range [][]byte{h[:], desc, gd, gt, rgd, gt} {
-			if _, err := im.WriteAt(b, off); err != nil {
+	cur := sec
+	err = disk.dataUnits(int64(grainBytes), func(first, n int64) error {
+		for grain := uint64(first); grain < uint64(first+n); grain++ {
+			if cur+g.grain-1 > math.MaxUint32 {
+				return l.errVMDKOffset(cur + g.grain - 1)
+			}
+			if err := tables.set(grain, uint32(cur)); err != nil {
 				return err
 			}
-			off += int64(len(b))
-		}
-		for _, r := range runs {
-			if err := disk.copyTo(im, r); err != nil {
-				return err
-			}
+			cur += g.grain
 		}
 		return nil
+	})
+	if err == nil {
+		err = tables.flush()
+	}
+	if err != nil {
+		tables.close()
+		return 0, nil, err
+	}
+	size := int64(cur * vmdkSectorSize)
+	gtOff := int64(gdOffset*vmdkSectorSize) + int64(g.gdBytes)
+	rgtOff := int64(rgdOffset*vmdkSectorSize) + int64(g.gdBytes)
+	write := func(im *bcache.Image) error {
+		defer tables.close()
+		for _, p := range []struct {
+			b   []byte
+			off int64
+		}{{h[:], 0}, {desc, vmdkSectorSize}, {gd, gtOff - int64(g.gdBytes)}, {rgd, rgtOff - int64(g.gdBytes)}} {
+			if _, err := im.WriteAt(p.b, p.off); err != nil {
+				return err
+			}
+		}
+		var run vmdkRun // the run of grains being gathered, copied whole
+		err := tables.writeTo(im, []int64{gtOff, rgtOff}, func(first uint64, entries []byte) error {
+			for i := 0; i < len(entries); i += 4 {
+				sector := binary.LittleEndian.Uint32(entries[i:])
+				if sector == 0 {
+					continue
+				}
+				src := int64(first+uint64(i/4)) * int64(grainBytes)
+				dst := int64(sector) * vmdkSectorSize
+				if run.n > 0 && run.src+run.n == src && run.dst+run.n == dst {
+					run.n += int64(grainBytes)
+					continue
+				}
+				if run.n > 0 {
+					if err := disk.copyRun(im, run.dst, run.src, run.n); err != nil {
+						return err
+					}
+				}
+				run = vmdkRun{src, dst, int64(grainBytes)}
+			}
+			return nil
+		})
+		if err != nil || run.n == 0 {
+			return err
+		}
+		return disk.copyRun(im, run.dst, run.src, run.n)
 	}
 	return size, write, nil
 }
@@ -249,18 +273,6 @@ func (r *dataRuns) next(off int64) int64 {
 		r.lo, r.hi = dataRun(r.d.file, off, r.d.size)
 	}
 	return max(off, r.lo)
-}
-
-// copyTo copies the run r of the raw disk into im, from the disk's file
-// when it has one, so that the block cache may clone it.
-func (d *rawDisk) copyTo(im *bcache.Image, r vmdkRun) error {
-	if d.file != nil {
-		if _, err := d.file.Seek(r.src, io.SeekStart); err != nil {
-			return fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", r.src, err)
-		}
-		return im.CopyFrom(r.dst, d.file, r.n)
-	}
-	return im.CopyFrom(r.dst, io.NewSectionReader(d.r, r.src, r.n), r.n)
 }
 
 // vmdksContainer lays out a stream-optimized extent as mkimg's
@@ -344,7 +356,7 @@ func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) er
 		copy(rec, m[:])
 		binary.LittleEndian.PutUint32(s.gt[4*(grain%vmdkNGTEs):], uint32(s.sec))
 		n := (len(rec) + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-		if stored {
+		if stored && s.w.mayStore() {
 			s.w.stored(grain, len(rec), n)
 		} else if err := s.w.write(rec, n); err != nil {
 			return err
@@ -448,6 +460,8 @@ type vmdkSpool struct {
 	n      int64 // the stream's bytes
 	spoolN int64 // the bytes spooled
 	segs   []vmdkSegment
+	// maxSegs bounds segs for a spool in a file (vmdkMaxSegments).
+	maxSegs int
 }
 
 // vmdkSegment is n bytes of the stream at off: spooled bytes from
@@ -471,7 +485,7 @@ func newVMDKSpool(disk *rawDisk) (*vmdkSpool, error) {
 	}
 	os.Remove(f.Name())
 	tempfile.Forget(f.Name())
-	return &vmdkSpool{file: f, buf: make([]byte, 0, 1<<20)}, nil
+	return &vmdkSpool{file: f, buf: make([]byte, 0, 1<<20), maxSegs: vmdkMaxSegments}, nil
 }
 
 // write appends b, then zeros up to n bytes.
@@ -500,6 +514,22 @@ func (s *vmdkSpool) write(b []byte, n int) error {
 	s.buf = append(s.buf, b...)
 	s.buf = append(s.buf, make([]byte, n-len(b))...)
 	return nil
+}
+
+// vmdkMaxSegments bounds the segments a spool in a file lists (40 bytes
+// each: 10 MiB), which stored grains alternating with compressed ones
+// would otherwise make grow with the data (2.5 GiB for 2 TiB of 64 KiB
+// grains): past it, a stored grain's record is spooled as a compressed
+// one's is.
+const vmdkMaxSegments = 1 << 18
+
+// mayStore reports whether the next stored grain may be listed as a
+// segment rather than spooled: always for a spool in memory, whose
+// bytes cost more than the segments, and for one in a file until it
+// lists vmdkMaxSegments-1 segments (the next spooled bytes may take one
+// more).
+func (s *vmdkSpool) mayStore() bool {
+	return s.file == nil || len(s.segs) < s.maxSegs-1
 }
 
 // stored appends the record of a stored grain, recLen bytes padded to n,
