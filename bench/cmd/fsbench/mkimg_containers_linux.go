@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 )
 
@@ -13,17 +12,8 @@ import (
 // format, and, when before names another fixturegen binary, that binary's
 // row too, so that a change is measured before and after in one run.
 func runMkimgContainers(runs int, dir, before string) error {
-	if runs < 1 {
-		return fmt.Errorf("-runs %d: want at least 1", runs)
-	}
-	fg := filepath.Join(dir, "fixturegen")
-	build := exec.Command("go", "build", "-o", fg, "github.com/fixturegen/fixturegen/cmd/fixturegen")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build fixturegen: %v", err)
-	}
-	part := filepath.Join(dir, "mkimg-part-1g.img")
-	if err := randomFile(part, mkimgPartSize); err != nil {
+	fg, part, err := mkimgSetup(runs, dir)
+	if err != nil {
 		return err
 	}
 	outRoot := filepath.Join(dir, "out")
@@ -31,11 +21,7 @@ func runMkimgContainers(runs int, dir, before string) error {
 		return err
 	}
 	defer os.RemoveAll(outRoot)
-	gpt := func(tool string, extra ...string) func(part, out string) []string {
-		return func(part, out string) []string {
-			return append(append([]string{tool}, extra...), "-s", "gpt", "-P", "4096", "-p", "freebsd-ufs:="+part, "-o", out)
-		}
-	}
+	gpt := mkimgGPT
 	rows := []mkimgRow{{name: "floor: read+write copy of the partition file"}}
 	for _, f := range []string{"qcow2", "vmdk", "vmdks", "vhd", "vhdf", "vhdx"} {
 		peer := "freebsd-mkimg -y -f " + f

@@ -54,21 +54,39 @@ type mkimgResult struct {
 	ran            bool
 }
 
+// mkimgSetup checks runs, builds the fixturegen command in dir and makes
+// the 1 GiB partition file of random bytes there; it returns both paths.
+func mkimgSetup(runs int, dir string) (fg, part string, err error) {
+	if runs < 1 {
+		return "", "", fmt.Errorf("-runs %d: want at least 1", runs)
+	}
+	fg = filepath.Join(dir, "fixturegen")
+	build := exec.Command("go", "build", "-o", fg, "github.com/fixturegen/fixturegen/cmd/fixturegen")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", "", fmt.Errorf("go build fixturegen: %v", err)
+	}
+	part = filepath.Join(dir, "mkimg-part-1g.img")
+	if err := randomFile(part, mkimgPartSize); err != nil {
+		return "", "", err
+	}
+	return fg, part, nil
+}
+
+// mkimgGPT returns the command line of tool (with extra options) making
+// the GPT disk out of the partition file part, -P 4096.
+func mkimgGPT(tool string, extra ...string) func(part, out string) []string {
+	return func(part, out string) []string {
+		return append(append([]string{tool}, extra...), "-s", "gpt", "-P", "4096", "-p", "freebsd-ufs:="+part, "-o", out)
+	}
+}
+
 // runMkimg builds the fixturegen command, makes the partition files under
 // dir and prints the two tables: the GPT disk with a 1 GiB partition file,
 // and the 2 TiB disk of sparse partitions.
 func runMkimg(runs int, dir string) error {
-	if runs < 1 {
-		return fmt.Errorf("-runs %d: want at least 1", runs)
-	}
-	fg := filepath.Join(dir, "fixturegen")
-	build := exec.Command("go", "build", "-o", fg, "github.com/fixturegen/fixturegen/cmd/fixturegen")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build fixturegen: %v", err)
-	}
-	part := filepath.Join(dir, "mkimg-part-1g.img")
-	if err := randomFile(part, mkimgPartSize); err != nil {
+	fg, part, err := mkimgSetup(runs, dir)
+	if err != nil {
 		return err
 	}
 	sparse := filepath.Join(dir, "mkimg-sparse-8g.img")
@@ -81,11 +99,7 @@ func runMkimg(runs int, dir string) error {
 	}
 	defer os.RemoveAll(outRoot)
 
-	gpt := func(tool string, extra ...string) func(part, out string) []string {
-		return func(part, out string) []string {
-			return append(append([]string{tool}, extra...), "-s", "gpt", "-P", "4096", "-p", "freebsd-ufs:="+part, "-o", out)
-		}
-	}
+	gpt := mkimgGPT
 	big := []mkimgRow{
 		{name: "floor: read+write copy of the partition file"},
 		{name: "sanity: cp --reflink=auto", argv: func(part, out string) []string { return []string{"cp", "--reflink=auto", part, out} }},
