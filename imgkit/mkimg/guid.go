@@ -21,10 +21,11 @@ const guidDomain = "fixturegen/mkimg guid v2\x00"
 // mkimg's counters: the n'th GUID drawn has every byte n, the partitions'
 // drawn in slot order before the disk's. Otherwise those given
 // (Options.DiskGUID, Partition.GUID) are kept and the others follow the
-// rule the package documentation gives, from the layout and sums, the
-// SHA-256 of each used partition's contents, which are not read when no
-// GUID is derived.
-func (l *layout) guids(sums [][sha256.Size]byte) guids {
+// rule the package documentation gives, from the rule's seed (l.idSeed,
+// which write computes from the layout and each used partition's content
+// digest before it asks for the GUIDs; the contents are not read when no
+// GUID is derived).
+func (l *layout) guids() guids {
 	g := guids{parts: make([]GUID, len(l.parts))}
 	if l.testMode {
 		n := byte(0)
@@ -42,7 +43,7 @@ func (l *layout) guids(sums [][sha256.Size]byte) guids {
 	if !l.derives() {
 		return g
 	}
-	seed := l.seed(sums)
+	seed := l.idSeed // derives implies hashes: write computed it from the sums
 	if g.disk.IsZero() {
 		g.disk = derivedGUID(seed, "disk", 0)
 	}

@@ -47,7 +47,7 @@ func (l *layout) checkMetadataClash() error {
 	set := &sectorSet{secsz: l.secsz, nonZero: map[uint64]bool{}}
 	dry := *l
 	dry.testMode = true
-	if err := l.s.write(&dry, set, dry.guids(make([][32]byte, len(l.parts)))); err != nil {
+	if err := l.s.write(&dry, set, dry.guids()); err != nil {
 		return err
 	}
 	for i := range l.parts {

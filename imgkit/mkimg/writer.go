@@ -95,7 +95,7 @@ func (l *layout) write(im *bcache.Image) error {
 	if l.s == nil {
 		return nil // a disk without a scheme is its partitions' zeros
 	}
-	g := l.guids(sums)
+	g := l.guids()
 	return l.s.write(l, im, g)
 }
 
