@@ -52,6 +52,7 @@ var packages = map[string]string{
 	"fdisk":       "fdisk",
 	"mmls":        "sleuthkit",
 	"losetup":     "mount",
+	"qemu-img":    "qemu-utils",
 }
 
 // builds maps a command that no Debian package has to how it is made.
