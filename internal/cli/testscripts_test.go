@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -89,10 +90,17 @@ var goEnv = sync.OnceValue(func() map[string]string {
 		return nil
 	}
 	m := map[string]string{"GOCACHE": f[0], "GOMODCACHE": f[1], "GOROOT": f[2]}
-	// The version of mage this module requires, which is in the module
-	// cache, for the mage scenarios' go get.
-	if v, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/magefile/mage").Output(); err == nil {
-		m["MAGE_VERSION"] = strings.TrimSpace(string(v))
+	// The version of mage this module requires, for the mage scenarios'
+	// go get. No package the tests build imports mage (only the magefiles
+	// and go tool do), so on a fresh machine where go test ./... comes
+	// before go tool mage it is not in the module cache yet: go mod
+	// download puts it there with the caller's GOPROXY, before the
+	// scenarios turn the proxy off.
+	if v, err := exec.Command("go", "mod", "download", "-json", "github.com/magefile/mage").Output(); err == nil {
+		var mod struct{ Version string }
+		if json.Unmarshal(v, &mod) == nil {
+			m["MAGE_VERSION"] = mod.Version
+		}
 	}
 	return m
 })
