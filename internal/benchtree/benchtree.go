@@ -10,6 +10,11 @@
 //   - medium: 5,000 files in 200 directories, about 200 MiB: most files
 //     under 8 KiB, 100 between 256 KiB and 12 MiB, and every 7th file name
 //     long, mixed-case and with spaces (so FAT needs long-name entries);
+//   - midsize: 3,000 files in 50 directories, about 218 MiB: 2,970 of
+//     4 KiB to 256 KiB (each power-of-two range equally likely, uniform
+//     within it) and 30 between 1 MiB and 1.25 MiB, the shape of a tree of
+//     sources, objects and assets, where per-file costs and data copying
+//     weigh alike;
 //   - big: 20 files of 20 MiB.
 package benchtree
 
@@ -26,7 +31,7 @@ import (
 )
 
 // Kinds lists the tree kinds in increasing size.
-var Kinds = []string{"small", "medium", "big"}
+var Kinds = []string{"small", "medium", "midsize", "big"}
 
 // Time is the modification and access time of every file and directory.
 var Time = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -93,6 +98,22 @@ func PlanFor(kind string) (*Plan, error) {
 			}
 		}
 		return planTree(kind, 2, 20, 9, 5000, size, func(i int) bool { return i%7 == 6 }), nil
+	case "midsize":
+		r := rand.New(rand.NewPCG(4, 0x6d696473697a65))
+		large := map[int]bool{}
+		for _, i := range r.Perm(3000)[:30] {
+			large[i] = true
+		}
+		size := func(r *rand.Rand, i int) int64 {
+			if large[i] {
+				return 1*miB + 1 + r.Int64N(256*kiB)
+			}
+			// 4 KiB << octave up to twice that, octaves 0 to 5: 4 KiB to
+			// 256 KiB.
+			base := int64(4*kiB) << r.IntN(6)
+			return base + r.Int64N(base+1)
+		}
+		return planTree(kind, 4, 10, 4, 3000, size, nil), nil
 	case "big":
 		p := &Plan{Kind: kind}
 		for i := range 20 {

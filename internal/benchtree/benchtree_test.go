@@ -98,15 +98,17 @@ func TestPlans(t *testing.T) {
 	t.Parallel()
 	const kiB, miB = 1 << 10, 1 << 20
 	for _, tc := range []struct {
-		kind                string
-		files, dirs         int
-		minTotal, maxTotal  int64
-		longEvery, nlarge   int
-		smallMax, largeFrom int64
+		kind               string
+		files, dirs        int
+		minTotal, maxTotal int64
+		longEvery, nlarge  int
+		smallMin, smallMax int64
+		largeFrom          int64
 	}{
-		{"small", 200, 20, 0, 200 * 64 * kiB, 0, 0, 64 * kiB, 0},
-		{"medium", 5000, 200, 180 * miB, 220 * miB, 7, 100, 8 * kiB, 256 * kiB},
-		{"big", 20, 0, 400 * miB, 400 * miB, 0, 20, 0, 20 * miB},
+		{"small", 200, 20, 0, 200 * 64 * kiB, 0, 0, 0, 64 * kiB, 0},
+		{"medium", 5000, 200, 180 * miB, 220 * miB, 7, 100, 0, 8 * kiB, 256 * kiB},
+		{"midsize", 3000, 50, 200 * miB, 230 * miB, 0, 30, 4 * kiB, 256 * kiB, miB + 1},
+		{"big", 20, 0, 400 * miB, 400 * miB, 0, 20, 0, 0, 20 * miB},
 	} {
 		p, err := PlanFor(tc.kind)
 		if err != nil {
@@ -133,10 +135,10 @@ func TestPlans(t *testing.T) {
 			switch {
 			case tc.largeFrom > 0 && f.Size >= tc.largeFrom && f.Size <= 20*miB:
 				nlarge++
-				if tc.kind == "medium" && f.Size > 12*miB {
-					t.Errorf("%s: %s has %d bytes, more than 12 MiB", tc.kind, f.Path, f.Size)
+				if tc.kind == "medium" && f.Size > 12*miB || tc.kind == "midsize" && f.Size > miB+256*kiB {
+					t.Errorf("%s: %s has %d bytes, too many", tc.kind, f.Path, f.Size)
 				}
-			case f.Size <= tc.smallMax:
+			case f.Size >= tc.smallMin && f.Size <= tc.smallMax:
 				nsmall++
 			default:
 				t.Errorf("%s: %s has %d bytes", tc.kind, f.Path, f.Size)

@@ -53,20 +53,7 @@ func init() {
 			if out, err := exec.Command("mkfs.fat", args...).CombinedOutput(); err != nil {
 				return fmt.Errorf("mkfs.fat: %v: %s", err, out)
 			}
-			ents, err := os.ReadDir(tree)
-			if err != nil {
-				return err
-			}
-			margs := []string{"-s", "-i", img}
-			for _, e := range ents {
-				margs = append(margs, filepath.Join(tree, e.Name()))
-			}
-			cmd := exec.Command("mcopy", append(margs, "::")...)
-			cmd.Env = append(os.Environ(), "MTOOLS_SKIP_CHECK=1")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("mcopy: %v: %s", err, out)
-			}
-			return nil
+			return mcopyTree(img, tree)
 		},
 	})
 }
@@ -100,4 +87,73 @@ func fatSize(tree string) (int64, error) {
 		return 0, err
 	}
 	return l.ImageSize, nil
+}
+
+// The FAT32 rows: the image a user asks for with makefs -t msdos -o
+// fat_type=32,sectors_per_cluster=8 -s 400m (twice the tree's bytes for
+// a tree that would not fit), beside mkfs.fat -F 32 -s 8 -C of the same
+// size and mcopy -s of the tree into it.
+const (
+	fat32Name       = "fixturegen makefs -t msdos -o fat_type=32,sectors_per_cluster=8 -s 400m (mmap)"
+	fat32MtoolsName = "mkfs.fat -F 32 -s 8 -C 400m + mcopy -s"
+	fat32Size       = 400 << 20
+)
+
+func init() {
+	comparePeer(fat32Name, fat32MtoolsName, "mtools")
+	register(contender{
+		Name: fat32Name,
+		Run: func(tree, outdir string) error {
+			size, err := fat32SizeFor(tree)
+			if err != nil {
+				return err
+			}
+			o := &msdos.Options{FATType: 32, SectorsPerCluster: 8, Size: size}
+			return msdos.WriteFile(filepath.Join(outdir, "fat.img"), fstree.Dir(tree), o)
+		},
+	})
+	register(contender{
+		Name:      fat32MtoolsName,
+		Available: func() bool { return have("mkfs.fat")() && have("mcopy")() },
+		Run: func(tree, outdir string) error {
+			size, err := fat32SizeFor(tree)
+			if err != nil {
+				return err
+			}
+			img := filepath.Join(outdir, "fat.img")
+			if err := runTool("mkfs.fat", "-C", "-F", "32", "-s", "8", img, fmt.Sprint(size/1024)); err != nil {
+				return err
+			}
+			return mcopyTree(img, tree)
+		},
+	})
+}
+
+// fat32SizeFor is the FAT32 rows' image size for tree: 400 MiB, or twice
+// the tree's bytes when that is more.
+func fat32SizeFor(tree string) (int64, error) {
+	n, err := treeBytes(tree)
+	if err != nil {
+		return 0, err
+	}
+	return max(fat32Size, (2*n+1<<20-1)&^(1<<20-1)), nil
+}
+
+// mcopyTree copies every entry of tree into the root of the FAT image img
+// with mcopy -s.
+func mcopyTree(img, tree string) error {
+	ents, err := os.ReadDir(tree)
+	if err != nil {
+		return err
+	}
+	margs := []string{"-s", "-i", img}
+	for _, e := range ents {
+		margs = append(margs, filepath.Join(tree, e.Name()))
+	}
+	cmd := exec.Command("mcopy", append(margs, "::")...)
+	cmd.Env = append(os.Environ(), "MTOOLS_SKIP_CHECK=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("mcopy: %v: %s", err, out)
+	}
+	return nil
 }
