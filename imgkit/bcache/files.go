@@ -15,6 +15,13 @@ import (
 // Open returns (which CopyFiles closes; it seeks it to SrcOff when it is an
 // io.Seeker, and otherwise reads and drops the first SrcOff bytes).
 //
+// Data, when not nil, is the copy's bytes themselves (N of them), held by
+// the caller until CopyFiles returns, and Path, Open and SrcOff are not
+// used: a block of the format's own that sits between the pieces of
+// files, such as an FFS indirect block between a file's direct and
+// indirect blocks, so that it goes to the image in the same write as they
+// do instead of in one of its own.
+//
 // Pad, when positive, says that the Pad bytes after the copied ones belong
 // to this copy too and are zero in the image (the slack of a file's last
 // cluster or fragment): CopyFiles may then write zeros there, so that the
@@ -27,6 +34,7 @@ type FileCopy struct {
 	Pad    int64
 	Path   string
 	Open   func() (io.ReadCloser, error)
+	Data   []byte
 }
 
 // copyWorkers is how many goroutines CopyFiles copies with at most (and no
@@ -49,7 +57,7 @@ var copyWorkers = 4
 // scheduling: every file before it was copied. On success the index is -1.
 //
 // The copies run concurrently only where nothing else can observe them: no
-// buffer is held, every file has a Path, and Options.Bulk is BulkAuto or
+// buffer is held, every file has a Path or Data, and Options.Bulk is BulkAuto or
 // BulkPwrite (each worker reads into its own buffer and writes with
 // pwrite(2)). Otherwise the files are copied one by one with CopyFrom. A
 // memory image ignores Options.Bulk: its workers read each file straight
@@ -98,7 +106,7 @@ func (im *Image) copyBatch(files []FileCopy, maxWorkers int, prealloc bool) (int
 	parallel := workers > 1 && len(im.held) == 0 &&
 		(im.mem || im.opts.Bulk == BulkAuto || im.opts.Bulk == BulkPwrite)
 	for i := 0; parallel && i < len(files); i++ {
-		parallel = files[i].Path != ""
+		parallel = files[i].Path != "" || files[i].Data != nil
 	}
 	if !parallel {
 		for i := range files {
@@ -216,11 +224,46 @@ func (im *Image) copyUnit(buf []byte, files []FileCopy, u [2]int) (int, error) {
 }
 
 // follows reports whether file b of a batch starts where a and its Pad end,
-// both copying something into a valid range from byte 0 of a host file.
+// both copying something into a valid range, from a host file (at any
+// offset of it, which copyRun reads with pread) or from Data.
 func (im *Image) follows(a, b *FileCopy) bool {
-	return a.Pad >= 0 && a.N > 0 && b.N > 0 && a.SrcOff == 0 && b.SrcOff == 0 &&
+	return a.Pad >= 0 && a.N > 0 && b.N > 0 && a.SrcOff >= 0 && b.SrcOff >= 0 &&
 		b.Off == a.Off+a.N+a.Pad && im.checkRange(a.Off, a.N+a.Pad) == nil &&
 		im.checkRange(b.Off, b.N) == nil && !im.cloneWorthy(a) && !im.cloneWorthy(b)
+}
+
+// writeData writes the bytes of a FileCopy that holds them (Data) into
+// the image, as WriteAt would.
+func (im *Image) writeData(fc *FileCopy) error {
+	if int64(len(fc.Data)) != fc.N {
+		return fmt.Errorf("copying into %s at offset %#x: %d bytes of data for a copy of %d", im.name, fc.Off, len(fc.Data), fc.N)
+	}
+	_, err := im.WriteAt(fc.Data, fc.Off)
+	return err
+}
+
+// readRunPiece reads the N bytes of fc, a file of a run, into out: from
+// Data, or from its host file at SrcOff.
+func (im *Image) readRunPiece(out []byte, fc *FileCopy) error {
+	if fc.Data != nil {
+		if int64(len(fc.Data)) != fc.N {
+			return fmt.Errorf("copying into %s at offset %#x: %d bytes of data for a copy of %d", im.name, fc.Off, len(fc.Data), fc.N)
+		}
+		copy(out, fc.Data)
+		return nil
+	}
+	f, err := openSource(fc.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var m int
+	if fc.SrcOff == 0 {
+		m, err = io.ReadFull(f, out)
+	} else {
+		m, err = readFullAt(f, out, fc.SrcOff)
+	}
+	return im.shortErr(err, fc.Off, int64(m), fc.N)
 }
 
 // copyRun copies the files [first, end) of a batch, which follow each other
@@ -244,16 +287,7 @@ func (im *Image) copyRun(buf []byte, files []FileCopy, first, end int) (int, err
 		if i+1 < end {
 			clear(out[fc.Off+fc.N-base:][:fc.Pad])
 		}
-		f, err := openSource(fc.Path)
-		var m int
-		if err == nil {
-			m, err = io.ReadFull(f, out[fc.Off-base:][:fc.N])
-			f.Close()
-			if err != nil {
-				err = im.shortErr(err, fc.Off, int64(m), fc.N)
-			}
-		}
-		if err != nil {
+		if err := im.readRunPiece(out[fc.Off-base:][:fc.N], fc); err != nil {
 			if im.mem {
 				im.wrote(data)
 				return i, err
@@ -318,6 +352,9 @@ func (im *Image) copyOne(fc *FileCopy) error {
 	if err := im.checkRange(fc.Off, fc.N); err != nil || fc.N == 0 {
 		return err
 	}
+	if fc.Data != nil {
+		return im.writeData(fc)
+	}
 	var r io.ReadCloser
 	var err error
 	if fc.Path != "" {
@@ -350,6 +387,9 @@ func (im *Image) copyPath(buf []byte, fc *FileCopy) error {
 	if err := im.checkRange(fc.Off, fc.N); err != nil || fc.N == 0 {
 		return err
 	}
+	if fc.Data != nil {
+		return im.writeData(fc)
+	}
 	f, err := openSource(fc.Path)
 	if err != nil {
 		return err
@@ -362,6 +402,22 @@ func (im *Image) copyPath(buf []byte, fc *FileCopy) error {
 		return err
 	}
 	return im.readPwrite(buf, fc.Off, f, fc.N)
+}
+
+// readFullAt reads len(p) bytes of the source r, just opened, from byte
+// off on: with pread where r has it, else by seeking or skipping to off.
+func readFullAt(r io.Reader, p []byte, off int64) (int, error) {
+	if ra, ok := r.(io.ReaderAt); ok {
+		n, err := ra.ReadAt(p, off)
+		if err == io.EOF && n > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return n, err
+	}
+	if err := skipTo(r, off); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(r, p)
 }
 
 // skipTo moves the reader r, just opened, to byte off of its source: by

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -325,11 +326,27 @@ func TestCopyFilesPadSrcOff(t *testing.T) {
 	}
 	reversed := slices.Clone(batch)
 	slices.Reverse(reversed)
+	// The third order has every other gap in the batch as Data (an
+	// indirect block's bytes, in the FFS writer), in its place by offset,
+	// instead of written before.
+	var withData []FileCopy
+	inBatch := map[int64]bool{}
+	for k, g := range gaps[1 : len(gaps)-1] {
+		if k%2 == 0 {
+			inBatch[g.off] = true
+			withData = append(withData, FileCopy{Off: g.off, N: g.n, Data: want[g.off : g.off+g.n]})
+		}
+	}
+	withData = append(withData, batch...)
+	slices.SortFunc(withData, func(a, b FileCopy) int { return int(a.Off - b.Off) })
 	for _, tg := range targets {
 		for _, workers := range []int{1, 4} {
-			for order, b := range [][]FileCopy{batch, reversed} {
+			for order, b := range [][]FileCopy{batch, reversed, withData} {
 				im := mustOpen(t, tg, size, nil)
 				for _, g := range gaps {
+					if order == 2 && inBatch[g.off] {
+						continue
+					}
 					if _, err := im.WriteAt(want[g.off:g.off+g.n], g.off); err != nil {
 						t.Fatal(err)
 					}
@@ -344,6 +361,52 @@ func TestCopyFilesPadSrcOff(t *testing.T) {
 				if d := firstDiff(im.result(t), want); d >= 0 {
 					t.Errorf("%s/%d workers/order %d: differs from the model at byte %#x", tg.name, workers, order, d)
 				}
+			}
+		}
+	}
+}
+
+// TestCopyUnitsJoin checks that pieces of files from any offset of their
+// source (SrcOff) and blocks of Data that follow each other make one unit,
+// so one write, and that a Data of the wrong length is an error.
+func TestCopyUnitsJoin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "src")
+	src := bytes.Repeat([]byte("0123456789abcdef"), 1024)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ind := bytes.Repeat([]byte{0xa5}, 4096)
+	batch := []FileCopy{
+		{Off: 4096, N: 4096, Path: path},
+		{Off: 8192, N: 4096, Data: ind},
+		{Off: 12288, N: 8192, SrcOff: 4096, Path: path, Pad: 1000},
+		{Off: 12288 + 8192 + 1000, N: 24, Path: path},
+	}
+	for _, tg := range targets {
+		im := mustOpen(t, tg, 1<<16, nil)
+		if u := im.copyUnits(batch); len(u) != 1 || u[0] != [2]int{0, len(batch)} {
+			t.Errorf("%s: units %v, want one of the whole batch", tg.name, u)
+		}
+		if _, err := im.copyFiles(batch, 4); err != nil {
+			t.Fatalf("%s: %v", tg.name, err)
+		}
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]byte, 1<<16)
+		copy(want[4096:], src[:4096])
+		copy(want[8192:], ind)
+		copy(want[12288:], src[4096:4096+8192])
+		copy(want[12288+8192+1000:], src[:24])
+		if d := firstDiff(im.result(t), want); d >= 0 {
+			t.Errorf("%s: differs from the model at byte %#x", tg.name, d)
+		}
+		bad := mustOpen(t, tg, 1<<16, nil)
+		for _, b := range [][]FileCopy{{{Off: 0, N: 10, Data: ind}}, {{Off: 0, N: 4, Path: path}, {Off: 4, N: 10, Data: ind}}} {
+			if _, err := bad.copyFiles(b, 4); err == nil || !strings.Contains(err.Error(), "bytes of data for a copy of 10") {
+				t.Errorf("%s: Data of %d bytes for 10: %v", tg.name, len(ind), err)
 			}
 		}
 	}

@@ -49,3 +49,22 @@ func (f rawFile) Seek(off int64, whence int) (int64, error) {
 }
 
 func (f rawFile) Close() error { return unix.Close(int(f)) }
+
+// ReadAt reads len(p) bytes at byte off of the file with pread(2), as
+// os.File's ReadAt does: fewer only with an error (io.EOF at the end).
+func (f rawFile) ReadAt(p []byte, off int64) (int, error) {
+	done := 0
+	for done < len(p) {
+		n, err := unix.Pread(int(f), p[done:], off+int64(done))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return done, err
+		case n == 0:
+			return done, io.EOF
+		}
+		done += n
+	}
+	return done, nil
+}

@@ -1,9 +1,11 @@
 package ffs
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -241,6 +243,8 @@ func (w *writer) writeNode(n *fstree.Node, dir []byte) error {
 func (w *writer) writeData(ip *inode, n *fstree.Node, mem []byte) error {
 	g := w.g
 	run := &dataRun{w: w, n: n, mem: mem, off: -1}
+	w.dataOwner = n
+	defer func() { w.dataOwner = nil }()
 	for off := int64(0); off < ip.size; off += g.bsize {
 		lbn := off >> g.bshift
 		if rest := (ip.size-1)>>g.bshift - lbn; rest > 0 && !w.opts.oneByOne {
@@ -326,12 +330,12 @@ func (r *dataRun) flush() error {
 	return err
 }
 
-// finishIndirect writes the indirect blocks on the path indirs to logical
-// block lbn of ip that lbn completes (it is their last block, or the
-// file's), and forgets them. A file's blocks are allocated in order, so
-// no later block needs them: a file of any size holds at most one
-// indirect block per level in memory. Each fills its block, so the
-// buffer is overwritten whole.
+// finishIndirect writes or queues (queueIndirect) the indirect blocks on
+// the path indirs to logical block lbn of ip that lbn completes (it is
+// their last block, or the file's), and forgets them. A file's blocks are
+// allocated in order, so no later block needs them: a file of any size
+// holds at most one indirect block per level in memory, besides those
+// queued. Each fills its block, so the buffer is overwritten whole.
 func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 	g := w.g
 	last := lbn == (ip.size-1)>>g.bshift
@@ -340,12 +344,10 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 			return nil
 		}
 		p := &ip.ind[i]
-		if w.indbuf == nil {
-			w.indbuf = make([]byte, g.bsize)
-		}
-		w.encodeIndirect(p.bap)
-		if err := w.writeAt(w.indbuf, p.at*g.fsize); err != nil {
-			return err
+		if !w.dry {
+			if err := w.queueIndirect(p.bap, p.at*g.fsize); err != nil {
+				return err
+			}
 		}
 		w.indFree = append(w.indFree, p.bap)
 		*p = pendingIndir{}
@@ -353,11 +355,60 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 	return nil
 }
 
-// encodeIndirect stores the entries bap of an indirect block in
-// w.indbuf, in the image's byte order (little-endian ones without the
-// byte order's interface call for each entry).
-func (w *writer) encodeIndirect(bap []int64) {
-	b := w.indbuf
+// queueIndirect queues the indirect block with entries bap, at byte off
+// of the file system, as a copy of its own bytes (bcache.FileCopy.Data)
+// placed right after the queued piece of file that ends where it starts,
+// so that the block goes to the image in one write with the file's
+// pieces around it instead of in one of its own: a file of more than
+// UFS_NDADDR blocks has its first indirect block between its direct
+// blocks and the rest. The queued blocks' bytes are bounded
+// (maxQueuedIndirect).
+func (w *writer) queueIndirect(bap []int64, off int64) error {
+	b := w.indirectBuf()
+	w.encodeIndirect(b, bap)
+	fc := bcache.FileCopy{Off: w.base + off, N: int64(len(b)), Data: b}
+	at := len(w.copies)
+	for i := len(w.copies) - 1; i >= max(0, len(w.copies)-indirectLookBack); i-- {
+		if c := &w.copies[i]; c.Off+c.N+c.Pad == fc.Off {
+			at = i + 1
+			break
+		}
+	}
+	w.copies = slices.Insert(w.copies, at, fc)
+	w.copyOwners = slices.Insert(w.copyOwners, at, w.dataOwner)
+	w.indQueued += int64(len(b))
+	if len(w.copies) >= copyBatch || w.indQueued >= maxQueuedIndirect {
+		return w.flushCopies()
+	}
+	return nil
+}
+
+const (
+	// indirectLookBack is how far back in the queue queueIndirect looks
+	// for the piece an indirect block follows: a file's pieces since its
+	// direct blocks, which are few but for a file scattered over many
+	// cylinder groups.
+	indirectLookBack = 64
+	// maxQueuedIndirect bounds the bytes of indirect blocks queued
+	// before flushCopies.
+	maxQueuedIndirect = 8 << 20
+)
+
+// indirectBuf returns a buffer of one block for a queued indirect block:
+// one that flushCopies gave back, or a new one.
+func (w *writer) indirectBuf() []byte {
+	if k := len(w.indBufs); k > 0 {
+		b := w.indBufs[k-1]
+		w.indBufs = w.indBufs[:k-1]
+		return b
+	}
+	return make([]byte, w.g.bsize)
+}
+
+// encodeIndirect stores the entries bap of an indirect block in b, in the
+// image's byte order (little-endian ones without the byte order's
+// interface call for each entry).
+func (w *writer) encodeIndirect(b []byte, bap []int64) {
 	switch {
 	case w.g.version == 1:
 		for k, v := range bap {
@@ -403,15 +454,46 @@ func (w *writer) flushCopies() error {
 	if len(w.copies) == 0 {
 		return nil
 	}
+	w.sortCopies()
 	if i, err := w.im.CopyFiles(w.copies); err != nil {
-		if i < 0 {
+		if i < 0 || w.copyOwners[i] == nil {
 			return err
 		}
 		return fmt.Errorf("ffs: %s: %w", w.copyOwners[i].Path(), err)
 	}
+	for _, c := range w.copies {
+		if c.Data != nil {
+			w.indBufs = append(w.indBufs, c.Data)
+		}
+	}
+	w.indQueued = 0
+	clear(w.copies)
 	clear(w.copyOwners)
 	w.copies, w.copyOwners = w.copies[:0], w.copyOwners[:0]
 	return nil
+}
+
+// sortCopies puts the queued copies (and their owners) in the order of
+// their offsets, so that pieces that follow each other in the image are
+// neighbours in the batch, which CopyFiles writes together: the tails of
+// several files in the fragments of one block, queued far apart. Every
+// copy has its own blocks, so the order changes no byte.
+func (w *writer) sortCopies() {
+	if slices.IsSortedFunc(w.copies, func(a, b bcache.FileCopy) int { return cmp.Compare(a.Off, b.Off) }) {
+		return
+	}
+	idx := make([]int, len(w.copies))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(w.copies[a].Off, w.copies[b].Off) })
+	copies := make([]bcache.FileCopy, len(idx))
+	owners := make([]*fstree.Node, len(idx))
+	for k, i := range idx {
+		copies[k], owners[k] = w.copies[i], w.copyOwners[i]
+	}
+	copy(w.copies, copies)
+	copy(w.copyOwners, owners)
 }
 
 // indir is one step of the path to a block: the logical number of the

@@ -100,15 +100,17 @@ type writer struct {
 	base int64 // byte offset of the file system in the image file
 	dry  bool  // lay out only: no reads of file data, no writes
 
-	ino     map[*fstree.Node]int64 // inode numbers, by hard-link primary
-	written map[*fstree.Node]bool
-	next    int64 // next inode number
-	inited  initedCounts
-	fsBytes int64
-	zero    []byte
-	indbuf  []byte    // one block: an indirect block as it is written
-	indFree [][]int64 // entries of indirect blocks written, for newIndirect
-	probe   int64     // byte offset of the probe sector (see write)
+	ino       map[*fstree.Node]int64 // inode numbers, by hard-link primary
+	written   map[*fstree.Node]bool
+	next      int64 // next inode number
+	inited    initedCounts
+	fsBytes   int64
+	zero      []byte
+	indBufs   [][]byte     // blocks for queued indirect blocks, free for reuse
+	indQueued int64        // bytes of indirect blocks queued (queueIndirect)
+	dataOwner *fstree.Node // the node writeData is writing
+	indFree   [][]int64    // entries of indirect blocks written, for newIndirect
+	probe     int64        // byte offset of the probe sector (see write)
 
 	// File contents are copied in batches (bcache.Image.CopyFiles), after
 	// the layout has placed them: one entry per run of contiguous blocks of
