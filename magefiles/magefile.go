@@ -31,9 +31,9 @@ func Test() error {
 // Bench measures the builders against the copy floor on the benchmark trees, then runs the Go benchmarks (imgkit, catalogue no-op build).
 //
 // The first part is bench/cmd/fsbench (a separate module under bench/): it
-// generates the trees under bench/.trees on first use (about 620 MiB) and
+// generates the trees under bench/.trees on first use (about 840 MiB) and
 // prints a markdown table of times and ratios to the floor. Choose trees
-// with FIXTUREGEN_BENCH_TREES=small,medium,big and runs with
+// with FIXTUREGEN_BENCH_TREES=small,medium,midsize,big and runs with
 // FIXTUREGEN_BENCH_RUNS (default 3). Then fsbench -mkimg measures
 // fixturegen mkimg beside freebsd-mkimg on a GPT disk with a 1 GiB
 // partition file and a 2 TiB disk of sparse partitions (time, peak RSS

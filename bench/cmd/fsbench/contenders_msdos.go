@@ -94,7 +94,7 @@ func fatSize(tree string) (int64, error) {
 // a tree that would not fit), beside mkfs.fat -F 32 -s 8 -C of the same
 // size and mcopy -s of the tree into it.
 const (
-	fat32Name       = "fixturegen makefs -t msdos -o fat_type=32,sectors_per_cluster=8 -s 400m (mmap)"
+	fat32Name       = "fixturegen makefs -t msdos -o fat_type=32 -o sectors_per_cluster=8 -s 400m (mmap)"
 	fat32MtoolsName = "mkfs.fat -F 32 -s 8 -C 400m + mcopy -s"
 	fat32Size       = 400 << 20
 )

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/fsbench [-trees small,medium,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
+//	go run ./cmd/fsbench [-trees small,medium,midsize,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
 //	go run ./cmd/fsbench -mkimg [-runs N] [-dir .trees] [-mount xfs|btrfs]
 //	go run ./cmd/fsbench -mkimg-containers [-mkimg-before OLD-FIXTUREGEN] [-runs N] [-dir .trees]
 //
