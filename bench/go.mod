@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/fixturegen/fixturegen v0.0.0
+	golang.org/x/sys v0.50.0
 )
 
 require (
@@ -17,7 +18,6 @@ require (
 	github.com/pkg/xattr v0.4.12 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/ulikunitz/xz v0.5.15 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 )
 
 replace github.com/fixturegen/fixturegen => ../
