@@ -1,6 +1,7 @@
 package bcache
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -44,6 +45,60 @@ func TestCopyFilesPreallocate(t *testing.T) {
 			k := fi.Sys().(*syscall.Stat_t).Blocks / 2
 			if k < c.minK || k > c.maxK {
 				t.Errorf("%s/%v: %d KiB allocated, want %d..%d", c.name, m, k, c.minK, c.maxK)
+			}
+		}
+	}
+}
+
+// probeReader yields n bytes of 0x5a and calls first before its first read.
+type probeReader struct {
+	n     int
+	first func()
+}
+
+func (p *probeReader) Read(b []byte) (int, error) {
+	if p.first != nil {
+		p.first()
+		p.first = nil
+	}
+	if p.n == 0 {
+		return 0, io.EOF
+	}
+	m := min(len(b), p.n)
+	for i := range b[:m] {
+		b[i] = 0x5a
+	}
+	p.n -= m
+	return m, nil
+}
+
+// TestCopyFromPreallocates checks that CopyFrom of at least
+// preallocCopyMin bytes allocates the range before it writes a byte of it
+// (ext4 writes into allocated blocks faster than into a hole), and that a
+// smaller copy does not.
+func TestCopyFromPreallocates(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		for _, n := range []int{preallocCopyMin * 8, preallocCopyMin / 2} {
+			im, err := Create(filepath.Join(t.TempDir(), "img"), 64<<20, &Options{Mode: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before int64 = -1
+			r := &probeReader{n: n, first: func() {
+				if fi, err := im.f.Stat(); err == nil {
+					before = fi.Sys().(*syscall.Stat_t).Blocks * 512
+				}
+			}}
+			if err := im.CopyFrom(1<<20, r, int64(n)); err != nil {
+				t.Fatal(err)
+			}
+			im.Abort()
+			switch {
+			case n >= preallocCopyMin && before < int64(n):
+				t.Errorf("%v: %d bytes allocated before a copy of %d, want all of them", m, before, n)
+			case n < preallocCopyMin && before != 0:
+				t.Errorf("%v: %d bytes allocated before a copy of %d, want none", m, before, n)
 			}
 		}
 	}
