@@ -235,19 +235,27 @@ func (im *Image) follows(a, b *FileCopy) bool {
 // writeData writes the bytes of a FileCopy that holds them (Data) into
 // the image, as WriteAt would.
 func (im *Image) writeData(fc *FileCopy) error {
-	if int64(len(fc.Data)) != fc.N {
-		return fmt.Errorf("copying into %s at offset %#x: %d bytes of data for a copy of %d", im.name, fc.Off, len(fc.Data), fc.N)
+	if err := im.checkData(fc); err != nil {
+		return err
 	}
 	_, err := im.WriteAt(fc.Data, fc.Off)
 	return err
+}
+
+// checkData reports a FileCopy whose Data does not hold its N bytes.
+func (im *Image) checkData(fc *FileCopy) error {
+	if int64(len(fc.Data)) != fc.N {
+		return fmt.Errorf("copying into %s at offset %#x: %d bytes of data for a copy of %d", im.name, fc.Off, len(fc.Data), fc.N)
+	}
+	return nil
 }
 
 // readRunPiece reads the N bytes of fc, a file of a run, into out: from
 // Data, or from its host file at SrcOff.
 func (im *Image) readRunPiece(out []byte, fc *FileCopy) error {
 	if fc.Data != nil {
-		if int64(len(fc.Data)) != fc.N {
-			return fmt.Errorf("copying into %s at offset %#x: %d bytes of data for a copy of %d", im.name, fc.Off, len(fc.Data), fc.N)
+		if err := im.checkData(fc); err != nil {
+			return err
 		}
 		copy(out, fc.Data)
 		return nil
