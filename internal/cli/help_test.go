@@ -27,7 +27,13 @@ func TestHelpNamesISO9660(t *testing.T) {
 			t.Errorf("fixturegen help does not name %q:\n%s", want, usage)
 		}
 	}
-	if h := help("makefs"); !strings.Contains(h, "File system types: cd9660, ffs, msdos.") || !strings.Contains(h, "-t cd9660:") {
+	// The types line lists every registered type, and a test running
+	// beside this one registers a type of its own (splashfs), so only
+	// the three of fixturegen are asked for, in order.
+	h := help("makefs")
+	_, types, _ := strings.Cut(h, "File system types: ")
+	types, _, _ = strings.Cut(types, "\n")
+	if !strings.HasPrefix(types, "cd9660, ffs, msdos") || !strings.Contains(h, "-t cd9660:") {
 		t.Errorf("fixturegen help makefs does not list cd9660 among the types:\n%s", h)
 	}
 	for _, name := range []string{"ls", "cat", "diff"} {
