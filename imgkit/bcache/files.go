@@ -265,12 +265,7 @@ func (im *Image) readRunPiece(out []byte, fc *FileCopy) error {
 		return err
 	}
 	defer f.Close()
-	var m int
-	if fc.SrcOff == 0 {
-		m, err = io.ReadFull(f, out)
-	} else {
-		m, err = readFullAt(f, out, fc.SrcOff)
-	}
+	m, err := readFullAt(f, out, fc.SrcOff)
 	return im.shortErr(err, fc.Off, int64(m), fc.N)
 }
 

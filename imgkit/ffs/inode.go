@@ -356,26 +356,17 @@ func (w *writer) finishIndirect(ip *inode, indirs []indir, lbn int64) error {
 }
 
 // queueIndirect queues the indirect block with entries bap, at byte off
-// of the file system, as a copy of its own bytes (bcache.FileCopy.Data)
-// placed right after the queued piece of file that ends where it starts,
-// so that the block goes to the image in one write with the file's
-// pieces around it instead of in one of its own: a file of more than
-// UFS_NDADDR blocks has its first indirect block between its direct
-// blocks and the rest. The queued blocks' bytes are bounded
-// (maxQueuedIndirect).
+// of the file system, as a copy of its own bytes (bcache.FileCopy.Data),
+// so that the block goes to the image in one write with the file's pieces
+// around it instead of in one of its own: a file of more than UFS_NDADDR
+// blocks has its first indirect block between its direct blocks and the
+// rest, and flushCopies sorts the queue by offset, which puts the block
+// between them. The queued blocks' bytes are bounded (maxQueuedIndirect).
 func (w *writer) queueIndirect(bap []int64, off int64) error {
 	b := w.indirectBuf()
 	w.encodeIndirect(b, bap)
-	fc := bcache.FileCopy{Off: w.base + off, N: int64(len(b)), Data: b}
-	at := len(w.copies)
-	for i := len(w.copies) - 1; i >= max(0, len(w.copies)-indirectLookBack); i-- {
-		if c := &w.copies[i]; c.Off+c.N+c.Pad == fc.Off {
-			at = i + 1
-			break
-		}
-	}
-	w.copies = slices.Insert(w.copies, at, fc)
-	w.copyOwners = slices.Insert(w.copyOwners, at, w.dataOwner)
+	w.copies = append(w.copies, bcache.FileCopy{Off: w.base + off, N: int64(len(b)), Data: b})
+	w.copyOwners = append(w.copyOwners, w.dataOwner)
 	w.indQueued += int64(len(b))
 	if len(w.copies) >= copyBatch || w.indQueued >= maxQueuedIndirect {
 		return w.flushCopies()
@@ -383,16 +374,9 @@ func (w *writer) queueIndirect(bap []int64, off int64) error {
 	return nil
 }
 
-const (
-	// indirectLookBack is how far back in the queue queueIndirect looks
-	// for the piece an indirect block follows: a file's pieces since its
-	// direct blocks, which are few but for a file scattered over many
-	// cylinder groups.
-	indirectLookBack = 64
-	// maxQueuedIndirect bounds the bytes of indirect blocks queued
-	// before flushCopies.
-	maxQueuedIndirect = 8 << 20
-)
+// maxQueuedIndirect bounds the bytes of indirect blocks queued before
+// flushCopies.
+const maxQueuedIndirect = 8 << 20
 
 // indirectBuf returns a buffer of one block for a queued indirect block:
 // one that flushCopies gave back, or a new one.
