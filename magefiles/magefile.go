@@ -16,6 +16,8 @@ import (
 
 	"github.com/magefile/mage/sh"
 
+	"github.com/fixturegen/fixturegen/internal/references"
+
 	// mage:import
 	_ "github.com/fixturegen/fixturegen/magefixtures"
 )
@@ -26,6 +28,36 @@ import (
 // FIXTUREGEN_REQUIRE_TOOLS=1 (as in .ci/run), which makes them fail.
 func Test() error {
 	return sh.RunV("go", "test", "./...")
+}
+
+// References builds the reference tools (FreeBSD's makefs and mkimg, e2fsprogs 1.47.4) from references/ into the cache, where the tests find them.
+//
+// Each tool is built by its references/NAME/build.sh into a folder of the
+// user's cache named by a hash of its sources (FIXTUREGEN_REFERENCES
+// overrides the cache folder); one already built from the same sources is
+// kept. The tests put those folders at the front of their PATH, so that
+// FIXTUREGEN_REQUIRE_TOOLS=1 go test ./... runs every byte-identity test
+// with nothing else to set up but the apt validators (.ci/run's list).
+// Building needs gcc, make, pkg-config, libbsd-dev and zlib1g-dev.
+func References() error {
+	refs, err := references.Find(".")
+	if err != nil {
+		return err
+	}
+	for _, t := range references.Tools {
+		var log strings.Builder
+		dir, built, err := references.Build(refs, t, &log)
+		if err != nil {
+			os.Stderr.WriteString(log.String())
+			return err
+		}
+		state := "up to date"
+		if built {
+			state = "built"
+		}
+		fmt.Printf("%-15s %s: %s\n", t.Dir, state, dir)
+	}
+	return nil
 }
 
 // Bench measures the builders against the copy floor on the benchmark trees, then runs the Go benchmarks (imgkit, catalogue no-op build).

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // childEnv names the role a re-executed test binary plays; childPath is the
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(tooltest.M{M: m}.Run())
 }
 
 // childPattern is the byte the children write at offset off.

@@ -13,36 +13,24 @@ import (
 )
 
 // goldenEnv names a directory of FreeBSD's mkimg golden hexdumps
-// (img-GEOM-BLKSZ-SCHEME.FORMAT.hex), overriding the search for
-// shared/tools/freebsd-mkimg/tests beside the repository.
+// (img-GEOM-BLKSZ-SCHEME.FORMAT.hex), overriding the repository's
+// references/freebsd-mkimg/tests.
 const goldenEnv = "FIXTUREGEN_MKIMG_GOLDEN"
 
 // goldenDir returns the directory holding FreeBSD's golden hexdumps:
-// $FIXTUREGEN_MKIMG_GOLDEN, or shared/tools/freebsd-mkimg/tests in the
-// nearest directory above the package that has one, as .ci/run finds
-// ../shared beside the repository. It skips the test (fails it with
-// FIXTUREGEN_REQUIRE_TOOLS=1) when there is none.
+// $FIXTUREGEN_MKIMG_GOLDEN, or freebsd-mkimg/tests in the repository's
+// references folder. It skips the test (fails it with
+// FIXTUREGEN_REQUIRE_TOOLS=1) when there is none, as outside a checkout.
 func goldenDir(t *testing.T) string {
 	t.Helper()
 	if d := os.Getenv(goldenEnv); d != "" {
 		return d
 	}
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
+	if refs := tooltest.ReferencesDir(); refs != "" {
+		return filepath.Join(refs, "freebsd-mkimg", "tests")
 	}
-	for {
-		d := filepath.Join(dir, "shared", "tools", "freebsd-mkimg", "tests")
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tooltest.Missing(t, "no shared/tools/freebsd-mkimg/tests above the package; set "+goldenEnv)
-			return ""
-		}
-		dir = parent
-	}
+	tooltest.Missing(t, "no references/freebsd-mkimg/tests above the package; set "+goldenEnv)
+	return ""
 }
 
 // decodeHexdump turns hexdump -C text back into the bytes it shows:

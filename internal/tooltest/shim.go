@@ -24,8 +24,9 @@ var (
 	}
 )
 
-// Main runs the tests of m, removes what SortedReaddir built, and exits.
-// A package whose tests call SortedReaddir calls it from TestMain:
+// Main runs the tests of m, removes what SortedReaddir built, notes the
+// checks that were skipped, and exits. Every package whose tests use
+// tooltest calls it from TestMain (SortedReaddir requires it):
 //
 //	func TestMain(m *testing.M) { tooltest.Main(m) }
 func Main(m *testing.M) {
@@ -39,13 +40,16 @@ func Main(m *testing.M) {
 //	func TestMain(m *testing.M) { testscript.Main(tooltest.M{M: m}, programs) }
 type M struct{ M *testing.M }
 
-// Run runs the tests and removes the shim.
+// Run runs the tests, removes the shim, and ends with a note naming the
+// checks that were skipped for want of a tool and the command that
+// enables them (see report).
 func (m M) Run() int {
 	mainRan = true
 	code := m.M.Run()
 	if shim.dir != "" {
 		os.RemoveAll(shim.dir)
 	}
+	report(skipNote(packageName()))
 	return code
 }
 

@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/references"
 )
 
 // RequireEnv is the environment variable that turns a missing tool from a
@@ -55,12 +57,6 @@ var packages = map[string]string{
 	"qemu-img":    "qemu-utils",
 }
 
-// builds maps a command that no Debian package has to how it is made.
-var builds = map[string]string{
-	"freebsd-makefs": "build it with ../shared/tools/freebsd-makefs/build.sh DIR and put DIR in PATH, as .ci/run does",
-	"freebsd-mkimg":  "build it with ../shared/tools/freebsd-mkimg/build.sh DIR and put DIR in PATH, as .ci/run does",
-}
-
 // Required reports whether missing tools fail tests instead of skipping them.
 func Required() bool { return os.Getenv(RequireEnv) == "1" }
 
@@ -69,6 +65,14 @@ func Required() bool { return os.Getenv(RequireEnv) == "1" }
 // FIXTUREGEN_REQUIRE_TOOLS=1, as CI runs the tests.
 func Missing(t testing.TB, msg string) {
 	t.Helper()
+	miss(t, "", msg)
+}
+
+// miss ends the test for want of the command tool (when not "") or what
+// msg says, and records it for the note at the end of the run.
+func miss(t testing.TB, tool, msg string) {
+	t.Helper()
+	skipped(tool, msg)
 	if Required() {
 		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
 	}
@@ -83,7 +87,7 @@ func Need(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	Missing(t, NotFound(name))
+	miss(t, name, NotFound(name))
 	return ""
 }
 
@@ -94,8 +98,8 @@ func NotFound(name string) string {
 	msg := name + " not found in PATH"
 	if pkg, ok := packages[name]; ok {
 		msg += " (apt-get install " + pkg + ")"
-	} else if how, ok := builds[name]; ok {
-		msg += " (" + how + ")"
+	} else if _, ok := references.ToolOf(name); ok {
+		msg += " (" + references.Command + " builds it from the repository's references folder)"
 	}
 	return msg
 }
