@@ -11,12 +11,12 @@ import (
 func TestSkipNote(t *testing.T) {
 	// not parallel: it swaps the package's record of skips.
 	skips.Lock()
-	saved := skips
+	count, tools, reasons := skips.count, skips.tools, skips.reasons
 	skips.count, skips.tools, skips.reasons = 0, nil, nil
 	skips.Unlock()
 	defer func() {
 		skips.Lock()
-		skips.count, skips.tools, skips.reasons = saved.count, saved.tools, saved.reasons
+		skips.count, skips.tools, skips.reasons = count, tools, reasons
 		skips.Unlock()
 	}()
 	if note := skipNote("imgkit/ffs"); note != "" {
