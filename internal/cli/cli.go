@@ -130,6 +130,8 @@ func run(e *env, args []string) (err error) {
 	switch name {
 	case "-h", "-help", "--help":
 		return runHelp(e, nil)
+	case "-V", "--version":
+		name = "version" // as most programs spell it
 	}
 	c, ok := commands[name]
 	if !ok {
