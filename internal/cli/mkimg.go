@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/mkimg"
+	"github.com/fixturegen/fixturegen/internal/termline"
 )
 
 // The mkimg command accepts FreeBSD mkimg(1)'s command line. The library
@@ -22,7 +24,7 @@ func init() {
 		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f format] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
 		Summary: "make a partitioned disk image (APM, BSD, EBR, GPT, MBR or VTOC8), as FreeBSD's mkimg(1) does",
 		Help: `FreeBSD mkimg(1)'s command line, for every scheme of mkimg. Without -o the
-disk goes to standard output.
+disk goes to standard output, unless that is a terminal.
 
   -s scheme        one of the schemes below (any case); needed when there
                    are partitions
@@ -97,6 +99,9 @@ func runMkimg(e *env, args []string) error {
 	o.Warn = fixturegenPrefix{e.Stderr}
 	defer e.removeTempsOnSignal("mkimg")()
 	if o.Output == "" {
+		if isTerminal(e.Stdout) {
+			return errNotToTerminal
+		}
 		disk, err := mkimg.Build(o)
 		if err != nil {
 			return fromMkimg(err)
@@ -109,6 +114,17 @@ func runMkimg(e *env, args []string) error {
 		o.Log, o.Stderr = stderr, stderr
 		return mkimg.WriteFile(e.abs(o.Output), o)
 	}))
+}
+
+// errNotToTerminal refuses a disk meant for standard output when that is a
+// terminal, as gzip refuses its compressed data: the bytes would only
+// garble the screen.
+var errNotToTerminal = errors.New("mkimg: disk image not written to a terminal; give -o disk, or redirect standard output to a file or a pipe")
+
+// isTerminal reports whether w is a terminal, as termline tells one.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && termline.IsTerminal(f)
 }
 
 // parseMkimgArgs parses mkimg's command line args as runMkimg runs it and
