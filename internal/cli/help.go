@@ -52,12 +52,18 @@ func runHelp(e *env, args []string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: fixturegen %s\n\n%s\n", c.Usage, capitalize(c.Summary)+".")
+	if c.Flags != nil {
+		writeFlags(&b, c.Flags())
+	}
 	if c.Help != "" {
 		b.WriteString("\n")
 		b.WriteString(strings.TrimLeft(c.Help, "\n"))
 		if !strings.HasSuffix(c.Help, "\n") {
 			b.WriteString("\n")
 		}
+	}
+	if len(c.Examples) > 0 {
+		writeExamples(&b, c.Examples)
 	}
 	if c.Name == "makefs" {
 		b.WriteString("\n")
