@@ -22,7 +22,7 @@ func init() {
 	register(command{
 		Name:    "mkimg",
 		Usage:   "mkimg -s scheme -p partition ... [-c|-C|--capacity bytes] [-y] [-v] [-S secsz] [-P blksz] [-H heads] [-T track] [-a n] [-b bootcode] [-t time] [-f format] [--disk-guid GUID] [--partition-guid N=GUID] [-o disk] | --formats | --schemes | --version",
-		Summary: "make a partitioned disk image (APM, BSD, EBR, GPT, MBR or VTOC8), as FreeBSD's mkimg(1) does",
+		Summary: "make a partitioned disk image (" + mkimgSchemesSummary() + "), as FreeBSD's mkimg(1) does",
 		Flags:   mkimgFlags,
 		Help: `Numbers take mkimg's syntax: decimal, 0x hexadecimal or 0 octal, with an
 optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
@@ -51,12 +51,7 @@ var mkimgFlagTexts = map[string]flagText{
 	"b": {"bootcode", "boot code, at most the scheme's size below"},
 	"C": {"bytes", "maximum capacity: a larger disk is an error"},
 	"c": {"bytes", "minimum capacity: a smaller disk is grown with zeros"},
-	"f": {"format", "the output format: raw (the default), or one of mkimg's containers of the disk, each as mkimg writes it:\n" +
-		"  qcow, qcow2   QEMU's copy-on-write disk, version 1 or 2\n" +
-		"  vhd, vhdf     a Virtual Hard Disk, dynamic or fixed\n" +
-		"  vhdx          a Virtual Hard Disk, version 2\n" +
-		"  vmdk, vmdks   a VMware sparse disk; vmdks streams\n" +
-		"                compressed grains"},
+	"f": {"format", mkimgFormatsHelp()},
 	"H": {"heads", "simulated heads, 1 to 255"},
 	"h": {"", "this help"},
 	"o": {"disk", "the file to write; without -o the disk goes to standard output, unless that is a terminal"},
@@ -150,6 +145,37 @@ func parseMkimgArgs(e *env, args []string) (*mkimg.Options, error) {
 		o.Bootcode = e.abs(o.Bootcode)
 	}
 	return o, nil
+}
+
+// mkimgSchemesSummary names the schemes for the command's summary, from
+// the package's scheme table: "APM, BSD, ... or VTOC8".
+func mkimgSchemesSummary() string {
+	names := mkimg.Schemes()
+	for i, n := range names {
+		names[i] = strings.ToUpper(n)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// mkimgFormatsHelp says -f for help mkimg, from the package's format
+// table: each format with the line mkimg's usage gives it.
+func mkimgFormatsHelp() string {
+	var b strings.Builder
+	b.WriteString("the output format, one of mkimg's, each written as mkimg writes it (raw, the disk itself, by default):")
+	const pad = "          "
+	for _, f := range mkimg.Formats() {
+		for i, line := range wrapText(mkimg.FormatDescription(f), helpWidth-2-flagColumn-2-len(pad)) {
+			if i == 0 {
+				fmt.Fprintf(&b, "\n  %-6s  %s", f, line)
+			} else {
+				b.WriteString("\n" + pad + line)
+			}
+		}
+	}
+	return b.String()
 }
 
 // mkimgSchemesHelp lists the schemes for help mkimg, from the package's
