@@ -136,7 +136,8 @@ func (e *Error) Error() string {
 // Build brings the selected outputs up to date in the catalogue folder and
 // checks each against fixtures.sum, or records the sums with
 // Options.Update. When fixtures.sum does not exist, Build creates it, as
-// Update would. An output whose sum does not match is not installed: the
+// Update would. An output's folder that does not exist is made, and
+// removed at the end of the run if nothing was put in it. An output whose sum does not match is not installed: the
 // old one stays, and EntryResult.Explain says what changed. It holds the
 // catalogue's lock while it runs (another Build or Clean waits); when ctx is done it removes every
 // temporary file of the run and returns ctx's error.
@@ -180,6 +181,8 @@ type engine struct {
 	// unselected holds the outputs of the manifest that the run does not
 	// build, by name.
 	unselected map[string]bool
+	// folders are the output folders the run made.
+	folders madeFolders
 }
 
 func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, error) {
@@ -208,7 +211,8 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 		}
 		defer unlock()
 	}
-	defer e.temps.removeAll() // before the lock goes
+	defer e.folders.removeEmpty() // after the temporary files, before the lock goes
+	defer e.temps.removeAll()     // before the lock goes
 	if op == "build" {
 		if note := removeLeftovers(c.Dir, c.Entries); note != "" {
 			e.message(op + ": " + note)
@@ -528,7 +532,12 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 
 	// Build into a temporary name beside the output, so that a failed
 	// command or check leaves the old output alone and the old one can
-	// explain a mismatch.
+	// explain a mismatch; in a folder that does not exist yet, the run
+	// makes it (and removes it at its end if nothing was put in it).
+	if err := e.folders.make(e.dir, m.Name); err != nil {
+		fail("%v", err)
+		return
+	}
 	tmpPath := tempfile.Name(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()

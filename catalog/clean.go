@@ -11,7 +11,8 @@ import (
 // Clean removes the selected outputs (all when names is empty) and, for a
 // full clean, the build state; in either case it removes the temporary
 // files that killed runs left beside the outputs and the catalogue's own
-// files. fixtures.sum and the inputs stay. An output whose folder is a
+// files, and then the outputs' folders that are left empty, which Build
+// makes again. fixtures.sum and the inputs stay. An output whose folder is a
 // symbolic link (see ErrOutputLink) is an error before anything is
 // removed. It holds the catalogue's lock,
 // so it waits for a run in progress. It returns how many outputs it
@@ -47,6 +48,7 @@ func (c *Catalog) Clean(ctx context.Context, names []string) (removed int, err e
 			return removed, err
 		}
 	}
+	removeEmptyFolders(c.Dir, sel)
 	for _, old := range []string{SumName + ".tmp", StateName + ".tmp"} {
 		os.Remove(filepath.Join(c.Dir, old))
 	}

@@ -163,7 +163,7 @@ func ParseManifest(r io.Reader) ([]Entry, error) {
 			return nil, fmt.Errorf("%s:%d: %w", ManifestName, start, err)
 		}
 		if prev, dup := seen[name]; dup {
-			return nil, fmt.Errorf("%s:%d: %s: already built at line %d", ManifestName, start, name, prev)
+			return nil, fmt.Errorf("%s:%d: %s: defined twice (lines %d and %d)", ManifestName, start, name, prev, start)
 		}
 		if err := outputs.add(Entry{Line: start, Name: name}); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", ManifestName, start, err)

@@ -54,7 +54,7 @@ func TestParseManifest(t *testing.T) {
 		{"../x.img: makefs ../x.img d\n", `manifest:1: "../x.img": bad output name: outside`},
 		{"a/./x.img: makefs a/x.img d\n", `manifest:1: "a/./x.img": bad output name: not a clean`},
 		{"x.img: makefs y.img d\n", "manifest:1: x.img: the command line does not name its output x.img"},
-		{"x.img: makefs x.img d\n\nx.img: ar r x.img\n", "manifest:3: x.img: already built at line 1"},
+		{"x.img: makefs x.img d\n\nx.img: ar r x.img\n", "manifest:3: x.img: defined twice (lines 1 and 3)"},
 		{"x.img: build x.img\n", "manifest:1: x.img: command build cannot build a fixture"},
 		{"x.img: makefs 'x.img d\n", "manifest:1: unterminated ' quote"},
 		{"x.img: makefs x.img d \\\n", `manifest:1: '\' continues past the last line`},

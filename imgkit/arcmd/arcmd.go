@@ -110,6 +110,15 @@ func usagef(format string, args ...any) error {
 // Operations are the operation letters of an ar key.
 const Operations = "dmpqrstx"
 
+// Modifiers are the modifier letters of an ar key that Parse accepts,
+// besides s, which is the operation "write the index" alone and the
+// modifier "write the index too" after another operation.
+const Modifiers = "abcDfiNoOPSTuUv"
+
+// LongOptions are the options Parse reads anywhere on the command line,
+// each written --name or --name=value: --format, --compat and --thin.
+var LongOptions = []string{"format", "compat", "thin"}
+
 // Parse parses an ar command line (without the program name) as GNU ar
 // does: the long options anywhere, then the key (operation and modifiers,
 // with or without a leading '-'), then relpos (a, b or i with m or r),

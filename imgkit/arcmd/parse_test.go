@@ -227,3 +227,31 @@ func TestInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestLetterLists checks Modifiers and LongOptions against what Parse
+// accepts, so that a help built from them lists every letter and option
+// and no other: after the operation r, each ASCII letter that is no
+// operation is accepted exactly when Modifiers holds it, and each long
+// option is one Parse knows.
+func TestLetterLists(t *testing.T) {
+	t.Parallel()
+	for ch := byte('A'); ch <= 'z'; ch++ {
+		if !('A' <= ch && ch <= 'Z' || 'a' <= ch && ch <= 'z') || strings.IndexByte(Operations, ch) >= 0 {
+			continue
+		}
+		_, err := (&Command{}).parseKey("r" + string(ch))
+		if listed := strings.IndexByte(Modifiers, ch) >= 0; listed != (err == nil) {
+			t.Errorf("modifier %c: listed in Modifiers %v, parseKey error %v", ch, listed, err)
+		}
+	}
+	for _, name := range LongOptions {
+		known := false // as --name or --name=value
+		for _, arg := range []string{"--" + name, "--" + name + "=gnu"} {
+			_, _, err := (&Command{}).parseLongOptions([]string{arg, "x"})
+			known = known || err == nil || !strings.Contains(err.Error(), "unknown option")
+		}
+		if !known {
+			t.Errorf("LongOptions lists %s, which Parse does not know", name)
+		}
+	}
+}

@@ -18,6 +18,7 @@ func init() { RegisterFSType(cd9660FSType) }
 // WriteFile.
 var cd9660FSType = FSType[cd9660.Options]{
 	Name:        "cd9660",
+	Description: "ISO 9660",
 	Help:        cd9660.OptionHelp,
 	ParseOption: cd9660.ParseOption,
 	ErrOption:   cd9660.ErrOption,

@@ -19,6 +19,7 @@ func init() { RegisterFSType(ffsFSType) }
 // ffsFSType is the ffs type: imgkit/ffs's option table and WriteFile.
 var ffsFSType = FSType[ffs.Options]{
 	Name:        "ffs",
+	Description: "FFS: UFS1, UFS2",
 	Help:        ffs.OptionHelp,
 	ParseOption: ffs.ParseOption,
 	ErrOption:   ffs.ErrOption,

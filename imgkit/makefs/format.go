@@ -18,6 +18,8 @@ import (
 // warnings), builds the source tree and calls WriteFile.
 type FSType[O any] struct {
 	Name string // the -t name
+	// Description names what the type makes, for help: "ISO 9660".
+	Description string
 
 	// Help lists the -o options (fsopt.Option rows); ParseOption sets
 	// one of them on an Options; ErrOption is the sentinel its errors
@@ -72,7 +74,7 @@ type Common struct {
 // RegisterFSType registers f as the makefs type f.Name; it is meant to be
 // called from init functions, as Register is.
 func RegisterFSType[O any](f FSType[O]) {
-	Register(Type{Name: f.Name, Help: f.Help, Write: f.write, Inputs: f.inputs})
+	Register(Type{Name: f.Name, Description: f.Description, Help: f.Help, Write: f.write, Inputs: f.inputs})
 }
 
 // inputs is the Type.Inputs of f: the -o options and the global flags

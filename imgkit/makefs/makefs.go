@@ -84,10 +84,11 @@ type Command struct {
 	Debug     int64            // -d debug mask (accepted, unused)
 	UserDB    string           // -N
 
-	Image    string   // image-file
-	ImageArg int      // the index of image-file in the command line Parse read
-	Manifest string   // the second argument when it is an mtree manifest, or "-" for Stdin
-	Dirs     []string // source directories: the second argument when it is one, then every extra-directory
+	Image       string   // image-file
+	ImageArg    int      // the index of image-file in the command line Parse read
+	Manifest    string   // the second argument when it is an mtree manifest, or "-" for Stdin
+	ManifestArg string   // that argument as given, for messages
+	Dirs        []string // source directories: the second argument when it is one, then every extra-directory
 
 	Dir    string              // working directory that relative paths resolved against
 	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = os.Getenv
@@ -226,7 +227,7 @@ func Parse(args []string, dir string, getenv func(string) string) (*Command, err
 		case fi.IsDir():
 			c.Dirs = append(c.Dirs, path)
 		case i == 0 && fi.Mode().IsRegular():
-			c.Manifest = path
+			c.Manifest, c.ManifestArg = path, src
 		case i == 0:
 			return nil, fmt.Errorf("makefs: %q: not a file or directory", src)
 		default:

@@ -17,6 +17,7 @@ func init() { RegisterFSType(msdosFSType) }
 // msdosFSType is the msdos type: imgkit/msdos's option table and WriteFile.
 var msdosFSType = FSType[msdos.Options]{
 	Name:        "msdos",
+	Description: "FAT: FAT12, FAT16, FAT32",
 	Help:        msdos.OptionHelp,
 	ParseOption: msdos.ParseOption,
 	ErrOption:   msdos.ErrOption,

@@ -1,6 +1,7 @@
 package makefs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,12 +80,9 @@ func (c *Command) Tree(warn io.Writer) (*fstree.Tree, error) {
 func (c *Command) tree(opts *fstree.Options, warn io.Writer) (*fstree.Tree, error) {
 	var t *fstree.Tree
 	if c.Manifest != "" {
-		spec, err := c.readSpec(c.Manifest, warn)
-		if err != nil {
+		var err error
+		if t, err = c.manifestTree(opts, warn); err != nil {
 			return nil, err
-		}
-		if t, err = fstree.ApplySpec(nil, spec, false, opts); err != nil {
-			return nil, fmt.Errorf("makefs: %v", err)
 		}
 	}
 	for _, dir := range c.Dirs {
@@ -112,6 +110,32 @@ func (c *Command) tree(opts *fstree.Options, warn io.Writer) (*fstree.Tree, erro
 	return t, nil
 }
 
+// manifestTree builds the tree of the mtree manifest given as the source.
+// An error at a line of a manifest file says that the file was read as
+// an mtree spec, since a user who meant a directory may not know that
+// makefs takes a file in its place: "makefs: notes.txt is a file, read
+// as an mtree spec: line 1: ...".
+func (c *Command) manifestTree(opts *fstree.Options, warn io.Writer) (*fstree.Tree, error) {
+	spec, err := c.readSpec(c.Manifest, warn)
+	if err == nil {
+		var t *fstree.Tree
+		if t, err = fstree.ApplySpec(nil, spec, false, opts); err == nil {
+			return t, nil
+		}
+		err = fmt.Errorf("makefs: %w", err)
+	}
+	var se *fstree.SpecError
+	if c.Manifest == "-" || !errors.As(err, &se) {
+		return nil, err
+	}
+	name := c.ManifestArg
+	if name == "" {
+		name = c.Manifest
+	}
+	return nil, &rewordedError{msg: fmt.Sprintf("makefs: %s is a file, read as an mtree spec: line %d: %s",
+		name, se.Line, strings.TrimPrefix(se.Err.Error(), "fstree: ")), err: err}
+}
+
 // readSpec reads an mtree spec file, or c.Stdin for "-".
 func (c *Command) readSpec(name string, warn io.Writer) (*fstree.Spec, error) {
 	r := c.Stdin
@@ -137,7 +161,7 @@ func (c *Command) readSpec(name string, warn io.Writer) (*fstree.Spec, error) {
 	}
 	spec, err := fstree.ReadSpecOptions(r, name, &fstree.SpecOptions{Duplicates: dups, Warn: warn})
 	if err != nil {
-		return nil, fmt.Errorf("makefs: %v", err)
+		return nil, fmt.Errorf("makefs: %w", err)
 	}
 	spec.Dir = c.Dir
 	return spec, nil

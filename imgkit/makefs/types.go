@@ -18,7 +18,8 @@ import (
 //
 // A new type is one small file in this package that calls RegisterFSType
 // from an init function with an FSType over its package's Options type:
-//   - Name, the -t name;
+//   - Name, the -t name, and Description, what it makes ("ISO 9660"),
+//     for help;
 //   - Help, ParseOption and ErrOption, the package's -o option table, its
 //     parser of one key=value and the sentinel its bad options wrap;
 //   - Common, pointers to its Options' Timestamp, ClampTimes, Cache and Warn
@@ -37,6 +38,9 @@ import (
 // for a type that does not fit that shape.
 type Type struct {
 	Name string
+	// Description names what the type makes, for help: "ISO 9660",
+	// "FAT"; "" for none.
+	Description string
 	// Help lists the type's -o options; nil when the type has none to
 	// describe. Errors of Write that name an Options field are said with
 	// the -o key it lists for the field.

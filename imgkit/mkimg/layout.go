@@ -206,7 +206,7 @@ func (l *layout) checkPartition(i int, p Partition) error {
 		return nil
 	}
 	if !l.s.hasType(lower7(p.Type)) {
-		return fmt.Errorf("%w: partition %d: type %q is not a %s type", ErrPartition, i+1, p.Type, l.scheme)
+		return fmt.Errorf("%w: partition %d: type %q is not a %s type (%s types: %s)", ErrPartition, i+1, p.Type, l.scheme, l.scheme, strings.Join(l.s.aliases(), ", "))
 	}
 	if len(p.Label) > l.s.labelMax {
 		if l.s.labelMax == 0 {

@@ -146,18 +146,36 @@ type Partition struct {
 // copies, as mkimg --version prints it.
 const Version = 20161016
 
-// getoptSpec is mkimg's command line for getopt_long(3): its option
-// string and long options, with operands anywhere (and then refused as
-// trailing arguments) and long options abbreviated, as FreeBSD's
-// getopt_long reads them.
+// OptString is the getopt(3) option string of mkimg's command line:
+// letters, each followed by ':' when it takes an argument.
+const OptString = "a:b:c:C:f:ho:p:s:t:vyH:P:S:T:"
+
+// longOptions are mkimg's long options, and fixturegen's.
+var longOptions = []getopt.Long{
+	{Name: "formats"}, {Name: "schemes"}, {Name: "version"},
+	{Name: "capacity", Arg: getopt.RequiredArg},
+	{Name: "disk-guid", Arg: getopt.RequiredArg},      // fixturegen's extension
+	{Name: "partition-guid", Arg: getopt.RequiredArg}, // fixturegen's extension
+}
+
+// LongOptions returns the names of the long options Parse reads, each
+// written --name: mkimg's (--capacity, --formats, --schemes, --version)
+// and fixturegen's (--disk-guid, --partition-guid).
+func LongOptions() []string {
+	names := make([]string, len(longOptions))
+	for i, l := range longOptions {
+		names[i] = l.Name
+	}
+	return names
+}
+
+// getoptSpec is mkimg's command line for getopt_long(3): OptString and
+// longOptions, with operands anywhere (and then refused as trailing
+// arguments) and long options abbreviated, as FreeBSD's getopt_long
+// reads them.
 var getoptSpec = &getopt.Spec{
-	Short: "a:b:c:C:f:ho:p:s:t:vyH:P:S:T:",
-	Long: []getopt.Long{
-		{Name: "formats"}, {Name: "schemes"}, {Name: "version"},
-		{Name: "capacity", Arg: getopt.RequiredArg},
-		{Name: "disk-guid", Arg: getopt.RequiredArg},      // fixturegen's extension
-		{Name: "partition-guid", Arg: getopt.RequiredArg}, // fixturegen's extension
-	},
+	Short:   OptString,
+	Long:    longOptions,
 	Permute: true,
 	Abbrev:  true,
 }

@@ -95,14 +95,20 @@ func Scheme(name string) (SchemeFacts, bool) {
 	if !ok {
 		return SchemeFacts{}, false
 	}
-	f := SchemeFacts{Name: s.name, Description: s.description, MaxPartitions: s.maxParts,
-		LabelMax: s.labelMax, Bootcode: s.bootcode, MaxSectorSize: int(s.maxSectorSize)}
+	return SchemeFacts{Name: s.name, Description: s.description, MaxPartitions: s.maxParts,
+		LabelMax: s.labelMax, Bootcode: s.bootcode, MaxSectorSize: int(s.maxSectorSize),
+		Aliases: s.aliases()}, true
+}
+
+// aliases returns the type aliases s maps, in mkimg's order.
+func (s *scheme) aliases() []string {
+	var list []string
 	for _, a := range typeAliases {
 		if s.hasType(a) {
-			f.Aliases = append(f.Aliases, a)
+			list = append(list, a)
 		}
 	}
-	return f, true
+	return list
 }
 
 // Where the scheme's alignment rule is asked for, as mkimg's scheme

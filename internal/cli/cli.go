@@ -51,7 +51,11 @@ type command struct {
 	Usage   string // synopsis without the program name: "makefs [options] image directory..."
 	Summary string // one line for the command list
 	Help    string // optional longer description for "fixturegen help <name>"
-	Run     func(e *env, args []string) error
+	// Flags, when not nil, lists the flags for the help, one a line,
+	// before Help; Examples follow Help.
+	Flags    func() []flagGroup
+	Examples []example
+	Run      func(e *env, args []string) error
 
 	pending bool // a stand-in until the real command registers
 	hidden  bool // left out of the command list (commands for tests)
@@ -130,6 +134,8 @@ func run(e *env, args []string) (err error) {
 	switch name {
 	case "-h", "-help", "--help":
 		return runHelp(e, nil)
+	case "-V", "--version":
+		name = "version" // as most programs spell it
 	}
 	c, ok := commands[name]
 	if !ok {

@@ -5,6 +5,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/makefs"
+	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 )
 
 func init() {
@@ -19,10 +22,12 @@ func init() {
 // printUsage writes the program's usage and the list of commands to w.
 func printUsage(w io.Writer) {
 	var b strings.Builder
-	b.WriteString("usage: fixturegen <command> [arguments]\n\n")
-	b.WriteString("fixturegen builds FAT, FFS (UFS1, UFS2) and ISO 9660 images (makefs -t msdos,\n")
-	b.WriteString("ffs, cd9660) and ar archives reproducibly, as FreeBSD makefs(8) and ar(1)\n")
-	b.WriteString("would; ls, cat and diff read them back.\n\nCommands:\n")
+	b.WriteString("usage: fixturegen <command> [arguments]\n")
+	writeFlags(&b, []flagGroup{{
+		Title: "fixturegen makes, as FreeBSD's makefs(8), mkimg(1) and ar(1) would and the\nsame on every run:",
+		Flags: madeHelp(),
+	}})
+	b.WriteString("ls, cat and diff read them back.\n\nCommands:\n")
 	width := 0
 	list := slices.DeleteFunc(sortedCommands(), func(c *command) bool { return c.hidden })
 	for _, c := range list {
@@ -33,6 +38,23 @@ func printUsage(w io.Writer) {
 	}
 	b.WriteString("\nRun 'fixturegen help <command>' for the usage of a command.\n")
 	io.WriteString(w, b.String())
+}
+
+// madeHelp lists what fixturegen makes, from the registries: the makefs
+// types, with what each makes, and the mkimg schemes.
+func madeHelp() []flagHelp {
+	var types []string
+	for _, name := range makefs.Types() {
+		if t, ok := makefs.Lookup(name); ok && t.Description != "" {
+			name += " (" + t.Description + ")"
+		}
+		types = append(types, name)
+	}
+	return []flagHelp{
+		{"file system images", "makefs -t " + strings.Join(types, ", ")},
+		{"partitioned disks", "mkimg -s " + strings.Join(mkimg.Schemes(), ", ")},
+		{"archives", "ar archives, with their ranlib index"},
+	}
 }
 
 // runHelp prints the usage of the program, or of the command named in args,
@@ -52,12 +74,18 @@ func runHelp(e *env, args []string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: fixturegen %s\n\n%s\n", c.Usage, capitalize(c.Summary)+".")
+	if c.Flags != nil {
+		writeFlags(&b, c.Flags())
+	}
 	if c.Help != "" {
 		b.WriteString("\n")
 		b.WriteString(strings.TrimLeft(c.Help, "\n"))
 		if !strings.HasSuffix(c.Help, "\n") {
 			b.WriteString("\n")
 		}
+	}
+	if len(c.Examples) > 0 {
+		writeExamples(&b, c.Examples)
 	}
 	if c.Name == "makefs" {
 		b.WriteString("\n")

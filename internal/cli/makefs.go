@@ -23,16 +23,61 @@ import (
 
 func init() {
 	register(command{
-		Name:    "makefs",
-		Usage:   "makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile] [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir] [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size] [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host] image-file directory|manifest [extra-directory ...]",
-		Summary: "create a file system image from a directory tree, as makefs(8) does",
-		Help:    makefsHelp,
-		Run:     runMakefs,
+		Name:     "makefs",
+		Usage:    "makefs [-DxZ] [-B endian] [-b free-blocks] [-d debug-mask] [-F mtree-specfile] [-f free-files] [-M minimum-size] [-m maximum-size] [-N userdb-dir] [-O offset] [-o fs-options] [-R roundup-size] [-S sector-size] [-s image-size] [-T timestamp] [-t fs-type] [--metadata=git|host] image-file directory|manifest [extra-directory ...]",
+		Summary:  "create a file system image from a directory tree, as makefs(8) does",
+		Flags:    makefsFlags,
+		Help:     makefsHelp,
+		Examples: makefsExamples,
+		Run:      runMakefs,
 	})
 }
 
-const makefsHelp = `Options are those of FreeBSD makefs(8); -o takes the options of the
-file system type, comma-separated, as key or key=value.
+// makefsFlags lists the flags makefs.Parse reads, makefs.OptString's and
+// makefs.LongOptions, each said by makefsFlagTexts.
+func makefsFlags() []flagGroup {
+	return []flagGroup{{
+		Title: "Flags, those of FreeBSD makefs(8) and fixturegen's --metadata:",
+		Flags: getoptFlags(makefs.OptString, makefs.LongOptions, makefsFlagTexts),
+	}}
+}
+
+// makefsFlagTexts says each flag of makefs's command line, by its letter
+// or long name.
+var makefsFlagTexts = map[string]flagText{
+	"B":        {"endian", "byte order of an ffs image: be, 4321 or big; le, 1234 or little (the default)"},
+	"b":        {"free-blocks", "free blocks an ffs image keeps, or with '%' a percentage of its size"},
+	"D":        {"", "a path given twice in an mtree manifest or spec is a warning, not an error; -DD ignores it"},
+	"d":        {"debug-mask", "makefs's debugging output: accepted and ignored"},
+	"F":        {"mtree-specfile", "apply the mtree spec to the tree: owners, modes, times, flags, and entries it adds"},
+	"f":        {"free-files", "free inodes an ffs image keeps, or with '%' a percentage"},
+	"M":        {"minimum-size", "the smallest size of the image"},
+	"m":        {"maximum-size", "the largest size of the image; a tree that needs more is an error"},
+	"N":        {"userdb-dir", "look owner and group names up in userdb-dir's master.passwd (or passwd) and group rather than the host's"},
+	"O":        {"offset", "start the file system this many bytes into the image file (ffs, msdos)"},
+	"o":        {"fs-options", "options of the -t type, comma-separated key or key=value; listed below, and by -o help"},
+	"p":        {"", "the older spelling of -Z"},
+	"R":        {"roundup-size", "round the size of an ffs image up to a multiple of roundup-size"},
+	"S":        {"sector-size", "the sector size of the file system (ffs, msdos)"},
+	"s":        {"image-size", "the size of the image: sets both -M and -m"},
+	"T":        {"timestamp", "every time in the image: a file's modification time, or seconds since the Epoch"},
+	"t":        {"fs-type", "the file system type, one of those below (default ffs)"},
+	"x":        {"", "with -F, leave out what the spec does not name"},
+	"Z":        {"", "a sparse image (ffs): accepted; images are always sparse"},
+	"metadata": {"=git|host", "git: give the source directories' files only what git keeps (see below); host, the default: the host's owners, modes and hard links"},
+}
+
+// makefsExamples are the examples of "fixturegen help makefs", each run
+// by TestHelpExamplesRun in a folder holding src.
+var makefsExamples = []example{
+	{"makefs -t msdos -s 1440k -T 0 floppy.img src", "a 1440 KiB FAT12 image of the folder src, every time set to the Epoch"},
+	{"makefs -t ffs -o version=2 -M 1m -T 0 --metadata=git ufs.img src", "a UFS2 file system of at least 1 MiB whose owners and modes are what git keeps, the same in every checkout"},
+	{"makefs -t cd9660 -o rockridge,label=FIXTURES -T 0 cd.iso src", "an ISO 9660 image with Rock Ridge names and modes, volume label FIXTURES"},
+}
+
+const makefsHelp = `The source is a directory, or a file read as an mtree spec (a manifest of
+the tree, as mtree -c writes one), or "-" for such a spec on standard
+input; extra directories are merged into it.
 
 Sizes (-s -m -M -O -R -S -b -f) are decimal numbers of bytes with an
 optional suffix: b (512), k (1024), m (1024^2), g (1024^3), t (1024^4)
@@ -53,9 +98,8 @@ default, keeps the host's owners, modes and hard links. Catalogue entries
 (fixturegen build) run with --metadata=git unless they give
 --metadata=host.
 
--t chooses the file system type (default ffs). "-o help", anywhere among
-the -o options, prints the options of that type and exits; it needs no
-image-file or directory.
+"-o help", anywhere among the -o options, prints the options of the -t
+type and exits; it needs no image-file or directory.
 
 On a terminal, an image that takes more than a second shows how many
 bytes have been written on standard error until it is done.
