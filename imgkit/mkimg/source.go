@@ -330,9 +330,10 @@ func hashImage(h hash.Hash, im *bcache.Image, off, n int64) error {
 // MSDOSSource returns the Source of the FAT file system msdos.Write makes
 // of src with opts, written into the disk in place; its size is
 // msdos.LayoutOf's, known before it is written. An EFI system partition
-// from an fstest.MapFS is
+// of 33 MiB, the least FAT32 holds (65525 clusters of one sector; with
+// no Size the default clusters make it 2 GiB), from an fstest.MapFS is
 //
-//	mkimg.MSDOSSource(fstree.FS(fsys), &msdos.Options{FATType: 32})
+//	mkimg.MSDOSSource(fstree.FS(fsys), &msdos.Options{FATType: 32, Size: 33 << 20, SectorsPerCluster: 1})
 func MSDOSSource(src fstree.Source, opts *msdos.Options) Source {
 	return &builderSource{
 		name: "msdos file system",
