@@ -20,7 +20,7 @@ type Buf struct {
 func (b *Buf) Data() []byte { return b.data }
 
 // Off returns the byte offset of the block in the image.
-func (b *Buf) Off() int64 { return b.off }
+func (b *Buf) Off() int64 { return b.off - b.im.base }
 
 // Fresh reports whether the buffer was allocated by Getblk (zeroed, never
 // read) rather than read by Bread.
@@ -38,7 +38,7 @@ func (b *Buf) end() int64 { return b.off + int64(len(b.data)) }
 // stay holes unless the caller writes to them. A memory image skips them
 // too: they are still zero.
 func (im *Image) Getblk(off int64, size int) (*Buf, error) {
-	return im.getbuf(off, size, true)
+	return im.getbuf(off+im.base, size, true)
 }
 
 // Bread returns a block holding the existing bytes [off, off+size) of the
@@ -46,15 +46,17 @@ func (im *Image) Getblk(off int64, size int) (*Buf, error) {
 // re-read (grown to size if it is shorter). A block that overlaps a different
 // held buffer is an error wrapping ErrOverlap.
 func (im *Image) Bread(off int64, size int) (*Buf, error) {
-	return im.getbuf(off, size, false)
+	return im.getbuf(off+im.base, size, false)
 }
 
+// getbuf is Getblk (fresh) and Bread at an offset of the image's file,
+// base added; a Buf keeps that offset.
 func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 	if err := im.checkOpen(); err != nil {
 		return nil, err
 	}
 	if size <= 0 {
-		return nil, fmt.Errorf("%w: block size %d at offset %#x", ErrRange, size, off)
+		return nil, fmt.Errorf("%w: block size %d at offset %#x", ErrRange, size, off-im.base)
 	}
 	if err := im.checkRange(off, int64(size)); err != nil {
 		return nil, err
@@ -106,13 +108,13 @@ func (im *Image) getbuf(off int64, size int, fresh bool) (*Buf, error) {
 func (im *Image) checkOverlap(i int, off, n int64) error {
 	if i > 0 && im.held[i-1].end() > off {
 		p := im.held[i-1]
-		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off, n, p.off)
+		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off-im.base, n, p.off-im.base)
 	}
 	if i < len(im.held) && im.held[i].off == off {
 		i++
 	}
 	if i < len(im.held) && im.held[i].off < off+n {
-		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off, n, im.held[i].off)
+		return fmt.Errorf("%w: [%#x, +%#x) and the buffer at %#x", ErrOverlap, off-im.base, n, im.held[i].off-im.base)
 	}
 	return nil
 }
@@ -178,7 +180,7 @@ func (b *Buf) Grow(size int) error {
 	old := len(b.data)
 	switch {
 	case size < old:
-		return fmt.Errorf("%w: from %d to %d bytes at offset %#x", ErrShrink, old, size, b.off)
+		return fmt.Errorf("%w: from %d to %d bytes at offset %#x", ErrShrink, old, size, b.off-im.base)
 	case size == old:
 		return nil
 	}

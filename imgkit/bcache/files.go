@@ -66,6 +66,20 @@ func (im *Image) CopyFiles(files []FileCopy) (int, error) {
 	return im.copyFiles(files, copyWorkers)
 }
 
+// inFile returns files with their offsets made offsets of the image's
+// file (base added), a copy of them for a section's image.
+func (im *Image) inFile(files []FileCopy) []FileCopy {
+	if im.base == 0 {
+		return files
+	}
+	moved := make([]FileCopy, len(files))
+	for i, fc := range files {
+		fc.Off += im.base
+		moved[i] = fc
+	}
+	return moved
+}
+
 // copyFiles is CopyFiles with at most maxWorkers goroutines. A source that
 // may have holes is copied by CopyFrom, which skips them (holes.go), one
 // at a time after the batch's other files, and such a batch is not
@@ -74,6 +88,7 @@ func (im *Image) copyFiles(files []FileCopy, maxWorkers int) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return -1, err
 	}
+	files = im.inFile(files)
 	holey := holeyFiles(files)
 	if len(holey) == 0 {
 		return im.copyBatch(files, maxWorkers, true)
@@ -238,7 +253,7 @@ func (im *Image) writeData(fc *FileCopy) error {
 	if err := im.checkData(fc); err != nil {
 		return err
 	}
-	_, err := im.WriteAt(fc.Data, fc.Off)
+	_, err := im.writeAt(fc.Data, fc.Off)
 	return err
 }
 
@@ -371,7 +386,7 @@ func (im *Image) copyOne(fc *FileCopy) error {
 		return err
 	}
 	if err = skipTo(r, fc.SrcOff); err == nil {
-		err = im.CopyFrom(fc.Off, r, fc.N)
+		err = im.copyFromAt(fc.Off, r, fc.N)
 	}
 	if cerr := r.Close(); err == nil {
 		err = cerr

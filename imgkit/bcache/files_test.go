@@ -386,7 +386,7 @@ func TestCopyUnitsJoin(t *testing.T) {
 	}
 	for _, tg := range targets {
 		im := mustOpen(t, tg, 1<<16, nil)
-		if u := im.copyUnits(batch); len(u) != 1 || u[0] != [2]int{0, len(batch)} {
+		if u := im.copyUnits(im.inFile(batch)); len(u) != 1 || u[0] != [2]int{0, len(batch)} {
 			t.Errorf("%s: units %v, want one of the whole batch", tg.name, u)
 		}
 		if _, err := im.copyFiles(batch, 4); err != nil {

@@ -29,25 +29,27 @@ func (im *Image) ZeroRange(off, n int64) error {
 	if err := im.checkOpen(); err != nil {
 		return err
 	}
+	off += im.base
 	if err := im.checkRange(off, n); err != nil {
 		return err
-	}
-	return im.zeroHole(off, n)
-}
-
-// zeroHole makes [off, off+n) of the image read as zero with as few
-// writes as it can (see ZeroRange).
-func (im *Image) zeroHole(off, n int64) error {
-	if n <= 0 {
-		return nil
 	}
 	// The zeros count as written whether or not they needed a write:
 	// they are the contents of the range.
 	im.wrote(n)
+	return im.zeroHole(off, n)
+}
+
+// zeroHole makes [off, off+n) of the image's file read as zero with as
+// few writes as it can (see ZeroRange). It leaves the chunks never
+// handed out or written unmarked: they stay holes, which DataRun skips.
+func (im *Image) zeroHole(off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
 	if im.data != nil {
 		// The bitmap of touched chunks is the fresh/existing rule:
-		// zero clears only what was handed out or written.
-		return im.zero(off, n)
+		// only what was handed out or written is cleared.
+		return im.clearTouched(off, n)
 	}
 	end := off + n
 	for pos := off; pos < end; {
@@ -107,6 +109,7 @@ func (im *Image) copyHoles(off int64, src *os.File, n int64) (bool, error) {
 	}
 	for pos := start; pos < end; {
 		lo, hi := dataRun(src, pos, end)
+		im.wrote(lo - pos) // a hole is copied as the zeros it holds
 		if err := im.zeroHole(off+pos-start, lo-pos); err != nil {
 			return true, err
 		}

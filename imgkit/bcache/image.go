@@ -123,6 +123,15 @@ type Image struct {
 	held       []*Buf      // buffers not yet released, sorted by offset
 	slab       []Buf       // unused Buf structs, allocated in bulk
 	clone      cloneState  // whether and how file data is cloned (clone.go)
+
+	// An image built in place in a section of another (section.go)
+	// shares that image's file, mapping or bytes and bitmap, and works
+	// in its offsets: parent is that image, base the section's offset
+	// in the file (or bytes), which the exported methods add to the
+	// image's own offsets and Buf.Off takes off again. Every other
+	// image has base 0 and no parent.
+	base   int64
+	parent *Image
 }
 
 // Create makes a temporary file beside path (in the same directory, named
@@ -273,18 +282,26 @@ func (im *Image) Size() int64 { return im.size }
 // file, ModeMemory for the memory targets, never ModeAuto.
 func (im *Image) Mode() Mode { return im.mode }
 
-// checkRange reports an error unless [off, off+n) lies within the image.
+// checkRange reports an error unless [off, off+n) lies within the image;
+// off is an offset of the file (or bytes) the image is in, base added
+// (an exported method's offset plus im.base, which wraps around for
+// offsets near the int64 limits and back again here). The error gives
+// the image's own offsets.
 func (im *Image) checkRange(off, n int64) error {
-	if off < 0 || n < 0 || off > im.size || n > im.size-off {
-		return fmt.Errorf("%w: [%#x, +%#x) in an image of %#x bytes", ErrRange, off, n, im.size)
+	rel := off - im.base
+	if rel < 0 || n < 0 || rel > im.size || n > im.size-rel {
+		return fmt.Errorf("%w: [%#x, +%#x) in an image of %#x bytes", ErrRange, rel, n, im.size)
 	}
 	return nil
 }
 
-// checkOpen reports ErrClosed once the image is committed or aborted.
+// checkOpen reports ErrClosed once the image, or the image it is built in
+// (a section's), is committed or aborted.
 func (im *Image) checkOpen() error {
-	if im.state != stateOpen {
-		return ErrClosed
+	for p := im; p != nil; p = p.parent {
+		if p.state != stateOpen {
+			return ErrClosed
+		}
 	}
 	return nil
 }
@@ -306,6 +323,11 @@ func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 	if err := im.checkOpen(); err != nil {
 		return 0, err
 	}
+	return im.writeAt(p, off+im.base)
+}
+
+// writeAt is WriteAt at an offset of the image's file, base added.
+func (im *Image) writeAt(p []byte, off int64) (int, error) {
 	if err := im.checkRange(off, int64(len(p))); err != nil {
 		return 0, err
 	}
@@ -374,6 +396,11 @@ func (im *Image) CopyFrom(off int64, r io.Reader, n int64) error {
 	if err := im.checkOpen(); err != nil {
 		return err
 	}
+	return im.copyFromAt(off+im.base, r, n)
+}
+
+// copyFromAt is CopyFrom at an offset of the image's file, base added.
+func (im *Image) copyFromAt(off int64, r io.Reader, n int64) error {
 	if err := im.checkRange(off, n); err != nil {
 		return err
 	}
@@ -564,13 +591,14 @@ func (im *Image) shortErr(err error, off, done, n int64) error {
 // Bytes. An image for an io.WriterAt (CreateWriterAt) is written to it by
 // Commit, every byte of it (see CreateWriterAt); if that fails, the error
 // names the offset, the image is discarded as by Abort and the writer may
-// hold part of it.
+// hold part of it. An image built in place in a Section has its bytes
+// there already: Commit only ends it.
 func (im *Image) Commit() error {
 	if err := im.checkOpen(); err != nil {
 		return err
 	}
 	if len(im.held) > 0 {
-		return fmt.Errorf("%w: %d, the first at offset %#x", ErrHeld, len(im.held), im.held[0].off)
+		return fmt.Errorf("%w: %d, the first at offset %#x", ErrHeld, len(im.held), im.held[0].off-im.base)
 	}
 	if err := im.commit(); err != nil {
 		im.Abort()
@@ -581,6 +609,9 @@ func (im *Image) Commit() error {
 }
 
 func (im *Image) commit() error {
+	if im.parent != nil {
+		return nil // a section's bytes are already in the image it is in
+	}
 	if im.mem {
 		return im.commitMemory()
 	}
@@ -692,6 +723,16 @@ func (im *Image) Abort() error {
 		return nil
 	}
 	im.state = stateAborted
+	if im.parent != nil {
+		// A section's image owns nothing of the image it is in: what it
+		// wrote stays there, for that image's own Abort to drop.
+		im.data, im.touched, im.f = nil, nil, nil
+		for _, b := range im.held {
+			b.held = false
+		}
+		im.held = nil
+		return nil
+	}
 	var err error
 	if im.mem {
 		im.data, im.touched, im.out = nil, nil, nil

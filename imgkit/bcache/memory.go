@@ -55,9 +55,18 @@ func CreateMemory(size int64, opts *Options) (*Image, error) {
 //
 // The size is checked, and the options taken (only Progress counts), as
 // by CreateMemory; a nil w is an error.
+//
+// A w that is an InPlaceCreator (a Section of another image) is not
+// written at Commit: the image is w.CreateInPlace(size), built in place
+// in that other image, which keeps memory flat and the ranges never
+// written holes of its file (see Section.CreateInPlace); opts are then
+// that image's.
 func CreateWriterAt(w io.WriterAt, size int64, opts *Options) (*Image, error) {
 	if w == nil {
 		return nil, errors.New("bcache: CreateWriterAt with a nil io.WriterAt")
+	}
+	if ip, ok := w.(InPlaceCreator); ok {
+		return ip.CreateInPlace(size)
 	}
 	im, err := CreateMemory(size, opts)
 	if err != nil {
@@ -92,10 +101,10 @@ func allocImage(size int64) (data []byte, err error) {
 
 // Bytes returns the image made by CreateMemory once Commit has succeeded:
 // Size bytes that the caller now owns. It returns nil before Commit, after
-// Abort, and for the images of Create and CreateWriterAt.
+// Abort, and for the images of Create and CreateWriterAt (a section's too).
 func (im *Image) Bytes() []byte {
-	if !im.mem || im.state != stateCommitted || im.data == nil {
-		return nil // CreateWriterAt's Commit drops data
+	if !im.mem || im.state != stateCommitted || im.data == nil || im.parent != nil {
+		return nil // CreateWriterAt's Commit drops data; a section's are another image's
 	}
 	return im.data[:im.size:im.size]
 }

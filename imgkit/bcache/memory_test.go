@@ -99,8 +99,9 @@ var writerAtTarget = testTarget{name: "writerat", mode: ModeMemory, open: func(t
 }}
 
 // targets lists every kind of image: the file modes of this system, memory,
-// and memory committed to an io.WriterAt.
-var targets = append(fileTargets(), memoryTarget, writerAtTarget)
+// memory committed to an io.WriterAt, and images built in place in a
+// section of the file modes' and memory's (section_test.go).
+var targets = append(append(fileTargets(), memoryTarget, writerAtTarget), sectionTargets()...)
 
 func fileTargets() []testTarget {
 	var ts []testTarget

@@ -326,6 +326,9 @@ func runProperty(t *testing.T, seed uint64, steps int) {
 	tgs := []testTarget{fileTarget(pair[0]), fileTarget(pair[1]), memoryTarget, writerAtTarget}
 	memOpts := &Options{Mode: []Mode{ModeAuto, ModeMmap, ModeCopy}[(seed/125)%3], Bulk: all[(seed/25)%5], Sync: seed%2 == 0}
 	opts := []*Options{{Bulk: all[seed%5]}, {Bulk: all[(seed/5)%5]}, memOpts, memOpts}
+	// One image built in a section, of each of the first three in turn,
+	// at GPT's first partition (section_test.go).
+	tgs, opts = append(tgs, sectionTarget(tgs[seed%3])), append(opts, opts[seed%3])
 	for k, tg := range tgs {
 		im := mustOpen(t, tg, s.size, opts[k])
 		src, err := os.Open(srcPath)

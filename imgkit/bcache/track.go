@@ -55,7 +55,8 @@ func maskBits(bit, span int64) uint64 {
 
 // zero clears [off, off+n) of the mapping, skipping the chunks never touched
 // (they read as zero already and are holes in the file), and marks the range
-// touched. A fault while clearing becomes a *FaultError.
+// touched, for a block handed out fresh. A fault while clearing becomes a
+// *FaultError.
 func (im *Image) zero(off, n int64) error {
 	if n <= 0 {
 		return nil
@@ -70,6 +71,20 @@ func (im *Image) zero(off, n int64) error {
 			return nil
 		}
 	}
+	err := im.clearTouched(off, n)
+	im.markTouched(off, n)
+	return err
+}
+
+// clearTouched clears the chunks of [off, off+n) of the mapping that were
+// touched, and marks nothing: the others read as zero already, and stay
+// holes of the file. A fault while clearing becomes a *FaultError.
+func (im *Image) clearTouched(off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	end := off + n
+	first, last := off>>im.trackShift, (end-1)>>im.trackShift
 	var err error
 	for c := first; c <= last; {
 		w, bit := c/64, c%64
@@ -95,6 +110,31 @@ func (im *Image) zero(off, n int64) error {
 		}
 		c = run
 	}
-	im.markTouched(off, n)
 	return err
+}
+
+// nextTouched returns the first chunk from c to last that was touched, or
+// last+1 when none was.
+func (im *Image) nextTouched(c, last int64) int64 {
+	for c <= last {
+		w, bit := c/64, c%64
+		if word := im.touched[w] >> uint(bit); word != 0 {
+			return min(c+int64(bits.TrailingZeros64(word)), last+1)
+		}
+		c += 64 - bit
+	}
+	return last + 1
+}
+
+// nextUntouched returns the first chunk from c to last that was never
+// touched, or last+1 when all were.
+func (im *Image) nextUntouched(c, last int64) int64 {
+	for c <= last {
+		w, bit := c/64, c%64
+		if word := ^im.touched[w] >> uint(bit); word != 0 {
+			return min(c+int64(bits.TrailingZeros64(word)), last+1)
+		}
+		c += 64 - bit
+	}
+	return last + 1
 }

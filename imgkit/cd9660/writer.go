@@ -29,7 +29,9 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // dst, every byte of it from offset 0, and returns its size. The image is
 // built in memory first: nothing is written to dst when the volume cannot
 // be made, and dst may hold part of the image when a write to it fails.
-// On any error the size returned is 0.
+// On any error the size returned is 0. A dst that is a
+// bcache.InPlaceCreator (a bcache.Section) gets the image built in place
+// instead: the same bytes, but what the volume leaves zero is not written.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {

@@ -26,7 +26,11 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // returns: Options.Offset zero bytes, then the file system. The image is
 // built in memory first; nothing is written to w before it is complete,
 // and then every byte is, zeros included. On an error writing to w, w may
-// hold part of the image.
+// hold part of the image. A w that is a bcache.InPlaceCreator (a
+// bcache.Section, or a partition mkimg.FFSSource writes) gets the image
+// built in place instead: the same bytes, but what the file system
+// leaves zero is not written (it stays a hole of a disk file) and memory
+// does not grow with it, nor is the memory check of Build made.
 func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	im, err := writeTarget(imgfmt.ToWriterAt(w), src, opts)
 	if err != nil {

@@ -31,7 +31,9 @@ type Target struct {
 func ToFile(path string) Target { return Target{path: path} }
 
 // ToWriterAt returns the Target of w: the image is made in memory and
-// then written to w from offset 0 (bcache.CreateWriterAt).
+// then written to w from offset 0 (bcache.CreateWriterAt), or, when w is
+// a bcache.InPlaceCreator (a section of a disk being written), built in
+// place in w.
 func ToWriterAt(w io.WriterAt) Target { return Target{w: w} }
 
 // ToMemory returns the Target of an image kept in memory
@@ -39,9 +41,13 @@ func ToWriterAt(w io.WriterAt) Target { return Target{w: w} }
 func ToMemory() Target { return Target{mem: true} }
 
 // InMemory reports whether the image is held whole in memory until it is
-// complete, as it is for ToWriterAt and ToMemory: a format that bounds
-// the memory an image takes checks it then.
-func (t Target) InMemory() bool { return t.path == "" }
+// complete, as it is for ToMemory and for ToWriterAt but of an image
+// built in place: a format that bounds the memory an image takes checks
+// it then.
+func (t Target) InMemory() bool {
+	_, inPlace := t.w.(bcache.InPlaceCreator)
+	return t.path == "" && !inPlace
+}
 
 // create makes the block-cache image of size bytes at t.
 func (t Target) create(size int64, c *bcache.Options) (*bcache.Image, error) {

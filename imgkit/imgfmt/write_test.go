@@ -55,6 +55,22 @@ func TestWriteImage(t *testing.T) {
 		t.Errorf("memory %q, %v", im.Bytes(), err)
 	}
 
+	// A section of another image: built in place there, not in memory.
+	disk, err := bcache.CreateMemory(30, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ToWriterAt(disk.Section(7, 12))
+	if in.InMemory() {
+		t.Error("ToWriterAt of a bcache.Section says InMemory")
+	}
+	if _, err := WriteImage(in, 10, nil, fill); err != nil {
+		t.Fatal(err)
+	}
+	if err := disk.Commit(); err != nil || !bytes.Equal(disk.Bytes()[7:17], want) {
+		t.Errorf("section %q, %v; want %q", disk.Bytes()[7:17], err, want)
+	}
+
 	errFill := errors.New("fill failed")
 	failed := filepath.Join(t.TempDir(), "failed")
 	var none writerAt

@@ -51,19 +51,25 @@ func (d *contentDigest) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// zeroMarks is a run of the marks of zero blocks (and the zeros of a
+// partial block), shared: Zeros hashes up to this many marks in one Write.
+var zeroMarks [4096]byte
+
 // Zeros adds n zeros to the contents, whole blocks of them without
-// touching their bytes.
+// touching their bytes: their marks are hashed a run at a time, so that
+// the 128 Mi blocks of an 8 TiB sparse partition are 128 MiB hashed in
+// 32 Ki writes rather than 128 Mi writes of one byte.
 func (d *contentDigest) Zeros(n int64) {
-	var zeros [4096]byte
 	for n > 0 {
 		if len(d.block) == 0 && n >= digestBlock {
-			d.h.Write([]byte{0})
-			d.total += digestBlock
-			n -= digestBlock
+			k := min(n/digestBlock, int64(len(zeroMarks)))
+			d.h.Write(zeroMarks[:k])
+			d.total += uint64(k) * digestBlock
+			n -= k * digestBlock
 			continue
 		}
-		m := min(n, int64(len(zeros)), int64(digestBlock-len(d.block)))
-		d.Write(zeros[:m])
+		m := min(n, int64(len(zeroMarks)), int64(digestBlock-len(d.block)))
+		d.Write(zeroMarks[:m])
 		n -= m
 	}
 }

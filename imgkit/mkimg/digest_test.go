@@ -59,6 +59,24 @@ func TestContentDigest(t *testing.T) {
 	if want := digestOf(make([]byte, 3*64<<10+5)); !bytes.Equal(d.Sum(nil), want) {
 		t.Errorf("Zeros alone: digest differs from that of the zeros written")
 	}
+	// More zero blocks than Zeros hashes the marks of at once, after a
+	// partial block: the same digest as the zeros written a block at a
+	// time.
+	d.Reset()
+	w := newContentDigest()
+	d.Write(data[:100])
+	w.Write(data[:100])
+	const blocks = len(zeroMarks) + 3
+	d.Zeros(int64(blocks)*64<<10 + 5)
+	zero := make([]byte, 64<<10)
+	w.Write(zero[:64<<10-100])
+	for range blocks - 1 {
+		w.Write(zero)
+	}
+	w.Write(zero[:105])
+	if !bytes.Equal(d.Sum(nil), w.Sum(nil)) {
+		t.Errorf("Zeros of %d blocks: digest differs from that of the zeros written", blocks)
+	}
 	d.Reset()
 	if want := digestOf(nil); !bytes.Equal(d.Sum(nil), want) {
 		t.Errorf("after Reset: not the digest of no bytes")

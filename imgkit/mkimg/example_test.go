@@ -36,6 +36,9 @@ func Example_gpt() {
 	root := fstest.MapFS{
 		"etc/rc.conf": {Data: []byte("hostname=\"fixture\"\n"), Mode: 0o644},
 	}
+	// The ESP's size is given: FAT32 needs 65525 clusters, which with
+	// one-sector clusters is 33 MiB, where the default cluster size
+	// would make it 2 GiB (in place, that is mostly holes of disk.img).
 	espOpts := &msdos.Options{FATType: 32, Size: 33 << 20, SectorsPerCluster: 1}
 	disk := filepath.Join(dir, "disk.img")
 	err = mkimg.WriteFile(disk, &mkimg.Options{

@@ -193,10 +193,17 @@ func (s *readerSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error
 // source tree and options, so that a file system goes into the disk
 // without an intermediate file. name names the source in errors.
 //
+// The io.WriterAt is a bcache.InPlaceCreator: msdos.Write, ffs.Write and
+// cd9660.Write given it build their image in place, in the disk's block
+// cache, so that what the file system leaves zero is never written (it
+// stays a hole of the disk file) and memory does not grow with the
+// partition.
+//
 // When the GUIDs are derived the partition's bytes are hashed as write
-// gives them if it writes them in order from offset 0, as the image
-// writers of this module do, and otherwise read back from the disk
-// afterwards.
+// gives them if it writes them in order from offset 0 through WriteAt,
+// and otherwise (out of order, or built in place) read back from the disk
+// afterwards, its ranges never written hashed as the zeros they hold
+// without being read.
 func BuilderSource(name string, size int64, write func(w io.WriterAt) (int64, error)) Source {
 	return &builderSource{name: name, size: func() (int64, error) { return size, nil }, write: write}
 }
@@ -247,7 +254,8 @@ func (b *builderSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) erro
 
 // partWriter is the io.WriterAt a builder writes its partition through:
 // offsets relative to the partition's start, writes past its end refused,
-// and the bytes hashed while they come in order.
+// and the bytes hashed while they come in order. It is also a
+// bcache.InPlaceCreator, for the image writers of this module.
 type partWriter struct {
 	im        *bcache.Image
 	off, n    int64
@@ -277,18 +285,44 @@ func (w *partWriter) WriteAt(p []byte, off int64) (int, error) {
 	return m, err
 }
 
-// hashImage adds the n bytes of im from off to h, read back a block at a
-// time.
-func hashImage(h hash.Hash, im *bcache.Image, off, n int64) error {
-	for done := int64(0); done < n; {
-		size := int(min(hashBuf, n-done))
-		b, err := im.Bread(off+done, size)
-		if err != nil {
-			return err
+// CreateInPlace gives a format writer (msdos.Write and the others, through
+// bcache.CreateWriterAt) an image of size bytes that is the partition's
+// first bytes on the disk: the file system is built in place, and hashed
+// afterwards. A size past the partition's is a source that changed.
+func (w *partWriter) CreateInPlace(size int64) (*bcache.Image, error) {
+	if size > w.n {
+		err := fmt.Errorf("%w: an image of %d bytes is larger than the partition's %d", ErrSourceChanged, size, w.n)
+		if w.err == nil {
+			w.err = err
 		}
-		h.Write(b.Data())
-		im.Brelse(b)
-		done += int64(size)
+		return nil, err
+	}
+	w.unordered = true // its bytes do not pass through WriteAt
+	return w.im.Section(w.off, w.n).CreateInPlace(size)
+}
+
+// hashImage adds the n bytes of im from off to h: the ranges that may
+// hold data (bcache's DataRun) read back with pread, a buffer at a time,
+// and the rest, never written, added as the zeros it holds without being
+// read or mapped. Reading every block through the cache cost a 2 GiB ESP
+// holding one small file 2 GiB of resident memory.
+func hashImage(h hash.Hash, im *bcache.Image, off, n int64) error {
+	buf := make([]byte, min(hashBuf, n))
+	end := off + n
+	for pos := off; pos < end; {
+		lo, hi := im.DataRun(pos, end)
+		if lo > pos {
+			addZeros(h, lo-pos)
+			pos = lo
+		}
+		for pos < hi {
+			m, err := im.ReadAt(buf[:min(hashBuf, hi-pos)], pos)
+			if err != nil {
+				return err
+			}
+			h.Write(buf[:m])
+			pos += int64(m)
+		}
 	}
 	return nil
 }
@@ -296,9 +330,10 @@ func hashImage(h hash.Hash, im *bcache.Image, off, n int64) error {
 // MSDOSSource returns the Source of the FAT file system msdos.Write makes
 // of src with opts, written into the disk in place; its size is
 // msdos.LayoutOf's, known before it is written. An EFI system partition
-// from an fstest.MapFS is
+// of 33 MiB, the least FAT32 holds (65525 clusters of one sector; with
+// no Size the default clusters make it 2 GiB), from an fstest.MapFS is
 //
-//	mkimg.MSDOSSource(fstree.FS(fsys), &msdos.Options{FATType: 32})
+//	mkimg.MSDOSSource(fstree.FS(fsys), &msdos.Options{FATType: 32, Size: 33 << 20, SectorsPerCluster: 1})
 func MSDOSSource(src fstree.Source, opts *msdos.Options) Source {
 	return &builderSource{
 		name: "msdos file system",

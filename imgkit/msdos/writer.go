@@ -29,6 +29,10 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // built in memory first (LayoutOf tells its size beforehand): nothing is
 // written to dst when the volume cannot be made, and dst may hold part of
 // the image when a write to it fails. On any error the size returned is 0.
+// A dst that is a bcache.InPlaceCreator (a bcache.Section, or a partition
+// mkimg.MSDOSSource writes) gets the image built in place instead: the
+// same bytes, but what the volume leaves zero is not written (it stays a
+// hole of a disk file) and memory does not grow with the volume.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {
