@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -532,7 +532,9 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	tmpPath := tempfile.Name(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
-	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
+	meter := new(progress.Meter)
+	e.started(m, meter)
+	if !e.runCommand(ctx, m, p, tmpPath, meter, r, fail) {
 		return
 	}
 	s, err := SumFile(tmpPath)
@@ -559,21 +561,19 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 }
 
 // runCommand runs the entry m's command with its output argument set to
-// tmpPath, without SOURCE_DATE_EPOCH, and records its standard output and
+// tmpPath, without SOURCE_DATE_EPOCH, telling how far it is in meter, and records its standard output and
 // its error lines in r with the temporary name replaced by the entry's.
 // It reports whether the command succeeded and the run was not
 // interrupted; otherwise it has called fail.
-func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, meter *progress.Meter, r *EntryResult, fail func(string, ...any)) bool {
 	where := e.where(m)
 	tmpArg, _ := filepath.Rel(e.dir, tmpPath)
 	tmpArg = filepath.ToSlash(tmpArg)
 	args := slices.Clone(m.Args)
 	args[p.Output] = tmpArg
 	var stdout, stderr bytes.Buffer
-	var written atomic.Int64
-	e.started(m, &written)
 	err := e.o.Runner.Run(ctx, &Command{
-		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr, Progress: &written,
+		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr, Progress: meter,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
 				return ""

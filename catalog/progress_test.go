@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // countingRunner is fakeRunner counting in Command.Progress the bytes of
@@ -28,15 +29,15 @@ func (r *countingRunner) Run(ctx context.Context, c *Command) error {
 }
 
 // startRecorder is a ProgressReporter that keeps, for each entry done,
-// what its counter said.
+// what its meter counted.
 type startRecorder struct {
 	recorder
 	mu       sync.Mutex
-	counters map[string]*atomic.Int64
+	counters map[string]*progress.Meter
 	written  map[string]int64
 }
 
-func (r *startRecorder) EntryStarted(e Entry, written *atomic.Int64) {
+func (r *startRecorder) EntryStarted(e Entry, written *progress.Meter) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.counters[e.Name] != nil {
@@ -49,18 +50,18 @@ func (r *startRecorder) EntryDone(e *EntryResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c := r.counters[e.Entry.Name]; c != nil {
-		r.written[e.Entry.Name] = c.Load()
+		r.written[e.Entry.Name] = c.Count()
 	}
 }
 
 // TestBuildHandsProgress checks that the engine gives each command a
-// counter in Command.Progress and the same counter to a ProgressReporter
+// meter in Command.Progress and the same meter to a ProgressReporter
 // before the command runs, and tells it nothing of entries up to date.
 func TestBuildHandsProgress(t *testing.T) {
 	t.Parallel()
 	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\nb: write b yy zz\n"})
 	for i, want := range []map[string]int64{{"a": 2, "b": 6}, {}} {
-		rep := &startRecorder{counters: map[string]*atomic.Int64{}, written: map[string]int64{}}
+		rep := &startRecorder{counters: map[string]*progress.Meter{}, written: map[string]int64{}}
 		if _, err := c.Build(context.Background(), &Options{Runner: &countingRunner{}, Reporter: rep, Update: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestBuildHandsProgress(t *testing.T) {
 		}
 		for name, n := range want {
 			if rep.written[name] != n {
-				t.Errorf("build %d: %s's counter said %d when done, want %d", i+1, name, rep.written[name], n)
+				t.Errorf("build %d: %s's meter counted %d when done, want %d", i+1, name, rep.written[name], n)
 			}
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -78,18 +78,21 @@ type Options struct {
 	// documentation), as the word noclone in FIXTUREGEN_CACHE does. The
 	// memory targets never clone.
 	NoClone bool
-	// Progress, when not nil, counts the bytes written into the image as
-	// they are written, so that another goroutine can show how far a
-	// long build is: the length of every WriteAt, Bwrite (in every mode,
-	// though in mmap mode the bytes are already in the mapping),
-	// ZeroRange and file copied by CopyFrom and CopyFiles (cloned or
-	// copied, holes included), added with one atomic add per call or per
-	// copied chunk of up to 1 MiB, never per block. A range written twice
-	// counts twice, so the count of a finished image is the sum of what
-	// its writer wrote, which can differ from the image's size: a sparse
-	// image's holes never written do not count. Every target honours it,
-	// and one counter may be shared by several images.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far the image is, so that
+	// another goroutine can show how far a long build is: Create,
+	// CreateMemory and CreateWriterAt begin its step "writing" of the
+	// image's size (a caller names the steps within it after that), and
+	// Progress.Add counts the bytes written into the image as they are
+	// written: the length of every WriteAt, Bwrite (in every mode, though
+	// in mmap mode the bytes are already in the mapping), ZeroRange and
+	// file copied by CopyFrom and CopyFiles (cloned or copied, holes
+	// included), added with one atomic add per call or per copied chunk
+	// of up to 1 MiB, never per block. A range written twice counts twice,
+	// so the count of a finished image is the sum of what its writer
+	// wrote, which can differ from the image's size: a sparse image's
+	// holes never written do not count. Every target honours it, and one
+	// meter may be shared by several images.
+	Progress *progress.Meter
 }
 
 const (
@@ -150,6 +153,7 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, fmt.Errorf("%w: size %d", ErrRange, size)
 	}
 	im := &Image{name: path, target: path, size: size, opts: o}
+	o.Progress.Step("writing", size)
 	dir, regular, err := im.placeTemp(path)
 	if err != nil {
 		return nil, err
@@ -331,11 +335,7 @@ func (im *Image) WriteAt(p []byte, off int64) (int, error) {
 }
 
 // wrote adds n bytes written into the image to Options.Progress.
-func (im *Image) wrote(n int64) {
-	if p := im.opts.Progress; p != nil {
-		p.Add(n)
-	}
-}
+func (im *Image) wrote(n int64) { im.opts.Progress.Add(n) }
 
 // writeThrough copies p, just written to the file at off, into every held
 // copy-mode buffer it overlaps, so that they see what a mapping would show.

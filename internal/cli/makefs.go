@@ -73,7 +73,7 @@ func runMakefs(e *env, args []string) error {
 		return fromLibrary(c.Run(e.Stdout, e.Stderr))
 	}
 	defer e.removeTempsOnSignal("makefs")()
-	c.Progress = e.progressCounter()
+	c.Progress = e.progressMeter()
 	return fromLibrary(e.showProgress("makefs", args[c.ImageArg], c.Progress, c.Run))
 }
 

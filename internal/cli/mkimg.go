@@ -104,7 +104,7 @@ func runMkimg(e *env, args []string) error {
 		_, err = e.Stdout.Write(disk)
 		return err
 	}
-	o.Progress = e.progressCounter()
+	o.Progress = e.progressMeter()
 	return fromMkimg(e.showProgress("mkimg", o.Output, o.Progress, func(_, stderr io.Writer) error {
 		o.Log, o.Stderr = stderr, stderr
 		return mkimg.WriteFile(e.abs(o.Output), o)
