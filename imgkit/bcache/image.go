@@ -87,7 +87,8 @@ type Options struct {
 	// in mmap mode the bytes are already in the mapping), ZeroRange and
 	// file copied by CopyFrom and CopyFiles (cloned or copied, holes
 	// included), added with one atomic add per call or per copied chunk
-	// of up to 1 MiB, never per block. A range written twice counts twice,
+	// (of up to 1 MiB through a buffer, of up to 32 MiB copied or cloned
+	// by the kernel), never per block. A range written twice counts twice,
 	// so the count of a finished image is the sum of what its writer
 	// wrote, which can differ from the image's size: a sparse image's
 	// holes never written do not count. Every target honours it, and one
@@ -444,8 +445,7 @@ func (im *Image) copyFromFile(off int64, src *os.File, n int64, bulk *Bulk) (boo
 	var err error
 	switch {
 	case *bulk == BulkCopyFileRange && copyFileRangeSupported:
-		done, err = copyFileRange(im.f, off, src, n)
-		im.wrote(done)
+		done, err = copyFileRange(im.f, off, src, n, im.wrote)
 		if err == nil && done < n {
 			err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
 		}
