@@ -42,9 +42,13 @@ func (s *Step) Add(n int64) {
 }
 
 // Load returns the step's name, the bytes done and the total (0 when not
-// known). Done is never negative, nor more than a known total: a step
-// that writes some bytes twice stops at its total.
+// known); a nil *Step loads as "", 0, 0. Done is never negative, nor
+// more than a known total: a step that writes some bytes twice stops at
+// its total.
 func (s *Step) Load() (name string, done, total int64) {
+	if s == nil {
+		return "", 0, 0
+	}
 	done = max(s.done.Load(), 0)
 	if s.total > 0 {
 		done = min(done, s.total)

@@ -59,6 +59,9 @@ func TestNilMeter(t *testing.T) {
 	if name, done, total := m.Load(); s != nil || name != "" || done != 0 || total != 0 || m.Count() != 0 {
 		t.Errorf("nil meter: Step %v, Load = %q, %d, %d, Count %d", s, name, done, total, m.Count())
 	}
+	if name, done, total := s.Load(); name != "" || done != 0 || total != 0 {
+		t.Errorf("nil step: Load = %q, %d, %d", name, done, total)
+	}
 }
 
 // TestMeterConcurrent adds from several goroutines while another loads

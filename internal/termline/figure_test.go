@@ -13,6 +13,7 @@ func TestFigure(t *testing.T) {
 		{"hashing disk.img", 2 << 30, 2 << 30, "hashing disk.img 2.0 GiB / 2.0 GiB (100%)"},
 		{"writing", 0, 10, "writing 0 bytes / 10 bytes (0%)"},
 		{"scanning", 1536, 0, "scanning 1.5 KiB"},
+		{"renaming into place", 0, 0, "renaming into place"},
 		{"", 3 << 20, 0, "3.0 MiB written"},
 	} {
 		if got := Figure(c.name, c.done, c.total); got != c.want {

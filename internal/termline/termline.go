@@ -150,12 +150,15 @@ func (l *Line) Stop() {
 
 // Figure says how far a step is for a status line, from a meter's figures
 // (progress.Meter.Load): "copying part.img 512.0 MiB / 1.5 GiB (33%)" when
-// the total is known, "writing 1.2 GiB" when it is not, and "1.2 GiB
+// the total is known, "reading cmd 1.2 GiB" when it is not, the name
+// alone for a step with no figures ("renaming into place"), and "1.2 GiB
 // written" for bytes counted before any step was named.
 func Figure(name string, done, total int64) string {
 	switch {
 	case name == "":
 		return Bytes(done) + " written"
+	case total == 0 && done == 0:
+		return name
 	case total > 0:
 		return fmt.Sprintf("%s %s / %s (%d%%)", name, Bytes(done), Bytes(total), int(float64(done)*100/float64(total)))
 	}
