@@ -86,10 +86,11 @@ type Options struct {
 	// mkimg's commands share with it; nil discards it.
 	Stderr io.Writer
 	// Progress, when not nil, is told how far the disk is, so that
-	// another goroutine can show how far a long build is: the bytes
-	// written into the disk as they are written
-	// (bcache.Options.Progress), under the step "writing" of the disk's
-	// size.
+	// another goroutine can show how far a long build is: each long
+	// step ("copying part.img", "hashing part.img", "scanning for data",
+	// "writing" the container...; DETAILS.md lists them) with how far
+	// it is, and the bytes written into the disk as they are written
+	// (bcache.Options.Progress).
 	Progress *progress.Meter
 	// Query is set by Parse when the command line asks for information
 	// instead of a disk, at the first such option, where mkimg stops
