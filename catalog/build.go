@@ -537,7 +537,7 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	if !e.runCommand(ctx, m, p, tmpPath, meter, r, fail) {
 		return
 	}
-	s, err := SumFile(tmpPath)
+	s, err := sumFile(tmpPath, meter, "hashing "+m.Name)
 	if err != nil {
 		fail("%v", err)
 		return
@@ -556,7 +556,7 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	if e.op == "build" {
 		e.st.record(m.Name, k, outPath, s)
 	} else {
-		e.checkInstalled(m, fail)
+		e.checkInstalled(m, meter, fail)
 	}
 }
 

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +37,7 @@ type startRecorder struct {
 	mu       sync.Mutex
 	counters map[string]*progress.Meter
 	written  map[string]int64
+	last     map[string]string // the step each meter showed when done, with its figures
 }
 
 func (r *startRecorder) EntryStarted(e Entry, written *progress.Meter) {
@@ -51,6 +54,10 @@ func (r *startRecorder) EntryDone(e *EntryResult) {
 	defer r.mu.Unlock()
 	if c := r.counters[e.Entry.Name]; c != nil {
 		r.written[e.Entry.Name] = c.Count()
+		if r.last != nil {
+			name, done, total := c.Load()
+			r.last[e.Entry.Name] = fmt.Sprintf("%s %d/%d", name, done, total)
+		}
 	}
 }
 
@@ -72,6 +79,30 @@ func TestBuildHandsProgress(t *testing.T) {
 			if rep.written[name] != n {
 				t.Errorf("build %d: %s's meter counted %d when done, want %d", i+1, name, rep.written[name], n)
 			}
+		}
+	}
+}
+
+// TestEntrySteps checks the steps of the run on each entry's meter after
+// its command: a build hashes the output it made ("hashing NAME"), and
+// Verify then the output in the catalogue folder too, each counted to
+// the output's size.
+func TestEntrySteps(t *testing.T) {
+	t.Parallel()
+	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\nb: write b yy zz\n"})
+	for _, run := range []struct {
+		run  func(context.Context, *Options) (*Result, error)
+		want map[string]string
+	}{
+		{c.Build, map[string]string{"a": "hashing a 2/2", "b": "hashing b 6/6"}},
+		{c.Verify, map[string]string{"a": "hashing a in the catalogue folder 2/2", "b": "hashing b in the catalogue folder 6/6"}},
+	} {
+		rep := &startRecorder{counters: map[string]*progress.Meter{}, written: map[string]int64{}, last: map[string]string{}}
+		if _, err := run.run(context.Background(), &Options{Runner: &fakeRunner{}, Reporter: rep}); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(rep.last, run.want) {
+			t.Errorf("the meters showed %q when done, want %q", rep.last, run.want)
 		}
 	}
 }

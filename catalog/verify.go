@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -77,8 +78,9 @@ func (e *engine) checkInside(sel []Entry) error {
 // checkInstalled compares the output of m in the catalogue folder, when
 // there is one, with the sum fixtures.sum records, for Verify: an output
 // there that was edited, or left by a build of other inputs, fails the
-// entry even though the rebuild matches. An absent output is fine.
-func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
+// entry even though the rebuild matches. An absent output is fine. The
+// hash is the step "hashing NAME in the catalogue folder" on meter.
+func (e *engine) checkInstalled(m Entry, meter *progress.Meter, fail func(string, ...any)) {
 	want, ok := e.sums[m.Name]
 	if !ok {
 		return
@@ -95,7 +97,7 @@ func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
 		fail("the output %s in the catalogue folder is not a regular file (%v)", m.Name, fi.Mode().Type())
 		return
 	}
-	switch have, err := SumFile(p); {
+	switch have, err := sumFile(p, meter, "hashing "+m.Name+" in the catalogue folder"); {
 	case err != nil:
 		fail("the output in the catalogue folder: %v", err)
 	case have != want:
