@@ -57,8 +57,9 @@ default, keeps the host's owners, modes and hard links. Catalogue entries
 the -o options, prints the options of that type and exits; it needs no
 image-file or directory.
 
-On a terminal, an image that takes more than a second shows how many
-bytes have been written on standard error until it is done.
+On a terminal, an image that takes more than a second shows on standard
+error how far it is until it is done ("makefs: big.img: writing 1.2 GiB
+/ 2.0 GiB (60%)").
 `
 
 func runMakefs(e *env, args []string) error {

@@ -79,8 +79,10 @@ Numbers take mkimg's syntax: decimal, 0x hexadecimal or 0 octal, with an
 optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
 for the other options the last one counts.
 
-On a terminal, a disk that takes more than a second shows how many bytes
-have been written on standard error until it is done.` + mkimgSchemesHelp(),
+On a terminal, a disk that takes more than a second shows on standard
+error the step it is at and how far that is until it is done ("mkimg:
+disk.qcow2: copying part.img 512.0 MiB / 1.5 GiB (33%)"; then hashing
+for the GUIDs, scanning for data, writing the container).` + mkimgSchemesHelp(),
 		Run: runMkimg,
 	})
 }
