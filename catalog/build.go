@@ -221,6 +221,9 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	e.sums = sums
 	e.creating = !exists && op == "build"
 	e.update = e.o.Update || e.creating
+	if e.o.Reporter != nil {
+		e.o.Reporter.Start(e.op, len(sel))
+	}
 	if op == "verify" {
 		if err := e.verifyCopy(ctx, sel); err != nil {
 			return nil, err
@@ -280,9 +283,6 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
 	for i := range b.done {
 		b.done[i] = make(chan struct{})
-	}
-	if e.o.Reporter != nil {
-		e.o.Reporter.Start(e.op, len(sel))
 	}
 	b.runAll(ctx, order)
 	if ctx.Err() != nil {

@@ -38,6 +38,7 @@ type startRecorder struct {
 	counters map[string]*progress.Meter
 	written  map[string]int64
 	last     map[string]string // the step each meter showed when done, with its figures
+	run      *progress.Meter   // RunStarted's
 }
 
 func (r *startRecorder) EntryStarted(e Entry, written *progress.Meter) {
@@ -47,6 +48,12 @@ func (r *startRecorder) EntryStarted(e Entry, written *progress.Meter) {
 		panic("EntryStarted twice for " + e.Name)
 	}
 	r.counters[e.Name] = written
+}
+
+func (r *startRecorder) RunStarted(m *progress.Meter) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.run = m
 }
 
 func (r *startRecorder) EntryDone(e *EntryResult) {
@@ -86,16 +93,18 @@ func TestBuildHandsProgress(t *testing.T) {
 // TestEntrySteps checks the steps of the run on each entry's meter after
 // its command: a build hashes the output it made ("hashing NAME"), and
 // Verify then the output in the catalogue folder too, each counted to
-// the output's size.
+// the output's size; Verify's copy of the inputs is on the meter
+// RunStarted gets, which a build does not call.
 func TestEntrySteps(t *testing.T) {
 	t.Parallel()
 	c := newCatalog(t, map[string]string{ManifestName: "a: write a x\nb: write b yy zz\n"})
 	for _, run := range []struct {
-		run  func(context.Context, *Options) (*Result, error)
-		want map[string]string
+		run    func(context.Context, *Options) (*Result, error)
+		want   map[string]string
+		copies bool // the run copies the inputs first
 	}{
-		{c.Build, map[string]string{"a": "hashing a 2/2", "b": "hashing b 6/6"}},
-		{c.Verify, map[string]string{"a": "hashing a in the catalogue folder 2/2", "b": "hashing b in the catalogue folder 6/6"}},
+		{c.Build, map[string]string{"a": "hashing a 2/2", "b": "hashing b 6/6"}, false},
+		{c.Verify, map[string]string{"a": "hashing a in the catalogue folder 2/2", "b": "hashing b in the catalogue folder 6/6"}, true},
 	} {
 		rep := &startRecorder{counters: map[string]*progress.Meter{}, written: map[string]int64{}, last: map[string]string{}}
 		if _, err := run.run(context.Background(), &Options{Runner: &fakeRunner{}, Reporter: rep}); err != nil {
@@ -103,6 +112,9 @@ func TestEntrySteps(t *testing.T) {
 		}
 		if !maps.Equal(rep.last, run.want) {
 			t.Errorf("the meters showed %q when done, want %q", rep.last, run.want)
+		}
+		if name, _, _ := rep.run.Load(); run.copies && name != "copying the inputs" || !run.copies && rep.run != nil {
+			t.Errorf("RunStarted gave %v, showing %q", rep.run, name)
 		}
 	}
 }

@@ -15,7 +15,8 @@ import (
 // A Reporter is told how a Build or Verify goes. Its methods are called
 // one at a time.
 type Reporter interface {
-	// Start is called once the entries are planned, with how many run.
+	// Start is called once, before anything runs, with how many entries
+	// are selected.
 	Start(op string, total int)
 	// EntryDone is called as each entry completes, in the order they
 	// complete.
@@ -35,9 +36,15 @@ type Reporter interface {
 // EntryDone reports the entry. EntryStarted is called one at a time with
 // the Reporter's other methods, only for entries whose command runs (not
 // for those up to date).
+//
+// RunStarted is told, after Start and before any entry starts, of the
+// meter of the run's own steps that belong to no entry: Verify's copy of
+// the catalogue's inputs ("copying the inputs"). It is not called for a
+// run without such steps.
 type ProgressReporter interface {
 	Reporter
 	EntryStarted(e Entry, p *progress.Meter)
+	RunStarted(p *progress.Meter)
 }
 
 // started tells the Options' Reporter, when it is a ProgressReporter, that
@@ -50,6 +57,18 @@ func (e *engine) started(m Entry, p *progress.Meter) {
 	e.repMu.Lock()
 	defer e.repMu.Unlock()
 	pr.EntryStarted(m, p)
+}
+
+// runStarted tells the Options' Reporter, when it is a ProgressReporter,
+// of the meter p of the run's own steps.
+func (e *engine) runStarted(p *progress.Meter) {
+	pr, ok := e.o.Reporter.(ProgressReporter)
+	if !ok {
+		return
+	}
+	e.repMu.Lock()
+	defer e.repMu.Unlock()
+	pr.RunStarted(p)
 }
 
 // TextReporter reports as the fixturegen command does: each output's line
@@ -87,6 +106,11 @@ func (t *TextReporter) Start(op string, total int) {
 // EntryStarted implements ProgressReporter.
 func (t *TextReporter) EntryStarted(e Entry, p *progress.Meter) {
 	t.progress.started(e.Name, p)
+}
+
+// RunStarted implements ProgressReporter.
+func (t *TextReporter) RunStarted(p *progress.Meter) {
+	t.progress.runStarted(p)
 }
 
 // EntryDone implements Reporter.
@@ -135,7 +159,8 @@ type runProgress struct {
 	total   int
 	mu      sync.Mutex // guards count and running
 	count   int
-	running []runningEntry // in the order they started
+	running []runningEntry  // in the order they started
+	run     *progress.Meter // the run's own steps, shown until an entry starts
 }
 
 // runningEntry is an entry whose command runs, with its meter.
@@ -180,7 +205,12 @@ func (p *runProgress) text() string {
 	var b strings.Builder
 	b.WriteString(verb)
 	if len(p.running) == 0 {
-		fmt.Fprintf(&b, ": %d of %d done", p.count, p.total)
+		if p.run != nil {
+			fmt.Fprintf(&b, ": %s ·", termline.Figure(p.run.Load()))
+		} else {
+			b.WriteString(":")
+		}
+		fmt.Fprintf(&b, " %d of %d done", p.count, p.total)
 		return b.String()
 	}
 	for i, r := range p.running {
@@ -197,7 +227,8 @@ func (p *runProgress) text() string {
 	return b.String()
 }
 
-// started adds the entry name, whose command starts, to the line.
+// started adds the entry name, whose command starts, to the line, and
+// takes the run's own steps off it.
 func (p *runProgress) started(name string, m *progress.Meter) {
 	if p == nil {
 		return
@@ -205,6 +236,17 @@ func (p *runProgress) started(name string, m *progress.Meter) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running = append(p.running, runningEntry{name, m})
+	p.run = nil
+}
+
+// runStarted shows the run's own steps, told by m, until an entry starts.
+func (p *runProgress) runStarted(m *progress.Meter) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.run = m
 }
 
 // done counts the entry name as done and takes it off the line.

@@ -143,3 +143,27 @@ func TestReporterQuiet(t *testing.T) {
 		t.Errorf("quiet on a terminal: %q", out)
 	}
 }
+
+// TestReporterRunSteps checks the line while the run's own steps go
+// (Verify's copy of the inputs): the step with its figures and how many
+// entries are done, until the first entry starts.
+func TestReporterRunSteps(t *testing.T) {
+	t.Parallel()
+	master, slave := openPTY(t)
+	r := &TextReporter{Stdout: slave, Stderr: slave, Getenv: termEnv("xterm")}
+	r.Start("verify", 1)
+	var run, a progress.Meter
+	r.RunStarted(&run)
+	run.Step("copying the inputs", 4<<20)
+	run.Add(1 << 20)
+	redraw(r)
+	r.EntryStarted(Entry{Name: "a.img"}, &a)
+	redraw(r)
+	r.Finish(nil, context.Canceled)
+	out := readTerminal(t, master, slave)
+	want := "\r\x1b[Kverifying: copying the inputs 1.0 MiB / 4.0 MiB (25%) · 0 of 1 done" +
+		"\r\x1b[Kverifying a.img: 0 bytes written · 0 of 1 done\r\x1b[K"
+	if out != want {
+		t.Errorf("the terminal shows\n%q\nwant\n%q", out, want)
+	}
+}

@@ -14,7 +14,8 @@ import (
 
 // verifyCopy checks that the entries of sel read nothing outside the
 // catalogue, copies its inputs into a temporary folder and makes that the
-// folder the run builds in, with an empty state.
+// folder the run builds in, with an empty state. A ProgressReporter is
+// shown the copy (RunStarted).
 func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 	if err := e.checkInside(sel); err != nil {
 		return err
@@ -24,7 +25,9 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 		return err
 	}
 	e.temps.add(tmp)
-	if err := copyInputs(ctx, e.cat, tmp); err != nil {
+	m := new(progress.Meter)
+	e.runStarted(m)
+	if err := copyInputs(ctx, e.cat, tmp, m); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -147,7 +147,7 @@ func figures(out, label string) []figure {
 // returns the step a meter shows, or is nil when the step added to is
 // always the one shown. The hook is seen by every meter of the process:
 // the test must not run in parallel.
-func holdFigures(t *testing.T, w *ptyWatch, label string, shown func() (string, int64, int64)) (restore func()) {
+func holdFigures(t *testing.T, w *ptyWatch, shown func() (string, int64, int64)) (restore func()) {
 	var mu sync.Mutex
 	held := map[string][]int64{} // the figures held, by step
 	return progresshook.Set(func(name string, done, total int64) {
@@ -164,8 +164,8 @@ func holdFigures(t *testing.T, w *ptyWatch, label string, shown func() (string, 
 		}
 		held[name] = append(held[name], done)
 		from := w.size()
-		if !w.waitFor(from, func(r string) bool { return strings.Contains(r, label+": "+name+" ") }) {
-			t.Errorf("%s: %s never drawn while held", label, name)
+		if !w.waitFor(from, func(r string) bool { return strings.Contains(r, ": "+name+" ") }) {
+			t.Errorf("%s never drawn while held", name)
 		}
 	})
 }
@@ -240,7 +240,7 @@ func TestProgressMoves(t *testing.T) {
 		w := watchPTY(t)
 		var m progress.Meter
 		e := &env{Stdout: io.Discard, Stderr: w.slave, Dir: dir, Getenv: func(string) string { return "" }, progress: &m}
-		restore := holdFigures(t, w, c.label, m.Load)
+		restore := holdFigures(t, w, m.Load)
 		err := run(e, c.args)
 		restore()
 		if err != nil {
@@ -253,9 +253,9 @@ func TestProgressMoves(t *testing.T) {
 // TestCatalogProgressMoves builds and verifies a catalogue on a terminal,
 // holding its work mid-way as TestProgressMoves does: the build line
 // shows the entry's command writing its image, then the output hashed for
-// fixtures.sum; verify's line shows both again and then the output in
-// the catalogue folder hashed. It sets the progress hook, so it does not
-// run in parallel.
+// fixtures.sum; verify's line shows the copy of the inputs first, both
+// again and then the output in the catalogue folder hashed. It sets the
+// progress hook, so it does not run in parallel.
 func TestCatalogProgressMoves(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -272,7 +272,7 @@ func TestCatalogProgressMoves(t *testing.T) {
 	} {
 		w := watchPTY(t)
 		e := &env{Stdout: io.Discard, Stderr: w.slave, Dir: root, Getenv: func(string) string { return "" }}
-		restore := holdFigures(t, w, c.label, nil)
+		restore := holdFigures(t, w, nil)
 		code := runMain(e, []string{c.cmd})
 		restore()
 		out := w.drawn(t)
@@ -280,5 +280,8 @@ func TestCatalogProgressMoves(t *testing.T) {
 			t.Fatalf("%s: exit %d: %q", c.cmd, code, out)
 		}
 		checkFigures(t, out, c.label, c.steps...)
+		if c.cmd == "verify" {
+			checkFigures(t, out, "verifying", "copying the inputs")
+		}
 	}
 }
