@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
@@ -74,9 +75,9 @@ func TestCopyFileRangeHalves(t *testing.T) {
 
 // TestCopyFileRangeCounts checks that copyFileRange reports what the
 // kernel has copied as it goes, a piece of at most copyChunk at a time,
-// rather than once at the end: a copy of two chunks and a bit, to an
-// offset off the alignment, is reported in at least three pieces that
-// sum to the copy.
+// rather than once at the end: a copy of two chunks and a bit (split in
+// halves copied at once), to an offset off the alignment, is reported in
+// at least three pieces that sum to the copy.
 func TestCopyFileRangeCounts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -99,8 +100,13 @@ func TestCopyFileRangeCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
+	var mu sync.Mutex
 	var pieces []int64
-	n, err := copyFileRange(dst, 4096, f, int64(size), func(m int64) { pieces = append(pieces, m) })
+	n, err := copyFileRange(dst, 4096, f, int64(size), func(m int64) {
+		mu.Lock()
+		pieces = append(pieces, m)
+		mu.Unlock()
+	})
 	if err != nil || n != int64(size) {
 		t.Fatalf("copyFileRange = %d, %v; want %d", n, err, size)
 	}
