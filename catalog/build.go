@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -225,6 +225,9 @@ func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, erro
 	e.sums = sums
 	e.creating = !exists && op == "build"
 	e.update = e.o.Update || e.creating
+	if e.o.Reporter != nil {
+		e.o.Reporter.Start(e.op, len(sel))
+	}
 	if op == "verify" {
 		if err := e.verifyCopy(ctx, sel); err != nil {
 			return nil, err
@@ -284,9 +287,6 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
 	for i := range b.done {
 		b.done[i] = make(chan struct{})
-	}
-	if e.o.Reporter != nil {
-		e.o.Reporter.Start(e.op, len(sel))
 	}
 	b.runAll(ctx, order)
 	if ctx.Err() != nil {
@@ -541,10 +541,12 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	tmpPath := tempfile.Name(outPath)
 	cleanup := e.trackTemp(tmpPath)
 	defer cleanup()
-	if !e.runCommand(ctx, m, p, tmpPath, r, fail) {
+	meter := new(progress.Meter)
+	e.started(m, meter)
+	if !e.runCommand(ctx, m, p, tmpPath, meter, r, fail) {
 		return
 	}
-	s, err := SumFile(tmpPath)
+	s, err := sumFile(tmpPath, meter, "hashing "+m.Name)
 	if err != nil {
 		fail("%v", err)
 		return
@@ -563,26 +565,24 @@ func (e *engine) buildEntry(ctx context.Context, m Entry, p *Plan, r *EntryResul
 	if e.op == "build" {
 		e.st.record(m.Name, k, outPath, s)
 	} else {
-		e.checkInstalled(m, fail)
+		e.checkInstalled(m, meter, fail)
 	}
 }
 
 // runCommand runs the entry m's command with its output argument set to
-// tmpPath, without SOURCE_DATE_EPOCH, and records its standard output and
+// tmpPath, without SOURCE_DATE_EPOCH, telling how far it is in meter, and records its standard output and
 // its error lines in r with the temporary name replaced by the entry's.
 // It reports whether the command succeeded and the run was not
 // interrupted; otherwise it has called fail.
-func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, r *EntryResult, fail func(string, ...any)) bool {
+func (e *engine) runCommand(ctx context.Context, m Entry, p *Plan, tmpPath string, meter *progress.Meter, r *EntryResult, fail func(string, ...any)) bool {
 	where := e.where(m)
 	tmpArg, _ := filepath.Rel(e.dir, tmpPath)
 	tmpArg = filepath.ToSlash(tmpArg)
 	args := slices.Clone(m.Args)
 	args[p.Output] = tmpArg
 	var stdout, stderr bytes.Buffer
-	var written atomic.Int64
-	e.started(m, &written)
 	err := e.o.Runner.Run(ctx, &Command{
-		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr, Progress: &written,
+		Dir: e.dir, Args: args, Stdout: &stdout, Stderr: &stderr, Progress: meter,
 		Getenv: func(key string) string {
 			if key == "SOURCE_DATE_EPOCH" || e.o.Getenv == nil {
 				return ""

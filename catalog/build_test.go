@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -418,11 +419,17 @@ func TestVerifyCopy(t *testing.T) {
 	f.Close()
 	os.Chmod(filepath.Join(c.Dir, "in", "x"), 0o600)
 	dst := t.TempDir()
-	if err := copyInputs(context.Background(), c, dst); err != nil {
+	var m progress.Meter
+	if err := copyInputs(context.Background(), c, dst, &m); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := listFiles(t, dst), []string{"in", "in/sparse", "in/x", ManifestName}; !reflect.DeepEqual(got, want) {
 		t.Errorf("copied %q, want %q", got, want)
+	}
+	// The step counts every byte of the files copied, the holes too.
+	want := int64(size + len("x\n") + len("a: concat a in/x\n"))
+	if name, done, total := m.Load(); name != "copying the inputs" || done != want || total != want {
+		t.Errorf("the meter shows %q, %d, %d; want the copy of %d bytes", name, done, total, want)
 	}
 	fi, err := os.Stat(filepath.Join(dst, "in", "x"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -456,11 +463,15 @@ func TestCopySparseZeros(t *testing.T) {
 	src := filepath.Join(dir, "src")
 	os.WriteFile(src, data, 0o644)
 	fi, _ := os.Stat(src)
-	if err := copyFile(filepath.Join(dir, "dst"), src, fi, make([]byte, copyBufSize)); err != nil {
+	step := progress.NewStep("copying", fi.Size())
+	if err := copyFile(filepath.Join(dir, "dst"), src, fi, make([]byte, copyBufSize), step); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "dst")); !bytes.Equal(got, data) {
 		t.Errorf("copy differs")
+	}
+	if _, done, _ := step.Load(); done != int64(len(data)) {
+		t.Errorf("the copy counted %d bytes, want %d", done, len(data))
 	}
 }
 
@@ -486,7 +497,7 @@ func TestVerifyCopyMemory(t *testing.T) {
 	dst := t.TempDir()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if err := copyInputs(context.Background(), c, dst); err != nil {
+	if err := copyInputs(context.Background(), c, dst, nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

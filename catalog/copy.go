@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // copyBufSize is the one buffer a copy of a file uses, however large the
@@ -16,14 +18,17 @@ const copyBufSize = 1 << 20
 // copyInputs copies the catalogue folder into dst, keeping modes and
 // modification times, leaving out the outputs, the sums, the build state,
 // the lock and temporary files. Files are copied through one fixed-size
-// buffer and holes stay holes.
-func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
+// buffer and holes stay holes. m shows the step "copying the inputs" of
+// the files' sizes, counted a buffer (or a hole) at a time.
+func copyInputs(ctx context.Context, cat *Catalog, dst string, m *progress.Meter) error {
 	skipNames := map[string]bool{SumName: true}
 	for _, m := range cat.Entries {
 		skipNames[m.Name] = true
 	}
-	var dirs []copiedDir
-	buf := make([]byte, copyBufSize)
+	// The walk lists what to copy first, so that the step's total is
+	// known before the copy.
+	var nodes []copyingNode
+	var total int64
 	err := filepath.WalkDir(cat.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -42,10 +47,29 @@ func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
 			}
 			return nil
 		}
-		return copyNode(p, filepath.Join(dst, r), r == ".", d, buf, &dirs)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+		nodes = append(nodes, copyingNode{p, filepath.Join(dst, r), r == ".", fi})
+		return nil
 	})
 	if err != nil {
 		return err
+	}
+	step := m.Step("copying the inputs", total)
+	var dirs []copiedDir
+	buf := make([]byte, copyBufSize)
+	for _, n := range nodes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := copyNode(n, buf, &dirs, step); err != nil {
+			return err
+		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
@@ -59,6 +83,14 @@ func copyInputs(ctx context.Context, cat *Catalog, dst string) error {
 	return nil
 }
 
+// copyingNode is a file or directory of the catalogue folder that
+// copyInputs copies from p to target; top is the folder itself.
+type copyingNode struct {
+	p, target string
+	top       bool
+	fi        fs.FileInfo
+}
+
 // copiedDir is a directory copyInputs made, whose mode and times it sets
 // after the walk.
 type copiedDir struct {
@@ -66,18 +98,15 @@ type copiedDir struct {
 	fi   fs.FileInfo
 }
 
-// copyNode copies the node p (d) of the walk to target: a directory is
+// copyNode copies the node n of the walk to its target: a directory is
 // made (unless it is the top, which exists) and added to dirs, a symbolic
-// link is made again, a regular file is copied with buf and its times;
-// devices, fifos and sockets are not copied.
-func copyNode(p, target string, top bool, d fs.DirEntry, buf []byte, dirs *[]copiedDir) error {
-	fi, err := d.Info()
-	if err != nil {
-		return err
-	}
+// link is made again, a regular file is copied with buf, counted in step,
+// and its times; devices, fifos and sockets are not copied.
+func copyNode(n copyingNode, buf []byte, dirs *[]copiedDir, step *progress.Step) error {
+	p, target, fi := n.p, n.target, n.fi
 	switch {
-	case d.IsDir():
-		if !top {
+	case fi.IsDir():
+		if !n.top {
 			if err := os.Mkdir(target, 0o755); err != nil {
 				return err
 			}
@@ -91,7 +120,7 @@ func copyNode(p, target string, top bool, d fs.DirEntry, buf []byte, dirs *[]cop
 		}
 		return os.Symlink(t, target)
 	case fi.Mode().IsRegular():
-		if err := copyFile(target, p, fi, buf); err != nil {
+		if err := copyFile(target, p, fi, buf, step); err != nil {
 			return err
 		}
 		return os.Chtimes(target, fi.ModTime(), fi.ModTime())
@@ -100,8 +129,9 @@ func copyNode(p, target string, top bool, d fs.DirEntry, buf []byte, dirs *[]cop
 }
 
 // copyFile copies the regular file src to the new file dst with buf,
-// leaving a hole wherever src has one or a whole piece of buf is zero.
-func copyFile(dst, src string, fi fs.FileInfo, buf []byte) error {
+// leaving a hole wherever src has one or a whole piece of buf is zero,
+// and adds its bytes to step as it goes.
+func copyFile(dst, src string, fi fs.FileInfo, buf []byte, step *progress.Step) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -111,7 +141,7 @@ func copyFile(dst, src string, fi fs.FileInfo, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	err = copySparse(out, in, fi.Size(), buf)
+	err = copySparse(out, in, fi.Size(), buf, step)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -123,13 +153,17 @@ func copyFile(dst, src string, fi fs.FileInfo, buf []byte) error {
 
 // copySparse copies size bytes of in to out at the same offsets, skipping
 // the holes that in reports (SEEK_DATA, SEEK_HOLE, where the system has
-// them) and the pieces that are all zero, then sets out's size.
-func copySparse(out, in *os.File, size int64, buf []byte) error {
+// them) and the pieces that are all zero, then sets out's size. step
+// counts the bytes passed, holes included, up to size.
+func copySparse(out, in *os.File, size int64, buf []byte, step *progress.Step) error {
+	passed := int64(0) // the bytes added to step
 	for off := int64(0); off < size; {
 		start, end := dataRange(in, off, size)
 		if start >= size {
 			break
 		}
+		step.Add(start - passed)
+		passed = start
 		for pos := start; pos < end; {
 			n, err := in.ReadAt(buf[:min(int64(len(buf)), end-pos)], pos)
 			if n > 0 && !allZero(buf[:n]) {
@@ -138,6 +172,8 @@ func copySparse(out, in *os.File, size int64, buf []byte) error {
 				}
 			}
 			pos += int64(n)
+			step.Add(int64(n))
+			passed = pos
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					end = pos
@@ -148,6 +184,7 @@ func copySparse(out, in *os.File, size int64, buf []byte) error {
 		}
 		off = end
 	}
+	step.Add(size - passed) // the holes at the end
 	return out.Truncate(size)
 }
 

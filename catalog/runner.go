@@ -3,7 +3,8 @@ package catalog
 import (
 	"context"
 	"io"
-	"sync/atomic"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // A Runner runs the commands of a manifest and says what each command
@@ -65,9 +66,11 @@ type Command struct {
 	// Getenv returns the command's environment variables;
 	// SOURCE_DATE_EPOCH is always "".
 	Getenv func(string) string
-	// Progress, when not nil, is where the command should count the bytes
-	// it writes into its output as it writes them (makefs.Command.Progress,
-	// ar.EditOptions.Progress, mkimg.Options.Progress), so that the Reporter can show a long
-	// build's progress (see ProgressReporter). A Runner may ignore it.
-	Progress *atomic.Int64
+	// Progress, when not nil, is where the command should tell how far
+	// it is (makefs.Command.Progress, ar.EditOptions.Progress,
+	// mkimg.Options.Progress): the step it is at and how far that step
+	// is, and the bytes it writes into its output as it writes them
+	// (progress.Meter.Add), so that the Reporter can show a long build's
+	// progress (see ProgressReporter). A Runner may ignore it.
+	Progress *progress.Meter
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -26,19 +27,44 @@ type Sum struct {
 func (s Sum) String() string { return strconv.FormatInt(s.Size, 10) + " " + s.Hash }
 
 // SumFile returns the size and SHA-256 of a file.
-func SumFile(name string) (Sum, error) {
+func SumFile(name string) (Sum, error) { return sumFile(name, nil, "") }
+
+// sumFile is SumFile showing on m (nil: nowhere) the step step of the
+// file's size, counted a sumPiece at a time.
+func sumFile(name string, m *progress.Meter, step string) (Sum, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return Sum{}, err
 	}
 	defer f.Close()
+	var s *progress.Step
+	if m != nil {
+		fi, err := f.Stat()
+		if err != nil {
+			return Sum{}, err
+		}
+		s = m.Step(step, fi.Size())
+	}
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return Sum{}, err
+	buf := make([]byte, sumPiece)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		s.Add(int64(k))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Sum{}, err
+		}
 	}
 	return Sum{Size: n, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil))}, nil
 }
+
+// sumPiece is what sumFile reads at a time.
+const sumPiece = 1 << 20
 
 // ReadSums reads a fixtures.sum file: one line per output, NAME SIZE
 // sha256:HEX separated by blanks, LF or CR LF line endings, a UTF-8

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // verifyCopy checks that the entries of sel read nothing outside the
 // catalogue, copies its inputs into a temporary folder and makes that the
-// folder the run builds in, with an empty state.
+// folder the run builds in, with an empty state. A ProgressReporter is
+// shown the copy (RunStarted).
 func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 	if err := e.checkInside(sel); err != nil {
 		return err
@@ -23,7 +25,9 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 		return err
 	}
 	e.temps.add(tmp)
-	if err := copyInputs(ctx, e.cat, tmp); err != nil {
+	m := new(progress.Meter)
+	e.runStarted(m)
+	if err := copyInputs(ctx, e.cat, tmp, m); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -77,8 +81,9 @@ func (e *engine) checkInside(sel []Entry) error {
 // checkInstalled compares the output of m in the catalogue folder, when
 // there is one, with the sum fixtures.sum records, for Verify: an output
 // there that was edited, or left by a build of other inputs, fails the
-// entry even though the rebuild matches. An absent output is fine.
-func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
+// entry even though the rebuild matches. An absent output is fine. The
+// hash is the step "hashing NAME in the catalogue folder" on meter.
+func (e *engine) checkInstalled(m Entry, meter *progress.Meter, fail func(string, ...any)) {
 	want, ok := e.sums[m.Name]
 	if !ok {
 		return
@@ -95,7 +100,7 @@ func (e *engine) checkInstalled(m Entry, fail func(string, ...any)) {
 		fail("the output %s in the catalogue folder is not a regular file (%v)", m.Name, fi.Mode().Type())
 		return
 	}
-	switch have, err := SumFile(p); {
+	switch have, err := sumFile(p, meter, "hashing "+m.Name+" in the catalogue folder"); {
 	case err != nil:
 		fail("the output in the catalogue folder: %v", err)
 	case have != want:

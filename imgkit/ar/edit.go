@@ -10,10 +10,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // ErrThinBSD is returned by Archive.Commit when EditOptions ask for a thin
@@ -73,10 +73,11 @@ type EditOptions struct {
 	// "No member named `file'", "m - file", "x - name").
 	Verbose io.Writer
 
-	// Progress, when not nil, counts the bytes Commit writes into the
-	// new archive as it writes them (bcache.Options.Progress), so that a
-	// caller can show how far a long Commit is from another goroutine.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far Commit is, so that a
+	// caller can show how far a long Commit is from another goroutine:
+	// its step "writing" of the new archive's size, and the bytes written
+	// into it as they are written (bcache.Options.Progress).
+	Progress *progress.Meter
 }
 
 // An Archive is an archive file opened for editing. Replace, Append,

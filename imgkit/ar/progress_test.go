@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // TestCommitProgress checks that EditOptions.Progress counts what Commit
@@ -19,7 +20,7 @@ func TestCommitProgress(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "odd"), []byte("odd"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
+	var n progress.Meter
 	a, err := OpenArchive("lib.a", &EditOptions{Dir: dir, Progress: &n})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestCommitProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Load() != fi.Size() {
-		t.Errorf("Progress = %d, want the archive's %d bytes", n.Load(), fi.Size())
+	if n.Count() != fi.Size() {
+		t.Errorf("Progress = %d, want the archive's %d bytes", n.Count(), fi.Size())
 	}
 }

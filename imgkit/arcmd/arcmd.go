@@ -28,9 +28,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // Command is a parsed ar command line, or one archive of a ranlib command
@@ -91,10 +91,10 @@ type Command struct {
 	// member offset from which the index uses 64-bit fields); nil reads
 	// the process's.
 	Getenv func(string) string
-	// Progress, when not nil, counts the bytes Run writes into the new
-	// archive as it writes them (ar.EditOptions.Progress), so that a
-	// caller can show how far a long write is from another goroutine.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far Run's write of the new
+	// archive is (ar.EditOptions.Progress), so that a caller can show how
+	// far a long write is from another goroutine.
+	Progress *progress.Meter
 }
 
 // UsageError is an error in a command line's syntax: an unknown option,

@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // BenchmarkWrite256MRatio writes a 256 MiB image block by block, as a file
@@ -32,7 +33,7 @@ func fillBlock(p []byte, off int64) {
 // writeImage writes a benchImage image in blocks of the given size, with
 // a Progress counter, as the fixturegen command counts its writes.
 func writeImage(b *testing.B, path string, opts *Options, block int) {
-	var written atomic.Int64
+	var written progress.Meter
 	o := *opts
 	o.Progress = &written
 	im, err := Create(path, benchImage, &o)
@@ -53,8 +54,8 @@ func writeImage(b *testing.B, path string, opts *Options, block int) {
 	if err := im.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	if written.Load() != benchImage {
-		b.Fatalf("Progress counted %d bytes, want %d", written.Load(), benchImage)
+	if written.Count() != benchImage {
+		b.Fatalf("Progress counted %d bytes, want %d", written.Count(), benchImage)
 	}
 }
 

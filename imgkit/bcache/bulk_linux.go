@@ -22,14 +22,16 @@ const (
 )
 
 // copyFileRange copies n bytes from src's current offset (which it advances)
-// into dst at off with copy_file_range(2). It returns how many bytes it
+// into dst at off with copy_file_range(2), calling add with each piece
+// the kernel has copied (at most copyChunk), from more than one goroutine
+// at once. It returns how many bytes it
 // copied; fewer than n with a nil error means src ended. A copy of at
 // least parallelCopyMin bytes is split in two halves copied at once,
 // where there are two CPUs: the kernel's copy of one half from the
 // source's page cache overlaps the other's write into the image, which
 // took a 1 GiB copy into an ext4 image from 419 to 373 ms (BENCHMARKS.md,
 // 2026-12-03).
-func copyFileRange(dst *os.File, off int64, src *os.File, n int64) (int64, error) {
+func copyFileRange(dst *os.File, off int64, src *os.File, n int64, add func(int64)) (int64, error) {
 	drc, err := dst.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -42,7 +44,7 @@ func copyFileRange(dst *os.File, off int64, src *os.File, n int64) (int64, error
 	var cerr error
 	err = drc.Control(func(dfd uintptr) {
 		err := srcRC.Control(func(sfd uintptr) {
-			done, cerr = copyFDRange(int(dfd), off, int(sfd), n)
+			done, cerr = copyFDRange(int(dfd), off, int(sfd), n, add)
 		})
 		if cerr == nil {
 			cerr = err
@@ -66,14 +68,22 @@ const parallelCopyMin = 64 << 20
 // 2026-12-03).
 const copyAlign = 64 << 10
 
+// copyChunk is the most copyFDPiece asks of one copy_file_range call, so
+// that Options.Progress moves while the kernel copies a large file rather
+// than once at its end (a partition of 2 GiB showed no progress for its
+// whole copy); copyAlign divides it, so that every call after the first
+// starts aligned. Calls of 32 MiB rather than of 1 GiB cost no measurable
+// time (BENCHMARKS.md, progress).
+const copyChunk = 32 << 20
+
 // copyFDRange is copyFileRange on file descriptors.
-func copyFDRange(dfd int, off int64, sfd int, n int64) (int64, error) {
+func copyFDRange(dfd int, off int64, sfd int, n int64, add func(int64)) (int64, error) {
 	if n < parallelCopyMin || runtime.GOMAXPROCS(0) < 2 {
-		return copyFDPiece(dfd, off, sfd, nil, n)
+		return copyFDPiece(dfd, off, sfd, nil, n, add)
 	}
 	start, err := unix.Seek(sfd, 0, io.SeekCurrent)
 	if err != nil {
-		return copyFDPiece(dfd, off, sfd, nil, n)
+		return copyFDPiece(dfd, off, sfd, nil, n, add)
 	}
 	half := n / 2 &^ (1<<16 - 1)
 	var second int64
@@ -83,10 +93,10 @@ func copyFDRange(dfd int, off int64, sfd int, n int64) (int64, error) {
 	go func() {
 		defer wg.Done()
 		so := start + half
-		second, secondErr = copyFDPiece(dfd, off+half, sfd, &so, n-half)
+		second, secondErr = copyFDPiece(dfd, off+half, sfd, &so, n-half, add)
 	}()
 	so := start
-	first, err := copyFDPiece(dfd, off, sfd, &so, half)
+	first, err := copyFDPiece(dfd, off, sfd, &so, half, add)
 	wg.Wait()
 	done := first
 	if err == nil && first == half {
@@ -100,12 +110,13 @@ func copyFDRange(dfd int, off int64, sfd int, n int64) (int64, error) {
 
 // copyFDPiece copies n bytes of sfd, from *srcOff (advanced) or, when
 // srcOff is nil, from its current offset, to dfd at off, in calls of at
-// most 1 GiB. It stops early, without an error, where the source ends.
-func copyFDPiece(dfd int, off int64, sfd int, srcOff *int64, n int64) (int64, error) {
+// most copyChunk, and calls add with what each call copied. It stops
+// early, without an error, where the source ends.
+func copyFDPiece(dfd int, off int64, sfd int, srcOff *int64, n int64, add func(int64)) (int64, error) {
 	var done int64
 	woff := off
 	for done < n {
-		chunk := min(n-done, 1<<30)
+		chunk := min(n-done, copyChunk)
 		if head := (copyAlign - woff%copyAlign) % copyAlign; head > 0 {
 			// Up to the next copyAlign boundary of the image first, so
 			// that the kernel's writes after it, a pipe's worth each,
@@ -122,6 +133,7 @@ func copyFDPiece(dfd int, off int64, sfd int, srcOff *int64, n int64) (int64, er
 		if m == 0 {
 			break
 		}
+		add(int64(m))
 		done += int64(m)
 	}
 	return done, nil

@@ -17,7 +17,7 @@ const (
 	defaultBulkCopy = BulkMapSource
 )
 
-func copyFileRange(*os.File, int64, *os.File, int64) (int64, error) {
+func copyFileRange(*os.File, int64, *os.File, int64, func(int64)) (int64, error) {
 	return 0, errors.New("copy_file_range not supported on this system")
 }
 

@@ -60,7 +60,6 @@ func (im *Image) cloneFile(buf []byte, fc *FileCopy, src io.ReadCloser) (bool, e
 	if mid == 0 || !im.cloneRange(int(rf), fc.SrcOff+head, fc.Off+head, mid) {
 		return false, nil
 	}
-	im.wrote(mid)
 	return true, im.copyAround(buf, fc.Off, src, fc.SrcOff, fc.N, head, mid)
 }
 
@@ -88,7 +87,6 @@ func (im *Image) cloneFrom(off int64, src *os.File, n int64) (bool, error) {
 	if rc.Control(func(fd uintptr) { cloned = im.cloneRange(int(fd), pos+head, off+head, mid) }) != nil || !cloned {
 		return false, nil
 	}
-	im.wrote(mid)
 	buf := getBulk()
 	defer putBulk(buf)
 	if err := im.copyAround(buf[:], off, src, pos, n, head, mid); err != nil {
@@ -126,12 +124,14 @@ func (im *Image) copyAround(buf []byte, off int64, src io.Reader, srcOff, n, hea
 }
 
 // cloneRange shares n bytes of the source file sfd from srcOff with the
-// image from off (FICLONERANGE) and reports whether it did. A refusal
+// image from off (FICLONERANGE), a piece of at most copyChunk at a time
+// that Options.Progress counts as it is shared, and reports whether it
+// shared them all. A refusal
 // that says the file system cannot clone at all (EOPNOTSUPP, ENOTTY,
 // ENOSYS) turns cloning off for the image; any other (EXDEV for a source
 // on another mount, EINVAL, ETXTBSY, ENOSPC...) only for this piece, which
 // is then copied: if the copy fails as well, the copy reports it. A clone
-// that failed half-way is overwritten by that copy.
+// that failed half-way is overwritten by that copy (and counted again).
 func (im *Image) cloneRange(sfd int, srcOff, off, n int64) bool {
 	if im.clone.off.Load() {
 		return false
@@ -140,21 +140,28 @@ func (im *Image) cloneRange(sfd int, srcOff, off, n int64) bool {
 	if err != nil {
 		return false
 	}
-	arg := unix.FileCloneRange{Src_fd: int64(sfd), Src_offset: uint64(srcOff), Src_length: uint64(n), Dest_offset: uint64(off)}
-	var cerr error
-	if err := rc.Control(func(fd uintptr) {
-		for cerr = unix.IoctlFileCloneRange(int(fd), &arg); cerr == unix.EINTR; {
-			cerr = unix.IoctlFileCloneRange(int(fd), &arg)
+	for done := int64(0); done < n; {
+		piece := min(n-done, copyChunk)
+		arg := unix.FileCloneRange{Src_fd: int64(sfd), Src_offset: uint64(srcOff + done), Src_length: uint64(piece), Dest_offset: uint64(off + done)}
+		var cerr error
+		if err := rc.Control(func(fd uintptr) {
+			for cerr = unix.IoctlFileCloneRange(int(fd), &arg); cerr == unix.EINTR; {
+				cerr = unix.IoctlFileCloneRange(int(fd), &arg)
+			}
+		}); err != nil {
+			return false
 		}
-	}); err != nil {
-		return false
+		switch cerr {
+		case nil:
+		case unix.EOPNOTSUPP, unix.ENOTTY, unix.ENOSYS:
+			im.clone.off.Store(true)
+			return false
+		default:
+			return false
+		}
+		im.clone.cloned.Add(piece)
+		im.wrote(piece)
+		done += piece
 	}
-	switch cerr {
-	case nil:
-		im.clone.cloned.Add(n)
-		return true
-	case unix.EOPNOTSUPP, unix.ENOTTY, unix.ENOSYS:
-		im.clone.off.Store(true)
-	}
-	return false
+	return true
 }

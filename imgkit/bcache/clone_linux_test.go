@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/progresshook"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 	"golang.org/x/sys/unix"
 )
@@ -273,4 +275,50 @@ func TestCloneKeepsHoles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCloneCounts checks that a clone longer than copyChunk is counted in
+// Options.Progress a piece at a time as the pieces are shared, not once
+// at the end: a CopyFrom of two chunks and a bit on XFS adds at least
+// three pieces, each of at most copyChunk, that sum to the copy. It sets
+// the hook every meter of the process sees, so it does not run in
+// parallel.
+func TestCloneCounts(t *testing.T) {
+	mnt := tooltest.LoopMount(t, "xfs")
+	n := 2*copyChunk + 64<<10
+	src, data := cloneSource(t, mnt, n, 3)
+	var meter progress.Meter
+	im, err := Create(filepath.Join(mnt, "img"), int64(n), &Options{Progress: &meter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { im.Abort() })
+	var pieces []int64
+	last := int64(0)
+	restore := progresshook.Set(func(name string, done, total int64) {
+		pieces = append(pieces, done-last)
+		last = done
+	})
+	defer restore()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := im.CopyFrom(0, f, int64(n)); err != nil {
+		t.Fatal(err)
+	}
+	restore()
+	if im.clone.cloned.Load() != int64(n) {
+		t.Fatalf("cloned %d bytes of %d", im.clone.cloned.Load(), n)
+	}
+	for _, p := range pieces {
+		if p <= 0 || p > copyChunk {
+			t.Errorf("a piece of %d bytes, want 1 to %d", p, copyChunk)
+		}
+	}
+	if len(pieces) < 3 || last != int64(n) || meter.Count() != int64(n) {
+		t.Errorf("pieces %v (ending at %d, Count %d), want at least 3 summing to %d", pieces, last, meter.Count(), n)
+	}
+	checkCommitted(t, im, data)
 }

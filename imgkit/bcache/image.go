@@ -1,14 +1,15 @@
 package bcache
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"sync"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -78,18 +79,25 @@ type Options struct {
 	// documentation), as the word noclone in FIXTUREGEN_CACHE does. The
 	// memory targets never clone.
 	NoClone bool
-	// Progress, when not nil, counts the bytes written into the image as
-	// they are written, so that another goroutine can show how far a
-	// long build is: the length of every WriteAt, Bwrite (in every mode,
-	// though in mmap mode the bytes are already in the mapping),
-	// ZeroRange and file copied by CopyFrom and CopyFiles (cloned or
-	// copied, holes included), added with one atomic add per call or per
-	// copied chunk of up to 1 MiB, never per block. A range written twice
-	// counts twice, so the count of a finished image is the sum of what
-	// its writer wrote, which can differ from the image's size: a sparse
-	// image's holes never written do not count. Every target honours it,
-	// and one counter may be shared by several images.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far the image is, so that
+	// another goroutine can show how far a long build is: Create,
+	// CreateMemory and CreateWriterAt begin its step "writing" of the
+	// image's size (a caller names the steps within it after that),
+	// Commit of an image file begins "syncing" (with Sync) and "renaming
+	// into place", or, for an output written in place, "writing to NAME"
+	// counted as the image is copied there, and
+	// Progress.Add counts the bytes written into the image as they are
+	// written: the length of every WriteAt, Bwrite (in every mode, though
+	// in mmap mode the bytes are already in the mapping), ZeroRange and
+	// file copied by CopyFrom and CopyFiles (cloned or copied, holes
+	// included), added with one atomic add per call or per copied chunk
+	// (of up to 1 MiB through a buffer, of up to 32 MiB copied or cloned
+	// by the kernel), never per block. A range written twice counts twice,
+	// so the count of a finished image is the sum of what its writer
+	// wrote, which can differ from the image's size: a sparse image's
+	// holes never written do not count. Every target honours it, and one
+	// meter may be shared by several images.
+	Progress *progress.Meter
 }
 
 const (
@@ -159,6 +167,7 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 		return nil, fmt.Errorf("%w: size %d", ErrRange, size)
 	}
 	im := &Image{name: path, target: path, size: size, opts: o}
+	o.Progress.Step("writing", size)
 	dir, regular, err := im.placeTemp(path)
 	if err != nil {
 		return nil, err
@@ -353,11 +362,7 @@ func (im *Image) writeAt(p []byte, off int64) (int, error) {
 }
 
 // wrote adds n bytes written into the image to Options.Progress.
-func (im *Image) wrote(n int64) {
-	if p := im.opts.Progress; p != nil {
-		p.Add(n)
-	}
-}
+func (im *Image) wrote(n int64) { im.opts.Progress.Add(n) }
 
 // writeThrough copies p, just written to the file at off, into every held
 // copy-mode buffer it overlaps, so that they see what a mapping would show.
@@ -471,8 +476,7 @@ func (im *Image) copyFromFile(off int64, src *os.File, n int64, bulk *Bulk) (boo
 	var err error
 	switch {
 	case *bulk == BulkCopyFileRange && copyFileRangeSupported:
-		done, err = copyFileRange(im.f, off, src, n)
-		im.wrote(done)
+		done, err = copyFileRange(im.f, off, src, n, im.wrote)
 		if err == nil && done < n {
 			err = fmt.Errorf("%w: %d of %d bytes", ErrShortSrc, done, n)
 		}
@@ -635,10 +639,14 @@ func (im *Image) commit() error {
 		return im.targetErr("chmod", err)
 	}
 	if im.opts.Sync {
+		im.opts.Progress.Step("syncing", 0)
 		if err := im.f.Sync(); err != nil {
 			return im.targetErr("sync", err)
 		}
 	}
+	// The rename can take a while: ext4 starts writing the new file's
+	// data back when it replaces another (1.6 s for 1.5 GiB here).
+	im.opts.Progress.Step("renaming into place", 0)
 	if err := im.f.Close(); err != nil {
 		im.f = nil
 		return im.targetErr("close", err)
@@ -680,7 +688,8 @@ func (im *Image) checkTemp() error {
 
 // streamOut copies the finished temporary file to an output written in
 // place: a device or named pipe as it is, a TargetRewrite file truncated
-// first.
+// first. Options.Progress shows the step "writing to NAME", counted a
+// bulkSize piece at a time.
 func (im *Image) streamOut() error {
 	flag := os.O_WRONLY
 	if im.kind == TargetRewrite {
@@ -690,7 +699,21 @@ func (im *Image) streamOut() error {
 	if err != nil {
 		return err // it names the target
 	}
-	_, err = io.Copy(out, io.NewSectionReader(im.f, 0, im.size))
+	step := im.opts.Progress.Step("writing to "+im.name, im.size)
+	buf := getBulk()
+	for off := int64(0); off < im.size; {
+		n, rerr := im.f.ReadAt(buf[:min(bulkSize, im.size-off)], off)
+		w, werr := out.Write(buf[:n])
+		step.Add(int64(w))
+		off += int64(w)
+		if err = cmp.Or(werr, rerr); err != nil {
+			if err == io.EOF { // checkTemp found the file of its size
+				err = nil
+			}
+			break
+		}
+	}
+	putBulk(buf)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -39,6 +39,7 @@ func CreateMemory(size int64, opts *Options) (*Image, error) {
 		o = *opts
 	}
 	im := &Image{name: memoryName, size: size, mode: ModeMemory, opts: o, mem: true, data: data}
+	o.Progress.Step("writing", size)
 	im.initTrack()
 	return im, nil
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // TestProgressCounts checks that Options.Progress ends at the sum of what
@@ -42,7 +43,7 @@ func TestProgressCounts(t *testing.T) {
 
 	for _, tg := range targets {
 		for _, bulk := range []Bulk{BulkAuto, BulkRead, BulkCopyFileRange, BulkMapSource} {
-			var n atomic.Int64
+			var n progress.Meter
 			im, err := tg.open(t, size, &Options{Bulk: bulk, Progress: &n})
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +55,7 @@ func TestProgressCounts(t *testing.T) {
 					t.Fatalf("%s/%v: %s: %v", tg.name, bulk, what, err)
 				}
 				expect += written
-				if got := n.Load(); got != expect {
+				if got := n.Count(); got != expect {
 					t.Errorf("%s/%v: after %s Progress = %d, want %d", tg.name, bulk, what, got, expect)
 					expect = got
 				}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -189,5 +190,35 @@ func TestRewriteDeletedDescriptor(t *testing.T) {
 	copy(want[100:], "in place")
 	if !bytes.Equal(got, want) {
 		t.Errorf("the file holds %d bytes, not the %d-byte image", len(got), len(want))
+	}
+}
+
+// TestCommitSteps checks the steps Options.Progress shows from Create to
+// Commit: "writing" of the image's size, then, at Commit, "writing to
+// NAME" counted to the image's size for an output written in place, or
+// "renaming into place" for a file.
+func TestCommitSteps(t *testing.T) {
+	t.Parallel()
+	const size = 3<<20 + 5
+	for _, path := range []string{"/dev/null", filepath.Join(t.TempDir(), "img")} {
+		var m progress.Meter
+		im, err := Create(path, size, &Options{Progress: &m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name, done, total := m.Load(); name != "writing" || done != 0 || total != size {
+			t.Errorf("%s: after Create the meter shows %q, %d, %d", path, name, done, total)
+		}
+		im.WriteAt([]byte("x"), 0)
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		want := [3]any{"renaming into place", int64(0), int64(0)}
+		if path == "/dev/null" {
+			want = [3]any{"writing to /dev/null", int64(size), int64(size)}
+		}
+		if name, done, total := m.Load(); [3]any{name, done, total} != want {
+			t.Errorf("%s: after Commit the meter shows %q, %d, %d; want %v", path, name, done, total, want)
+		}
 	}
 }

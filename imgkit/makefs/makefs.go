@@ -45,11 +45,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/getopt"
 )
 
@@ -94,10 +94,12 @@ type Command struct {
 	Getenv func(string) string // environment (SOURCE_DATE_EPOCH, FIXTUREGEN_CACHE); nil = os.Getenv
 	Stdin  io.Reader           // read for the manifest "-"; nil = empty
 
-	// Progress, when not nil, counts the bytes Run writes into the image
-	// as it writes them (bcache.Options.Progress), so that a caller can
-	// show how far a long build is from another goroutine.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far Run is, so that a caller
+	// can show how far a long build is from another goroutine: its step
+	// "writing" of the image's size once the image is laid out, and the
+	// bytes written into the image as they are written
+	// (bcache.Options.Progress).
+	Progress *progress.Meter
 
 	// HostOwners, when not nil, is called with each owner name of a spec
 	// (uname without uid, or with group gname without gid) that the tree

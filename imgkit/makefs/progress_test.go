@@ -5,8 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // TestRunProgress checks that Command.Progress reaches the image writers
@@ -41,7 +42,7 @@ func TestRunProgress(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var n atomic.Int64
+			var n progress.Meter
 			c.Progress = &n
 			if err := c.Run(io.Discard, io.Discard); err != nil {
 				t.Fatalf("%s, %s mode: %v", typ, mode, err)
@@ -51,10 +52,10 @@ func TestRunProgress(t *testing.T) {
 				t.Fatal(err)
 			}
 			nonZero := int64(len(b) - bytes.Count(b, []byte{0}))
-			if n.Load() < nonZero || n.Load() < int64(len(data)) {
-				t.Errorf("%s, %s mode: Progress = %d, below the image's %d non-zero bytes or the %d bytes of file data", typ, mode, n.Load(), nonZero, len(data))
+			if n.Count() < nonZero || n.Count() < int64(len(data)) {
+				t.Errorf("%s, %s mode: Progress = %d, below the image's %d non-zero bytes or the %d bytes of file data", typ, mode, n.Count(), nonZero, len(data))
 			}
-			counts[mode] = n.Load()
+			counts[mode] = n.Count()
 		}
 		if counts["mmap"] != counts["copy"] {
 			t.Errorf("%s: Progress = %d in mmap mode, %d in copy mode", typ, counts["mmap"], counts["copy"])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -22,7 +23,12 @@ type rawDisk struct {
 	// linked, for the linkedFormats, is the disk of the temporary file
 	// (then only the metadata) and the partitions' files (container_link.go).
 	linked *linkedDisk
+	meter  *progress.Meter // Options.Progress: told of the scans for data
 }
+
+// scanning begins the step of a scan of the whole disk for its data
+// (dataUnits) on the disk's meter.
+func (d *rawDisk) scanning() *progress.Step { return d.meter.Step("scanning for data", d.size) }
 
 // hasData reports whether any of the n bytes at off is other than zero,
 // as mkimg's image_data asks of a run of sectors: a container stores only
@@ -115,7 +121,7 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*r
 		if err != nil {
 			return nil, err
 		}
-		return &rawDisk{r: bytes.NewReader(im.Bytes()), size: size, secsz: int64(l.secsz)}, nil
+		return &rawDisk{r: bytes.NewReader(im.Bytes()), size: size, secsz: int64(l.secsz), meter: l.meter}, nil
 	}
 	links := l.startLinks()
 	defer l.endLinks(links)
@@ -123,7 +129,7 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*r
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
-	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f}
+	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f, meter: l.meter}
 	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, c, l.write); err != nil {
 		raw.close()
 		return nil, err

@@ -2,6 +2,8 @@ package mkimg
 
 import (
 	"fmt"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // dataUnits calls fn for each run of consecutive units of unit bytes of
@@ -12,7 +14,9 @@ import (
 // its first byte other than zero, so that a container of a sparse or a
 // full disk costs little more than the data it copies. Only whole units
 // are visited: a partial last unit is the caller's to check (hasData).
-func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
+// The bytes of the disk passed, read or skipped, are added to step (nil
+// for none) as the scan goes, so that it ends at the disk's size.
+func (d *rawDisk) dataUnits(unit int64, step *progress.Step, fn func(first, n int64) error) error {
 	buf := make([]byte, min(unit, 1<<16))
 	runFirst, runN := int64(0), int64(0)
 	flush := func() error {
@@ -22,6 +26,13 @@ func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
 		err := fn(runFirst, runN)
 		runN = 0
 		return err
+	}
+	reached := int64(0) // the bytes added to step
+	passed := func(to int64) {
+		if to > reached {
+			step.Add(to - reached)
+			reached = to
+		}
 	}
 	for off := int64(0); off < d.size; {
 		lo, hi := d.dataRun(off)
@@ -34,6 +45,7 @@ func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
 			if err != nil {
 				return err
 			}
+			passed((u + 1) * unit)
 			switch {
 			case !data:
 				if err := flush(); err != nil {
@@ -49,7 +61,9 @@ func (d *rawDisk) dataUnits(unit int64, fn func(first, n int64) error) error {
 			}
 		}
 		off = max(end*unit, hi)
+		passed(min(off, d.size))
 	}
+	passed(d.size)
 	return flush()
 }
 

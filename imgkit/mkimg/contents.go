@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -21,9 +22,10 @@ import (
 // unlinked temporary file in spoolDir, so that the partition's size is
 // known and its bytes are never held in memory whole.
 type contents struct {
-	spoolDir string    // where spools are made; "" means os.TempDir
-	dir      string    // the commands' working directory; "" the process's
-	stderr   io.Writer // the commands' standard error; nil discards it
+	spoolDir string          // where spools are made; "" means os.TempDir
+	dir      string          // the commands' working directory; "" the process's
+	stderr   io.Writer       // the commands' standard error; nil discards it
+	meter    *progress.Meter // told of each spool's step ("reading NAME")
 	spools   []*os.File
 	names    []string // spools a system would not unlink while open
 }
@@ -149,7 +151,8 @@ func (c *contents) runCommand(p *placed) error {
 }
 
 // spool copies r to its end into a new spool and keeps it as p's
-// content.
+// content, in pieces of spoolPiece that c.meter counts under the step
+// "reading NAME" (of a total not known).
 func (c *contents) spool(p *placed, r io.Reader) error {
 	f, err := tempfile.Create(c.spoolDir, "mkimg-partition")
 	if err != nil {
@@ -161,14 +164,28 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 		c.names = append(c.names, f.Name())
 	}
 	c.spools = append(c.spools, f)
-	n, err := io.Copy(f, r)
-	if err != nil {
-		return err
+	step := c.meter.Step("reading "+p.meterName(), 0)
+	var n int64
+	for {
+		// CopyN's io.LimitedReader keeps the kernel's paths of
+		// os.File.ReadFrom (splice from a pipe, copy_file_range).
+		m, err := io.CopyN(f, r, spoolPiece)
+		n += m
+		step.Add(m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
 	}
 	p.spool = f
 	p.bytes = uint64(n)
 	return nil
 }
+
+// spoolPiece is how much spool copies between two counts.
+const spoolPiece = 4 << 20
 
 // hasContent reports whether a Source, a file or a command fills p; an
 // empty partition has only its size.

@@ -5,6 +5,8 @@ import (
 	"encoding"
 	"encoding/binary"
 	"hash"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // digestBlock is the block of a partition's contents the content digest
@@ -23,6 +25,45 @@ type contentDigest struct {
 	h     hash.Hash
 	block []byte // the partial block not yet digested
 	total uint64 // the contents' length so far
+	shown *digestStep
+}
+
+// digestStep counts a content digest's bytes in a progress step of its
+// own ("hashing part.img"), which the meter shows once the copy it runs
+// beside is done (a copy is counted by the block cache, and a hash that
+// reads its file apart from the copy may lag behind it), or at once
+// when there is no copy or the digest starts over.
+type digestStep struct {
+	meter   *progress.Meter
+	step    *progress.Step
+	copying *progress.Step // the copy's step, shown until it is done; nil when there is none
+	visible bool           // step is shown
+}
+
+// meter makes d count its bytes in the step name of total bytes, shown
+// by m once copying, the step of the copy beside it, is done, or at its
+// first bytes when copying is nil. A nil d or m counts nothing.
+func (d *contentDigest) meter(m *progress.Meter, name string, total int64, copying *progress.Step) {
+	if d == nil || m == nil {
+		return
+	}
+	d.shown = &digestStep{meter: m, step: progress.NewStep(name, total), copying: copying}
+}
+
+// count adds n digested bytes to d's step, and shows the step when the
+// copy beside it is done.
+func (d *contentDigest) count(n int64) {
+	s := d.shown
+	if s == nil {
+		return
+	}
+	if !s.visible {
+		if _, done, total := s.copying.Load(); s.copying == nil || done >= total {
+			s.meter.Show(s.step)
+			s.visible = true
+		}
+	}
+	s.step.Add(n)
 }
 
 // newContentDigest returns an empty content digest.
@@ -34,6 +75,7 @@ func newContentDigest() *contentDigest {
 func (d *contentDigest) Write(p []byte) (int, error) {
 	n := len(p)
 	d.total += uint64(n)
+	d.count(int64(n))
 	for len(p) > 0 {
 		if len(d.block) == 0 && len(p) >= digestBlock {
 			d.digest(p[:digestBlock])
@@ -65,6 +107,7 @@ func (d *contentDigest) Zeros(n int64) {
 			k := min(n/digestBlock, int64(len(zeroMarks)))
 			d.h.Write(zeroMarks[:k])
 			d.total += uint64(k) * digestBlock
+			d.count(k * digestBlock)
 			n -= k * digestBlock
 			continue
 		}
@@ -102,11 +145,17 @@ func (d *contentDigest) Sum(b []byte) []byte {
 	return b
 }
 
-// Reset empties the digest.
+// Reset empties the digest. A digest counted in a step starts a new
+// one of the same name and total, shown at once: the contents are hashed
+// again from the start (a builder's partition read back from the disk).
 func (d *contentDigest) Reset() {
 	d.h.Reset()
 	d.block = d.block[:0]
 	d.total = 0
+	if s := d.shown; s != nil {
+		name, _, total := s.step.Load()
+		s.step, s.visible = s.meter.Step(name, total), true
+	}
 }
 
 // Size is the digest's length, SHA-256's.

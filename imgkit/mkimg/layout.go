@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // ErrCapacity reports a disk larger than its maximum capacity (-C or
@@ -45,6 +47,8 @@ type layout struct {
 
 	diskGUID GUID      // Options.DiskGUID; zero when derived
 	warn     io.Writer // Options.Warn; nil discards the warnings
+
+	meter *progress.Meter // Options.Progress; nil shows nothing
 }
 
 // placed is one used partition slot with its place on the disk.
@@ -73,7 +77,7 @@ func planIn(o *Options, spoolDir string) (*layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.contents = &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr}
+	l.contents = &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
 	if err := l.place(o.Partitions, l.contents); err != nil {
 		l.close()
 		return nil, err
@@ -102,6 +106,7 @@ func check(o *Options) (*layout, error) {
 		diskGUID: o.DiskGUID,
 		warn:     o.Warn,
 		slots:    len(o.Partitions),
+		meter:    o.Progress,
 	}
 	if o.Verbose > 0 {
 		l.log = o.Log

@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/getopt"
 	"github.com/fixturegen/fixturegen/internal/number"
 )
@@ -85,10 +85,13 @@ type Options struct {
 	// Stderr receives the standard error of the :-CMD commands, which
 	// mkimg's commands share with it; nil discards it.
 	Stderr io.Writer
-	// Progress, when not nil, counts the bytes written into the disk as
-	// they are written (bcache.Options.Progress), so that another
-	// goroutine can show how far a long build is.
-	Progress *atomic.Int64
+	// Progress, when not nil, is told how far the disk is, so that
+	// another goroutine can show how far a long build is: each long
+	// step ("copying part.img", "hashing part.img", "scanning for data",
+	// "writing" the container...; DETAILS.md lists them) with how far
+	// it is, and the bytes written into the disk as they are written
+	// (bcache.Options.Progress).
+	Progress *progress.Meter
 	// Query is set by Parse when the command line asks for information
 	// instead of a disk, at the first such option, where mkimg stops
 	// reading its command line: "help" (-h), "formats", "schemes" or

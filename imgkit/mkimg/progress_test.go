@@ -3,8 +3,9 @@ package mkimg
 import (
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
 // TestProgress checks that Options.Progress counts the bytes written into
@@ -22,7 +23,7 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, target := range []string{"file", "memory"} {
-		var n atomic.Int64
+		var n progress.Meter
 		o := &Options{Scheme: "gpt", Partitions: []Partition{{Type: "efi", File: part}}, Progress: &n}
 		var size int64
 		if target == "file" {
@@ -42,7 +43,7 @@ func TestProgress(t *testing.T) {
 			}
 			size = int64(len(b))
 		}
-		if got := n.Load(); got < int64(len(data)) || got > size {
+		if got := n.Count(); got < int64(len(data)) || got > size {
 			t.Errorf("%s: Progress = %d, want from the partition's %d bytes to the disk's %d", target, got, len(data), size)
 		}
 	}

@@ -143,7 +143,7 @@ func (q *qcowLayout) flags() uint64 {
 // version 2 refcount blocks enough to count every cluster of the file.
 func (q *qcowLayout) placeData(disk *rawDisk) error {
 	last := int64(-1) // the last L1 entry given an L2 table
-	err := disk.dataUnits(q.cs, func(first, n int64) error {
+	err := disk.dataUnits(q.cs, disk.scanning(), func(first, n int64) error {
 		q.keepRun(qcowRun{first, n})
 		q.data += n
 		lo, hi := first>>(q.bits-3), (first+n-1)>>(q.bits-3)

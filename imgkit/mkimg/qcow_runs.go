@@ -35,7 +35,7 @@ func (q *qcowLayout) eachRun(disk *rawDisk, fn func(qcowRun) error) error {
 		return nil
 	}
 	seen := int64(0)
-	err := disk.dataUnits(q.cs, func(first, n int64) error {
+	err := disk.dataUnits(q.cs, nil, func(first, n int64) error { // within the write's step
 		if seen += n; seen > q.data {
 			return fmt.Errorf("%w: the raw disk holds more than the %d data clusters first counted", ErrSourceChanged, q.data)
 		}

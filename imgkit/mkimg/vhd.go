@@ -311,7 +311,7 @@ func vhdDynamicContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) e
 // and a partial last block through hasData.
 func vhdUsedBlocks(disk *rawDisk, entries uint64) ([]bool, error) {
 	used := make([]bool, entries)
-	err := disk.dataUnits(vhdBlockSize, func(first, n int64) error {
+	err := disk.dataUnits(vhdBlockSize, disk.scanning(), func(first, n int64) error {
 		for e := first; e < first+n; e++ {
 			used[e] = true
 		}

@@ -192,7 +192,7 @@ func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 		return 0, nil, err
 	}
 	cur := sec
-	err = disk.dataUnits(int64(grainBytes), func(first, n int64) error {
+	err = disk.dataUnits(int64(grainBytes), disk.scanning(), func(first, n int64) error {
 		for grain := uint64(first); grain < uint64(first+n); grain++ {
 			if cur+g.grain-1 > math.MaxUint32 {
 				return l.errVMDKOffset(cur + g.grain - 1)

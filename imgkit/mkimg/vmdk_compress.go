@@ -36,7 +36,8 @@ type grainBatch struct {
 // vmdkSpool.copyTo makes again from the disk). The record is reused once
 // emit returns. The output depends only on the
 // disk, never on the workers' timing. At most two batches per worker are
-// in flight, which bounds the memory.
+// in flight, which bounds the memory. The disk's meter shows the step
+// "compressing" of the grains' bytes, counted as each batch is emitted.
 func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte, stored bool) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	pending := make(chan *grainBatch, 2*workers)
@@ -80,6 +81,8 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 		}()
 	}
 	var err error
+	step := disk.meter.Step("compressing", int64(grains)*int64(grainBytes))
+	reached := int64(0) // the grains' bytes added to step: those of the batches emitted and the holes before them
 	for b := range pending {
 		<-b.done
 		if err == nil {
@@ -92,12 +95,18 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 			if err != nil {
 				close(stop)
 			}
+			end := int64(b.first+b.count) * int64(grainBytes)
+			step.Add(end - reached)
+			reached = end
 		}
 		b.recs.Reset()
 		b.ends, b.grains, b.stored, b.err = b.ends[:0], b.grains[:0], b.stored[:0], nil
 		pool.Put(b)
 	}
 	wg.Wait()
+	if err == nil {
+		step.Add(int64(grains)*int64(grainBytes) - reached) // the holes after the last data
+	}
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -107,14 +108,23 @@ func (l *layout) write(im *bcache.Image) error {
 // zero.
 func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, error) {
 	var h hash.Hash
+	var d *contentDigest
 	if l.hashes() {
-		h = newContentDigest()
+		d = newContentDigest()
+		h = d
 	}
+	name := p.meterName()
+	d.meter(l.meter, "hashing "+name, int64(p.bytes), nil) // a linked file is only hashed
 	if linked, err := l.links.link(l, p, h); linked || err != nil {
 		if err != nil {
 			return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), bareError(err))
 		}
 	} else if src := p.content(); src != nil {
+		verb := "copying "
+		if _, ok := src.(*builderSource); ok {
+			verb = "writing "
+		}
+		d.meter(l.meter, "hashing "+name, int64(p.bytes), l.meter.Step(verb+name, int64(p.bytes)))
 		if err := src.copyTo(im, int64(p.start*l.secsz), int64(p.bytes), h); err != nil {
 			return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, src, bareError(err))
 		}
@@ -123,6 +133,22 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 		return [sha256.Size]byte{}, nil
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
+}
+
+// meterName names p's contents in the steps a progress meter shows
+// ("copying part.img", "hashing part.img"): a file by its base name, a
+// command by its output, any other Source as its String says.
+func (p *placed) meterName() string {
+	switch {
+	case p.Source != nil:
+		if f, ok := p.Source.(fileSource); ok {
+			return filepath.Base(string(f))
+		}
+		return p.Source.String()
+	case p.Command != "":
+		return fmt.Sprintf("the output of %q", p.Command)
+	}
+	return filepath.Base(p.File)
 }
 
 // writeAt writes b, whole sectors of the scheme's metadata, at sector

@@ -111,12 +111,12 @@ func parseArArgs(e *env, args []string) (*arcmd.Command, error) {
 }
 
 // runArCommand runs c, with the progress of a write shown as
-// "ar: ARCHIVE: ... written" on a terminal.
+// "ar: ARCHIVE: writing ... / ... (N%)" on a terminal.
 func (e *env) runArCommand(c *arcmd.Command) error {
 	if !c.Writes() {
 		return c.Run(e.Stdout, e.Stderr)
 	}
-	c.Progress = e.progressCounter()
+	c.Progress = e.progressMeter()
 	return e.showProgress(c.Program, c.Archive, c.Progress, c.Run)
 }
 

@@ -87,9 +87,10 @@ killed runs left, instead of building; fixtures.sum and the inputs stay.
 -j N runs up to N entries at once (default: the number of CPUs); the
 outputs do not depend on it. Each output's line is printed as it is
 built. On a terminal, a build that takes more than a second shows its
-progress on standard error, unless -q: the entries running with the
-bytes each has written so far, and how many are done (without escape
-sequences when TERM=dumb). The last line says how many outputs were built, were up to
+progress on standard error, unless -q: the entries running, each with
+its step and how far that is ("hashing big.img 1.1 GiB / 2.0 GiB
+(55%)"), and how many are done (without escape sequences when
+TERM=dumb). The last line says how many outputs were built, were up to
 date and failed; -q prints only errors.
 
 fixtures.sum holds one line per output, sorted: NAME SIZE sha256:HEX.

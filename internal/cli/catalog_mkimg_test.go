@@ -10,11 +10,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -384,7 +384,7 @@ func TestRunnerMkimgProgress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"part.bin": strings.Repeat("progress", 40000)})
-	var n atomic.Int64
+	var n progress.Meter
 	var stderr bytes.Buffer
 	args := []string{"mkimg", "-s", "gpt", "-p", "efi:=part.bin", "-o", "disk.img"}
 	err := Runner().Run(context.Background(), &catalog.Command{Dir: dir, Args: args, Stdout: io.Discard, Stderr: &stderr, Progress: &n, Getenv: func(string) string { return "" }})
@@ -395,7 +395,7 @@ func TestRunnerMkimgProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.Load(); got < 320000 || got > fi.Size() {
+	if got := n.Count(); got < 320000 || got > fi.Size() {
 		t.Errorf("%s: Progress = %d, want from the file's 320,000 bytes to the disk's %d", args, got, fi.Size())
 	}
 	if stderr.Len() != 0 {

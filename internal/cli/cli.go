@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	getoptpkg "github.com/fixturegen/fixturegen/internal/getopt"
 )
 
@@ -24,9 +24,9 @@ type env struct {
 	// process is set for the process's own environment (Main), whose
 	// signals a build catches.
 	process bool
-	// progress, when not nil, is the catalogue's counter of the bytes a
-	// command writes into its output (catalog.Command.Progress).
-	progress *atomic.Int64
+	// progress, when not nil, is the catalogue's meter of how far a
+	// command is (catalog.Command.Progress).
+	progress *progress.Meter
 }
 
 // abs resolves path against the working directory e.Dir.

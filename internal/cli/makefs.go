@@ -101,8 +101,9 @@ default, keeps the host's owners, modes and hard links. Catalogue entries
 "-o help", anywhere among the -o options, prints the options of the -t
 type and exits; it needs no image-file or directory.
 
-On a terminal, an image that takes more than a second shows how many
-bytes have been written on standard error until it is done.
+On a terminal, an image that takes more than a second shows on standard
+error how far it is until it is done ("makefs: big.img: writing 1.2 GiB
+/ 2.0 GiB (60%)").
 `
 
 func runMakefs(e *env, args []string) error {
@@ -117,7 +118,7 @@ func runMakefs(e *env, args []string) error {
 		return fromLibrary(c.Run(e.Stdout, e.Stderr))
 	}
 	defer e.removeTempsOnSignal("makefs")()
-	c.Progress = e.progressCounter()
+	c.Progress = e.progressMeter()
 	return fromLibrary(e.showProgress("makefs", args[c.ImageArg], c.Progress, c.Run))
 }
 

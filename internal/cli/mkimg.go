@@ -28,8 +28,10 @@ func init() {
 optional k, m, g, t, p or e suffix. -b, -f, -o and -s may be given once;
 for the other options the last one counts.
 
-On a terminal, a disk that takes more than a second shows how many bytes
-have been written on standard error until it is done.` + mkimgSchemesHelp(),
+On a terminal, a disk that takes more than a second shows on standard
+error the step it is at and how far that is until it is done ("mkimg:
+disk.qcow2: copying part.img 512.0 MiB / 1.5 GiB (33%)"; then hashing
+for the GUIDs, scanning for data, writing the container).` + mkimgSchemesHelp(),
 		Examples: mkimgExamples,
 		Run:      runMkimg,
 	})
@@ -110,7 +112,7 @@ func runMkimg(e *env, args []string) error {
 		_, err = e.Stdout.Write(disk)
 		return err
 	}
-	o.Progress = e.progressCounter()
+	o.Progress = e.progressMeter()
 	return fromMkimg(e.showProgress("mkimg", o.Output, o.Progress, func(_, stderr io.Writer) error {
 		o.Log, o.Stderr = stderr, stderr
 		return mkimg.WriteFile(e.abs(o.Output), o)

@@ -3,39 +3,41 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/termline"
 )
 
-// outputProgressDelay is how long makefs or ar writes before a line on a
-// terminal shows how far it is (a variable for the tests), and
-// outputProgressInterval how often the line is redrawn.
-var outputProgressDelay = time.Second
+// outputProgressDelay is how long makefs, mkimg or ar works before a line
+// on a terminal shows how far it is, and outputProgressInterval how often
+// the line is redrawn (variables for the tests).
+var (
+	outputProgressDelay    = time.Second
+	outputProgressInterval = 200 * time.Millisecond
+)
 
-const outputProgressInterval = 200 * time.Millisecond
-
-// progressCounter returns the counter a command counts the bytes it
-// writes in: the catalogue's (env.progress), when the catalogue runs it,
-// or else a new one.
-func (e *env) progressCounter() *atomic.Int64 {
+// progressMeter returns the meter a command tells how far it is in: the
+// catalogue's (env.progress), when the catalogue runs it, or else a new
+// one.
+func (e *env) progressMeter() *progress.Meter {
 	if e.progress != nil {
 		return e.progress
 	}
-	return new(atomic.Int64)
+	return new(progress.Meter)
 }
 
 // showProgress runs write, which writes the output name (as the command
-// line gives it) and counts the bytes in written, with a line on standard error, when that is a
-// terminal, that says how far it is ("makefs: big.img: 1.2 GiB written")
-// once it has taken outputProgressDelay, redrawn as it grows and erased
-// when write returns. write prints to the writers it is given, which clear
-// the line first. Run by the catalogue, standard error is never a
-// terminal and nothing is drawn.
-func (e *env) showProgress(cmd, name string, written *atomic.Int64, write func(stdout, stderr io.Writer) error) error {
+// line gives it) and tells how far it is in m, with a line on standard
+// error, when that is a terminal, that says which step it is at and how
+// far that is ("mkimg: disk.qcow2: copying part.img 512.0 MiB / 1.5 GiB
+// (33%)") once it has taken outputProgressDelay, redrawn as it moves and
+// erased when write returns. write prints to the writers it is given,
+// which clear the line first. Run by the catalogue, standard error is
+// never a terminal and nothing is drawn.
+func (e *env) showProgress(cmd, name string, m *progress.Meter, write func(stdout, stderr io.Writer) error) error {
 	line := termline.Start(e.Stderr, e.getenv, outputProgressDelay, outputProgressInterval, func() string {
-		return fmt.Sprintf("%s: %s: %s written", cmd, name, termline.Bytes(written.Load()))
+		return fmt.Sprintf("%s: %s: %s", cmd, name, termline.Figure(m.Load()))
 	})
 	if line == nil {
 		return write(e.Stdout, e.Stderr)

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/catalog"
+	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/termline"
 )
 
@@ -31,9 +31,10 @@ func progressTree(t *testing.T) string {
 	return dir
 }
 
-// TestOutputProgress checks the line standalone makefs, ar and ranlib
-// draw on a terminal: drawn (here at once: the delay is 0) as "makefs:
-// out.img: ... written" and erased at the end, with nothing else on the
+// TestOutputProgress checks the line standalone makefs, ar, ranlib and
+// mkimg draw on a terminal: drawn (here at once: the delay is 0) as
+// "makefs: out.img: 0 bytes written" before any step and erased at the
+// end, with nothing else on the
 // terminal; and nothing at all on standard error that is a pipe or a
 // buffer. It runs alone: it sets outputProgressDelay.
 func TestOutputProgress(t *testing.T) {
@@ -73,7 +74,7 @@ func TestOutputProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(out, "\r\x1b[K"+c.line) || !strings.HasSuffix(out, " written\r\x1b[K") {
+		if !strings.HasPrefix(out, "\r\x1b[K"+c.line+"0 bytes written") || !strings.HasSuffix(out, "\r\x1b[K") {
 			t.Errorf("%s on a terminal: %q", c.args, out)
 		}
 	}
@@ -97,7 +98,7 @@ func TestRunnerProgress(t *testing.T) {
 		{[]string{"makefs", "-t", "ffs", "-T", "0", "out.img", "src"}, "out.img"},
 		{[]string{"ar", "rc", "lib.a", "m.o"}, "lib.a"},
 	} {
-		var n atomic.Int64
+		var n progress.Meter
 		var stderr bytes.Buffer
 		err := Runner().Run(context.Background(), &catalog.Command{Dir: dir, Args: c.args, Stdout: io.Discard, Stderr: &stderr, Progress: &n, Getenv: func(string) string { return "" }})
 		if err != nil {
@@ -108,10 +109,10 @@ func TestRunnerProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
-		case c.args[0] == "ar" && n.Load() != fi.Size():
-			t.Errorf("%s: Progress = %d, want the archive's %d bytes", c.args, n.Load(), fi.Size())
-		case n.Load() < 320000:
-			t.Errorf("%s: Progress = %d, less than the file's 320,000 bytes", c.args, n.Load())
+		case c.args[0] == "ar" && n.Count() != fi.Size():
+			t.Errorf("%s: Progress = %d, want the archive's %d bytes", c.args, n.Count(), fi.Size())
+		case n.Count() < 320000:
+			t.Errorf("%s: Progress = %d, less than the file's 320,000 bytes", c.args, n.Count())
 		}
 		if stderr.Len() != 0 {
 			t.Errorf("%s: stderr %q", c.args, stderr.String())

@@ -148,6 +148,23 @@ func (l *Line) Stop() {
 	l.mu.Unlock()
 }
 
+// Figure says how far a step is for a status line, from a meter's figures
+// (progress.Meter.Load): "copying part.img 512.0 MiB / 1.5 GiB (33%)" when
+// the total is known, "reading cmd 1.2 GiB" when it is not, the name
+// alone for a step with no figures ("renaming into place"), and "1.2 GiB
+// written" for bytes counted before any step was named.
+func Figure(name string, done, total int64) string {
+	switch {
+	case name == "":
+		return Bytes(done) + " written"
+	case total == 0 && done == 0:
+		return name
+	case total > 0:
+		return fmt.Sprintf("%s %s / %s (%d%%)", name, Bytes(done), Bytes(total), int(float64(done)*100/float64(total)))
+	}
+	return name + " " + Bytes(done)
+}
+
 // Bytes says n bytes for a status line: "512 bytes", "1.5 KiB", "2.0 GiB".
 func Bytes(n int64) string {
 	switch {
