@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,13 +19,7 @@ import (
 // asked for.
 func TestHelpListsRegistries(t *testing.T) {
 	t.Parallel()
-	help := func(args ...string) string {
-		var stdout, stderr bytes.Buffer
-		if code := runMain(&env{Stdout: &stdout, Stderr: &stderr}, append([]string{"help"}, args...)); code != 0 {
-			t.Fatalf("fixturegen help %q: exit %d, stderr %q", args, code, stderr.String())
-		}
-		return stdout.String()
-	}
+	help := func(args ...string) string { return helpText(t, args...) }
 	before := makefs.Types()
 	usage, makefsHelp, mkimgHelp := help(), help("makefs"), help("mkimg")
 	types := slices.DeleteFunc(before, func(n string) bool { return !slices.Contains(makefs.Types(), n) })

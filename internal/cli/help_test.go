@@ -14,13 +14,7 @@ import (
 // ISO 9660 among the formats they read.
 func TestHelpNamesISO9660(t *testing.T) {
 	t.Parallel()
-	help := func(args ...string) string {
-		var stdout, stderr bytes.Buffer
-		if code := runMain(&env{Stdout: &stdout, Stderr: &stderr}, append([]string{"help"}, args...)); code != 0 {
-			t.Fatalf("fixturegen help %q: exit %d, stderr %q", args, code, stderr.String())
-		}
-		return stdout.String()
-	}
+	help := func(args ...string) string { return helpText(t, args...) }
 	usage := help()
 	for _, want := range []string{"FAT", "FFS", "ISO 9660", "ar archives", "msdos", "ffs", "cd9660"} {
 		if !strings.Contains(usage, want) {
@@ -70,4 +64,15 @@ func TestDocsNameISO9660(t *testing.T) {
 			}
 		}
 	}
+}
+
+// helpText returns what "fixturegen help ARGS" prints, failing the test
+// unless it exits 0.
+func helpText(t *testing.T, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := runMain(&env{Stdout: &stdout, Stderr: &stderr}, append([]string{"help"}, args...)); code != 0 {
+		t.Fatalf("fixturegen help %q: exit %d, stderr %q", args, code, stderr.String())
+	}
+	return stdout.String()
 }
