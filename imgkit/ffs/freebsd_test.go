@@ -387,7 +387,8 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 // of the matrix. Where FreeBSD's makefs refuses a set or fails to fit
 // the tree, the writer may refuse it too or write an image, which must
 // then be valid (see the differences in DETAILS.md); every other set must
-// give FreeBSD's bytes.
+// give FreeBSD's bytes. FIXTUREGEN_LONG=1 compares all 150 sets; by
+// default every third is compared, with -short every fifth.
 func TestFreeBSDRandomOptions(t *testing.T) {
 	t.Parallel()
 	makefs := tooltest.Need(t, "freebsd-makefs")
@@ -430,8 +431,13 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 			args = append(args, "-S", "4096")
 		}
 		tree := pick("mixed", "random", "indirect", "bigdir")
-		if testing.Short() && i%5 != 0 {
-			continue // -short: every fifth case, each with the options it has in the full run
+		switch {
+		case testing.Short():
+			if i%5 != 0 {
+				continue // -short: every fifth case, each with the options it has in the full run
+			}
+		case !tooltest.Sample(i, 3):
+			continue // by default every third case; FIXTUREGEN_LONG=1, all
 		}
 		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
 			t.Parallel()
