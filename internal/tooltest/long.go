@@ -36,3 +36,48 @@ func Sampled(t testing.TB, ran, all int) {
 		t.Logf("ran a sample of %d of %d cases; %s=1 runs them all", ran, all, LongEnv)
 	}
 }
+
+// A Sampler picks the cases of a sweep that run, one at a time, in the
+// sweep's order: every case under Long; otherwise one in every k (those
+// Sample picks) and any case with a value that no case picked before it
+// has, so that a sample of a sweep drawn at random still holds every
+// value of every dimension that the whole sweep holds. A value names its
+// dimension, as "size=1m" or "tree=deep". The zero Sampler keeps every
+// case.
+type Sampler struct {
+	k        int
+	seen     map[string]bool
+	ran, all int
+}
+
+// NewSampler returns a Sampler that keeps one case in every k besides
+// those with new values.
+func NewSampler(k int) *Sampler { return &Sampler{k: k} }
+
+// Keep reports whether the next case, whose values are values, runs.
+func (s *Sampler) Keep(values ...string) bool {
+	keep := Sample(s.all, s.k)
+	s.all++
+	for _, v := range values {
+		if !s.seen[v] {
+			keep = true
+		}
+	}
+	if !keep {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for _, v := range values {
+		s.seen[v] = true
+	}
+	s.ran++
+	return true
+}
+
+// Log logs, as Sampled does, how many of the cases offered to Keep ran.
+func (s *Sampler) Log(t testing.TB) {
+	t.Helper()
+	Sampled(t, s.ran, s.all)
+}

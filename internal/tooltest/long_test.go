@@ -1,6 +1,9 @@
 package tooltest
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestSample checks that Sample keeps one case in every k, from case 0,
 // without FIXTUREGEN_LONG, and every case with FIXTUREGEN_LONG=1. It is
@@ -25,6 +28,32 @@ func TestSample(t *testing.T) {
 			if len(kept) != want || kept[0] != 0 {
 				t.Errorf("%s=%q, k=%d: Sample keeps %v", LongEnv, long, k, kept)
 			}
+		}
+	}
+}
+
+// TestSampler checks that a Sampler keeps every k-th case and each case
+// with a value not kept before, and every case with FIXTUREGEN_LONG=1. It
+// is not parallel: it sets FIXTUREGEN_LONG with t.Setenv.
+func TestSampler(t *testing.T) {
+	cases := [][]string{{"a=1"}, {"a=1"}, {"a=2"}, {"a=1"}, {"a=1"}, {"a=2", "b=1"}, {"a=1"}, {"a=2"}}
+	for _, c := range []struct {
+		long string
+		want []int
+	}{
+		{"", []int{0, 2, 3, 5, 6}}, // 0, 3 and 6 every third; 2 brings a=2, 5 b=1
+		{"1", []int{0, 1, 2, 3, 4, 5, 6, 7}},
+	} {
+		t.Setenv(LongEnv, c.long)
+		s := NewSampler(3)
+		var kept []int
+		for i, v := range cases {
+			if s.Keep(v...) {
+				kept = append(kept, i)
+			}
+		}
+		if fmt.Sprint(kept) != fmt.Sprint(c.want) {
+			t.Errorf("%s=%q: kept %v, want %v", LongEnv, c.long, kept, c.want)
 		}
 	}
 }
