@@ -382,13 +382,30 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 	t.Errorf("the images differ outside fs_id[1], fs_ocsp..fs_active and di_gen:\n%s", b.String())
 }
 
+// sampleValues names the values of one of TestFreeBSDRandomOptions' sets
+// for tooltest.Sampler: the tree, the version, the block and fragment
+// sizes, the other -o options by name, and each flag with its value.
+func sampleValues(tree string, opts, flags []string) []string {
+	v := []string{"tree=" + tree, opts[0], opts[1] + "," + opts[2]}
+	for _, o := range opts[3:] {
+		k, _, _ := strings.Cut(o, "=")
+		v = append(v, k)
+	}
+	for i := 0; i+1 < len(flags); i += 2 {
+		v = append(v, flags[i]+" "+flags[i+1])
+	}
+	return v
+}
+
 // TestFreeBSDRandomOptions compares option sets drawn from a fixed seed,
 // every option combined with the others, with freebsd-makefs on the trees
 // of the matrix. Where FreeBSD's makefs refuses a set or fails to fit
 // the tree, the writer may refuse it too or write an image, which must
 // then be valid (see the differences in DETAILS.md); every other set must
 // give FreeBSD's bytes. FIXTUREGEN_LONG=1 compares all 150 sets; by
-// default every third is compared, with -short every fifth.
+// default every third is compared, and each set with a tree, a block and
+// fragment size, a version, an option or a flag's value that no set
+// compared before has; with -short every fifth.
 func TestFreeBSDRandomOptions(t *testing.T) {
 	t.Parallel()
 	makefs := tooltest.Need(t, "freebsd-makefs")
@@ -396,6 +413,8 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 	trees := fbsdTrees(t, t.TempDir())
 	r := rand.New(rand.NewPCG(2025, 5))
 	pick := func(s ...string) string { return s[r.IntN(len(s))] }
+	sample := tooltest.NewSampler(3)
+	defer sample.Log(t)
 	for i := 0; i < 150; i++ {
 		bf := pick("4096,512", "4096,4096", "8192,1024", "8192,2048", "16384,2048", "16384,16384", "32768,4096", "32768,8192", "65536,8192", "65536,65536")
 		b, f, _ := strings.Cut(bf, ",")
@@ -436,8 +455,8 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 			if i%5 != 0 {
 				continue // -short: every fifth case, each with the options it has in the full run
 			}
-		case !tooltest.Sample(i, 3):
-			continue // by default every third case; FIXTUREGEN_LONG=1, all
+		case !sample.Keep(sampleValues(tree, opts, args[2:])...):
+			continue // by default every third case and those with new values; FIXTUREGEN_LONG=1, all
 		}
 		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
 			t.Parallel()
