@@ -35,22 +35,15 @@ func checkFreeBSDIdentity(t *testing.T, ref, dir, line string) {
 	checkFreeBSDWith(t, ref, dir, append(strings.Fields(line), "-y"), nil, true)
 }
 
-// bigDisk is the size from which a test holds a disk in memory only while
-// no other test does (bigDisks): the 300 MiB VHDX of vhdSchemeLines is
-// built in memory through a raw disk of its capacity, by Build and by
-// Write, and two such at once would take the test binary past 1 GiB.
+// bigDisk is the size of raw disk from which checkFreeBSDWith collects
+// Build's disk (freeBigDisk) before Write builds it again.
 const bigDisk = 64 << 20
 
-// bigDisks is the one turn to hold a disk of bigDisk bytes or more.
-var bigDisks = make(chan struct{}, 1)
-
-// waitBigDisk waits, when a test is about to build the disk of o and its
-// raw disk (which Build and Write build in memory whatever the container)
-// is bigDisk bytes or more, until no other test holds such a disk, and
-// holds the turn until t ends. It reports whether the disk is that big.
-// When t ends the disks it built are garbage, collected (freeBigDisk)
-// before the next test takes the turn, so that their memory is not
-// counted twice.
+// waitBigDisk reserves (tooltest.Reserve) the memory that Build and Write
+// take for the disk of o, twice its raw disk (the raw disk and a
+// container's copy of it, whatever the container), so that the 300 MiB
+// disks of vhdSchemeLines are built one at a time, and reports whether
+// the raw disk is bigDisk bytes or more.
 func waitBigDisk(t *testing.T, o *Options) bool {
 	t.Helper()
 	l, err := planIn(o, "")
@@ -59,15 +52,8 @@ func waitBigDisk(t *testing.T, o *Options) bool {
 	}
 	size := int64(l.sectors * l.secsz)
 	l.close()
-	if size < bigDisk {
-		return false
-	}
-	bigDisks <- struct{}{}
-	t.Cleanup(func() {
-		freeBigDisk()
-		<-bigDisks
-	})
-	return true
+	tooltest.Reserve(t, 2*size)
+	return size >= bigDisk
 }
 
 // freeBigDisk collects a big disk the test has let go of before it builds
