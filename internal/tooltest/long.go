@@ -28,6 +28,19 @@ func Long() bool { return os.Getenv(LongEnv) == "1" }
 // case.
 func Sample(i, k int) bool { return Long() || k < 2 || i%k == 0 }
 
+// Pick returns the variants that case k (counting from 0) of a sweep
+// runs in, for a sweep that runs each case in several variants (with
+// several tools, formats or option sets): all of them under Long;
+// otherwise the one at k modulo their number, so that each variant still
+// runs on one case in every len(variants).
+func Pick[T any](k int, variants []T) []T {
+	if Long() || len(variants) < 2 {
+		return variants
+	}
+	i := k % len(variants)
+	return variants[i : i+1]
+}
+
 // Sampled logs, for a sweep that ran ran of its all cases, that it ran a
 // sample and how to run the rest; it logs nothing when every case ran.
 func Sampled(t testing.TB, ran, all int) {

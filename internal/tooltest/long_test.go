@@ -57,3 +57,25 @@ func TestSampler(t *testing.T) {
 		}
 	}
 }
+
+// TestPick checks that Pick takes the variants in turn by default and
+// keeps them all with FIXTUREGEN_LONG=1. It is not parallel: it sets
+// FIXTUREGEN_LONG with t.Setenv.
+func TestPick(t *testing.T) {
+	vs := []string{"a", "b", "c"}
+	t.Setenv(LongEnv, "")
+	var got []string
+	for k := range 5 {
+		got = append(got, Pick(k, vs)...)
+	}
+	if fmt.Sprint(got) != "[a b c a b]" {
+		t.Errorf("Pick in turn: %v", got)
+	}
+	if p := Pick(7, vs[:1]); len(p) != 1 {
+		t.Errorf("Pick of one variant: %v", p)
+	}
+	t.Setenv(LongEnv, "1")
+	if p := Pick(4, vs); len(p) != 3 {
+		t.Errorf("Pick with %s=1: %v", LongEnv, p)
+	}
+}
