@@ -173,11 +173,7 @@ func TestArMatchesGNUAndLLVM(t *testing.T) {
 			if sc.env != nil && vs[0].tool == gnu {
 				vs = vs[1:] // GNU ar has no threshold knob; see TestSym64GNU
 			}
-			if all := len(vs); !tooltest.Long() && all > 1 {
-				vs = vs[k%all:][:1]
-				tooltest.Sampled(t, 1, all)
-			}
-			for _, v := range vs {
+			for _, v := range tooltest.Pick(k, vs) {
 				fg := filepath.Join(dir, fmt.Sprintf("fg-%s-%d.a", sc.name, v.n))
 				ref := filepath.Join(dir, fmt.Sprintf("ref-%s-%d.a", sc.name, v.n))
 				var toolEnv []string
