@@ -425,12 +425,18 @@ func TestMatrix(t *testing.T) {
 			case err != nil:
 				t.Fatalf("Build: %v; freebsd-mkimg makes this disk", err)
 			}
+			// The one deliberate difference: an empty partition's gpt or
+			// mbr entry is left unused (emptyEntry, TestEmptyPartitions).
+			// A disk with no such entry (withEmptyEntriesUnused gives it
+			// back as it is) that is freebsd-mkimg's file byte for byte
+			// passes without reading the file into memory.
+			if d, err := tooltest.FirstDiffBytes(want, got); err == nil && d < 0 && bytes.Equal(withEmptyEntriesUnused(t, c.scheme, c.secsz, got), got) {
+				return
+			}
 			wantBytes, err := os.ReadFile(want)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The one deliberate difference: an empty partition's gpt or
-			// mbr entry is left unused (emptyEntry, TestEmptyPartitions).
 			wantBytes = withEmptyEntriesUnused(t, c.scheme, c.secsz, wantBytes)
 			if msg := explainDiff(c.scheme, c.secsz, got, wantBytes); msg != "" {
 				t.Error(msg)
