@@ -15,10 +15,13 @@ import (
 // with Debian's makefs's, whole, as TestDebianIdentity compares them
 // (with its masks, none in the boot area), on every boot configuration
 // of bootCases that Debian's makefs has: not those with the efi system,
-// platformid or chrp-boot, which it refuses.
+// platformid or chrp-boot, which it refuses. With FIXTUREGEN_LONG=1
+// each configuration is compared with and without Rock Ridge; by default
+// one of the two, in turn.
 func TestBootDebianIdentity(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "makefs")
+	n := 0 // the cases run so far, which take the variants in turn (tooltest.Pick)
 	for k, c := range bootCases {
 		if testing.Short() && k%3 != 0 {
 			continue // -short (CI's race run): every third case; the run without -short, all
@@ -26,7 +29,9 @@ func TestBootDebianIdentity(t *testing.T) {
 		if !debianHasBootOptions(c.opts) {
 			continue
 		}
-		for _, extra := range [][]string{nil, {"rockridge"}} {
+		extras := tooltest.Pick(n, [][]string{nil, {"rockridge"}})
+		n++
+		for _, extra := range extras {
 			t.Run(c.name+"/"+strings.Join(extra, ","), func(t *testing.T) {
 				t.Parallel()
 				files := makeBootDir(t, c.files)

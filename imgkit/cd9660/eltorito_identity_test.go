@@ -15,15 +15,20 @@ import (
 // TestBootIdentity compares whole images with boot options with
 // freebsd-makefs's, byte for byte, with and without Rock Ridge: every
 // configuration of bootCases on the basic tree, the boot files outside
-// the tree and named by absolute paths, which both read as given.
+// the tree and named by absolute paths, which both read as given. With
+// FIXTUREGEN_LONG=1 each configuration is compared with and without Rock
+// Ridge; by default one of the two, in turn.
 func TestBootIdentity(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
+	n := 0 // the cases run so far, which take the variants in turn (tooltest.Pick)
 	for k, c := range bootCases {
 		if testing.Short() && k%3 != 0 {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
-		for _, extra := range [][]string{nil, {"rockridge"}} {
+		extras := tooltest.Pick(n, [][]string{nil, {"rockridge"}})
+		n++
+		for _, extra := range extras {
 			t.Run(c.name+"/"+strings.Join(extra, ","), func(t *testing.T) {
 				t.Parallel()
 				files := makeBootDir(t, c.files)

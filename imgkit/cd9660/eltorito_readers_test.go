@@ -21,12 +21,15 @@ import (
 // (p7zip) for the boot images' contents, with and
 // without Rock Ridge and Joliet (the Boot Record stays in sector 17, the
 // Joliet descriptor follows it). Cases with
-// more than 32 images are left out: libisofs reads at most 32.
+// more than 32 images are left out: libisofs reads at most 32. With
+// FIXTUREGEN_LONG=1 each case is read plain, with Rock Ridge and with
+// Rock Ridge and Joliet; by default one of the three, in turn.
 
 func TestBootReaders(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "isoinfo")
 	tooltest.Need(t, "xorriso")
+	n := 0 // the cases run so far, which take the variants in turn (tooltest.Pick)
 	for k, c := range bootCases {
 		if testing.Short() && k%3 != 0 {
 			continue // -short (CI's race run): every third case; the run without -short, all
@@ -34,7 +37,9 @@ func TestBootReaders(t *testing.T) {
 		if strings.Count(c.opts, "bootimage=") > 32 {
 			continue
 		}
-		for _, extra := range [][]string{nil, {"rockridge"}, {"rockridge", "joliet"}} {
+		extras := tooltest.Pick(n, [][]string{nil, {"rockridge"}, {"rockridge", "joliet"}})
+		n++
+		for _, extra := range extras {
 			t.Run(c.name+"/"+strings.Join(extra, ","), func(t *testing.T) {
 				t.Parallel()
 				files := makeBootDir(t, c.files)

@@ -218,15 +218,22 @@ var fbsdMatrix = func() []fbsdCase {
 	return cs
 }()
 
-// TestFreeBSDBytes compares every case of the matrix with freebsd-makefs.
+// TestFreeBSDBytes compares every case of the matrix with freebsd-makefs,
+// and has sleuthkit read a sample of them back.
 func TestFreeBSDBytes(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	trees := fbsdTrees(t, t.TempDir())
+	// sleuthkit reads back every case with -short and FIXTUREGEN_LONG=1,
+	// by default a third of them with every tree, version and sector
+	// size: the images are FreeBSD's makefs's bytes already.
+	reads := tooltest.NewSampler(3)
 	for k, c := range fbsdMatrix {
 		if testing.Short() && k%3 != 0 {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
+		version, _, _ := strings.Cut(strings.Fields(c.args)[1], ",")
+		readBack := testing.Short() || reads.Keep("tree="+c.tree, version, fmt.Sprint("-S 4096 ", strings.Contains(c.args, "-S 4096")))
 		t.Run(c.tree+" "+c.args, func(t *testing.T) {
 			t.Parallel()
 			src := trees[c.tree]
@@ -245,7 +252,9 @@ func TestFreeBSDBytes(t *testing.T) {
 			if err := ffs.CheckClusterSums(got[o.Offset:]); err != nil {
 				t.Error(err)
 			}
-			sleuthkitReads(t, got[o.Offset:], o.Version, strings.Contains(c.args, "-S 4096"))
+			if readBack {
+				sleuthkitReads(t, got[o.Offset:], o.Version, strings.Contains(c.args, "-S 4096"))
+			}
 			if off := o.Offset; off > 0 {
 				if int64(len(want)) < off || !bytes.Equal(want[:off], got[:min(off, int64(len(got)))]) {
 					t.Fatalf("the %d bytes before the file system differ", off)
@@ -348,10 +357,12 @@ func fbsdOptions(t *testing.T, args []string) *ffs.Options {
 // want is first lowered to that, as the writer writes it (ClampMaxbsize).
 // With clusterSum, cg_clustersum is left out too: FreeBSD's makefs writes it in the host's byte order in a
 // big-endian UFS2 image, where fixturegen writes it big-endian (the
-// caller checks fixturegen's with CheckClusterSums).
+// caller checks fixturegen's with CheckClusterSums). It masks want and
+// got in place: the callers are done with them, and copies of images of
+// tens of MiB cost more than the rest of a comparison.
 func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 	t.Helper()
-	mw, mg := bytes.Clone(want), bytes.Clone(got)
+	mw, mg := want, got
 	if _, err := ffs.ClampMaxbsize(mw); err != nil {
 		t.Fatalf("freebsd-makefs's image: %v", err)
 	}
@@ -380,12 +391,30 @@ func compareFreeBSD(t *testing.T, want, got []byte, clusterSum bool) {
 	t.Errorf("the images differ outside fs_id[1], fs_ocsp..fs_active and di_gen:\n%s", b.String())
 }
 
+// sampleValues names the values of one of TestFreeBSDRandomOptions' sets
+// for tooltest.Sampler: the tree, the version, the block and fragment
+// sizes, the other -o options by name, and each flag with its value.
+func sampleValues(tree string, opts, flags []string) []string {
+	v := []string{"tree=" + tree, opts[0], opts[1] + "," + opts[2]}
+	for _, o := range opts[3:] {
+		k, _, _ := strings.Cut(o, "=")
+		v = append(v, k)
+	}
+	for i := 0; i+1 < len(flags); i += 2 {
+		v = append(v, flags[i]+" "+flags[i+1])
+	}
+	return v
+}
+
 // TestFreeBSDRandomOptions compares option sets drawn from a fixed seed,
 // every option combined with the others, with freebsd-makefs on the trees
 // of the matrix. Where FreeBSD's makefs refuses a set or fails to fit
 // the tree, the writer may refuse it too or write an image, which must
 // then be valid (see the differences in DETAILS.md); every other set must
-// give FreeBSD's bytes.
+// give FreeBSD's bytes. FIXTUREGEN_LONG=1 compares all 150 sets; by
+// default every third is compared, and each set with a tree, a block and
+// fragment size, a version, an option or a flag's value that no set
+// compared before has; with -short every fifth.
 func TestFreeBSDRandomOptions(t *testing.T) {
 	t.Parallel()
 	makefs := tooltest.Need(t, "freebsd-makefs")
@@ -393,6 +422,8 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 	trees := fbsdTrees(t, t.TempDir())
 	r := rand.New(rand.NewPCG(2025, 5))
 	pick := func(s ...string) string { return s[r.IntN(len(s))] }
+	sample := tooltest.NewSampler(3)
+	defer sample.Log(t)
 	for i := 0; i < 150; i++ {
 		bf := pick("4096,512", "4096,4096", "8192,1024", "8192,2048", "16384,2048", "16384,16384", "32768,4096", "32768,8192", "65536,8192", "65536,65536")
 		b, f, _ := strings.Cut(bf, ",")
@@ -428,8 +459,13 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 			args = append(args, "-S", "4096")
 		}
 		tree := pick("mixed", "random", "indirect", "bigdir")
-		if testing.Short() && i%5 != 0 {
-			continue // -short: every fifth case, each with the options it has in the full run
+		switch {
+		case testing.Short():
+			if i%5 != 0 {
+				continue // -short: every fifth case, each with the options it has in the full run
+			}
+		case !sample.Keep(sampleValues(tree, opts, args[2:])...):
+			continue // by default every third case and those with new values; FIXTUREGEN_LONG=1, all
 		}
 		t.Run(fmt.Sprintf("%d %s %s", i, tree, strings.Join(args, " ")), func(t *testing.T) {
 			t.Parallel()

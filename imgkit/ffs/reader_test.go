@@ -15,6 +15,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // build writes the image of the directory src with o, through the block
@@ -129,11 +130,16 @@ func TestReaderCorrupt(t *testing.T) {
 	}
 	// Flip bytes all over the metadata: errors, never panics.
 	// One byte at a time, put back after each try: a copy of the whole
-	// image per try costs more than the walk. With -short (which the race
-	// detector's run uses), every 16th try.
-	step := 1
-	if testing.Short() {
+	// image per try costs more than the walk. With FIXTUREGEN_LONG=1
+	// every try; by default every 5th (an odd step, so that the tries
+	// still reach offsets and flips of every residue); with -short (which
+	// the race detector's run uses), every 16th.
+	step := 5
+	switch {
+	case testing.Short():
 		step = 16
+	case tooltest.Long():
+		step = 1
 	}
 	b := bytes.Clone(img)
 	for i := 0; i < 2000; i += step {

@@ -13,45 +13,55 @@ import (
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
-// withEmptyEntriesUnused returns a copy of a freebsd-mkimg disk with its
-// empty partitions' entries cleared, as this package writes them on
-// purpose (emptyEntry): for gpt the entries whose EndingLBA is one below
-// their StartingLBA, in both arrays, with both headers' CRCs made again;
-// for mbr the records with an OSType and SizeInLBA 0. Other schemes'
-// disks are returned as they are.
+// withEmptyEntriesUnused returns a freebsd-mkimg disk with its empty
+// partitions' entries cleared, as this package writes them on purpose
+// (emptyEntry): for gpt the entries whose EndingLBA is one below their
+// StartingLBA, in both arrays, with both headers' CRCs made again; for mbr
+// the records with an OSType and SizeInLBA 0. The changes go to a copy,
+// made only when there is one to make: a disk without such entries, and
+// other schemes' disks, are returned as they are.
 func withEmptyEntriesUnused(t *testing.T, scheme string, secsz int, disk []byte) []byte {
 	t.Helper()
-	disk = bytes.Clone(disk)
+	copied := false
+	own := func() {
+		if !copied {
+			disk, copied = bytes.Clone(disk), true
+		}
+	}
 	switch scheme {
 	case "mbr":
-		m := (*mbrRecord)(disk[:512])
 		for i := range mbrPartitions {
-			r := m.partitionRecord(i)
+			r := (*mbrRecord)(disk[:512]).partitionRecord(i)
 			if r.osType()[0] != 0 && binary.LittleEndian.Uint32(r.sizeInLBA()) == 0 {
-				*r = mbrPartitionRecord{}
+				own()
+				*(*mbrRecord)(disk[:512]).partitionRecord(i) = mbrPartitionRecord{}
 			}
 		}
 	case "gpt":
 		for _, lba := range []int{1, len(disk)/secsz - 1} {
-			h := (*gptHeader)(disk[lba*secsz:][:gptHeaderSize])
-			if !bytes.Equal(h.signature(), gptSignature[:]) {
+			header := func() *gptHeader { return (*gptHeader)(disk[lba*secsz:][:gptHeaderSize]) }
+			if !bytes.Equal(header().signature(), gptSignature[:]) {
 				t.Fatalf("freebsd-mkimg's disk has no GPT header at LBA %d", lba)
 			}
-			n := int(binary.LittleEndian.Uint32(h.numberOfPartitionEntries()))
-			table := disk[int(binary.LittleEndian.Uint64(h.partitionEntryLBA()))*secsz:][:n*gptEntrySize]
+			n := int(binary.LittleEndian.Uint32(header().numberOfPartitionEntries()))
+			table := func() []byte {
+				return disk[int(binary.LittleEndian.Uint64(header().partitionEntryLBA()))*secsz:][:n*gptEntrySize]
+			}
 			changed := false
 			for i := range n {
-				e := (*gptEntry)(table[i*gptEntrySize:][:gptEntrySize])
+				e := (*gptEntry)(table()[i*gptEntrySize:][:gptEntrySize])
 				start, end := binary.LittleEndian.Uint64(e.startingLBA()), binary.LittleEndian.Uint64(e.endingLBA())
 				if !allZero(e.partitionTypeGUID()) && end+1 == start {
-					clear(e[:])
+					own()
+					clear(table()[i*gptEntrySize:][:gptEntrySize])
 					changed = true
 				}
 			}
 			if !changed {
 				continue // the CRCs stay; a partition over the array's zero sectors is no part of it
 			}
-			binary.LittleEndian.PutUint32(h.partitionEntryArrayCRC32(), crc32.ChecksumIEEE(table))
+			h := header()
+			binary.LittleEndian.PutUint32(h.partitionEntryArrayCRC32(), crc32.ChecksumIEEE(table()))
 			clear(h.headerCRC32())
 			binary.LittleEndian.PutUint32(h.headerCRC32(), crc32.ChecksumIEEE(h[:]))
 		}

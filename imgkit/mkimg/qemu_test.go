@@ -46,15 +46,23 @@ func qemuInfo(t *testing.T, qemu, format, name string) (string, int64) {
 // the image name, read as format ("" lets qemu-img recognise it).
 func qemuConvertRaw(t *testing.T, qemu, format, name string) []byte {
 	t.Helper()
+	b, err := os.ReadFile(qemuConvertRawFile(t, qemu, format, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// qemuConvertRawFile returns the path of the raw disk qemu-img convert -O
+// raw makes of the image name, read as format ("" lets qemu-img recognise
+// it), in a temporary directory.
+func qemuConvertRawFile(t *testing.T, qemu, format, name string) string {
+	t.Helper()
 	conv := filepath.Join(t.TempDir(), "conv.raw")
 	args := []string{"convert"}
 	if format != "" {
 		args = append(args, "-f", format)
 	}
 	qemuImg(t, qemu, append(args, "-O", "raw", name, conv)...)
-	b, err := os.ReadFile(conv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return conv
 }

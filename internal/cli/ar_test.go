@@ -141,7 +141,12 @@ func arScenarios(many []string) []arScenario {
 }
 
 // TestArMatchesGNUAndLLVM runs each scenario with fixturegen ar, GNU ar
-// and llvm-ar and compares the archives byte for byte.
+// and llvm-ar and compares the archives byte for byte. With
+// FIXTUREGEN_LONG=1 each scenario is compared with every tool (and
+// llvm-ar's BSD format) it applies to; by default with one of them,
+// taken in turn from scenario to scenario, so that each tool and format
+// is still compared on several scenarios. The scenarios run in
+// parallel, each on archives of its own names in one directory.
 func TestArMatchesGNUAndLLVM(t *testing.T) {
 	t.Parallel()
 	gnu := tooltest.Need(t, "ar")
@@ -149,26 +154,28 @@ func TestArMatchesGNUAndLLVM(t *testing.T) {
 	dir := t.TempDir()
 	arFixtures(t, dir)
 	many := crafted(t, dir, 500)
-	for _, sc := range arScenarios(many) {
+	for k, sc := range arScenarios(many) {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			type variant struct {
+				n     int // the variant's number, in its archives' names
 				tool  string
 				extra []string // fixturegen options for this comparison
 				pre   []string // the tool's options
 			}
-			vs := []variant{{tool: gnu}, {tool: llvm, extra: []string{"--compat=llvm"}}}
+			vs := []variant{{n: 0, tool: gnu}, {n: 1, tool: llvm, extra: []string{"--compat=llvm"}}}
 			if sc.gnuOnly {
 				vs = vs[:1]
 			}
 			if sc.bsd {
-				vs = append(vs, variant{tool: llvm, extra: []string{"--format=bsd"}, pre: []string{"--format=bsd"}})
+				vs = append(vs, variant{n: len(vs), tool: llvm, extra: []string{"--format=bsd"}, pre: []string{"--format=bsd"}})
 			}
-			for vi, v := range vs {
-				if sc.env != nil && v.tool == gnu {
-					continue // GNU ar has no threshold knob; see TestSym64GNU
-				}
-				fg := filepath.Join(dir, fmt.Sprintf("fg-%s-%d.a", sc.name, vi))
-				ref := filepath.Join(dir, fmt.Sprintf("ref-%s-%d.a", sc.name, vi))
+			if sc.env != nil && vs[0].tool == gnu {
+				vs = vs[1:] // GNU ar has no threshold knob; see TestSym64GNU
+			}
+			for _, v := range tooltest.Pick(k, vs) {
+				fg := filepath.Join(dir, fmt.Sprintf("fg-%s-%d.a", sc.name, v.n))
+				ref := filepath.Join(dir, fmt.Sprintf("ref-%s-%d.a", sc.name, v.n))
 				var toolEnv []string
 				for k, val := range sc.env {
 					if k == "FIXTUREGEN_AR_SYM64_THRESHOLD" {

@@ -58,6 +58,69 @@ func FirstDiff(a, b string) (int64, error) {
 	return -1, nil
 }
 
+// FirstDiffBytes compares the file at path, which may be a sparse image
+// of gigabytes, with b, as FirstDiff compares two files: it returns the
+// offset of the first byte where they differ, or -1 when the file holds
+// exactly b. Only the file's data ranges are read, a piece at a time;
+// where the file has a hole, b must be zero. It lets a test check a file
+// against bytes it holds without holding a second copy.
+func FirstDiffBytes(path string, b []byte) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fsize, err := fileSize(f)
+	if err != nil {
+		return 0, err
+	}
+	size := min(fsize, int64(len(b)))
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < size; {
+		start, end := dataRange(f, off, size)
+		if d := firstNonZero(b[off:start]); d >= 0 {
+			return off + d, nil
+		}
+		for pos := start; pos < end; {
+			n := min(int64(len(buf)), end-pos)
+			if _, err := f.ReadAt(buf[:n], pos); err != nil && err != io.EOF {
+				return 0, err
+			}
+			if want := b[pos : pos+n]; !bytes.Equal(buf[:n], want) {
+				for i := range n {
+					if buf[i] != want[i] {
+						return pos + i, nil
+					}
+				}
+			}
+			pos += n
+		}
+		off = end
+	}
+	if fsize != int64(len(b)) {
+		return size, nil
+	}
+	return -1, nil
+}
+
+// firstNonZero returns the index of the first byte of b that is not
+// zero, or -1.
+func firstNonZero(b []byte) int64 {
+	var zero [64 << 10]byte
+	for pos := 0; pos < len(b); pos += len(zero) {
+		p := b[pos:min(pos+len(zero), len(b))]
+		if bytes.Equal(p, zero[:len(p)]) {
+			continue
+		}
+		for i, c := range p {
+			if c != 0 {
+				return int64(pos + i)
+			}
+		}
+	}
+	return -1
+}
+
 func fileSize(f *os.File) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {

@@ -8,7 +8,8 @@ import (
 
 // TestFirstDiff compares sparse files whose data and holes lie in
 // different places: explicit zeros equal a hole, a byte in one file's
-// data or past the other's data is found, and a size difference is one.
+// data or past the other's data is found, and a size difference is one;
+// FirstDiffBytes finds the same differences from the first file's bytes.
 func TestFirstDiff(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -32,6 +33,9 @@ func TestFirstDiff(t *testing.T) {
 	const size = 64 << 20
 	data := []byte("data")
 	base := write("base", size, map[int64][]byte{0: data, 40 << 20: data})
+	baseBytes := make([]byte, size)
+	copy(baseBytes, data)
+	copy(baseBytes[40<<20:], data)
 	for _, c := range []struct {
 		name   string
 		size   int64
@@ -52,8 +56,17 @@ func TestFirstDiff(t *testing.T) {
 				t.Errorf("%s: FirstDiff = %d, %v; want %d", c.name, got, err, c.want)
 			}
 		}
+		if got, err := FirstDiffBytes(other, baseBytes); err != nil || got != c.want {
+			t.Errorf("%s: FirstDiffBytes = %d, %v; want %d", c.name, got, err, c.want)
+		}
 	}
 	if _, err := FirstDiff(base, filepath.Join(dir, "nosuch")); err == nil {
 		t.Error("FirstDiff of a missing file: no error")
+	}
+	if _, err := FirstDiffBytes(filepath.Join(dir, "nosuch"), baseBytes); err == nil {
+		t.Error("FirstDiffBytes of a missing file: no error")
+	}
+	if got, err := FirstDiffBytes(base, append(baseBytes, 0)); err != nil || got != size {
+		t.Errorf("FirstDiffBytes with a byte more: %d, %v; want %d", got, err, size)
 	}
 }

@@ -8,6 +8,9 @@
 // skipped with a message naming the tool and the Debian package that provides
 // it, unless the environment variable FIXTUREGEN_REQUIRE_TOOLS is set to 1, as
 // .ci/run does: then the test fails, so that CI can never pass by skipping.
+//
+// Long (FIXTUREGEN_LONG=1) runs the exhaustive sweeps whole; without it
+// they run a fixed sample (Sample).
 package tooltest
 
 import (
