@@ -58,8 +58,8 @@ func LoopMount(t testing.TB, fstype string) string {
 		t.Fatalf("mount -o loop %s: %v: %s", img, err, out)
 	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
+		if err := unmountLoop(mnt); err != nil {
+			t.Errorf("umount %s: %v", mnt, err)
 			exec.Command("umount", "-l", mnt).Run()
 		}
 	})

@@ -2,6 +2,7 @@ package tooltest
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 )
@@ -26,7 +27,10 @@ var budget struct {
 // nothing. When t ends, before the bytes go back, the garbage collector
 // runs: the images t let go of are then free memory that the next test's
 // images reuse, rather than garbage the collector's next goal (twice the
-// memory in use at its last cycle) leaves beside them.
+// memory in use at its last cycle) leaves beside them; after a
+// reservation of a quarter of the budget or more, that memory is given
+// back to the system too (debug.FreeOSMemory), so that the test binary's
+// resident set shrinks back between big images.
 func Reserve(t testing.TB, n int64) {
 	t.Helper()
 	n = min(n, MemoryBudget)
@@ -43,7 +47,11 @@ func Reserve(t testing.TB, n int64) {
 	budget.used += n
 	budget.Unlock()
 	t.Cleanup(func() {
-		runtime.GC()
+		if n >= MemoryBudget/4 {
+			debug.FreeOSMemory()
+		} else {
+			runtime.GC()
+		}
 		budget.Lock()
 		budget.used -= n
 		budget.cond.Broadcast()
