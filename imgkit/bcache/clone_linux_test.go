@@ -284,6 +284,7 @@ func TestCloneKeepsHoles(t *testing.T) {
 // the hook every meter of the process sees, so it does not run in
 // parallel.
 func TestCloneCounts(t *testing.T) {
+	// not parallel: it sets the progress hook every meter sees.
 	mnt := tooltest.LoopMount(t, "xfs")
 	n := 2*copyChunk + 64<<10
 	src, data := cloneSource(t, mnt, n, 3)

@@ -76,6 +76,7 @@ func midway(shown []shownFigure, name string) bool {
 // records through the progress hook, which every meter of the process
 // calls, so it does not run in parallel.
 func TestProgressSteps(t *testing.T) {
+	// not parallel: it sets the progress hook every meter sees.
 	dir := t.TempDir()
 	data := make([]byte, 3<<20+12345)
 	for i := range data {

@@ -110,6 +110,7 @@ func TestMeterConcurrent(t *testing.T) {
 // with the step's figures, and nothing once it is restored. It sets a
 // hook every meter of the process sees, so it does not run in parallel.
 func TestHook(t *testing.T) {
+	// not parallel: it sets the progress hook every meter sees.
 	type call struct {
 		name        string
 		done, total int64

@@ -224,6 +224,7 @@ func setLineTimes(t *testing.T) {
 // cluster at a time. It sets the package's line times and the progress
 // hook, so it does not run in parallel.
 func TestProgressMoves(t *testing.T) {
+	// not parallel: it sets the line times and the progress hook.
 	setLineTimes(t)
 	dir := t.TempDir()
 	patternFile(t, filepath.Join(dir, "part.img"), 34<<20+4321)
@@ -257,6 +258,7 @@ func TestProgressMoves(t *testing.T) {
 // again and then the output in the catalogue folder hashed. It sets the
 // progress hook, so it does not run in parallel.
 func TestCatalogProgressMoves(t *testing.T) {
+	// not parallel: it sets the progress hook every meter sees.
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":            "module m\n",
