@@ -24,7 +24,9 @@ var budget struct {
 // build images of hundreds of MiB run one or two at a time, and the test
 // binary's peak memory stays bounded however many run in parallel. An n
 // above MemoryBudget takes the whole budget; an n of 0 or less takes
-// nothing. When t ends, before the bytes go back, the garbage collector
+// nothing. A test reserves once, and not while a parent test holds a
+// reservation: it would wait for bytes that are given back only after
+// it ends. When t ends, before the bytes go back, the garbage collector
 // runs: the images t let go of are then free memory that the next test's
 // images reuse, rather than garbage the collector's next goal (twice the
 // memory in use at its last cycle) leaves beside them; after a
