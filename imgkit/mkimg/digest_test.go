@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// digestOf computes the content digest of b from doc.go's words, apart
+// digestOf computes the content digest of b from DETAILS.md's words, apart
 // from contentDigest: each 64 KiB block as 0, or 1 and its bytes, then
 // the length.
 func digestOf(b []byte) []byte {

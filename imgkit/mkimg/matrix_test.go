@@ -28,7 +28,7 @@ var mkimgAliases = []string{
 }
 
 // newerAliases are the aliases a scheme accepts because current FreeBSD
-// does, which the reference freebsd-mkimg, older there, refuses (doc.go's
+// does, which the reference freebsd-mkimg, older there, refuses (DETAILS.md's
 // BSD and EBR section); the matrix leaves them out and TestMatrixAliases
 // expects freebsd-mkimg to refuse them.
 var newerAliases = map[string][]string{"ebr": {"fat32lba"}}
