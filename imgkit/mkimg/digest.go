@@ -14,7 +14,7 @@ import (
 const digestBlock = 64 << 10
 
 // contentDigest is the digest of a partition's contents that the GUID
-// rule hashes (doc.go, # GUIDs): SHA-256 over each 64 KiB block in turn,
+// rule hashes (DETAILS.md, GUIDs): SHA-256 over each 64 KiB block in turn,
 // the last one possibly shorter, as one byte 0 for a block of zeros, or a
 // byte 1 and the block's bytes; then the contents' length as 8
 // little-endian bytes. A block of zeros costs one byte, so a sparse

@@ -21,7 +21,7 @@ const guidDomain = "fixturegen/mkimg guid v2\x00"
 // mkimg's counters: the n'th GUID drawn has every byte n, the partitions'
 // drawn in slot order before the disk's. Otherwise those given
 // (Options.DiskGUID, Partition.GUID) are kept and the others follow the
-// rule the package documentation gives, from the rule's seed (l.idSeed,
+// rule DETAILS.md gives, from the rule's seed (l.idSeed,
 // which write computes from the layout and each used partition's content
 // digest before it asks for the GUIDs; the contents are not read when no
 // GUID is derived).

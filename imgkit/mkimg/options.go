@@ -76,7 +76,7 @@ type Options struct {
 	Log io.Writer
 	// Warn receives one line per warning, each in one Write: where the
 	// disk differs from FreeBSD's mkimg's on purpose, such as an empty
-	// partition's entry left unused (see the package documentation's
+	// partition's entry left unused (see DETAILS.md's
 	// Independent checks); nil discards them.
 	Warn io.Writer
 	// Dir is the working directory of the :-CMD commands; "" means the

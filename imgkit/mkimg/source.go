@@ -23,7 +23,7 @@ import (
 // be known before any byte is written, since every partition after it,
 // and the disk's size, depend on it.
 //
-// The derived GUIDs (see the package documentation) hash a partition's
+// The derived GUIDs (see DETAILS.md) hash a partition's
 // bytes, whatever gives them, so the same bytes make the same disk from
 // any kind of source. A builder's source (BuilderSource, MSDOSSource,
 // FFSSource) asks its size once and keeps it, and serves one disk at a

@@ -59,7 +59,7 @@ var (
 )
 
 // wantPart is one used slot as the tools must list it: computed from the
-// command line by the layout rule of the package documentation, written
+// command line by the layout rule of DETAILS.md, written
 // out again here so that a mistake in layout.go cannot hide.
 type wantPart struct {
 	slot           int    // 1-based
@@ -77,7 +77,7 @@ type wantDisk struct {
 	sectors                    uint64 // the disk's size
 }
 
-// expectLayout lays o out as the package documentation says: a GPT keeps
+// expectLayout lays o out as DETAILS.md says: a GPT keeps
 // LBA 0, 1 and an entry array of max(16 KiB, 128 bytes a slot) before the
 // partitions and rounds each start and end up to the physical block; an
 // MBR keeps LBA 0 and rounds starts and sizes up to whole tracks.
@@ -304,7 +304,7 @@ func TestValidateMBR(t *testing.T) {
 // expectGUIDs returns the disk GUID and each used slot's GUID (by
 // 1-based slot) as sgdisk prints them: FreeBSD's counters with -y (the
 // n'th used slot's GUID is n in every byte, the disk's the next), or
-// else the derivation rule of the package documentation, computed here
+// else the derivation rule of DETAILS.md, computed here
 // from its text and not from guid.go.
 func expectGUIDs(t *testing.T, o *Options, d wantDisk) (string, map[int]string) {
 	t.Helper()
