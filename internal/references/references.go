@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Tool is one reference: the folder of references holding its build.sh
@@ -215,12 +216,27 @@ func Build(refs string, t Tool, log io.Writer) (dir string, built bool, err erro
 	return dir, true, nil
 }
 
-// removeOld removes the builds of t in cache other than keep.
+// staleBuild is how old a temporary build folder must be for removeOld
+// to take it for one a killed build left, not one a build beside it is
+// still writing.
+const staleBuild = time.Hour
+
+// removeOld removes the builds of t in cache other than keep, and the
+// temporary folders of builds of t that were killed (older than
+// staleBuild).
 func removeOld(cache string, t Tool, keep string) {
 	ents, _ := os.ReadDir(cache)
 	for _, e := range ents {
 		n := e.Name()
-		if n != keep && e.IsDir() && strings.HasPrefix(n, t.Dir+"-") && len(n) == len(t.Dir)+17 {
+		if !e.IsDir() || n == keep {
+			continue
+		}
+		old := strings.HasPrefix(n, t.Dir+"-") && len(n) == len(t.Dir)+17
+		if strings.HasPrefix(n, ".build-"+t.Dir+"-") {
+			fi, err := e.Info()
+			old = err == nil && time.Since(fi.ModTime()) > staleBuild
+		}
+		if old {
 			os.RemoveAll(filepath.Join(cache, n))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeRefs makes a references folder whose every tool's build.sh installs
@@ -86,7 +87,19 @@ func TestBuild(t *testing.T) {
 	if _, again, err := Build(refs, tool, &log); err != nil || again {
 		t.Errorf("second Build: %v, built %v; want it kept", err, again)
 	}
-	// New sources: a new folder, and the old one is removed.
+	// New sources: a new folder, and the old one is removed, with what a
+	// killed build left long ago (a recent one may be a build running beside).
+	killed := filepath.Join(filepath.Dir(dir), ".build-"+tool.Dir+"-killed")
+	recent := filepath.Join(filepath.Dir(dir), ".build-"+tool.Dir+"-running")
+	for _, d := range []string{killed, recent} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * staleBuild)
+	if err := os.Chtimes(killed, long, long); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(refs, tool.Dir, "src.tar.gz"), []byte("v2"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +109,12 @@ func TestBuild(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the build of the old sources is still there: %v", err)
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("what a killed build left is still there: %v", err)
+	}
+	if err := os.Remove(recent); err != nil {
+		t.Errorf("a recent build folder was removed: %v", err)
 	}
 	ents, _ := os.ReadDir(filepath.Dir(dir2))
 	if len(ents) != 1 {
