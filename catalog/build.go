@@ -279,9 +279,12 @@ func (e *engine) build(ctx context.Context, sel []Entry) (*Result, error) {
 	plans, planErrs := e.makePlans(sel)
 	deps, err := dependencies(sel, plans)
 	if err != nil {
-		return nil, err
+		return nil, &ManifestError{Problems: []string{err.Error()}}
 	}
 	e.checkTrees(sel, plans, planErrs)
+	if err := shapeProblems(sel, planErrs); err != nil {
+		return nil, err
+	}
 	order := topoOrder(len(sel), deps)
 	b := &buildRun{e: e, sel: sel, plans: plans, planErrs: planErrs, deps: deps,
 		results: make([]*EntryResult, len(sel)), done: make([]chan struct{}, len(sel))}
@@ -646,10 +649,10 @@ func (e *engine) plan(m Entry) (*Plan, error) {
 		return nil, err
 	}
 	if p.Output < 1 || p.Output >= len(m.Args) || path.Clean(filepath.ToSlash(m.Args[p.Output])) != m.Name {
-		return nil, fmt.Errorf("the command line does not write its output %s", m.Name)
+		return nil, &shapeError{fmt.Errorf("the command line does not write its output %s", m.Name)}
 	}
 	if err := outputFolderLink(e.dir, m.Name); err != nil {
-		return nil, err
+		return nil, &shapeError{err}
 	}
 	q := *p
 	q.Inputs = make([]Input, 0, len(p.Inputs))

@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,20 +81,24 @@ func TestBuildTreesHoldingOutputs(t *testing.T) {
 	if err := os.Symlink(".", filepath.Join(c.Dir, "link")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Build(context.Background(), &Options{Runner: &fakeRunner{}})
-	if err == nil {
-		t.Fatal("Build succeeded")
+	_, err := c.Build(context.Background(), &Options{Runner: &fakeRunner{}})
+	var me *ManifestError
+	if !errors.As(err, &me) {
+		t.Fatalf("Build: %v, want a *ManifestError", err)
 	}
-	want := map[string]string{
-		"a": "", "out/b": "",
-		"c": "manifest:3: c: the input folder out holds out/b, the output of manifest:2: name that output as an input, or move it out of the folder",
-		"d": "manifest:4: d: the input folder link holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
-		"e": "manifest:5: e: the input folder .. holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
+	want := []string{
+		"manifest:3: c: the input folder out holds out/b, the output of manifest:2: name that output as an input, or move it out of the folder",
+		"manifest:4: d: the input folder link holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
+		"manifest:5: e: the input folder .. holds the catalogue's own files (manifest, fixtures.sum, .fixturegen-state, .fixturegen-tmp-*), which change with every build: give a folder of inputs",
 	}
-	for _, r := range res.Entries {
-		got := strings.Join(r.Errors, "\n")
-		if got != want[r.Entry.Name] {
-			t.Errorf("%s: errors %q, want %q", r.Entry.Name, got, want[r.Entry.Name])
+	if !slices.Equal(me.Problems, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(me.Problems, "\n"), strings.Join(want, "\n"))
+	}
+	// Nothing ran: not even the entries that were fine, nor the one
+	// whose output a folder holds.
+	for _, n := range []string{"a", "out/b", "c"} {
+		if _, err := os.Lstat(filepath.Join(c.Dir, filepath.FromSlash(n))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it not written", n, err)
 		}
 	}
 }

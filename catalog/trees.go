@@ -36,7 +36,7 @@ func (e *engine) checkTrees(sel []Entry, plans []*Plan, planErrs []error) {
 				bases = append(bases, treeBase{r, realRoot, resolved})
 			}
 			if err := e.treeHolds(sel[i], in.Path, bases); err != nil {
-				planErrs[i] = err
+				planErrs[i] = &shapeError{err}
 				break
 			}
 		}

@@ -194,6 +194,14 @@ func runCatalog(ctx context.Context, e *env, cat *catalog.Catalog, o buildFlags,
 			fmt.Fprintf(e.Stderr, "fixturegen: %s: %s: in %s but not in %s\n", op, n, sumName, manifestName)
 		}
 	}
+	var me *catalog.ManifestError
+	if errors.As(err, &me) && len(me.Problems) > 1 {
+		// One line for each problem, then the count.
+		for _, p := range me.Problems {
+			fmt.Fprintf(e.Stderr, "fixturegen: %s: %s\n", op, p)
+		}
+		return fmt.Errorf("%s: %d problems with %s; nothing was built", op, len(me.Problems), manifestName)
+	}
 	if err != nil {
 		return interrupted(ctx, op, err)
 	}

@@ -11,7 +11,8 @@ import (
 // the catalogue's files or an output (its own or another entry's) fails,
 // naming the manifest line and the folder, that entries which pass each
 // other's outputs as sources, directly or through folders, are a cycle,
-// and that an output named as an input directly still makes a dependency.
+// that an output named as an input directly still makes a dependency, and
+// that a manifest breaking any of these rules builds nothing.
 func TestBuildSourceTrees(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -43,6 +44,9 @@ func TestBuildSourceTrees(t *testing.T) {
 		{"folders each other's", "dirA/a.img: makefs -t msdos -T 0 dirA/a.img dirB\ndirB/b.img: makefs -t msdos -T 0 dirB/b.img dirA\n", []string{"dirA/x", "dirB/y"}, 1, []string{
 			"fixturegen: build: manifest:1: dirA/a.img: the entries read each other's outputs: dirA/a.img -> dirB/b.img -> dirA/a.img",
 		}},
+		{"source holds another's output", "src/d.img: makefs -t msdos -T 0 src/d.img in\ne.img: makefs -t msdos -T 0 e.img src\n", []string{"in/x", "src/y"}, 1, []string{
+			"fixturegen: build: manifest:2: e.img: the input folder src holds src/d.img, the output of manifest:1: name that output as an input, or move it out of the folder; nothing was built",
+		}},
 		{"output as input", "iso.iso: makefs -t cd9660 -o 'bootimage=i386;floppy.img' -T 0 iso.iso in\nfloppy.img: makefs -t msdos -s 1440k -T 0 floppy.img in\n", []string{"in/x"}, 0, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,6 +70,14 @@ func TestBuildSourceTrees(t *testing.T) {
 				}
 			}
 			if c.code != 0 {
+				// The manifest's shape is checked before any entry runs:
+				// no output is written, not even one no rule names.
+				for _, line := range strings.Split(strings.TrimSpace(c.manifest), "\n") {
+					name, _, _ := strings.Cut(line, ":")
+					if _, err := os.Lstat(filepath.Join(root, "fixtures", name)); err == nil {
+						t.Errorf("%s was written, though the build failed", name)
+					}
+				}
 				return
 			}
 			for _, p := range []string{"iso.iso", "floppy.img"} {
