@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"unicode/utf16"
 )
 
 func init() {
@@ -12,6 +13,7 @@ func init() {
 		description:   "GUID Partition Table",
 		maxParts:      gptMaxPartitions,
 		labelMax:      gptLabelMax,
+		labelUTF16:    true,
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
 		hasGUIDs:      true,
@@ -87,8 +89,8 @@ func (l *layout) writeGPT(w io.WriterAt, g guids) error {
 		binary.LittleEndian.PutUint64(e.startingLBA(), p.start)
 		binary.LittleEndian.PutUint64(e.endingLBA(), p.start+p.sectors-1)
 		name := e.partitionName()
-		for j := 0; j < len(p.Label); j++ {
-			binary.LittleEndian.PutUint16(name[2*j:], uint16(p.Label[j]))
+		for j, u := range utf16.Encode([]rune(p.Label)) {
+			binary.LittleEndian.PutUint16(name[2*j:], u)
 		}
 	}
 	backupTable := l.sectors - l.gptTable - 1

@@ -213,11 +213,8 @@ func (l *layout) checkPartition(i int, p Partition) error {
 	if !l.s.hasType(lower7(p.Type)) {
 		return fmt.Errorf("%w: partition %d: type %q is not a %s type (%s types: %s)", ErrPartition, i+1, p.Type, l.scheme, l.scheme, strings.Join(l.s.aliases(), ", "))
 	}
-	if len(p.Label) > l.s.labelMax {
-		if l.s.labelMax == 0 {
-			return fmt.Errorf("%w: partition %d: %s partitions have no labels", ErrPartition, i+1, l.scheme)
-		}
-		return fmt.Errorf("%w: partition %d: label %q is longer than %d bytes", ErrPartition, i+1, p.Label, l.s.labelMax)
+	if err := l.checkLabel(i, p.Label); err != nil {
+		return err
 	}
 	if n := btoi(p.File != "") + btoi(p.Command != "") + btoi(p.Source != nil); n > 1 {
 		return fmt.Errorf("%w: partition %d: more than one of a file, a command and a Source", ErrPartition, i+1)
@@ -314,6 +311,7 @@ func (l *layout) place(ps []Partition, c *contents) error {
 		return err
 	}
 	l.warnEmpty()
+	l.warnLabels()
 	if err := l.size(next); err != nil {
 		return err
 	}

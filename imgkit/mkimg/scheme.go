@@ -16,9 +16,14 @@ type scheme struct {
 	name, description string
 	// maxParts is how many partition slots the table holds, used or not.
 	maxParts int
-	// labelMax is the most label bytes a partition may have; 0 means the
-	// scheme has no labels.
+	// labelMax is the longest label a partition may have, in bytes, or
+	// in UTF-16 code units where labelUTF16; 0 means the scheme has no
+	// labels.
 	labelMax int
+	// labelUTF16 says the scheme stores a label as UTF-16LE code units
+	// (gpt's PartitionName), from the label's UTF-8; the others store its
+	// bytes.
+	labelUTF16 bool
 	// bootcode is the size the boot code file (-b) is zero-padded to and
 	// the most it may hold; 0 means the scheme takes no boot code.
 	bootcode int
@@ -77,8 +82,9 @@ type SchemeFacts struct {
 	Name, Description string
 	// MaxPartitions is how many -p slots the scheme holds, used or not.
 	MaxPartitions int
-	// LabelMax is the most label bytes a partition may have; 0 means the
-	// scheme has no labels.
+	// LabelMax is the longest label a partition may have: in UTF-16 code
+	// units for gpt, whose labels are UTF-16, in bytes for the others; 0
+	// means the scheme has no labels.
 	LabelMax int
 	// Bootcode is the most bytes of boot code (-b) it takes; 0 for none.
 	Bootcode int
