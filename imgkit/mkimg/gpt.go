@@ -19,6 +19,7 @@ func init() {
 		hasGUIDs:      true,
 		hasType:       func(alias string) bool { _, ok := gptTypes[alias]; return ok },
 		metadata:      gptMetadata,
+		reserved:      gptReserved,
 		write:         func(l *layout, w io.WriterAt, g guids) error { return l.writeGPT(w, g) },
 		read:          readGPT,
 	})
@@ -59,6 +60,16 @@ func gptMetadata(l *layout, where int, blk uint64) uint64 {
 		blk += l.gptTable + 1
 	}
 	return l.roundBlock(blk)
+}
+
+// gptReserved gives the sectors outside FirstUsableLBA to LastUsableLBA
+// (UEFI 2.10 section 5.3.2): LBA 0, the header and the entry array, and
+// the backup array and header at the disk's end.
+func gptReserved(l *layout) ([]metaRun, error) {
+	return []metaRun{
+		{start: 0, end: 2 + l.gptTable, what: "the protective MBR, the GPT header and its entry array", leading: true},
+		{start: l.sectors - l.gptTable - 1, end: l.sectors, what: "the backup GPT entry array and header"},
+	}, nil
 }
 
 // writeGPT writes the protective MBR, the primary header and entry array

@@ -38,6 +38,12 @@ type scheme struct {
 	// metadata answers where, for one of the meta* cases, sector blk
 	// goes once the scheme's metadata and alignment are allowed for.
 	metadata func(l *layout, where int, blk uint64) uint64
+	// reserved lists the runs of sectors the scheme's metadata holds on
+	// the disk l lays out, which no partition may share
+	// (checkReserved), or refuses a partition that leaves its metadata
+	// no room; nil for a scheme whose partitions may hold its metadata
+	// where their data is zeros (bsd, vtoc8: checkMetadataClash).
+	reserved func(l *layout) ([]metaRun, error)
 	// write writes the scheme's metadata once the partitions' contents
 	// are on the disk; g holds the GUIDs the scheme may use.
 	write func(l *layout, w io.WriterAt, g guids) error
