@@ -19,6 +19,7 @@ func init() {
 		maxSectorSize: apmMaxSectorSize,
 		hasType:       typeIn(apmTypes),
 		metadata:      apmMetadata,
+		reserved:      apmReserved,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeAPM(w) },
 		read:          readAPM,
 	})
@@ -45,6 +46,12 @@ func apmMetadata(l *layout, where int, blk uint64) uint64 {
 		blk += uint64(l.slots) + 2
 	}
 	return l.roundBlock(blk)
+}
+
+// apmReserved gives block 0 (the driver descriptor record) and the
+// partition map, blocks 1 to slots+1.
+func apmReserved(l *layout) ([]metaRun, error) {
+	return []metaRun{{start: 0, end: uint64(l.slots) + 2, what: "the driver descriptor record and the partition map", leading: true}}, nil
 }
 
 // writeAPM writes the driver descriptor record in block 0, the map's own

@@ -34,13 +34,15 @@ var bsdTypes = map[string]byte{
 
 // bsdMetadata keeps the 8 KiB boot area, which holds the label, before the
 // partitions, aligns each partition to the physical block (-P) and ends
-// the disk on a whole cylinder (-H times -T sectors).
+// the disk on a whole cylinder (-H times -T sectors), after the boot area
+// even where partitions placed by absolute offsets end before it (mkimg
+// then cuts the boot area short, or fails).
 func bsdMetadata(l *layout, where int, blk uint64) uint64 {
 	switch where {
 	case metaStart:
 		return blk + bsdBootblockSize/l.secsz
 	case metaEnd:
-		return l.roundCylinder(blk)
+		return l.roundCylinder(max(blk, bsdBootblockSize/l.secsz))
 	}
 	return l.roundBlock(blk)
 }

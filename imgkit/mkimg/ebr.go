@@ -16,6 +16,7 @@ func init() {
 		maxSectorSize: ebrMaxSectorSize,
 		hasType:       typeIn(ebrTypes),
 		metadata:      ebrMetadata,
+		reserved:      ebrReserved,
 		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeEBR(w) },
 		read:          readEBR,
 	})
@@ -38,6 +39,32 @@ func ebrMetadata(l *layout, where int, blk uint64) uint64 {
 		blk++
 	}
 	return l.roundTrack(blk)
+}
+
+// ebrReserved gives each partition's EBR and the rest of the track it
+// begins, up to the partition, which record 1 of the EBR before it
+// counts as part of the logical partition's extent; it refuses a
+// partition too close to the start for its EBR, and two empty ones at one
+// sector, whose EBRs would be one sector.
+func ebrReserved(l *layout) ([]metaRun, error) {
+	runs := make([]metaRun, 0, len(l.parts))
+	at := map[uint64]int{}
+	for _, p := range l.parts {
+		if p.start < l.track {
+			return nil, fmt.Errorf("%w: partition %d at sector %d leaves no room for its EBR, which goes one track (-T %d) before it; it may start at sector %d (offset %d) or after", ErrPartition,
+				p.index+1, p.start, l.track, l.track, l.track*l.secsz)
+		}
+		if q, ok := at[p.start]; ok {
+			return nil, fmt.Errorf("%w: partitions %d and %d both start at sector %d, so their EBRs would be one sector", ErrPartition, q+1, p.index+1, p.start)
+		}
+		at[p.start] = p.index
+		what := fmt.Sprintf("the EBR of partition %d", p.index+1)
+		if l.track > 1 {
+			what += " and the rest of its track"
+		}
+		runs = append(runs, metaRun{start: p.start - l.track, end: p.start, what: what})
+	}
+	return runs, nil
 }
 
 // writeEBR writes one EBR a track before each partition, as mkimg chains

@@ -48,8 +48,8 @@ const (
 	gptRevision = 0x00010000
 	// gptMaxPartitions is the most partitions FreeBSD's mkimg puts in a GPT.
 	gptMaxPartitions = 4096
-	// gptLabelMax is the most label bytes mkimg accepts for a GPT
-	// PartitionName (36 UTF-16 code units).
+	// gptLabelMax is the most UTF-16 code units a GPT PartitionName
+	// holds (72 bytes).
 	gptLabelMax = 36
 	// pmbrOSType is the protective MBR's OSType, GPT Protective.
 	pmbrOSType = 0xee

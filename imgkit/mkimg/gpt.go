@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"unicode/utf16"
 )
 
 func init() {
@@ -12,11 +13,13 @@ func init() {
 		description:   "GUID Partition Table",
 		maxParts:      gptMaxPartitions,
 		labelMax:      gptLabelMax,
+		labelUTF16:    true,
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
 		hasGUIDs:      true,
 		hasType:       func(alias string) bool { _, ok := gptTypes[alias]; return ok },
 		metadata:      gptMetadata,
+		reserved:      gptReserved,
 		write:         func(l *layout, w io.WriterAt, g guids) error { return l.writeGPT(w, g) },
 		read:          readGPT,
 	})
@@ -59,6 +62,16 @@ func gptMetadata(l *layout, where int, blk uint64) uint64 {
 	return l.roundBlock(blk)
 }
 
+// gptReserved gives the sectors outside FirstUsableLBA to LastUsableLBA
+// (UEFI 2.10 section 5.3.2): LBA 0, the header and the entry array, and
+// the backup array and header at the disk's end.
+func gptReserved(l *layout) ([]metaRun, error) {
+	return []metaRun{
+		{start: 0, end: 2 + l.gptTable, what: "the protective MBR, the GPT header and its entry array", leading: true},
+		{start: l.sectors - l.gptTable - 1, end: l.sectors, what: "the backup GPT entry array and header"},
+	}, nil
+}
+
 // writeGPT writes the protective MBR, the primary header and entry array
 // at LBA 1 and 2, and the backup array and header at the end of the disk.
 func (l *layout) writeGPT(w io.WriterAt, g guids) error {
@@ -87,8 +100,8 @@ func (l *layout) writeGPT(w io.WriterAt, g guids) error {
 		binary.LittleEndian.PutUint64(e.startingLBA(), p.start)
 		binary.LittleEndian.PutUint64(e.endingLBA(), p.start+p.sectors-1)
 		name := e.partitionName()
-		for j := 0; j < len(p.Label); j++ {
-			binary.LittleEndian.PutUint16(name[2*j:], uint16(p.Label[j]))
+		for j, u := range utf16.Encode([]rune(p.Label)) {
+			binary.LittleEndian.PutUint16(name[2*j:], u)
 		}
 	}
 	backupTable := l.sectors - l.gptTable - 1

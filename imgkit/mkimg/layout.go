@@ -213,11 +213,8 @@ func (l *layout) checkPartition(i int, p Partition) error {
 	if !l.s.hasType(lower7(p.Type)) {
 		return fmt.Errorf("%w: partition %d: type %q is not a %s type (%s types: %s)", ErrPartition, i+1, p.Type, l.scheme, l.scheme, strings.Join(l.s.aliases(), ", "))
 	}
-	if len(p.Label) > l.s.labelMax {
-		if l.s.labelMax == 0 {
-			return fmt.Errorf("%w: partition %d: %s partitions have no labels", ErrPartition, i+1, l.scheme)
-		}
-		return fmt.Errorf("%w: partition %d: label %q is longer than %d bytes", ErrPartition, i+1, p.Label, l.s.labelMax)
+	if err := l.checkLabel(i, p.Label); err != nil {
+		return err
 	}
 	if n := btoi(p.File != "") + btoi(p.Command != "") + btoi(p.Source != nil); n > 1 {
 		return fmt.Errorf("%w: partition %d: more than one of a file, a command and a Source", ErrPartition, i+1)
@@ -277,7 +274,8 @@ func (l *layout) meta(where int, blk uint64) uint64 {
 // by running it, c.spoolDir holding what it wrote): a partition starts
 // after the previous one, plus its relative offset, or at its absolute
 // offset; then it checks that no two overlap, adds the scheme's trailing
-// metadata and applies the capacities.
+// metadata, applies the capacities and checks that no partition shares a
+// sector with the metadata.
 func (l *layout) place(ps []Partition, c *contents) error {
 	if l.scheme == "gpt" {
 		l.gptTable = gptTableSectors(l.secsz, l.slots)
@@ -313,10 +311,14 @@ func (l *layout) place(ps []Partition, c *contents) error {
 	if err := l.checkOverlaps(); err != nil {
 		return err
 	}
-	l.warnEmpty()
 	if err := l.size(next); err != nil {
 		return err
 	}
+	if err := l.checkReserved(); err != nil {
+		return err
+	}
+	l.warnEmpty()
+	l.warnLabels()
 	l.logf("\nNumber of cylinders: %d\n", uint32(l.sectors/(l.track*l.heads)))
 	return nil
 }
@@ -368,10 +370,19 @@ func (l *layout) size(next uint64) error {
 func (l *layout) checkOverlaps() error {
 	for i := range l.parts {
 		for j := i + 1; j < len(l.parts); j++ {
-			if a, b := &l.parts[i], &l.parts[j]; overlap(a, b) || overlap(b, a) {
-				return fmt.Errorf("%w: partition %d (sectors %d to %d) overlaps partition %d (sectors %d to %d)", ErrPartition,
-					a.index+1, a.start, a.start+a.sectors, b.index+1, b.start, b.start+b.sectors)
+			a, b := &l.parts[i], &l.parts[j]
+			if !overlap(a, b) && !overlap(b, a) {
+				continue
 			}
+			if b.sectors == 0 {
+				a, b = b, a
+			}
+			if a.sectors == 0 {
+				return fmt.Errorf("%w: partition %d is empty (0 bytes) at sector %d, inside partition %d (%s); give it a size, or leave its slot unused (-p -)", ErrPartition,
+					a.index+1, a.start, b.index+1, sectorRange(b.start, b.start+b.sectors))
+			}
+			return fmt.Errorf("%w: partition %d (%s) overlaps partition %d (%s)", ErrPartition,
+				a.index+1, sectorRange(a.start, a.start+a.sectors), b.index+1, sectorRange(b.start, b.start+b.sectors))
 		}
 	}
 	return nil

@@ -26,10 +26,10 @@ func TestLayoutErrors(t *testing.T) {
 		want error
 		say  string
 	}{
-		{strings.Fields("-s gpt -p efi::1m:1m -p freebsd-ufs::1m:1536k"), ErrPartition, "partition 1 (sectors 2048 to 4096) overlaps partition 2 (sectors 3072 to 5120)"},
-		{strings.Fields("-s gpt -p efi::4m:1m -p freebsd-ufs::1m:2m"), ErrPartition, "partition 1 (sectors 2048 to 10240) overlaps partition 2 (sectors 4096 to 6144)"},
-		{strings.Fields("-s gpt -c 4m -p freebsd-ufs::1m:2m -p - -p efi::2m:1m"), ErrPartition, "partition 1 (sectors 4096 to 6144) overlaps partition 3 (sectors 2048 to 6144)"},
-		{strings.Fields("-s gpt -p efi::0 -p freebsd-ufs::1k"), ErrPartition, "partition 1 (sectors 34 to 34) overlaps partition 2"},
+		{strings.Fields("-s gpt -p efi::1m:1m -p freebsd-ufs::1m:1536k"), ErrPartition, "partition 1 (sectors 2048 to 4095) overlaps partition 2 (sectors 3072 to 5119)"},
+		{strings.Fields("-s gpt -p efi::4m:1m -p freebsd-ufs::1m:2m"), ErrPartition, "partition 1 (sectors 2048 to 10239) overlaps partition 2 (sectors 4096 to 6143)"},
+		{strings.Fields("-s gpt -c 4m -p freebsd-ufs::1m:2m -p - -p efi::2m:1m"), ErrPartition, "partition 1 (sectors 4096 to 6143) overlaps partition 3 (sectors 2048 to 6143)"},
+		{strings.Fields("-s gpt -p efi::0 -p freebsd-ufs::1k"), ErrPartition, "partition 1 is empty (0 bytes) at sector 34, inside partition 2 (sectors 34 to 35); give it a size, or leave its slot unused (-p -)"},
 		{strings.Fields("-s gpt -p efi::1m:4m -p freebsd-ufs::1k:1m"), ErrPartition, "partition 1 ends at sector 10240, past the end of the disk at sector 2083"},
 		{strings.Fields("-s gpt -C 100k -p efi::1m"), ErrCapacity, "partition 1 ends at sector 2082, past the capacity of 200 sectors of 512 bytes"},
 		{strings.Fields("-s gpt -C 1m -p efi::1000k"), ErrCapacity, "the disk with the gpt metadata needs 2067 sectors, past the capacity of 2048 sectors"},
@@ -49,8 +49,8 @@ func TestLayoutErrors(t *testing.T) {
 		{strings.Fields("-s gpt -p efi:=sub"), ErrPartition, filepath.Join(dir, "sub") + " is a directory"},
 		{[]string{"-s", "gpt", "-p", "efi::1k", "-p", "freebsd-ufs:-echo no >&2; exit 7"}, ErrPartition, `partition 2: command "echo no >&2; exit 7" failed: exit status 7`},
 		{[]string{"-s", "gpt", "-p", "efi:-kill -9 $$"}, ErrPartition, `partition 1: command "kill -9 $$" failed: signal: killed`},
-		{strings.Fields("-s mbr -p freebsd:=a:0"), ErrPartition, "partition 1 has data at sector 0, where the mbr metadata is"},
-		{strings.Fields("-s gpt -p efi:=b:512"), ErrPartition, "partition 1 has data at sector 1, where the gpt metadata is"},
+		{strings.Fields("-s mbr -p freebsd:=a:0"), ErrPartition, "partition 1 (sectors 0 to 195) overlaps the MBR (sector 0); a partition may start at sector 1 (offset 512) or after"},
+		{strings.Fields("-s gpt -p efi:=b:512"), ErrPartition, "partition 1 (sectors 1 to 2) overlaps the protective MBR, the GPT header and its entry array (sectors 0 to 33); a partition may start at sector 34 (offset 17408) or after"},
 		{strings.Fields("-s gpt"), ErrOption, "no partitions (-p), and no capacity (-c) for an empty disk"},
 		{strings.Fields("-p efi::1k"), ErrOption, "no scheme (-s) for the partitions"},
 		{strings.Fields("-c 1m -b boot"), ErrBootcode, "a disk without a scheme takes no boot code"},

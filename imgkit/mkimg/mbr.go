@@ -14,8 +14,11 @@ func init() {
 		maxSectorSize: maxSectorSize,
 		hasType:       typeIn(mbrTypes),
 		metadata:      mbrMetadata,
-		write:         func(l *layout, w io.WriterAt, _ guids) error { return l.writeMBR(w) },
-		read:          readMBR,
+		reserved: func(*layout) ([]metaRun, error) {
+			return []metaRun{{start: 0, end: 1, what: "the MBR", leading: true}}, nil
+		},
+		write: func(l *layout, w io.WriterAt, _ guids) error { return l.writeMBR(w) },
+		read:  readMBR,
 	})
 }
 

@@ -4,9 +4,87 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 )
+
+// metaRun is a run of sectors, [start, end), that a scheme's metadata
+// holds and no partition may share: a partition there would hold the
+// table that describes it, which the scheme's specification forbids and
+// its tools report (sgdisk: "Main partition table overlaps the first
+// partition").
+type metaRun struct {
+	start, end uint64
+	// what names the metadata, as a message says it.
+	what string
+	// leading marks the metadata before the first partition, whose
+	// message says where a partition may start instead.
+	leading bool
+}
+
+// inRun returns the run of runs that holds sector s, or nil.
+func inRun(runs []metaRun, s uint64) *metaRun {
+	for i := range runs {
+		if runs[i].start <= s && s < runs[i].end {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// checkReserved refuses a partition of any kind (a file, a command, a
+// Source or an empty one, placed by an absolute offset or after a
+// -c capacity moved the trailing metadata) that shares a sector with the
+// scheme's metadata (scheme.reserved), once the disk's size, and so the
+// place of a GPT's backup, is known. An empty partition has no sectors:
+// it lies before the sector at its start, and is refused inside the
+// metadata, after a run's first sector or at sector 0, as an empty
+// partition inside another partition is (checkOverlaps); at a run's
+// first sector, where an empty last partition goes (a GPT's backup array
+// follows it, or an EBR), it is not.
+func (l *layout) checkReserved() error {
+	if l.s == nil || l.s.reserved == nil {
+		return nil
+	}
+	runs, err := l.s.reserved(l)
+	if err != nil {
+		return err
+	}
+	for i := range l.parts {
+		p := &l.parts[i]
+		if p.sectors == 0 {
+			if r := inRun(runs, p.start); r != nil && (p.start == 0 || p.start > r.start) {
+				return fmt.Errorf("%w: partition %d is empty (0 bytes) at sector %d, inside %s (%s)%s", ErrPartition,
+					p.index+1, p.start, r.what, sectorRange(r.start, r.end), l.startHint(r))
+			}
+			continue
+		}
+		for j := range runs {
+			if r := &runs[j]; p.start < r.end && r.start < p.start+p.sectors {
+				return fmt.Errorf("%w: partition %d (%s) overlaps %s (%s)%s", ErrPartition,
+					p.index+1, sectorRange(p.start, p.start+p.sectors), r.what, sectorRange(r.start, r.end), l.startHint(r))
+			}
+		}
+	}
+	return nil
+}
+
+// startHint says, for the metadata before the first partition, the first
+// sector and byte offset a partition may take, as its offset is aligned.
+func (l *layout) startHint(r *metaRun) string {
+	if !r.leading {
+		return ""
+	}
+	first := l.meta(metaStart, 0)
+	return fmt.Sprintf("; a partition may start at sector %d (offset %d) or after", first, first*l.secsz)
+}
+
+// sectorRange names the sectors [start, end) in a message.
+func sectorRange(start, end uint64) string {
+	if end == start+1 {
+		return fmt.Sprintf("sector %d", start)
+	}
+	return fmt.Sprintf("sectors %d to %d", start, end-1)
+}
 
 // sectorSet records which sectors a write of the scheme's metadata makes
 // other than zeros; it is the io.WriterAt of a dry run of the scheme's
@@ -26,15 +104,18 @@ func (s *sectorSet) WriteAt(p []byte, off int64) (int, error) {
 	return len(p), nil
 }
 
-// checkMetadataClash refuses a partition whose data, other than zeros,
-// falls on a sector the scheme's metadata fills with other than zeros, as
-// mkimg fails ("writing metadata: Invalid argument") for a partition an
-// absolute offset put there; data over the metadata's zero sectors stays,
-// as it stays in mkimg. Which sectors are zeros does not depend on the
-// GUIDs, so a dry run with test-mode GUIDs finds them before the
-// partitions are copied. Only an absolute offset puts a partition there.
-func (l *layout) checkMetadataClash() error {
-	if l.s == nil || len(l.parts) == 0 {
+// checkMetadataClash refuses, in a scheme whose partitions may hold its
+// metadata (bsd's boot area, vtoc8's label in sector 0: no
+// scheme.reserved), a partition whose data, read back from the disk
+// where its contents were copied, is other than zeros in a sector the
+// metadata fills with other than zeros, which would overwrite the data;
+// over the metadata's zero sectors the data stays, as in mkimg, and a
+// file system that leaves its first sectors to the boot code (UFS) fits
+// there. Which sectors are zeros does not depend on the GUIDs, so a dry
+// run with test-mode GUIDs finds them. Only an absolute offset puts a
+// partition there; any kind of contents is checked, a builder's too.
+func (l *layout) checkMetadataClash(disk io.ReaderAt) error {
+	if l.s == nil || l.s.reserved != nil {
 		return nil
 	}
 	clashing := false
@@ -50,42 +131,21 @@ func (l *layout) checkMetadataClash() error {
 	if err := l.s.write(&dry, set, dry.guids()); err != nil {
 		return err
 	}
-	for i := range l.parts {
-		if err := l.checkClash(&l.parts[i], set); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkClash reads p's data in the sectors set holds and refuses it
-// there unless it is zeros.
-func (l *layout) checkClash(p *placed, set *sectorSet) error {
-	var r io.ReaderAt
-	switch {
-	case p.bytes == 0 || !p.hasContent():
-		return nil
-	case p.spool != nil:
-		r = p.spool
-	default:
-		f, err := os.Open(p.File)
-		if err != nil {
-			return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
-		}
-		defer f.Close()
-		r = f
-	}
 	buf := make([]byte, l.secsz)
-	for _, lba := range slices.Sorted(maps.Keys(set.nonZero)) {
-		if lba < p.start || lba >= p.start+p.sectors {
+	for _, p := range l.parts {
+		if !p.Absolute || p.bytes == 0 || !p.hasContent() {
 			continue
 		}
-		n, err := r.ReadAt(buf, int64((lba-p.start)*l.secsz))
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, bareError(err))
-		}
-		if !isZero(buf[:n]) {
-			return fmt.Errorf("%w: partition %d has data at sector %d, where the %s metadata is", ErrPartition, p.index+1, lba, l.scheme)
+		for _, lba := range slices.Sorted(maps.Keys(set.nonZero)) {
+			if lba < p.start || lba >= p.start+p.sectors {
+				continue
+			}
+			if _, err := disk.ReadAt(buf, int64(lba*l.secsz)); err != nil {
+				return fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, err)
+			}
+			if !isZero(buf) {
+				return fmt.Errorf("%w: partition %d has data at sector %d, where the %s metadata goes; its data may cover the metadata's sectors only where it is zeros", ErrPartition, p.index+1, lba, l.scheme)
+			}
 		}
 	}
 	return nil

@@ -189,7 +189,7 @@ func partitionFields(d *Disk, e *Entry, detect Detector, depth int) ([]describe.
 	if detect != nil {
 		if k := detect(sec, e.Size); k != nil {
 			switch {
-			case k.Name == DiskFormatName && depth+1 < maxNesting:
+			case k.Name == DiskFormatName && nestable(e, depth):
 				inner, err = diskFields(sec, e.Size, detect, depth+1)
 			case k.Name != DiskFormatName && k.Fields != nil:
 				inner, err = k.Fields(sec, e.Size)

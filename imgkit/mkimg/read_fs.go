@@ -92,9 +92,17 @@ func newPart(d *Disk, e *Entry, detect Detector, depth int) *part {
 	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: io.NewSectionReader(d.r, e.Start, e.Size), detect: detect, depth: depth}
 }
 
+// nestable reports whether partition e of a disk at depth may be read as
+// a disk of its own: not past maxNesting, and not when it starts where
+// its disk does, since the table found there is then its disk's own (a
+// BSD partition or a Sun slice at sector 0 holds the label that lists
+// it), which would list the disk again inside itself.
+func nestable(e *Entry, depth int) bool { return depth+1 < maxNesting && e.Start != 0 }
+
 // open detects and opens the partition's file system, once. A disk
 // within the partition is opened with this package's reader one level
-// deeper, and beyond maxNesting not at all.
+// deeper, and beyond maxNesting, or in a partition at its disk's start,
+// not at all (nestable).
 func (p *part) open() {
 	p.once.Do(func() {
 		if p.detect == nil {
@@ -105,7 +113,7 @@ func (p *part) open() {
 			return
 		}
 		if k.Name == DiskFormatName {
-			if p.depth+1 >= maxNesting {
+			if !nestable(p.e, p.depth) {
 				return
 			}
 			d, err := p.nestedDisk()

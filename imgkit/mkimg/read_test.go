@@ -371,6 +371,37 @@ func TestNestedDisk(t *testing.T) {
 	}
 }
 
+// TestPartitionAtDiskStart checks that a partition at sector 0, which
+// holds the table that lists it (a BSD partition or a Sun slice there, as
+// their schemes allow), is shown as a file, not as its own disk nested
+// in itself, by FS and by Fields.
+func TestPartitionAtDiskStart(t *testing.T) {
+	t.Parallel()
+	for _, scheme := range []string{"bsd", "vtoc8"} {
+		disk, err := mkimg.Build(&mkimg.Options{Scheme: scheme, Partitions: []mkimg.Partition{{Type: "freebsd-ufs", Size: 1 << 20, Absolute: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys, _, err := inspect.Open(bytes.NewReader(disk), int64(len(disk)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := fs.Stat(fsys, "p1"); err != nil || fi.IsDir() {
+			t.Errorf("%s: p1 is %v (%v), want a file", scheme, fi, err)
+		}
+		fields, err := mkimg.Fields(bytes.NewReader(disk), int64(len(disk)), inspect.Detect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fields {
+			if strings.HasPrefix(f.Path, "p1: ") {
+				t.Errorf("%s: field %s %s: p1 read as a disk", scheme, f.Path, f.Name)
+				break
+			}
+		}
+	}
+}
+
 // TestDiffMBR checks that diff names an MBR's fields: the active slot's
 // BootIndicator and a slot's OSType.
 func TestDiffMBR(t *testing.T) {

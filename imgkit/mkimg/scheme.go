@@ -16,9 +16,14 @@ type scheme struct {
 	name, description string
 	// maxParts is how many partition slots the table holds, used or not.
 	maxParts int
-	// labelMax is the most label bytes a partition may have; 0 means the
-	// scheme has no labels.
+	// labelMax is the longest label a partition may have, in bytes, or
+	// in UTF-16 code units where labelUTF16; 0 means the scheme has no
+	// labels.
 	labelMax int
+	// labelUTF16 says the scheme stores a label as UTF-16LE code units
+	// (gpt's PartitionName), from the label's UTF-8; the others store its
+	// bytes.
+	labelUTF16 bool
 	// bootcode is the size the boot code file (-b) is zero-padded to and
 	// the most it may hold; 0 means the scheme takes no boot code.
 	bootcode int
@@ -33,6 +38,12 @@ type scheme struct {
 	// metadata answers where, for one of the meta* cases, sector blk
 	// goes once the scheme's metadata and alignment are allowed for.
 	metadata func(l *layout, where int, blk uint64) uint64
+	// reserved lists the runs of sectors the scheme's metadata holds on
+	// the disk l lays out, which no partition may share
+	// (checkReserved), or refuses a partition that leaves its metadata
+	// no room; nil for a scheme whose partitions may hold its metadata
+	// where their data is zeros (bsd, vtoc8: checkMetadataClash).
+	reserved func(l *layout) ([]metaRun, error)
 	// write writes the scheme's metadata once the partitions' contents
 	// are on the disk; g holds the GUIDs the scheme may use.
 	write func(l *layout, w io.WriterAt, g guids) error
@@ -77,8 +88,9 @@ type SchemeFacts struct {
 	Name, Description string
 	// MaxPartitions is how many -p slots the scheme holds, used or not.
 	MaxPartitions int
-	// LabelMax is the most label bytes a partition may have; 0 means the
-	// scheme has no labels.
+	// LabelMax is the longest label a partition may have: in UTF-16 code
+	// units for gpt, whose labels are UTF-16, in bytes for the others; 0
+	// means the scheme has no labels.
 	LabelMax int
 	// Bootcode is the most bytes of boot code (-b) it takes; 0 for none.
 	Bootcode int

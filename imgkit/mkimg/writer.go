@@ -76,12 +76,11 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 
 // write copies the partitions' contents into im, then the scheme's
 // metadata, whose GUIDs may depend on those contents. A partition placed
-// over the metadata by an absolute offset may hold data only where the
-// metadata's sectors are zeros (checkMetadataClash), as mkimg allows.
+// over a bsd or vtoc8 scheme's metadata by an absolute offset may hold
+// data only where the metadata's sectors are zeros (checkMetadataClash),
+// as mkimg allows; the other schemes' metadata holds no partition
+// (checkReserved).
 func (l *layout) write(im *bcache.Image) error {
-	if err := l.checkMetadataClash(); err != nil {
-		return err
-	}
 	sums := make([][sha256.Size]byte, len(l.parts))
 	for i := range l.parts {
 		sum, err := l.copyPartition(im, &l.parts[i])
@@ -89,6 +88,9 @@ func (l *layout) write(im *bcache.Image) error {
 			return err
 		}
 		sums[i] = sum
+	}
+	if err := l.checkMetadataClash(im); err != nil {
+		return err
 	}
 	if l.hashes() {
 		l.idSeed = l.seed(sums) // the container formats derive their ids from it

@@ -184,7 +184,7 @@ func mkimgFormatsHelp() string {
 // scheme table: each one's description, limits and type aliases.
 func mkimgSchemesHelp() string {
 	var b strings.Builder
-	b.WriteString("\n\nSchemes (partitions, label bytes, boot code bytes, largest sector; types):\n")
+	b.WriteString("\n\nSchemes (partitions, label length: UTF-16 units for gpt, bytes for the\nothers, boot code bytes, largest sector; types):\n")
 	for _, name := range mkimg.Schemes() {
 		f, _ := mkimg.Scheme(name)
 		fmt.Fprintf(&b, "\n  %-6s %s: %d, %d, %d, %d;\n", f.Name, f.Description, f.MaxPartitions, f.LabelMax, f.Bootcode, f.MaxSectorSize)
