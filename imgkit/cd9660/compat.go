@@ -1,10 +1,10 @@
 package cd9660
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
 )
 
 // compat=debian: the bytes of Debian's makefs -t cd9660 (package makefs
@@ -37,28 +37,16 @@ import (
 //     first dot stays ("DIR.WITH_DOTS").
 
 // Compat selects whose makefs(8) the writer follows where FreeBSD's
-// current makefs and the Debian package (NetBSD's makefs of 2019) differ,
-// as ffs.Compat does for FFS images.
-type Compat int
+// current makefs and the Debian package (NetBSD's makefs of 2019) differ;
+// it is fsopt.Compat, which every makefs format shares. CompatDebian
+// gives the bytes of Debian's makefs (the list above).
+type Compat = fsopt.Compat
 
+// The values of Compat.
 const (
-	// CompatFreeBSD follows FreeBSD's makefs (the zero value).
-	CompatFreeBSD Compat = iota
-	// CompatDebian gives the bytes of Debian's makefs (the list above).
-	CompatDebian
+	CompatFreeBSD = fsopt.CompatFreeBSD
+	CompatDebian  = fsopt.CompatDebian
 )
-
-// String returns the compat -o value that selects c: "freebsd" or
-// "debian".
-func (c Compat) String() string {
-	switch c {
-	case CompatFreeBSD:
-		return "freebsd"
-	case CompatDebian:
-		return "debian"
-	}
-	return "Compat(" + strconv.Itoa(int(c)) + ")"
-}
 
 // Debian's Application Use field: a text at its start and one at its end.
 const (

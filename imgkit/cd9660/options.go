@@ -199,19 +199,8 @@ var optionTable = withBootOptions([]optionSpec{
 		func(o *Options) *string { return &o.ApplicationID }),
 	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
 		func(o *Options) *bool { return &o.Archimedes }),
-	{Option: fsopt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
-		Usage: "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs"},
-		Set: func(o *Options, key, value string) error {
-			switch value {
-			case "freebsd":
-				o.Compat = CompatFreeBSD
-			case "debian":
-				o.Compat = CompatDebian
-			default:
-				return fmt.Errorf("%w: compat %q: want freebsd or debian", ErrOption, value)
-			}
-			return nil
-		}},
+	fsopt.CompatRow(ErrOption, "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs",
+		func(o *Options) *Compat { return &o.Compat }),
 	{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
 		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
 		Set: func(o *Options, key, value string) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,34 +13,24 @@ import (
 )
 
 // Compat selects whose makefs(8) the writer follows where FreeBSD's current
-// makefs and the Debian package (a 2019 port of NetBSD's) differ.
-type Compat int
+// makefs and the Debian package (a 2019 port of NetBSD's) differ; it is
+// fsopt.Compat, which every makefs format shares.
+//
+// For FFS, CompatFreeBSD means default bsize 32768 and fsize 4096,
+// minfree 8, the UFS2 superblock at byte 65536, FreeBSD's size estimate
+// and density rules, fs_id[1] and di_gen from FreeBSD's random(3), the
+// tree's times written as they are (nanoseconds and birth times
+// included); CompatDebian means default bsize 8192 and fsize 1024,
+// minfree 5, the UFS2 superblock at byte 8192, NetBSD's size estimate and
+// density rules, nanoseconds and birth times dropped, di_gen 0 in used
+// inodes.
+type Compat = fsopt.Compat
 
+// The values of Compat.
 const (
-	// CompatFreeBSD follows FreeBSD's makefs: default bsize 32768 and
-	// fsize 4096, minfree 8, the UFS2 superblock at byte 65536, FreeBSD's
-	// size estimate and density rules, fs_id[1] and di_gen from FreeBSD's
-	// random(3), the tree's times written as they are (nanoseconds and
-	// birth times included).
-	CompatFreeBSD Compat = iota
-	// CompatDebian follows the Debian package's makefs: default bsize
-	// 8192 and fsize 1024, minfree 5, the UFS2 superblock at byte 8192,
-	// NetBSD's size estimate and density rules, nanoseconds and birth
-	// times dropped, di_gen 0 in used inodes.
-	CompatDebian
+	CompatFreeBSD = fsopt.CompatFreeBSD
+	CompatDebian  = fsopt.CompatDebian
 )
-
-// String returns the compat -o value that selects c: "freebsd" or
-// "debian".
-func (c Compat) String() string {
-	switch c {
-	case CompatFreeBSD:
-		return "freebsd"
-	case CompatDebian:
-		return "debian"
-	}
-	return "Compat(" + strconv.Itoa(int(c)) + ")"
-}
 
 // Options are the ffs options of makefs(8), -o and the global ones that
 // apply to an ffs image. The zero value makes a UFS1 image of the smallest
@@ -172,19 +161,8 @@ var optionTable = fsopt.Table[Options]{
 			}
 			return err
 		}},
-	{Option: fsopt.Option{Key: "compat", Field: "Compat", Default: "freebsd",
-		Usage: "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)"},
-		Set: func(o *Options, _, value string) error {
-			switch value {
-			case "freebsd":
-				o.Compat = CompatFreeBSD
-			case "debian":
-				o.Compat = CompatDebian
-			default:
-				return fmt.Errorf("%w: compat=%q: want freebsd or debian", ErrOption, value)
-			}
-			return nil
-		}},
+	fsopt.CompatRow(ErrOption, "whose makefs's defaults and quirks to follow: freebsd or debian (Debian's package)",
+		func(o *Options) *Compat { return &o.Compat }),
 }
 
 // wantKeys ends the error for a key that no option has: it lists the
