@@ -178,21 +178,28 @@ func containerOf(head []byte) *outputFormat {
 // openContainer returns the raw disk a container in r (size bytes)
 // holds, or r itself when r is no container.
 func openContainer(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
+	vr, vsize, _, err := openContainerNamed(r, size)
+	return vr, vsize, err
+}
+
+// openContainerNamed is openContainer that also returns the container
+// format's name (vhdf for a fixed VHD), or "" when r is no container.
+func openContainerNamed(r io.ReaderAt, size int64) (io.ReaderAt, int64, string, error) {
 	head := make([]byte, min(size, describe.HeadSize))
 	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
-		return nil, 0, fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
+		return nil, 0, "", fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
 	}
 	f := containerOf(head)
 	if f == nil {
 		// A fixed VHD is a raw disk known by the footer at its end.
 		if vr, vsize, ok := openFixedVHD(r, size); ok {
-			return vr, vsize, nil
+			return vr, vsize, "vhdf", nil
 		}
-		return r, size, nil
+		return r, size, "", nil
 	}
 	vr, vsize, err := f.open(r, size)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
+		return nil, 0, "", fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
 	}
-	return vr, vsize, nil
+	return vr, vsize, f.name, nil
 }
