@@ -175,3 +175,80 @@ func TestContainerUnsupportedFS(t *testing.T) {
 		}
 	}
 }
+
+// TestVMDKDescriptorInspect checks that a VMDK whose descriptor is a
+// file of its own (qemu-img convert -o subformat=monolithicFlat or
+// twoGbMaxExtentSparse), opened as a file as fixturegen ls, cat and diff
+// open it, lists the FAT it holds bare and the partitions of a GPT disk,
+// and that Diff of two such descriptors names the descriptor's lines and
+// the file that differs.
+func TestVMDKDescriptorInspect(t *testing.T) {
+	t.Parallel()
+	qemu := tooltest.Need(t, "qemu-img")
+	dir := t.TempDir()
+	fat := writeFile(t, dir, "fat.img", fatImage(t, "flat\n"))
+	fat2 := writeFile(t, dir, "fat2.img", fatImage(t, "flat too\n"))
+	disk := filepath.Join(dir, "disk.img")
+	if err := mkimg.WriteFile(disk, &mkimg.Options{Scheme: "gpt", Partitions: []mkimg.Partition{{Type: "efi", File: fat}, {Type: "freebsd-ufs", File: writeFile(t, dir, "ufs.img", ufsImage(t))}}}); err != nil {
+		t.Fatal(err)
+	}
+	open := func(t *testing.T, name string) (*os.File, int64) {
+		t.Helper()
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, fi.Size()
+	}
+	convert := func(t *testing.T, sub, raw string) string {
+		t.Helper()
+		img := filepath.Join(t.TempDir(), "x.vmdk")
+		qemuImg := exec.Command(qemu, "convert", "-O", "vmdk", "-o", "subformat="+sub, raw, img)
+		if out, err := qemuImg.CombinedOutput(); err != nil {
+			t.Fatalf("qemu-img convert: %v\n%s", err, out)
+		}
+		return img
+	}
+	for _, sub := range []string{"monolithicFlat", "twoGbMaxExtentSparse"} {
+		t.Run(sub, func(t *testing.T) {
+			t.Parallel()
+			f, size := open(t, convert(t, sub, fat))
+			fsys, _, err := inspect.Open(f, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := fs.ReadFile(fsys, "EFI/BOOT/HELLO.TXT"); string(got) != "flat\n" {
+				t.Errorf("bare FAT: EFI/BOOT/HELLO.TXT: %q, %v", got, err)
+			}
+			f, size = open(t, convert(t, sub, disk))
+			fsys, _, err = inspect.Open(f, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := fs.ReadFile(fsys, "p1/EFI/BOOT/HELLO.TXT"); string(got) != "flat\n" {
+				t.Errorf("GPT: p1/EFI/BOOT/HELLO.TXT: %q, %v", got, err)
+			}
+			if got, err := fs.ReadFile(fsys, "p2/etc/motd"); string(got) != "welcome\n" {
+				t.Errorf("GPT: p2/etc/motd: %q, %v", got, err)
+			}
+			a, sizeA := open(t, convert(t, sub, fat))
+			b, sizeB := open(t, convert(t, sub, fat2))
+			rep, err := inspect.Diff(a, sizeA, b, sizeB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths := map[string]bool{}
+			for _, c := range rep.Changes {
+				paths[c.Path+" "+c.Field] = true
+			}
+			if rep.ParseErrA != nil || !paths["/EFI/BOOT/HELLO.TXT data"] || !paths["VMDK descriptor CID"] {
+				t.Errorf("Diff: %v, changes %+v", rep.ParseErrA, rep.Changes)
+			}
+		})
+	}
+}

@@ -126,6 +126,16 @@ type ReadCloser struct {
 	imgfmt.ImageFile
 }
 
+// Close closes the disk's file, and the files a container's descriptor
+// named (a VMDK's extents).
+func (rc *ReadCloser) Close() error {
+	var err error
+	if c, ok := rc.Disk.r.(interface{ closeFiles() error }); ok {
+		err = c.closeFiles()
+	}
+	return errors.Join(err, rc.ImageFile.Close())
+}
+
 // OpenReader opens the disk image file name and reads its table as
 // NewReader does.
 func OpenReader(name string) (*ReadCloser, error) {
@@ -164,10 +174,15 @@ func (d *Disk) entry(index int) (*Entry, bool) {
 	return nil, false
 }
 
+// readOnlyFormats are container formats the readers open that mkimg
+// does not write (a VMDK descriptor file, vmdk_flat.go): a match and an
+// open hook each, tried after the output formats'.
+var readOnlyFormats []*outputFormat
+
 // containerOf returns the container format whose file head begins, or
 // nil for a raw disk.
 func containerOf(head []byte) *outputFormat {
-	for _, f := range outputFormats {
+	for _, f := range append(outputFormats[:len(outputFormats):len(outputFormats)], readOnlyFormats...) {
 		if f.match != nil && f.match(head) {
 			return f
 		}
