@@ -112,6 +112,9 @@ func (d *Disk) init(r io.ReaderAt, size int64) error {
 	}
 	t, err := ReadTable(r, size)
 	if err != nil {
+		if c, ok := r.(interface{ closeFiles() error }); ok {
+			c.closeFiles() // a VMDK descriptor's extent files
+		}
 		return err
 	}
 	*d = Disk{r: r, size: size, table: t}
