@@ -23,6 +23,25 @@ func OpenFile(name string) (*os.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return checkRegular(f, name)
+}
+
+// OpenFileIn opens the file name inside the folder root for reading, as
+// OpenFile does (a regular file only, without blocking), and never
+// outside the folder: an absolute name, a name with "..", or a symbolic
+// link that leads out of root is an error, as os.Root's OpenFile gives
+// it. A container reader opens the files its descriptor names with it.
+func OpenFileIn(root *os.Root, name string) (*os.File, int64, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return checkRegular(f, name)
+}
+
+// checkRegular returns f, opened as name, with its size when it is a
+// regular file, and closes it and refuses it otherwise.
+func checkRegular(f *os.File, name string) (*os.File, int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()

@@ -52,3 +52,51 @@ func TestOpenFileFifo(t *testing.T) {
 	}
 	f.Close()
 }
+
+// TestOpenFileIn checks that OpenFileIn opens a regular file inside its
+// folder, also through a symbolic link that stays inside, refuses a named
+// pipe at once as OpenFile does, and never opens a file outside the
+// folder: by "..", an absolute name, or a symbolic link that leads out.
+func TestOpenFileIn(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	dir := filepath.Join(top, "in")
+	for _, name := range []string{"in", "in/sub"} {
+		if err := os.Mkdir(filepath.Join(top, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"out", "in/sub/f"} {
+		if err := os.WriteFile(filepath.Join(top, name), []byte("12345"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"in/inside": "sub/f", "in/outside": "../out"} {
+		if err := os.Symlink(target, filepath.Join(top, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"sub/f", "inside"} {
+		f, size, err := OpenFileIn(root, name)
+		if err != nil || size != 5 {
+			t.Errorf("%s: %d bytes, %v", name, size, err)
+			continue
+		}
+		f.Close()
+	}
+	for _, name := range []string{"../out", filepath.Join(top, "out"), "outside", "fifo"} {
+		f, _, err := OpenFileIn(root, name)
+		if err == nil {
+			f.Close()
+			t.Errorf("%s: opened", name)
+		}
+	}
+}

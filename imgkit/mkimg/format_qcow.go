@@ -42,6 +42,22 @@ const (
 	// qcowV3Zero is bit 0 of a version 3 L2 entry: the cluster reads as
 	// zeros.
 	qcowV3Zero = 1
+	// qcowDirty, qcowCompressionType and qcowExtendedL2 are the bits of
+	// a version 3 header's incompatible_features this reader knows: the
+	// refcounts may be stale (bit 0), compression_type says how clusters
+	// are compressed (bit 3), and L2 entries are extended, 16 bytes with a
+	// subcluster bitmap (bit 4).
+	qcowDirty           = 1 << 0
+	qcowCompressionType = 1 << 3
+	qcowExtendedL2      = 1 << 4
+	// qcowCompressionTypeOff is the byte of a version 3 header that holds
+	// compression_type, when header_length reaches past it: 0 for
+	// deflate (zlib's raw streams), 1 for zstd.
+	qcowCompressionTypeOff = 104
+	qcowCompressionZstd    = 1
+	// qcowExtendedMinBits is the least cluster_bits of an image with
+	// extended L2 entries (16 KiB clusters, 32 subclusters of 512 bytes).
+	qcowExtendedMinBits = 14
 	// qcowV2OffsetMask selects a version 2 or 3 L1 or L2 entry's host
 	// offset, bits 9 to 55.
 	qcowV2OffsetMask = 0x00fffffffffffe00

@@ -378,7 +378,7 @@ func TestQCOWOpenErrors(t *testing.T) {
 		want  string
 	}{
 		{"data past the end", uint64(len(v2)) | qcowCopied, "runs past the file's end"},
-		{"compressed", qcowV2Compressed | 0x10000, "compressed clusters are not read"},
+		{"compressed", qcowV2Compressed | 0x10000, "the compressed cluster at byte 0x10000 (512 bytes) does not inflate"},
 		{"unaligned", 0x10200 | qcowCopied, "not at a cluster's start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -436,10 +436,13 @@ func qcowTinyV1(t testing.TB) []byte {
 // and that a disk it opens reads, at its start, its end and a middle,
 // without panicking or reading past the file. The seeds are small, since
 // the fuzzer slows to a few inputs a second on the writer's containers of
-// 16 KiB and more: qcowTinyV1's, and in testdata/fuzz qcow2 versions 2 and
-// 3 that qemu-img made with 512-byte clusters from a 1 KiB MBR disk.
+// 16 KiB and more: qcowTinyV1's, qcowTinyExtended's (extended L2
+// entries), and in testdata/fuzz qcow2 versions 2 and 3 that qemu-img
+// made with 512-byte clusters from a 1 KiB MBR disk, plain and
+// compressed (-c), and a compressed qcow version 1.
 func FuzzOpenQCOW2(f *testing.F) {
 	f.Add(qcowTinyV1(f))
+	f.Add(qcowTinyExtended(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := openQCOW(bytes.NewReader(b), int64(len(b)))
 		if err != nil {

@@ -112,6 +112,9 @@ func (d *Disk) init(r io.ReaderAt, size int64) error {
 	}
 	t, err := ReadTable(r, size)
 	if err != nil {
+		if c, ok := r.(interface{ closeFiles() error }); ok {
+			c.closeFiles() // a VMDK descriptor's extent files
+		}
 		return err
 	}
 	*d = Disk{r: r, size: size, table: t}
@@ -124,6 +127,16 @@ func (d *Disk) init(r io.ReaderAt, size int64) error {
 type ReadCloser struct {
 	Disk
 	imgfmt.ImageFile
+}
+
+// Close closes the disk's file, and the files a container's descriptor
+// named (a VMDK's extents).
+func (rc *ReadCloser) Close() error {
+	var err error
+	if c, ok := rc.Disk.r.(interface{ closeFiles() error }); ok {
+		err = c.closeFiles()
+	}
+	return errors.Join(err, rc.ImageFile.Close())
 }
 
 // OpenReader opens the disk image file name and reads its table as
@@ -164,10 +177,15 @@ func (d *Disk) entry(index int) (*Entry, bool) {
 	return nil, false
 }
 
+// readOnlyFormats are container formats the readers open that mkimg
+// does not write (a VMDK descriptor file, vmdk_flat.go): a match and an
+// open hook each, tried after the output formats'.
+var readOnlyFormats []*outputFormat
+
 // containerOf returns the container format whose file head begins, or
 // nil for a raw disk.
 func containerOf(head []byte) *outputFormat {
-	for _, f := range outputFormats {
+	for _, f := range append(outputFormats[:len(outputFormats):len(outputFormats)], readOnlyFormats...) {
 		if f.match != nil && f.match(head) {
 			return f
 		}
@@ -178,21 +196,28 @@ func containerOf(head []byte) *outputFormat {
 // openContainer returns the raw disk a container in r (size bytes)
 // holds, or r itself when r is no container.
 func openContainer(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
+	vr, vsize, _, err := openContainerNamed(r, size)
+	return vr, vsize, err
+}
+
+// openContainerNamed is openContainer that also returns the container
+// format's name (vhdf for a fixed VHD), or "" when r is no container.
+func openContainerNamed(r io.ReaderAt, size int64) (io.ReaderAt, int64, string, error) {
 	head := make([]byte, min(size, describe.HeadSize))
 	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
-		return nil, 0, fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
+		return nil, 0, "", fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
 	}
 	f := containerOf(head)
 	if f == nil {
 		// A fixed VHD is a raw disk known by the footer at its end.
 		if vr, vsize, ok := openFixedVHD(r, size); ok {
-			return vr, vsize, nil
+			return vr, vsize, "vhdf", nil
 		}
-		return r, size, nil
+		return r, size, "", nil
 	}
 	vr, vsize, err := f.open(r, size)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
+		return nil, 0, "", fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
 	}
-	return vr, vsize, nil
+	return vr, vsize, f.name, nil
 }

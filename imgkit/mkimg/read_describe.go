@@ -32,21 +32,24 @@ func Describe(detect Detector) describe.Kind {
 	return describe.Kind{
 		Name:    DiskFormatName,
 		Match:   Match,
-		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return openFS(r, size, detect) },
+		Open:    func(r io.ReaderAt, size int64) (fs.FS, error) { return openFSOrBare(r, size, detect) },
 		Fields:  func(r io.ReaderAt, size int64) ([]describe.Field, error) { return Fields(r, size, detect) },
-		Summary: describe.SummaryOf(summary),
+		Summary: anySummary,
 		Column:  column,
 		Owner:   owner,
 	}
 }
 
-// openFS reads the disk in r and returns its FS.
-func openFS(r io.ReaderAt, size int64, detect Detector) (fs.FS, error) {
-	d, err := NewReader(r, size)
-	if err != nil {
-		return nil, err
+// anySummary is the summary of a disk's FS, or of the file system of a
+// container's disk that has no partition table.
+func anySummary(fsys fs.FS) string {
+	switch f := fsys.(type) {
+	case *diskFS:
+		return summary(f)
+	case *bareFS:
+		return bareSummary(f)
 	}
-	return d.FS(detect), nil
+	return ""
 }
 
 // Match reports whether head, a disk's first bytes, begins a container
@@ -157,6 +160,9 @@ func Fields(r io.ReaderAt, size int64, detect Detector) ([]describe.Field, error
 // diskFields is Fields for a disk depth levels inside another.
 func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]describe.Field, error) {
 	d, err := NewReader(r, size)
+	if errors.Is(err, ErrNoTable) {
+		return bareFields(r, size, detect, err)
+	}
 	if err != nil {
 		return nil, err
 	}

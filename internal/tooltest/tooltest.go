@@ -58,6 +58,7 @@ var packages = map[string]string{
 	"mmls":        "sleuthkit",
 	"losetup":     "mount",
 	"qemu-img":    "qemu-utils",
+	"qemu-io":     "qemu-utils",
 }
 
 // Required reports whether missing tools fail tests instead of skipping them.
