@@ -65,9 +65,9 @@ func TestBSDReadBack(t *testing.T) {
 		tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
 		if bsdBootInEntries(l) {
 			// The entries holding boot code name sectors past
-			// the disk's end, which the reader refuses.
-			if err == nil {
-				t.Fatal("readBSD took entries of boot code as partitions")
+			// the disk's end, which ReadTable refuses.
+			if _, err := ReadTable(bytes.NewReader(disk), int64(len(disk))); err == nil {
+				t.Fatal("ReadTable took entries of boot code as partitions")
 			}
 			return
 		}
