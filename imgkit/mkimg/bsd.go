@@ -192,7 +192,11 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		at := secsz + bsdHeaderSize + int64(i)*bsdPartitionSize
 		if off < base {
 			// FreeBSD leaves such an entry out: it lies before the
-			// slice the label describes.
+			// slice the label describes. An empty one is not worth a
+			// word.
+			if length == 0 {
+				continue
+			}
 			t.Problems = append(t.Problems, fmt.Sprintf("d_partitions[%d] at byte %#x starts at sector %d, before the raw partition's p_offset %d; left out", i, at, off, base))
 			continue
 		}
@@ -224,7 +228,7 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 }
 
 // bsdBase returns the sector the offsets of the label d (of n entries)
-// count from: the raw partition 'c”s p_offset, which is 0 in a label
+// count from: the p_offset of the raw partition 'c', 0 in a label
 // whose offsets count from its own start (mkimg's, FreeBSD 10's and
 // later) and the slice's start in one inside an MBR slice whose offsets
 // count from the disk's start (older FreeBSD's, NetBSD's and OpenBSD's).
