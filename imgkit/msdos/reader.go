@@ -696,6 +696,12 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 	}
+	if int64(r.e.Size) > f.size {
+		// Only a volume cut short (FS.Warnings) has room in its FAT for
+		// a file larger than the image: its data cannot all be there,
+		// and its size is not allocated.
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("file of %d bytes in an image of %d bytes: %w", r.e.Size, f.size, imgfmt.ErrTruncated)}
+	}
 	buf := make([]byte, r.e.Size)
 	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
 		return nil, err
