@@ -169,13 +169,39 @@ func (f *FS) VolumeIdentifier() string {
 	return string(bytes.TrimRight(f.primary.vd.volumeIdentifier(), " \x00"))
 }
 
+// volumeBytes returns the primary volume's size in bytes, its Volume
+// Space Size in logical blocks, or 0 before it is read.
+func (f *FS) volumeBytes() int64 {
+	if f.primary == nil {
+		return 0
+	}
+	n, _ := get733(f.primary.vd.volumeSpaceSize())
+	return int64(n) * f.blockSize
+}
+
+// Warnings says, when the image ends before the volume does (an image
+// cut short), how large the volume is and the image: it is listed as far
+// as the image goes, and reading a file's blocks past its end fails with
+// an error wrapping imgfmt.ErrTruncated. It implements describe.Warner.
+func (f *FS) Warnings() []string {
+	if n := f.volumeBytes(); n > f.size {
+		return []string{fmt.Sprintf("volume of %d bytes (Volume Space Size at byte %#x) ends past the image's end (%d bytes); listing what is there", n, f.primary.sector*SectorSize+80, f.size)}
+	}
+	return nil
+}
+
 // formatErr returns an ErrFormat error.
 func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 }
 
-// readAt reads exactly len(b) bytes at byte off of the image.
+// readAt reads exactly len(b) bytes at byte off of the image. A read
+// inside the volume (its Volume Space Size) but past the end of an image
+// cut short is an *imgfmt.TruncatedError.
 func (f *FS) readAt(b []byte, off int64) error {
+	if end := off + int64(len(b)); off >= 0 && end > f.size && end <= f.volumeBytes() {
+		return &imgfmt.TruncatedError{Off: max(off, f.size), End: end, Size: f.size}
+	}
 	if off < 0 || off > f.size || int64(len(b)) > f.size-off {
 		return formatErr("read of %d bytes at byte %#x is outside the image of %d bytes", len(b), off, f.size)
 	}

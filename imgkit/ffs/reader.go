@@ -212,6 +212,22 @@ func (f *FS) checkCounts(off int64) error {
 	return nil
 }
 
+// fsBytes returns the file system's size in bytes, fs_size fragments,
+// or 0 before the superblock is read.
+func (f *FS) fsBytes() int64 { return f.g.size * f.g.fsize }
+
+// Warnings says, when the image ends before the file system does (an
+// image cut short), how large the file system is and the image: it is
+// listed as far as the image goes, and reading a block past its end fails
+// with an error wrapping imgfmt.ErrTruncated. It implements
+// describe.Warner.
+func (f *FS) Warnings() []string {
+	if n := f.fsBytes(); n > f.size {
+		return []string{fmt.Sprintf("file system of %d fragments (%d bytes, fs_size) ends past the image's end (%d bytes); listing what is there", f.g.size, n, f.size)}
+	}
+	return nil
+}
+
 // Version returns 1 for UFS1 and 2 for UFS2.
 func (f *FS) Version() int { return f.g.version }
 
@@ -224,8 +240,13 @@ func (f *FS) BlockSize() int { return int(f.g.bsize) }
 // FragSize returns fs_fsize.
 func (f *FS) FragSize() int { return int(f.g.fsize) }
 
-// readAt reads exactly len(b) bytes at byte offset off of the image.
+// readAt reads exactly len(b) bytes at byte offset off of the image. A
+// read inside the file system (fs_size) but past the end of an image cut
+// short is an *imgfmt.TruncatedError.
 func (f *FS) readAt(b []byte, off int64) error {
+	if end := off + int64(len(b)); off >= 0 && end > f.size && end <= f.fsBytes() {
+		return &imgfmt.TruncatedError{Off: max(off, f.size), End: end, Size: f.size}
+	}
 	if off < 0 || off+int64(len(b)) > f.size {
 		return fmt.Errorf("%w: read of %d bytes at byte %#x is outside the image", ErrFormat, len(b), off)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -328,8 +329,8 @@ func TestReaderEOFAtEnd(t *testing.T) {
 		if f.Version() != v {
 			t.Errorf("UFS%d: version %d", v, f.Version())
 		}
-		if err := f.readAt(make([]byte, 1), end); !errors.Is(err, ErrFormat) {
-			t.Errorf("UFS%d: read past the end: %v, want ErrFormat", v, err)
+		if err := f.readAt(make([]byte, 1), end); !errors.Is(err, imgfmt.ErrTruncated) {
+			t.Errorf("UFS%d: read past the end of the cut image: %v, want imgfmt.ErrTruncated", v, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -69,10 +70,17 @@ func Detect(r io.ReaderAt, size int64) *describe.Kind {
 	return nil
 }
 
-// Open detects the format of r and opens it as a file system.
+// Open detects the format of r and opens it as a file system. A file of
+// no registered format is an error wrapping ErrUnknownFormat; when
+// imgfmt.Identify names the file system or volume it holds (NTFS, ext4,
+// squashfs, ...), the error is also an *imgfmt.UnsupportedError that
+// says so.
 func Open(r io.ReaderAt, size int64) (fs.FS, *describe.Kind, error) {
 	f := Detect(r, size)
 	if f == nil {
+		if what, ok := imgfmt.Identify(r, size); ok {
+			return nil, nil, fmt.Errorf("%w: %w", ErrUnknownFormat, &imgfmt.UnsupportedError{Foreign: what})
+		}
 		return nil, nil, ErrUnknownFormat
 	}
 	fsys, err := f.Open(r, size)

@@ -120,10 +120,14 @@ func bsdChecksum(b []byte) uint16 {
 
 // readBSD finds a BSD disklabel in the second sector of a disk of 512- to
 // 4096-byte sectors (the first whose d_magic, d_magic2 and d_secsize
-// agree), checks d_npartitions (at most the 20 entries mkimg writes),
-// d_checksum and that every entry lies inside the disk, and lists its
-// partitions; the raw partition 'c' goes in the table's Fields, not its
-// Partitions.
+// agree), checks d_npartitions (at most the 20 entries mkimg writes) and
+// d_checksum, and lists its partitions; the raw partition 'c' goes in the
+// table's Fields, not its Partitions. Offsets count from the raw
+// partition's p_offset, as FreeBSD's g_part_bsd reads them: a label mkimg
+// writes, or FreeBSD 10 and later, has 0 there and offsets from the
+// label's own start; a label inside an MBR slice written by older tools
+// has the slice's start there and offsets from the start of the whole
+// disk (bsdOffsets).
 func readBSD(r io.ReaderAt, size int64) (*Table, error) {
 	for secsz := int64(512); secsz <= 4096; secsz *= 2 {
 		if size < 2*secsz {
@@ -180,19 +184,27 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		le("d_bbsize", d.dBbsize()).
 		le("d_sbsize", d.dSbsize()).
 		list()
-	sectors := size / secsz
+	base := bsdBase(d, n)
 	for i := range n {
 		e := d.partition(i)
 		off, length, fstype := le32(e.pOffset()), le32(e.pSize()), e.pFstype()[0]
 		if i != bsdPartRaw && length == 0 && fstype == 0 {
 			continue
 		}
-		if off+length > uint64(sectors) {
-			return nil, fmt.Errorf("mkimg: bsd: d_partitions[%d] (sectors %d to %d) ends past the disk's %d sectors", i, off, off+length, sectors)
+		at := secsz + bsdHeaderSize + int64(i)*bsdPartitionSize
+		if off < base {
+			// FreeBSD leaves such an entry out: it lies before the
+			// slice the label describes. An empty one is not worth a
+			// word.
+			if length == 0 {
+				continue
+			}
+			t.Problems = append(t.Problems, fmt.Sprintf("d_partitions[%d] at byte %#x starts at sector %d, before the raw partition's p_offset %d; left out", i, at, off, base))
+			continue
 		}
+		off -= base
 		path := fmt.Sprintf("d_partitions[%d]", i)
-		base := secsz + bsdHeaderSize + int64(i)*bsdPartitionSize
-		fields := fieldsOf(path, base, e[:]).
+		fields := fieldsOf(path, at, e[:]).
 			le("p_size", e.pSize()).le("p_offset", e.pOffset()).le("p_fsize", e.pFsize()).
 			le("p_fstype", e.pFstype()).le("p_frag", e.pFrag()).le("p_cpg", e.pCpg()).
 			list()
@@ -215,4 +227,17 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		})
 	}
 	return t, nil
+}
+
+// bsdBase returns the sector the offsets of the label d (of n entries)
+// count from: the p_offset of the raw partition 'c', 0 in a label
+// whose offsets count from its own start (mkimg's, FreeBSD 10's and
+// later) and the slice's start in one inside an MBR slice whose offsets
+// count from the disk's start (older FreeBSD's, NetBSD's and OpenBSD's).
+// A label too short to hold 'c' counts from its start.
+func bsdBase(d *bsdLabel, n int) uint64 {
+	if n <= bsdPartRaw {
+		return 0
+	}
+	return uint64(binary.LittleEndian.Uint32(d.partition(bsdPartRaw).pOffset()))
 }

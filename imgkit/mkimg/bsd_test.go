@@ -2,6 +2,7 @@ package mkimg
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,10 +65,12 @@ func TestBSDReadBack(t *testing.T) {
 		}
 		tab, err := readBSD(bytes.NewReader(disk), int64(len(disk)))
 		if bsdBootInEntries(l) {
-			// The entries holding boot code name sectors past
-			// the disk's end, which the reader refuses.
-			if err == nil {
-				t.Fatal("readBSD took entries of boot code as partitions")
+			// The entries holding boot code name sectors past the
+			// disk's end, which ReadTable lists with a problem each,
+			// as FreeBSD and blkid list them.
+			tab, err := ReadTable(bytes.NewReader(disk), int64(len(disk)))
+			if err != nil || !strings.Contains(strings.Join(tab.Problems, "; "), "past the image's end") {
+				t.Fatalf("ReadTable of a label with boot code in its entries: %v, %v", tab, err)
 			}
 			return
 		}
@@ -272,8 +275,24 @@ func TestBSDFdisk(t *testing.T) {
 }
 
 // FuzzReadBSD checks that readBSD never panics and that any table it
-// returns keeps its partitions inside the disk.
+// returns has partitions a reader can hold. Besides testdata/fuzz, it is
+// seeded with a label whose offsets count from the raw partition's
+// p_offset (an MBR slice's label with absolute offsets, as in
+// util-linux's bsd.img) and with a label cut short.
 func FuzzReadBSD(f *testing.F) {
+	disk, err := Build(&Options{Scheme: "bsd", Partitions: []Partition{{Type: "freebsd-ufs", Size: 4096}, {Type: "freebsd-swap", Size: 4096}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	abs := bytes.Clone(disk)
+	d := (*bsdLabel)(abs[512:][:len(bsdLabel{})])
+	for _, i := range []int{0, 1, bsdPartRaw} {
+		e := d.partition(i)
+		binary.LittleEndian.PutUint32(e.pOffset(), binary.LittleEndian.Uint32(e.pOffset())+7680)
+	}
+	binary.LittleEndian.PutUint16(d.dChecksum(), bsdChecksum(d[:bsdHeaderSize+bsdPartsMin*bsdPartitionSize]))
+	f.Add(abs)
+	f.Add(disk[:len(disk)-2048])
 	f.Fuzz(func(t *testing.T, disk []byte) {
 		checkFuzzTable(t, readBSD, disk)
 	})

@@ -138,9 +138,6 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 			return nil, 0, err
 		}
 		pStart, pSize := lba+int64(leUint(p.startingLBA())), int64(leUint(p.sizeInLBA()))
-		if pStart+pSize > sectors {
-			return nil, 0, fmt.Errorf("mkimg: ebr: the partition of the EBR at LBA %d (sectors %d to %d) ends past the disk's %d sectors", lba, pStart, pStart+pSize, sectors)
-		}
 		end = max(end, (pStart+pSize)*secsz)
 		path := fmt.Sprintf("EBR %d at LBA %d", k+1, lba)
 		t.Partitions = append(t.Partitions, Entry{
@@ -158,7 +155,9 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 		}
 		next := int64(leUint(link.startingLBA()))
 		if next >= sectors {
-			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, past the disk's %d sectors", lba, next, sectors)
+			// A cut image: the chain is listed as far as it goes.
+			t.Problems = append(t.Problems, fmt.Sprintf("the EBR at LBA %d links to LBA %d, past the image's end (%d sectors); the chain is listed to there", lba, next, sectors))
+			return t, end, nil
 		}
 		if seen[next] {
 			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, already in the chain", lba, next)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 
@@ -47,7 +48,9 @@ func readSchemes() []*scheme {
 // reader finds its table. A scheme that finds its marks but a broken
 // table behind them (a protective MBR whose GPT headers both fail their
 // checks) ends the search with its error, which wraps ErrFormat; when no
-// scheme finds its marks, the error wraps ErrNoTable. Every partition of the table returned lies within the disk.
+// scheme finds its marks, the error wraps ErrNoTable. A partition that
+// runs past the disk's end, as on an image cut short, is kept, and
+// Table.Problems says what is missing (checkEntries).
 func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("%w: negative disk size %d", ErrFormat, size)
@@ -71,13 +74,22 @@ func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 	return nil, fmt.Errorf("%w of the schemes %s", ErrNoTable, strings.Join(tried, ", "))
 }
 
-// checkEntries makes sure every partition of t lies within the disk's
-// size bytes, whatever scheme's reader made t, so that the section
-// readers and file systems built on it never read past the disk.
+// checkEntries makes sure every partition of t has a byte range a
+// reader can hold, whatever scheme's reader made t, and adds a problem
+// for each that runs past the disk's size bytes: other tools (blkid,
+// mmls, fdisk) list a cut image's table as it stands, and so does this
+// package, while the partition's missing bytes cannot be read
+// (Disk.section).
 func checkEntries(t *Table, size int64) error {
 	for _, e := range t.Partitions {
-		if e.Start < 0 || e.Size < 0 || e.Start > size || e.Size > size-e.Start {
-			return fmt.Errorf("%w: %s partition %d (bytes %d to %d) is not within the disk's %d bytes", ErrFormat, t.Scheme, e.Index, e.Start, e.Start+e.Size, size)
+		if e.Start < 0 || e.Size < 0 || e.Start > math.MaxInt64-e.Size {
+			return fmt.Errorf("%w: %s partition %d (bytes %d to %d) is not a byte range of a disk", ErrFormat, t.Scheme, e.Index, e.Start, e.Start+e.Size)
+		}
+		switch {
+		case e.Start >= size && e.Size > 0:
+			t.Problems = append(t.Problems, fmt.Sprintf("%s partition %d (bytes %d to %d) lies past the image's end (%d bytes); it is listed, but none of it can be read", t.Scheme, e.Index, e.Start, e.Start+e.Size, size))
+		case e.Start+e.Size > size:
+			t.Problems = append(t.Problems, fmt.Sprintf("%s partition %d (bytes %d to %d) ends past the image's end (%d bytes); listing what is there", t.Scheme, e.Index, e.Start, e.Start+e.Size, size))
 		}
 	}
 	return nil
@@ -157,14 +169,27 @@ func (d *Disk) Table() *Table { return d.table }
 func (d *Disk) Size() int64 { return d.size }
 
 // Partition returns the used slot index (1-based, as Entry.Index numbers
-// it) as a section of the disk. An index the table does not use is an
+// it) as a section of the disk; reading the bytes of a partition that
+// runs past the end of a cut image fails with imgfmt.ErrTruncated. An index the table does not use is an
 // error wrapping fs.ErrNotExist.
 func (d *Disk) Partition(index int) (*io.SectionReader, error) {
 	e, ok := d.entry(index)
 	if !ok {
 		return nil, fmt.Errorf("mkimg: %s table has no partition %d: %w", d.table.Scheme, index, fs.ErrNotExist)
 	}
-	return io.NewSectionReader(d.r, e.Start, e.Size), nil
+	return d.section(e), nil
+}
+
+// section returns partition e's bytes. Where e runs past the disk's end
+// (a cut image), a read of the missing bytes fails with an error wrapping
+// imgfmt.ErrTruncated rather than ending early, so that they are not
+// taken for the partition's end.
+func (d *Disk) section(e *Entry) *io.SectionReader {
+	r := d.r
+	if e.Start+e.Size > d.size {
+		r = imgfmt.CutReader(r, d.size)
+	}
+	return io.NewSectionReader(r, e.Start, e.Size)
 }
 
 // entry returns the table's entry for slot index.

@@ -189,7 +189,7 @@ func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]descri
 // partitionFields describes the contents of partition e.
 func partitionFields(d *Disk, e *Entry, detect Detector, depth int) ([]describe.Field, error) {
 	name := "p" + strconv.Itoa(e.Index)
-	sec := io.NewSectionReader(d.r, e.Start, e.Size)
+	sec := d.section(e)
 	var inner []describe.Field
 	var err error = ErrNoFS
 	if detect != nil {

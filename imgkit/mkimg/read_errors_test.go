@@ -58,19 +58,8 @@ var refusedDisks = []struct {
 }{
 	{"gpt-huge-array", func() []byte { return smallGPT(1<<28, 3, 3) }, ErrFormat,
 		"primary GPT header at byte 0x200: entry array of 268435456 entries of 128 bytes is larger than 1048576 bytes"},
-	{"gpt-entry-past-end", func() []byte { return smallGPT(4, 3, 1000) }, ErrFormat,
-		"GPT partition entry 1 at byte 0x400: StartingLBA 3 to EndingLBA 1000 is not within the disk's 8 sectors"},
 	{"pmbr-only", func() []byte { return append(protectiveMBR(8), make([]byte, 7*512)...) }, ErrFormat,
 		"protective MBR at byte 0x1be but no GPT header"},
-	{"mbr-past-end", func() []byte {
-		var m mbrRecord
-		r := m.partitionRecord(1)
-		r.osType()[0] = 0xa5
-		binary.LittleEndian.PutUint32(r.startingLBA(), 1)
-		binary.LittleEndian.PutUint32(r.sizeInLBA(), 1000)
-		binary.LittleEndian.PutUint16(m.signature(), mbrSignature)
-		return m[:]
-	}, ErrFormat, "MBR partition record 2 at byte 0x1ce: StartingLBA 1 and SizeInLBA 1000 run past the disk's end (1 sectors)"},
 	{"no-table", func() []byte { return make([]byte, 4096) }, ErrNoTable, "no partition table of the schemes gpt, "},
 }
 

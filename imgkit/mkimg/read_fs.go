@@ -2,13 +2,17 @@ package mkimg
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -26,7 +30,8 @@ const maxNesting = 4
 // PartitionFS opens the used slot index as the file system its contents
 // hold, the format detect finds (pass inspect.Detect), and returns it with
 // that format. A partition of no known format is an error wrapping
-// ErrNoFS.
+// ErrNoFS, and also an *imgfmt.UnsupportedError when imgfmt.Identify
+// names the file system it holds.
 func (d *Disk) PartitionFS(index int, detect Detector) (fs.FS, *describe.Kind, error) {
 	e, ok := d.entry(index)
 	if !ok {
@@ -37,6 +42,9 @@ func (d *Disk) PartitionFS(index int, detect Detector) (fs.FS, *describe.Kind, e
 	if p.open(); p.fsys == nil {
 		if p.err != nil {
 			return nil, p.kind, p.err
+		}
+		if p.foreign != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrNoFS, &imgfmt.UnsupportedError{Foreign: *p.foreign})
 		}
 		return nil, nil, ErrNoFS
 	}
@@ -82,14 +90,16 @@ type part struct {
 	detect Detector
 	depth  int
 
-	once sync.Once
-	kind *describe.Kind // the detected format, nil for none
-	fsys fs.FS          // nil when the partition is shown as a file
-	err  error          // why a detected format did not open
+	once    sync.Once
+	opened  atomic.Bool     // once has run
+	kind    *describe.Kind  // the detected format, nil for none
+	fsys    fs.FS           // nil when the partition is shown as a file
+	err     error           // why a detected format did not open
+	foreign *imgfmt.Foreign // a format known by its signature only, when kind is nil
 }
 
 func newPart(d *Disk, e *Entry, detect Detector, depth int) *part {
-	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: io.NewSectionReader(d.r, e.Start, e.Size), detect: detect, depth: depth}
+	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), detect: detect, depth: depth}
 }
 
 // nestable reports whether partition e of a disk at depth may be read as
@@ -105,11 +115,15 @@ func nestable(e *Entry, depth int) bool { return depth+1 < maxNesting && e.Start
 // not at all (nestable).
 func (p *part) open() {
 	p.once.Do(func() {
+		defer p.opened.Store(true)
 		if p.detect == nil {
 			return
 		}
 		k := p.detect(p.sec, p.e.Size)
 		if k == nil {
+			if f, ok := imgfmt.Identify(p.sec, p.e.Size); ok {
+				p.foreign = &f
+			}
 			return
 		}
 		if k.Name == DiskFormatName {
@@ -151,6 +165,52 @@ func (p *part) nestedDisk() (*Disk, error) {
 		return &Disk{r: p.sec, size: p.e.Size, table: t}, nil
 	}
 	return NewReader(p.sec, p.e.Size)
+}
+
+// notDir says why a path inside the partition, which is shown as a file
+// of its bytes, does not exist: its file system is one fixturegen does
+// not read, or its detected format did not open, or it has none.
+func (p *part) notDir() error {
+	switch {
+	case p.foreign != nil:
+		return &imgfmt.UnsupportedError{Foreign: *p.foreign}
+	case p.err != nil:
+		return fmt.Errorf("%w: its %s did not open: %w", fs.ErrNotExist, p.kind.Name, p.err)
+	}
+	return fs.ErrNotExist
+}
+
+// warnings says, once the partition has been opened, what its listing
+// leaves out: the file system it holds that fixturegen does not read,
+// why a format it was detected as did not open, or its file system's own
+// warnings, each after its name.
+func (p *part) warnings() []string {
+	if !p.opened.Load() {
+		return nil
+	}
+	switch {
+	case p.foreign != nil:
+		return []string{p.name + " " + (&imgfmt.UnsupportedError{Foreign: *p.foreign}).Error() + "; it is listed as a file of its bytes"}
+	case p.err != nil:
+		return []string{fmt.Sprintf("%s: not read as %s (%v); it is listed as a file of its bytes", p.name, p.kind.Name, p.err)}
+	}
+	var out []string
+	for _, w := range describe.Warnings(p.fsys) {
+		out = append(out, p.name+": "+w)
+	}
+	return out
+}
+
+// Warnings returns what the disk's listing leaves out or shows only in
+// part (describe.Warner): the table's Problems (partitions that run past
+// a cut image's end, a damaged primary GPT header), then, for each
+// partition opened so far, the warnings of part.warnings.
+func (f *diskFS) Warnings() []string {
+	out := slices.Clone(f.d.table.Problems)
+	for _, p := range f.parts {
+		out = append(out, p.warnings()...)
+	}
+	return out
 }
 
 // info is the partition's own fs.FileInfo, as its pN entry shows it.
@@ -210,7 +270,7 @@ func (f *diskFS) lookup(op, name string) (*part, string, error) {
 		}
 		if rest != "." {
 			if p.open(); p.fsys == nil {
-				return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+				return nil, "", &fs.PathError{Op: op, Path: name, Err: p.notDir()}
 			}
 		}
 		return p, rest, nil

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"unicode/utf16"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -151,6 +153,11 @@ func readGPTHeader(r io.ReaderAt, size, secsz, lba int64) (*gptRead, error) {
 	}
 	sector := make([]byte, secsz)
 	if _, err := r.ReadAt(sector, off); err != nil {
+		if errors.Is(err, imgfmt.ErrTruncated) {
+			// A partition cut short by its image's end: no header is
+			// there to read.
+			return nil, fmt.Errorf("GPT header at byte %#x: %w (%w)", off, errNoHeader, err)
+		}
 		return bad("%v", err)
 	}
 	g := &gptRead{lba: lba}
@@ -199,7 +206,6 @@ func gptTable(g *gptRead, size, secsz int64) (*Table, error) {
 	t := &Table{Scheme: "gpt", SectorSize: int(secsz)}
 	esize := int64(binary.LittleEndian.Uint32(g.h.sizeOfPartitionEntry()))
 	alba := int64(binary.LittleEndian.Uint64(g.h.partitionEntryLBA()))
-	sectors := uint64(size / secsz)
 	for i := int64(0); (i+1)*esize <= int64(len(g.array)); i++ {
 		e := (*gptEntry)(g.array[i*esize:][:gptEntrySize])
 		if allZero(e.partitionTypeGUID()) {
@@ -208,8 +214,8 @@ func gptTable(g *gptRead, size, secsz int64) (*Table, error) {
 		off := alba*secsz + i*esize
 		first := binary.LittleEndian.Uint64(e.startingLBA())
 		end := binary.LittleEndian.Uint64(e.endingLBA())
-		if first > end || end >= sectors {
-			return nil, fmt.Errorf("%w: GPT partition entry %d at byte %#x: StartingLBA %d to EndingLBA %d is not within the disk's %d sectors", ErrFormat, i+1, off, first, end, sectors)
+		if first > end || end >= math.MaxInt64/uint64(secsz) {
+			return nil, fmt.Errorf("%w: GPT partition entry %d at byte %#x: StartingLBA %d to EndingLBA %d is not a range of sectors", ErrFormat, i+1, off, first, end)
 		}
 		raw := decodeGUID(e.partitionTypeGUID())
 		t.Partitions = append(t.Partitions, Entry{

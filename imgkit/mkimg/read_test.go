@@ -17,6 +17,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
 )
@@ -288,7 +289,10 @@ func TestDiffDisks(t *testing.T) {
 }
 
 // FuzzOpenDisk checks that the whole reader never panics: the table, the
-// disk's FS walked and every file read, and its fields.
+// disk's FS walked and every file read, its fields and its warnings.
+// Besides testdata/fuzz it is seeded with small GPT and MBR disks, whole
+// and cut short, and an MBR whose FreeBSD slice holds a BSD label with
+// absolute offsets (util-linux's dos+bsd.img's shape).
 func FuzzOpenDisk(f *testing.F) {
 	for _, scheme := range []string{"gpt", "mbr"} {
 		b, err := mkimg.Build(&mkimg.Options{Scheme: scheme, Partitions: []mkimg.Partition{{Type: "efi", Size: 2048}, {Type: "freebsd", Size: 512}}, FreeBSDTestMode: true})
@@ -296,7 +300,19 @@ func FuzzOpenDisk(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+		f.Add(b[:len(b)-1024])
 	}
+	inner, err := mkimg.Build(&mkimg.Options{Scheme: "bsd", Partitions: []mkimg.Partition{{Type: "freebsd-ufs", Size: 1024}, {Type: "freebsd-swap", Size: 512}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	disk, err := mkimg.Build(&mkimg.Options{Scheme: "mbr", Partitions: []mkimg.Partition{{Type: "fat32", Size: 512}, {Type: "freebsd", Source: mkimg.ReaderSource(bytes.NewReader(inner), int64(len(inner)))}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	start := binary.LittleEndian.Uint32(disk[0x1be+16+8:])
+	makeAbsolute(disk[int64(start)*512:], start)
+	f.Add(disk)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := bytes.NewReader(b)
 		mkimg.Match(b)
@@ -312,6 +328,7 @@ func FuzzOpenDisk(f *testing.F) {
 			return nil
 		})
 		mkimg.Fields(r, int64(len(b)), inspect.Detect)
+		describe.Warnings(fsys)
 	})
 }
 

@@ -32,7 +32,9 @@ const (
 
 // Match reports whether head, the first bytes of a file, starts a FAT
 // volume: a jump instruction in BS_jmpBoot, a power-of-two BPB_BytsPerSec
-// from 512 to 4096, a power-of-two BPB_SecPerClus and the signature word
+// from 512 to 4096, a power-of-two BPB_SecPerClus, a BPB_RsvdSecCnt and
+// BPB_NumFATs other than 0 (fatgen103 allows neither to be 0; an NTFS
+// boot sector, which has the rest, has 0 in both) and the signature word
 // 0x55 0xAA at byte 510.
 func Match(head []byte) bool {
 	if len(head) < len(bootSector{}) {
@@ -47,7 +49,8 @@ func Match(head []byte) bool {
 	}
 	bps := le.Uint16(b.bytsPerSec())
 	spc := b.secPerClus()[0]
-	return bps >= minBytesPerSector && bps <= maxBytesPerSector && bps&(bps-1) == 0 && spc != 0 && spc&(spc-1) == 0
+	return bps >= minBytesPerSector && bps <= maxBytesPerSector && bps&(bps-1) == 0 && spc != 0 && spc&(spc-1) == 0 &&
+		le.Uint16(b.rsvdSecCnt()) != 0 && b.numFATs()[0] != 0
 }
 
 // Describe returns the format contract of FAT volumes, for

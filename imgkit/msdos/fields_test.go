@@ -58,6 +58,9 @@ func TestMatch(t *testing.T) {
 		{"BPB_SecPerClus 3", 13, []byte{3}, false},
 		{"BPB_SecPerClus 128", 13, []byte{128}, true},
 		{"no signature", 510, []byte{0x55, 0}, false},
+		{"BPB_RsvdSecCnt 0", 14, []byte{0, 0}, false},
+		{"BPB_NumFATs 0", 16, []byte{0}, false},
+		{"BPB_NumFATs 1", 16, []byte{1}, true},
 	} {
 		head := bytes.Clone(img[:512])
 		copy(head[tc.off:], tc.b)

@@ -3,13 +3,14 @@ package msdos
 import (
 	"errors"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"io"
 	"io/fs"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // FS is a FAT12, FAT16 or FAT32 volume opened for reading. It implements
@@ -33,7 +34,15 @@ type FS struct {
 	volID      uint32
 	fat        []byte // the first FAT, read whole
 	root       *Entry
+	warnings   []string // what a cut volume lacks (Warnings)
 }
+
+// Warnings says what the volume lacks, when the image ends before the
+// volume does (a FAT image cut short): the volume's size and the image's,
+// and each directory whose clusters lie past the image's end, which lists
+// as empty. Reading a file's clusters past the end fails with an error
+// wrapping imgfmt.ErrTruncated. It implements describe.Warner.
+func (f *FS) Warnings() []string { return slices.Clone(f.warnings) }
 
 // Entry describes one directory entry: what FAT stores about a file or
 // directory. Sys() of the fs.FileInfo values from this package returns the
@@ -70,13 +79,20 @@ func (f *FS) scan() {
 	}
 	type item struct {
 		e     *Entry
+		path  string
 		depth int
 	}
-	stack := []item{{f.root, 0}}
+	stack := []item{{f.root, "/", 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		kids, err := f.parseDir(it.e)
+		if errors.Is(err, imgfmt.ErrTruncated) {
+			// A directory of a cut volume whose clusters are past the
+			// image's end lists as empty, and a warning says so.
+			f.warnings = append(f.warnings, fmt.Sprintf("directory %s: %v; listed as empty", it.path, err))
+			continue
+		}
 		if err != nil {
 			it.e.kidsErr = err
 			continue
@@ -94,7 +110,7 @@ func (f *FS) scan() {
 		it.e.kids = keep
 		for i := len(keep) - 1; i >= 0; i-- {
 			if keep[i].IsDir() {
-				stack = append(stack, item{keep[i], it.depth + 1})
+				stack = append(stack, item{keep[i], it.path + keep[i].Name + "/", it.depth + 1})
 			}
 		}
 	}
@@ -157,6 +173,15 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 		return err
 	}
 	*f = FS{r: r, size: size, bps: v.bps, clusBytes: v.spc * v.bps}
+	if vol := v.totSec * v.bps; vol > size {
+		// Clusters past the image's end read as errors, not zeros.
+		f.r = imgfmt.CutReader(r, size)
+		field := "BPB_TotSec16 at byte 0x13"
+		if le.Uint16(b.totSec16()) == 0 {
+			field = "BPB_TotSec32 at byte 0x20"
+		}
+		f.warnings = append(f.warnings, fmt.Sprintf("volume of %d sectors (%d bytes, %s) ends past the image's end (%d bytes); listing what is there", v.totSec, vol, field, size))
+	}
 	need, err := f.setLayout(b, v)
 	if err != nil {
 		return err
@@ -164,7 +189,7 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 	// Read the first FAT: its size is bounded by the volume size checked
 	// above.
 	f.fat = make([]byte, need)
-	if _, err := r.ReadAt(f.fat, f.fatOff); err != nil {
+	if _, err := f.r.ReadAt(f.fat, f.fatOff); err != nil {
 		return fmt.Errorf("msdos: reading FAT at byte %#x: %w", f.fatOff, err)
 	}
 	if err := f.setRoot(b); err != nil {
@@ -231,11 +256,13 @@ func parseBPB(b *bootSector, size int64) (bpbValues, error) {
 	if fatSz == 0 {
 		return v, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
 	}
-	if totSec*bps > size {
-		return v, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes)", totSec, totSec*bps, size)
-	}
 	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
 	dataSec := rsvd + nfats*fatSz + rootSecs
+	if totSec*bps > size && min(dataSec, totSec)*bps > size {
+		// A cut volume is read as far as it goes (FS.Warnings), but
+		// not without its FATs and root directory.
+		return v, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes), which ends before its data area", totSec, totSec*bps, size)
+	}
 	if dataSec >= totSec {
 		return v, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
 	}
@@ -668,6 +695,12 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	r, ok := fl.(*file)
 	if !ok {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	if int64(r.e.Size) > f.size {
+		// Only a volume cut short (FS.Warnings) has room in its FAT for
+		// a file larger than the image: its data cannot all be there,
+		// and its size is not allocated.
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("file of %d bytes in an image of %d bytes: %w", r.e.Size, f.size, imgfmt.ErrTruncated)}
 	}
 	buf := make([]byte, r.e.Size)
 	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
@@ -33,10 +32,7 @@ func runCat(e *env, args []string) error {
 	defer f.Close()
 	fsys, _, err := inspect.Open(f, size)
 	if err != nil {
-		if errors.Is(err, inspect.ErrUnknownFormat) {
-			return fmt.Errorf("cat: %s: not an image or archive of a known format (%s)", args[0], knownFormats())
-		}
-		return fmt.Errorf("cat: %s: %v", args[0], err)
+		return openError("cat", args[0], err)
 	}
 	for _, p := range args[1:] {
 		name, ok := imagePath(p)

@@ -34,3 +34,17 @@ func knownFormats() string {
 	}
 	return s
 }
+
+// openError says why inspect.Open did not open the image name, for the
+// command cmd: a file system fixturegen knows only by its signature is
+// named as such, not as a file of no known format.
+func openError(cmd, name string, err error) error {
+	var ue *imgfmt.UnsupportedError
+	switch {
+	case errors.As(err, &ue):
+		return fmt.Errorf("%s: %s: %v (it reads %s)", cmd, name, ue, knownFormats())
+	case errors.Is(err, inspect.ErrUnknownFormat):
+		return fmt.Errorf("%s: %s: not an image or archive of a known format (%s)", cmd, name, knownFormats())
+	}
+	return fmt.Errorf("%s: %s: %v", cmd, name, err)
+}

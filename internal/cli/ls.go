@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 func init() {
@@ -49,7 +50,15 @@ table of its own) is a directory, the root of that file system: its files
 follow under pN/ with their format's column, and "fixturegen ls disk.img
 p1/EFI/BOOT" lists that directory of partition 1. Any other partition is
 a regular file, pN, of its bytes. A GPT whose primary header is broken is
-read from its backup header, and diff's first line says so.`,
+read from its backup header, and diff's first line says so. A partition
+holding a table of its own (an MBR slice holding a BSD disklabel) lists
+that table's partitions under pN/ by slot (p2/p1, p2/p2, ...).
+
+An image cut short lists as far as its data goes, with a line on
+standard error for each thing missing ("warning: mbr partition 2 (bytes
+... to ...) ends past the image's end (... bytes)"); reading the missing
+bytes is an error. A file system fixturegen does not read (NTFS, exFAT,
+ext4, squashfs, ...) is named as such.`,
 		Run: runLs,
 	})
 }
@@ -79,10 +88,7 @@ func runLs(e *env, args []string) error {
 	defer f.Close()
 	fsys, kind, err := inspect.Open(f, size)
 	if err != nil {
-		if errors.Is(err, inspect.ErrUnknownFormat) {
-			return fmt.Errorf("ls: %s: not an image or archive of a known format (%s)", name, knownFormats())
-		}
-		return fmt.Errorf("ls: %s: %v", name, err)
+		return openError("ls", name, err)
 	}
 	items, err := inspect.ListUnder(fsys, kind, dir)
 	if err != nil {
@@ -96,7 +102,20 @@ func runLs(e *env, args []string) error {
 	if *long {
 		write = inspect.WriteLongList
 	}
-	return write(e.Stdout, items)
+	if err := write(e.Stdout, items); err != nil {
+		return err
+	}
+	warn(e, "ls", name, fsys)
+	return nil
+}
+
+// warn writes a line to standard error for each warning of fsys, the
+// image name opened for cmd: what its listing leaves out or shows only
+// in part (describe.Warner), such as a partition past a cut image's end.
+func warn(e *env, cmd, name string, fsys fs.FS) {
+	for _, w := range describe.Warnings(fsys) {
+		fmt.Fprintf(e.Stderr, "fixturegen: %s: %s: warning: %s\n", cmd, name, w)
+	}
 }
 
 // imagePath turns a path inside an image as a user writes it (with or
