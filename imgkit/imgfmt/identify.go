@@ -98,7 +98,7 @@ var signatures = []signature{
 	fixed(0, "XFSB", Foreign{"XFS", "an XFS file system"}),
 	fixed(0, "LUKS\xba\xbe", Foreign{"LUKS", "a LUKS encrypted volume"}),
 	// btrfs: the superblock at 64 KiB, its magic at byte 64 of it.
-	fixed(65536+64, "_BHRfS_M", Foreign{"btrfs", "a btrfs file system"}),
+	fixed(65536+64, "_BHRfS_M", Foreign{"Btrfs", "a Btrfs file system"}),
 	// F2FS: the superblock at byte 1024, magic 0xF2F52010.
 	fixed(1024, "\x10\x20\xf5\xf2", Foreign{"F2FS", "an F2FS file system"}),
 	// LVM2: the physical volume label in sector 1.

@@ -67,7 +67,7 @@ func TestIdentifyTools(t *testing.T) {
 		{"ext2", func(t *testing.T) []byte { return made(t, 1<<20, "mkfs.ext2", "-q", "-F", "IMG") }},
 		{"ext3", func(t *testing.T) []byte { return made(t, 4<<20, "mkfs.ext3", "-q", "-F", "IMG") }},
 		{"ext4", func(t *testing.T) []byte { return made(t, 4<<20, "mkfs.ext4", "-q", "-F", "IMG") }},
-		{"btrfs", func(t *testing.T) []byte { return made(t, 128<<20, "mkfs.btrfs", "-q", "IMG") }},
+		{"Btrfs", func(t *testing.T) []byte { return made(t, 128<<20, "mkfs.btrfs", "-q", "IMG") }},
 		{"XFS", func(t *testing.T) []byte { return made(t, 300<<20, "mkfs.xfs", "-q", "-K", "IMG") }},
 		{"swap", func(t *testing.T) []byte { return made(t, 1<<20, "mkswap", "IMG") }},
 	} {

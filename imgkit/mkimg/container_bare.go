@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -31,7 +32,7 @@ type bareFS struct {
 // the error NewReader gave, which a file that is no container gives
 // back. A disk of no format detect knows, or one whose format's Open
 // fails, gives an error saying which file system it holds when
-// unsupportedFileSystem knows it.
+// imgfmt.Identify knows it.
 func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareFS, io.ReaderAt, int64, error) {
 	vr, vsize, name, err := openContainerNamed(r, size)
 	if err != nil {
@@ -41,8 +42,8 @@ func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareF
 		return nil, nil, 0, noTable
 	}
 	unsupported := func() error {
-		if what := unsupportedFileSystem(vr, vsize); what != "" {
-			return fmt.Errorf("%w: the %s container holds %s, which fixturegen does not read yet", ErrNoTable, name, what)
+		if f, ok := imgfmt.Identify(vr, vsize); ok {
+			return fmt.Errorf("%w: the %s container holds %s, which fixturegen does not read yet", ErrNoTable, name, f.What)
 		}
 		return nil
 	}
