@@ -61,23 +61,24 @@ type placed struct {
 	// spool holds the content of a command, or of a file that is not a
 	// regular file, read once to its end into an unlinked temporary file;
 	// nil for a regular file and an empty partition.
-	spool *os.File
+	spool     *os.File
+	spoolRead bool // the spool was copied into the disk (spoolSource.copyTo)
 }
 
 // plan checks o and lays the disk out, as planIn does with spools in
 // os.TempDir.
-func plan(o *Options) (*layout, error) { return planIn(o, "") }
+func plan(o *Options) (*layout, error) { return planIn(o, spoolPlace{}) }
 
 // planIn checks o as mkimg(1) checks its command line and lays the disk
 // out (place), running the partitions' commands and spooling what they
-// write in spoolDir ("" for os.TempDir). The caller closes the layout,
+// write in spool. The caller closes the layout,
 // which closes the spools; on an error they are closed already.
-func planIn(o *Options, spoolDir string) (*layout, error) {
+func planIn(o *Options, spool spoolPlace) (*layout, error) {
 	l, err := check(o)
 	if err != nil {
 		return nil, err
 	}
-	l.contents = &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
+	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
 	if err := l.place(o.Partitions, l.contents); err != nil {
 		l.close()
 		return nil, err
