@@ -12,6 +12,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -109,7 +110,7 @@ func (c *contents) size(p *placed) error {
 		p.bytes = uint64(fi.Size())
 		return nil
 	}
-	f, err := os.Open(p.File)
+	f, err := nbopen.Read(p.File) // a named pipe without a writer is refused, not waited on
 	if err != nil {
 		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 )
 
 // ErrCapacity reports a disk larger than its maximum capacity (-C or
@@ -243,7 +244,7 @@ func (l *layout) readBootcode(path string) error {
 	if l.s == nil || l.s.bootcode == 0 {
 		return fmt.Errorf("%w: -b %s: %s takes no boot code", ErrBootcode, path, cmp(l.scheme, "a disk without a scheme"))
 	}
-	b, err := os.ReadFile(path)
+	b, err := readAll(path)
 	if err != nil {
 		return fmt.Errorf("%w: -b %s: %w", ErrBootcode, path, bareError(err))
 	}
@@ -254,6 +255,17 @@ func (l *layout) readBootcode(path string) error {
 	copy(l.bootcode, b)
 	l.bootSource = path
 	return nil
+}
+
+// readAll reads the file path whole; a named pipe without a writer is
+// refused at once (nbopen.Read), not waited on.
+func readAll(path string) ([]byte, error) {
+	f, err := nbopen.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // cmp returns s, or alt when s is "".
