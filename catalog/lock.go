@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/fixturegen/fixturegen/internal/filelock"
 )
 
 // lockRetry is how often a run waiting for another's lock tries again.
@@ -28,13 +30,13 @@ func lock(ctx context.Context, dir string, waiting func()) (unlock func(), err e
 		return nil, err
 	}
 	for first := true; ; first = false {
-		ok, err := tryLock(f)
+		ok, err := filelock.TryLock(f)
 		if err != nil {
 			f.Close()
 			return nil, err
 		}
 		if ok {
-			return func() { unlockFile(f); f.Close() }, nil
+			return func() { filelock.Unlock(f); f.Close() }, nil
 		}
 		if first && waiting != nil {
 			waiting()

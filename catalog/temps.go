@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,48 +83,20 @@ func leftoverTemps(dir string, entries []Entry) []string {
 }
 
 // removeLeftovers removes the temporary files and directories that killed
-// runs of the catalogue in dir left (leftoverTemps of entries) and returns
-// the line that says so ("removed 2 temporary files of a killed build
-// (1.0 GiB): a.img's, ..."), or "" when there were none. Files it cannot
-// remove are left and not counted.
+// runs of the catalogue in dir, and the commands they ran, left
+// (leftoverTemps of entries) and returns the line that says so ("removed 2
+// temporary files of a killed build (1.0 GiB): a.img's, ..."), or "" when
+// there were none. A file that a live process holds is kept
+// (tempfile.RemoveStale): a command writing into the catalogue's folders
+// outside it, such as a standalone mkimg. Files it cannot remove are left
+// and not counted.
 func removeLeftovers(dir string, entries []Entry) string {
-	var names []string
-	var size int64
-	for _, p := range leftoverTemps(dir, entries) {
-		n := treeSize(p)
-		if err := os.RemoveAll(p); err != nil {
-			continue
-		}
-		size += n
-		names = append(names, display(dir, p))
+	r := tempfile.RemoveStale(leftoverTemps(dir, entries))
+	names := make([]string, len(r.Paths))
+	for i, p := range r.Paths {
+		names[i] = display(dir, p)
 	}
-	if len(names) == 0 {
-		return ""
-	}
-	what := "temporary files"
-	if len(names) == 1 {
-		what = "temporary file"
-	}
-	list := names
-	more := ""
-	if len(list) > 3 {
-		list, more = list[:3], fmt.Sprintf(" and %d more", len(names)-3)
-	}
-	return fmt.Sprintf("removed %d %s of a killed build (%s): %s%s", len(names), what, humanBytes(size), strings.Join(list, ", "), more)
-}
-
-// treeSize returns the bytes of the regular files at or under p.
-func treeSize(p string) int64 {
-	var n int64
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
+	return r.Line("build", names)
 }
 
 // trackTemp registers the temporary output tmp and the temporary files a

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
 
@@ -306,7 +307,12 @@ func removeAt[T any](s []T, i int) []T { return append(s[:i], s[i+1:]...) }
 // newEntry makes the entry for a member file.
 func (a *Archive) newEntry(file string) (Entry, error) {
 	path := a.abs(file)
-	f, err := os.Open(path)
+	// imgfmt.OpenFile refuses a named pipe at once, where an open would
+	// wait for a writer.
+	f, _, err := imgfmt.OpenFile(path)
+	if errors.Is(err, imgfmt.ErrNotRegular) {
+		return Entry{}, fmt.Errorf("ar: %s: not a regular file", file)
+	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
 	}
@@ -314,10 +320,6 @@ func (a *Archive) newEntry(file string) (Entry, error) {
 	if err != nil {
 		f.Close()
 		return Entry{}, fmt.Errorf("ar: %s: %w", file, unwrapPath(err))
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return Entry{}, fmt.Errorf("ar: %s: not a regular file", file)
 	}
 	var data io.ReaderAt = f
 	if n := st.Size(); n <= memberReadWhole && a.inMem+n <= memberMemBudget {

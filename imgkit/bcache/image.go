@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -118,6 +119,7 @@ type Image struct {
 	stream bool       // target is not a file replaced by a rename: copy the bytes there at Commit
 	kind   TargetKind // how ResolveTarget found the target: TargetRewrite streams with O_TRUNC
 	f      *os.File
+	pipe   *os.File // a named pipe target, opened for writing at Create (nbopen.Write)
 	size   int64
 	mode   Mode
 	opts   Options
@@ -172,6 +174,9 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := im.openPipe(); err != nil {
+		return nil, err
+	}
 	mode, err := resolveMode(o.Mode, size, regular)
 	if err != nil {
 		return nil, err
@@ -179,6 +184,7 @@ func Create(path string, size int64, opts *Options) (*Image, error) {
 	im.mode = mode
 	f, err := tempfile.Create(dir, path)
 	if err != nil {
+		im.Abort() // closes the pipe
 		return nil, im.targetErr("create", err)
 	}
 	im.f, im.tmp = f, f.Name()
@@ -255,6 +261,25 @@ func (im *Image) placeTemp(path string) (dir string, regular bool, err error) {
 	}
 	im.stream = true
 	return os.TempDir(), false, nil
+}
+
+// openPipe opens a named pipe target for writing now, before the image is
+// made: one that no process reads is refused at once (nbopen.ErrNoReader),
+// where an open at Commit would wait for a reader with nothing on the
+// screen; one that a process reads is kept open until Commit writes to it.
+func (im *Image) openPipe() error {
+	fi, err := os.Stat(im.target)
+	if !im.stream || err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return nil
+	}
+	im.pipe, err = nbopen.Write(im.target)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = im.name
+		}
+	}
+	return err
 }
 
 // mapTemp maps the temporary file of a mmap-mode image; when the file
@@ -695,7 +720,11 @@ func (im *Image) streamOut() error {
 	if im.kind == TargetRewrite {
 		flag |= os.O_TRUNC
 	}
-	out, err := os.OpenFile(im.target, flag, 0)
+	out, err := im.pipe, error(nil)
+	im.pipe = nil
+	if out == nil {
+		out, err = os.OpenFile(im.target, flag, 0)
+	}
 	if err != nil {
 		return err // it names the target
 	}
@@ -757,6 +786,10 @@ func (im *Image) Abort() error {
 		return nil
 	}
 	var err error
+	if im.pipe != nil {
+		im.pipe.Close()
+		im.pipe = nil
+	}
 	if im.mem {
 		im.data, im.touched, im.out = nil, nil, nil
 	} else if im.data != nil {

@@ -117,9 +117,9 @@ func TestStreamToFifoOnTmpfs(t *testing.T) {
 	if err := unix.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	done := readFifo(path)
 	im := create(t, path, 300000, ModeAuto)
 	im.WriteAt([]byte("piped"), 200000)
-	done := readFifo(path)
 	if err := im.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -248,6 +249,7 @@ func TestStreamToFifo(t *testing.T) {
 			t.Skip("mkfifo:", err)
 		}
 		t.Setenv(EnvMode, "")
+		done := readFifo(path)
 		im := create(t, path, 64<<10, m)
 		want := ModeCopy
 		if m == ModeMmap {
@@ -261,7 +263,6 @@ func TestStreamToFifo(t *testing.T) {
 		}
 		tmp := im.tmp
 		im.WriteAt([]byte("through the pipe"), 1000)
-		done := readFifo(path)
 		if err := im.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -294,19 +295,34 @@ func TestStreamToDevNull(t *testing.T) {
 	}
 }
 
-// readFifo opens the named pipe path for reading in a goroutine and sends
-// everything read from it, or nil when it cannot be opened.
+// readFifo opens the named pipe path for reading and sends, from a
+// goroutine, everything read from it once its writer is done, or nil
+// when it cannot be opened.
 func readFifo(path string) <-chan []byte {
 	done := make(chan []byte, 1)
+	// Opened now, without waiting for a writer, so that a Create after
+	// it finds a reader (it refuses a pipe nobody reads); until the
+	// writer comes, and between its writes, a read ends at once.
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		done <- nil
+		return done
+	}
 	go func() {
-		f, err := os.Open(path)
-		if err != nil {
-			done <- nil
-			return
-		}
 		defer f.Close()
-		b, _ := io.ReadAll(f)
-		done <- b
+		var b bytes.Buffer
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+			var buf [1 << 16]byte
+			n, err := f.Read(buf[:])
+			b.Write(buf[:n])
+			if err == io.EOF && b.Len() > 0 {
+				break
+			}
+			if err != nil {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		done <- b.Bytes()
 	}()
 	return done
 }

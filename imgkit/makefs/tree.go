@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 )
 
 // TreeOptions returns the tree rules of the command line: the time rule
@@ -140,7 +140,7 @@ func (c *Command) manifestTree(opts *fstree.Options, warn io.Writer) (*fstree.Tr
 func (c *Command) readSpec(name string, warn io.Writer) (*fstree.Spec, error) {
 	r := c.Stdin
 	if name != "-" {
-		f, err := os.Open(name)
+		f, err := nbopen.Read(name) // a named pipe without a writer is refused, not waited on
 		if err != nil {
 			return nil, fmt.Errorf("makefs: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/filelock"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -24,6 +25,7 @@ type rawDisk struct {
 	// (then only the metadata) and the partitions' files (container_link.go).
 	linked *linkedDisk
 	meter  *progress.Meter // Options.Progress: told of the scans for data
+	spool  spoolPlace      // where the formats' own spools go
 }
 
 // scanning begins the step of a scan of the whole disk for its data
@@ -99,8 +101,8 @@ func (d *rawDisk) close() {
 // container of the size the format lays out, through imgfmt.WriteImage as
 // every image is written, both with the block cache options c. The raw
 // disk is removed after.
-func writeContainer(t imgfmt.Target, spoolDir string, l *layout, c *bcache.Options) (*bcache.Image, error) {
-	raw, err := l.buildRaw(t.InMemory(), spoolDir, c)
+func writeContainer(t imgfmt.Target, spool spoolPlace, l *layout, c *bcache.Options) (*bcache.Image, error) {
+	raw, err := l.buildRaw(t.InMemory(), spool, c)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func writeContainer(t imgfmt.Target, spoolDir string, l *layout, c *bcache.Optio
 
 // buildRaw writes the raw disk l describes, as -f raw writes it, and
 // returns it for a container format to read.
-func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*rawDisk, error) {
+func (l *layout) buildRaw(inMemory bool, spool spoolPlace, c *bcache.Options) (*rawDisk, error) {
 	size := int64(l.sectors * l.secsz)
 	if inMemory {
 		im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, c, l.write)
@@ -125,22 +127,29 @@ func (l *layout) buildRaw(inMemory bool, spoolDir string, c *bcache.Options) (*r
 	}
 	links := l.startLinks()
 	defer l.endLinks(links)
-	f, err := tempfile.Create(spoolDir, "mkimg-raw")
+	f, err := spool.create("raw")
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
-	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f, meter: l.meter}
+	raw := &rawDisk{size: size, secsz: int64(l.secsz), file: f, spool: spool, meter: l.meter}
 	if _, err := imgfmt.WriteImage(imgfmt.ToFile(f.Name()), size, c, l.write); err != nil {
 		raw.close()
 		return nil, err
 	}
 	// The image was renamed over the temporary file: read the new one.
-	g, err := os.Open(f.Name())
+	g, err := os.OpenFile(f.Name(), os.O_RDWR, 0) // writable, to give back its space as it is read (punchHole)
 	if err != nil {
 		raw.close()
 		return nil, fmt.Errorf("mkimg: raw disk: %w", err)
 	}
 	f.Close()
+	// Nothing reads the raw disk by its name now: unlinked, it goes with
+	// the process, however that ends (a system that keeps an open file's
+	// name keeps it locked, for tempfile.Leftovers, and close removes it).
+	filelock.TryLock(g)
+	if os.Remove(g.Name()) == nil {
+		tempfile.Forget(g.Name())
+	}
 	raw.file, raw.r = g, g
 	raw.adopt(links)
 	return raw, nil

@@ -151,7 +151,12 @@ func (r linkedReader) ReadAt(p []byte, off int64) (int, error) { return r.d.read
 
 // copyRun copies the n bytes of the raw disk at off into im at at: from
 // the files that hold them, by the block cache's file path (shared
-// extents or copy_file_range), or from memory.
+// extents or copy_file_range), or from memory. It is the last read of
+// those bytes (a container copies each run once, in the disk's order,
+// after every scan): the raw disk's temporary file gives back their
+// space a releasePiece at a time as they are copied (consumed), so that
+// the raw disk and the container together take little more than the
+// container.
 func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
 	if d.file == nil {
 		return im.CopyFrom(at, io.NewSectionReader(d.r, off, n), n)
@@ -159,15 +164,43 @@ func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
 	for n > 0 {
 		f, fileOff, end := d.segmentAt(off)
 		m := min(n, end-off)
+		if f == d.file {
+			m = min(m, releasePiece)
+		}
 		if _, err := f.Seek(fileOff, io.SeekStart); err != nil {
 			return fmt.Errorf("mkimg: raw disk: %w", err)
 		}
 		if err := im.CopyFrom(at, f, m); err != nil {
 			return err
 		}
+		if f == d.file {
+			punchHole(f, fileOff, m)
+		}
 		at, off, n = at+m, off+m, n-m
 	}
 	return nil
+}
+
+// releasePiece is how much of a temporary file is copied before the space
+// of what was copied is given back: the most a container's write holds
+// twice.
+const releasePiece = 8 << 20
+
+// consumed gives back the space the raw disk's temporary file takes for
+// the n bytes at off, which have been read for the last time (see
+// copyRun); the partitions' files linked to the disk are left alone.
+func (d *rawDisk) consumed(off, n int64) {
+	if d.file == nil {
+		return
+	}
+	for end := min(off+n, d.size); off < end; {
+		f, fileOff, segEnd := d.segmentAt(off)
+		m := min(end, segEnd) - off
+		if f == d.file {
+			punchHole(f, fileOff, m)
+		}
+		off += m
+	}
 }
 
 // segmentAt returns the file holding the disk's byte off, its offset

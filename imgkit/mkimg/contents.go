@@ -12,6 +12,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -19,15 +20,15 @@ import (
 // regular file is sized by its length and copied in when the disk is
 // written; a command's standard output, or a file that is not a regular
 // one (a pipe, a device), is read once to its end into a spool, an
-// unlinked temporary file in spoolDir, so that the partition's size is
+// unlinked temporary file in spool, so that the partition's size is
 // known and its bytes are never held in memory whole.
 type contents struct {
-	spoolDir string          // where spools are made; "" means os.TempDir
-	dir      string          // the commands' working directory; "" the process's
-	stderr   io.Writer       // the commands' standard error; nil discards it
-	meter    *progress.Meter // told of each spool's step ("reading NAME")
-	spools   []*os.File
-	names    []string // spools a system would not unlink while open
+	place  spoolPlace      // where spools are made
+	dir    string          // the commands' working directory; "" the process's
+	stderr io.Writer       // the commands' standard error; nil discards it
+	meter  *progress.Meter // told of each spool's step ("reading NAME")
+	spools []*os.File
+	names  []string // spools a system would not unlink while open
 }
 
 // close closes every spool.
@@ -109,7 +110,7 @@ func (c *contents) size(p *placed) error {
 		p.bytes = uint64(fi.Size())
 		return nil
 	}
-	f, err := os.Open(p.File)
+	f, err := nbopen.Read(p.File) // a named pipe without a writer is refused, not waited on
 	if err != nil {
 		return fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.File, bareError(err))
 	}
@@ -152,9 +153,11 @@ func (c *contents) runCommand(p *placed) error {
 
 // spool copies r to its end into a new spool and keeps it as p's
 // content, in pieces of spoolPiece that c.meter counts under the step
-// "reading NAME" (of a total not known).
+// "reading NAME" (of a total not known). The blocks of zeros in what r
+// gives are left holes (spoolWrite), so that a spool takes the space of
+// its data only, as the disk will.
 func (c *contents) spool(p *placed, r io.Reader) error {
-	f, err := tempfile.Create(c.spoolDir, "mkimg-partition")
+	f, err := c.place.create("partition")
 	if err != nil {
 		return err
 	}
@@ -165,22 +168,55 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 	}
 	c.spools = append(c.spools, f)
 	step := c.meter.Step("reading "+p.meterName(), 0)
+	buf := make([]byte, spoolPiece)
 	var n int64
 	for {
-		// CopyN's io.LimitedReader keeps the kernel's paths of
-		// os.File.ReadFrom (splice from a pipe, copy_file_range).
-		m, err := io.CopyN(f, r, spoolPiece)
-		n += m
-		step.Add(m)
-		if err == io.EOF {
+		m, err := io.ReadFull(r, buf)
+		if werr := spoolWrite(f, buf[:m], n); werr != nil {
+			return werr
+		}
+		n += int64(m)
+		step.Add(int64(m))
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
 	}
+	if err := f.Truncate(n); err != nil { // the zeros at the end, as a hole
+		return err
+	}
 	p.spool = f
 	p.bytes = uint64(n)
+	return nil
+}
+
+// spoolBlock is the unit of zeros a spool leaves as a hole.
+const spoolBlock = 4096
+
+// spoolWrite writes b at off of the spool f but for its blocks of zeros
+// (whole spoolBlocks of the file), which stay holes.
+func spoolWrite(f *os.File, b []byte, off int64) error {
+	for i := 0; i < len(b); {
+		j := min(len(b), int((off+int64(i))/spoolBlock*spoolBlock+spoolBlock-off)) // the end of i's block
+		if isZero(b[i:j]) {
+			i = j
+			continue
+		}
+		k := j // the data runs on to the next block of zeros
+		for k < len(b) {
+			e := min(len(b), k+spoolBlock)
+			if isZero(b[k:e]) {
+				break
+			}
+			k = e
+		}
+		if _, err := f.WriteAt(b[i:k], off+int64(i)); err != nil {
+			return err
+		}
+		i = k
+	}
 	return nil
 }
 
@@ -203,7 +239,7 @@ func (p *placed) content() Source {
 		if p.Command != "" {
 			what = fmt.Sprintf("command %q", p.Command)
 		}
-		return spoolSource{f: p.spool, what: what}
+		return spoolSource{f: p.spool, what: what, consumed: &p.spoolRead}
 	case p.File != "":
 		return FileSource(p.File)
 	}
@@ -212,8 +248,9 @@ func (p *placed) content() Source {
 
 // spoolSource is a partition's spool as a Source.
 type spoolSource struct {
-	f    *os.File
-	what string // the file or command the spool holds the output of
+	f        *os.File
+	what     string // the file or command the spool holds the output of
+	consumed *bool  // copyTo has read the spool, which gave back its space
 }
 
 func (s spoolSource) String() string { return s.what }
@@ -226,19 +263,34 @@ func (s spoolSource) Size() (int64, error) {
 	return fi.Size(), nil
 }
 
-// copyTo copies the spool into the disk: in the kernel when nothing is
-// hashed, else through h as it is read.
+// copyTo copies the spool into the disk, in the kernel, a releasePiece
+// at a time, each hashed into h first when h is not nil (its holes as the
+// zeros they hold, unread). A disk is written once from its layout's
+// spools: each piece copied gives back its space (punchHole), so that the
+// spool and the disk together take little more than the disk; a second
+// copy is an error.
 func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
+	if *s.consumed {
+		return fmt.Errorf("%w: the spool was read already", ErrSourceChanged)
 	}
-	var r io.Reader = s.f
-	if h != nil {
-		r = io.TeeReader(s.f, h)
+	*s.consumed = true
+	for k := int64(0); k < n; k += releasePiece {
+		m := min(n-k, releasePiece)
+		if h != nil {
+			if err := hashData(h, s.f, k, k+m, nil); err != nil {
+				return err
+			}
+		}
+		if _, err := s.f.Seek(k, io.SeekStart); err != nil {
+			return err
+		}
+		if err := im.CopyFrom(off+k, s.f, m); err != nil {
+			if errors.Is(err, bcache.ErrShortSrc) {
+				err = fmt.Errorf("%w: the spool ended before %d bytes", ErrSourceChanged, n)
+			}
+			return err
+		}
+		punchHole(s.f, k, m)
 	}
-	err := im.CopyFrom(off, r, n)
-	if errors.Is(err, bcache.ErrShortSrc) {
-		err = fmt.Errorf("%w: the spool ended before %d bytes", ErrSourceChanged, n)
-	}
-	return err
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
+	"github.com/fixturegen/fixturegen/internal/nbopen"
 )
 
 // ErrCapacity reports a disk larger than its maximum capacity (-C or
@@ -61,23 +62,24 @@ type placed struct {
 	// spool holds the content of a command, or of a file that is not a
 	// regular file, read once to its end into an unlinked temporary file;
 	// nil for a regular file and an empty partition.
-	spool *os.File
+	spool     *os.File
+	spoolRead bool // the spool was copied into the disk (spoolSource.copyTo)
 }
 
 // plan checks o and lays the disk out, as planIn does with spools in
 // os.TempDir.
-func plan(o *Options) (*layout, error) { return planIn(o, "") }
+func plan(o *Options) (*layout, error) { return planIn(o, spoolPlace{}) }
 
 // planIn checks o as mkimg(1) checks its command line and lays the disk
 // out (place), running the partitions' commands and spooling what they
-// write in spoolDir ("" for os.TempDir). The caller closes the layout,
+// write in spool. The caller closes the layout,
 // which closes the spools; on an error they are closed already.
-func planIn(o *Options, spoolDir string) (*layout, error) {
+func planIn(o *Options, spool spoolPlace) (*layout, error) {
 	l, err := check(o)
 	if err != nil {
 		return nil, err
 	}
-	l.contents = &contents{spoolDir: spoolDir, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
+	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
 	if err := l.place(o.Partitions, l.contents); err != nil {
 		l.close()
 		return nil, err
@@ -239,7 +241,7 @@ func (l *layout) readBootcode(path string) error {
 	if l.s == nil || l.s.bootcode == 0 {
 		return fmt.Errorf("%w: -b %s: %s takes no boot code", ErrBootcode, path, cmp(l.scheme, "a disk without a scheme"))
 	}
-	b, err := os.ReadFile(path)
+	b, err := readAll(path)
 	if err != nil {
 		return fmt.Errorf("%w: -b %s: %w", ErrBootcode, path, bareError(err))
 	}
@@ -250,6 +252,17 @@ func (l *layout) readBootcode(path string) error {
 	copy(l.bootcode, b)
 	l.bootSource = path
 	return nil
+}
+
+// readAll reads the file path whole; a named pipe without a writer is
+// refused at once (nbopen.Read), not waited on.
+func readAll(path string) ([]byte, error) {
+	f, err := nbopen.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // cmp returns s, or alt when s is "".

@@ -128,9 +128,16 @@ func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomi
 	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, copied) {
 		return fmt.Errorf("%w: replaced while being read", ErrSourceChanged)
 	}
-	buf := make([]byte, hashBuf)
-	for pos := int64(0); pos < n && !stop.Load(); {
-		lo, hi := dataRun(f, pos, n)
+	return hashData(h, f, 0, n, stop)
+}
+
+// hashData adds the bytes of f from pos to end to h: its data read, its
+// holes added as zeros unread. It gives up when stop (nil for never) is
+// set.
+func hashData(h hash.Hash, f *os.File, pos, end int64, stop *atomic.Bool) error {
+	buf := make([]byte, min(hashBuf, max(end-pos, 0)))
+	for pos < end && (stop == nil || !stop.Load()) {
+		lo, hi := dataRun(f, pos, end)
 		if lo > pos {
 			addZeros(h, lo-pos)
 			pos = lo
@@ -140,7 +147,7 @@ func hashFile(h hash.Hash, path string, copied fs.FileInfo, n int64, stop *atomi
 			h.Write(buf[:m])
 			pos += int64(m)
 			if err == io.EOF {
-				return fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceChanged, n)
+				return fmt.Errorf("%w: shrank below %d bytes while being read", ErrSourceChanged, end)
 			}
 			if err != nil {
 				return err

@@ -81,13 +81,13 @@ func TestVHDLinked(t *testing.T) {
 // than 1 MiB: the metadata, not the partitions.
 func checkRawDiskLinked(t *testing.T, dir, line string, want int) {
 	t.Helper()
-	l, err := planIn(parseIn(t, dir, strings.Fields(line)), dir)
+	l, err := planIn(parseIn(t, dir, strings.Fields(line)), spoolPlace{dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.close()
 	cache := *diskCache
-	raw, err := l.buildRaw(false, dir, &cache)
+	raw, err := l.buildRaw(false, spoolPlace{dir: dir}, &cache)
 	if err != nil {
 		t.Fatal(err)
 	}

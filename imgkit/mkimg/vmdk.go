@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -23,10 +22,11 @@ func init() {
 	registerFormat("vmdks", vmdksResize, vmdksContainer, vmdkMatch(true), openVMDK)
 	setFormatFields("vmdk", vmdkFields)
 	setFormatFields("vmdks", vmdkFields)
-	// vmdk reads its raw disk only through dataUnits and copyRun, so its
-	// partitions' data is copied once, from their files; vmdks reads
-	// the raw disk's file through dataRuns.
-	linkedFormats["vmdk"] = true
+	// vmdk reads its raw disk only through dataUnits and copyRun, and
+	// vmdks through dataRuns and the disk's io.ReaderAt, so their
+	// partitions' data is read from their files, never copied into the
+	// raw disk's.
+	linkedFormats["vmdk"], linkedFormats["vmdks"] = true, true
 }
 
 // vmdkDescriptorFormat is the embedded descriptor mkimg writes, with the
@@ -255,9 +255,10 @@ func vmdkContainer(l *layout, disk *rawDisk) (int64, func(*bcache.Image) error, 
 }
 
 // dataRuns walks the data runs of a raw disk forward, asking the file
-// system (SEEK_DATA and SEEK_HOLE) once per run, so that a large sparse
-// disk's holes are skipped rather than read as zeros; a disk in memory is
-// all data.
+// system (SEEK_DATA and SEEK_HOLE of each file holding a part of the
+// disk, rawDisk.dataRun) once per run, so that a large sparse disk's
+// holes are skipped rather than read as zeros; a disk in memory is all
+// data.
 type dataRuns struct {
 	d      *rawDisk
 	lo, hi int64 // the run last found
@@ -270,7 +271,7 @@ func (r *dataRuns) next(off int64) int64 {
 		return min(off, r.d.size)
 	}
 	if off >= r.hi {
-		r.lo, r.hi = dataRun(r.d.file, off, r.d.size)
+		r.lo, r.hi = r.d.dataRun(off)
 	}
 	return max(off, r.lo)
 }
@@ -360,6 +361,9 @@ func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) er
 			s.w.stored(grain, len(rec), n)
 		} else if err := s.w.write(rec, n); err != nil {
 			return err
+		} else {
+			// Spooled: the grain's raw bytes are read no more.
+			disk.consumed(int64(grain)*int64(grainBytes), int64(grainBytes))
 		}
 		s.sec += uint64(n) / vmdkSectorSize
 		s.gtUsed = true
@@ -479,7 +483,7 @@ func newVMDKSpool(disk *rawDisk) (*vmdkSpool, error) {
 	if disk.file == nil {
 		return &vmdkSpool{}, nil
 	}
-	f, err := tempfile.Create(filepath.Dir(disk.file.Name()), "mkimg-vmdks")
+	f, err := disk.spool.create("vmdks")
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: vmdks spool: %w", err)
 	}
@@ -559,7 +563,11 @@ func (s *vmdkSpool) wrapErr(err error) error {
 
 // copyTo writes the stream into im at start: the spooled segments from
 // the spool, the stored grains stored again from disk (grainBytes each,
-// grain VMDK sectors), each of the length it had when spooled.
+// grain VMDK sectors), each of the length it had when spooled. It is the
+// last read of both: the spool gives back the space of what is copied a
+// releasePiece at a time, and the raw disk that of each grain stored
+// again, so that they and the image together take little more than the
+// image.
 func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBytes int, grain uint64) error {
 	var c grainCompressor
 	var rec bytes.Buffer
@@ -573,11 +581,15 @@ func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBy
 				}
 				continue
 			}
-			if _, err := s.file.Seek(seg.spoolOff, io.SeekStart); err != nil {
-				return fmt.Errorf("mkimg: reading the vmdks spool: %w", err)
-			}
-			if err := im.CopyFrom(off, s.file, seg.n); err != nil {
-				return err
+			for k := int64(0); k < seg.n; k += releasePiece {
+				m := min(seg.n-k, releasePiece)
+				if _, err := s.file.Seek(seg.spoolOff+k, io.SeekStart); err != nil {
+					return fmt.Errorf("mkimg: reading the vmdks spool: %w", err)
+				}
+				if err := im.CopyFrom(off+k, s.file, m); err != nil {
+					return err
+				}
+				punchHole(s.file, seg.spoolOff+k, m)
 			}
 			continue
 		}
@@ -598,6 +610,7 @@ func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBy
 		if _, err := im.WriteAt(rec.Bytes(), off); err != nil {
 			return err
 		}
+		disk.consumed(src, int64(grainBytes))
 	}
 	return nil
 }

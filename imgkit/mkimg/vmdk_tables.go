@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
@@ -45,7 +44,7 @@ func newVMDKTables(disk *rawDisk, size int64) (*vmdkTables, error) {
 		t.mem = map[int64][]byte{}
 		return t, nil
 	}
-	f, err := tempfile.Create(filepath.Dir(disk.file.Name()), "mkimg-vmdk-gt")
+	f, err := disk.spool.create("vmdk-gt")
 	if err != nil {
 		return nil, fmt.Errorf("mkimg: vmdk grain tables: %w", err)
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
 // WriteFile writes the disk o describes to path, as freebsd-mkimg -f raw
@@ -20,11 +22,11 @@ import (
 // or a pipe; the sectors no partition or metadata fills are holes where
 // the file system allows them. o.Output is ignored.
 func WriteFile(path string, o *Options) error {
-	spoolDir := ""
+	var spool spoolPlace
 	if t, err := bcache.ResolveTarget(path); err == nil && t.Regular() {
-		spoolDir = t.Dir() // beside the disk, where its extents can be shared
+		spool = spoolPlace{dir: t.Dir(), target: t.Path} // beside the disk, where its extents can be shared
 	}
-	_, err := writeTarget(imgfmt.ToFile(path), spoolDir, o)
+	_, err := writeTarget(imgfmt.ToFile(path), spool, o)
 	return err
 }
 
@@ -32,7 +34,7 @@ func WriteFile(path string, o *Options) error {
 // and returns its size. The disk is built in memory first, so nothing is
 // written to w when it cannot be made.
 func Write(w io.WriterAt, o *Options) (int64, error) {
-	im, err := writeTarget(imgfmt.ToWriterAt(w), "", o)
+	im, err := writeTarget(imgfmt.ToWriterAt(w), spoolPlace{}, o)
 	if err != nil {
 		return 0, err
 	}
@@ -41,7 +43,7 @@ func Write(w io.WriterAt, o *Options) (int64, error) {
 
 // Build returns the disk o describes, built in memory.
 func Build(o *Options) ([]byte, error) {
-	im, err := writeTarget(imgfmt.ToMemory(), "", o)
+	im, err := writeTarget(imgfmt.ToMemory(), spoolPlace{}, o)
 	if err != nil {
 		return nil, err
 	}
@@ -50,12 +52,12 @@ func Build(o *Options) ([]byte, error) {
 
 // writeTarget is the one path of WriteFile, Write and Build: it lays the
 // disk out, running the partitions' commands and spooling what they write
-// in spoolDir, and writes it at t through imgfmt.WriteImage.
-func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, error) {
+// in spool, and writes it at t through imgfmt.WriteImage.
+func writeTarget(t imgfmt.Target, spool spoolPlace, o *Options) (*bcache.Image, error) {
 	if o.Query != "" {
 		return nil, fmt.Errorf("%w: Query %q asks for no disk", ErrOption, o.Query)
 	}
-	l, err := planIn(o, spoolDir)
+	l, err := planIn(o, spool)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +66,7 @@ func writeTarget(t imgfmt.Target, spoolDir string, o *Options) (*bcache.Image, e
 	cache.Progress = o.Progress
 	var im *bcache.Image
 	if l.format.container != nil {
-		im, err = writeContainer(t, spoolDir, l, &cache)
+		im, err = writeContainer(t, spool, l, &cache)
 	} else {
 		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), &cache, l.write)
 	}
@@ -135,6 +137,28 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 		return [sha256.Size]byte{}, nil
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
+}
+
+// spoolPlace is where the temporary files of a disk go (the raw disk of a
+// container, the spools of commands' output and of a container's tables):
+// beside a disk written to a regular file, named for it
+// (tempfile.Pattern of the disk's name with what they hold added, as
+// .fixturegen-tmp-disk.vmdk-raw-1a2b3c4d5e6f), so that the next write of
+// the disk finds what a killed run left (tempfile.Leftovers); in
+// os.TempDir, named for mkimg, for any other target.
+type spoolPlace struct {
+	dir    string // "" for os.TempDir
+	target string // the disk's path; "" for none
+}
+
+// create makes a new temporary file in s holding what ("raw",
+// "partition", ...).
+func (s spoolPlace) create(what string) (*os.File, error) {
+	name := "mkimg-" + what
+	if s.target != "" {
+		name = filepath.Base(s.target) + "-" + what
+	}
+	return tempfile.Create(s.dir, name)
 }
 
 // meterName names p's contents in the steps a progress meter shows

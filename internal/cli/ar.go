@@ -116,6 +116,7 @@ func (e *env) runArCommand(c *arcmd.Command) error {
 	if !c.Writes() {
 		return c.Run(e.Stdout, e.Stderr)
 	}
+	e.removeLeftovers(c.Program, c.Archive)
 	c.Progress = e.progressMeter()
 	return e.showProgress(c.Program, c.Archive, c.Progress, c.Run)
 }

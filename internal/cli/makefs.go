@@ -118,6 +118,7 @@ func runMakefs(e *env, args []string) error {
 		return fromLibrary(c.Run(e.Stdout, e.Stderr))
 	}
 	defer e.removeTempsOnSignal("makefs")()
+	e.removeLeftovers("makefs", c.Image)
 	c.Progress = e.progressMeter()
 	return fromLibrary(e.showProgress("makefs", args[c.ImageArg], c.Progress, c.Run))
 }

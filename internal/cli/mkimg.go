@@ -112,6 +112,7 @@ func runMkimg(e *env, args []string) error {
 		_, err = e.Stdout.Write(disk)
 		return err
 	}
+	e.removeLeftovers("mkimg", o.Output)
 	o.Progress = e.progressMeter()
 	return fromMkimg(e.showProgress("mkimg", o.Output, o.Progress, func(_, stderr io.Writer) error {
 		o.Log, o.Stderr = stderr, stderr

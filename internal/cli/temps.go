@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
@@ -35,5 +36,24 @@ func (e *env) removeTempsOnSignal(op string) func() {
 	return func() {
 		signal.Stop(c)
 		close(done)
+	}
+}
+
+// removeLeftovers removes what killed runs writing the output path left
+// beside it (tempfile.RemoveLeftovers: temporary files named for it that
+// no live process holds, such as the full-size raw disk of a container
+// that a SIGKILL stopped) and says so in one line on standard error, as
+// build does: "fixturegen: mkimg: removed 1 temporary file of a killed
+// run (256.0 MiB): .fixturegen-tmp-disk.vmdk-raw-1a2b3c4d5e6f". A run
+// writing the same output at the same moment keeps its files. An output
+// that is not a regular file (a device, a pipe) or cannot be resolved has
+// nothing beside it to look at: writing it says what is wrong.
+func (e *env) removeLeftovers(op, path string) {
+	t, err := bcache.ResolveTarget(e.abs(path))
+	if err != nil || !t.Regular() {
+		return
+	}
+	if line := tempfile.RemoveLeftovers(t.Path); line != "" {
+		fmt.Fprintf(e.Stderr, "fixturegen: %s: %s\n", op, line)
 	}
 }

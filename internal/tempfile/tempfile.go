@@ -9,6 +9,12 @@
 // and not yet renamed or removed, so that a command stopped by a signal can
 // remove them before it exits (RemoveTracked), and so that none is made
 // after that (Stop).
+//
+// Every file Create makes is locked (internal/filelock) while the file is
+// open, and a lock goes with the process that held it, however it ends:
+// a temporary file that can be locked is one no live process writes, which
+// is how the next write to a target tells what a killed run left beside
+// it from what a run writing at the same moment is making (Leftovers).
 package tempfile
 
 import (
@@ -20,6 +26,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/fixturegen/fixturegen/internal/filelock"
 )
 
 // Prefix starts the name of every temporary file and directory fixturegen
@@ -65,6 +73,9 @@ func Create(dir, target string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file is new: nobody else holds its lock. Only a system without
+	// locks, or a file system refusing them, leaves it unlocked.
+	filelock.TryLock(f)
 	track(f.Name())
 	return f, nil
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package catalog
+package filelock
 
 import (
 	"errors"
@@ -9,8 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes an exclusive flock on f without waiting.
-func tryLock(f *os.File) (bool, error) {
+const supported = true
+
+// TryLock takes an exclusive flock on f without waiting and reports
+// whether it got it.
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		switch {
@@ -25,4 +28,5 @@ func tryLock(f *os.File) (bool, error) {
 	}
 }
 
-func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+// Unlock drops the lock TryLock took on f.
+func Unlock(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }

@@ -1,4 +1,4 @@
-package catalog
+package filelock
 
 import (
 	"errors"
@@ -7,8 +7,11 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLock takes an exclusive lock on the first byte of f without waiting.
-func tryLock(f *os.File) (bool, error) {
+const supported = true
+
+// TryLock takes an exclusive lock on the first byte of f without waiting
+// and reports whether it got it.
+func TryLock(f *os.File) (bool, error) {
 	var ol windows.Overlapped
 	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 	switch {
@@ -20,7 +23,8 @@ func tryLock(f *os.File) (bool, error) {
 	return false, &os.PathError{Op: "LockFileEx", Path: f.Name(), Err: err}
 }
 
-func unlockFile(f *os.File) {
+// Unlock drops the lock TryLock took on f.
+func Unlock(f *os.File) {
 	var ol windows.Overlapped
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }
