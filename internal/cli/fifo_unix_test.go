@@ -80,12 +80,12 @@ func TestWriteCommandsRefuseFifo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mkimg", "-s", "gpt", "-p", "freebsd:=pipe", "-o", "out.img"}, "pipe: a named pipe with no writer"},
-		{[]string{"mkimg", "-s", "gpt", "-b", "pipe", "-p", "freebsd::64k", "-o", "out.img"}, "pipe: a named pipe with no writer"},
-		{[]string{"mkimg", "-s", "gpt", "-p", "freebsd::64k", "-o", "pipe"}, "pipe: a named pipe with no reader"},
-		{[]string{"mkimg", "-s", "gpt", "-f", "vmdk", "-p", "freebsd::64k", "-o", "pipe"}, "pipe: a named pipe with no reader"},
-		{[]string{"makefs", "-t", "msdos", "-s", "1m", "pipe", "src"}, "pipe: a named pipe with no reader"},
-		{[]string{"makefs", "-t", "msdos", "-s", "1m", "-F", "pipe", "out.img", "src"}, "pipe: a named pipe with no writer"},
+		{[]string{"mkimg", "-s", "gpt", "-p", "freebsd:=pipe", "-o", "out.img"}, "pipe: a named pipe that no process opened for writing"},
+		{[]string{"mkimg", "-s", "gpt", "-b", "pipe", "-p", "freebsd::64k", "-o", "out.img"}, "pipe: a named pipe that no process opened for writing"},
+		{[]string{"mkimg", "-s", "gpt", "-p", "freebsd::64k", "-o", "pipe"}, "pipe: a named pipe that no process opened for reading"},
+		{[]string{"mkimg", "-s", "gpt", "-f", "vmdk", "-p", "freebsd::64k", "-o", "pipe"}, "pipe: a named pipe that no process opened for reading"},
+		{[]string{"makefs", "-t", "msdos", "-s", "1m", "pipe", "src"}, "pipe: a named pipe that no process opened for reading"},
+		{[]string{"makefs", "-t", "msdos", "-s", "1m", "-F", "pipe", "out.img", "src"}, "pipe: a named pipe that no process opened for writing"},
 		{[]string{"ar", "rc", "out.a", "pipe"}, "ar: pipe: not a regular file"},
 	} {
 		t.Run(c.args[0], func(t *testing.T) {

@@ -238,7 +238,7 @@ func TestMakefsFifoNoReader(t *testing.T) {
 				t.Errorf("exit: %v, want status 1 at once", err)
 			}
 			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
-			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "fixturegen: makefs: ") || !strings.HasSuffix(last, "pipe: a named pipe with no reader") {
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "fixturegen: makefs: ") || !strings.HasSuffix(last, "pipe: a named pipe that no process opened for reading") {
 				t.Errorf("stderr %q, want a last line naming the pipe", stderr.String())
 			}
 			if n := names(t, tmp); len(n) != 0 {

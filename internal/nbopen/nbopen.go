@@ -7,12 +7,24 @@
 // stream.
 package nbopen
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
+
+// Grace is how long Read and Write give a process that is starting beside
+// the command (`producer >fifo & fixturegen ... fifo`) to open the pipe's
+// other end before they refuse it: long enough for a shell's job to
+// start, short enough that nobody waits on a pipe no one will open.
+var Grace = 2 * time.Second
+
+// pollInterval is how often the other end is looked for during Grace.
+const pollInterval = 10 * time.Millisecond
 
 // ErrNoWriter is the error, inside an *fs.PathError, of Read for a named
-// pipe that no process has open for writing.
-var ErrNoWriter = errors.New("a named pipe with no writer")
+// pipe that no process opened for writing within Grace.
+var ErrNoWriter = errors.New("a named pipe that no process opened for writing")
 
 // ErrNoReader is the error, inside an *fs.PathError, of Write for a named
-// pipe that no process has open for reading.
-var ErrNoReader = errors.New("a named pipe with no reader")
+// pipe that no process opened for reading within Grace.
+var ErrNoReader = errors.New("a named pipe that no process opened for reading")

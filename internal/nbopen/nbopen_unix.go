@@ -8,12 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // Read opens name for reading. A named pipe is opened without waiting and
-// refused at once (ErrNoWriter) when no process has it open for writing;
+// refused (ErrNoWriter) when no process opens it for writing within Grace;
 // one with a writer is read as a stream, from a reader that blocks as a
 // pipe does. Any other file is opened as os.Open opens it.
 func Read(name string) (io.ReadCloser, error) {
@@ -30,9 +31,18 @@ func Read(name string) (io.ReadCloser, error) {
 		return blocking(fd, name)
 	}
 	// A read of an empty pipe says EAGAIN while a writer has it open and
-	// end of file when none has; a byte read is the stream's first.
+	// end of file when none has; a byte read is the stream's first. A
+	// writer that comes within Grace is waited for.
 	var b [1]byte
-	n, err := readNoIntr(fd, b[:])
+	deadline := time.Now().Add(Grace)
+	var n int
+	for {
+		n, err = readNoIntr(fd, b[:])
+		if n != 0 || err != nil || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(pollInterval)
+	}
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return blocking(fd, name)
@@ -51,10 +61,15 @@ func Read(name string) (io.ReadCloser, error) {
 }
 
 // Write opens the named pipe name for writing without waiting, and
-// refuses it at once (ErrNoReader) when no process has it open for
-// reading; the file returned blocks as a pipe does.
+// refuses it (ErrNoReader) when no process opens it for reading within
+// Grace; the file returned blocks as a pipe does.
 func Write(name string) (*os.File, error) {
+	deadline := time.Now().Add(Grace)
 	fd, err := openFd(name, unix.O_WRONLY)
+	for errors.Is(err, unix.ENXIO) && time.Now().Before(deadline) {
+		time.Sleep(pollInterval)
+		fd, err = openFd(name, unix.O_WRONLY)
+	}
 	if errors.Is(err, unix.ENXIO) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNoReader}
 	}
