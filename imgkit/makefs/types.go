@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
-	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // Type is a file system type that -t names.
@@ -89,8 +88,6 @@ var (
 	types   = map[string]Type{}
 )
 
-func init() { typereg.Unregister = unregister }
-
 // Register adds a file system type. It is meant to be called from init
 // functions; registering a name twice panics.
 func Register(t Type) {
@@ -102,9 +99,9 @@ func Register(t Type) {
 	types[t.Name] = t
 }
 
-// unregister removes the type name, for tests to undo a Register: this
-// package's call it, the module's others reach it through
-// internal/typereg.
+// unregister removes the type name, for this package's tests to undo a
+// Register; tests elsewhere register their types once per test binary
+// under names of their own.
 func unregister(name string) {
 	typesMu.Lock()
 	defer typesMu.Unlock()

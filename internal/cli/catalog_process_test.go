@@ -40,10 +40,6 @@ func init() {
 	planners["test-slow"] = func(e *env, args []string) (*catalog.Plan, error) {
 		return &catalog.Plan{Output: 0}, nil
 	}
-	// The test binary runs as fixturegen for the tests below.
-	if os.Getenv("FIXTUREGEN_TEST_PROCESS") == "1" {
-		os.Exit(Main())
-	}
 }
 
 // fixturegenProcess returns a command running this test binary as

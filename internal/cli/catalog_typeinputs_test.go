@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,26 +11,13 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
-	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
 // splashOptions is the Options type of the splashfs type of
-// TestBuildTypeFileOption: a file option whose field and key no list of
-// the planner names.
-type splashOptions struct {
-	Picture   string
-	Timestamp time.Time
-}
-
-var errSplashOption = errors.New("splashfs: bad option")
-
-// TestBuildTypeFileOption registers a makefs type whose -o option names a
-// file, and checks that the planner makes that file an input, from the
-// type's contract (makefs.FSType.Files) alone, and that changing it
-// rebuilds the entry.
-func TestBuildTypeFileOption(t *testing.T) {
-	t.Parallel()
-	f := makefs.FSType[splashOptions]{
+// registerSplashFS registers splashfs, for the tests that run this test
+// binary as fixturegen with the test types (testTypes).
+func registerSplashFS() {
+	makefs.RegisterFSType(makefs.FSType[splashOptions]{
 		Name: "splashfs",
 		Help: func() []fsopt.Option { return []fsopt.Option{{Key: "picture", Letter: "P", Field: "Picture"}} },
 		ParseOption: func(o *splashOptions, key, value string) error {
@@ -57,9 +43,24 @@ func TestBuildTypeFileOption(t *testing.T) {
 			}
 			return os.WriteFile(path, b, 0o644)
 		},
-	}
-	makefs.RegisterFSType(f)
-	t.Cleanup(func() { typereg.Unregister(f.Name) })
+	})
+}
+
+// TestBuildTypeFileOption: a file option whose field and key no list of
+// the planner names.
+type splashOptions struct {
+	Picture   string
+	Timestamp time.Time
+}
+
+var errSplashOption = errors.New("splashfs: bad option")
+
+// TestBuildTypeFileOption takes a makefs type (splashfs) whose -o option names a
+// file, and checks that the planner makes that file an input, from the
+// type's contract (makefs.FSType.Files) alone, and that changing it
+// rebuilds the entry.
+func TestBuildTypeFileOption(t *testing.T) {
+	t.Parallel()
 
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -69,18 +70,7 @@ func TestBuildTypeFileOption(t *testing.T) {
 		"fixtures/art/logo.bin": "logo\n",
 	})
 	fx := filepath.Join(root, "fixtures")
-	p, err := Runner().Plan(fx, []string{"makefs", "-t", "splashfs", "-T", "0", "-o", "P=art/logo.bin", "splash.img", "src"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []string
-	for _, in := range p.Inputs {
-		inputs = append(inputs, in.Path)
-	}
-	if !slices.Contains(inputs, filepath.Join(fx, "art", "logo.bin")) {
-		t.Errorf("plan inputs %q lack art/logo.bin", inputs)
-	}
-	run := buildRunner(t)
+	run := func(dir string, args ...string) (int, string, string) { return testTypes(t, dir, args...) }
 	build := func() string {
 		t.Helper()
 		code, stdout, stderr := run(root, "build", "-update")

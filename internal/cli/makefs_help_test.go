@@ -5,39 +5,27 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/makefs"
 	"github.com/fixturegen/fixturegen/imgkit/makefs/fsopt"
-	"github.com/fixturegen/fixturegen/internal/typereg"
 )
 
-// registerTestMakefsType registers a makefs type for one test and removes
-// it when the test ends. Tests that call it must not run in parallel: the
-// registry is a plain map.
-func registerTestMakefsType(t *testing.T, mt makefs.Type) {
-	t.Helper()
-	makefs.Register(mt)
-	t.Cleanup(func() { typereg.Unregister(mt.Name) })
-}
-
-// optionHelpIntro is the line above every list of -o options.
-const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- for none),\n" +
-	"default, and what the option sets.\n"
-
-// testOptionTypes registers two types for the help tests: test-described,
-// whose Help lists options with and without a letter and a default, and
-// test-undescribed, whose Help is nil. Running either is a test failure:
-// asking for help must not build anything.
-func testOptionTypes(t *testing.T) {
-	t.Helper()
+// registerTestTypes registers the makefs types of the tests that run this
+// test binary as fixturegen with FIXTUREGEN_TEST_TYPES=1 (testTypes), so
+// that the registry of the test binary itself stays as a program's is:
+// test-described, whose Help lists options with and without a letter and
+// a default, test-undescribed, whose Help is nil (writing either fails:
+// asking for help must not build anything), test-runs, which writes
+// "ran" to its image, and splashfs (catalog_typeinputs_test.go).
+func registerTestTypes() {
 	fail := func(c *makefs.Command, _ io.Writer) error {
-		t.Errorf("makefs -t %s ran; -o help should only print", c.Type)
-		return errors.New("ran")
+		return errors.New("makefs -t " + c.Type + " ran; -o help should only print")
 	}
-	registerTestMakefsType(t, makefs.Type{
+	makefs.Register(makefs.Type{
 		Name:  "test-described",
 		Write: fail,
 		Help: func() []fsopt.Option {
@@ -48,8 +36,34 @@ func testOptionTypes(t *testing.T) {
 			}
 		},
 	})
-	registerTestMakefsType(t, makefs.Type{Name: "test-undescribed", Write: fail})
+	makefs.Register(makefs.Type{Name: "test-undescribed", Write: fail})
+	makefs.Register(makefs.Type{Name: "test-runs", Write: func(c *makefs.Command, _ io.Writer) error {
+		return os.WriteFile(c.Image, []byte("ran\n"), 0o644)
+	}})
+	registerSplashFS()
 }
+
+// testTypes runs this test binary as fixturegen with args in dir, with
+// the makefs types of registerTestTypes, and returns its exit status and
+// output.
+func testTypes(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FIXTUREGEN_TEST_PROCESS=1", "FIXTUREGEN_TEST_TYPES=1", "TMPDIR="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running %q: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+// optionHelpIntro is the line above every list of -o options.
+const optionHelpIntro = "Options for -o, one per line: key, one-letter alias (- for none),\n" +
+	"default, and what the option sets.\n"
 
 // The lists as writeOptionHelp prints them: columns aligned two blanks
 // apart, "-" for a missing letter or default, no trailing blanks.
@@ -65,17 +79,14 @@ const (
 )
 
 func TestHelpMakefsListsOptions(t *testing.T) {
-	// not parallel: it registers makefs types (a plain map).
-	testOptionTypes(t)
-	var stdout, stderr bytes.Buffer
-	e := &env{Stdout: &stdout, Stderr: &stderr}
-	if code := runMain(e, []string{"help", "makefs"}); code != 0 || stderr.Len() != 0 {
-		t.Fatalf("help makefs: exit %d, stderr %q", code, stderr.String())
+	t.Parallel()
+	code, out, stderr := testTypes(t, t.TempDir(), "help", "makefs")
+	if code != 0 || stderr != "" {
+		t.Fatalf("help makefs: exit %d, stderr %q", code, stderr)
 	}
-	out := stdout.String()
 	for _, want := range []string{
 		"\nFile system types: ",
-		"test-described, test-undescribed",
+		"splashfs, test-described, test-runs, test-undescribed",
 		"\n" + optionHelpIntro + "\n",
 		"\n\n" + describedHelp,
 		"\n\n" + undescribedHelp,
@@ -100,8 +111,7 @@ func TestHelpMakefsListsOptions(t *testing.T) {
 }
 
 func TestMakefsOptionHelp(t *testing.T) {
-	// not parallel: it registers makefs types (a plain map).
-	testOptionTypes(t)
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -114,11 +124,9 @@ func TestMakefsOptionHelp(t *testing.T) {
 		{[]string{"-t", "test-described", "-o", "help", "img", "no-such-dir"}, describedHelp},
 		{[]string{"-t", "test-undescribed", "-o", "help"}, undescribedHelp},
 	} {
-		var stdout, stderr bytes.Buffer
-		e := &env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
-		code := runMain(e, append([]string{"makefs"}, tc.args...))
-		if want := optionHelpIntro + "\n" + tc.want; code != 0 || stdout.String() != want || stderr.Len() != 0 {
-			t.Errorf("makefs %q: exit %d, stdout\n%s\nstderr %q; want exit 0, stdout\n%s", tc.args, code, stdout.String(), stderr.String(), want)
+		code, stdout, stderr := testTypes(t, dir, append([]string{"makefs"}, tc.args...)...)
+		if want := optionHelpIntro + "\n" + tc.want; code != 0 || stdout != want || stderr != "" {
+			t.Errorf("makefs %q: exit %d, stdout\n%s\nstderr %q; want exit 0, stdout\n%s", tc.args, code, stdout, stderr, want)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "img")); !errors.Is(err, os.ErrNotExist) {
@@ -127,12 +135,9 @@ func TestMakefsOptionHelp(t *testing.T) {
 }
 
 func TestMakefsOptionHelpErrors(t *testing.T) {
-	// not parallel: it registers makefs types (a plain map).
-	testOptionTypes(t)
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "src"), 0o755)
-	ran := false
-	registerTestMakefsType(t, makefs.Type{Name: "test-runs", Write: func(*makefs.Command, io.Writer) error { ran = true; return nil }})
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -144,21 +149,18 @@ func TestMakefsOptionHelpErrors(t *testing.T) {
 		{[]string{"-q", "-o", "help"}, 2, "fixturegen: makefs: unknown option -q\n"},
 		{[]string{"-o"}, 2, "fixturegen: makefs: option -o requires an argument\n"},
 	} {
-		var stdout, stderr bytes.Buffer
-		e := &env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
-		code := runMain(e, append([]string{"makefs"}, tc.args...))
-		if code != tc.code || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), tc.stderr) {
-			t.Errorf("makefs %q: exit %d, stdout %q, stderr %q; want exit %d, stderr %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stderr)
+		code, stdout, stderr := testTypes(t, dir, append([]string{"makefs"}, tc.args...)...)
+		if code != tc.code || stdout != "" || !strings.HasPrefix(stderr, tc.stderr) {
+			t.Errorf("makefs %q: exit %d, stdout %q, stderr %q; want exit %d, stderr %q", tc.args, code, stdout, stderr, tc.code, tc.stderr)
 		}
 	}
 	// Only a bare "help" item asks for help: help=1 and helpful are options
 	// for the type to judge, and the image is built.
 	for _, o := range []string{"help=1", "helpful", "xhelp"} {
-		ran = false
-		var stdout, stderr bytes.Buffer
-		e := &env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
-		if code := runMain(e, []string{"makefs", "-t", "test-runs", "-o", o, "img", "src"}); code != 0 || !ran || stdout.Len() != 0 {
-			t.Errorf("makefs -o %s: exit %d, ran %v, stdout %q, stderr %q; want the type to run", o, code, ran, stdout.String(), stderr.String())
+		os.Remove(filepath.Join(dir, "img"))
+		code, stdout, stderr := testTypes(t, dir, "makefs", "-t", "test-runs", "-o", o, "img", "src")
+		if b, _ := os.ReadFile(filepath.Join(dir, "img")); code != 0 || string(b) != "ran\n" || stdout != "" {
+			t.Errorf("makefs -o %s: exit %d, image %q, stdout %q, stderr %q; want the type to run", o, code, b, stdout, stderr)
 		}
 	}
 }

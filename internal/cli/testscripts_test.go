@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fixturegen/fixturegen/fixturetest"
+	"github.com/fixturegen/fixturegen/internal/cli"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -28,6 +29,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the scenarios' expected output (cmp files) with what the commands produced")
 
 func TestMain(m *testing.M) {
+	cli.RunAsProcess()
 	testscript.Main(tooltest.M{M: m}, fixturetest.Programs())
 }
 
