@@ -12,26 +12,26 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// WriteFile lays the tree of src out as an ISO 9660 volume with the
-// options opts (nil means the zero Options), as FreeBSD makefs -t cd9660
-// does, and writes it to the file path through the block cache
-// (opts.Cache). The image appears at path only when complete: on any
-// error the temporary file is removed and path is left as it was. The
-// source's tree is read with the time rule of opts.Timestamp and
-// opts.ClampTimes (a *fstree.Tree given as src has it applied in place,
-// as its Tree method does).
+// WriteFile makes the ISO 9660 image of src with opts (nil is the zero
+// Options), as FreeBSD makefs -t cd9660 does, and writes it to the file
+// path through the block cache (Options.Cache). The image appears at path
+// only when complete: on any error the temporary file is removed and path
+// is left as it was. The tree of src is read with the time rule of
+// opts.Timestamp and opts.ClampTimes (a *fstree.Tree given as src has it
+// applied in place, as its Tree method does).
 func WriteFile(path string, src fstree.Source, opts *Options) error {
 	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
 	return err
 }
 
-// Write lays the tree of src out as WriteFile does and writes the image to
-// dst, every byte of it from offset 0, and returns its size. The image is
-// built in memory first: nothing is written to dst when the volume cannot
-// be made, and dst may hold part of the image when a write to it fails.
-// On any error the size returned is 0. A dst that is a
-// bcache.InPlaceCreator (a bcache.Section) gets the image built in place
-// instead: the same bytes, but what the volume leaves zero is not written.
+// Write makes the image WriteFile makes and writes it to dst, every byte of
+// it from offset 0, and returns its size (0 on any error). The image is
+// built in memory first: nothing is written to dst when it cannot be made,
+// and dst may hold part of it when a write to dst fails. A dst that is a
+// bcache.InPlaceCreator (a bcache.Section, or a partition mkimg writes)
+// gets the image built in place instead: the same bytes, but what the image
+// leaves zero is not written (it stays a hole of a disk file) and memory
+// does not grow with the image.
 func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {
@@ -40,7 +40,7 @@ func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
 	return im.Size(), nil
 }
 
-// Build lays the tree of src out as WriteFile does and returns the image.
+// Build makes the image WriteFile makes, in memory, and returns it.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
 	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
 	if err != nil {

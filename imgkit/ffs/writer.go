@@ -11,38 +11,38 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// WriteFile builds the FFS image of src with opts, as makefs -t ffs does,
-// in the file path, through the block cache (Options.Cache). The image is
-// made in a temporary file beside path and renamed over it only when it is
-// complete, so that on an error path is left as it was. A nil opts is the
-// zero Options.
+// WriteFile makes the FFS image of src with opts (nil is the zero Options),
+// as FreeBSD makefs -t ffs does, and writes it to the file path through the
+// block cache (Options.Cache). The image appears at path only when
+// complete: on any error the temporary file is removed and path is left as
+// it was.
 func WriteFile(path string, src fstree.Source, opts *Options) error {
 	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
 	return err
 }
 
-// Write builds the FFS image of src with opts, the same bytes as WriteFile
-// makes, and writes all of it to w, at offsets 0 up to its size, which it
-// returns: Options.Offset zero bytes, then the file system. The image is
-// built in memory first; nothing is written to w before it is complete,
-// and then every byte is, zeros included. On an error writing to w, w may
-// hold part of the image. A w that is a bcache.InPlaceCreator (a
-// bcache.Section, or a partition mkimg.FFSSource writes) gets the image
-// built in place instead: the same bytes, but what the file system
+// Write makes the image WriteFile makes and writes it to dst, every byte of
+// it from offset 0, and returns its size (0 on any error). The image is
+// built in memory first: nothing is written to dst when it cannot be made,
+// and dst may hold part of it when a write to dst fails. A dst that is a
+// bcache.InPlaceCreator (a bcache.Section, or a partition mkimg writes)
+// gets the image built in place instead: the same bytes, but what the image
 // leaves zero is not written (it stays a hole of a disk file) and memory
-// does not grow with it, nor is the memory check of Build made.
-func Write(w io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
-	im, err := writeTarget(imgfmt.ToWriterAt(w), src, opts)
+// does not grow with the image. The image holds Options.Offset zero bytes,
+// then the file system; the memory check of Build is not made for an image
+// built in place.
+func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
+	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
 	if err != nil {
 		return 0, err
 	}
 	return im.Size(), nil
 }
 
-// Build builds the FFS image of src with opts in memory and returns it,
-// the same bytes as WriteFile makes. Build and Write refuse, with an
-// ErrParams, an image that with the writer's bookkeeping needs more memory
-// than the Go memory limit (GOMEMLIMIT) or, on Linux, the machine has.
+// Build makes the image WriteFile makes, in memory, and returns it. Build
+// and Write refuse, with an ErrParams, an image that with the writer's
+// bookkeeping needs more memory than the Go memory limit (GOMEMLIMIT) or,
+// on Linux, the machine has.
 func Build(src fstree.Source, opts *Options) ([]byte, error) {
 	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
 	if err != nil {
