@@ -222,6 +222,9 @@ type bpbValues struct {
 	rootEnts, totSec      int64
 	fatSz                 int64
 	dataSec, clusters     int64
+	// fat32Fields is set when BPB_FATSz16 is 0, so that the FAT's size
+	// is in BPB_FATSz32, a field only FAT32 has.
+	fat32Fields bool
 }
 
 // parseBPB reads the BPB of b and checks that it describes a volume
@@ -250,7 +253,8 @@ func parseBPB(b *bootSector, size int64) (bpbValues, error) {
 		totSec = int64(le.Uint32(b.totSec32()))
 	}
 	fatSz := int64(le.Uint16(b.fatSz16()))
-	if fatSz == 0 {
+	fat32Fields := fatSz == 0
+	if fat32Fields {
 		fatSz = int64(le.Uint32(b.fatSz32()))
 	}
 	if fatSz == 0 {
@@ -268,7 +272,7 @@ func parseBPB(b *bootSector, size int64) (bpbValues, error) {
 	}
 	clusters := (totSec - dataSec) / spc
 	return bpbValues{bps: bps, spc: spc, rsvd: rsvd, nfats: nfats, rootEnts: rootEnts,
-		totSec: totSec, fatSz: fatSz, dataSec: dataSec, clusters: clusters}, nil
+		totSec: totSec, fatSz: fatSz, dataSec: dataSec, clusters: clusters, fat32Fields: fat32Fields}, nil
 }
 
 // setLayout sets the FAT type from the cluster count, the offsets of the
@@ -283,6 +287,14 @@ func (f *FS) setLayout(b *bootSector, v bpbValues) (int64, error) {
 		f.fatType = 16
 	default:
 		f.fatType = 32
+	}
+	if f.fatType != 32 && v.fat32Fields && v.rootEnts == 0 {
+		// A FAT32 volume with fewer clusters than the specification's
+		// 65525 (mkfs.fat -F 32 of a small device): Linux's driver and
+		// fsck.fat take the FAT's type from BPB_FATSz16 being 0, and so
+		// does this reader, saying so.
+		f.fatType = 32
+		f.warnings = append(f.warnings, fmt.Sprintf("FAT32 by its BPB_FATSz16 of 0 and BPB_RootEntCnt of 0, with only %d clusters (the FAT specification counts %d as FAT%d); read as FAT32, as Linux and fsck.fat read it", clusters, clusters, map[bool]int{true: 12, false: 16}[clusters < 4085]))
 	}
 	fat32 := f.fatType == 32
 	if fat32 != (v.rootEnts == 0) {

@@ -349,3 +349,34 @@ func TestReaderConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSmallFAT32 checks that a FAT32 volume with fewer clusters than
+// the FAT specification's 65525 (mkfs.fat -F 32 of a small device, as
+// util-linux's small-fat32.img is) reads as FAT32, as Linux and fsck.fat
+// read it, with a warning saying so, rather than as a FAT12 volume whose
+// BPB_RootEntCnt is wrong.
+func TestReadSmallFAT32(t *testing.T) {
+	t.Parallel()
+	mkfs := tooltest.Need(t, "mkfs.fat")
+	img := filepath.Join(t.TempDir(), "small.img")
+	if out, err := exec.Command(mkfs, "-F", "32", "-n", "SMALL", "-C", img, "2048").CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.fat: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("NewReader: %v", err)
+	}
+	if f.fatType != 32 {
+		t.Errorf("read as FAT%d, want FAT32", f.fatType)
+	}
+	if w := f.Warnings(); len(w) != 1 || !strings.Contains(w[0], "read as FAT32, as Linux and fsck.fat read it") {
+		t.Errorf("warnings %q, want one saying it is read as FAT32", w)
+	}
+	if ents, err := fs.ReadDir(f, "."); err != nil || len(ents) != 0 {
+		t.Errorf("root: %v, %v; want an empty directory", ents, err)
+	}
+}
