@@ -64,6 +64,9 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 		return nil
 	}
 	read := func(c *grainCompressor, b *grainBatch) {
+		if c.buf == nil {
+			c.buf = make([]byte, vmdkBatchGrains*grainBytes)
+		}
 		off := int64(b.first) * int64(grainBytes)
 		data := c.buf[:int(b.count)*grainBytes]
 		if _, err := disk.r.ReadAt(data, off); err != nil {
@@ -72,7 +75,7 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 		}
 		c.compress(b, data, grainBytes)
 	}
-	err := compressBatches(grainBytes, produce, read, func(b *grainBatch) error {
+	err := compressBatches(produce, read, func(b *grainBatch) error {
 		start := 0
 		for i := range b.ends {
 			if err := emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]], b.stored[i]); err != nil {
@@ -94,12 +97,12 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 // compressBatches runs the batches produce makes (with newBatch, which
 // gives an empty batch, and send, which passes one on and reports false
 // once the work has stopped) through work on GOMAXPROCS workers, each
-// with its own grainCompressor (a buffer of vmdkBatchGrains grains of
-// grainBytes), and hands each batch done to emit in the order it was
-// sent. The first error of a batch (its err), of emit or of produce
-// stops the work and is returned. At most two batches per worker are in
-// flight, which bounds the memory; a batch is reused once emit returns.
-func compressBatches(grainBytes int, produce func(newBatch func() *grainBatch, send func(*grainBatch) bool) error,
+// with its own grainCompressor (whose buf work may fill), and hands each
+// batch done to emit in the order it was sent. The first error of a
+// batch (its err), of emit or of produce stops the work and is returned.
+// At most two batches per worker are in flight, which bounds the memory;
+// a batch is reused once emit returns.
+func compressBatches(produce func(newBatch func() *grainBatch, send func(*grainBatch) bool) error,
 	work func(*grainCompressor, *grainBatch), emit func(*grainBatch) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	pending := make(chan *grainBatch, 2*workers)
@@ -131,7 +134,7 @@ func compressBatches(grainBytes int, produce func(newBatch func() *grainBatch, s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := grainCompressor{buf: make([]byte, vmdkBatchGrains*grainBytes)}
+			var c grainCompressor
 			for b := range jobs {
 				work(&c, b)
 				close(b.done)
