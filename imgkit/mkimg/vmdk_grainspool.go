@@ -151,8 +151,10 @@ func (c *contents) spoolGrains(p *placed, r io.Reader) error {
 			binary.LittleEndian.PutUint32(mk.size(), uint32(len(rec)-vmdkGrainMarkerSize))
 			copy(rec, mk[:])
 			n := (len(rec) + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-			w.Write(rec) // a bufio.Writer keeps its first error for Flush
-			w.Write(pad[:n-len(rec)])
+			w.Write(rec) // a bufio.Writer keeps its first error: the next Write returns it
+			if _, err := w.Write(pad[:n-len(rec)]); err != nil {
+				return err // a full disk stops the reading
+			}
 			g.size += int64(n)
 		}
 		return nil
