@@ -68,8 +68,9 @@ func (k *linkedDisk) link(l *layout, p *placed, h hash.Hash) (bool, error) {
 // the raw disk is written it collects the pieces (layout.links).
 type linkedDisk struct {
 	meta    *os.File
-	pieces  []rawPiece // sorted by offset once adopted, not overlapping
-	adopted bool       // a rawDisk holds the pieces and closes their files
+	pieces  []rawPiece    // sorted by offset once adopted, not overlapping
+	grains  []*grainSpool // streams spooled as vmdks grains (linkGrains)
+	adopted bool          // a rawDisk holds the pieces and closes their files
 }
 
 // startLinks returns the linkedDisk that collects the partitions of l's

@@ -29,6 +29,10 @@ type contents struct {
 	meter  *progress.Meter // told of each spool's step ("reading NAME")
 	spools []*os.File
 	names  []string // spools a system would not unlink while open
+	// grains, when not nil, has a stream spooled as a vmdks extent's
+	// grains (spoolGrains), unless an absolute offset may put it under
+	// metadata.
+	grains *grainSpooling
 }
 
 // close closes every spool.
@@ -157,16 +161,13 @@ func (c *contents) runCommand(p *placed) error {
 // gives are left holes (spoolWrite), so that a spool takes the space of
 // its data only, as the disk will.
 func (c *contents) spool(p *placed, r io.Reader) error {
-	f, err := c.place.create("partition")
+	if c.grains != nil && (!p.Absolute || c.grains.absolute) {
+		return c.spoolGrains(p, r)
+	}
+	f, err := c.newSpool()
 	if err != nil {
 		return err
 	}
-	if os.Remove(f.Name()) == nil {
-		tempfile.Forget(f.Name())
-	} else {
-		c.names = append(c.names, f.Name())
-	}
-	c.spools = append(c.spools, f)
 	step := c.meter.Step("reading "+p.meterName(), 0)
 	buf := make([]byte, spoolPiece)
 	var n int64
@@ -190,6 +191,22 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 	p.spool = f
 	p.bytes = uint64(n)
 	return nil
+}
+
+// newSpool makes a new spool, unlinked where the system allows it,
+// which close closes.
+func (c *contents) newSpool() (*os.File, error) {
+	f, err := c.place.create("partition")
+	if err != nil {
+		return nil, err
+	}
+	if os.Remove(f.Name()) == nil {
+		tempfile.Forget(f.Name())
+	} else {
+		c.names = append(c.names, f.Name())
+	}
+	c.spools = append(c.spools, f)
+	return f, nil
 }
 
 // spoolBlock is the unit of zeros a spool leaves as a hole.
@@ -231,14 +248,16 @@ func (p *placed) hasContent() bool { return p.Source != nil || p.File != "" || p
 // own, its spool (a command's output or a file that is not a regular
 // one), or its regular file; nil for an empty partition.
 func (p *placed) content() Source {
+	what := p.File
+	if p.Command != "" {
+		what = fmt.Sprintf("command %q", p.Command)
+	}
 	switch {
 	case p.Source != nil:
 		return p.Source
+	case p.grains != nil:
+		return grainSpoolSource{g: p.grains, what: what}
 	case p.spool != nil:
-		what := p.File
-		if p.Command != "" {
-			what = fmt.Sprintf("command %q", p.Command)
-		}
 		return spoolSource{f: p.spool, what: what, consumed: &p.spoolRead}
 	case p.File != "":
 		return FileSource(p.File)

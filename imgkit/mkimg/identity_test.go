@@ -42,7 +42,7 @@ const bigDisk = 64 << 20
 // rawDiskSize returns the size of the raw disk of o, which Build and
 // Write hold in memory whatever the container, or 0 when o is refused.
 func rawDiskSize(o *Options) int64 {
-	l, err := planIn(o, spoolPlace{})
+	l, err := planIn(o, spoolPlace{}, true)
 	if err != nil {
 		return 0 // Build says why
 	}

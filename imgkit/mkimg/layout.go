@@ -64,22 +64,28 @@ type placed struct {
 	// nil for a regular file and an empty partition.
 	spool     *os.File
 	spoolRead bool // the spool was copied into the disk (spoolSource.copyTo)
+	// grains holds the content of a command, or of a file that is not a
+	// regular file, spooled as a vmdks extent's grains instead
+	// (vmdk_grainspool.go).
+	grains *grainSpool
 }
 
 // plan checks o and lays the disk out, as planIn does with spools in
-// os.TempDir.
-func plan(o *Options) (*layout, error) { return planIn(o, spoolPlace{}) }
+// os.TempDir (for a raw disk in memory).
+func plan(o *Options) (*layout, error) { return planIn(o, spoolPlace{}, true) }
 
 // planIn checks o as mkimg(1) checks its command line and lays the disk
 // out (place), running the partitions' commands and spooling what they
-// write in spool. The caller closes the layout,
+// write in spool: as a vmdks extent's grains when the container's raw
+// disk is not held in memory (rawInMemory false; grainSpooling), else
+// raw. The caller closes the layout,
 // which closes the spools; on an error they are closed already.
-func planIn(o *Options, spool spoolPlace) (*layout, error) {
+func planIn(o *Options, spool spoolPlace, rawInMemory bool) (*layout, error) {
 	l, err := check(o)
 	if err != nil {
 		return nil, err
 	}
-	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress}
+	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress, grains: l.grainSpooling(rawInMemory)}
 	if err := l.place(o.Partitions, l.contents); err != nil {
 		l.close()
 		return nil, err

@@ -135,7 +135,7 @@ func TestProgressSpool(t *testing.T) {
 	t.Parallel()
 	var m progress.Meter
 	o := &Options{Scheme: "gpt", Partitions: []Partition{{Type: "efi", Command: "printf abc"}}, Progress: &m}
-	l, err := planIn(o, spoolPlace{dir: t.TempDir()})
+	l, err := planIn(o, spoolPlace{dir: t.TempDir()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestVHDLinked(t *testing.T) {
 // than 1 MiB: the metadata, not the partitions.
 func checkRawDiskLinked(t *testing.T, dir, line string, want int) {
 	t.Helper()
-	l, err := planIn(parseIn(t, dir, strings.Fields(line)), spoolPlace{dir: dir})
+	l, err := planIn(parseIn(t, dir, strings.Fields(line)), spoolPlace{dir: dir}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func TestVHDDerivedID(t *testing.T) {
 	dir := t.TempDir()
 	inputs(t, dir)
 	o := parseIn(t, dir, strings.Fields("-f vhdf -s mbr -p freebsd:=a"))
-	l, err := planIn(o, spoolPlace{})
+	l, err := planIn(o, spoolPlace{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

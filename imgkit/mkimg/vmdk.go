@@ -340,10 +340,12 @@ type vmdkStream struct {
 
 // grains compresses the grains of disk holding data (in parallel, in
 // order) and writes each with its marker, and each grain table after the
-// grains it covers, as vmdk_stream_write does.
+// grains it covers, as vmdk_stream_write does. The grains of the streams
+// spooled as grains (rawDisk.grainSpools), which the raw disk holds as
+// zeros, come from their spools, in grain order among the others.
 func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) error {
 	next := uint64(0) // the grain after the last one written
-	err := compressGrains(disk, g.grains, int(grainBytes), func(grain uint64, rec []byte, stored bool) error {
+	put := func(grain uint64, rec []byte, stored, fromDisk bool) error {
 		if err := s.tablesBefore(next, grain); err != nil {
 			return err
 		}
@@ -357,18 +359,44 @@ func (s *vmdkStream) grains(disk *rawDisk, g vmdkGeometry, grainBytes uint64) er
 		copy(rec, m[:])
 		binary.LittleEndian.PutUint32(s.gt[4*(grain%vmdkNGTEs):], uint32(s.sec))
 		n := (len(rec) + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-		if stored && s.w.mayStore() {
+		if stored && fromDisk && s.w.mayStore() {
 			s.w.stored(grain, len(rec), n)
 		} else if err := s.w.write(rec, n); err != nil {
 			return err
-		} else {
+		} else if fromDisk {
 			// Spooled: the grain's raw bytes are read no more.
 			disk.consumed(int64(grain)*int64(grainBytes), int64(grainBytes))
 		}
 		s.sec += uint64(n) / vmdkSectorSize
 		s.gtUsed = true
 		return nil
+	}
+	spooled := spooledGrains{spools: disk.grainSpools()}
+	// putSpooled puts the spooled grains before grain.
+	putSpooled := func(grain uint64) error {
+		for {
+			at, rec, err := spooled.peek()
+			if err != nil || rec == nil || uint64(at)/grainBytes > grain {
+				return err
+			}
+			if uint64(at)/grainBytes == grain {
+				return fmt.Errorf("mkimg: vmdks: grain %d is both spooled and on the raw disk", grain)
+			}
+			if err := put(uint64(at)/grainBytes, rec, false, false); err != nil {
+				return err
+			}
+			spooled.taken()
+		}
+	}
+	err := compressGrains(disk, g.grains, int(grainBytes), func(grain uint64, rec []byte, stored bool) error {
+		if err := putSpooled(grain); err != nil {
+			return err
+		}
+		return put(grain, rec, stored, true)
 	})
+	if err == nil {
+		err = putSpooled(math.MaxUint64)
+	}
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,12 @@ const vmdkBatchGrains = 16
 
 // grainBatch is one compression job and its result: the grains from
 // first, and for each grain holding data its record in recs (ends[i] is
-// where record i ends; grains[i] is its grain).
+// where record i ends; grains[i] is its grain). raw holds the grains'
+// bytes when the job brings them (a stream's, vmdk_grainspool.go); a
+// disk's are read by the worker.
 type grainBatch struct {
 	first, count uint64
+	raw          []byte
 	recs         bytes.Buffer
 	ends         []int
 	grains       []uint64
@@ -39,14 +42,9 @@ type grainBatch struct {
 // in flight, which bounds the memory. The disk's meter shows the step
 // "compressing" of the grains' bytes, counted as each batch is emitted.
 func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grain uint64, rec []byte, stored bool) error) error {
-	workers := max(1, runtime.GOMAXPROCS(0))
-	pending := make(chan *grainBatch, 2*workers)
-	jobs := make(chan *grainBatch, workers)
-	stop := make(chan struct{})
-	pool := sync.Pool{New: func() any { return new(grainBatch) }}
-	go func() {
-		defer close(pending)
-		defer close(jobs)
+	step := disk.meter.Step("compressing", int64(grains)*int64(grainBytes))
+	reached := int64(0) // the grains' bytes added to step: those of the batches emitted and the holes before them
+	produce := func(newBatch func() *grainBatch, send func(*grainBatch) bool) error {
 		data := dataRuns{d: disk}
 		for g := uint64(0); g < grains; g += vmdkBatchGrains {
 			// A batch that begins in a hole begins at the data after
@@ -54,50 +52,105 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 			// batches begin.
 			if next := data.next(int64(g) * int64(grainBytes)); next > int64(g)*int64(grainBytes) {
 				if g = uint64(next) / uint64(grainBytes); g >= grains {
-					return
+					return nil
 				}
 			}
-			b := pool.Get().(*grainBatch)
+			b := newBatch()
 			b.first, b.count = g, min(vmdkBatchGrains, grains-g)
+			if !send(b) {
+				return nil
+			}
+		}
+		return nil
+	}
+	read := func(c *grainCompressor, b *grainBatch) {
+		if c.buf == nil {
+			c.buf = make([]byte, vmdkBatchGrains*grainBytes)
+		}
+		off := int64(b.first) * int64(grainBytes)
+		data := c.buf[:int(b.count)*grainBytes]
+		if _, err := disk.r.ReadAt(data, off); err != nil {
+			b.err = fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
+			return
+		}
+		c.compress(b, data, grainBytes)
+	}
+	err := compressBatches(produce, read, func(b *grainBatch) error {
+		start := 0
+		for i := range b.ends {
+			if err := emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]], b.stored[i]); err != nil {
+				return err
+			}
+			start = b.ends[i]
+		}
+		end := int64(b.first+b.count) * int64(grainBytes)
+		step.Add(end - reached)
+		reached = end
+		return nil
+	})
+	if err == nil {
+		step.Add(int64(grains)*int64(grainBytes) - reached) // the holes after the last data
+	}
+	return err
+}
+
+// compressBatches runs the batches produce makes (with newBatch, which
+// gives an empty batch, and send, which passes one on and reports false
+// once the work has stopped) through work on GOMAXPROCS workers, each
+// with its own grainCompressor (whose buf work may fill), and hands each
+// batch done to emit in the order it was sent. The first error of a
+// batch (its err), of emit or of produce stops the work and is returned.
+// At most two batches per worker are in flight, which bounds the memory;
+// a batch is reused once emit returns.
+func compressBatches(produce func(newBatch func() *grainBatch, send func(*grainBatch) bool) error,
+	work func(*grainCompressor, *grainBatch), emit func(*grainBatch) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	pending := make(chan *grainBatch, 2*workers)
+	jobs := make(chan *grainBatch, workers)
+	stop := make(chan struct{})
+	pool := sync.Pool{New: func() any { return new(grainBatch) }}
+	var produceErr error
+	go func() {
+		defer close(pending)
+		defer close(jobs)
+		newBatch := func() *grainBatch {
+			b := pool.Get().(*grainBatch)
 			b.done = make(chan struct{})
+			return b
+		}
+		send := func(b *grainBatch) bool {
 			select {
 			case pending <- b:
 			case <-stop:
-				return
+				return false
 			}
 			jobs <- b
+			return true
 		}
+		produceErr = produce(newBatch, send)
 	}()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := grainCompressor{buf: make([]byte, vmdkBatchGrains*grainBytes)}
+			var c grainCompressor
 			for b := range jobs {
-				c.compress(disk, b, grainBytes)
+				work(&c, b)
 				close(b.done)
 			}
 		}()
 	}
 	var err error
-	step := disk.meter.Step("compressing", int64(grains)*int64(grainBytes))
-	reached := int64(0) // the grains' bytes added to step: those of the batches emitted and the holes before them
 	for b := range pending {
 		<-b.done
 		if err == nil {
-			err = b.err
-			start := 0
-			for i := 0; err == nil && i < len(b.ends); i++ {
-				err = emit(b.grains[i], b.recs.Bytes()[start:b.ends[i]], b.stored[i])
-				start = b.ends[i]
+			if err = b.err; err == nil {
+				err = emit(b)
 			}
 			if err != nil {
 				close(stop)
 			}
-			end := int64(b.first+b.count) * int64(grainBytes)
-			step.Add(end - reached)
-			reached = end
 		}
 		b.recs.Reset()
 		b.ends, b.grains, b.stored, b.err = b.ends[:0], b.grains[:0], b.stored[:0], nil
@@ -105,7 +158,7 @@ func compressGrains(disk *rawDisk, grains uint64, grainBytes int, emit func(grai
 	}
 	wg.Wait()
 	if err == nil {
-		step.Add(int64(grains)*int64(grainBytes) - reached) // the holes after the last data
+		err = produceErr // set before pending was closed
 	}
 	return err
 }
@@ -123,14 +176,8 @@ type grainCompressor struct {
 // deflates first.
 const vmdkProbeBytes = 4096
 
-// compress reads batch b's grains and fills in its records.
-func (c *grainCompressor) compress(disk *rawDisk, b *grainBatch, grainBytes int) {
-	off := int64(b.first) * int64(grainBytes)
-	data := c.buf[:int(b.count)*grainBytes]
-	if _, err := disk.r.ReadAt(data, off); err != nil {
-		b.err = fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
-		return
-	}
+// compress fills in batch b's records from data, its grains' bytes.
+func (c *grainCompressor) compress(b *grainBatch, data []byte, grainBytes int) {
 	for i := range int(b.count) {
 		grain := data[i*grainBytes : (i+1)*grainBytes]
 		if isZero(grain) {

@@ -57,7 +57,7 @@ func writeTarget(t imgfmt.Target, spool spoolPlace, o *Options) (*bcache.Image, 
 	if o.Query != "" {
 		return nil, fmt.Errorf("%w: Query %q asks for no disk", ErrOption, o.Query)
 	}
-	l, err := planIn(o, spool)
+	l, err := planIn(o, spool, t.InMemory())
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +119,16 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 	}
 	name := p.meterName()
 	d.meter(l.meter, "hashing "+name, int64(p.bytes), nil) // a linked file is only hashed
+	if p.grains != nil && l.links != nil {
+		// A stream spooled as vmdks grains was hashed as it came.
+		var sum [sha256.Size]byte
+		b, err := l.links.linkGrains(im, p, h)
+		if err != nil {
+			return sum, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), err)
+		}
+		copy(sum[:], b)
+		return sum, nil
+	}
 	if linked, err := l.links.link(l, p, h); linked || err != nil {
 		if err != nil {
 			return [sha256.Size]byte{}, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), bareError(err))
