@@ -21,6 +21,9 @@ func vhdMatch(head []byte) bool {
 func readVHDFooter(r io.ReaderAt, off int64) (*vhdFooter, error) {
 	var f vhdFooter
 	if _, err := r.ReadAt(f[:], off); err != nil {
+		if pastEnd(err) {
+			return nil, vhdErr(-1, "", "a footer at byte %#x runs past the file's end", off)
+		}
 		return nil, fmt.Errorf("%w: reading the footer at byte %#x: %w", ErrVHD, off, err)
 	}
 	if string(f.cookie()) != vhdFooterCookie {
@@ -66,6 +69,9 @@ func vhdOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	}
 	var h vhdDynamicHeader
 	if _, err := r.ReadAt(h[:], int64(hoff)); err != nil {
+		if pastEnd(err) {
+			return nil, 0, vhdErr(fieldAt(f[:], f.dataOffset()), "Data Offset", "the dynamic header at byte %#x runs past the file's end", hoff)
+		}
 		return nil, 0, fmt.Errorf("%w: reading the dynamic header: %w", ErrVHD, err)
 	}
 	if string(h.cookie()) != vhdHeaderCookie {
@@ -110,6 +116,9 @@ func (v *vhdReader) ReadAt(p []byte, off int64) (int, error) {
 	return readBlocks(p, off, v.size, v.blockSize, func(b []byte, block, within int64) error {
 		var e [4]byte
 		if _, err := v.r.ReadAt(e[:], v.table+4*block); err != nil {
+			if pastEnd(err) {
+				return vhdErr(-1, "", "BAT entry %d at byte %#x runs past the file's end", block, v.table+4*block)
+			}
 			return fmt.Errorf("%w: reading BAT entry %d: %w", ErrVHD, block, err)
 		}
 		sector := binary.BigEndian.Uint32(e[:])

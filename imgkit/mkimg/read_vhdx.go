@@ -136,6 +136,9 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 	var t vhdxMetadataTable
 	if _, err := r.ReadAt(t[:32], off); err != nil {
+		if pastEnd(err) {
+			return nil, vhdxErr(off, "", "the metadata table at byte %#x runs past the file's end", off)
+		}
 		return nil, fmt.Errorf("%w: reading the metadata table: %w", ErrVHDX, err)
 	}
 	n := int(binary.LittleEndian.Uint16(t.entryCount()))
@@ -143,6 +146,9 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 		return nil, vhdxErr(off, "", "no metadata table at byte %#x", off)
 	}
 	if _, err := r.ReadAt(t[32:32+32*n], off+32); err != nil {
+		if pastEnd(err) {
+			return nil, vhdxErr(off+fieldAt(t[:], t.entryCount()), "EntryCount", "the metadata table's %d entries run past the file's end", n)
+		}
 		return nil, fmt.Errorf("%w: reading the metadata table's %d entries: %w", ErrVHDX, n, err)
 	}
 	items := map[GUID][]byte{}
@@ -162,6 +168,9 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 		b := make([]byte, 16)
 		at := off + int64(binary.LittleEndian.Uint32(e.offset()))
 		if _, err := r.ReadAt(b[:length], at); err != nil {
+			if pastEnd(err) {
+				return nil, vhdxErr(off+32+32*int64(i)+fieldAt(e[:], e.offset()), "Offset", "metadata item %d at byte %#x runs past the file's end", i, at)
+			}
 			return nil, fmt.Errorf("%w: reading metadata item %d: %w", ErrVHDX, i, err)
 		}
 		items[id], itemAt[id] = b, at
@@ -243,6 +252,9 @@ func (v *vhdxReader) ReadAt(p []byte, off int64) (int, error) {
 		var e [8]byte
 		i := block + block/v.chunkRatio
 		if _, err := v.r.ReadAt(e[:], v.bat+8*i); err != nil {
+			if pastEnd(err) {
+				return vhdxErr(-1, "", "BAT entry %d at byte %#x runs past the file's end", i, v.bat+8*i)
+			}
 			return fmt.Errorf("%w: reading BAT entry %d: %w", ErrVHDX, i, err)
 		}
 		entry := binary.LittleEndian.Uint64(e[:])
