@@ -53,7 +53,7 @@ func readSchemes() []*scheme {
 // Table.Problems says what is missing (checkEntries).
 func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 	if size < 0 {
-		return nil, fmt.Errorf("%w: negative disk size %d", ErrFormat, size)
+		return nil, formatErr(DiskFormatName, -1, "", "negative disk size %d", size)
 	}
 	var tried []string
 	for _, s := range readSchemes() {
@@ -83,7 +83,7 @@ func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 func checkEntries(t *Table, size int64) error {
 	for _, e := range t.Partitions {
 		if e.Start < 0 || e.Size < 0 || e.Start > math.MaxInt64-e.Size {
-			return fmt.Errorf("%w: %s partition %d (bytes %d to %d) is not a byte range of a disk", ErrFormat, t.Scheme, e.Index, e.Start, e.Start+e.Size)
+			return formatErr(t.Scheme, -1, "", "%s partition %d (bytes %d to %d) is not a byte range of a disk", t.Scheme, e.Index, e.Start, e.Start+e.Size)
 		}
 		switch {
 		case e.Start >= size && e.Size > 0:
@@ -101,6 +101,9 @@ type Disk struct {
 	r     io.ReaderAt
 	size  int64
 	table *Table
+	// in names the image the disk's offsets count in when it is not the
+	// file read: "the qcow2 container's disk" (imgfmt.FormatError.In).
+	in string
 }
 
 // NewReader reads the partition table of the disk in r, which holds size
@@ -118,18 +121,22 @@ func NewReader(r io.ReaderAt, size int64) (*Disk, error) {
 // container (qcow2, vhd, vmdk, ...) is opened first, and the table read
 // from the raw disk it holds.
 func (d *Disk) init(r io.ReaderAt, size int64) error {
-	r, size, err := openContainer(r, size)
+	r, size, name, err := openContainerNamed(r, size)
 	if err != nil {
 		return err
+	}
+	var in string
+	if name != "" && name != "vhdf" { // a fixed VHD's disk is the file's first bytes
+		in = "the " + name + " container's disk"
 	}
 	t, err := ReadTable(r, size)
 	if err != nil {
 		if c, ok := r.(interface{ closeFiles() error }); ok {
 			c.closeFiles() // a VMDK descriptor's extent files
 		}
-		return err
+		return imgfmt.MoveFormatError(err, 0, in)
 	}
-	*d = Disk{r: r, size: size, table: t}
+	*d = Disk{r: r, size: size, table: t, in: in}
 	return nil
 }
 

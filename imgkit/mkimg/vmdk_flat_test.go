@@ -233,6 +233,7 @@ func FuzzReadVMDKDescriptor(f *testing.F) {
 		}
 		r, size, err := readVMDKDescriptor(bytes.NewReader(b), int64(len(b)), open)
 		if err != nil {
+			checkContainerError(t, err, int64(len(b)))
 			return
 		}
 		buf := make([]byte, 4096)
