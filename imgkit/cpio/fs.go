@@ -43,7 +43,7 @@ func (rd *Reader) info(n *node, name string) *fileInfo {
 	if n.entry >= 0 {
 		e := &rd.entries[n.entry]
 		fi.e = e
-		fi.mode = fileMode(e.Mode)
+		fi.mode = FileMode(e.Mode)
 		fi.mod = time.Unix(e.Mtime, 0).UTC()
 		fi.size = rd.fileSize(n)
 	}

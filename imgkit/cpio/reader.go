@@ -215,7 +215,7 @@ func (rd *Reader) readNewc(off int64, crc bool) (Entry, int64, error) {
 	e.Name = name
 	e.DataOffset = off + newcLen + namesize
 	e.DataOffset += pad4(e.DataOffset)
-	end, err := rd.checkData(&e, 94)
+	end, err := rd.checkData(&e, 54)
 	if err != nil {
 		return Entry{}, 0, err
 	}
@@ -424,8 +424,8 @@ func (rd *Reader) lookup(op, name string, follow bool) (*node, error) {
 	return t.Lookup(op, name, follow)
 }
 
-// fileMode converts c_mode to an fs.FileMode.
-func fileMode(m uint32) fs.FileMode {
+// FileMode converts c_mode to an fs.FileMode.
+func FileMode(m uint32) fs.FileMode {
 	fm := fs.FileMode(m & 0o777)
 	if m&0o4000 != 0 {
 		fm |= fs.ModeSetuid
