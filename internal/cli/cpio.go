@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -468,67 +467,27 @@ func (e *env) cpioRead(a *cpioArgs) error {
 			fmt.Fprintln(e.Stdout, line)
 			continue
 		}
-		if err := e.extractEntry(a, rd, i); err != nil {
-			return err
+	}
+	if a.mode == 't' {
+		return nil
+	}
+	dir := a.opts.Dir
+	if dir == "" {
+		dir = e.abs(".")
+	}
+	err := rd.Extract(dir, func(name string, skipped bool) {
+		switch {
+		case skipped:
+			fmt.Fprintf(e.Stderr, "cpio: %s: special file not extracted\n", name)
+		case a.verbose:
+			fmt.Fprintln(e.Stderr, name)
 		}
-		if a.verbose {
-			fmt.Fprintln(e.Stderr, en.Header.Name)
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("cpio: %w", trimCpio(err))
 	}
 	return nil
 }
 
 // modeOf is the fs.FileMode of c_mode, as the reader's FS gives it.
 func modeOf(m uint32) os.FileMode { return cpio.FileMode(m) }
-
-// extractEntry writes entry i under the folder of -D (or the working
-// folder): folders, regular files (hard links with their set's data) and
-// symbolic links; devices, FIFOs and sockets are skipped with a line.
-func (e *env) extractEntry(a *cpioArgs, rd *cpio.Reader, i int) error {
-	en := rd.Entries()[i]
-	rel := strings.TrimLeft(en.Header.Name, "/")
-	for strings.HasPrefix(rel, "./") {
-		rel = strings.TrimLeft(rel[2:], "/")
-	}
-	if rel == "" || rel == "." {
-		return nil
-	}
-	for _, el := range strings.Split(rel, "/") {
-		if el == ".." {
-			return fmt.Errorf("cpio: %s: name leaves the folder", en.Header.Name)
-		}
-	}
-	dst := filepath.Join(a.opts.Dir, filepath.FromSlash(rel))
-	perm := os.FileMode(en.Mode & 0o777)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("cpio: %w", err)
-	}
-	var err error
-	switch en.Mode & cpio.ModeType {
-	case cpio.ModeDir:
-		err = os.MkdirAll(dst, perm|0o700)
-	case cpio.ModeRegular:
-		os.Remove(dst)
-		var f *os.File
-		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm); err == nil {
-			_, err = io.Copy(f, rd.Section(i))
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-	case cpio.ModeSymlink:
-		os.Remove(dst)
-		err = os.Symlink(en.Link, dst)
-	default:
-		fmt.Fprintf(e.Stderr, "cpio: %s: special file not extracted\n", en.Header.Name)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("cpio: %w", err)
-	}
-	if en.Mode&cpio.ModeType != cpio.ModeSymlink {
-		t := time.Unix(en.Mtime, 0)
-		os.Chtimes(dst, t, t)
-	}
-	return nil
-}
