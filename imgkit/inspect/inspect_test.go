@@ -114,7 +114,7 @@ func TestDetect(t *testing.T) {
 	}
 	// The formats of this module come first, in this order; kv is the
 	// format contract_test.go registers.
-	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs,cd9660,cpio,disk,kv" {
+	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs,cd9660,cpio,ext,disk,kv" {
 		t.Errorf("Formats() = %q", got)
 	}
 }
