@@ -114,6 +114,16 @@ func checkCatalogOutput(t *testing.T, name, format, out string) {
 		}
 	case "cd9660":
 		checkISOListing(t, name, out)
+	case "cpio":
+		// GNU cpio and bsdtar (libarchive) both list it.
+		tooltest.Need(t, "cpio")
+		if b, err := exec.Command("cpio", "-t", "--quiet", "-F", out).CombinedOutput(); err != nil || len(b) == 0 {
+			t.Errorf("cpio -t -F %s: %v\n%s", name, err, b)
+		}
+		tooltest.Need(t, "bsdtar")
+		if b, err := exec.Command("bsdtar", "-tf", out).CombinedOutput(); err != nil || len(b) == 0 {
+			t.Errorf("bsdtar -tf %s: %v\n%s", name, err, b)
+		}
 	default:
 		t.Errorf("%s: format %s", name, format)
 	}
