@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,10 +50,8 @@ func makeTree(t *testing.T, seed int) string {
 	must(os.Symlink("./a//deep", filepath.Join(dir, "symdot")))
 	must(os.Symlink("/nowhere/at/all", filepath.Join(dir, "symabs")))
 	tooltest.Mkfifo(t, filepath.Join(dir, "fifo"))
-	if os.Geteuid() == 0 {
-		must(syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, int(fstree.Mkdev(1, 3))))
-		must(syscall.Mknod(filepath.Join(dir, "blk"), syscall.S_IFBLK|0o600, int(fstree.Mkdev(259, 70000))))
-	}
+	tooltest.Mknod(t, filepath.Join(dir, "null"), true, 0o666, 1, 3)
+	tooltest.Mknod(t, filepath.Join(dir, "blk"), false, 0o600, 259, 70000)
 	when := time.Unix(1700000000+int64(seed), 0)
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode()&os.ModeSymlink == 0 {
