@@ -5,17 +5,23 @@ import (
 	"io"
 	"io/fs"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 )
 
-// FuzzReader feeds the reader arbitrary bytes: it never panics, and what
-// it opens can be walked and read to the end.
+// FuzzReader feeds the reader arbitrary bytes: it never panics, every
+// error that wraps ErrFormat is an *imgfmt.FormatError with a byte of the
+// archive as its Off, and what it opens can be walked and read to the
+// end.
 func FuzzReader(f *testing.F) {
 	for _, o := range []Options{{}, {Format: FormatCRC}, {Format: FormatODC}} {
 		f.Add(mustBuildF(f, o))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		size := int64(len(b))
+		rd, err := NewReader(bytes.NewReader(b), size)
 		if err != nil {
+			imgfmttest.CheckFormatError(t, err, size, "cpio", ErrFormat)
 			return
 		}
 		if _, err := Fields(bytes.NewReader(b), int64(len(b))); err != nil {

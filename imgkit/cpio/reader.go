@@ -76,9 +76,12 @@ func OpenReader(name string) (*ReadCloser, error) {
 // slice is the Reader's own.
 func (rd *Reader) Entries() []Entry { return rd.entries }
 
-// formatErr returns an error wrapping ErrFormat about byte off.
-func formatErr(off int64, format string, args ...any) error {
-	return fmt.Errorf("%w: %s at byte %#x", ErrFormat, fmt.Sprintf(format, args...), off)
+// formatErr returns the *imgfmt.FormatError, wrapping ErrFormat, of a
+// malformed archive at byte off, about the header field named field as
+// cpio(5) names it ("" for none). Its message ends with the byte.
+func formatErr(off int64, field, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "cpio", Off: off, Field: field,
+		Msg: fmt.Sprintf(format, args...) + fmt.Sprintf(" at byte %#x", off), Err: ErrFormat}
 }
 
 func (rd *Reader) init() error {
@@ -94,7 +97,7 @@ func (rd *Reader) init() error {
 			break
 		}
 		if sawTrailer && next%4 != 0 {
-			return formatErr(next, "data after the trailer that does not start an archive at a 4-byte boundary")
+			return formatErr(next, "", "data after the trailer that does not start an archive at a 4-byte boundary")
 		}
 		off = next
 		sawTrailer = false
@@ -114,7 +117,7 @@ func (rd *Reader) init() error {
 		archive++
 	}
 	if len(rd.entries) == 0 {
-		return formatErr(0, "no cpio header (empty or all NULs)")
+		return formatErr(0, "", "no cpio header (empty or all NULs)")
 	}
 	rd.buildTree()
 	return nil
@@ -142,7 +145,7 @@ func (rd *Reader) skipNULs(off int64) (int64, bool, error) {
 func (rd *Reader) readEntry(off int64) (Entry, int64, error) {
 	var magic [6]byte
 	if off+6 > rd.size {
-		return Entry{}, 0, formatErr(off, "archive truncated in a header (no TRAILER!!! entry)")
+		return Entry{}, 0, formatErr(off, "", "archive truncated in a header (no TRAILER!!! entry)")
 	}
 	if _, err := rd.r.ReadAt(magic[:], off); err != nil {
 		return Entry{}, 0, err
@@ -156,7 +159,7 @@ func (rd *Reader) readEntry(off int64) (Entry, int64, error) {
 	if magic[0] == 0xc7 && magic[1] == 0x71 || magic[0] == 0x71 && magic[1] == 0xc7 {
 		return Entry{}, 0, fmt.Errorf("%w: old binary cpio header (-H bin) at byte %#x", ErrUnsupportedFormat, off)
 	}
-	return Entry{}, 0, formatErr(off, "bad magic %q (want 070701, 070702 or 070707)", magic[:])
+	return Entry{}, 0, formatErr(off, "c_magic", "bad magic %q (want 070701, 070702 or 070707)", magic[:])
 }
 
 // field reads one numeric field of a header, naming it in errors.
@@ -173,16 +176,18 @@ func (f *fieldReader) get(b []byte, name string) uint64 {
 	}
 	v, ok := parseDigits(b, f.base)
 	if !ok {
-		at := f.off + int64(cap(f.hdr)-cap(b))
-		f.err = formatErr(at, "%s %q is not a number", name, b)
+		f.err = formatErr(f.at(b), name, "%s %q is not a number", name, b)
 	}
 	return v
 }
 
+// at returns the byte offset in the archive of b, a field of the header.
+func (f *fieldReader) at(b []byte) int64 { return f.off + int64(cap(f.hdr)-cap(b)) }
+
 func (rd *Reader) readNewc(off int64, crc bool) (Entry, int64, error) {
 	var h newcHeader
 	if off+newcLen > rd.size {
-		return Entry{}, 0, formatErr(off, "archive truncated in a header (%d of %d bytes)", rd.size-off, newcLen)
+		return Entry{}, 0, formatErr(off, "", "archive truncated in a header (%d of %d bytes)", rd.size-off, newcLen)
 	}
 	if _, err := rd.r.ReadAt(h[:], off); err != nil {
 		return Entry{}, 0, err
@@ -208,7 +213,7 @@ func (rd *Reader) readNewc(off int64, crc bool) (Entry, int64, error) {
 	if f.err != nil {
 		return Entry{}, 0, f.err
 	}
-	name, err := rd.readName(off, off+newcLen, namesize)
+	name, err := rd.readName(f.at(h.cNamesize()), off+newcLen, namesize)
 	if err != nil {
 		return Entry{}, 0, err
 	}
@@ -225,7 +230,7 @@ func (rd *Reader) readNewc(off int64, crc bool) (Entry, int64, error) {
 func (rd *Reader) readODC(off int64) (Entry, int64, error) {
 	var h odcHeader
 	if off+odcLen > rd.size {
-		return Entry{}, 0, formatErr(off, "archive truncated in a header (%d of %d bytes)", rd.size-off, odcLen)
+		return Entry{}, 0, formatErr(off, "", "archive truncated in a header (%d of %d bytes)", rd.size-off, odcLen)
 	}
 	if _, err := rd.r.ReadAt(h[:], off); err != nil {
 		return Entry{}, 0, err
@@ -247,7 +252,7 @@ func (rd *Reader) readODC(off int64) (Entry, int64, error) {
 	if f.err != nil {
 		return Entry{}, 0, f.err
 	}
-	name, err := rd.readName(off, off+odcLen, namesize)
+	name, err := rd.readName(f.at(h.cNamesize()), off+odcLen, namesize)
 	if err != nil {
 		return Entry{}, 0, err
 	}
@@ -257,23 +262,23 @@ func (rd *Reader) readODC(off int64) (Entry, int64, error) {
 	return e, end, err
 }
 
-// readName reads the NUL-terminated name of namesize bytes at at, of the
-// header at off.
-func (rd *Reader) readName(off, at, namesize int64) (string, error) {
+// readName reads the NUL-terminated name of namesize bytes at at;
+// sizeAt is the offset of the header's c_namesize, for the error.
+func (rd *Reader) readName(sizeAt, at, namesize int64) (string, error) {
 	switch {
 	case namesize < 1:
-		return "", formatErr(off, "c_namesize is 0")
+		return "", formatErr(sizeAt, "c_namesize", "c_namesize is 0")
 	case namesize > maxName:
-		return "", formatErr(off, "c_namesize %d is longer than %d (PATH_MAX)", namesize, maxName)
+		return "", formatErr(sizeAt, "c_namesize", "c_namesize %d is longer than %d (PATH_MAX)", namesize, maxName)
 	case namesize > rd.size-at:
-		return "", formatErr(off, "c_namesize %d runs past the end of the file (%d bytes)", namesize, rd.size)
+		return "", formatErr(sizeAt, "c_namesize", "c_namesize %d runs past the end of the file (%d bytes)", namesize, rd.size)
 	}
 	b := make([]byte, namesize)
 	if _, err := rd.r.ReadAt(b, at); err != nil && err != io.EOF {
 		return "", err
 	}
 	if b[namesize-1] != 0 || bytes.IndexByte(b[:namesize-1], 0) >= 0 {
-		return "", formatErr(off, "name of c_namesize %d is not a string ending in its one NUL", namesize)
+		return "", formatErr(at, "c_name", "name of c_namesize %d is not a string ending in its one NUL", namesize)
 	}
 	return string(b[:namesize-1]), nil
 }
@@ -283,11 +288,11 @@ func (rd *Reader) readName(off, at, namesize int64) (string, error) {
 // the offset of c_filesize in the header, for the error.
 func (rd *Reader) checkData(e *Entry, sizeAt int64) (int64, error) {
 	if e.Size > rd.size-e.DataOffset {
-		return 0, formatErr(e.HeaderOffset+sizeAt, "c_filesize %d of %q runs past the end of the file (%d bytes)", e.Size, e.Name, rd.size)
+		return 0, formatErr(e.HeaderOffset+sizeAt, "c_filesize", "c_filesize %d of %q runs past the end of the file (%d bytes)", e.Size, e.Name, rd.size)
 	}
 	if e.Mode&ModeType == ModeSymlink {
 		if e.Size > maxName {
-			return 0, formatErr(e.HeaderOffset+sizeAt, "symbolic link %q of %d bytes (more than PATH_MAX)", e.Name, e.Size)
+			return 0, formatErr(e.HeaderOffset+sizeAt, "c_filesize", "symbolic link %q of %d bytes (more than PATH_MAX)", e.Name, e.Size)
 		}
 		b := make([]byte, e.Size)
 		if _, err := rd.r.ReadAt(b, e.DataOffset); err != nil && err != io.EOF {

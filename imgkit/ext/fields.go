@@ -425,7 +425,7 @@ func (d *describer) tree() error {
 			return nil
 		}
 		if seen[ino] {
-			return fmt.Errorf("%w: %s: directory inode %d reached twice", ErrFormat, p, ino)
+			return formatErr(-1, "", "%s: directory inode %d reached twice", p, ino)
 		}
 		seen[ino] = true
 		ents, _, err := f.readDirInode(in)
@@ -496,7 +496,7 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 	iblock := in.raw.iBlock()
 	iblockOff := in.off + fieldOff(in.raw, iblock)
 	if in.Flags&inlineDataFL != 0 {
-		b, err := f.inlineData(in)
+		b, _, err := f.inlineData(in)
 		if err != nil {
 			return err
 		}

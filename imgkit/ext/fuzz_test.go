@@ -9,11 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 )
 
 // FuzzOpen opens arbitrary bytes as an ext image and reads everything in
 // it: every directory, file, link target and field. Bad images must give
-// errors, never panics, hangs or huge allocations.
+// errors, never panics, hangs or huge allocations, and every error that
+// wraps ErrFormat must be an *imgfmt.FormatError with a byte of the
+// image or -1 as its Off.
 //
 // The seeds in testdata/fuzz/FuzzOpen are small images the reference
 // mke2fs made (ext2 with indirect blocks, ext4 with extents, inline data
@@ -22,28 +26,40 @@ import (
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/ext/
 func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fsys, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		size := int64(len(b))
+		check := func(err error) { t.Helper(); imgfmttest.CheckFormatError(t, err, size, "ext", ErrFormat) }
+		fsys, err := NewReader(bytes.NewReader(b), size)
 		if err != nil {
+			check(err)
 			return
 		}
 		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
+				check(err)
 				return nil
 			}
-			fsys.Inode(p)
-			fsys.Extents(p)
-			fs.Stat(fsys, p)
-			fsys.ReadLink(p)
+			_, err = fsys.Inode(p)
+			check(err)
+			_, err = fsys.Extents(p)
+			check(err)
+			_, err = fs.Stat(fsys, p)
+			check(err)
+			_, err = fsys.ReadLink(p)
+			check(err)
 			if d.Type().IsRegular() {
-				if fl, err := fsys.Open(p); err == nil {
-					io.Copy(io.Discard, io.LimitReader(fl, 1<<20))
+				fl, err := fsys.Open(p)
+				check(err)
+				if err == nil {
+					_, err = io.Copy(io.Discard, io.LimitReader(fl, 1<<20))
+					check(err)
 					fl.Close()
 				}
 			}
 			return nil
 		})
 		fsys.Warnings()
-		Fields(bytes.NewReader(b), int64(len(b)))
+		_, err = Fields(bytes.NewReader(b), size)
+		check(err)
 	})
 }
 

@@ -95,7 +95,7 @@ func OpenReader(name string) (*ReadCloser, error) {
 func (f *FS) init(r io.ReaderAt, size int64) error {
 	f.r, f.size = r, size
 	if size < superblockOff+superblockSize {
-		return fmt.Errorf("%w: %d bytes is too small for a superblock at byte %#x", ErrFormat, size, superblockOff)
+		return formatErr(-1, "", "%d bytes is too small for a superblock at byte %#x", size, superblockOff)
 	}
 	if err := f.readAt(f.sb[:], superblockOff); err != nil {
 		return fmt.Errorf("ext: reading superblock at byte %#x: %w", superblockOff, err)
@@ -106,10 +106,25 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 	return f.readGroupDescs()
 }
 
+// formatErr returns the *imgfmt.FormatError, wrapping ErrFormat, of a
+// malformed structure at byte off of the image (-1 when it has no one
+// place), about the field named field as the ext4 disk layout spells it
+// ("" when it is about no one field).
+func formatErr(off int64, field, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "ext", Off: off, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrFormat}
+}
+
+// sbOff returns the byte offset in the image of a field of the
+// superblock.
+func sbOff(field []byte) int64 {
+	var s superblock
+	return superblockOff + fieldOff(s[:], field[:0:cap(field)])
+}
+
 // badSuperblock is the error for a superblock field with a bad value.
 func badSuperblock(field []byte, name string, v uint64) error {
-	var s superblock
-	return fmt.Errorf("%w: superblock field %s at byte %#x: bad value %d", ErrFormat, name, superblockOff+fieldOff(s[:], field[:0:cap(field)]), v)
+	at := sbOff(field)
+	return formatErr(at, name, "superblock field %s at byte %#x: bad value %d", name, at, v)
 }
 
 func (f *FS) hasCompat(m uint32) bool   { return le.Uint32(f.sb.sFeatureCompat())&m != 0 }
@@ -120,7 +135,7 @@ func (f *FS) hasRoCompat(m uint32) bool { return le.Uint32(f.sb.sFeatureRoCompat
 func (f *FS) parseSuperblock() error {
 	s, g := &f.sb, &f.g
 	if le.Uint16(s.sMagic()) != superMagic {
-		return fmt.Errorf("%w: no s_magic 0xef53 at byte %#x", ErrFormat, superblockOff+0x38)
+		return formatErr(sbOff(s.sMagic()), "s_magic", "no s_magic 0xef53 at byte %#x", sbOff(s.sMagic()))
 	}
 	logBS := le.Uint32(s.sLogBlockSize())
 	if logBS > maxBlockLog-minBlockLog {
@@ -239,8 +254,8 @@ func (f *FS) descBlock(i uint64) uint64 {
 func (f *FS) readGroupDescs() error {
 	g := &f.g
 	if g.ngroups > uint64(f.size)/uint64(g.descSize) {
-		return fmt.Errorf("%w: %d block groups (s_blocks_count %d, s_blocks_per_group %d) do not fit their descriptors in an image of %d bytes",
-			ErrFormat, g.ngroups, g.blocks, g.bpg, f.size)
+		return formatErr(sbOff(f.sb.sBlocksCountLo()), "s_blocks_count_lo", "%d block groups (s_blocks_count %d, s_blocks_per_group %d) do not fit their descriptors in an image of %d bytes",
+			g.ngroups, g.blocks, g.bpg, f.size)
 	}
 	per := f.descPerBlock()
 	nblocks := (g.ngroups + per - 1) / per
@@ -249,7 +264,7 @@ func (f *FS) readGroupDescs() error {
 	for i := uint64(0); i < nblocks; i++ {
 		b := f.descBlock(i)
 		if b >= g.blocks {
-			return fmt.Errorf("%w: group descriptor block %d at block %d is past s_blocks_count %d", ErrFormat, i, b, g.blocks)
+			return formatErr(sbOff(f.sb.sBlocksCountLo()), "s_blocks_count_lo", "group descriptor block %d at block %d is past s_blocks_count %d", i, b, g.blocks)
 		}
 		if err := f.readAt(blk, int64(b)*g.bsize); err != nil {
 			return fmt.Errorf("ext: reading group descriptors at byte %#x: %w", int64(b)*g.bsize, err)
@@ -262,8 +277,8 @@ func (f *FS) readGroupDescs() error {
 		d := groupDesc(raw[int64(i)*g.descSize:][:g.descSize:g.descSize])
 		f.gdt[i] = d
 		if it := d.lohi(groupDesc.bgInodeTableLo, groupDesc.bgInodeTableHi); it == 0 || it+(g.ipg*uint64(g.inodeSize)+uint64(g.bsize)-1)/uint64(g.bsize) > g.blocks {
-			return fmt.Errorf("%w: group descriptor %d at byte %#x: bg_inode_table_lo %d with %d inodes of %d bytes is past s_blocks_count %d",
-				ErrFormat, i, f.descOff(uint64(i)), it, g.ipg, g.inodeSize, g.blocks)
+			return formatErr(f.descOff(uint64(i))+fieldOff(d, d.bgInodeTableLo()), "bg_inode_table_lo", "group descriptor %d at byte %#x: bg_inode_table_lo %d with %d inodes of %d bytes is past s_blocks_count %d",
+				i, f.descOff(uint64(i)), it, g.ipg, g.inodeSize, g.blocks)
 		}
 		if csum {
 			if got, want := le.Uint16(d.bgChecksum()), f.groupDescCsum(uint32(i), d); got != want {
@@ -357,7 +372,11 @@ func (f *FS) readAt(b []byte, off int64) error {
 		return &imgfmt.TruncatedError{Off: max(off, f.size), End: end, Size: f.size}
 	}
 	if off < 0 || off+int64(len(b)) > f.size {
-		return fmt.Errorf("%w: read of %d bytes at byte %#x is outside the image", ErrFormat, len(b), off)
+		at := off
+		if at < 0 || at > f.size {
+			at = -1
+		}
+		return formatErr(at, "", "read of %d bytes at byte %#x is outside the image", len(b), off)
 	}
 	n, err := f.r.ReadAt(b, off)
 	switch {
@@ -373,7 +392,7 @@ func (f *FS) readAt(b []byte, off int64) error {
 // blk, which must lie inside the file system.
 func (f *FS) readBlock(b []byte, blk uint64, off int64) error {
 	if blk >= f.g.blocks {
-		return fmt.Errorf("%w: block %d is past s_blocks_count %d", ErrFormat, blk, f.g.blocks)
+		return formatErr(-1, "", "block %d is past s_blocks_count %d", blk, f.g.blocks)
 	}
 	return f.readAt(b, int64(blk)*f.g.bsize+off)
 }
@@ -406,11 +425,19 @@ func (in *Inode) IsDir() bool { return in.Mode&sIFMT == sIFDIR }
 
 func (in *Inode) typ() uint16 { return in.Mode & sIFMT }
 
+// sizeOff returns the byte offset in the image of the inode's i_size_lo.
+func (in *Inode) sizeOff() int64 { return in.off + fieldOff(in.raw, in.raw.iSizeLo()) }
+
+// badSize is the error for an inode whose i_size is bad.
+func badSize(in *Inode, format string, args ...any) error {
+	return formatErr(in.sizeOff(), "i_size_lo", format, args...)
+}
+
 // inodeOff returns the byte offset of inode ino.
 func (f *FS) inodeOff(ino uint32) (int64, error) {
 	g := &f.g
 	if ino == 0 || uint64(ino) > g.inodes {
-		return 0, fmt.Errorf("%w: inode number %d out of range (s_inodes_count %d)", ErrFormat, ino, g.inodes)
+		return 0, formatErr(-1, "", "inode number %d out of range (s_inodes_count %d)", ino, g.inodes)
 	}
 	grp, idx := uint64(ino-1)/g.ipg, uint64(ino-1)%g.ipg
 	it := f.gdt[grp].lohi(groupDesc.bgInodeTableLo, groupDesc.bgInodeTableHi)
@@ -429,7 +456,8 @@ func (f *FS) inode(ino uint32) (*Inode, error) {
 	}
 	if len(n) > goodOldInodeSize {
 		if x := int64(le.Uint16(n.iExtraIsize())); goodOldInodeSize+x > f.g.inodeSize || x%4 != 0 {
-			return nil, fmt.Errorf("%w: inode %d at byte %#x: bad i_extra_isize %d", ErrFormat, ino, off+0x80, x)
+			at := off + fieldOff(n, n.iExtraIsize())
+			return nil, formatErr(at, "i_extra_isize", "inode %d at byte %#x: bad i_extra_isize %d", ino, at, x)
 		}
 	}
 	if f.hasRoCompat(roCompatMetadataCsum) {
@@ -444,7 +472,7 @@ func (f *FS) inode(ino uint32) (*Inode, error) {
 	in := &Inode{Ino: ino, raw: n, off: off}
 	in.decode(f)
 	if in.Size < 0 {
-		return nil, fmt.Errorf("%w: inode %d at byte %#x: bad i_size %d", ErrFormat, ino, off+4, in.Size)
+		return nil, badSize(in, "inode %d at byte %#x: bad i_size %d", ino, in.sizeOff(), in.Size)
 	}
 	return in, nil
 }
@@ -584,18 +612,23 @@ type extentWalk struct {
 // depth is the depth its parent expects (-1 for the root).
 func (w *extentWalk) node(b []byte, depth int, pblk uint64, off int64) error {
 	h := extentHeader(b)
-	bad := func(what string, v uint64) error {
-		return fmt.Errorf("%w: inode %d: extent node at byte %#x: bad %s %d", ErrFormat, w.in.Ino, off, what, v)
+	// bad is the error for field (of b), named name, with value v
+	// (of name without its _lo when the value has its high bits too).
+	bad := func(field []byte, name string, v uint64) error {
+		return formatErr(off+fieldOff(b, field), name, "inode %d: extent node at byte %#x: bad %s %d", w.in.Ino, off, strings.TrimSuffix(name, "_lo"), v)
 	}
 	if m := le.Uint16(h.ehMagic()); m != extentMagic {
-		return bad("eh_magic", uint64(m))
+		return bad(h.ehMagic(), "eh_magic", uint64(m))
 	}
 	entries, maxEnt, d := int(le.Uint16(h.ehEntries())), int(le.Uint16(h.ehMax())), int(le.Uint16(h.ehDepth()))
-	if maxEnt > len(b)/extentEntrySize-1 || entries > maxEnt {
-		return bad("eh_entries", uint64(entries))
+	if maxEnt > len(b)/extentEntrySize-1 {
+		return bad(h.ehMax(), "eh_max", uint64(maxEnt))
+	}
+	if entries > maxEnt {
+		return bad(h.ehEntries(), "eh_entries", uint64(entries))
 	}
 	if d > extentMaxDepth || depth >= 0 && d != depth {
-		return bad("eh_depth", uint64(d))
+		return bad(h.ehDepth(), "eh_depth", uint64(d))
 	}
 	if pblk != 0 && w.f.hasRoCompat(roCompatMetadataCsum) {
 		tail := extentEntrySize * (1 + maxEnt)
@@ -615,11 +648,14 @@ func (w *extentWalk) node(b []byte, depth int, pblk uint64, off int64) error {
 			if ext.Len > extentInitMax {
 				ext.Len, ext.Unwritten = ext.Len-extentInitMax, true
 			}
-			if uint64(ext.Logical) < w.next || ext.Len == 0 {
-				return bad("ee_block", uint64(ext.Logical))
+			if ext.Len == 0 {
+				return bad(x.eeLen(), "ee_len", 0)
+			}
+			if uint64(ext.Logical) < w.next {
+				return bad(x.eeBlock(), "ee_block", uint64(ext.Logical))
 			}
 			if ext.Start+uint64(ext.Len) > w.f.g.blocks || ext.Start < w.f.g.firstData {
-				return bad("ee_start", ext.Start)
+				return bad(x.eeStartLo(), "ee_start_lo", ext.Start)
 			}
 			w.next = uint64(ext.Logical) + uint64(ext.Len)
 			w.out = append(w.out, ext)
@@ -627,11 +663,11 @@ func (w *extentWalk) node(b []byte, depth int, pblk uint64, off int64) error {
 		}
 		x := extentIdx(e)
 		if lb := uint64(le.Uint32(x.eiBlock())); lb < w.next {
-			return bad("ei_block", lb)
+			return bad(x.eiBlock(), "ei_block", lb)
 		}
 		leaf := uint64(le.Uint32(x.eiLeafLo())) | uint64(le.Uint16(x.eiLeafHi()))<<32
 		if leaf >= w.f.g.blocks || leaf < w.f.g.firstData || w.seen[leaf] {
-			return bad("ei_leaf", leaf)
+			return bad(x.eiLeafLo(), "ei_leaf_lo", leaf)
 		}
 		w.seen[leaf] = true
 		blk := make([]byte, w.f.g.bsize)
@@ -666,16 +702,19 @@ func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 			lbn -= span
 			continue
 		}
-		addr := uint64(le.Uint32(m.in.raw.iBlockWord(nDirect + level)))
+		ptr := m.in.raw.iBlockWord(nDirect + level)
+		addr := uint64(le.Uint32(ptr))
+		at, field := m.in.off+fieldOff(m.in.raw, ptr), "i_block" // where addr is
 		for l := level; ; l-- {
 			if addr == 0 {
 				return 0, 1, nil
 			}
 			span /= per
-			b, err := m.block(addr)
+			b, err := m.block(addr, at, field)
 			if err != nil {
 				return 0, 0, err
 			}
+			at, field = int64(addr)*m.f.g.bsize+int64(4*(lbn/span)), ""
 			addr = uint64(le.Uint32(b[4*(lbn/span):]))
 			lbn %= span
 			if l == 0 {
@@ -683,16 +722,17 @@ func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("%w: inode %d: block past the triple indirect block", ErrFormat, m.in.Ino)
+	return 0, 0, formatErr(-1, "", "inode %d: block past the triple indirect block", m.in.Ino)
 }
 
-// block reads indirect block addr, keeping a few.
-func (m *indirectMap) block(addr uint64) ([]byte, error) {
+// block reads indirect block addr, keeping a few; at and field say
+// where addr is, for the error.
+func (m *indirectMap) block(addr uint64, at int64, field string) ([]byte, error) {
 	if b, ok := m.cache[addr]; ok {
 		return b, nil
 	}
-	if addr < m.f.g.firstData {
-		return nil, fmt.Errorf("%w: inode %d: indirect block %d out of range", ErrFormat, m.in.Ino, addr)
+	if addr < m.f.g.firstData || addr >= m.f.g.blocks {
+		return nil, formatErr(at, field, "inode %d: indirect block %d out of range", m.in.Ino, addr)
 	}
 	b := make([]byte, m.f.g.bsize)
 	if err := m.f.readBlock(b, addr, 0); err != nil {
@@ -706,60 +746,65 @@ func (m *indirectMap) block(addr uint64) ([]byte, error) {
 }
 
 // inlineData returns the bytes of an inode with EXT4_INLINE_DATA_FL: its
-// i_block, then the value of its system.data attribute.
-func (f *FS) inlineData(in *Inode) ([]byte, error) {
+// i_block, then the value of its system.data attribute, whose byte
+// offset in the image it returns too (-1 when there is none).
+func (f *FS) inlineData(in *Inode) ([]byte, int64, error) {
 	out := slices.Clone(in.raw.iBlock())
-	v, err := f.ibodyAttr(in, xattrIndexSys, "data")
+	v, at, err := f.ibodyAttr(in, xattrIndexSys, "data")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return append(out, v...), nil
+	if v == nil {
+		return out, -1, nil
+	}
+	return append(out, v...), in.off + int64(at), nil
 }
 
 // ibodyAttr returns the value of the extended attribute index:name kept
-// in the inode's body after i_extra_isize, or nil.
-func (f *FS) ibodyAttr(in *Inode, index byte, name string) ([]byte, error) {
+// in the inode's body after i_extra_isize, and its offset in the inode;
+// or nil.
+func (f *FS) ibodyAttr(in *Inode, index byte, name string) ([]byte, int, error) {
 	n := in.raw
 	if len(n) <= goodOldInodeSize {
-		return nil, nil
+		return nil, 0, nil
 	}
 	start := goodOldInodeSize + int(le.Uint16(n.iExtraIsize()))
 	if start+4 > len(n) || le.Uint32(n[start:]) != xattrMagic {
-		return nil, nil
+		return nil, 0, nil
 	}
 	base := start + 4
 	bad := func(pos int) error {
-		return fmt.Errorf("%w: inode %d: bad extended attribute entry at byte %#x", ErrFormat, in.Ino, in.off+int64(pos))
+		return formatErr(in.off+int64(pos), "", "inode %d: bad extended attribute entry at byte %#x", in.Ino, in.off+int64(pos))
 	}
 	for pos := base; pos+4 <= len(n) && le.Uint32(n[pos:]) != 0; {
 		if pos+xattrEntryFixed > len(n) {
-			return nil, bad(pos)
+			return nil, 0, bad(pos)
 		}
 		e := xattrEntry(n[pos:])
 		nl := int(e.eNameLen()[0])
 		if pos+xattrEntryFixed+nl > len(n) {
-			return nil, bad(pos)
+			return nil, 0, bad(pos)
 		}
 		if e.eNameIndex()[0] == index && string(n[pos+xattrEntryFixed:][:nl]) == name {
 			if le.Uint32(e.eValueInum()) != 0 {
-				return nil, fmt.Errorf("%w: inode %d: attribute value in an inode (ea_inode) is not supported", ErrFormat, in.Ino)
+				return nil, 0, formatErr(in.off+fieldOff(n, e.eValueInum()), "e_value_inum", "inode %d: attribute value in an inode (ea_inode) is not supported", in.Ino)
 			}
 			vo, vs := base+int(le.Uint16(e.eValueOffs())), int(le.Uint32(e.eValueSize()))
 			if vs < 0 || vo+vs > len(n) || vs > len(n) {
-				return nil, bad(pos)
+				return nil, 0, bad(pos)
 			}
-			return n[vo:][:vs:vs], nil
+			return n[vo:][:vs:vs], vo, nil
 		}
 		pos += (xattrEntryFixed + nl + 3) &^ 3
 	}
-	return nil, nil
+	return nil, 0, nil
 }
 
 // readData reads bytes [off, off+len(p)) of the inode's contents through
 // m (nil for inline data).
 func (f *FS) readData(in *Inode, m blockMap, p []byte, off int64) error {
 	if in.Flags&inlineDataFL != 0 {
-		d, err := f.inlineData(in)
+		d, _, err := f.inlineData(in)
 		if err != nil {
 			return err
 		}
@@ -782,7 +827,7 @@ func (f *FS) readData(in *Inode, m blockMap, p []byte, off int64) error {
 			clear(p[:n])
 		} else {
 			if pblk+(uint64(bo)+uint64(n)-1)/uint64(bs) >= f.g.blocks {
-				return fmt.Errorf("%w: inode %d: block %d out of range", ErrFormat, in.Ino, pblk)
+				return formatErr(-1, "", "inode %d: block %d out of range", in.Ino, pblk)
 			}
 			if err := f.readAt(p[:n], int64(pblk)*bs+bo); err != nil {
 				return err
@@ -805,20 +850,20 @@ type DirEntry struct {
 // (the parent).
 func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
 	if in.Flags&inlineDataFL != 0 {
-		d, err := f.inlineData(in)
+		d, at, err := f.inlineData(in)
 		if err != nil {
 			return nil, 0, err
 		}
 		if len(d) < 4 {
-			return nil, 0, fmt.Errorf("%w: directory inode %d: inline data too short", ErrFormat, in.Ino)
+			return nil, 0, formatErr(in.off, "", "directory inode %d: inline data too short", in.Ino)
 		}
 		parent := le.Uint32(d)
-		ents, err := f.parseDirBlock(in, nil, d[4:iBlockSz], 0)
+		ents, err := f.parseDirBlock(in, nil, d[4:iBlockSz], 0, in.off+fieldOff(in.raw, in.raw.iBlock())+4)
 		if err != nil {
 			return nil, 0, err
 		}
 		if len(d) > iBlockSz {
-			more, err := f.parseDirBlock(in, nil, d[iBlockSz:], 0)
+			more, err := f.parseDirBlock(in, nil, d[iBlockSz:], 0, at)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -827,7 +872,7 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
 		return ents, parent, nil
 	}
 	if in.Size > maxDirSize || in.Size%f.g.bsize != 0 || in.Size > f.fsBytes() {
-		return nil, 0, fmt.Errorf("%w: directory inode %d at byte %#x: bad i_size %d", ErrFormat, in.Ino, in.off+4, in.Size)
+		return nil, 0, badSize(in, "directory inode %d at byte %#x: bad i_size %d", in.Ino, in.sizeOff(), in.Size)
 	}
 	m, err := f.mapOf(in)
 	if err != nil {
@@ -845,7 +890,7 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
 		if lbn == 0 {
 			dots = []DirEntry{}
 		}
-		e, err := f.parseDirBlock(in, &dots, blk, lbn)
+		e, err := f.parseDirBlock(in, &dots, blk, lbn, f.blockOff(m, lbn))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -878,19 +923,41 @@ func (f *FS) checkDirTail(in *Inode, blk []byte, seed uint32, lbn int64) {
 	}
 }
 
+// blockOff returns the byte offset in the image of logical block lbn of
+// the inode m maps, or -1 for a hole (or a block m cannot map).
+func (f *FS) blockOff(m blockMap, lbn int64) int64 {
+	pblk, _, err := m.lookup(uint64(lbn))
+	if err != nil || pblk == 0 {
+		return -1
+	}
+	return int64(pblk) * f.g.bsize
+}
+
 // parseDirBlock parses the entries of one directory block (or of one
-// region of inline data). Entries with inode 0 (free space, htree nodes,
-// checksum tails) are skipped; "." and ".." go to dots when it is not
-// nil, and are dropped otherwise.
-func (f *FS) parseDirBlock(in *Inode, dots *[]DirEntry, b []byte, lbn int64) ([]DirEntry, error) {
+// region of inline data), which lies at byte base of the image (-1 when
+// it lies nowhere: a hole). Entries with inode 0 (free space, htree
+// nodes, checksum tails) are skipped; "." and ".." go to dots when it is
+// not nil, and are dropped otherwise.
+func (f *FS) parseDirBlock(in *Inode, dots *[]DirEntry, b []byte, lbn, base int64) ([]DirEntry, error) {
 	var out []DirEntry
 	filetype := f.hasIncompat(incompatFiletype)
+	// at returns the byte offset in the image of byte i of b.
+	at := func(i int) int64 {
+		if base < 0 {
+			return -1
+		}
+		return base + int64(i)
+	}
 	for pos := 0; pos < len(b); {
-		bad := func(what string) error {
-			return fmt.Errorf("%w: directory inode %d: block %d: bad entry at byte %d of the block: %s", ErrFormat, in.Ino, lbn, pos, what)
+		bad := func(field []byte, name, what string) error {
+			off := at(pos)
+			if field != nil {
+				off = at(pos + int(fieldOff(b[pos:], field)))
+			}
+			return formatErr(off, name, "directory inode %d: block %d: bad entry at byte %d of the block: %s", in.Ino, lbn, pos, what)
 		}
 		if pos+dirEntryHeader > len(b) {
-			return nil, bad("header past the block's end")
+			return nil, bad(nil, "", "header past the block's end")
 		}
 		e := dirEntry(b[pos:])
 		rl := recLenFromDisk(le.Uint16(e.recLen()), int(f.g.bsize))
@@ -899,10 +966,11 @@ func (f *FS) parseDirBlock(in *Inode, dots *[]DirEntry, b []byte, lbn int64) ([]
 			nl |= int(e.fileType()[0]) << 8
 		}
 		if rl < dirEntryHeader+nl || rl%4 != 0 || pos+rl > len(b) {
-			return nil, bad(fmt.Sprintf("rec_len %d, name_len %d", rl, nl))
+			return nil, bad(e.recLen(), "rec_len", fmt.Sprintf("rec_len %d, name_len %d", rl, nl))
 		}
 		ino := le.Uint32(e.inode())
 		name := string(b[pos+dirEntryHeader:][:nl])
+		nameAt := at(pos + dirEntryHeader)
 		pos += rl
 		if ino == 0 {
 			continue
@@ -918,7 +986,7 @@ func (f *FS) parseDirBlock(in *Inode, dots *[]DirEntry, b []byte, lbn int64) ([]
 			continue
 		}
 		if name == "" || strings.ContainsAny(name, "/\x00") {
-			return nil, fmt.Errorf("%w: directory inode %d: bad name %q", ErrFormat, in.Ino, name)
+			return nil, formatErr(nameAt, "name", "directory inode %d: bad name %q", in.Ino, name)
 		}
 		out = append(out, DirEntry{Name: name, Ino: ino, Type: ft})
 	}
@@ -961,7 +1029,7 @@ func (f *FS) rootInode() (*Inode, error) {
 		return nil, err
 	}
 	if !in.IsDir() {
-		return nil, fmt.Errorf("%w: root inode at byte %#x is not a directory (i_mode %#o)", ErrFormat, in.off, in.Mode)
+		return nil, formatErr(in.off+fieldOff(in.raw, in.raw.iMode()), "i_mode", "root inode at byte %#x is not a directory (i_mode %#o)", in.off, in.Mode)
 	}
 	return in, nil
 }
@@ -997,7 +1065,7 @@ func isFastLink(in *Inode) bool {
 
 func (f *FS) readlink(in *Inode) (string, error) {
 	if in.Size > maxLinkLen {
-		return "", fmt.Errorf("%w: inode %d: symbolic link of %d bytes", ErrFormat, in.Ino, in.Size)
+		return "", badSize(in, "inode %d: symbolic link of %d bytes", in.Ino, in.Size)
 	}
 	if isFastLink(in) {
 		return string(in.raw.iBlock()[:in.Size]), nil
@@ -1139,14 +1207,14 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 // that leads back to one above it never does.
 func (f *FS) checkParent(dir, sub *Inode, name string) error {
 	if sub.Ino == rootIno {
-		return fmt.Errorf("%w: directory inode %d: entry %q leads back to the root", ErrFormat, dir.Ino, name)
+		return formatErr(-1, "", "directory inode %d: entry %q leads back to the root", dir.Ino, name)
 	}
 	parent, err := f.parentOf(sub)
 	if err != nil {
 		return err
 	}
 	if parent != dir.Ino {
-		return fmt.Errorf("%w: directory inode %d: entry %q is directory inode %d, whose \"..\" is inode %d", ErrFormat, dir.Ino, name, sub.Ino, parent)
+		return formatErr(-1, "", "directory inode %d: entry %q is directory inode %d, whose \"..\" is inode %d", dir.Ino, name, sub.Ino, parent)
 	}
 	return nil
 }
@@ -1159,7 +1227,7 @@ func (f *FS) parentOf(in *Inode) (uint32, error) {
 		return le.Uint32(in.raw.iBlock()), nil
 	}
 	if in.Size < f.g.bsize {
-		return 0, fmt.Errorf("%w: directory inode %d at byte %#x: bad i_size %d", ErrFormat, in.Ino, in.off+4, in.Size)
+		return 0, badSize(in, "directory inode %d at byte %#x: bad i_size %d", in.Ino, in.sizeOff(), in.Size)
 	}
 	m, err := f.mapOf(in)
 	if err != nil {
@@ -1170,7 +1238,7 @@ func (f *FS) parentOf(in *Inode) (uint32, error) {
 		return 0, err
 	}
 	dots := []DirEntry{}
-	if _, err := f.parseDirBlock(in, &dots, blk, 0); err != nil {
+	if _, err := f.parseDirBlock(in, &dots, blk, 0, f.blockOff(m, 0)); err != nil {
 		return 0, err
 	}
 	for _, d := range dots {
@@ -1178,7 +1246,7 @@ func (f *FS) parentOf(in *Inode) (uint32, error) {
 			return d.Ino, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: directory inode %d has no \"..\" entry in its first block", ErrFormat, in.Ino)
+	return 0, formatErr(-1, "", "directory inode %d has no \"..\" entry in its first block", in.Ino)
 }
 
 // Open opens name for reading.
