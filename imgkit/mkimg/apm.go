@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 	"math"
 	"strconv"
@@ -146,12 +147,12 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 		if binary.BigEndian.Uint16(e.pmSig()) != apmEntrySig {
 			continue // an unused slot
 		}
-		raw := untilNUL(e.pmParType())
+		raw := fieldlist.UntilNUL(e.pmParType())
 		t.Partitions = append(t.Partitions, Entry{
 			Index:   int(b - 1),
 			Type:    aliasOf(apmTypes, raw, raw),
 			RawType: raw,
-			Label:   untilNUL(e.pmPartName()),
+			Label:   fieldlist.UntilNUL(e.pmPartName()),
 			Start:   int64(binary.BigEndian.Uint32(e.pmPyPartStart())) * bs,
 			Size:    int64(binary.BigEndian.Uint32(e.pmPartBlkCnt())) * bs,
 			Fields:  apmEntryFields(&e, b, bs),
@@ -162,35 +163,35 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 
 // apmDDRFields describes the driver descriptor record's fields.
 func apmDDRFields(d *apmDDR) []describe.Field {
-	return fieldsOf("driver descriptor record", 0, d[:]).
-		be("sbSig", d.sbSig()).
-		be("sbBlkSize", d.sbBlkSize()).
-		be("sbBlkCount", d.sbBlkCount()).
-		be("sbDevType", d.sbDevType()).
-		be("sbDevId", d.sbDevId()).
-		be("sbData", d.sbData()).
-		be("sbDrvrCount", d.sbDrvrCount()).
-		list()
+	return fieldlist.Of("driver descriptor record", 0, d[:]).
+		BE("sbSig", d.sbSig()).
+		BE("sbBlkSize", d.sbBlkSize()).
+		BE("sbBlkCount", d.sbBlkCount()).
+		BE("sbDevType", d.sbDevType()).
+		BE("sbDevId", d.sbDevId()).
+		BE("sbData", d.sbData()).
+		BE("sbDrvrCount", d.sbDrvrCount()).
+		List()
 }
 
 // apmEntryFields describes the fields of the map entry in block b, for
 // blocks of bs bytes.
 func apmEntryFields(e *apmEntry, b, bs int64) []describe.Field {
-	return fieldsOf("partition map entry "+strconv.FormatInt(b, 10), b*bs, e[:]).
-		be("pmSig", e.pmSig()).
-		be("pmMapBlkCnt", e.pmMapBlkCnt()).
-		be("pmPyPartStart", e.pmPyPartStart()).
-		be("pmPartBlkCnt", e.pmPartBlkCnt()).
-		text("pmPartName", e.pmPartName()).
-		text("pmParType", e.pmParType()).
-		be("pmLgDataStart", e.pmLgDataStart()).
-		be("pmDataCnt", e.pmDataCnt()).
-		be("pmPartStatus", e.pmPartStatus()).
-		be("pmLgBootStart", e.pmLgBootStart()).
-		be("pmBootSize", e.pmBootSize()).
-		be("pmBootAddr", e.pmBootAddr()).
-		be("pmBootEntry", e.pmBootEntry()).
-		be("pmBootCksum", e.pmBootCksum()).
-		text("pmProcessor", e.pmProcessor()).
-		list()
+	return fieldlist.Of("partition map entry "+strconv.FormatInt(b, 10), b*bs, e[:]).
+		BE("pmSig", e.pmSig()).
+		BE("pmMapBlkCnt", e.pmMapBlkCnt()).
+		BE("pmPyPartStart", e.pmPyPartStart()).
+		BE("pmPartBlkCnt", e.pmPartBlkCnt()).
+		Text("pmPartName", e.pmPartName()).
+		Text("pmParType", e.pmParType()).
+		BE("pmLgDataStart", e.pmLgDataStart()).
+		BE("pmDataCnt", e.pmDataCnt()).
+		BE("pmPartStatus", e.pmPartStatus()).
+		BE("pmLgBootStart", e.pmLgBootStart()).
+		BE("pmBootSize", e.pmBootSize()).
+		BE("pmBootAddr", e.pmBootAddr()).
+		BE("pmBootEntry", e.pmBootEntry()).
+		BE("pmBootCksum", e.pmBootCksum()).
+		Text("pmProcessor", e.pmProcessor()).
+		List()
 }

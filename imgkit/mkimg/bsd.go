@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 	"strconv"
 )
@@ -152,38 +153,38 @@ func readBSD(r io.ReaderAt, size int64) (*Table, error) {
 // and returns its Table.
 func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 	le32 := func(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
-	n := int(leUint(d.dNpartitions()))
+	n := int(fieldlist.LEUint(d.dNpartitions()))
 	if n > bsdPartsMax {
 		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
 	}
 	sum := bsdChecksum(d[:bsdHeaderSize+n*bsdPartitionSize])
-	if got := uint16(leUint(d.dChecksum())); got != sum {
+	if got := uint16(fieldlist.LEUint(d.dChecksum())); got != sum {
 		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
 	}
 	t := &Table{Scheme: "bsd", SectorSize: int(secsz)}
-	hex := func(b []byte) string { return fmt.Sprintf("%#x", leUint(b)) }
-	t.Fields = fieldsOf("disklabel", secsz, d[:]).
-		add("d_magic", d.dMagic(), hex(d.dMagic())).
-		le("d_type", d.dType()).
-		le("d_subtype", d.dSubtype()).
-		le("d_secsize", d.dSecsize()).
-		le("d_nsectors", d.dNsectors()).
-		le("d_ntracks", d.dNtracks()).
-		le("d_ncylinders", d.dNcylinders()).
-		le("d_secpercyl", d.dSecpercyl()).
-		le("d_secperunit", d.dSecperunit()).
-		le("d_sparespertrack", d.dSparespertrack()).
-		le("d_sparespercyl", d.dSparespercyl()).
-		le("d_acylinders", d.dAcylinders()).
-		le("d_rpm", d.dRpm()).
-		le("d_interleave", d.dInterleave()).
-		le("d_flags", d.dFlags()).
-		add("d_magic2", d.dMagic2(), hex(d.dMagic2())).
-		add("d_checksum", d.dChecksum(), hex(d.dChecksum())).
-		le("d_npartitions", d.dNpartitions()).
-		le("d_bbsize", d.dBbsize()).
-		le("d_sbsize", d.dSbsize()).
-		list()
+	hex := func(b []byte) string { return fmt.Sprintf("%#x", fieldlist.LEUint(b)) }
+	t.Fields = fieldlist.Of("disklabel", secsz, d[:]).
+		Add("d_magic", d.dMagic(), hex(d.dMagic())).
+		LE("d_type", d.dType()).
+		LE("d_subtype", d.dSubtype()).
+		LE("d_secsize", d.dSecsize()).
+		LE("d_nsectors", d.dNsectors()).
+		LE("d_ntracks", d.dNtracks()).
+		LE("d_ncylinders", d.dNcylinders()).
+		LE("d_secpercyl", d.dSecpercyl()).
+		LE("d_secperunit", d.dSecperunit()).
+		LE("d_sparespertrack", d.dSparespertrack()).
+		LE("d_sparespercyl", d.dSparespercyl()).
+		LE("d_acylinders", d.dAcylinders()).
+		LE("d_rpm", d.dRpm()).
+		LE("d_interleave", d.dInterleave()).
+		LE("d_flags", d.dFlags()).
+		Add("d_magic2", d.dMagic2(), hex(d.dMagic2())).
+		Add("d_checksum", d.dChecksum(), hex(d.dChecksum())).
+		LE("d_npartitions", d.dNpartitions()).
+		LE("d_bbsize", d.dBbsize()).
+		LE("d_sbsize", d.dSbsize()).
+		List()
 	base := bsdBase(d, n)
 	for i := range n {
 		e := d.partition(i)
@@ -204,10 +205,10 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 		}
 		off -= base
 		path := fmt.Sprintf("d_partitions[%d]", i)
-		fields := fieldsOf(path, at, e[:]).
-			le("p_size", e.pSize()).le("p_offset", e.pOffset()).le("p_fsize", e.pFsize()).
-			le("p_fstype", e.pFstype()).le("p_frag", e.pFrag()).le("p_cpg", e.pCpg()).
-			list()
+		fields := fieldlist.Of(path, at, e[:]).
+			LE("p_size", e.pSize()).LE("p_offset", e.pOffset()).LE("p_fsize", e.pFsize()).
+			LE("p_fstype", e.pFstype()).LE("p_frag", e.pFrag()).LE("p_cpg", e.pCpg()).
+			List()
 		if i == bsdPartRaw {
 			t.Fields = append(t.Fields, fields...)
 			continue

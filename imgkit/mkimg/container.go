@@ -3,6 +3,7 @@ package mkimg
 import (
 	"bytes"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"io"
 	"os"
 
@@ -69,7 +70,7 @@ func (d *rawDisk) scan(off, end int64) (bool, error) {
 		if _, err := d.r.ReadAt(buf[:m], off); err != nil {
 			return false, fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
 		}
-		if !isZero(buf[:m]) {
+		if !diskio.IsZero(buf[:m]) {
 			return true, nil
 		}
 		off += m

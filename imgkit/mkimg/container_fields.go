@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -34,30 +35,30 @@ func qcowFields(head []byte) []describe.Field {
 	switch binary.BigEndian.Uint32(head[4:8]) {
 	case 1:
 		h := (*qcowHeaderV1)(head[:48])
-		return fieldsOf("qcow header", 0, h[:]).
-			be("magic", h.magic()).be("version", h.version()).
-			be("backing_file_offset", h.backing_file_offset()).be("backing_file_size", h.backing_file_size()).
-			be("mtime", h.mtime()).be("size", h.size()).
-			be("cluster_bits", h.cluster_bits()).be("l2_bits", h.l2_bits()).be("padding", h.padding()).
-			be("crypt_method", h.crypt_method()).be("l1_table_offset", h.l1_table_offset()).list()
+		return fieldlist.Of("qcow header", 0, h[:]).
+			BE("magic", h.magic()).BE("version", h.version()).
+			BE("backing_file_offset", h.backing_file_offset()).BE("backing_file_size", h.backing_file_size()).
+			BE("mtime", h.mtime()).BE("size", h.size()).
+			BE("cluster_bits", h.cluster_bits()).BE("l2_bits", h.l2_bits()).BE("padding", h.padding()).
+			BE("crypt_method", h.crypt_method()).BE("l1_table_offset", h.l1_table_offset()).List()
 	}
 	if len(head) < len(qcowHeaderV2{}) {
 		return nil
 	}
 	h := (*qcowHeaderV2)(head[:72])
-	out := fieldsOf("qcow2 header", 0, h[:]).
-		be("magic", h.magic()).be("version", h.version()).
-		be("backing_file_offset", h.backing_file_offset()).be("backing_file_size", h.backing_file_size()).
-		be("cluster_bits", h.cluster_bits()).be("size", h.size()).be("crypt_method", h.crypt_method()).
-		be("l1_size", h.l1_size()).be("l1_table_offset", h.l1_table_offset()).
-		be("refcount_table_offset", h.refcount_table_offset()).be("refcount_table_clusters", h.refcount_table_clusters()).
-		be("nb_snapshots", h.nb_snapshots()).be("snapshots_offset", h.snapshots_offset()).list()
+	out := fieldlist.Of("qcow2 header", 0, h[:]).
+		BE("magic", h.magic()).BE("version", h.version()).
+		BE("backing_file_offset", h.backing_file_offset()).BE("backing_file_size", h.backing_file_size()).
+		BE("cluster_bits", h.cluster_bits()).BE("size", h.size()).BE("crypt_method", h.crypt_method()).
+		BE("l1_size", h.l1_size()).BE("l1_table_offset", h.l1_table_offset()).
+		BE("refcount_table_offset", h.refcount_table_offset()).BE("refcount_table_clusters", h.refcount_table_clusters()).
+		BE("nb_snapshots", h.nb_snapshots()).BE("snapshots_offset", h.snapshots_offset()).List()
 	if binary.BigEndian.Uint32(head[4:8]) >= 3 && len(head) >= qcowV3HeaderLen {
 		v3 := (*qcowHeaderV3)(head[:qcowV3HeaderLen])
-		out = append(out, fieldsOf("qcow2 header", 0, v3[:]).
-			be("incompatible_features", v3.incompatible_features()).be("compatible_features", v3.compatible_features()).
-			be("autoclear_features", v3.autoclear_features()).be("refcount_order", v3.refcount_order()).
-			be("header_length", v3.header_length()).list()...)
+		out = append(out, fieldlist.Of("qcow2 header", 0, v3[:]).
+			BE("incompatible_features", v3.incompatible_features()).BE("compatible_features", v3.compatible_features()).
+			BE("autoclear_features", v3.autoclear_features()).BE("refcount_order", v3.refcount_order()).
+			BE("header_length", v3.header_length()).List()...)
 	}
 	return out
 }
@@ -69,13 +70,13 @@ func vmdkFields(head []byte) []describe.Field {
 		return nil
 	}
 	h := (*vmdkHeader)(head[:vmdkSectorSize])
-	return fieldsOf("VMDK SparseExtentHeader", 0, h[:]).
-		le("magicNumber", h.magicNumber()).le("version", h.version()).le("flags", h.flags()).
-		le("capacity", h.capacity()).le("grainSize", h.grainSize()).
-		le("descriptorOffset", h.descriptorOffset()).le("descriptorSize", h.descriptorSize()).
-		le("numGTEsPerGT", h.numGTEsPerGT()).le("rgdOffset", h.rgdOffset()).le("gdOffset", h.gdOffset()).
-		le("overHead", h.overHead()).le("uncleanShutdown", h.uncleanShutdown()).
-		le("singleEndLineChar", h.singleEndLineChar()).le("nonEndLineChar", h.nonEndLineChar()).
-		le("doubleEndLineChar1", h.doubleEndLineChar1()).le("doubleEndLineChar2", h.doubleEndLineChar2()).
-		le("compressAlgorithm", h.compressAlgorithm()).list()
+	return fieldlist.Of("VMDK SparseExtentHeader", 0, h[:]).
+		LE("magicNumber", h.magicNumber()).LE("version", h.version()).LE("flags", h.flags()).
+		LE("capacity", h.capacity()).LE("grainSize", h.grainSize()).
+		LE("descriptorOffset", h.descriptorOffset()).LE("descriptorSize", h.descriptorSize()).
+		LE("numGTEsPerGT", h.numGTEsPerGT()).LE("rgdOffset", h.rgdOffset()).LE("gdOffset", h.gdOffset()).
+		LE("overHead", h.overHead()).LE("uncleanShutdown", h.uncleanShutdown()).
+		LE("singleEndLineChar", h.singleEndLineChar()).LE("nonEndLineChar", h.nonEndLineChar()).
+		LE("doubleEndLineChar1", h.doubleEndLineChar1()).LE("doubleEndLineChar2", h.doubleEndLineChar2()).
+		LE("compressAlgorithm", h.compressAlgorithm()).List()
 }

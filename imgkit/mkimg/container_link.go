@@ -2,6 +2,7 @@ package mkimg
 
 import (
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 	"io"
 	"os"
@@ -155,7 +156,7 @@ func (r linkedReader) ReadAt(p []byte, off int64) (int, error) { return r.d.read
 // extents or copy_file_range), or from memory. It is the last read of
 // those bytes (a container copies each run once, in the disk's order,
 // after every scan): the raw disk's temporary file gives back their
-// space a releasePiece at a time as they are copied (consumed), so that
+// space a diskio.ReleasePiece at a time as they are copied (consumed), so that
 // the raw disk and the container together take little more than the
 // container.
 func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
@@ -166,7 +167,7 @@ func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
 		f, fileOff, end := d.segmentAt(off)
 		m := min(n, end-off)
 		if f == d.file {
-			m = min(m, releasePiece)
+			m = min(m, diskio.ReleasePiece)
 		}
 		if _, err := f.Seek(fileOff, io.SeekStart); err != nil {
 			return fmt.Errorf("mkimg: raw disk: %w", err)
@@ -175,17 +176,12 @@ func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
 			return err
 		}
 		if f == d.file {
-			punchHole(f, fileOff, m)
+			diskio.PunchHole(f, fileOff, m)
 		}
 		at, off, n = at+m, off+m, n-m
 	}
 	return nil
 }
-
-// releasePiece is how much of a temporary file is copied before the space
-// of what was copied is given back: the most a container's write holds
-// twice.
-const releasePiece = 8 << 20
 
 // consumed gives back the space the raw disk's temporary file takes for
 // the n bytes at off, which have been read for the last time (see
@@ -198,7 +194,7 @@ func (d *rawDisk) consumed(off, n int64) {
 		f, fileOff, segEnd := d.segmentAt(off)
 		m := min(end, segEnd) - off
 		if f == d.file {
-			punchHole(f, fileOff, m)
+			diskio.PunchHole(f, fileOff, m)
 		}
 		off += m
 	}

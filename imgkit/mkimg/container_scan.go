@@ -2,6 +2,7 @@ package mkimg
 
 import (
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
 )
@@ -77,7 +78,7 @@ func (d *rawDisk) unitHasData(buf []byte, off, n int64) (bool, error) {
 		if _, err := d.r.ReadAt(buf[:m], off); err != nil {
 			return false, fmt.Errorf("mkimg: reading the raw disk at byte %d: %w", off, err)
 		}
-		if !isZero(buf[:m]) {
+		if !diskio.IsZero(buf[:m]) {
 			return true, nil
 		}
 		off += m

@@ -3,6 +3,7 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 	"io"
 	"os"
@@ -217,14 +218,14 @@ const spoolBlock = 4096
 func spoolWrite(f *os.File, b []byte, off int64) error {
 	for i := 0; i < len(b); {
 		j := min(len(b), int((off+int64(i))/spoolBlock*spoolBlock+spoolBlock-off)) // the end of i's block
-		if isZero(b[i:j]) {
+		if diskio.IsZero(b[i:j]) {
 			i = j
 			continue
 		}
 		k := j // the data runs on to the next block of zeros
 		for k < len(b) {
 			e := min(len(b), k+spoolBlock)
-			if isZero(b[k:e]) {
+			if diskio.IsZero(b[k:e]) {
 				break
 			}
 			k = e
@@ -282,7 +283,7 @@ func (s spoolSource) Size() (int64, error) {
 	return fi.Size(), nil
 }
 
-// copyTo copies the spool into the disk, in the kernel, a releasePiece
+// copyTo copies the spool into the disk, in the kernel, a diskio.ReleasePiece
 // at a time, each hashed into h first when h is not nil (its holes as the
 // zeros they hold, unread). A disk is written once from its layout's
 // spools: each piece copied gives back its space (punchHole), so that the
@@ -293,8 +294,8 @@ func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 		return fmt.Errorf("%w: the spool was read already", ErrSourceChanged)
 	}
 	*s.consumed = true
-	for k := int64(0); k < n; k += releasePiece {
-		m := min(n-k, releasePiece)
+	for k := int64(0); k < n; k += diskio.ReleasePiece {
+		m := min(n-k, diskio.ReleasePiece)
 		if h != nil {
 			if err := hashData(h, s.f, k, k+m, nil); err != nil {
 				return err
@@ -309,7 +310,7 @@ func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 			}
 			return err
 		}
-		punchHole(s.f, k, m)
+		diskio.PunchHole(s.f, k, m)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -137,7 +138,7 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 			}
 			return nil, 0, err
 		}
-		pStart, pSize := lba+int64(leUint(p.startingLBA())), int64(leUint(p.sizeInLBA()))
+		pStart, pSize := lba+int64(fieldlist.LEUint(p.startingLBA())), int64(fieldlist.LEUint(p.sizeInLBA()))
 		end = max(end, (pStart+pSize)*secsz)
 		path := fmt.Sprintf("EBR %d at LBA %d", k+1, lba)
 		t.Partitions = append(t.Partitions, Entry{
@@ -149,11 +150,11 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 			Fields:  ebrRecordFields(path+" partition record 0", lba*secsz+mbrPartitionOffset, p),
 		})
 		t.Fields = append(t.Fields, ebrRecordFields(path+" partition record 1", lba*secsz+mbrPartitionOffset+16, link)...)
-		t.Fields = append(t.Fields, fieldsOf(path, lba*secsz, m[:]).add("Signature", m.signature(), fmt.Sprintf("%#04x", leUint(m.signature()))).list()...)
+		t.Fields = append(t.Fields, fieldlist.Of(path, lba*secsz, m[:]).Add("Signature", m.signature(), fmt.Sprintf("%#04x", fieldlist.LEUint(m.signature()))).List()...)
 		if link.osType()[0] == 0 {
 			return t, end, nil
 		}
-		next := int64(leUint(link.startingLBA()))
+		next := int64(fieldlist.LEUint(link.startingLBA()))
 		if next >= sectors {
 			// A cut image: the chain is listed as far as it goes.
 			t.Problems = append(t.Problems, fmt.Sprintf("the EBR at LBA %d links to LBA %d, past the image's end (%d sectors); the chain is listed to there", lba, next, sectors))
@@ -169,7 +170,7 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 // checkEBR checks that the sector m at lba is an EBR and returns its
 // partition and link records.
 func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) {
-	if leUint(m.signature()) != mbrSignature {
+	if fieldlist.LEUint(m.signature()) != mbrSignature {
 		return nil, nil, fmt.Errorf("mkimg: ebr: no boot signature in the EBR at LBA %d", lba)
 	}
 	for i := 2; i < mbrPartitions; i++ {
@@ -179,11 +180,11 @@ func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) 
 	}
 	p, link = m.partitionRecord(ebrPartRecord), m.partitionRecord(ebrLinkRecord)
 	switch t := p.osType()[0]; {
-	case t == 0 || leUint(p.sizeInLBA()) == 0:
+	case t == 0 || fieldlist.LEUint(p.sizeInLBA()) == 0:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is empty", lba)
 	case t == ebrLinkType || t == ebrLinkTypeLBA:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is a link (OSType 0x%02x)", lba, t)
-	case leUint(p.startingLBA()) == 0:
+	case fieldlist.LEUint(p.startingLBA()) == 0:
 		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d starts on the EBR itself", lba)
 	}
 	switch t := link.osType()[0]; {
@@ -200,12 +201,12 @@ func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) 
 func ebrRecordFields(path string, off int64, r *mbrPartitionRecord) []describe.Field {
 	byteHex := func(b []byte) string { return fmt.Sprintf("0x%02x", b[0]) }
 	chsHex := func(b []byte) string { return fmt.Sprintf("%02x %02x %02x", b[0], b[1], b[2]) }
-	return fieldsOf(path, off, r[:]).
-		add("BootIndicator", r.bootIndicator(), byteHex(r.bootIndicator())).
-		add("StartingCHS", r.startingCHS(), chsHex(r.startingCHS())).
-		add("OSType", r.osType(), byteHex(r.osType())).
-		add("EndingCHS", r.endingCHS(), chsHex(r.endingCHS())).
-		le("StartingLBA", r.startingLBA()).
-		le("SizeInLBA", r.sizeInLBA()).
-		list()
+	return fieldlist.Of(path, off, r[:]).
+		Add("BootIndicator", r.bootIndicator(), byteHex(r.bootIndicator())).
+		Add("StartingCHS", r.startingCHS(), chsHex(r.startingCHS())).
+		Add("OSType", r.osType(), byteHex(r.osType())).
+		Add("EndingCHS", r.endingCHS(), chsHex(r.endingCHS())).
+		LE("StartingLBA", r.startingLBA()).
+		LE("SizeInLBA", r.sizeInLBA()).
+		List()
 }

@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 	"strconv"
 
@@ -92,12 +93,12 @@ func (v *vhdReader) containerFields() []describe.Field {
 	out = append(out, vhdFooterFields(v.r, "VHD footer copy", 0)...)
 	var h vhdDynamicHeader
 	if _, err := v.r.ReadAt(h[:], v.header); err == nil {
-		out = append(out, fieldsOf("VHD dynamic disk header", v.header, h[:]).
-			quoted("Cookie", h.cookie()).be("Data Offset", h.dataOffset()).be("Table Offset", h.tableOffset()).
-			be("Header Version", h.headerVersion()).be("Max Table Entries", h.maxTableEntries()).
-			be("Block Size", h.blockSize()).be("Checksum", h.checksum()).
-			hex("Parent Unique ID", h.parentUniqueId()).be("Parent Time Stamp", h.parentTimeStamp()).
-			sum("Parent Unicode Name", h.parentUnicodeName()).sum("Parent Locator Entries", h.parentLocatorEntries()).list()...)
+		out = append(out, fieldlist.Of("VHD dynamic disk header", v.header, h[:]).
+			Quoted("Cookie", h.cookie()).BE("Data Offset", h.dataOffset()).BE("Table Offset", h.tableOffset()).
+			BE("Header Version", h.headerVersion()).BE("Max Table Entries", h.maxTableEntries()).
+			BE("Block Size", h.blockSize()).BE("Checksum", h.checksum()).
+			Hex("Parent Unique ID", h.parentUniqueId()).BE("Parent Time Stamp", h.parentTimeStamp()).
+			Sum("Parent Unicode Name", h.parentUnicodeName()).Sum("Parent Locator Entries", h.parentLocatorEntries()).List()...)
 	}
 	entries := (v.size + v.blockSize - 1) / v.blockSize
 	if sum, err := describe.SumRange(v.r, v.table, 4*entries); err == nil {
@@ -114,14 +115,14 @@ func vhdFooterFields(r io.ReaderAt, path string, off int64) []describe.Field {
 		return nil
 	}
 	g := f.diskGeometry()
-	return fieldsOf(path, off, f[:]).
-		quoted("Cookie", f.cookie()).be("Features", f.features()).be("File Format Version", f.fileFormatVersion()).
-		be("Data Offset", f.dataOffset()).be("Time Stamp", f.timeStamp()).
-		quoted("Creator Application", f.creatorApplication()).be("Creator Version", f.creatorVersion()).
-		quoted("Creator Host OS", f.creatorHostOS()).be("Original Size", f.originalSize()).be("Current Size", f.currentSize()).
-		add("Disk Geometry", g, fmt.Sprintf("%d/%d/%d", binary.BigEndian.Uint16(g[0:2]), g[2], g[3])).
-		be("Disk Type", f.diskType()).be("Checksum", f.checksum()).hex("Unique Id", f.uniqueId()).
-		be("Saved State", f.savedState()).list()
+	return fieldlist.Of(path, off, f[:]).
+		Quoted("Cookie", f.cookie()).BE("Features", f.features()).BE("File Format Version", f.fileFormatVersion()).
+		BE("Data Offset", f.dataOffset()).BE("Time Stamp", f.timeStamp()).
+		Quoted("Creator Application", f.creatorApplication()).BE("Creator Version", f.creatorVersion()).
+		Quoted("Creator Host OS", f.creatorHostOS()).BE("Original Size", f.originalSize()).BE("Current Size", f.currentSize()).
+		Add("Disk Geometry", g, fmt.Sprintf("%d/%d/%d", binary.BigEndian.Uint16(g[0:2]), g[2], g[3])).
+		BE("Disk Type", f.diskType()).BE("Checksum", f.checksum()).Hex("Unique Id", f.uniqueId()).
+		BE("Saved State", f.savedState()).List()
 }
 
 // fixedVHD is the disk of a fixed VHD: the file's first bytes, then the
@@ -166,19 +167,19 @@ func (v *vhdxReader) containerFields() []describe.Field {
 	var out []describe.Field
 	var id vhdxFileTypeIdentifier
 	if _, err := v.r.ReadAt(id[:], 0); err == nil {
-		out = append(out, fieldsOf("VHDX file type identifier", 0, id[:]).
-			quoted("Signature", id.signature()).sum("Creator", id.creator()).list()...)
+		out = append(out, fieldlist.Of("VHDX file type identifier", 0, id[:]).
+			Quoted("Signature", id.signature()).Sum("Creator", id.creator()).List()...)
 	}
 	for i, off := range []int64{vhdxHeader1Offset, vhdxHeader2Offset} {
 		var h vhdxHeader
 		if _, err := v.r.ReadAt(h[:80], off); err != nil {
 			continue
 		}
-		out = append(out, fieldsOf("VHDX header "+strconv.Itoa(i+1), off, h[:]).
-			quoted("Signature", h.signature()).leHex("Checksum", h.checksum()).leHex("SequenceNumber", h.sequenceNumber()).
-			guid("FileWriteGuid", h.fileWriteGuid()).guid("DataWriteGuid", h.dataWriteGuid()).guid("LogGuid", h.logGuid()).
-			leHex("LogVersion", h.logVersion()).leHex("Version", h.version()).
-			leHex("LogLength", h.logLength()).leHex("LogOffset", h.logOffset()).list()...)
+		out = append(out, fieldlist.Of("VHDX header "+strconv.Itoa(i+1), off, h[:]).
+			Quoted("Signature", h.signature()).LEHex("Checksum", h.checksum()).LEHex("SequenceNumber", h.sequenceNumber()).
+			GUID("FileWriteGuid", h.fileWriteGuid()).GUID("DataWriteGuid", h.dataWriteGuid()).GUID("LogGuid", h.logGuid()).
+			LEHex("LogVersion", h.logVersion()).LEHex("Version", h.version()).
+			LEHex("LogLength", h.logLength()).LEHex("LogOffset", h.logOffset()).List()...)
 	}
 	for i, off := range []int64{vhdxRegionTableOffset, vhdxRegionTable2Offset} {
 		if sum, err := describe.SumRange(v.r, off, vhdx64K); err == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"hash/crc32"
 	"io"
 	"math"
@@ -280,33 +281,33 @@ func gptName(b []byte) string {
 func gptHeaderFields(g *gptRead, secsz int64, path string) []describe.Field {
 	h := &g.h
 	hex32 := func(b []byte) string { return fmt.Sprintf("%#08x", binary.LittleEndian.Uint32(b)) }
-	fields := fieldsOf(path, g.lba*secsz, h[:]).
-		add("Signature", h.signature(), strconv.Quote(string(h.signature()))).
-		add("Revision", h.revision(), hex32(h.revision())).
-		le("HeaderSize", h.headerSize()).
-		add("HeaderCRC32", h.headerCRC32(), hex32(h.headerCRC32())).
-		le("MyLBA", h.myLBA()).
-		le("AlternateLBA", h.alternateLBA()).
-		le("FirstUsableLBA", h.firstUsableLBA()).
-		le("LastUsableLBA", h.lastUsableLBA()).
-		add("DiskGUID", h.diskGUID(), decodeGUID(h.diskGUID())).
-		le("PartitionEntryLBA", h.partitionEntryLBA()).
-		le("NumberOfPartitionEntries", h.numberOfPartitionEntries()).
-		le("SizeOfPartitionEntry", h.sizeOfPartitionEntry()).
-		add("PartitionEntryArrayCRC32", h.partitionEntryArrayCRC32(), hex32(h.partitionEntryArrayCRC32())).
-		list()
+	fields := fieldlist.Of(path, g.lba*secsz, h[:]).
+		Add("Signature", h.signature(), strconv.Quote(string(h.signature()))).
+		Add("Revision", h.revision(), hex32(h.revision())).
+		LE("HeaderSize", h.headerSize()).
+		Add("HeaderCRC32", h.headerCRC32(), hex32(h.headerCRC32())).
+		LE("MyLBA", h.myLBA()).
+		LE("AlternateLBA", h.alternateLBA()).
+		LE("FirstUsableLBA", h.firstUsableLBA()).
+		LE("LastUsableLBA", h.lastUsableLBA()).
+		Add("DiskGUID", h.diskGUID(), decodeGUID(h.diskGUID())).
+		LE("PartitionEntryLBA", h.partitionEntryLBA()).
+		LE("NumberOfPartitionEntries", h.numberOfPartitionEntries()).
+		LE("SizeOfPartitionEntry", h.sizeOfPartitionEntry()).
+		Add("PartitionEntryArrayCRC32", h.partitionEntryArrayCRC32(), hex32(h.partitionEntryArrayCRC32())).
+		List()
 	return append(fields, describe.Field{Path: path, Name: "GPT Partition Entry Array", Offset: int64(binary.LittleEndian.Uint64(h.partitionEntryLBA())) * secsz, Size: int64(len(g.array)), Value: describe.Sum(g.array)})
 }
 
 // gptEntryFields describes the partition entry e, slot index at byte off,
 // with UEFI's names.
 func gptEntryFields(e *gptEntry, off int64, index int) []describe.Field {
-	return fieldsOf("GPT partition entry "+strconv.Itoa(index), off, e[:]).
-		add("PartitionTypeGUID", e.partitionTypeGUID(), decodeGUID(e.partitionTypeGUID())).
-		add("UniquePartitionGUID", e.uniquePartitionGUID(), decodeGUID(e.uniquePartitionGUID())).
-		le("StartingLBA", e.startingLBA()).
-		le("EndingLBA", e.endingLBA()).
-		add("Attributes", e[48:56], fmt.Sprintf("%#016x", leUint(e[48:56]))).
-		add("PartitionName", e.partitionName(), strconv.Quote(gptName(e.partitionName()))).
-		list()
+	return fieldlist.Of("GPT partition entry "+strconv.Itoa(index), off, e[:]).
+		Add("PartitionTypeGUID", e.partitionTypeGUID(), decodeGUID(e.partitionTypeGUID())).
+		Add("UniquePartitionGUID", e.uniquePartitionGUID(), decodeGUID(e.uniquePartitionGUID())).
+		LE("StartingLBA", e.startingLBA()).
+		LE("EndingLBA", e.endingLBA()).
+		Add("Attributes", e[48:56], fmt.Sprintf("%#016x", fieldlist.LEUint(e[48:56]))).
+		Add("PartitionName", e.partitionName(), strconv.Quote(gptName(e.partitionName()))).
+		List()
 }

@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 	"strconv"
 
@@ -80,12 +81,12 @@ func mbrTable(m *mbrRecord, size, secsz int64) (*Table, int64, error) {
 // with UEFI's names (table 5.1), under path, and the record of slot
 // (0-based; -1 for none) with table 5.2's.
 func mbrFields(m *mbrRecord, path string, slot int) []describe.Field {
-	out := fieldsOf(path, 0, m[:]).
-		add("BootCode", m[0:440], describe.Sum(m[0:440])).
-		add("UniqueMBRDiskSignature", m[440:444], fmt.Sprintf("%#08x", leUint(m[440:444]))).
-		add("Unknown", m[444:446], fmt.Sprintf("%#04x", leUint(m[444:446]))).
-		add("Signature", m.signature(), fmt.Sprintf("%#04x", leUint(m.signature()))).
-		list()
+	out := fieldlist.Of(path, 0, m[:]).
+		Add("BootCode", m[0:440], describe.Sum(m[0:440])).
+		Add("UniqueMBRDiskSignature", m[440:444], fmt.Sprintf("%#08x", fieldlist.LEUint(m[440:444]))).
+		Add("Unknown", m[444:446], fmt.Sprintf("%#04x", fieldlist.LEUint(m[444:446]))).
+		Add("Signature", m.signature(), fmt.Sprintf("%#04x", fieldlist.LEUint(m.signature()))).
+		List()
 	if slot >= 0 {
 		out = append(out, mbrRecordFields(m.partitionRecord(slot), int64(mbrPartitionOffset+16*slot), path+" partition record "+strconv.Itoa(slot+1))...)
 	}
@@ -95,14 +96,14 @@ func mbrFields(m *mbrRecord, path string, slot int) []describe.Field {
 // mbrRecordFields describes one partition record at byte off, with
 // UEFI's names.
 func mbrRecordFields(p *mbrPartitionRecord, off int64, path string) []describe.Field {
-	return fieldsOf(path, off, p[:]).
-		add("BootIndicator", p.bootIndicator(), fmt.Sprintf("%#02x", p.bootIndicator()[0])).
-		add("StartingCHS", p.startingCHS(), chsString(p.startingCHS())).
-		add("OSType", p.osType(), fmt.Sprintf("%#02x", p.osType()[0])).
-		add("EndingCHS", p.endingCHS(), chsString(p.endingCHS())).
-		le("StartingLBA", p.startingLBA()).
-		le("SizeInLBA", p.sizeInLBA()).
-		list()
+	return fieldlist.Of(path, off, p[:]).
+		Add("BootIndicator", p.bootIndicator(), fmt.Sprintf("%#02x", p.bootIndicator()[0])).
+		Add("StartingCHS", p.startingCHS(), chsString(p.startingCHS())).
+		Add("OSType", p.osType(), fmt.Sprintf("%#02x", p.osType()[0])).
+		Add("EndingCHS", p.endingCHS(), chsString(p.endingCHS())).
+		LE("StartingLBA", p.startingLBA()).
+		LE("SizeInLBA", p.sizeInLBA()).
+		List()
 }
 
 // chsString shows a CHS field as cylinder/head/sector and its bytes.

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"hash/crc32"
 	"io"
 )
@@ -71,7 +73,7 @@ func vhdxCurrentHeader(r io.ReaderAt) error {
 		return fmt.Errorf("%w: neither header is valid", ErrVHDX)
 	case binary.LittleEndian.Uint16(cur.version()) != 1:
 		return fmt.Errorf("%w: header Version %d, want 1", ErrVHDX, binary.LittleEndian.Uint16(cur.version()))
-	case !isZero(cur.logGuid()):
+	case !diskio.IsZero(cur.logGuid()):
 		return fmt.Errorf("%w: the header's LogGuid is set: a log to replay", ErrVHDX)
 	}
 	return nil
@@ -212,11 +214,11 @@ func (m vhdxItem) show(b []byte) string {
 	case m.guid && len(b) == 16:
 		return storedGUID(b).String()
 	case len(b) == 8 && m.name == "File Parameters":
-		return "BlockSize " + hexNum(uint64(le.Uint32(b))) + ", flags " + hexNum(uint64(le.Uint32(b[4:])))
+		return "BlockSize " + fieldlist.HexNum(uint64(le.Uint32(b))) + ", flags " + fieldlist.HexNum(uint64(le.Uint32(b[4:])))
 	case len(b) == 8:
-		return hexNum(le.Uint64(b))
+		return fieldlist.HexNum(le.Uint64(b))
 	case len(b) == 4:
-		return hexNum(uint64(le.Uint32(b)))
+		return fieldlist.HexNum(uint64(le.Uint32(b)))
 	}
 	return fmt.Sprintf("%x", b)
 }

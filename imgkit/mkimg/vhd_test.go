@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"io"
 	"os"
 	"path/filepath"
@@ -461,7 +462,7 @@ func TestVHDFuzzSeeds(t *testing.T) {
 		t.Fatalf("tinyVHDX: %d bytes, %v", size, err)
 	}
 	got = make([]byte, size)
-	if _, err := r.ReadAt(got, 0); err != nil || !isZero(got) {
+	if _, err := r.ReadAt(got, 0); err != nil || !diskio.IsZero(got) {
 		t.Errorf("tinyVHDX's disk: %v, or not zeros", err)
 	}
 }

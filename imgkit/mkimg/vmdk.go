@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"io"
 	"math"
 	"os"
@@ -593,7 +594,7 @@ func (s *vmdkSpool) wrapErr(err error) error {
 // the spool, the stored grains stored again from disk (grainBytes each,
 // grain VMDK sectors), each of the length it had when spooled. It is the
 // last read of both: the spool gives back the space of what is copied a
-// releasePiece at a time, and the raw disk that of each grain stored
+// diskio.ReleasePiece at a time, and the raw disk that of each grain stored
 // again, so that they and the image together take little more than the
 // image.
 func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBytes int, grain uint64) error {
@@ -609,15 +610,15 @@ func (s *vmdkSpool) copyTo(im *bcache.Image, start int64, disk *rawDisk, grainBy
 				}
 				continue
 			}
-			for k := int64(0); k < seg.n; k += releasePiece {
-				m := min(seg.n-k, releasePiece)
+			for k := int64(0); k < seg.n; k += diskio.ReleasePiece {
+				m := min(seg.n-k, diskio.ReleasePiece)
 				if _, err := s.file.Seek(seg.spoolOff+k, io.SeekStart); err != nil {
 					return fmt.Errorf("mkimg: reading the vmdks spool: %w", err)
 				}
 				if err := im.CopyFrom(off+k, s.file, m); err != nil {
 					return err
 				}
-				punchHole(s.file, seg.spoolOff+k, m)
+				diskio.PunchHole(s.file, seg.spoolOff+k, m)
 			}
 			continue
 		}

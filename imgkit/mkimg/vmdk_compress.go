@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"runtime"
 	"sync"
 )
@@ -180,7 +181,7 @@ const vmdkProbeBytes = 4096
 func (c *grainCompressor) compress(b *grainBatch, data []byte, grainBytes int) {
 	for i := range int(b.count) {
 		grain := data[i*grainBytes : (i+1)*grainBytes]
-		if isZero(grain) {
+		if diskio.IsZero(grain) {
 			continue
 		}
 		b.recs.Write(make([]byte, vmdkGrainMarkerSize))

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 	"io"
 	"math"
@@ -225,7 +226,7 @@ func (s grainSpoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) er
 			return fmt.Errorf("mkimg: vmdks spool: grain at byte %d: %w", at, err)
 		}
 		if h != nil {
-			addZeros(h, at-pos)
+			diskio.AddZeros(h, at-pos)
 		}
 		if err := write(grain, at-g.start); err != nil {
 			return err
@@ -233,7 +234,7 @@ func (s grainSpoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) er
 		pos = at + g.grainBytes
 	}
 	if h != nil {
-		addZeros(h, g.hi-pos)
+		diskio.AddZeros(h, g.hi-pos)
 	}
 	return write(g.tail, g.hi-g.start)
 }
@@ -291,7 +292,7 @@ func (d *rawDisk) grainSpools() []*grainSpool {
 }
 
 // grainReader reads a grain spool's records in order, once: each
-// releasePiece read gives back its space (punchHole), so that the spool
+// diskio.ReleasePiece read gives back its space (punchHole), so that the spool
 // shrinks as what is made from it grows.
 type grainReader struct {
 	g        *grainSpool
@@ -335,7 +336,7 @@ func (r *grainReader) next() (at int64, rec []byte, err error) {
 		return 0, nil, r.errAt(err)
 	}
 	r.pos += n
-	if r.pos-r.released >= releasePiece {
+	if r.pos-r.released >= diskio.ReleasePiece {
 		r.release(r.pos)
 	}
 	return int64(lba) * vmdkSectorSize, r.rec[:vmdkGrainMarkerSize+size], nil
@@ -343,7 +344,7 @@ func (r *grainReader) next() (at int64, rec []byte, err error) {
 
 // release gives back the space of the records before to.
 func (r *grainReader) release(to int64) {
-	punchHole(r.g.f, r.released, to-r.released)
+	diskio.PunchHole(r.g.f, r.released, to-r.released)
 	r.released = to
 }
 

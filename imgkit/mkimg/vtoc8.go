@@ -3,6 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"io"
 	"math"
 	"math/bits"
@@ -168,35 +169,35 @@ func readVTOC8(r io.ReaderAt, size int64) (*Table, error) {
 // ones.
 func vtocLabelFields(v *vtocLabel) []describe.Field {
 	hex := func(b []byte) string { return fmt.Sprintf("%x", b) }
-	return fieldsOf("disk label", 0, v[:]).
-		text("asciilabel", v.asciilabel()).
-		be("vtoc_version", v.vtocVersion()).
-		text("vtoc_volume", v.vtocVolume()).
-		be("vtoc_nparts", v.vtocNparts()).
-		add("vtoc_bootinfo", v.vtocBootinfo(), hex(v.vtocBootinfo())).
-		be("vtoc_sanity", v.vtocSanity()).
-		add("vtoc_timestamp", v.vtocTimestamp(), hex(v.vtocTimestamp())).
-		be("write_reinstruct", v.writeReinstruct()).
-		be("read_reinstruct", v.readReinstruct()).
-		be("rpm", v.rpm()).
-		be("pcyl", v.pcyl()).
-		be("apc", v.apc()).
-		be("intrlv", v.intrlv()).
-		be("ncyl", v.ncyl()).
-		be("acyl", v.acyl()).
-		be("nhead", v.nhead()).
-		be("nsect", v.nsect()).
-		be("magic", v.magic()).
-		be("cksum", v.cksum()).
-		list()
+	return fieldlist.Of("disk label", 0, v[:]).
+		Text("asciilabel", v.asciilabel()).
+		BE("vtoc_version", v.vtocVersion()).
+		Text("vtoc_volume", v.vtocVolume()).
+		BE("vtoc_nparts", v.vtocNparts()).
+		Add("vtoc_bootinfo", v.vtocBootinfo(), hex(v.vtocBootinfo())).
+		BE("vtoc_sanity", v.vtocSanity()).
+		Add("vtoc_timestamp", v.vtocTimestamp(), hex(v.vtocTimestamp())).
+		BE("write_reinstruct", v.writeReinstruct()).
+		BE("read_reinstruct", v.readReinstruct()).
+		BE("rpm", v.rpm()).
+		BE("pcyl", v.pcyl()).
+		BE("apc", v.apc()).
+		BE("intrlv", v.intrlv()).
+		BE("ncyl", v.ncyl()).
+		BE("acyl", v.acyl()).
+		BE("nhead", v.nhead()).
+		BE("nsect", v.nsect()).
+		BE("magic", v.magic()).
+		BE("cksum", v.cksum()).
+		List()
 }
 
 // vtocSlotFields describes slot n's tag and flag and its map entry.
 func vtocSlotFields(v *vtocLabel, n int) []describe.Field {
-	return fieldsOf("partition "+strconv.Itoa(n), 0, v[:]).
-		be("p_tag", v.tag(n)).
-		be("p_flag", v.flag(n)).
-		be("cylno", v.cylno(n)).
-		be("nblk", v.nblk(n)).
-		list()
+	return fieldlist.Of("partition "+strconv.Itoa(n), 0, v[:]).
+		BE("p_tag", v.tag(n)).
+		BE("p_flag", v.flag(n)).
+		BE("cylno", v.cylno(n)).
+		BE("nblk", v.nblk(n)).
+		List()
 }

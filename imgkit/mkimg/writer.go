@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 	"io"
 	"os"
@@ -193,11 +194,11 @@ func (p *placed) meterName() string {
 // partition over them; the rest of the disk is zeros already.
 func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
 	for off := uint64(0); off < uint64(len(b)); {
-		for off < uint64(len(b)) && isZero(b[off:min(off+l.secsz, uint64(len(b)))]) {
+		for off < uint64(len(b)) && diskio.IsZero(b[off:min(off+l.secsz, uint64(len(b)))]) {
 			off += l.secsz
 		}
 		end := off
-		for end < uint64(len(b)) && !isZero(b[end:min(end+l.secsz, uint64(len(b)))]) {
+		for end < uint64(len(b)) && !diskio.IsZero(b[end:min(end+l.secsz, uint64(len(b)))]) {
 			end += l.secsz
 		}
 		if end == off {
@@ -210,16 +211,6 @@ func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
 		off = end
 	}
 	return nil
-}
-
-// isZero reports whether b holds only zero bytes.
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // bootSector returns LBA 0's buffer: the boot code's bytes before the

@@ -1,4 +1,4 @@
-package mkimg
+package diskio
 
 import (
 	"os"
@@ -6,12 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// punchHole gives back the space of the n bytes at off of f, one of this
-// package's own temporary files, whose bytes there have been copied where
+// PunchHole gives back the space of the n bytes at off of f, one of the
+// caller's own temporary files, whose bytes there have been copied where
 // they go and are read no more (FALLOC_FL_PUNCH_HOLE: they read as zeros
 // after, and the file keeps its size). A file system that cannot punch
 // keeps them: the space is then given back when the file is closed.
-func punchHole(f *os.File, off, n int64) {
+func PunchHole(f *os.File, off, n int64) {
 	if n <= 0 {
 		return
 	}
