@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"hash"
 	"io"
 	"os"
@@ -30,10 +31,9 @@ type contents struct {
 	meter  *progress.Meter // told of each spool's step ("reading NAME")
 	spools []*os.File
 	names  []string // spools a system would not unlink while open
-	// grains, when not nil, has a stream spooled as a vmdks extent's
-	// grains (spoolGrains), unless an absolute offset may put it under
-	// metadata.
-	grains *grainSpooling
+	// stream, when not nil, has a stream spooled by the container format
+	// (spoolStream), unless an absolute offset may put it under metadata.
+	stream *streaming
 }
 
 // close closes every spool.
@@ -162,8 +162,8 @@ func (c *contents) runCommand(p *placed) error {
 // gives are left holes (spoolWrite), so that a spool takes the space of
 // its data only, as the disk will.
 func (c *contents) spool(p *placed, r io.Reader) error {
-	if c.grains != nil && (!p.Absolute || c.grains.absolute) {
-		return c.spoolGrains(p, r)
+	if c.stream != nil && (!p.Absolute || c.stream.absolute) {
+		return c.spoolStream(p, r)
 	}
 	f, err := c.newSpool()
 	if err != nil {
@@ -192,6 +192,59 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 	p.spool = f
 	p.bytes = uint64(n)
 	return nil
+}
+
+// spoolStream reads r to its end into a new spool the container format
+// makes of it (vdisk.Streamer) and keeps it as p's content, digesting
+// the contents as they come when the GUID rule needs them; c.meter
+// counts the bytes read under the step "reading NAME", as spool does.
+func (c *contents) spoolStream(p *placed, r io.Reader) error {
+	f, err := c.newSpool()
+	if err != nil {
+		return err
+	}
+	got := readCounter{step: c.meter.Step("reading "+p.meterName(), 0)}
+	if c.stream.hash {
+		got.digest = newContentDigest()
+	}
+	s, err := c.stream.f.SpoolStream(c.stream.p, f, int64(p.start)*c.stream.secsz, io.TeeReader(r, got))
+	if err != nil {
+		return err
+	}
+	p.stream, p.streamSum, p.streamFile, p.bytes = s, got.digest, f, uint64(s.Size())
+	return nil
+}
+
+// readCounter adds what a stream gives to its step and its digest.
+type readCounter struct {
+	step   *progress.Step
+	digest *contentDigest // nil when not hashed
+}
+
+func (c readCounter) Write(b []byte) (int, error) {
+	if c.digest != nil {
+		c.digest.Write(b)
+	}
+	c.step.Add(int64(len(b)))
+	return len(b), nil
+}
+
+// streamSource is a container format's stream as a Source: copyTo
+// writes its contents into a disk it is not linked to.
+type streamSource struct {
+	s    vdisk.Stream
+	what string // the file or command the stream holds the output of
+}
+
+func (s streamSource) String() string { return s.what }
+
+func (s streamSource) Size() (int64, error) { return s.s.Size(), nil }
+
+func (s streamSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
+	if n != s.s.Size() {
+		return fmt.Errorf("%w: the spool holds %d bytes, not %d", ErrSourceChanged, s.s.Size(), n)
+	}
+	return s.s.CopyTo(im, off, h)
 }
 
 // newSpool makes a new spool, unlinked where the system allows it,
@@ -256,8 +309,8 @@ func (p *placed) content() Source {
 	switch {
 	case p.Source != nil:
 		return p.Source
-	case p.grains != nil:
-		return grainSpoolSource{g: p.grains, what: what}
+	case p.stream != nil:
+		return streamSource{s: p.stream, what: what}
 	case p.spool != nil:
 		return spoolSource{f: p.spool, what: what, consumed: &p.spoolRead}
 	case p.File != "":

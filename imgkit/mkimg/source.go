@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"hash"
 	"io"
 	"io/fs"
@@ -44,7 +45,7 @@ type Source interface {
 // said: a file that shrank or was replaced while the disk was written, a
 // reader that ended early, or a builder that wrote past its size or
 // returned another.
-var ErrSourceChanged = errors.New("partition source changed")
+var ErrSourceChanged = vdisk.ErrSourceChanged
 
 // diskCache is the block cache's options for a disk: partition files are
 // copied with copy_file_range(2), in the kernel, where they cannot be

@@ -362,7 +362,7 @@ func TestVMDKOpen(t *testing.T) {
 					imgs = append(imgs, want)
 				}
 				for _, b := range imgs {
-					if f := containerOf(b[:min(len(b), 4096)]); f == nil || f.name != format {
+					if f := containerOf(b[:min(len(b), 4096)]); f == nil || f.Name() != format {
 						t.Fatalf("containerOf: %v; want %s", f, format)
 					}
 					r, size, err := openVMDK(bytes.NewReader(b), int64(len(b)))

@@ -66,7 +66,7 @@ func writeTarget(t imgfmt.Target, spool spoolPlace, o *Options) (*bcache.Image, 
 	cache := *diskCache
 	cache.Progress = o.Progress
 	var im *bcache.Image
-	if l.format.container != nil {
+	if l.format != nil {
 		im, err = writeContainer(t, spool, l, &cache)
 	} else {
 		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), &cache, l.write)
@@ -120,10 +120,10 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 	}
 	name := p.meterName()
 	d.meter(l.meter, "hashing "+name, int64(p.bytes), nil) // a linked file is only hashed
-	if p.grains != nil && l.links != nil {
-		// A stream spooled as vmdks grains was hashed as it came.
+	if p.stream != nil && l.links != nil {
+		// A stream spooled by the container was hashed as it came.
 		var sum [sha256.Size]byte
-		b, err := l.links.linkGrains(im, p, h)
+		b, err := l.links.linkStream(im, p, h)
 		if err != nil {
 			return sum, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), err)
 		}
