@@ -6,13 +6,16 @@ import (
 	"io/fs"
 	"testing"
 	"testing/fstest"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 )
 
 // FuzzReader checks that no input makes the Reader panic or allocate
 // without bound, that the members of what it accepts can be read (those of
 // a thin archive from a small file system, whatever sizes their headers
 // claim), and that it can be walked as an fs.FS and written back with a
-// Plan. The seed corpus is in testdata/fuzz/FuzzReader
+// Plan, and that every error of an archive it refuses is an
+// *imgfmt.FormatError with a byte of the archive as its Off. The seed corpus is in testdata/fuzz/FuzzReader
 // (archives GNU ar and llvm-ar wrote; its README gives the commands) plus
 // the seeds below.
 // fuzzMembers holds the member files of FuzzReader's thin archives: the
@@ -31,6 +34,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReaderFS(bytes.NewReader(b), int64(len(b)), fuzzMembers)
 		if err != nil {
+			imgfmttest.CheckFormatError(t, err, int64(len(b)), "ar", ErrFormat, ErrHeader, ErrTruncated, ErrName, ErrSymtab)
 			return
 		}
 		defer r.Close()

@@ -176,8 +176,12 @@ func (ar *Reader) init(r io.ReaderAt, size int64) error {
 	return ar.parse()
 }
 
-func (ar *Reader) errorf(off int64, sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: %s at byte %#x", sentinel, fmt.Sprintf(format, args...), off)
+// errorf returns the *imgfmt.FormatError, wrapping sentinel, of the
+// structure at byte off whose header field (as ar(5) names it: ar_name,
+// ar_size, ar_fmag; "" for none) is malformed. Its message ends with the
+// byte, as this package's errors always have.
+func (ar *Reader) errorf(off int64, field string, sentinel error, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "ar", Off: off, Field: field, Msg: fmt.Sprintf(format, args...) + fmt.Sprintf(" at byte %#x", off), Err: sentinel}
 }
 
 // parse reads the magic and every member header, keeping the members, the
@@ -257,7 +261,7 @@ type symtabRef struct {
 func (ar *Reader) parseMagic() error {
 	var m [magicLen]byte
 	if ar.size < magicLen {
-		return ar.errorf(0, ErrFormat, "file of %d bytes is too short", ar.size)
+		return ar.errorf(0, "", ErrFormat, "file of %d bytes is too short", ar.size)
 	}
 	if _, err := ar.r.ReadAt(m[:], 0); err != nil {
 		return fmt.Errorf("ar: reading magic: %w", err)
@@ -267,7 +271,7 @@ func (ar *Reader) parseMagic() error {
 	case thinMagic:
 		ar.thin = true
 	default:
-		return ar.errorf(0, ErrFormat, "bad magic %q", m[:])
+		return ar.errorf(0, "", ErrFormat, "bad magic %q", m[:])
 	}
 	return nil
 }
@@ -287,18 +291,18 @@ func (ar *Reader) trailingNewline(off int64) bool {
 // fields.
 func (ar *Reader) parseHeader(off int64) (parsedHeader, error) {
 	if ar.size-off < headerLen {
-		return parsedHeader{}, ar.errorf(off, ErrTruncated, "member header of %d bytes", ar.size-off)
+		return parsedHeader{}, ar.errorf(off, "", ErrTruncated, "member header of %d bytes", ar.size-off)
 	}
 	m := parsedHeader{off: off, dataOff: off + headerLen, inArchive: true}
 	if _, err := ar.r.ReadAt(m.h[:], off); err != nil {
 		return parsedHeader{}, fmt.Errorf("ar: reading header at byte %#x: %w", off, err)
 	}
 	if string(m.h.arFmag()) != fmag {
-		return parsedHeader{}, ar.errorf(off, ErrHeader, "bad header terminator %q", m.h.arFmag())
+		return parsedHeader{}, ar.errorf(off, "ar_fmag", ErrHeader, "bad header terminator %q", m.h.arFmag())
 	}
 	size, ok := parseNum(m.h.arSize(), 10)
 	if !ok {
-		return parsedHeader{}, ar.errorf(off+48, ErrHeader, "bad size field %q", m.h.arSize())
+		return parsedHeader{}, ar.errorf(off+48, "ar_size", ErrHeader, "bad size field %q", m.h.arSize())
 	}
 	m.size = size
 	m.rawName = string(m.h.arName())
@@ -376,14 +380,14 @@ func (ar *Reader) loadSymtab(m *parsedHeader, st *symtabRef) error {
 func (ar *Reader) bsdLongName(m *parsedHeader, first bool, st *symtabRef) error {
 	n, ok := parseNum([]byte(m.name[len(bsdLongPrefix):]), 10)
 	if !ok || n > m.size || n > 4096 {
-		return ar.errorf(m.off, ErrName, "bad BSD name length %q", m.name)
+		return ar.errorf(m.off, "ar_name", ErrName, "bad BSD name length %q", m.name)
 	}
 	nb := make([]byte, n)
 	if n > ar.size-m.dataOff {
-		return ar.errorf(m.dataOff, ErrTruncated, "BSD long name of %d bytes", n)
+		return ar.errorf(m.dataOff, "", ErrTruncated, "BSD long name of %d bytes", n)
 	}
 	if _, err := ar.r.ReadAt(nb, m.dataOff); err != nil {
-		return ar.errorf(m.dataOff, ErrTruncated, "BSD long name: %v", err)
+		return ar.errorf(m.dataOff, "", ErrTruncated, "BSD long name: %v", err)
 	}
 	m.name = string(bytes.TrimRight(nb, "\x00"))
 	m.dataOff += n
@@ -407,14 +411,14 @@ func (ar *Reader) gnuLongName(m *parsedHeader) error {
 		// one as "/name:offset", the offset of the member's header in
 		// the archive file that the long name names; llvm-ar 14 refuses
 		// such archives, and so does this Reader.
-		return ar.errorf(m.off, ErrName, "nested archive member %q (a member of another archive, as GNU ar's T stores one) is not supported", m.name)
+		return ar.errorf(m.off, "ar_name", ErrName, "nested archive member %q (a member of another archive, as GNU ar's T stores one) is not supported", m.name)
 	}
 	v, ok := parseNum([]byte(digits[1:]), 10)
 	if !ok {
-		return ar.errorf(m.off, ErrName, "bad long-name reference %q", m.name)
+		return ar.errorf(m.off, "ar_name", ErrName, "bad long-name reference %q", m.name)
 	}
 	if ar.strtab == nil || v >= int64(len(ar.strtab)) {
-		return ar.errorf(m.off, ErrName, "long-name reference %q outside the long-name table", m.name)
+		return ar.errorf(m.off, "ar_name", ErrName, "long-name reference %q outside the long-name table", m.name)
 	}
 	s := ar.strtab[v:]
 	end := bytes.IndexByte(s, '\n')
@@ -436,7 +440,7 @@ func (ar *Reader) checkExtent(m *parsedHeader) error {
 		return nil
 	}
 	if m.size > ar.size-m.dataOff {
-		return ar.errorf(m.off, ErrTruncated, "member %q of %d bytes", m.name, m.size)
+		return ar.errorf(m.off, "", ErrTruncated, "member %q of %d bytes", m.name, m.size)
 	}
 	return nil
 }
@@ -456,7 +460,7 @@ func (ar *Reader) keepMember(m *parsedHeader) error {
 	gid, ok3 := parseNum(h.arGID(), 10)
 	mode, ok4 := parseNum(h.arMode(), 8)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return ar.errorf(m.off+16, ErrHeader, "bad date, uid, gid or mode field in header of %q", m.name)
+		return ar.errorf(m.off+16, "", ErrHeader, "bad date, uid, gid or mode field in header of %q", m.name)
 	}
 	mh.ModTime = time.Unix(date, 0).UTC()
 	mh.Uid, mh.Gid, mh.Mode = int(uid), int(gid), mode
@@ -470,11 +474,11 @@ func (ar *Reader) keepMember(m *parsedHeader) error {
 // maxSpecial and by the end of the archive.
 func (ar *Reader) readSpecial(off, dataOff, size int64, what string) ([]byte, error) {
 	if size > maxSpecial || size > ar.size-dataOff {
-		return nil, ar.errorf(off, ErrTruncated, "%s of %d bytes", what, size)
+		return nil, ar.errorf(off, "", ErrTruncated, "%s of %d bytes", what, size)
 	}
 	b := make([]byte, size)
 	if _, err := ar.r.ReadAt(b, dataOff); err != nil {
-		return nil, ar.errorf(dataOff, ErrTruncated, "%s: %v", what, err)
+		return nil, ar.errorf(dataOff, "", ErrTruncated, "%s: %v", what, err)
 	}
 	return b, nil
 }
@@ -509,7 +513,7 @@ type symIndex struct {
 // symtabError is the ErrSymtab error for the byte at of the symbol index
 // at offset base.
 func (ar *Reader) symtabError(base, at int64, what string) error {
-	return ar.errorf(base+at, ErrSymtab, "%s", what)
+	return ar.errorf(base+at, "", ErrSymtab, "%s", what)
 }
 
 // parseGNUSymtab parses a GNU symbol index ("/" or "/SYM64/"): a

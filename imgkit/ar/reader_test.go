@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/internal/elfgen"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -301,23 +302,39 @@ func TestELFClasses(t *testing.T) {
 	}
 }
 
-// TestReaderErrors feeds damaged archives and checks for positional errors.
+// TestReaderErrors feeds damaged archives and checks for positional
+// errors: an *imgfmt.FormatError wrapping the sentinel, with the byte and
+// the ar(5) field, whose message ends with the byte.
 func TestReaderErrors(t *testing.T) {
 	t.Parallel()
 	good := sample(t, nil, "x.o", obj("x"), "a_long_member_name.txt", "hi\n")
-	cases := map[string]func([]byte) []byte{
-		"magic":     func(b []byte) []byte { b[0] = '?'; return b },
-		"fmag":      func(b []byte) []byte { b[8+58] = 'x'; return b },
-		"size":      func(b []byte) []byte { copy(b[8+48:], "99999999x "); return b },
-		"truncated": func(b []byte) []byte { return b[:len(b)-5] },
-		"longname":  func(b []byte) []byte { i := bytes.LastIndex(b, []byte("/0 ")); copy(b[i:], "/999"); return b },
-		"symcount":  func(b []byte) []byte { b[68] = 0x7f; return b },
-	}
-	for name, damage := range cases {
-		b := damage(append([]byte{}, good...))
+	longName := int64(bytes.LastIndex(good, []byte("/0 ")))
+	for _, c := range []struct {
+		name     string
+		damage   func([]byte) []byte
+		sentinel error
+		off      int64 // -2: not checked
+		field    string
+	}{
+		{"magic", func(b []byte) []byte { b[0] = '?'; return b }, ErrFormat, 0, ""},
+		{"fmag", func(b []byte) []byte { b[8+58] = 'x'; return b }, ErrHeader, 8, "ar_fmag"},
+		{"size", func(b []byte) []byte { copy(b[8+48:], "99999999x "); return b }, ErrHeader, 8 + 48, "ar_size"},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-5] }, ErrTruncated, -2, ""},
+		{"longname", func(b []byte) []byte { copy(b[longName:], "/999"); return b }, ErrName, longName, "ar_name"},
+		{"symcount", func(b []byte) []byte { b[68] = 0x7f; return b }, ErrSymtab, -2, ""},
+	} {
+		b := c.damage(append([]byte{}, good...))
 		_, err := NewReader(bytes.NewReader(b), int64(len(b)))
-		if err == nil || !strings.Contains(err.Error(), "at byte 0x") {
-			t.Errorf("%s: error %v does not name an offset", name, err)
+		var fe *imgfmt.FormatError
+		if !errors.Is(err, c.sentinel) || !errors.As(err, &fe) {
+			t.Errorf("%s: %v, want an *imgfmt.FormatError wrapping %v", c.name, err, c.sentinel)
+			continue
+		}
+		if fe.Format != "ar" || c.off != -2 && fe.Off != c.off || fe.Field != c.field {
+			t.Errorf("%s: Format %q Off %#x Field %q, want ar %#x %q (%v)", c.name, fe.Format, fe.Off, fe.Field, c.off, c.field, err)
+		}
+		if !strings.HasSuffix(err.Error(), fmt.Sprintf(" at byte %#x", fe.Off)) {
+			t.Errorf("%s: error %v does not end with its offset %#x", c.name, err, fe.Off)
 		}
 	}
 }

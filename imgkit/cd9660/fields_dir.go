@@ -55,14 +55,14 @@ func (f *FS) recordAt(off int64) (dirRecord, error) {
 		return nil, err
 	}
 	if int(n[0]) < dirRecordFixedLen+1 {
-		return nil, formatErr("bad directory record at byte %#x", off)
+		return nil, formatErr(off, "Length of Directory Record", "bad directory record at byte %#x", off)
 	}
 	rec := make(dirRecord, n[0])
 	if err := f.readAt(rec, off); err != nil {
 		return nil, err
 	}
 	if dirRecordLen(int(rec[32]), 0) > len(rec) {
-		return nil, formatErr("bad directory record at byte %#x", off)
+		return nil, formatErr(off+32, "Length of File Identifier", "bad directory record at byte %#x", off)
 	}
 	return rec, nil
 }

@@ -135,9 +135,9 @@ func (f *FS) View(ns Namespace) (*FS, error) {
 		joliet: f.joliet, boot: f.boot, rr: f.rr, suspSkip: f.suspSkip}
 	switch {
 	case ns == Joliet && f.joliet == nil:
-		return nil, fmt.Errorf("%w: no Joliet supplementary volume descriptor", ErrFormat)
+		return nil, formatErr(-1, "", "no Joliet supplementary volume descriptor")
 	case ns == RockRidge && !f.rr:
-		return nil, fmt.Errorf("%w: no Rock Ridge SP entry in the root directory", ErrFormat)
+		return nil, formatErr(-1, "SP", "no Rock Ridge SP entry in the root directory")
 	case ns != ISO9660 && ns != Joliet && ns != RockRidge:
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, ns)
 	}
@@ -190,9 +190,11 @@ func (f *FS) Warnings() []string {
 	return nil
 }
 
-// formatErr returns an ErrFormat error.
-func formatErr(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+// formatErr returns the *imgfmt.FormatError, wrapping ErrFormat, of a
+// structure at byte off (-1: none) whose field (as ECMA-119, El Torito,
+// SUSP or RRIP name it, "" for none) is malformed.
+func formatErr(off int64, field, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "cd9660", Off: off, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrFormat}
 }
 
 // readAt reads exactly len(b) bytes at byte off of the image. A read
@@ -203,7 +205,7 @@ func (f *FS) readAt(b []byte, off int64) error {
 		return &imgfmt.TruncatedError{Off: max(off, f.size), End: end, Size: f.size}
 	}
 	if off < 0 || off > f.size || int64(len(b)) > f.size-off {
-		return formatErr("read of %d bytes at byte %#x is outside the image of %d bytes", len(b), off, f.size)
+		return formatErr(-1, "", "read of %d bytes at byte %#x is outside the image of %d bytes", len(b), off, f.size)
 	}
 	n, err := f.r.ReadAt(b, off)
 	switch {
@@ -248,7 +250,7 @@ func (f *FS) readDescriptors() error {
 		}
 	}
 	if f.primary == nil {
-		return formatErr("no primary volume descriptor in the volume descriptor set at byte %#x", systemAreaSectors*SectorSize)
+		return formatErr(systemAreaSectors*SectorSize, "", "no primary volume descriptor in the volume descriptor set at byte %#x", systemAreaSectors*SectorSize)
 	}
 	return nil
 }
@@ -289,7 +291,7 @@ func (f *FS) checkPrimary() error {
 	base := f.primary.sector * SectorSize
 	bs, _ := get723(vd.logicalBlockSize())
 	if bs != 512 && bs != 1024 && bs != 2048 {
-		return formatErr("Logical Block Size %d at byte %#x is not 512, 1024 or 2048", bs, base+128)
+		return formatErr(base+128, "Logical Block Size", "Logical Block Size %d at byte %#x is not 512, 1024 or 2048", bs, base+128)
 	}
 	f.blockSize = int64(bs)
 	for _, d := range []*descriptor{f.primary, f.joliet} {
@@ -302,7 +304,7 @@ func (f *FS) checkPrimary() error {
 				f.joliet = nil // a broken Joliet volume leaves the primary one
 				continue
 			}
-			return formatErr("bad Directory Record for Root Directory at byte %#x", d.sector*SectorSize+156)
+			return formatErr(d.sector*SectorSize+156, "Directory Record for Root Directory", "bad Directory Record for Root Directory at byte %#x", d.sector*SectorSize+156)
 		}
 	}
 	return nil

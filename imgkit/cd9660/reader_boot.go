@@ -77,11 +77,11 @@ func (f *FS) BootCatalog() (*BootCatalog, error) {
 	ptr := binary.LittleEndian.Uint32(f.boot.vd.bootCatalogPointer())
 	off := int64(ptr) * SectorSize
 	if off < SectorSize*systemAreaSectors || off >= f.size {
-		return nil, formatErr("Boot Catalog Pointer %d at byte %#x is outside the image", ptr, f.boot.sector*SectorSize+71)
+		return nil, formatErr(f.boot.sector*SectorSize+71, "Boot Catalog Pointer", "Boot Catalog Pointer %d at byte %#x is outside the image", ptr, f.boot.sector*SectorSize+71)
 	}
 	b := make([]byte, min(maxCatalogSectors*SectorSize, f.size-off)/catalogEntrySize*catalogEntrySize)
 	if len(b) < 2*catalogEntrySize {
-		return nil, formatErr("boot catalogue at byte %#x is cut short by the end of the image", off)
+		return nil, formatErr(off, "", "boot catalogue at byte %#x is cut short by the end of the image", off)
 	}
 	if err := f.readAt(b, off); err != nil {
 		return nil, err
@@ -100,17 +100,17 @@ func (f *FS) BootCatalog() (*BootCatalog, error) {
 // to zero.
 func (c *BootCatalog) validation(e *catalogEntry, off int64) error {
 	if e.headerID()[0] != etHeaderValidation {
-		return formatErr("boot catalogue Validation Entry at byte %#x: Header ID %#02x is not 01h", off, e.headerID()[0])
+		return formatErr(off, "Header ID", "boot catalogue Validation Entry at byte %#x: Header ID %#02x is not 01h", off, e.headerID()[0])
 	}
 	if e.keyBytes()[0] != 0x55 || e.keyBytes()[1] != 0xaa {
-		return formatErr("boot catalogue Validation Entry at byte %#x: key bytes %#x are not 55h AAh", off+30, e.keyBytes())
+		return formatErr(off+30, "Key bytes", "boot catalogue Validation Entry at byte %#x: key bytes %#x are not 55h AAh", off+30, e.keyBytes())
 	}
 	var sum uint16
 	for i := 0; i < len(e); i += 2 {
 		sum += binary.LittleEndian.Uint16(e[i:])
 	}
 	if sum != 0 {
-		return formatErr("boot catalogue Validation Entry at byte %#x: the words sum to %#04x, not 0", off, sum)
+		return formatErr(off+28, "Checksum Word", "boot catalogue Validation Entry at byte %#x: the words sum to %#04x, not 0", off, sum)
 	}
 	c.PlatformID = e.platformID()[0]
 	c.ID = trimID(e.idString())

@@ -191,7 +191,7 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 		return readGrowing(x, size)
 	}
 	if size > f.size {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: formatErr("file of %d bytes in an image of %d", size, f.size)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: formatErr(-1, "", "file of %d bytes in an image of %d", size, f.size)}
 	}
 	b := make([]byte, size)
 	if _, err := x.ReadAt(b, 0); err != nil && err != io.EOF {

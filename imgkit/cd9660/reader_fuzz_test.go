@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -82,41 +83,56 @@ func unpackImage(p []byte) []byte {
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
-	f.Fuzz(func(t *testing.T, p []byte) { fuzzOne(p) })
+	f.Fuzz(func(t *testing.T, p []byte) { fuzzOne(t, p) })
 }
 
-// fuzzOne is one run of FuzzOpen on the packed image p.
-func fuzzOne(p []byte) {
+// fuzzOne is one run of FuzzOpen on the packed image p. Every error that
+// wraps ErrFormat must be an *imgfmt.FormatError with a byte of the image
+// or -1 as its Off.
+func fuzzOne(t *testing.T, p []byte) {
 	b := unpackImage(p)
+	size := int64(len(b))
+	check := func(err error) { imgfmttest.CheckFormatError(t, err, size, "cd9660", ErrFormat) }
 	r := bytes.NewReader(b)
-	fsys, err := NewReader(r, int64(len(b)))
+	fsys, err := NewReader(r, size)
 	if err != nil {
+		check(err)
 		return
 	}
-	readAll(fsys)
+	readAll(fsys, check)
 	for _, ns := range []Namespace{ISO9660, Joliet} {
-		if v, err := fsys.View(ns); err == nil {
-			readAll(v)
+		v, err := fsys.View(ns)
+		check(err)
+		if err == nil {
+			readAll(v, check)
 		}
 	}
-	fsys.BootCatalog()
-	Fields(r, int64(len(b)))
+	_, err = fsys.BootCatalog()
+	check(err)
+	_, err = Fields(r, size)
+	check(err)
 }
 
-// readAll walks fsys and reads every file and link.
-func readAll(fsys *FS) {
+// readAll walks fsys and reads every file and link, handing each error
+// to check.
+func readAll(fsys *FS, check func(error)) {
 	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			check(err)
 			return nil
 		}
-		fsys.Stat(p)
-		fsys.Lstat(p)
-		fsys.Entry(p)
+		_, err = fsys.Stat(p)
+		check(err)
+		_, err = fsys.Lstat(p)
+		check(err)
+		_, err = fsys.Entry(p)
+		check(err)
 		if d.Type()&fs.ModeSymlink != 0 {
-			fsys.ReadLink(p)
+			_, err = fsys.ReadLink(p)
+			check(err)
 		}
 		if !d.IsDir() {
-			readBounded(fsys, p)
+			check(readBounded(fsys, p))
 		}
 		return nil
 	})
@@ -128,15 +144,21 @@ const maxFuzzRead = 16 << 20
 
 // readBounded reads the file p whole with ReadFile when it is small, and
 // its first maxFuzzRead bytes otherwise.
-func readBounded(fsys *FS, p string) {
+func readBounded(fsys *FS, p string) error {
 	if fi, err := fsys.Stat(p); err == nil && fi.Size() <= maxFuzzRead {
-		fsys.ReadFile(p)
-		return
+		_, err := fsys.ReadFile(p)
+		return err
 	}
-	if fl, err := fsys.Open(p); err == nil {
-		io.CopyN(io.Discard, fl, maxFuzzRead)
-		fl.Close()
+	fl, err := fsys.Open(p)
+	if err != nil {
+		return err
 	}
+	defer fl.Close()
+	_, err = io.CopyN(io.Discard, fl, maxFuzzRead)
+	if err == io.EOF {
+		err = nil
+	}
+	return err
 }
 
 // TestPackImage checks that unpackImage inverts packImage.

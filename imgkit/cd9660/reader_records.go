@@ -22,7 +22,7 @@ func (f *FS) readRecords(x extent) ([]rawRecord, error) {
 				break
 			}
 			if n < dirRecordFixedLen+1 || p+n > end || dirRecordLen(int(data[p+32]), 0) > n {
-				return nil, formatErr("bad directory record at byte %#x", x.off+int64(p))
+				return nil, formatErr(x.off+int64(p), "Length of Directory Record", "bad directory record at byte %#x", x.off+int64(p))
 			}
 			out = append(out, rawRecord{off: x.off + int64(p), rec: dirRecord(data[p : p+n])})
 			p += n
@@ -132,7 +132,7 @@ func (f *FS) followChildLink(e *Entry) error {
 	loc := e.RockRidge.ChildLink
 	off := int64(loc) * f.blockSize
 	if off < 0 || off+dirRecordFixedLen+1 > f.size {
-		return formatErr("CL entry of the record at byte %#x points outside the image", e.Offset)
+		return formatErr(e.Offset, "CL", "CL entry of the record at byte %#x points outside the image", e.Offset)
 	}
 	b := make([]byte, min(255, f.size-off))
 	if err := f.readAt(b, off); err != nil {
@@ -140,7 +140,7 @@ func (f *FS) followChildLink(e *Entry) error {
 	}
 	rec := dirRecord(b)
 	if n := int(rec[0]); n < dirRecordFixedLen+1 || n > len(b) || rec[32] != 1 || rec[33] != 0 || rec.fileFlags()[0]&flagDirectory == 0 {
-		return formatErr("CL entry of the record at byte %#x: no directory at block %d", e.Offset, loc)
+		return formatErr(e.Offset, "CL", "CL entry of the record at byte %#x: no directory at block %d", e.Offset, loc)
 	}
 	rec = rec[:rec[0]]
 	e.dir = true

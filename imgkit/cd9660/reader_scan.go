@@ -11,7 +11,7 @@ const maxDirSize = 1 << 26
 func (f *FS) checkDirExtent(e *Entry, off int64) error {
 	x := e.extents[0]
 	if x.unit != 0 || x.n > maxDirSize || x.off < 0 || x.off > f.size || x.n > f.size-x.off {
-		return formatErr("directory of %d bytes at block %d (record at byte %#x) is outside the image, interleaved or too large", x.n, e.Extent, off)
+		return formatErr(off, "Location of Extent", "directory of %d bytes at block %d (record at byte %#x) is outside the image, interleaved or too large", x.n, e.Extent, off)
 	}
 	return nil
 }
@@ -73,7 +73,7 @@ type scanItem struct {
 func (s *scanner) dir(it scanItem) {
 	x := it.e.extents[0]
 	if x.n > s.budget {
-		it.e.kidsErr = formatErr("directory at block %d: the directories add up to more than the image", it.e.Extent)
+		it.e.kidsErr = formatErr(-1, "", "directory at block %d: the directories add up to more than the image", it.e.Extent)
 		return
 	}
 	s.budget -= x.n

@@ -80,9 +80,9 @@ func (f *FS) walkSUSP(rec dirRecord, off int64, visit suspVisit) error {
 		read += int(n)
 		switch {
 		case seen[start]:
-			return formatErr("continuation areas of the record at byte %#x loop at byte %#x", off, start)
+			return formatErr(off, "CE", "continuation areas of the record at byte %#x loop at byte %#x", off, start)
 		case len(seen) >= maxContinuations || read > maxSUSPBytes:
-			return formatErr("continuation areas of the record at byte %#x are too many or too long", off)
+			return formatErr(off, "CE", "continuation areas of the record at byte %#x are too many or too long", off)
 		}
 		seen[start] = true
 		area = make([]byte, n)

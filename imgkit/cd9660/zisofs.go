@@ -53,11 +53,11 @@ func (e *Entry) zisofs() (p zisofsParams, ok bool, err error) {
 	}
 	switch {
 	case p.log2 < zisofsMinLog2 || p.log2 > maxLog2:
-		return p, true, formatErr("ZF entry of the record at byte %#x: block size 2^%d is not 2^%d to 2^%d", e.Offset, p.log2, zisofsMinLog2, maxLog2)
+		return p, true, formatErr(e.Offset, "ZF", "ZF entry of the record at byte %#x: block size 2^%d is not 2^%d to 2^%d", e.Offset, p.log2, zisofsMinLog2, maxLog2)
 	case p.headerLen < minHeader:
-		return p, true, formatErr("ZF entry of the record at byte %#x: header of %d bytes, less than %d", e.Offset, p.headerLen, minHeader)
+		return p, true, formatErr(e.Offset, "ZF", "ZF entry of the record at byte %#x: header of %d bytes, less than %d", e.Offset, p.headerLen, minHeader)
 	case p.blocks()+1 > uint64(max(e.Size-p.headerLen, 0)/p.ptrLen()):
-		return p, true, formatErr("ZF entry of the record at byte %#x: %d bytes uncompressed need %d block pointers, more than its %d bytes hold",
+		return p, true, formatErr(e.Offset, "ZF", "ZF entry of the record at byte %#x: %d bytes uncompressed need %d block pointers, more than its %d bytes hold",
 			e.Offset, p.size, p.blocks()+1, e.Size)
 	}
 	return p, true, nil
@@ -175,7 +175,7 @@ func (z *zisofsFile) checkHeader() error {
 
 // errorf returns a format error about the zisofs file.
 func (z *zisofsFile) errorf(format string, args ...any) error {
-	return formatErr("zisofs file at byte %#x: "+format, append([]any{z.at}, args...)...)
+	return formatErr(z.at, "", "zisofs file at byte %#x: "+format, append([]any{z.at}, args...)...)
 }
 
 // readRaw reads exactly len(b) recorded bytes of the file at off.

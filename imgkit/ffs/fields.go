@@ -353,21 +353,21 @@ func (d *describer) groupLayout() (cgsize, sbsize, csaddr int64, err error) {
 	f, g, o := d.f, &d.f.g, d.f.o
 	cgsize = int64(o.i32(f.sb.fsCgsize()))
 	if cgsize < cgStructSz || cgsize > g.bsize {
-		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_cgsize %d", ErrFormat, g.sblockloc, cgsize)
+		return 0, 0, 0, f.badSuperblock(g.sblockloc, "fs_cgsize", f.sb.fsCgsize(), cgsize)
 	}
 	sbsize = int64(o.i32(f.sb.fsSbsize()))
 	if sbsize < sbStructSz || sbsize > sblockSize {
-		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_sbsize %d", ErrFormat, g.sblockloc, sbsize)
+		return 0, 0, 0, f.badSuperblock(g.sblockloc, "fs_sbsize", f.sb.fsSbsize(), sbsize)
 	}
-	csaddr = int64(o.i32(f.sb.fsOldCsaddr()))
+	csaddr, csName, csAt := int64(o.i32(f.sb.fsOldCsaddr())), "fs_old_csaddr", f.sb.fsOldCsaddr()
 	if g.version == 2 {
-		csaddr = o.i64(f.sb.fsCsaddr())
+		csaddr, csName, csAt = o.i64(f.sb.fsCsaddr()), "fs_csaddr", f.sb.fsCsaddr()
 	}
 	if csaddr < 0 || csaddr >= g.size || (csaddr*g.fsize+g.ncg*csumSize) > f.size {
-		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: bad fs_csaddr %d", ErrFormat, g.sblockloc, csaddr)
+		return 0, 0, 0, f.badSuperblock(g.sblockloc, csName, csAt, csaddr)
 	}
 	if g.ncg*g.fpg > g.size+g.fpg || (g.ncg-1)*g.fpg*g.fsize >= f.size {
-		return 0, 0, 0, fmt.Errorf("%w: superblock at byte %#x: %d cylinder groups do not fit the image", ErrFormat, g.sblockloc, g.ncg)
+		return 0, 0, 0, formatErr(g.sblockloc+fieldOff(f.sb[:], f.sb.fsNcg()), "fs_ncg", "superblock at byte %#x: %d cylinder groups do not fit the image", g.sblockloc, g.ncg)
 	}
 	return cgsize, sbsize, csaddr, nil
 }
@@ -433,11 +433,11 @@ func (d *describer) tree() error {
 			return nil
 		}
 		if seen[ino] {
-			return fmt.Errorf("%w: %s: directory inode %d reached twice", ErrFormat, p, ino)
+			return f.inodeErr(in, "", "%s: directory inode %d reached twice", p, ino)
 		}
 		seen[ino] = true
 		if in.Size > f.size {
-			return fmt.Errorf("%w: %s: directory inode %d larger than the image", ErrFormat, p, ino)
+			return f.inodeErr(in, "di_size", "%s: directory inode %d larger than the image", p, ino)
 		}
 		ents, err := f.readDirInode(in)
 		if err != nil {
@@ -503,7 +503,7 @@ func (d *describer) inode(p string, in *Inode) error {
 	switch {
 	case typ == iflnk && in.Size < g.maxsymlinklen:
 		if in.Size > int64(len(a.shortlink)) {
-			return fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
+			return d.f.inodeErr(in, "di_size", "inode %d: bad symbolic link size", in.Ino)
 		}
 		d.out = append(d.out, describe.Field{Path: p, Name: "symlink target", Offset: off + fieldOff(raw, a.shortlink), Size: in.Size,
 			Value: strconv.Quote(string(a.shortlink[:in.Size]))})
@@ -607,7 +607,7 @@ func (d *describer) fileData(p string, in *Inode, off int64) error {
 	f, g := d.f, &d.f.g
 	// di_blocks counts the fragments the file holds: no more than the image has.
 	if in.Blocks < 0 || in.Blocks > f.size/512+g.bsize/512 {
-		return fmt.Errorf("%w: inode %d at byte %#x: di_blocks %d exceeds the image", ErrFormat, in.Ino, off, in.Blocks)
+		return f.inodeErr(in, "di_blocks", "inode %d at byte %#x: di_blocks %d exceeds the image", in.Ino, off, in.Blocks)
 	}
 	data, indirect, err := f.BlockList(in)
 	if err != nil {
@@ -655,7 +655,7 @@ func (d *describer) hashData(in *Inode, data []int64) (string, [][2]int64, error
 			clear(b)
 		} else {
 			if a < 0 || a >= g.size {
-				return "", nil, fmt.Errorf("%w: inode %d: block address %d out of range", ErrFormat, in.Ino, a)
+				return "", nil, f.inodeErr(in, "", "inode %d: block address %d out of range", in.Ino, a)
 			}
 			if err := f.readAt(b, a*g.fsize); err != nil {
 				return "", nil, err

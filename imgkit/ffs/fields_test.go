@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -198,12 +199,14 @@ func TestFieldsSelfIndirect(t *testing.T) {
 	}
 }
 
-// FuzzFields checks that no image makes Fields panic or hang.
+// FuzzFields checks that no image makes Fields panic or hang, and that
+// its ErrFormat errors are *imgfmt.FormatErrors with a place in the image.
 func FuzzFields(f *testing.F) {
 	for _, v := range []int{1, 2} {
 		f.Add(fuzzSeed(f, v))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		Fields(bytes.NewReader(b), int64(len(b)))
+		_, err := Fields(bytes.NewReader(b), int64(len(b)))
+		imgfmttest.CheckFormatError(t, err, int64(len(b)), "ffs", ErrFormat)
 	})
 }

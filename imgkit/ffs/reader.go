@@ -59,7 +59,7 @@ func NewReader(r io.ReaderAt, size int64) (*FS, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	return nil, fmt.Errorf("%w: no FFS superblock found", ErrFormat)
+	return nil, formatErr(-1, "", "no FFS superblock found")
 }
 
 var errNoMagic = errors.New("no magic")
@@ -124,9 +124,38 @@ func magicOrder(s *superblock) (order, bool) {
 	return order{}, false
 }
 
-// badSuperblock is the error for a superblock field with a bad value.
-func badSuperblock(off int64, field string, v int64) error {
-	return fmt.Errorf("%w: superblock at byte %#x: bad %s %d", ErrFormat, off, field, v)
+// formatErr returns the *imgfmt.FormatError, wrapping ErrFormat, of a
+// structure at byte off (-1: none) whose field (as FreeBSD's ufs/ffs/fs.h
+// and ufs/ufs/dinode.h name it, "" for none) is malformed.
+func formatErr(off int64, field, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "ffs", Off: off, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrFormat}
+}
+
+// badSuperblock is the error for the superblock field at (a slice of
+// f.sb), named field, with the bad value v, in the superblock at byte
+// off.
+func (f *FS) badSuperblock(off int64, field string, at []byte, v int64) error {
+	return formatErr(off+fieldOff(f.sb[:], at), field, "superblock at byte %#x: bad %s %d", off, field, v)
+}
+
+// inodeErr is the error for inode in's field name (di_size, di_blocks;
+// "" for the inode as a whole, whose first byte it then names).
+func (f *FS) inodeErr(in *Inode, name, format string, args ...any) error {
+	off := f.g.inodeOff(int64(in.Ino))
+	if int64(len(in.raw)) == f.g.dinodeSize() && name != "" {
+		var b []byte
+		if f.g.version == 1 {
+			d := (*dinode1)(in.raw)
+			b = map[string][]byte{"di_size": d.diSize(), "di_blocks": d.diBlocks()}[name]
+		} else {
+			d := (*dinode2)(in.raw)
+			b = map[string][]byte{"di_size": d.diSize(), "di_blocks": d.diBlocks()}[name]
+		}
+		if b != nil {
+			off += fieldOff(in.raw, b)
+		}
+	}
+	return formatErr(off, name, format, args...)
 }
 
 // parseVersion sets the version from fs_magic and the superblock's
@@ -137,7 +166,7 @@ func (f *FS) parseVersion(off int64) error {
 	if o.u32(s.fsMagic()) == fsUFS2Magic {
 		g.version = 2
 		if sl := o.i64(s.fsSblockloc()); sl != off {
-			return badSuperblock(off, "fs_sblockloc", sl)
+			return f.badSuperblock(off, "fs_sblockloc", s.fsSblockloc(), sl)
 		}
 	} else if off == sblockUFS2 {
 		// A UFS1 superblock is never looked for at SBLOCK_UFS2.
@@ -156,11 +185,11 @@ func (f *FS) parseSizes(off int64) error {
 	g.frag = int64(o.i32(s.fsFrag()))
 	switch {
 	case !powerOf2(g.bsize) || g.bsize < minBSize || g.bsize > maxBSize:
-		return badSuperblock(off, "fs_bsize", g.bsize)
+		return f.badSuperblock(off, "fs_bsize", s.fsBsize(), g.bsize)
 	case !powerOf2(g.fsize) || g.fsize < 512 || g.fsize > g.bsize:
-		return badSuperblock(off, "fs_fsize", g.fsize)
+		return f.badSuperblock(off, "fs_fsize", s.fsFsize(), g.fsize)
 	case g.frag != g.bsize/g.fsize || g.frag > maxFrag:
-		return badSuperblock(off, "fs_frag", g.frag)
+		return f.badSuperblock(off, "fs_frag", s.fsFrag(), g.frag)
 	}
 	g.bshift, g.fshift, g.fragshift = ilog2(g.bsize), ilog2(g.fsize), ilog2(g.frag)
 	return nil
@@ -189,25 +218,29 @@ func (f *FS) parseCounts() {
 // checkCounts checks what parseCounts read against the block and
 // fragment sizes and against each other.
 func (f *FS) checkCounts(off int64) error {
-	g := &f.g
+	s, g := &f.sb, &f.g
 	ds := g.dinodeSize()
+	size, sizeName := s.fsSize(), "fs_size"
+	if g.version == 1 {
+		size, sizeName = s.fsOldSize(), "fs_old_size"
+	}
 	switch {
 	case g.inopb != g.bsize/ds:
-		return badSuperblock(off, "fs_inopb", g.inopb)
+		return f.badSuperblock(off, "fs_inopb", s.fsInopb(), g.inopb)
 	case g.nindir != g.bsize/(ds/32):
-		return badSuperblock(off, "fs_nindir", g.nindir)
+		return f.badSuperblock(off, "fs_nindir", s.fsNindir(), g.nindir)
 	case g.ncg <= 0 || g.ncg > 1<<24:
-		return badSuperblock(off, "fs_ncg", g.ncg)
+		return f.badSuperblock(off, "fs_ncg", s.fsNcg(), g.ncg)
 	case g.fpg <= 0 || g.fpg%g.frag != 0 || g.fpg > 1<<31:
-		return badSuperblock(off, "fs_fpg", g.fpg)
+		return f.badSuperblock(off, "fs_fpg", s.fsFpg(), g.fpg)
 	case g.ipg <= 0 || g.ipg%g.inopb != 0 || g.ipg > 1<<31:
-		return badSuperblock(off, "fs_ipg", g.ipg)
+		return f.badSuperblock(off, "fs_ipg", s.fsIpg(), g.ipg)
 	case g.size <= 0 || g.size > g.ncg*g.fpg || g.size <= (g.ncg-1)*g.fpg:
-		return badSuperblock(off, "fs_size", g.size)
+		return f.badSuperblock(off, sizeName, size, g.size)
 	case g.iblkno < 0 || g.iblkno+g.ipg/(g.inopb/g.frag)*1 > g.fpg:
-		return badSuperblock(off, "fs_iblkno", g.iblkno)
+		return f.badSuperblock(off, "fs_iblkno", s.fsIblkno(), g.iblkno)
 	case g.maxsymlinklen < 0 || g.maxsymlinklen > int64(nDAddr+nIAddr)*(ds/32):
-		return badSuperblock(off, "fs_maxsymlinklen", g.maxsymlinklen)
+		return f.badSuperblock(off, "fs_maxsymlinklen", s.fsMaxsymlinklen(), g.maxsymlinklen)
 	}
 	return nil
 }
@@ -248,7 +281,7 @@ func (f *FS) readAt(b []byte, off int64) error {
 		return &imgfmt.TruncatedError{Off: max(off, f.size), End: end, Size: f.size}
 	}
 	if off < 0 || off+int64(len(b)) > f.size {
-		return fmt.Errorf("%w: read of %d bytes at byte %#x is outside the image", ErrFormat, len(b), off)
+		return formatErr(-1, "", "read of %d bytes at byte %#x is outside the image", len(b), off)
 	}
 	n, err := f.r.ReadAt(b, off)
 	switch {
@@ -293,7 +326,7 @@ func (in *Inode) IsDir() bool { return in.Mode&ifmt == ifdir }
 func (f *FS) inode(ino int64) (*Inode, error) {
 	g := &f.g
 	if ino < rootIno || ino >= g.ncg*g.ipg {
-		return nil, fmt.Errorf("%w: inode number %d out of range", ErrFormat, ino)
+		return nil, formatErr(-1, "", "inode number %d out of range", ino)
 	}
 	ds := g.dinodeSize()
 	b := make([]byte, ds)
@@ -308,7 +341,7 @@ func (f *FS) inode(ino int64) (*Inode, error) {
 		in.decode2(f.o, (*dinode2)(b))
 	}
 	if in.Size < 0 || in.Size > 1<<56 {
-		return nil, fmt.Errorf("%w: inode %d at byte %#x: bad di_size %d", ErrFormat, ino, off, in.Size)
+		return nil, f.inodeErr(in, "di_size", "inode %d at byte %#x: bad di_size %d", ino, off, in.Size)
 	}
 	return in, nil
 }
@@ -392,7 +425,7 @@ func (f *FS) bmap(in *Inode, lbn int64, ind map[int64][]int64) (int64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("%w: inode %d: block beyond the triple indirect", ErrFormat, in.Ino)
+	return 0, f.inodeErr(in, "di_size", "inode %d: block beyond the triple indirect", in.Ino)
 }
 
 func (f *FS) indirect(addr int64, cache map[int64][]int64) ([]int64, error) {
@@ -401,7 +434,7 @@ func (f *FS) indirect(addr int64, cache map[int64][]int64) ([]int64, error) {
 	}
 	g := &f.g
 	if addr < 0 || addr >= g.size {
-		return nil, fmt.Errorf("%w: indirect block address %d out of range", ErrFormat, addr)
+		return nil, formatErr(-1, "", "indirect block address %d out of range", addr)
 	}
 	b := make([]byte, g.bsize)
 	if err := f.readAt(b, addr*g.fsize); err != nil {
@@ -437,7 +470,7 @@ func (f *FS) readData(in *Inode, p []byte, off int64, ind map[int64][]int64) err
 			clear(p[:n])
 		} else {
 			if addr < 0 || addr >= g.size {
-				return fmt.Errorf("%w: inode %d: block address %d out of range", ErrFormat, in.Ino, addr)
+				return f.inodeErr(in, "", "inode %d: block address %d out of range", in.Ino, addr)
 			}
 			if err := f.readAt(p[:n], addr*g.fsize+bo); err != nil {
 				return err
@@ -461,7 +494,7 @@ func (f *FS) BlockList(in *Inode) (data, indirect []int64, err error) {
 		nblk = 0
 	}
 	if nblk > in.Blocks*512/g.fsize+1 {
-		return nil, nil, fmt.Errorf("%w: inode %d: size %d needs more blocks than di_blocks %d", ErrFormat, in.Ino, in.Size, in.Blocks)
+		return nil, nil, f.inodeErr(in, "di_blocks", "inode %d: size %d needs more blocks than di_blocks %d", in.Ino, in.Size, in.Blocks)
 	}
 	for lbn := int64(0); lbn < nblk; lbn++ {
 		a, err := f.bmap(in, lbn, ind)
@@ -480,7 +513,7 @@ func (f *FS) BlockList(in *Inode) (data, indirect []int64, err error) {
 			return nil
 		}
 		if int64(len(indirect)) >= maxInd {
-			return fmt.Errorf("%w: inode %d: more indirect blocks than di_blocks %d holds", ErrFormat, in.Ino, in.Blocks)
+			return f.inodeErr(in, "di_blocks", "inode %d: more indirect blocks than di_blocks %d holds", in.Ino, in.Blocks)
 		}
 		indirect = append(indirect, addr)
 		if level == 0 {
@@ -516,7 +549,7 @@ type DirEntry struct {
 // without "." and "..".
 func (f *FS) readDirInode(in *Inode) ([]DirEntry, error) {
 	if in.Size > maxDirSize || in.Size%dirBlkSiz != 0 {
-		return nil, fmt.Errorf("%w: directory inode %d: bad size %d", ErrFormat, in.Ino, in.Size)
+		return nil, f.inodeErr(in, "di_size", "directory inode %d: bad size %d", in.Ino, in.Size)
 	}
 	b := make([]byte, in.Size)
 	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {
@@ -529,21 +562,33 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, error) {
 			reclen := int(f.o.u16(dReclen(e)))
 			namlen := int(dNamlen(e)[0])
 			if reclen < direntHeader || reclen%4 != 0 || pos+reclen > blk+dirBlkSiz || direntSize(namlen) > reclen {
-				return nil, fmt.Errorf("%w: directory inode %d: bad entry at byte %#x of the directory", ErrFormat, in.Ino, pos)
+				return nil, formatErr(f.dirByte(in, pos), "d_reclen", "directory inode %d: bad entry at byte %#x of the directory", in.Ino, pos)
 			}
 			ino := f.o.u32(dIno(e))
 			name := string(dName(e)[:namlen])
+			at := pos
 			pos += reclen
 			if ino == 0 || name == "." || name == ".." {
 				continue
 			}
 			if strings.ContainsRune(name, '/') || name == "" || strings.ContainsRune(name, 0) {
-				return nil, fmt.Errorf("%w: directory inode %d: bad name %q", ErrFormat, in.Ino, name)
+				return nil, formatErr(f.dirByte(in, at)+fieldOff(e, dName(e)), "d_name", "directory inode %d: bad name %q", in.Ino, name)
 			}
 			out = append(out, DirEntry{Name: name, Ino: ino, Type: dType(e)[0]})
 		}
 	}
 	return out, nil
+}
+
+// dirByte returns the byte of the image that holds byte pos of directory
+// in's contents, or -1 when no block of the image holds it.
+func (f *FS) dirByte(in *Inode, pos int) int64 {
+	g := &f.g
+	addr, err := f.bmap(in, int64(pos)>>g.bshift, map[int64][]int64{})
+	if err != nil || addr <= 0 || addr >= g.size {
+		return -1
+	}
+	return addr*g.fsize + int64(pos)&(g.bsize-1)
 }
 
 // lookup resolves name to its inode, following symbolic links in every
@@ -579,12 +624,12 @@ func isLink(in *Inode) bool { return in.Mode&ifmt == iflnk }
 func (f *FS) readlink(in *Inode) (string, error) {
 	if in.Size < f.g.maxsymlinklen {
 		if in.Size > int64(len(in.short)) {
-			return "", fmt.Errorf("%w: inode %d: bad symbolic link size", ErrFormat, in.Ino)
+			return "", f.inodeErr(in, "di_size", "inode %d: bad symbolic link size", in.Ino)
 		}
 		return string(in.short[:in.Size]), nil
 	}
 	if in.Size > 1<<16 {
-		return "", fmt.Errorf("%w: inode %d: symbolic link too long", ErrFormat, in.Ino)
+		return "", f.inodeErr(in, "di_size", "inode %d: symbolic link too long", in.Ino)
 	}
 	b := make([]byte, in.Size)
 	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {
@@ -643,7 +688,7 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 		return []byte{}, nil // devices, fifos and sockets read as empty, as Open+Read does
 	}
 	if in.Size > f.size*int64(f.g.nindir) {
-		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fmt.Errorf("%w: size %d", ErrFormat, in.Size)}
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: f.inodeErr(in, "di_size", "size %d", in.Size)}
 	}
 	b := make([]byte, in.Size)
 	if err := f.readData(in, b, 0, map[int64][]int64{}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -147,17 +148,21 @@ func TestReaderCorrupt(t *testing.T) {
 		off := (i * 7919) % (256 << 10)
 		b[off] ^= byte(i) | 1
 		if f, err := NewReader(bytes.NewReader(b), int64(len(b))); err == nil {
-			walkAll(f)
+			walkAll(f, nil)
 		}
 		b[off] ^= byte(i) | 1
 	}
 }
 
-// walkAll reads everything reachable, ignoring errors. Each directory
+// walkAll reads everything reachable, handing each error to check (when
+// not nil) and going on. Each directory
 // inode is listed once and at most 10000 names are visited, so that a
 // corrupt image whose directories contain themselves (which the reader
 // allows, as a kernel would) does not make the walk exponential.
-func walkAll(f *FS) {
+func walkAll(f *FS, check func(error)) {
+	if check == nil {
+		check = func(error) {}
+	}
 	seen := map[uint32]bool{}
 	budget := 10000
 	var walk func(dir string, depth int)
@@ -167,6 +172,7 @@ func walkAll(f *FS) {
 		}
 		ents, err := f.ReadDir(dir)
 		if err != nil {
+			check(err)
 			return
 		}
 		for _, e := range ents {
@@ -178,8 +184,10 @@ func walkAll(f *FS) {
 				p = dir + "/" + p
 			}
 			in, err := f.Inode(p)
+			check(err)
 			if err == nil {
-				f.BlockList(in)
+				_, _, err := f.BlockList(in)
+				check(err)
 			}
 			switch {
 			case e.IsDir():
@@ -188,9 +196,11 @@ func walkAll(f *FS) {
 					walk(p, depth+1)
 				}
 			case e.Type().IsRegular():
-				f.ReadFile(p)
+				_, err := f.ReadFile(p)
+				check(err)
 			default:
-				f.ReadLink(p)
+				_, err := f.ReadLink(p)
+				check(err)
 			}
 		}
 	}
@@ -201,7 +211,9 @@ func walkAll(f *FS) {
 // image is b cut or zero-extended to size bytes (at most 16 MiB), so that
 // the committed corpus (testdata/fuzz/FuzzReader, see its README) can hold
 // the start of an image, up to its superblock, without the zeros behind
-// it; the seeds added here are whole images from the writer.
+// it; the seeds added here are whole images from the writer. Every error
+// that wraps ErrFormat must be an *imgfmt.FormatError with a byte of the
+// image or -1 as its Off.
 func FuzzReader(f *testing.F) {
 	for _, v := range []int{1, 2} {
 		seed := fuzzSeed(f, v)
@@ -209,11 +221,13 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, size uint32) {
 		size = min(size, 16<<20)
+		check := func(err error) { imgfmttest.CheckFormatError(t, err, int64(size), "ffs", ErrFormat) }
 		fs, err := NewReader(zeroExtended(b), int64(size))
 		if err != nil {
+			check(err)
 			return
 		}
-		walkAll(fs)
+		walkAll(fs, check)
 	})
 }
 

@@ -116,8 +116,8 @@ func TestContractFormat(t *testing.T) {
 	a := []byte(kvMagic + "a=hello\nb=x\n")
 	b := []byte(kvMagic + "a=hellp\nc=y\n")
 
-	if got := strings.Join(inspect.Formats(), ","); got != "msdos,ar,ffs,cd9660,disk,kv" {
-		t.Errorf("Formats() = %s, want msdos,ar,ffs,cd9660,disk,kv", got)
+	if got := strings.Join(inspect.Formats(), ","); got != "msdos,ar,ffs,cd9660,cpio,ext,disk,kv" {
+		t.Errorf("Formats() = %s, want msdos,ar,ffs,cd9660,cpio,ext,disk,kv", got)
 	}
 	if f := inspect.Detect(bytes.NewReader(a), int64(len(a))); f == nil || f.Name != "kv" {
 		t.Fatalf("Detect = %v, want kv", f)
@@ -183,7 +183,7 @@ func TestRegisterRejects(t *testing.T) {
 			inspect.Register(tc.f)
 		}()
 	}
-	if got := strings.Join(inspect.Formats(), ","); got != "msdos,ar,ffs,cd9660,disk,kv" {
+	if got := strings.Join(inspect.Formats(), ","); got != "msdos,ar,ffs,cd9660,cpio,ext,disk,kv" {
 		t.Errorf("Formats() after the rejected registrations = %s", got)
 	}
 }

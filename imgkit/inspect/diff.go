@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -376,11 +378,13 @@ func (r *Report) Write(w io.Writer, nameA, nameB string) error {
 		fmt.Fprintf(&b, " (%s vs %s)", orUnknown(r.FormatA), orUnknown(r.FormatB))
 	}
 	b.WriteString(":\n")
-	if r.ParseErrA != nil {
-		fmt.Fprintf(&b, "  %s: cannot be described: %v\n", nameA, r.ParseErrA)
-	}
-	if r.ParseErrB != nil {
-		fmt.Fprintf(&b, "  %s: cannot be described: %v\n", nameB, r.ParseErrB)
+	for _, p := range []struct {
+		name string
+		err  error
+	}{{nameA, r.ParseErrA}, {nameB, r.ParseErrB}} {
+		if p.err != nil {
+			fmt.Fprintf(&b, "  %s%s: cannot be described: %v\n", p.name, formatErrorPlace(p.err), p.err)
+		}
 	}
 	for _, c := range r.Changes {
 		b.WriteString("  ")
@@ -426,6 +430,20 @@ func orUnknown(s string) string {
 }
 
 // at formats " at byte 0x1a" or " at byte 0x1a (0x2a in the second file)".
+// formatErrorPlace says where the *imgfmt.FormatError that err wraps
+// lies, as a field's place is said: ": HeaderCRC32 at byte 0x210", or ""
+// when err has no place.
+func formatErrorPlace(err error) string {
+	var fe *imgfmt.FormatError
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	if w := fe.Where(); w != "" {
+		return ": " + w
+	}
+	return ""
+}
+
 func at(offA, offB int64) string {
 	switch {
 	case offA < 0 && offB < 0:

@@ -13,7 +13,7 @@
 //
 // Formats are kept in a small registry (Register). FAT images
 // (imgkit/msdos), ar archives (imgkit/ar), FFS images (imgkit/ffs),
-// ISO 9660 images (imgkit/cd9660) and partitioned disks (imgkit/mkimg,
+// ISO 9660 images (imgkit/cd9660), ext2/3/4 images (imgkit/ext) and partitioned disks (imgkit/mkimg,
 // whose partitions are opened through this registry's Detect) are
 // registered by this package, one line each in formats.go; a new format adds one such line, and a program can
 // register a format of its own from an init function. Each format says how

@@ -26,7 +26,7 @@ var (
 
 // Register adds a format, as its package's Describe function returns it.
 // Formats are tried in registration order: this package registers msdos,
-// ar, ffs and cd9660, so a format registered from another package's init
+// ar, ffs, cd9660, ext and disks, so a format registered from another package's init
 // is tried after them. Registering a name twice, or a format that fails
 // describe.Kind.Check, panics.
 func Register(f describe.Kind) {

@@ -3,6 +3,8 @@ package inspect
 import (
 	"github.com/fixturegen/fixturegen/imgkit/ar"
 	"github.com/fixturegen/fixturegen/imgkit/cd9660"
+	"github.com/fixturegen/fixturegen/imgkit/cpio"
+	"github.com/fixturegen/fixturegen/imgkit/ext"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/mkimg"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
@@ -15,5 +17,7 @@ func init() {
 	Register(ar.Describe())
 	Register(ffs.Describe())
 	Register(cd9660.Describe())
+	Register(cpio.Describe())
+	Register(ext.Describe())
 	Register(mkimg.Describe(Detect))
 }

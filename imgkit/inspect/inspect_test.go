@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/ar"
+	"github.com/fixturegen/fixturegen/imgkit/cpio"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -91,6 +92,7 @@ func TestDetect(t *testing.T) {
 	}{
 		{fat, "msdos"}, {fat32, "msdos"}, {arc, "ar"}, {[]byte("!<thin>\n"), "ar"},
 		{ufs1, "ffs"}, {ufs2be, "ffs"}, {ufs2be[:describe.HeadSize], "ffs"},
+		{cpioArchive(t, cpio.FormatNewc), "cpio"}, {cpioArchive(t, cpio.FormatODC), "cpio"},
 		{[]byte("KV1\na=b\n"), "kv"}, {[]byte("hello"), ""}, {nil, ""}, {make([]byte, 4096), ""}, {fat[:511], ""},
 	} {
 		f := Detect(bytes.NewReader(tc.data), int64(len(tc.data)))
@@ -112,9 +114,19 @@ func TestDetect(t *testing.T) {
 	}
 	// The formats of this module come first, in this order; kv is the
 	// format contract_test.go registers.
-	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs,cd9660,disk,kv" {
+	if got := Formats(); strings.Join(got, ",") != "msdos,ar,ffs,cd9660,cpio,ext,disk,kv" {
 		t.Errorf("Formats() = %q", got)
 	}
+}
+
+// cpioArchive returns a cpio archive of one file in format f.
+func cpioArchive(t *testing.T, f cpio.Format) []byte {
+	t.Helper()
+	b, err := cpio.Build(fstree.FS(fstest.MapFS{"a.txt": {Data: []byte("a\n"), Mode: 0o644}}), &cpio.Options{Format: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // byName returns the registered format name.

@@ -3,7 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"io"
 	"strconv"
 
@@ -50,7 +50,7 @@ func readAPM(r io.ReaderAt, size int64) (*Table, error) {
 	}
 	count := int64(binary.BigEndian.Uint32(first.pmMapBlkCnt()))
 	if count < 1 || count > apmMaxMapBlocks || count > size/bs-1 {
-		return nil, fmt.Errorf("%w: apm: pmMapBlkCnt %d at byte %#x: the map must fit the disk's %d blocks after block 0", ErrNoTable, count, bs+4, size/bs-1)
+		return nil, noTableErr("apm", bs+fieldAt(first[:], first.pmMapBlkCnt()), "pmMapBlkCnt", "apm: pmMapBlkCnt %d at byte %#x: the map must fit the disk's %d blocks after block 0", count, bs+4, size/bs-1)
 	}
 	t := &Table{Scheme: "apm", SectorSize: int(bs)}
 	t.Fields = apmDDRFields(&ddr)

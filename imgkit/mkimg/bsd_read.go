@@ -3,7 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"io"
 	"strconv"
 )
@@ -44,11 +44,11 @@ func bsdTable(d *bsdLabel, secsz, size int64) (*Table, error) {
 	le32 := func(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
 	n := int(fieldlist.LEUint(d.dNpartitions()))
 	if n > bsdPartsMax {
-		return nil, fmt.Errorf("mkimg: bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
+		return nil, formatErr("bsd", secsz+bsdNpartitionsOffset, "d_npartitions", "bsd: d_npartitions %d at byte %#x: more than the %d entries mkimg writes", n, secsz+bsdNpartitionsOffset, bsdPartsMax)
 	}
 	sum := bsdChecksum(d[:bsdHeaderSize+n*bsdPartitionSize])
 	if got := uint16(fieldlist.LEUint(d.dChecksum())); got != sum {
-		return nil, fmt.Errorf("mkimg: bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
+		return nil, formatErr("bsd", secsz+bsdChecksumOffset, "d_checksum", "bsd: d_checksum %#04x at byte %#x, want %#04x", got, secsz+bsdChecksumOffset, sum)
 	}
 	t := &Table{Scheme: "bsd", SectorSize: int(secsz)}
 	hex := func(b []byte) string { return fmt.Sprintf("%#x", fieldlist.LEUint(b)) }

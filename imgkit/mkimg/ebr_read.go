@@ -2,9 +2,10 @@ package mkimg
 
 import (
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"io"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -38,19 +39,21 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 	lba := int64(0)
 	for k := 0; ; k++ {
 		if k >= ebrMaxPartitions {
-			return nil, 0, fmt.Errorf("mkimg: ebr: the chain is longer than %d EBRs", ebrMaxPartitions)
+			return nil, 0, formatErr("ebr", -1, "", "ebr: the chain is longer than %d EBRs", ebrMaxPartitions)
 		}
 		seen[lba] = true
 		var m mbrRecord
 		if _, err := r.ReadAt(m[:], lba*secsz); err != nil {
 			return nil, 0, fmt.Errorf("mkimg: ebr: reading the EBR at LBA %d: %w", lba, err)
 		}
-		p, link, err := checkEBR(&m, lba)
-		if err != nil {
+		p, link, fe := checkEBR(&m, lba, lba*secsz)
+		if fe != nil {
 			if k == 0 {
-				return nil, 0, fmt.Errorf("%w: %w", errNoEBR, err)
+				// No EBR at LBA 0 is no EBR chain, not a broken one.
+				return nil, 0, fmt.Errorf("%w: mkimg: %w", errNoEBR, fe)
 			}
-			return nil, 0, err
+			fe.Err = ErrFormat
+			return nil, 0, fe
 		}
 		pStart, pSize := lba+int64(fieldlist.LEUint(p.startingLBA())), int64(fieldlist.LEUint(p.sizeInLBA()))
 		end = max(end, (pStart+pSize)*secsz)
@@ -75,37 +78,48 @@ func readEBRChain(r io.ReaderAt, size, secsz int64) (*Table, int64, error) {
 			return t, end, nil
 		}
 		if seen[next] {
-			return nil, 0, fmt.Errorf("mkimg: ebr: the EBR at LBA %d links to LBA %d, already in the chain", lba, next)
+			return nil, 0, formatErr("ebr", lba*secsz+mbrPartitionOffset+16+fieldAt(link[:], link.startingLBA()), "StartingLBA", "ebr: the EBR at LBA %d links to LBA %d, already in the chain", lba, next)
 		}
 		lba = next
 	}
 }
 
-// checkEBR checks that the sector m at lba is an EBR and returns its
-// partition and link records.
-func checkEBR(m *mbrRecord, lba int64) (p, link *mbrPartitionRecord, err error) {
+// checkEBR checks that the sector m at lba, byte off of the disk, is an
+// EBR and returns its partition and link records, or the error of what
+// it lacks, without a sentinel: its caller says whether that is no chain
+// or a broken one.
+func checkEBR(m *mbrRecord, lba, off int64) (p, link *mbrPartitionRecord, fe *imgfmt.FormatError) {
+	bad := func(field []byte, name, format string, args ...any) (*mbrPartitionRecord, *mbrPartitionRecord, *imgfmt.FormatError) {
+		at := int64(-1)
+		if field != nil {
+			at = off + fieldAt(m[:], field)
+		}
+		return nil, nil, &imgfmt.FormatError{Format: "ebr", Off: at, Field: name, Msg: "ebr: " + fmt.Sprintf(format, args...)}
+	}
 	if fieldlist.LEUint(m.signature()) != mbrSignature {
-		return nil, nil, fmt.Errorf("mkimg: ebr: no boot signature in the EBR at LBA %d", lba)
+		return bad(m.signature(), "Signature", "no boot signature in the EBR at LBA %d", lba)
 	}
 	for i := 2; i < mbrPartitions; i++ {
 		if *m.partitionRecord(i) != (mbrPartitionRecord{}) {
-			return nil, nil, fmt.Errorf("mkimg: ebr: partition record %d of the EBR at LBA %d is not empty", i, lba)
+			return bad(m.partitionRecord(i)[:], "", "partition record %d of the EBR at LBA %d is not empty", i, lba)
 		}
 	}
 	p, link = m.partitionRecord(ebrPartRecord), m.partitionRecord(ebrLinkRecord)
 	switch t := p.osType()[0]; {
-	case t == 0 || fieldlist.LEUint(p.sizeInLBA()) == 0:
-		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is empty", lba)
+	case t == 0:
+		return bad(p.osType(), "OSType", "partition record 0 of the EBR at LBA %d is empty", lba)
+	case fieldlist.LEUint(p.sizeInLBA()) == 0:
+		return bad(p.sizeInLBA(), "SizeInLBA", "partition record 0 of the EBR at LBA %d is empty", lba)
 	case t == ebrLinkType || t == ebrLinkTypeLBA:
-		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d is a link (OSType 0x%02x)", lba, t)
+		return bad(p.osType(), "OSType", "partition record 0 of the EBR at LBA %d is a link (OSType 0x%02x)", lba, t)
 	case fieldlist.LEUint(p.startingLBA()) == 0:
-		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 0 of the EBR at LBA %d starts on the EBR itself", lba)
+		return bad(p.startingLBA(), "StartingLBA", "partition record 0 of the EBR at LBA %d starts on the EBR itself", lba)
 	}
 	switch t := link.osType()[0]; {
 	case t == 0 && *link != (mbrPartitionRecord{}):
-		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 1 of the EBR at LBA %d has no OSType but is not empty", lba)
+		return bad(link.osType(), "OSType", "partition record 1 of the EBR at LBA %d has no OSType but is not empty", lba)
 	case t != 0 && t != ebrLinkType && t != ebrLinkTypeLBA:
-		return nil, nil, fmt.Errorf("mkimg: ebr: partition record 1 of the EBR at LBA %d has OSType 0x%02x, not a link", lba, t)
+		return bad(link.osType(), "OSType", "partition record 1 of the EBR at LBA %d has OSType 0x%02x, not a link", lba, t)
 	}
 	return p, link, nil
 }

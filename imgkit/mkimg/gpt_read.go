@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"hash/crc32"
 	"io"
 	"math"
@@ -61,7 +61,7 @@ func readGPT(r io.ReaderAt, size int64) (*Table, error) {
 	case broken != nil:
 		return nil, broken
 	case protective:
-		return nil, fmt.Errorf("%w: protective MBR at byte 0x1be but no GPT header at LBA 1 or the last LBA, with 512- or 4096-byte sectors", ErrFormat)
+		return nil, formatErr("gpt", 0x1be, "", "protective MBR at byte 0x1be but no GPT header at LBA 1 or the last LBA, with 512- or 4096-byte sectors")
 	}
 	return nil, fmt.Errorf("%w: no GPT header", ErrNoTable)
 }
@@ -122,7 +122,12 @@ func readGPTSectors(r io.ReaderAt, size, secsz int64) (*Table, error) {
 		if errors.Is(errP, errNoHeader) && errors.Is(errB, errNoHeader) {
 			return nil, errP
 		}
-		return nil, fmt.Errorf("%w: primary %v; backup %v", ErrFormat, errP, errB)
+		// The place is the primary header's, unless it has no signature.
+		var fe *imgfmt.FormatError
+		if !errors.As(errP, &fe) && !errors.As(errB, &fe) {
+			fe = &imgfmt.FormatError{Off: -1}
+		}
+		return nil, formatErr("gpt", fe.Off, fe.Field, "primary %v; backup %v", errP, errB)
 	}
 	use := primary
 	if errP != nil {
@@ -149,8 +154,16 @@ func readGPTSectors(r io.ReaderAt, size, secsz int64) (*Table, error) {
 // signature.
 func readGPTHeader(r io.ReaderAt, size, secsz, lba int64) (*gptRead, error) {
 	off := lba * secsz
-	bad := func(format string, args ...any) (*gptRead, error) {
-		return nil, fmt.Errorf("GPT header at byte %#x: "+format, append([]any{off}, args...)...)
+	var h gptHeader // only for the places of the fields bad names
+	bad := func(field []byte, name, format string, args ...any) (*gptRead, error) {
+		at := int64(-1)
+		if field != nil {
+			at = off + fieldAt(h[:], field)
+		}
+		// No sentinel: a header that fails is a problem of the table
+		// when the other one is good, and readGPTSectors wraps both
+		// failures in ErrFormat when neither is.
+		return nil, containerErr(nil, "gpt", at, name, "GPT header at byte %#x: "+format, append([]any{off}, args...)...)
 	}
 	sector := make([]byte, secsz)
 	if _, err := r.ReadAt(sector, off); err != nil {
@@ -159,7 +172,7 @@ func readGPTHeader(r io.ReaderAt, size, secsz, lba int64) (*gptRead, error) {
 			// there to read.
 			return nil, fmt.Errorf("GPT header at byte %#x: %w (%w)", off, errNoHeader, err)
 		}
-		return bad("%v", err)
+		return bad(nil, "", "%v", err)
 	}
 	g := &gptRead{lba: lba}
 	if [8]byte(sector[:8]) != gptSignature {
@@ -167,36 +180,36 @@ func readGPTHeader(r io.ReaderAt, size, secsz, lba int64) (*gptRead, error) {
 	}
 	hsize := binary.LittleEndian.Uint32(sector[12:16])
 	if hsize < gptHeaderSize || int64(hsize) > secsz {
-		return bad("HeaderSize %d is not from %d to the sector size %d", hsize, gptHeaderSize, secsz)
+		return bad(h.headerSize(), "HeaderSize", "HeaderSize %d is not from %d to the sector size %d", hsize, gptHeaderSize, secsz)
 	}
 	copy(g.h[:], sector)
 	want := binary.LittleEndian.Uint32(g.h.headerCRC32())
 	clear(sector[16:20])
 	if got := crc32.ChecksumIEEE(sector[:hsize]); got != want {
-		return bad("HeaderCRC32 %#08x, but the header's CRC-32 is %#08x", want, got)
+		return bad(h.headerCRC32(), "HeaderCRC32", "HeaderCRC32 %#08x, but the header's CRC-32 is %#08x", want, got)
 	}
 	if my := binary.LittleEndian.Uint64(g.h.myLBA()); my != uint64(lba) {
-		return bad("MyLBA %d, want %d", my, lba)
+		return bad(h.myLBA(), "MyLBA", "MyLBA %d, want %d", my, lba)
 	}
 	n := uint64(binary.LittleEndian.Uint32(g.h.numberOfPartitionEntries()))
 	esize := uint64(binary.LittleEndian.Uint32(g.h.sizeOfPartitionEntry()))
 	if esize < gptEntrySize || esize%8 != 0 {
-		return bad("SizeOfPartitionEntry %d is not a multiple of 8 of at least 128", esize)
+		return bad(h.sizeOfPartitionEntry(), "SizeOfPartitionEntry", "SizeOfPartitionEntry %d is not a multiple of 8 of at least 128", esize)
 	}
 	if n*esize > gptMaxEntryArray {
-		return bad("entry array of %d entries of %d bytes is larger than %d bytes", n, esize, gptMaxEntryArray)
+		return bad(h.numberOfPartitionEntries(), "NumberOfPartitionEntries", "entry array of %d entries of %d bytes is larger than %d bytes", n, esize, gptMaxEntryArray)
 	}
 	alba := binary.LittleEndian.Uint64(g.h.partitionEntryLBA())
 	if alba > uint64(size/secsz) || int64(alba)*secsz+int64(n*esize) > size {
-		return bad("entry array at PartitionEntryLBA %d (%d bytes) runs past the disk's end", alba, n*esize)
+		return bad(h.partitionEntryLBA(), "PartitionEntryLBA", "entry array at PartitionEntryLBA %d (%d bytes) runs past the disk's end", alba, n*esize)
 	}
 	g.array = make([]byte, n*esize)
 	if _, err := r.ReadAt(g.array, int64(alba)*secsz); err != nil {
-		return bad("reading the entry array at LBA %d: %v", alba, err)
+		return bad(h.partitionEntryLBA(), "PartitionEntryLBA", "reading the entry array at LBA %d: %v", alba, err)
 	}
 	want = binary.LittleEndian.Uint32(g.h.partitionEntryArrayCRC32())
 	if got := crc32.ChecksumIEEE(g.array); got != want {
-		return bad("PartitionEntryArrayCRC32 %#08x, but the entry array's CRC-32 is %#08x", want, got)
+		return bad(h.partitionEntryArrayCRC32(), "PartitionEntryArrayCRC32", "PartitionEntryArrayCRC32 %#08x, but the entry array's CRC-32 is %#08x", want, got)
 	}
 	return g, nil
 }
@@ -216,7 +229,7 @@ func gptTable(g *gptRead, size, secsz int64) (*Table, error) {
 		first := binary.LittleEndian.Uint64(e.startingLBA())
 		end := binary.LittleEndian.Uint64(e.endingLBA())
 		if first > end || end >= math.MaxInt64/uint64(secsz) {
-			return nil, fmt.Errorf("%w: GPT partition entry %d at byte %#x: StartingLBA %d to EndingLBA %d is not a range of sectors", ErrFormat, i+1, off, first, end)
+			return nil, formatErr("gpt", off+fieldAt(e[:], e.endingLBA()), "EndingLBA", "GPT partition entry %d at byte %#x: StartingLBA %d to EndingLBA %d is not a range of sectors", i+1, off, first, end)
 		}
 		raw := decodeGUID(e.partitionTypeGUID())
 		t.Partitions = append(t.Partitions, Entry{

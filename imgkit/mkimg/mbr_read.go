@@ -3,7 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"io"
 	"strconv"
 
@@ -47,7 +47,7 @@ func readMBR(r io.ReaderAt, size int64) (*Table, error) {
 // sectors of secsz bytes, and returns the byte where the last one ends.
 func mbrTable(m *mbrRecord, size, secsz int64) (*Table, int64, error) {
 	if size < secsz {
-		return nil, 0, fmt.Errorf("%w: disk smaller than one sector of %d bytes", ErrFormat, secsz)
+		return nil, 0, formatErr("mbr", -1, "", "disk smaller than one sector of %d bytes", secsz)
 	}
 	t := &Table{Scheme: "mbr", SectorSize: int(secsz), Fields: mbrFields(m, "MBR", -1)}
 	var end int64

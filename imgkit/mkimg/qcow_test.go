@@ -447,6 +447,7 @@ func FuzzOpenQCOW2(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := openQCOW(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
+			checkContainerError(t, err, int64(len(b)))
 			return
 		}
 		buf := make([]byte, 64<<10)

@@ -53,7 +53,7 @@ func readSchemes() []*scheme {
 // Table.Problems says what is missing (checkEntries).
 func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 	if size < 0 {
-		return nil, fmt.Errorf("%w: negative disk size %d", ErrFormat, size)
+		return nil, formatErr(DiskFormatName, -1, "", "negative disk size %d", size)
 	}
 	var tried []string
 	for _, s := range readSchemes() {
@@ -83,7 +83,7 @@ func ReadTable(r io.ReaderAt, size int64) (*Table, error) {
 func checkEntries(t *Table, size int64) error {
 	for _, e := range t.Partitions {
 		if e.Start < 0 || e.Size < 0 || e.Start > math.MaxInt64-e.Size {
-			return fmt.Errorf("%w: %s partition %d (bytes %d to %d) is not a byte range of a disk", ErrFormat, t.Scheme, e.Index, e.Start, e.Start+e.Size)
+			return formatErr(t.Scheme, -1, "", "%s partition %d (bytes %d to %d) is not a byte range of a disk", t.Scheme, e.Index, e.Start, e.Start+e.Size)
 		}
 		switch {
 		case e.Start >= size && e.Size > 0:
@@ -102,6 +102,9 @@ type Disk struct {
 	size      int64
 	table     *Table
 	container vdisk.Reader // the container r is the disk of; nil for none
+	// in names the image the disk's offsets count in when it is not the
+	// file read: "the qcow2 container's disk" (imgfmt.FormatError.In).
+	in string
 }
 
 // NewReader reads the partition table of the disk in r, which holds size
@@ -119,21 +122,25 @@ func NewReader(r io.ReaderAt, size int64) (*Disk, error) {
 // container (qcow2, vhd, vmdk, ...) is opened first, and the table read
 // from the raw disk it holds.
 func (d *Disk) init(r io.ReaderAt, size int64) error {
-	c, _, err := openContainer(r, size)
+	c, name, err := openContainer(r, size)
 	if err != nil {
 		return err
 	}
 	if c != nil {
 		r, size = c, c.Size()
 	}
+	var in string
+	if name != "" && name != "vhdf" { // a fixed VHD's disk is the file's first bytes
+		in = "the " + name + " container's disk"
+	}
 	t, err := ReadTable(r, size)
 	if err != nil {
 		if c != nil {
 			c.Close() // a VMDK descriptor's extent files
 		}
-		return err
+		return imgfmt.MoveFormatError(err, 0, in)
 	}
-	*d = Disk{r: r, size: size, table: t, container: c}
+	*d = Disk{r: r, size: size, table: t, container: c, in: in}
 	return nil
 }
 

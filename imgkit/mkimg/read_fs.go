@@ -96,10 +96,11 @@ type part struct {
 	fsys    fs.FS           // nil when the partition is shown as a file
 	err     error           // why a detected format did not open
 	foreign *imgfmt.Foreign // a format known by its signature only, when kind is nil
+	in      string          // the disk's Disk.in
 }
 
 func newPart(d *Disk, e *Entry, detect Detector, depth int) *part {
-	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), detect: detect, depth: depth}
+	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), detect: detect, depth: depth, in: d.in}
 }
 
 // nestable reports whether partition e of a disk at depth may be read as
@@ -132,7 +133,7 @@ func (p *part) open() {
 			}
 			d, err := p.nestedDisk()
 			if err != nil {
-				p.kind, p.err = k, err
+				p.kind, p.err = k, imgfmt.MoveFormatError(err, p.e.Start, p.in)
 				return
 			}
 			p.kind, p.fsys = k, newDiskFS(d, p.detect, p.depth+1)
@@ -141,7 +142,8 @@ func (p *part) open() {
 		fsys, err := k.Open(p.sec, p.e.Size)
 		p.kind = k
 		if err != nil {
-			p.err = err
+			// The file system's offsets count from the partition's start.
+			p.err = imgfmt.MoveFormatError(err, p.e.Start, p.in)
 			return
 		}
 		p.fsys = fsys

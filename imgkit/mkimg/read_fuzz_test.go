@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 )
 
 // checkTable fails t when a table a read hook returned has a partition
@@ -59,6 +61,7 @@ func FuzzReadGPT(f *testing.F) {
 	seedDisks(f, "gpt")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab, err := readGPT(bytes.NewReader(b), int64(len(b)))
+		imgfmttest.CheckFormatError(t, err, int64(len(b)), "", ErrFormat)
 		if err == nil {
 			checkTable(t, tab, int64(len(b)))
 		}
@@ -71,8 +74,20 @@ func FuzzReadMBR(f *testing.F) {
 	seedDisks(f, "mbr")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab, err := readMBR(bytes.NewReader(b), int64(len(b)))
+		imgfmttest.CheckFormatError(t, err, int64(len(b)), "", ErrFormat)
 		if err == nil {
 			checkTable(t, tab, int64(len(b)))
 		}
 	})
+}
+
+// checkContainerError fails t unless err, an error of a container's open
+// hook, which the disk reader wraps in ErrFormat, is an
+// *imgfmt.FormatError with a byte of the file of size bytes or -1 as
+// its Off.
+func checkContainerError(t *testing.T, err error, size int64) {
+	t.Helper()
+	if err != nil {
+		imgfmttest.CheckFormatError(t, fmt.Errorf("%w: %w", ErrFormat, err), size, "", ErrFormat)
+	}
 }

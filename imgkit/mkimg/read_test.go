@@ -16,6 +16,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/inspect"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/mkimg"
@@ -318,6 +319,7 @@ func FuzzOpenDisk(f *testing.F) {
 		mkimg.Match(b)
 		d, err := mkimg.NewReader(r, int64(len(b)))
 		if err != nil {
+			imgfmttest.CheckFormatError(t, err, int64(len(b)), "", mkimg.ErrFormat)
 			return
 		}
 		fsys := d.FS(inspect.Detect)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -24,6 +25,7 @@ func checkFuzzTable(t *testing.T, read func(io.ReaderAt, int64) (*Table, error),
 		t.Fatalf("table %v with error %v", tab, err)
 	}
 	if err != nil {
+		imgfmttest.CheckFormatError(t, err, int64(len(disk)), "", ErrFormat)
 		return
 	}
 	if len(tab.Fields) == 0 || tab.SectorSize < 512 {

@@ -390,6 +390,7 @@ func FuzzOpenVHD(f *testing.F) {
 	f.Add(tinyVHD())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := vhdOpen(bytes.NewReader(b), int64(len(b)))
+		checkContainerError(t, err, int64(len(b)))
 		if err == nil {
 			readSome(t, r, size)
 			checkLayout(t, r, size, int64(len(b)))

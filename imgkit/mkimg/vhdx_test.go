@@ -72,6 +72,7 @@ func FuzzOpenVHDX(f *testing.F) {
 	f.Add(tinyVHDX())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := vhdxOpen(bytes.NewReader(b), int64(len(b)))
+		checkContainerError(t, err, int64(len(b)))
 		if err == nil {
 			readSome(t, r, size)
 			checkLayout(t, r, size, int64(len(b)))

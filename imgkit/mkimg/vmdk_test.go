@@ -445,6 +445,7 @@ func FuzzOpenVMDK(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := openVMDK(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
+			checkContainerError(t, err, int64(len(b)))
 			return
 		}
 		buf := make([]byte, 1<<16)

@@ -3,7 +3,7 @@ package mkimg
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"io"
 	"math"
 	"math/bits"
@@ -26,10 +26,10 @@ func readVTOC8(r io.ReaderAt, size int64) (*Table, error) {
 		return nil, fmt.Errorf("mkimg: vtoc8: reading the disk label: %w", err)
 	}
 	if m := binary.BigEndian.Uint16(v.magic()); m != vtocMagic {
-		return nil, fmt.Errorf("%w: vtoc8: magic %#04x at byte 0x1fc, want %#04x", ErrNoTable, m, vtocMagic)
+		return nil, noTableErr("vtoc8", fieldAt(v[:], v.magic()), "magic", "vtoc8: magic %#04x at byte 0x1fc, want %#04x", m, vtocMagic)
 	}
 	if sum := vtocChecksum(&v); sum != binary.BigEndian.Uint16(v.cksum()) {
-		return nil, fmt.Errorf("%w: vtoc8: cksum %#04x at byte 0x1fe, want %#04x", ErrNoTable, binary.BigEndian.Uint16(v.cksum()), sum)
+		return nil, noTableErr("vtoc8", fieldAt(v[:], v.cksum()), "cksum", "vtoc8: cksum %#04x at byte 0x1fe, want %#04x", binary.BigEndian.Uint16(v.cksum()), sum)
 	}
 	spc := uint64(binary.BigEndian.Uint16(v.nhead())) * uint64(binary.BigEndian.Uint16(v.nsect()))
 	t := &Table{Scheme: "vtoc8", SectorSize: vtocSectorSize, Fields: vtocLabelFields(&v)}
@@ -46,7 +46,7 @@ func readVTOC8(r io.ReaderAt, size int64) (*Table, error) {
 		}
 		hi, start := bits.Mul64(cylno, spc)
 		if hi != 0 || start > math.MaxInt64/vtocSectorSize {
-			return nil, fmt.Errorf("%w: vtoc8: partition %d starts at cylinder %d of %d sectors, past any disk", ErrNoTable, n, cylno, spc)
+			return nil, noTableErr("vtoc8", fieldAt(v[:], v.cylno(n)), "cylno", "vtoc8: partition %d starts at cylinder %d of %d sectors, past any disk", n, cylno, spc)
 		}
 		raw := fmt.Sprintf("%#04x", tag)
 		alias, ok := vtocTagAliases[tag]

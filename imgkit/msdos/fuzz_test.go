@@ -7,11 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 )
 
 // FuzzOpen opens arbitrary bytes as a FAT image and reads everything in
 // it: every directory, every file and every entry's cluster chain. Bad
-// images must give errors, never panics or huge allocations.
+// images must give errors, never panics or huge allocations, and every
+// error that wraps ErrFormat must be an *imgfmt.FormatError with a byte
+// of the image or -1 as its Off.
 //
 // The seeds in testdata/fuzz/FuzzOpen are small FAT12 images made by this
 // package's writer; regenerate them with
@@ -19,18 +23,24 @@ import (
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/msdos/
 func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fsys, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		size := int64(len(b))
+		fsys, err := NewReader(bytes.NewReader(b), size)
 		if err != nil {
+			imgfmttest.CheckFormatError(t, err, size, "msdos", ErrFormat)
 			return
 		}
 		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
+				imgfmttest.CheckFormatError(t, err, size, "msdos", ErrFormat)
 				return nil
 			}
-			fsys.Entry(p)
-			fs.Stat(fsys, p)
+			_, err = fsys.Entry(p)
+			imgfmttest.CheckFormatError(t, err, size, "msdos", ErrFormat)
+			_, err = fs.Stat(fsys, p)
+			imgfmttest.CheckFormatError(t, err, size, "msdos", ErrFormat)
 			if !d.IsDir() {
-				fs.ReadFile(fsys, p)
+				_, err = fs.ReadFile(fsys, p)
+				imgfmttest.CheckFormatError(t, err, size, "msdos", ErrFormat)
 			}
 			return nil
 		})

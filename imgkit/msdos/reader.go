@@ -147,8 +147,33 @@ func OpenReader(name string) (*ReadCloser, error) {
 	return rc, nil
 }
 
-func formatErr(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+// formatErr returns the *imgfmt.FormatError, wrapping ErrFormat, of a
+// structure at byte off (-1: none) whose field (as Microsoft's FAT
+// specification names it, "" for none) is malformed.
+func formatErr(off int64, field, format string, args ...any) error {
+	return &imgfmt.FormatError{Format: "msdos", Off: off, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrFormat}
+}
+
+// fatEntryOff returns the byte offset of cluster c's entry in the first
+// FAT.
+func (f *FS) fatEntryOff(c uint32) int64 {
+	switch f.fatType {
+	case 12:
+		return f.fatOff + int64(c) + int64(c)/2
+	case 16:
+		return f.fatOff + 2*int64(c)
+	}
+	return f.fatOff + 4*int64(c)
+}
+
+// linkOff returns the byte offset of what points to the cluster after
+// chain: the FAT entry of its last cluster, or -1 for an empty chain,
+// whose first cluster a directory entry gave.
+func (f *FS) linkOff(chain []uint32) int64 {
+	if len(chain) == 0 {
+		return -1
+	}
+	return f.fatEntryOff(chain[len(chain)-1])
 }
 
 // NewReader reads the FAT volume that starts at byte 0 of r, which holds size
@@ -204,15 +229,47 @@ func (f *FS) init(r io.ReaderAt, size int64) error {
 func readBootSector(r io.ReaderAt, size int64) (*bootSector, error) {
 	var b bootSector
 	if size < int64(len(b)) {
-		return nil, formatErr("image of %d bytes is smaller than a boot sector", size)
+		return nil, formatErr(-1, "", "image of %d bytes is smaller than a boot sector", size)
 	}
 	if _, err := r.ReadAt(b[:], 0); err != nil {
 		return nil, fmt.Errorf("msdos: reading boot sector: %w", err)
 	}
 	if le.Uint16(b.signature()) != bootSig {
-		return nil, formatErr("no boot signature 0x55 0xaa at byte 0x1fe")
+		return nil, formatErr(0x1fe, "", "no boot signature 0x55 0xaa at byte 0x1fe")
 	}
 	return &b, nil
+}
+
+// totSecOff and totSecField name the field that holds the volume's
+// sector count: BPB_TotSec16, or BPB_TotSec32 when that is 0.
+func totSecOff(b *bootSector) int64 {
+	if le.Uint16(b.totSec16()) == 0 {
+		return 0x20
+	}
+	return 0x13
+}
+
+func totSecField(b *bootSector) string {
+	if le.Uint16(b.totSec16()) == 0 {
+		return "BPB_TotSec32"
+	}
+	return "BPB_TotSec16"
+}
+
+// fatSzOff and fatSzField name the field that holds a FAT's size in
+// sectors: BPB_FATSz16, or BPB_FATSz32 when that is 0.
+func fatSzOff(b *bootSector) int64 {
+	if le.Uint16(b.fatSz16()) == 0 {
+		return 0x24
+	}
+	return 0x16
+}
+
+func fatSzField(b *bootSector) string {
+	if le.Uint16(b.fatSz16()) == 0 {
+		return "BPB_FATSz32"
+	}
+	return "BPB_FATSz16"
 }
 
 // bpbValues are the BPB fields a reader needs, with the first data
@@ -233,19 +290,19 @@ func parseBPB(b *bootSector, size int64) (bpbValues, error) {
 	var v bpbValues
 	bps := int64(le.Uint16(b.bytsPerSec()))
 	if bps < 512 || bps > 4096 || bps&(bps-1) != 0 {
-		return v, formatErr("BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
+		return v, formatErr(0xb, "BPB_BytsPerSec", "BPB_BytsPerSec %d at byte 0xb is not 512, 1024, 2048 or 4096", bps)
 	}
 	spc := int64(b.secPerClus()[0])
 	if spc == 0 || spc&(spc-1) != 0 {
-		return v, formatErr("BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
+		return v, formatErr(0xd, "BPB_SecPerClus", "BPB_SecPerClus %d at byte 0xd is not a power of 2", spc)
 	}
 	rsvd := int64(le.Uint16(b.rsvdSecCnt()))
 	if rsvd == 0 {
-		return v, formatErr("BPB_RsvdSecCnt is 0 at byte 0xe")
+		return v, formatErr(0xe, "BPB_RsvdSecCnt", "BPB_RsvdSecCnt at byte 0xe is 0")
 	}
 	nfats := int64(b.numFATs()[0])
 	if nfats == 0 {
-		return v, formatErr("BPB_NumFATs is 0 at byte 0x10")
+		return v, formatErr(0x10, "BPB_NumFATs", "BPB_NumFATs at byte 0x10 is 0")
 	}
 	rootEnts := int64(le.Uint16(b.rootEntCnt()))
 	totSec := int64(le.Uint16(b.totSec16()))
@@ -258,17 +315,17 @@ func parseBPB(b *bootSector, size int64) (bpbValues, error) {
 		fatSz = int64(le.Uint32(b.fatSz32()))
 	}
 	if fatSz == 0 {
-		return v, formatErr("FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
+		return v, formatErr(0x24, "BPB_FATSz32", "FAT size is 0 (BPB_FATSz16 at byte 0x16, BPB_FATSz32 at byte 0x24)")
 	}
 	rootSecs := (rootEnts*dirEntrySize + bps - 1) / bps
 	dataSec := rsvd + nfats*fatSz + rootSecs
 	if totSec*bps > size && min(dataSec, totSec)*bps > size {
 		// A cut volume is read as far as it goes (FS.Warnings), but
 		// not without its FATs and root directory.
-		return v, formatErr("volume of %d sectors (%d bytes) extends beyond the image (%d bytes), which ends before its data area", totSec, totSec*bps, size)
+		return v, formatErr(totSecOff(b), totSecField(b), "volume of %d sectors (%d bytes) extends beyond the image (%d bytes), which ends before its data area", totSec, totSec*bps, size)
 	}
 	if dataSec >= totSec {
-		return v, formatErr("metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
+		return v, formatErr(totSecOff(b), totSecField(b), "metadata (%d sectors) fills the volume (%d sectors)", dataSec, totSec)
 	}
 	clusters := (totSec - dataSec) / spc
 	return bpbValues{bps: bps, spc: spc, rsvd: rsvd, nfats: nfats, rootEnts: rootEnts,
@@ -298,13 +355,13 @@ func (f *FS) setLayout(b *bootSector, v bpbValues) (int64, error) {
 	}
 	fat32 := f.fatType == 32
 	if fat32 != (v.rootEnts == 0) {
-		return 0, formatErr("BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", v.rootEnts, f.fatType, clusters)
+		return 0, formatErr(0x11, "BPB_RootEntCnt", "BPB_RootEntCnt %d at byte 0x11 does not suit FAT%d (%d clusters)", v.rootEnts, f.fatType, clusters)
 	}
 	f.fatOff = v.rsvd * v.bps
 	f.fatBytes = v.fatSz * v.bps
 	need := fatBytes(f.fatType, clusters+reservedFATEnts)
 	if need > f.fatBytes {
-		return 0, formatErr("FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
+		return 0, formatErr(fatSzOff(b), fatSzField(b), "FAT of %d bytes cannot hold %d clusters", f.fatBytes, clusters)
 	}
 	f.rootOff = (v.rsvd + v.nfats*v.fatSz) * v.bps
 	f.rootEnts = v.rootEnts
@@ -354,14 +411,14 @@ func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
 	}
 	limit := int64(f.maxCluster) - 1
 	if want > limit {
-		return nil, formatErr("%d clusters needed from cluster %d; the volume has %d", want, start, limit)
+		return nil, formatErr(-1, "", "%d clusters needed from cluster %d; the volume has %d", want, start, limit)
 	}
 	var chain []uint32
 	var seen map[uint32]bool
 	c := start
 	for {
 		if c < reservedFATEnts || c > f.maxCluster {
-			return nil, formatErr("cluster %d in chain from %d is outside 2..%d", c, start, f.maxCluster)
+			return nil, formatErr(f.linkOff(chain), "", "cluster %d in chain from %d is outside 2..%d", c, start, f.maxCluster)
 		}
 		if k := len(chain); k > 0 && c <= chain[k-1] {
 			// A backward jump: from here on, remember every cluster to
@@ -375,7 +432,7 @@ func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
 		}
 		if seen != nil {
 			if seen[c] {
-				return nil, formatErr("cluster chain from %d loops at cluster %d", start, c)
+				return nil, formatErr(f.linkOff(chain), "", "cluster chain from %d loops at cluster %d", start, c)
 			}
 			seen[c] = true
 		}
@@ -384,12 +441,12 @@ func (f *FS) chainOf(start uint32, want int64) ([]uint32, error) {
 			return chain, nil
 		}
 		if int64(len(chain)) > limit {
-			return nil, formatErr("cluster chain from %d loops", start)
+			return nil, formatErr(f.linkOff(chain), "", "cluster chain from %d loops", start)
 		}
 		next := fatEntry(f.fat, f.fatType, c)
 		if next >= eoc(f.fatType)&^7 {
 			if want > 0 {
-				return nil, formatErr("cluster chain from %d ends after %d clusters; %d needed", start, len(chain), want)
+				return nil, formatErr(f.linkOff(chain), "", "cluster chain from %d ends after %d clusters; %d needed", start, len(chain), want)
 			}
 			return chain, nil
 		}
@@ -406,11 +463,11 @@ func (f *FS) dirChain(start uint32) ([]uint32, error) {
 	c := start
 	for {
 		if c < reservedFATEnts || c > f.maxCluster {
-			return nil, formatErr("cluster %d in directory chain from %d is outside 2..%d", c, start, f.maxCluster)
+			return nil, formatErr(f.linkOff(chain), "", "cluster %d in directory chain from %d is outside 2..%d", c, start, f.maxCluster)
 		}
 		chain = append(chain, c)
 		if int64(len(chain))*f.clusBytes > max(maxDirBytes, f.clusBytes) {
-			return nil, formatErr("directory chain from cluster %d is longer than 65536 entries (or loops)", start)
+			return nil, formatErr(f.linkOff(chain[:len(chain)-1]), "", "directory chain from cluster %d is longer than 65536 entries (or loops)", start)
 		}
 		next := fatEntry(f.fat, f.fatType, c)
 		if next >= eoc(f.fatType)&^7 {
@@ -652,7 +709,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 	fl.FileReader = imgfmt.NewFileReader(name, e.Size, fl.readAt)
 	if e.Size > 0 {
 		if e.Cluster == 0 {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr("file of %d bytes has no cluster", e.Size)}
+			return nil, &fs.PathError{Op: "open", Path: name, Err: formatErr(e.Offset+26, "DIR_FstClusLO", "file of %d bytes has no cluster", e.Size)}
 		}
 		if fl.chain, err = f.chainOf(e.Cluster, (e.Size+f.clusBytes-1)/f.clusBytes); err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}

@@ -25,12 +25,12 @@ func Runner() catalog.Runner { return runner{} }
 
 // catalogArgs returns the command line args of a manifest entry as the
 // runner plans and runs it, and the number of words it inserted before
-// the command's own arguments: a makefs line runs as if --metadata=git
-// were its first option, so that its image holds only what git keeps of
+// the command's own arguments: a makefs or cpio line runs as if
+// --metadata=git were its first option, so that its image holds only what git keeps of
 // the entry's inputs and one sum holds in every checkout; an entry that
 // writes --metadata=host opts out, since the last --metadata wins.
 func catalogArgs(args []string) ([]string, int) {
-	if len(args) == 0 || args[0] != "makefs" {
+	if len(args) == 0 || args[0] != "makefs" && args[0] != "cpio" {
 		return args, 0
 	}
 	return append([]string{args[0], "--metadata=git"}, args[1:]...), 1
@@ -45,6 +45,7 @@ var planners = map[string]func(e *env, args []string) (*catalog.Plan, error){
 	"ar":     planAr,
 	"ranlib": planRanlib,
 	"mkimg":  planMkimg,
+	"cpio":   planCpio,
 }
 
 // Plan implements catalog.Runner.

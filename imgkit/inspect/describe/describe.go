@@ -19,7 +19,7 @@
 //     in no more detail than it takes to tell the formats apart. Match must
 //     not panic on any input and must reject the files of every other
 //     format: formats are tried in registration order (msdos, ar, ffs,
-//     cd9660, then any new one), and the first that matches wins.
+//     cd9660, ext, disk, then any new one), and the first that matches wins.
 //   - a field description, func Fields(r io.ReaderAt, size int64)
 //     ([]Field, error), naming each field as the format's specification
 //     does, with its offset, size and value in words. Each (Path, Name)

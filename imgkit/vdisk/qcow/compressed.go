@@ -39,14 +39,14 @@ func (d *qcowDisk) checkCompressionType(features uint64, hl uint32, head []byte)
 	}
 	switch {
 	case features&qcowCompressionType == 0 && typ != 0:
-		return fmt.Errorf("compression_type %d without the compression type bit of incompatible_features", typ)
+		return d.bad(qcowCompressionTypeOff, "compression_type", "compression_type %d without the compression type bit of incompatible_features", typ)
 	case features&qcowCompressionType == 0:
 	case typ == qcowCompressionZstd:
 		d.zstd = true
 	case typ == 0:
-		return errors.New("the compression type bit of incompatible_features with compression_type 0 (deflate), which it must not be set for")
+		return d.bad(qcowCompressionTypeOff, "compression_type", "the compression type bit of incompatible_features with compression_type 0 (deflate), which it must not be set for")
 	default:
-		return fmt.Errorf("compression_type %d: want 0 (deflate) or 1 (zstd)", typ)
+		return d.bad(qcowCompressionTypeOff, "compression_type", "compression_type %d: want 0 (deflate) or 1 (zstd)", typ)
 	}
 	return nil
 }
@@ -118,9 +118,9 @@ func (d *qcowDisk) inflate(dst []byte, m qcowMapping) error {
 	n, err := io.ReadFull(z.fr, dst)
 	switch {
 	case err == io.ErrUnexpectedEOF || err == io.EOF:
-		return fmt.Errorf("the compressed cluster at byte %#x (%d bytes) inflates to %d bytes, less than the cluster's %d", m.at, m.csize, n, len(dst))
+		return d.bad(m.at, "", "the compressed cluster at byte %#x (%d bytes) inflates to %d bytes, less than the cluster's %d", m.at, m.csize, n, len(dst))
 	case err != nil:
-		return fmt.Errorf("the compressed cluster at byte %#x (%d bytes) does not inflate: %w", m.at, m.csize, err)
+		return d.bad(m.at, "", "the compressed cluster at byte %#x (%d bytes) does not inflate: %v", m.at, m.csize, err)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 )
 
 // qcowFields lists the header fields of a qcow or qcow2 file whose first

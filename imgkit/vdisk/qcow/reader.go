@@ -2,10 +2,10 @@ package qcow
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/verr"
 	"io"
 	"math"
 	"math/bits"
@@ -72,33 +72,38 @@ func openQCOW(r io.ReaderAt, size int64) (*qcowDisk, int64, error) {
 		return nil, 0, fmt.Errorf("reading the header: %w", err)
 	}
 	if n < len(qcowHeaderV1{}) {
-		return nil, 0, fmt.Errorf("a file of %d bytes is shorter than a qcow header", size)
+		return nil, 0, verr.Container(nil, "qcow", -1, "", "a file of %d bytes is shorter than a qcow header", size)
 	}
 	d := &qcowDisk{r: r, fileSize: size, version: binary.BigEndian.Uint32(buf[4:]), cache: map[int64][]byte{}, head: buf[:n]}
+	h1, h2 := (*qcowHeaderV1)(buf[:48]), (*qcowHeaderV2)(buf[:72]) // the fields' places
+	sizeAt, l1At, l1SizeAt := verr.At(h2[:], h2.size()), verr.At(h2[:], h2.l1_table_offset()), verr.At(h2[:], h2.l1_size())
+	if d.version == 1 {
+		sizeAt, l1At, l1SizeAt = verr.At(h1[:], h1.size()), verr.At(h1[:], h1.l1_table_offset()), verr.At(h1[:], h1.size())
+	}
 	var l1Off, l1Len uint64
 	var vsize uint64
 	switch d.version {
 	case 1:
-		h := (*qcowHeaderV1)(buf[:48])
+		h := h1
 		if err := d.checkV1(h); err != nil {
 			return nil, 0, err
 		}
 		vsize, l1Off = binary.BigEndian.Uint64(h.size()), binary.BigEndian.Uint64(h.l1_table_offset())
 	case 2, 3:
 		if n < len(qcowHeaderV2{}) {
-			return nil, 0, fmt.Errorf("a file of %d bytes is shorter than a qcow%d header", size, d.version)
+			return nil, 0, d.bad(-1, "", "a file of %d bytes is shorter than a qcow%d header", size, d.version)
 		}
-		h := (*qcowHeaderV2)(buf[:72])
+		h := h2
 		if err := d.checkV2(h, buf[:n]); err != nil {
 			return nil, 0, err
 		}
 		vsize, l1Off = binary.BigEndian.Uint64(h.size()), binary.BigEndian.Uint64(h.l1_table_offset())
 		l1Len = uint64(binary.BigEndian.Uint32(h.l1_size()))
 	default:
-		return nil, 0, fmt.Errorf("version %d: want 1, 2 or 3", d.version)
+		return nil, 0, d.bad(verr.At(h2[:], h2.version()), "version", "version %d: want 1, 2 or 3", d.version)
 	}
 	if vsize > math.MaxInt64 {
-		return nil, 0, fmt.Errorf("a virtual size of %d bytes, past %d", vsize, int64(math.MaxInt64))
+		return nil, 0, d.bad(sizeAt, "size", "a virtual size of %d bytes, past %d", vsize, int64(math.MaxInt64))
 	}
 	d.size = int64(vsize)
 	span := d.bits + d.l2Bits // log2 of the bytes one L1 entry maps
@@ -106,13 +111,17 @@ func openQCOW(r io.ReaderAt, size int64) (*qcowDisk, int64, error) {
 	if d.version == 1 {
 		l1Len = need
 	}
+	l1Name := "l1_size"
+	if d.version == 1 {
+		l1Name = "size"
+	}
 	if max := d.maxL1(); l1Len > max {
-		return nil, 0, fmt.Errorf("an L1 table of %d entries, past %d", l1Len, max)
+		return nil, 0, d.bad(l1SizeAt, l1Name, "an L1 table of %d entries, past %d", l1Len, max)
 	}
 	if l1Len < need {
-		return nil, 0, fmt.Errorf("an L1 table of %d entries maps %d bytes, less than the virtual size of %d", l1Len, l1Len<<span, d.size)
+		return nil, 0, d.bad(l1SizeAt, l1Name, "an L1 table of %d entries maps %d bytes, less than the virtual size of %d", l1Len, l1Len<<span, d.size)
 	}
-	if err := d.readL1(l1Off, need); err != nil {
+	if err := d.readL1(l1Off, l1At, need); err != nil {
 		return nil, 0, err
 	}
 	return d, d.size, nil
@@ -126,6 +135,17 @@ func (d *qcowDisk) Fields() []describe.Field { return qcowFields(d.head) }
 
 // Close does nothing: the disk holds no file of its own.
 func (d *qcowDisk) Close() error { return nil }
+
+// bad returns the *imgfmt.FormatError of the qcow (version 1) or qcow2
+// (version 2 and 3) structure at byte off of the file, whose header
+// field (as QEMU's qcow2.txt names it) is field, "" for none.
+func (d *qcowDisk) bad(off int64, field, format string, args ...any) error {
+	name := "qcow2"
+	if d.version == 1 {
+		name = "qcow"
+	}
+	return verr.Container(nil, name, off, field, format, args...)
+}
 
 // boolInt is 1 for true and 0 for false.
 func boolInt(b bool) uint64 {
@@ -143,13 +163,13 @@ func (d *qcowDisk) checkV1(h *qcowHeaderV1) error {
 	d.subBits = d.bits
 	switch {
 	case d.bits < qcowV1MinBits || d.bits > qcowV1MaxBits:
-		return fmt.Errorf("cluster_bits %d: want %d to %d", d.bits, qcowV1MinBits, qcowV1MaxBits)
+		return d.bad(verr.At(h[:], h.cluster_bits()), "cluster_bits", "cluster_bits %d: want %d to %d", d.bits, qcowV1MinBits, qcowV1MaxBits)
 	case d.l2Bits < qcowV1MinBits-3 || d.l2Bits > qcowV1MaxBits-3:
-		return fmt.Errorf("l2_bits %d: want %d to %d", d.l2Bits, qcowV1MinBits-3, qcowV1MaxBits-3)
+		return d.bad(verr.At(h[:], h.l2_bits()), "l2_bits", "l2_bits %d: want %d to %d", d.l2Bits, qcowV1MinBits-3, qcowV1MaxBits-3)
 	case binary.BigEndian.Uint64(h.backing_file_offset()) != 0:
-		return errors.New("the image has a backing file, which is not read")
+		return d.bad(verr.At(h[:], h.backing_file_offset()), "backing_file_offset", "the image has a backing file, which is not read")
 	case binary.BigEndian.Uint32(h.crypt_method()) != 0:
-		return errors.New("the image is encrypted")
+		return d.bad(verr.At(h[:], h.crypt_method()), "crypt_method", "the image is encrypted")
 	}
 	return nil
 }
@@ -162,40 +182,40 @@ func (d *qcowDisk) checkV1(h *qcowHeaderV1) error {
 func (d *qcowDisk) checkV2(h *qcowHeaderV2, head []byte) error {
 	cb := binary.BigEndian.Uint32(h.cluster_bits())
 	if cb < qcowV2MinBits || cb > qcowV2MaxBits {
-		return fmt.Errorf("cluster_bits %d: want %d to %d", cb, qcowV2MinBits, qcowV2MaxBits)
+		return d.bad(verr.At(h[:], h.cluster_bits()), "cluster_bits", "cluster_bits %d: want %d to %d", cb, qcowV2MinBits, qcowV2MaxBits)
 	}
 	d.bits = uint(cb)
 	d.l2Bits, d.subBits = d.bits-3, d.bits
 	switch {
 	case binary.BigEndian.Uint64(h.backing_file_offset()) != 0:
-		return errors.New("the image has a backing file, which is not read")
+		return d.bad(verr.At(h[:], h.backing_file_offset()), "backing_file_offset", "the image has a backing file, which is not read")
 	case binary.BigEndian.Uint32(h.crypt_method()) != 0:
-		return errors.New("the image is encrypted")
+		return d.bad(verr.At(h[:], h.crypt_method()), "crypt_method", "the image is encrypted")
 	}
 	if d.version != 3 {
 		return nil
 	}
 	if len(head) < qcowV3HeaderLen {
-		return fmt.Errorf("a version 3 header of %d bytes: want %d", len(head), qcowV3HeaderLen)
+		return d.bad(-1, "", "a version 3 header of %d bytes: want %d", len(head), qcowV3HeaderLen)
 	}
 	h3 := (*qcowHeaderV3)(head[:qcowV3HeaderLen])
 	hl := binary.BigEndian.Uint32(h3.header_length())
 	if hl < qcowV3HeaderLen || int64(hl) > 1<<d.bits {
-		return fmt.Errorf("header_length %d: want %d to the cluster size", hl, qcowV3HeaderLen)
+		return d.bad(verr.At(h3[:], h3.header_length()), "header_length", "header_length %d: want %d to the cluster size", hl, qcowV3HeaderLen)
 	}
 	features := binary.BigEndian.Uint64(h3.incompatible_features())
 	if f := features &^ (qcowDirty | qcowCompressionType | qcowExtendedL2); f != 0 {
-		return fmt.Errorf("incompatible_features %#x are not read", f)
+		return d.bad(verr.At(h3[:], h3.incompatible_features()), "incompatible_features", "incompatible_features %#x are not read", f)
 	}
 	if o := binary.BigEndian.Uint32(h3.refcount_order()); o > 6 {
-		return fmt.Errorf("refcount_order %d: want 0 to 6", o)
+		return d.bad(verr.At(h3[:], h3.refcount_order()), "refcount_order", "refcount_order %d: want 0 to 6", o)
 	}
 	if err := d.checkCompressionType(features, hl, head); err != nil {
 		return err
 	}
 	if features&qcowExtendedL2 != 0 {
 		if d.bits < qcowExtendedMinBits {
-			return fmt.Errorf("extended L2 entries with cluster_bits %d: want %d or more", d.bits, qcowExtendedMinBits)
+			return d.bad(verr.At(h3[:], h3.incompatible_features()), "incompatible_features", "extended L2 entries with cluster_bits %d: want %d or more", d.bits, qcowExtendedMinBits)
 		}
 		d.extended = true
 		d.l2Bits, d.subBits = d.bits-4, d.bits-5 // 16-byte entries, 32 subclusters
@@ -211,15 +231,16 @@ func (d *qcowDisk) maxL1() uint64 {
 	return qcowV2MaxL1Entries
 }
 
-// readL1 reads the n L1 entries at off, each an L2 table's offset or 0,
-// and checks that every table lies inside the file (at a cluster's start,
+// readL1 reads the n L1 entries at off, which the header's
+// l1_table_offset at byte at says, each an L2 table's offset or 0, and
+// checks that every table lies inside the file (at a cluster's start,
 // for version 2 and 3).
-func (d *qcowDisk) readL1(off, n uint64) error {
+func (d *qcowDisk) readL1(off uint64, at int64, n uint64) error {
 	if off > uint64(d.fileSize) || n*8 > uint64(d.fileSize)-off {
-		return fmt.Errorf("the L1 table of %d entries at byte %#x runs past the file's end at %#x", n, off, d.fileSize)
+		return d.bad(at, "l1_table_offset", "the L1 table of %d entries at byte %#x runs past the file's end at %#x", n, off, d.fileSize)
 	}
 	if d.version != 1 && off&(1<<d.bits-1) != 0 {
-		return fmt.Errorf("the L1 table at byte %#x is not at a cluster's start", off)
+		return d.bad(at, "l1_table_offset", "the L1 table at byte %#x is not at a cluster's start", off)
 	}
 	raw := make([]byte, n*8)
 	if _, err := d.r.ReadAt(raw, int64(off)); err != nil {
@@ -232,11 +253,11 @@ func (d *qcowDisk) readL1(off, n uint64) error {
 		if d.version != 1 {
 			e &= qcowV2OffsetMask
 			if e&(1<<d.bits-1) != 0 {
-				return fmt.Errorf("L1 entry %d: the L2 table at byte %#x is not at a cluster's start", i, e)
+				return d.bad(int64(off)+8*int64(i), "", "L1 entry %d: the L2 table at byte %#x is not at a cluster's start", i, e)
 			}
 		}
 		if e != 0 && (e >= uint64(d.fileSize) || tableLen > uint64(d.fileSize)-e) {
-			return fmt.Errorf("L1 entry %d: the L2 table at byte %#x runs past the file's end at %#x", i, e, d.fileSize)
+			return d.bad(int64(off)+8*int64(i), "", "L1 entry %d: the L2 table at byte %#x runs past the file's end at %#x", i, e, d.fileSize)
 		}
 		d.l1[i] = int64(e)
 	}
@@ -298,7 +319,8 @@ func (d *qcowDisk) mapping(c int64) (qcowMapping, error) {
 	}
 	m, err := d.decode(e, bitmap)
 	if err != nil {
-		return qcowMapping{}, fmt.Errorf("L2 table at byte %#x, entry %d: %w", d.l1[i], j, err)
+		entry := d.l1[i] + j*int64(len(t)>>d.l2Bits)
+		return qcowMapping{}, d.bad(entry, "", "L2 table at byte %#x, entry %d: %v", d.l1[i], j, err)
 	}
 	return m, nil
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/blocks"
 )
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/blocks"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/verr"
 	"io"
 )
 
@@ -37,7 +38,7 @@ func (f Format) Open(r io.ReaderAt, size int64) (vdisk.Reader, error) {
 	if f.Fixed {
 		d, ok := openFixedVHD(r, size)
 		if !ok {
-			return nil, fmt.Errorf("%w: no fixed disk's footer at the file's end", ErrFormat)
+			return nil, verr.Container(ErrFormat, "vhdf", -1, "", "no fixed disk's footer at the file's end")
 		}
 		return d, nil
 	}
@@ -52,18 +53,28 @@ func (f Format) Open(r io.ReaderAt, size int64) (vdisk.Reader, error) {
 func readVHDFooter(r io.ReaderAt, off int64) (*vhdFooter, error) {
 	var f vhdFooter
 	if _, err := r.ReadAt(f[:], off); err != nil {
-		return nil, fmt.Errorf("%w: reading the footer at byte %d: %w", ErrFormat, off, err)
+		if verr.PastEnd(err) {
+			return nil, vhdErr(-1, "", "a footer at byte %#x runs past the file's end", off)
+		}
+		return nil, fmt.Errorf("%w: reading the footer at byte %#x: %w", ErrFormat, off, err)
 	}
 	if string(f.cookie()) != vhdFooterCookie {
-		return nil, fmt.Errorf("%w: no footer Cookie at byte %d", ErrFormat, off)
+		return nil, vhdErr(off, "Cookie", "no footer Cookie at byte %#x", off)
 	}
 	want := binary.BigEndian.Uint32(f.checksum())
 	g := f
 	clear(g.checksum())
 	if got := vhdChecksum(g[:]); got != want {
-		return nil, fmt.Errorf("%w: footer Checksum %#08x, want %#08x", ErrFormat, want, got)
+		return nil, vhdErr(off+verr.At(f[:], f.checksum()), "Checksum", "footer Checksum %#08x, want %#08x", want, got)
 	}
 	return &f, nil
+}
+
+// vhdErr returns the *imgfmt.FormatError, wrapping ErrFormat, of the VHD
+// structure at byte off whose field, as the VHD specification names it,
+// is field.
+func vhdErr(off int64, field, format string, args ...any) error {
+	return verr.Container(ErrFormat, "vhd", off, field, format, args...)
 }
 
 // vhdOpen opens a dynamic VHD of size bytes in r: its footer's copy at
@@ -79,39 +90,42 @@ func vhdOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	switch t := be.Uint32(f.diskType()); t {
 	case vhdDiskTypeDynamic:
 	case vhdDiskTypeDifferencing:
-		return nil, 0, fmt.Errorf("%w: a differencing VHD, which needs its parent", ErrFormat)
+		return nil, 0, vhdErr(verr.At(f[:], f.diskType()), "Disk Type", "a differencing VHD, which needs its parent")
 	default:
-		return nil, 0, fmt.Errorf("%w: Disk Type %d at the file's start, want a dynamic disk (3)", ErrFormat, t)
+		return nil, 0, vhdErr(verr.At(f[:], f.diskType()), "Disk Type", "Disk Type %d at the file's start, want a dynamic disk (3)", t)
 	}
 	current := be.Uint64(f.currentSize())
 	hoff := be.Uint64(f.dataOffset())
 	if hoff > uint64(size) || uint64(size)-hoff < 1024 {
-		return nil, 0, fmt.Errorf("%w: Data Offset %d past the file's %d bytes", ErrFormat, hoff, size)
+		return nil, 0, vhdErr(verr.At(f[:], f.dataOffset()), "Data Offset", "Data Offset %d past the file's %d bytes", hoff, size)
 	}
 	var h vhdDynamicHeader
 	if _, err := r.ReadAt(h[:], int64(hoff)); err != nil {
+		if verr.PastEnd(err) {
+			return nil, 0, vhdErr(verr.At(f[:], f.dataOffset()), "Data Offset", "the dynamic header at byte %#x runs past the file's end", hoff)
+		}
 		return nil, 0, fmt.Errorf("%w: reading the dynamic header: %w", ErrFormat, err)
 	}
 	if string(h.cookie()) != vhdHeaderCookie {
-		return nil, 0, fmt.Errorf("%w: no dynamic header Cookie at byte %d", ErrFormat, hoff)
+		return nil, 0, vhdErr(int64(hoff), "Cookie", "no dynamic header Cookie at byte %#x", hoff)
 	}
 	want := be.Uint32(h.checksum())
 	g := h
 	clear(g.checksum())
 	if got := vhdChecksum(g[:]); got != want {
-		return nil, 0, fmt.Errorf("%w: dynamic header Checksum %#08x, want %#08x", ErrFormat, want, got)
+		return nil, 0, vhdErr(int64(hoff)+verr.At(h[:], h.checksum()), "Checksum", "dynamic header Checksum %#08x, want %#08x", want, got)
 	}
 	bsize := uint64(be.Uint32(h.blockSize()))
 	if bsize < vhdSectorSize || bsize > vhdMaxBlockSize || bsize&(bsize-1) != 0 {
-		return nil, 0, fmt.Errorf("%w: Block Size %d, want a power of two from 512 to %d", ErrFormat, bsize, vhdMaxBlockSize)
+		return nil, 0, vhdErr(int64(hoff)+verr.At(h[:], h.blockSize()), "Block Size", "Block Size %d, want a power of two from 512 to %d", bsize, vhdMaxBlockSize)
 	}
 	entries := uint64(be.Uint32(h.maxTableEntries()))
 	table := be.Uint64(h.tableOffset())
 	if table > uint64(size) || (uint64(size)-table)/4 < entries {
-		return nil, 0, fmt.Errorf("%w: a BAT of %d entries at byte %d past the file's %d bytes", ErrFormat, entries, table, size)
+		return nil, 0, vhdErr(int64(hoff)+verr.At(h[:], h.tableOffset()), "Table Offset", "a BAT of %d entries at byte %#x past the file's %d bytes", entries, table, size)
 	}
 	if current > entries*bsize {
-		return nil, 0, fmt.Errorf("%w: Current Size %d past the %d blocks of %d bytes the BAT holds", ErrFormat, current, entries, bsize)
+		return nil, 0, vhdErr(verr.At(f[:], f.currentSize()), "Current Size", "Current Size %d past the %d blocks of %d bytes the BAT holds", current, entries, bsize)
 	}
 	bitmap := ((bsize/vhdSectorSize+7)/8 + vhdSectorSize - 1) &^ (vhdSectorSize - 1)
 	return &vhdReader{r: r, fileSize: size, size: int64(current), header: int64(hoff), table: int64(table), blockSize: int64(bsize), bitmap: int64(bitmap)}, int64(current), nil
@@ -134,6 +148,9 @@ func (v *vhdReader) ReadAt(p []byte, off int64) (int, error) {
 	return blocks.Read(p, off, v.size, v.blockSize, func(b []byte, block, within int64) error {
 		var e [4]byte
 		if _, err := v.r.ReadAt(e[:], v.table+4*block); err != nil {
+			if verr.PastEnd(err) {
+				return vhdErr(-1, "", "BAT entry %d at byte %#x runs past the file's end", block, v.table+4*block)
+			}
 			return fmt.Errorf("%w: reading BAT entry %d: %w", ErrFormat, block, err)
 		}
 		sector := binary.BigEndian.Uint32(e[:])
@@ -143,7 +160,7 @@ func (v *vhdReader) ReadAt(p []byte, off int64) (int, error) {
 		}
 		at := int64(sector)*vhdSectorSize + v.bitmap + within
 		if at+int64(len(b)) > v.fileSize {
-			return fmt.Errorf("%w: block %d at sector %d ends past the file's %d bytes", ErrFormat, block, sector, v.fileSize)
+			return vhdErr(v.table+4*block, "", "block %d at sector %d ends past the file's %d bytes", block, sector, v.fileSize)
 		}
 		_, err := v.r.ReadAt(b, at)
 		return err

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/blocks"
 )
 

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/blocks"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/uuid"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/verr"
 	"hash/crc32"
 	"io"
 )
@@ -30,6 +31,13 @@ func (Format) Open(r io.ReaderAt, size int64) (vdisk.Reader, error) {
 		return nil, err
 	}
 	return v.(*vhdxReader), nil
+}
+
+// vhdxErr returns the *imgfmt.FormatError, wrapping ErrFormat, of the
+// VHDX structure at byte off (-1: none) whose field, as MS-VHDX names
+// it, is field.
+func vhdxErr(off int64, field, format string, args ...any) error {
+	return verr.Container(ErrFormat, "vhdx", off, field, format, args...)
 }
 
 // vhdxOpen opens a VHDX of size bytes in r: the current header (the
@@ -56,7 +64,11 @@ func vhdxOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 		entries += (entries - 1) / uint64(v.chunkRatio)
 	}
 	if uint64(bat) > uint64(size) || (uint64(size)-uint64(bat))/8 < entries {
-		return nil, 0, fmt.Errorf("%w: a BAT of %d entries at byte %d past the file's %d bytes", ErrFormat, entries, bat, size)
+		at := bat
+		if uint64(bat) > uint64(size) {
+			at = -1
+		}
+		return nil, 0, vhdxErr(at, "", "a BAT of %d entries at byte %#x past the file's %d bytes", entries, bat, size)
 	}
 	return v, v.size, nil
 }
@@ -65,6 +77,7 @@ func vhdxOpen(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 // log replayed.
 func vhdxCurrentHeader(r io.ReaderAt) error {
 	var cur *vhdxHeader
+	var curOff int64
 	for _, off := range []int64{vhdxHeader1Offset, vhdxHeader2Offset} {
 		var h vhdxHeader
 		if _, err := r.ReadAt(h[:], off); err != nil {
@@ -77,16 +90,16 @@ func vhdxCurrentHeader(r io.ReaderAt) error {
 			continue
 		}
 		if cur == nil || binary.LittleEndian.Uint64(h.sequenceNumber()) > binary.LittleEndian.Uint64(cur.sequenceNumber()) {
-			cur = &h
+			cur, curOff = &h, off
 		}
 	}
 	switch {
 	case cur == nil:
-		return fmt.Errorf("%w: neither header is valid", ErrFormat)
+		return vhdxErr(-1, "", "neither header is valid")
 	case binary.LittleEndian.Uint16(cur.version()) != 1:
-		return fmt.Errorf("%w: header Version %d, want 1", ErrFormat, binary.LittleEndian.Uint16(cur.version()))
+		return vhdxErr(curOff+verr.At(cur[:], cur.version()), "Version", "header Version %d, want 1", binary.LittleEndian.Uint16(cur.version()))
 	case !diskio.IsZero(cur.logGuid()):
-		return fmt.Errorf("%w: the header's LogGuid is set: a log to replay", ErrFormat)
+		return vhdxErr(curOff+verr.At(cur[:], cur.logGuid()), "LogGuid", "the header's LogGuid is set: a log to replay")
 	}
 	return nil
 }
@@ -109,9 +122,10 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 		bat, meta = -1, -1
 		for i := range int(n) {
 			e := t.entry(i)
+			eAt := off + 16 + 32*int64(i) // the entry's byte
 			at := binary.LittleEndian.Uint64(e.fileOffset())
 			if at >= uint64(size) {
-				return 0, 0, fmt.Errorf("%w: region %d at byte %d past the file's %d bytes", ErrFormat, i, at, size)
+				return 0, 0, vhdxErr(eAt+verr.At(e[:], e.fileOffset()), "FileOffset", "region %d at byte %#x past the file's %d bytes", i, at, size)
 			}
 			switch uuid.Stored(e.guid()) {
 			case vhdxBATRegion:
@@ -120,16 +134,16 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 				meta = int64(at)
 			default:
 				if binary.LittleEndian.Uint32(e.required())&1 != 0 {
-					return 0, 0, fmt.Errorf("%w: region %d is required and unknown", ErrFormat, i)
+					return 0, 0, vhdxErr(eAt+verr.At(e[:], e.required()), "Required", "region %d is required and unknown", i)
 				}
 			}
 		}
 		if bat < 0 || meta < 0 {
-			return 0, 0, fmt.Errorf("%w: the region table lacks the BAT or the metadata", ErrFormat)
+			return 0, 0, vhdxErr(off, "", "the region table lacks the BAT or the metadata")
 		}
 		return bat, meta, nil
 	}
-	return 0, 0, fmt.Errorf("%w: neither region table is valid", ErrFormat)
+	return 0, 0, vhdxErr(-1, "", "neither region table is valid")
 }
 
 // vhdxReadMetadata reads the metadata table at off and the items the
@@ -137,16 +151,23 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 	var t vhdxMetadataTable
 	if _, err := r.ReadAt(t[:32], off); err != nil {
+		if verr.PastEnd(err) {
+			return nil, vhdxErr(off, "", "the metadata table at byte %#x runs past the file's end", off)
+		}
 		return nil, fmt.Errorf("%w: reading the metadata table: %w", ErrFormat, err)
 	}
 	n := int(binary.LittleEndian.Uint16(t.entryCount()))
 	if string(t.signature()) != vhdxMetadataSignature || n > 2047 {
-		return nil, fmt.Errorf("%w: no metadata table at byte %d", ErrFormat, off)
+		return nil, vhdxErr(off, "", "no metadata table at byte %#x", off)
 	}
 	if _, err := r.ReadAt(t[32:32+32*n], off+32); err != nil {
+		if verr.PastEnd(err) {
+			return nil, vhdxErr(off+verr.At(t[:], t.entryCount()), "EntryCount", "the metadata table's %d entries run past the file's end", n)
+		}
 		return nil, fmt.Errorf("%w: reading the metadata table's %d entries: %w", ErrFormat, n, err)
 	}
 	items := map[uuid.UUID][]byte{}
+	itemAt := map[uuid.UUID]int64{}
 	var known []vhdxItem
 	for i := range n {
 		e := t.entry(i)
@@ -157,34 +178,37 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 			continue
 		}
 		if length > 16 {
-			return nil, fmt.Errorf("%w: metadata item %d of %d bytes", ErrFormat, i, length)
+			return nil, vhdxErr(off+32+32*int64(i)+verr.At(e[:], e.length()), "Length", "metadata item %d of %d bytes", i, length)
 		}
 		b := make([]byte, 16)
 		at := off + int64(binary.LittleEndian.Uint32(e.offset()))
 		if _, err := r.ReadAt(b[:length], at); err != nil {
+			if verr.PastEnd(err) {
+				return nil, vhdxErr(off+32+32*int64(i)+verr.At(e[:], e.offset()), "Offset", "metadata item %d at byte %#x runs past the file's end", i, at)
+			}
 			return nil, fmt.Errorf("%w: reading metadata item %d: %w", ErrFormat, i, err)
 		}
-		items[id] = b
+		items[id], itemAt[id] = b, at
 		known = append(known, vhdxItem{name: name, off: at, value: b[:length], guid: id == vhdxVirtualDiskID})
 	}
 	fp, ds, ss := items[vhdxFileParameters], items[vhdxVirtualDiskSize], items[vhdxLogicalSectorSize]
 	if fp == nil || ds == nil || ss == nil {
-		return nil, fmt.Errorf("%w: the metadata lacks the file parameters, disk size or logical sector size", ErrFormat)
+		return nil, vhdxErr(off, "", "the metadata lacks the file parameters, disk size or logical sector size")
 	}
 	bsize := uint64(binary.LittleEndian.Uint32(fp[0:4]))
 	if bsize < vhdxMiB || bsize > 256*vhdxMiB || bsize&(bsize-1) != 0 {
-		return nil, fmt.Errorf("%w: BlockSize %d, want a power of two from 1 MiB to 256 MiB", ErrFormat, bsize)
+		return nil, vhdxErr(itemAt[vhdxFileParameters], "BlockSize", "BlockSize %d, want a power of two from 1 MiB to 256 MiB", bsize)
 	}
 	if binary.LittleEndian.Uint32(fp[4:8])&vhdxFileParametersHasParent != 0 {
-		return nil, fmt.Errorf("%w: a differencing VHDX, which needs its parent", ErrFormat)
+		return nil, vhdxErr(itemAt[vhdxFileParameters]+4, "HasParent", "a differencing VHDX, which needs its parent")
 	}
 	secsz := uint64(binary.LittleEndian.Uint32(ss[0:4]))
 	if secsz != 512 && secsz != 4096 {
-		return nil, fmt.Errorf("%w: LogicalSectorSize %d, want 512 or 4096", ErrFormat, secsz)
+		return nil, vhdxErr(itemAt[vhdxLogicalSectorSize], "LogicalSectorSize", "LogicalSectorSize %d, want 512 or 4096", secsz)
 	}
 	dsize := binary.LittleEndian.Uint64(ds)
 	if dsize > vhdxMaxSize {
-		return nil, fmt.Errorf("%w: VirtualDiskSize %d past 64 TiB", ErrFormat, dsize)
+		return nil, vhdxErr(itemAt[vhdxVirtualDiskSize], "VirtualDiskSize", "VirtualDiskSize %d past 64 TiB", dsize)
 	}
 	return &vhdxReader{size: int64(dsize), blockSize: int64(bsize), chunkRatio: int64((8 << 20) * secsz / bsize), items: known}, nil
 }
@@ -243,6 +267,9 @@ func (v *vhdxReader) ReadAt(p []byte, off int64) (int, error) {
 		var e [8]byte
 		i := block + block/v.chunkRatio
 		if _, err := v.r.ReadAt(e[:], v.bat+8*i); err != nil {
+			if verr.PastEnd(err) {
+				return vhdxErr(-1, "", "BAT entry %d at byte %#x runs past the file's end", i, v.bat+8*i)
+			}
 			return fmt.Errorf("%w: reading BAT entry %d: %w", ErrFormat, i, err)
 		}
 		entry := binary.LittleEndian.Uint64(e[:])
@@ -252,15 +279,15 @@ func (v *vhdxReader) ReadAt(p []byte, off int64) (int, error) {
 			return nil
 		case vhdxPayloadFullyPresent:
 		default:
-			return fmt.Errorf("%w: BAT entry %d has state %d", ErrFormat, i, state)
+			return vhdxErr(v.bat+8*i, "State", "BAT entry %d has state %d", i, state)
 		}
 		mb := entry >> 20
 		if mb > uint64(v.fileSize)/vhdxMiB {
-			return fmt.Errorf("%w: block %d at MiB %d past the file's %d bytes", ErrFormat, block, mb, v.fileSize)
+			return vhdxErr(v.bat+8*i, "FileOffsetMB", "block %d at MiB %d past the file's %d bytes", block, mb, v.fileSize)
 		}
 		at := int64(mb)*vhdxMiB + within
 		if at+int64(len(b)) > v.fileSize {
-			return fmt.Errorf("%w: block %d at MiB %d ends past the file's %d bytes", ErrFormat, block, mb, v.fileSize)
+			return vhdxErr(v.bat+8*i, "FileOffsetMB", "block %d at MiB %d ends past the file's %d bytes", block, mb, v.fileSize)
 		}
 		_, err := v.r.ReadAt(b, at)
 		return err

@@ -92,7 +92,7 @@ type vmdkExtents struct {
 func openVMDKDescriptor(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	named, ok := r.(interface{ Name() string })
 	if !ok {
-		return nil, 0, errors.New("a descriptor file names its extent files, which are read only when the descriptor is opened as a file")
+		return nil, 0, vmdkErr(-1, "", "a descriptor file names its extent files, which are read only when the descriptor is opened as a file")
 	}
 	dir := filepath.Dir(named.Name())
 	root, err := os.OpenRoot(dir)
@@ -130,7 +130,7 @@ func extentOpenError(dir, name string, err error) error {
 // size and closer.
 func readVMDKDescriptor(r io.ReaderAt, size int64, open func(name string) (io.ReaderAt, int64, io.Closer, error)) (_ io.ReaderAt, _ int64, err error) {
 	if size > vmdkMaxDescriptor {
-		return nil, 0, fmt.Errorf("a descriptor file of %d bytes, past the %d read", size, vmdkMaxDescriptor)
+		return nil, 0, vmdkErr(-1, "", "a descriptor file of %d bytes, past the %d read", size, vmdkMaxDescriptor)
 	}
 	text := make([]byte, size)
 	if _, err := r.ReadAt(text, 0); err != nil && err != io.EOF {
@@ -159,7 +159,7 @@ func readVMDKDescriptor(r io.ReaderAt, size int64, open func(name string) (io.Re
 		access, _, _ := strings.Cut(s, " ")
 		if key, value, ok := strings.Cut(s, "="); ok && !isVMDKAccess(access) {
 			if err := d.setting(strings.TrimSpace(key), strings.Trim(strings.TrimSpace(value), `"`)); err != nil {
-				return nil, 0, fmt.Errorf("descriptor line %d: %w", line, err)
+				return nil, 0, lineErr(fieldOff, strings.TrimSpace(key), line, err)
 			}
 			name := strings.TrimSpace(key)
 			if seen[name] {
@@ -170,17 +170,25 @@ func readVMDKDescriptor(r io.ReaderAt, size int64, open func(name string) (io.Re
 			continue
 		}
 		if len(d.extents) == vmdkMaxExtents {
-			return nil, 0, fmt.Errorf("descriptor line %d: more than %d extents", line, vmdkMaxExtents)
+			return nil, 0, vmdkErr(fieldOff, "", "descriptor line %d: more than %d extents", line, vmdkMaxExtents)
 		}
 		if err := d.extent(s, open); err != nil {
-			return nil, 0, fmt.Errorf("descriptor line %d: %w", line, err)
+			return nil, 0, lineErr(fieldOff, "", line, err)
 		}
 		d.fields = append(d.fields, describe.Field{Path: "VMDK descriptor", Name: "extent " + strconv.Itoa(len(d.extents)), Offset: fieldOff, Size: fieldLen, Value: s})
 	}
 	if len(d.extents) == 0 {
-		return nil, 0, errors.New("the descriptor names no extent")
+		return nil, 0, vmdkErr(-1, "", "the descriptor names no extent")
 	}
 	return d, d.size, nil
+}
+
+// lineErr is the error err of descriptor line number line, at byte off
+// of the descriptor: an *imgfmt.FormatError with the line's place (its
+// setting's name as field, "" for an extent line), which err follows in
+// the message and the chain.
+func lineErr(off int64, field string, line int, err error) error {
+	return fmt.Errorf("%w: %w", vmdkErr(off, field, "descriptor line %d", line), err)
 }
 
 // quoteLine quotes a descriptor line, or its first 60 bytes, for an

@@ -2,7 +2,9 @@ package vmdk
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"io"
 	"os"
 	"strings"
@@ -114,6 +116,7 @@ func FuzzReadVMDKDescriptor(f *testing.F) {
 		}
 		r, size, err := readVMDKDescriptor(bytes.NewReader(b), int64(len(b)), open)
 		if err != nil {
+			checkContainerError(t, err, int64(len(b)))
 			return
 		}
 		buf := make([]byte, 4096)
@@ -121,4 +124,14 @@ func FuzzReadVMDKDescriptor(f *testing.F) {
 			r.ReadAt(buf, off)
 		}
 	})
+}
+
+// checkContainerError fails t unless err, an error of a container's
+// Open, which the disk reader wraps in its ErrFormat, is an
+// *imgfmt.FormatError with a byte of the file of size bytes or -1 as
+// its Off.
+func checkContainerError(t *testing.T, err error, size int64) {
+	t.Helper()
+	errFormat := errors.New("malformed partition table")
+	imgfmttest.CheckFormatError(t, fmt.Errorf("%w: %w", errFormat, err), size, "", errFormat)
 }

@@ -2,7 +2,7 @@ package vmdk
 
 import (
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
-	"github.com/fixturegen/fixturegen/imgkit/internal/fieldlist"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 )
 
 // vmdkFields lists the SparseExtentHeader fields of a VMDK file whose

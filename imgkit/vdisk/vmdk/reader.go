@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/verr"
 	"io"
 	"math"
 	"sync"
@@ -90,6 +90,7 @@ type vmdkDisk struct {
 	size       int64 // the disk's bytes, capacity sectors
 	grainBytes int64
 	ngtes      int64
+	gdAt       int64 // the grain directory's byte
 	gd         []uint32
 	compressed bool
 	zeroedGTE  bool // a grain table entry of 1 is a grain of zeros
@@ -114,11 +115,11 @@ func openVMDK(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	capacity, grain, ngtes := le64(h.capacity()), le64(h.grainSize()), uint64(le32(h.numGTEsPerGT()))
 	switch {
 	case capacity > math.MaxInt64/vmdkSectorSize:
-		return nil, 0, fmt.Errorf("capacity of %d sectors is too large", capacity)
+		return nil, 0, vmdkErr(verr.At(h[:], h.capacity()), "capacity", "capacity of %d sectors is too large", capacity)
 	case grain == 0 || grain > vmdkMaxGrain:
-		return nil, 0, fmt.Errorf("grain of %d sectors; want 1 to %d", grain, vmdkMaxGrain)
+		return nil, 0, vmdkErr(verr.At(h[:], h.grainSize()), "grainSize", "grain of %d sectors; want 1 to %d", grain, vmdkMaxGrain)
 	case ngtes == 0 || ngtes > vmdkMaxGTEs:
-		return nil, 0, fmt.Errorf("%d entries per grain table; want 1 to %d", ngtes, vmdkMaxGTEs)
+		return nil, 0, vmdkErr(verr.At(h[:], h.numGTEsPerGT()), "numGTEsPerGT", "%d entries per grain table; want 1 to %d", ngtes, vmdkMaxGTEs)
 	}
 	flags := le32(h.flags())
 	compress := binary.LittleEndian.Uint16(h.compressAlgorithm())
@@ -129,28 +130,30 @@ func openVMDK(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	case compress == vmdkCompressDeflate:
 		d.compressed = true
 	default:
-		return nil, 0, fmt.Errorf("compressAlgorithm %d; only deflate (1) is read", compress)
+		return nil, 0, vmdkErr(verr.At(h[:], h.compressAlgorithm()), "compressAlgorithm", "compressAlgorithm %d; only deflate (1) is read", compress)
 	}
-	gdOffset := le64(h.gdOffset())
+	gdOffset, gdField := le64(h.gdOffset()), verr.At(h[:], h.gdOffset())
 	if gdOffset == vmdkGDAtEnd {
 		// The footer: the second-to-last sector, before the end-of-stream marker.
 		f, err := readVMDKHeader(r, size, size-2*vmdkSectorSize)
 		if err != nil {
 			return nil, 0, fmt.Errorf("footer: %w", err)
 		}
+		gdField = size - 2*vmdkSectorSize + verr.At(f[:], f.gdOffset())
 		if gdOffset = le64(f.gdOffset()); gdOffset == vmdkGDAtEnd {
-			return nil, 0, errors.New("footer has no grain directory offset")
+			return nil, 0, vmdkErr(gdField, "gdOffset", "footer has no grain directory offset")
 		}
 	}
 	grains := (capacity + grain - 1) / grain
 	tables := (grains + ngtes - 1) / ngtes
 	if gdOffset > uint64(size)/vmdkSectorSize || tables*4 > uint64(size)-gdOffset*vmdkSectorSize {
-		return nil, 0, fmt.Errorf("grain directory of %d entries at sector %d is past the file's %d bytes", tables, gdOffset, size)
+		return nil, 0, vmdkErr(gdField, "gdOffset", "grain directory of %d entries at sector %d is past the file's %d bytes", tables, gdOffset, size)
 	}
 	raw := make([]byte, tables*4)
 	if _, err := r.ReadAt(raw, int64(gdOffset)*vmdkSectorSize); err != nil {
 		return nil, 0, fmt.Errorf("reading the grain directory: %w", err)
 	}
+	d.gdAt = int64(gdOffset) * vmdkSectorSize
 	d.gd = make([]uint32, tables)
 	for i := range d.gd {
 		d.gd[i] = le32(raw[4*i:])
@@ -158,21 +161,33 @@ func openVMDK(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	return d, d.size, nil
 }
 
+// vmdkErr returns the *imgfmt.FormatError of the VMDK structure at byte
+// off (-1: none) whose field, as VMware's Virtual Disk Format 5.0 names
+// it, is field.
+func vmdkErr(off int64, field, format string, args ...any) error {
+	return verr.Container(nil, "vmdk", off, field, format, args...)
+}
+
+// gteAt returns the byte of grain's entry in its grain table.
+func (d *vmdkDisk) gteAt(grain int64) int64 {
+	return int64(d.gd[grain/d.ngtes])*vmdkSectorSize + 4*(grain%d.ngtes)
+}
+
 // readVMDKHeader reads the sparse extent header at off and checks its
 // magic number and version.
 func readVMDKHeader(r io.ReaderAt, size, off int64) (*vmdkHeader, error) {
 	if off < 0 || size-off < vmdkSectorSize {
-		return nil, fmt.Errorf("file of %d bytes is too short for a header at byte %d", size, off)
+		return nil, vmdkErr(-1, "", "file of %d bytes is too short for a header at byte %#x", size, off)
 	}
 	var h vmdkHeader
 	if _, err := r.ReadAt(h[:], off); err != nil {
-		return nil, fmt.Errorf("reading the header at byte %d: %w", off, err)
+		return nil, fmt.Errorf("reading the header at byte %#x: %w", off, err)
 	}
 	if m := binary.LittleEndian.Uint32(h.magicNumber()); m != vmdkMagic {
-		return nil, fmt.Errorf("magic number %#x at byte %d; want %#x", m, off, vmdkMagic)
+		return nil, vmdkErr(off+verr.At(h[:], h.magicNumber()), "magicNumber", "magic number %#x at byte %#x; want %#x", m, off, vmdkMagic)
 	}
 	if v := binary.LittleEndian.Uint32(h.version()); v < 1 || v > 3 {
-		return nil, fmt.Errorf("version %d; want 1 to 3", v)
+		return nil, vmdkErr(off+verr.At(h[:], h.version()), "version", "version %d; want 1 to 3", v)
 	}
 	return &h, nil
 }
@@ -212,7 +227,7 @@ func (d *vmdkDisk) readGrain(p []byte, grain, in int64) error {
 	if !d.compressed {
 		pos := int64(sector)*vmdkSectorSize + in
 		if pos+int64(len(p)) > d.fileSize {
-			return fmt.Errorf("vmdk: grain %d at sector %d is past the file's end", grain, sector)
+			return vmdkErr(d.gteAt(grain), "", "vmdk: grain %d at sector %d is past the file's end", grain, sector)
 		}
 		if _, err := d.r.ReadAt(p, pos); err != nil {
 			return fmt.Errorf("vmdk: reading grain %d: %w", grain, err)
@@ -248,7 +263,7 @@ func (d *vmdkDisk) entry(grain int64) (uint32, error) {
 	if !ok {
 		pos := int64(sector) * vmdkSectorSize
 		if pos+4*d.ngtes > d.fileSize {
-			return 0, fmt.Errorf("vmdk: grain table %d at sector %d is past the file's end", t, sector)
+			return 0, vmdkErr(d.gdAt+4*t, "", "vmdk: grain table %d at sector %d is past the file's end", t, sector)
 		}
 		raw := make([]byte, 4*d.ngtes)
 		if _, err := d.r.ReadAt(raw, pos); err != nil {
@@ -273,29 +288,29 @@ func (d *vmdkDisk) inflate(grain int64, sector uint32, buf []byte) ([]byte, erro
 	pos := int64(sector) * vmdkSectorSize
 	var m vmdkGrainMarker
 	if pos+vmdkGrainMarkerSize > d.fileSize {
-		return nil, fmt.Errorf("vmdk: grain %d at sector %d is past the file's end", grain, sector)
+		return nil, vmdkErr(d.gteAt(grain), "", "vmdk: grain %d at sector %d is past the file's end", grain, sector)
 	}
 	if _, err := d.r.ReadAt(m[:], pos); err != nil {
 		return nil, fmt.Errorf("vmdk: reading grain %d: %w", grain, err)
 	}
 	grainSectors := d.grainBytes / vmdkSectorSize
 	if lba := binary.LittleEndian.Uint64(m.lba()); lba != uint64(grain*grainSectors) {
-		return nil, fmt.Errorf("vmdk: grain %d's marker says sector %d, want %d", grain, lba, grain*grainSectors)
+		return nil, vmdkErr(pos+verr.At(m[:], m.lba()), "lba", "vmdk: grain %d's marker says sector %d, want %d", grain, lba, grain*grainSectors)
 	}
 	n := int64(binary.LittleEndian.Uint32(m.size()))
 	if n > d.fileSize-pos-vmdkGrainMarkerSize {
-		return nil, fmt.Errorf("vmdk: grain %d's %d compressed bytes are past the file's end", grain, n)
+		return nil, vmdkErr(pos+verr.At(m[:], m.size()), "size", "vmdk: grain %d's %d compressed bytes are past the file's end", grain, n)
 	}
 	zr, err := zlib.NewReader(io.NewSectionReader(d.r, pos+vmdkGrainMarkerSize, n))
 	if err != nil {
-		return nil, fmt.Errorf("vmdk: grain %d: %w", grain, err)
+		return nil, vmdkErr(pos+vmdkGrainMarkerSize, "", "vmdk: grain %d: %v", grain, err)
 	}
 	b := bytes.NewBuffer(buf)
 	if _, err := b.ReadFrom(io.LimitReader(zr, d.grainBytes+1)); err != nil {
-		return nil, fmt.Errorf("vmdk: grain %d: %w", grain, err)
+		return nil, vmdkErr(pos+vmdkGrainMarkerSize, "", "vmdk: grain %d: %v", grain, err)
 	}
 	if int64(b.Len()) > d.grainBytes {
-		return nil, fmt.Errorf("vmdk: grain %d inflates past its %d bytes", grain, d.grainBytes)
+		return nil, vmdkErr(pos+vmdkGrainMarkerSize, "", "vmdk: grain %d inflates past its %d bytes", grain, d.grainBytes)
 	}
 	return b.Bytes(), nil
 }

@@ -1,0 +1,103 @@
+package ext
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// Checksums of the metadata_csum feature (crc32c, Castagnoli) and of the
+// older gdt_csum feature (crc16), as e2fsprogs' lib/ext2fs/csum.c and the
+// kernel compute them. The reader verifies them and reports a mismatch as
+// a warning, never as an error: an image with a bad checksum still reads.
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crc32c continues the raw crc32c crc over p, without the inversions
+// before and after that hash/crc32 applies: the form ext2fs_crc32c_le
+// and the kernel's ext4_chksum have, seeded with ~0 for the superblock
+// and with the file system's seed elsewhere.
+func crc32c(crc uint32, p []byte) uint32 { return ^crc32.Update(^crc, castagnoli, p) }
+
+// crc32cU32 continues crc over the little-endian bytes of v.
+func crc32cU32(crc, v uint32) uint32 {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return crc32c(crc, b[:])
+}
+
+// crc16Table is the table of CRC-16 with polynomial 0x8005 in its
+// reflected form, as ext2fs_crc16 uses it for gdt_csum.
+var crc16Table = func() (t [256]uint16) {
+	for i := range t {
+		c := uint16(i)
+		for range 8 {
+			if c&1 != 0 {
+				c = c>>1 ^ 0xa001
+			} else {
+				c >>= 1
+			}
+		}
+		t[i] = c
+	}
+	return t
+}()
+
+// crc16 continues crc over p.
+func crc16(crc uint16, p []byte) uint16 {
+	for _, b := range p {
+		crc = crc>>8 ^ crc16Table[byte(crc)^b]
+	}
+	return crc
+}
+
+// superblockCsum is s_checksum's value for s.
+func superblockCsum(s *superblock) uint32 {
+	return crc32c(^uint32(0), s[:fieldOff(s[:], s.sChecksum())])
+}
+
+// groupDescCsum is bg_checksum's value for descriptor g of group group.
+func (f *FS) groupDescCsum(group uint32, g groupDesc) uint16 {
+	at := int(fieldOff(g, g.bgChecksum()))
+	if f.hasRoCompat(roCompatMetadataCsum) {
+		c := crc32cU32(f.csumSeed, group)
+		c = crc32c(c, g[:at])
+		c = crc32c(c, []byte{0, 0})
+		c = crc32c(c, g[at+2:])
+		return uint16(c)
+	}
+	c := crc16(0xffff, f.sb.sUUID())
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], group)
+	c = crc16(c, b[:])
+	c = crc16(c, g[:at])
+	if len(g) > at+2 {
+		c = crc16(c, g[at+2:])
+	}
+	return c
+}
+
+// inodeCsum is the checksum of inode n, number ino: the 32 bits whose
+// low half is l_i_checksum_lo and high half i_checksum_hi (where the
+// inode has it).
+func (f *FS) inodeCsum(ino uint32, n inode) uint32 {
+	lo := int(fieldOff(n, n.lIChecksumLo()))
+	c := crc32cU32(f.csumSeed, ino)
+	c = crc32c(c, n.iGeneration())
+	c = crc32c(c, n[:lo])
+	c = crc32c(c, []byte{0, 0})
+	if !n.hasChecksumHi() {
+		c = crc32c(c, n[lo+2:])
+		return c & 0xffff
+	}
+	hi := int(fieldOff(n, n.iChecksumHi()))
+	c = crc32c(c, n[lo+2:hi])
+	c = crc32c(c, []byte{0, 0})
+	return crc32c(c, n[hi+2:])
+}
+
+// inodeSeed is the seed of the checksums of an inode's extent and
+// directory blocks: the file system's seed over the inode number and
+// i_generation.
+func (f *FS) inodeSeed(ino, gen uint32) uint32 {
+	return crc32cU32(crc32cU32(f.csumSeed, ino), gen)
+}

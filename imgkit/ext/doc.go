@@ -1,0 +1,39 @@
+// Package ext reads ext2, ext3 and ext4 file system images as an io/fs.FS.
+//
+// The reader (NewReader, OpenReader) takes images made by anyone, as
+// e2fsprogs 1.47.4's lib/ext2fs and the kernel's fs/ext4 define them:
+// blocks of 1024 to 65536 bytes, inodes of 128 bytes or more, 32- and
+// 64-bit group descriptors (the 64bit feature) in the traditional layout
+// or in meta groups (meta_bg), extent trees of any depth and the direct
+// and indirect blocks of ext2 and ext3 (holes and unwritten extents read
+// as zeros), linear and hash-indexed directories (an htree directory is
+// read through its leaf blocks, as a linear one), inline data
+// (inline_data) for files, directories and symbolic links, fast and slow
+// symbolic links, character and block devices, FIFOs and sockets as
+// fs.FileMode bits, and hard links (one inode under several names).
+//
+// Checksums are verified, never enforced: a superblock's s_checksum, a
+// group descriptor's bg_checksum (metadata_csum's crc32c or gdt_csum's
+// crc16), an inode's, and an extent or directory block's tail that do not
+// match what they cover are reported by FS.Warnings, naming the
+// structure and its byte offset, and the image reads on.
+//
+// The reader is bounded: every count and size read from the image is
+// checked before it is used to allocate (the group descriptors must fit
+// the image, a directory holds at most 256 MiB, ReadFile reads at most 1
+// GiB and Open reads a file of any size), an extent tree whose depth does
+// not fall by one at each level or that visits a block twice is refused,
+// and a directory whose subdirectory does not name it as ".." (a loop) is
+// refused by ReadDir, so that a walk of any image ends. Errors about the
+// image wrap ErrFormat and name the structure and its byte offset.
+//
+// Not read yet: extended attributes other than inline data's
+// system.data (and values kept in their own inodes, ea_inode),
+// encrypted names and contents (read as stored), the journal's contents
+// (a journal is an ordinary inode, not listed), and bigalloc clusters
+// beyond what block numbers say.
+//
+// The package registers with imgkit/inspect through Describe, so that
+// "fixturegen ls", "cat" and "diff" read ext images and the ext file
+// systems inside disks and containers.
+package ext

@@ -1,0 +1,137 @@
+package ext
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// readVariants are the mke2fs command lines the reader tests read back:
+// ext2 and ext3 with indirect blocks, ext4 with extents, flex_bg,
+// metadata_csum and 64-bit descriptors, blocks of 1024 and 4096 bytes,
+// inodes of 128 and 256 bytes, and inline data.
+var readVariants = []struct {
+	name string
+	args []string
+}{
+	{"ext2-1k", []string{"-t", "ext2", "-b", "1024"}},
+	{"ext2-4k-128", []string{"-t", "ext2", "-b", "4096", "-I", "128"}},
+	{"ext3-1k", []string{"-t", "ext3", "-b", "1024"}},
+	{"ext4-4k", []string{"-t", "ext4", "-b", "4096"}},
+	{"ext4-1k-128", []string{"-t", "ext4", "-b", "1024", "-I", "128"}},
+	{"ext4-inline", []string{"-t", "ext4", "-O", "inline_data"}},
+	{"ext4-no64-gdtcsum", []string{"-t", "ext4", "-O", "^64bit,^metadata_csum,uninit_bg"}},
+}
+
+// TestReadReference reads back images the reference mke2fs made of one
+// tree with every variant, checking each path against the tree, and that
+// the checksums of a clean image verify.
+func TestReadReference(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := mkTree(t)
+	for _, v := range readVariants {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			img := mke2fs(t, refMke2fs, src, "32M", append([]string{"-N", "6000"}, v.args...)...)
+			f := openImage(t, img)
+			checkAgainstTree(t, &f.FS, src, true, v.name == "ext4-inline")
+			if w := f.Warnings(); len(w) != 0 {
+				t.Errorf("warnings: %q", w)
+			}
+		})
+	}
+}
+
+// TestReadSystemMke2fs reads back an ext4 image of the system's mke2fs
+// (Debian's 1.47.0), which writes what 1.47.4 does in other places.
+func TestReadSystemMke2fs(t *testing.T) {
+	t.Parallel()
+	src := mkTree(t)
+	img := mke2fs(t, "mke2fs", src, "32M", "-N", "6000", "-t", "ext4")
+	f := openImage(t, img)
+	checkAgainstTree(t, &f.FS, src, false, false)
+	if w := f.Warnings(); len(w) != 0 {
+		t.Errorf("warnings: %q", w)
+	}
+}
+
+// TestReadHtree reads back an image whose large directory e2fsck -fD has
+// indexed (mke2fs -d writes linear directories only).
+func TestReadHtree(t *testing.T) {
+	t.Parallel()
+	for _, v := range []struct{ name, typ, bs string }{{"ext4-4k", "ext4", "4096"}, {"ext3-1k", "ext3", "1024"}} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			src := mkTree(t)
+			img := mke2fs(t, refMke2fs, src, "32M", "-N", "6000", "-t", v.typ, "-b", v.bs)
+			e2fsck := tooltest.Need(t, "e2fsck-1.47.4")
+			out, err := exec.Command(e2fsck, "-fyD", img).CombinedOutput()
+			if code := exitCode(err); code > 1 {
+				t.Fatalf("e2fsck -fyD: %v\n%s", err, out)
+			}
+			f := openImage(t, img)
+			in, err := f.Inode("many")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Flags&indexFL == 0 {
+				t.Fatalf("e2fsck -D left many/ without EXT4_INDEX_FL (i_flags %#x)", in.Flags)
+			}
+			checkAgainstTree(t, &f.FS, src, true, false)
+			if w := f.Warnings(); len(w) != 0 {
+				t.Errorf("warnings: %q", w)
+			}
+		})
+	}
+}
+
+// exitCode is the exit status of a command's error, 0 for none.
+func exitCode(err error) int {
+	if e, ok := err.(*exec.ExitError); ok {
+		return e.ExitCode()
+	}
+	if err != nil {
+		return 255
+	}
+	return 0
+}
+
+// TestChecksumWarnings changes bytes under the superblock's, a group
+// descriptor's and an inode's checksums and expects one warning for each,
+// the image still reading.
+func TestChecksumWarnings(t *testing.T) {
+	t.Parallel()
+	src := mkTree(t)
+	img := mke2fs(t, refMke2fs, src, "32M", "-N", "6000", "-t", "ext4", "-b", "4096")
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := openImage(t, img)
+	in, err := f.Inode("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[superblockOff+0x88] ^= 1 // s_last_mounted
+	b[4096+0x1c] ^= 1          // bg_itable_unused_lo of group 0
+	b[in.off+0x64] ^= 1        // i_generation
+	p := img + ".bad"
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := openImage(t, p)
+	if _, err := g.ReadFile("a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(g.Warnings(), "\n")
+	for _, want := range []string{"superblock at byte 0x400: s_checksum", "group descriptor 0 at byte 0x1000: bg_checksum", fmt.Sprintf("inode %d at byte %#x: checksum", in.Ino, in.off)} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings %q lack %q", w, want)
+		}
+	}
+}
