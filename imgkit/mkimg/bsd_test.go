@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe/fieldlist"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,7 +139,7 @@ func TestBSDBootInEntries(t *testing.T) {
 	if !bytes.Equal(label[bsdLabelStructSize:bsdHeaderSize+19*bsdPartitionSize], boot[512+bsdLabelStructSize:512+bsdHeaderSize+19*bsdPartitionSize]) {
 		t.Error("entries 8 to 18 do not hold the boot code")
 	}
-	if sum := bsdChecksum(label[:bsdHeaderSize+20*bsdPartitionSize]); sum != uint16(leUint(label[136:138])) {
+	if sum := bsdChecksum(label[:bsdHeaderSize+20*bsdPartitionSize]); sum != uint16(fieldlist.LEUint(label[136:138])) {
 		t.Errorf("d_checksum %#x, want %#x over 20 entries", label[136:138], sum)
 	}
 	if !bsdBootInEntries(mustPlan(t, o)) {

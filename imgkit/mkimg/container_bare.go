@@ -3,6 +3,7 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"io"
 	"io/fs"
 
@@ -33,14 +34,15 @@ type bareFS struct {
 // back. A disk of no format detect knows, or one whose format's Open
 // fails, gives an error saying which file system it holds when
 // imgfmt.Identify knows it.
-func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareFS, io.ReaderAt, int64, error) {
-	vr, vsize, name, err := openContainerNamed(r, size)
+func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareFS, vdisk.Reader, error) {
+	c, name, err := openContainer(r, size)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
-	if name == "" || detect == nil {
-		return nil, nil, 0, noTable
+	if c == nil || detect == nil {
+		return nil, nil, noTable
 	}
+	vr, vsize := io.ReaderAt(c), c.Size()
 	unsupported := func() error {
 		if f, ok := imgfmt.Identify(vr, vsize); ok {
 			return fmt.Errorf("%w: the %s container holds %s, which fixturegen does not read yet", ErrNoTable, name, f.What)
@@ -50,20 +52,20 @@ func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareF
 	k := detect(vr, vsize)
 	if k == nil || k.Name == DiskFormatName {
 		if err := unsupported(); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
-		return nil, nil, 0, fmt.Errorf("%w: the %s container holds no file system of a known format either", ErrNoTable, name)
+		return nil, nil, fmt.Errorf("%w: the %s container holds no file system of a known format either", ErrNoTable, name)
 	}
 	fsys, err := k.Open(vr, vsize)
 	if err != nil {
 		// A format whose match is loose (a FAT boot sector's) may take
 		// another file system's first sector for its own (NTFS's).
 		if err := unsupported(); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
-		return nil, nil, 0, fmt.Errorf("mkimg: the %s container holds no partition table but a %s file system: %w", name, k.Name, err)
+		return nil, nil, fmt.Errorf("mkimg: the %s container holds no partition table but a %s file system: %w", name, k.Name, err)
 	}
-	return &bareFS{fsys: fsys, kind: k, container: name, p: &part{name: ".", kind: k}}, vr, vsize, nil
+	return &bareFS{fsys: fsys, kind: k, container: name, p: &part{name: ".", kind: k}}, c, nil
 }
 
 // openFSOrBare is Describe's Open: the disk's FS, or for a container
@@ -71,7 +73,7 @@ func openBare(r io.ReaderAt, size int64, detect Detector, noTable error) (*bareF
 func openFSOrBare(r io.ReaderAt, size int64, detect Detector) (fs.FS, error) {
 	d, err := NewReader(r, size)
 	if errors.Is(err, ErrNoTable) {
-		b, _, _, err := openBare(r, size, detect, err)
+		b, _, err := openBare(r, size, detect, err)
 		if err != nil {
 			return nil, err
 		}
@@ -87,21 +89,17 @@ func openFSOrBare(r io.ReaderAt, size int64, detect Detector) (fs.FS, error) {
 // table: the container's fields, then the file system's at their bytes
 // in the container's file.
 func bareFields(r io.ReaderAt, size int64, detect Detector, noTable error) ([]describe.Field, error) {
-	b, vr, vsize, err := openBare(r, size, detect, noTable)
-	if err != nil {
-		return nil, err
-	}
-	out, err := containerFields(r, size)
+	b, c, err := openBare(r, size, detect, noTable)
 	if err != nil {
 		return nil, err
 	}
 	var inner []describe.Field
 	if b.kind.Fields != nil {
-		if inner, err = b.kind.Fields(vr, vsize); err != nil {
+		if inner, err = b.kind.Fields(c, c.Size()); err != nil {
 			return nil, err
 		}
 	}
-	return append(out, remapContainerFields(vr, inner)...), nil
+	return containerFields(c, inner), nil
 }
 
 // bareSummary says what the container holds, and the file system's own

@@ -1,32 +1,23 @@
 package mkimg
 
 import (
+	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"os"
-	"slices"
-	"sort"
 	"sync/atomic"
 
-	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
+	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 
-// linkedFormats are the container formats that read their raw disk only
-// through rawDisk's methods (r, dataUnits, copyRun), never through its
-// file: for them the raw disk's temporary file holds only the metadata,
-// and each partition of a regular file is linked to its file instead of
-// copied into it, so that a container of a large partition copies its
-// data once, from the partition file to the container, not twice. A
-// format's file adds itself from init.
-var linkedFormats = map[string]bool{}
-
-// rawPiece is a run of the raw disk read from a partition's file: the n
-// bytes at disk offset off are the file's first n bytes.
-type rawPiece struct {
-	off, n int64
-	f      *os.File
-}
+// A container format reads its raw disk only through vdisk.Disk's
+// methods, never through its file: the raw disk's temporary file holds
+// only the metadata, and each partition of a regular file is linked to
+// its file instead of copied into it (vdisk.Piece), so that a container
+// of a large partition copies its data once, from the partition file to
+// the container, not twice.
 
 // link links p's file to the raw disk instead of copying it, when its
 // source is a regular file that no metadata can share sectors with (no
@@ -59,27 +50,22 @@ func (k *linkedDisk) link(l *layout, p *placed, h hash.Hash) (bool, error) {
 		f.Close()
 		return true, err
 	}
-	k.pieces = append(k.pieces, rawPiece{off: int64(p.start * l.secsz), n: int64(p.bytes), f: f})
+	k.pieces = append(k.pieces, vdisk.Piece{Off: int64(p.start * l.secsz), N: int64(p.bytes), F: f})
 	return true, nil
 }
 
-// linkedDisk is the raw disk of a temporary file holding the metadata
-// and of the linked partitions' files: an io.ReaderAt over both. While
-// the raw disk is written it collects the pieces (layout.links).
+// linkedDisk collects, while a container's raw disk is written
+// (layout.links), the partitions linked to their files and the streams
+// a vdisk.Streamer spooled.
 type linkedDisk struct {
-	meta    *os.File
-	pieces  []rawPiece    // sorted by offset once adopted, not overlapping
-	grains  []*grainSpool // streams spooled as vmdks grains (linkGrains)
-	adopted bool          // a rawDisk holds the pieces and closes their files
+	pieces  []vdisk.Piece
+	streams []vdisk.Stream
+	adopted bool // a vdisk.Disk holds the pieces and closes their files
 }
 
 // startLinks returns the linkedDisk that collects the partitions of l's
-// raw disk linked to their files, and sets l.links to it, when l's
-// format is one of the linkedFormats; else nil.
+// raw disk linked to their files, and sets l.links to it.
 func (l *layout) startLinks() *linkedDisk {
-	if !linkedFormats[l.format.name] {
-		return nil
-	}
 	l.links = &linkedDisk{}
 	return l.links
 }
@@ -90,126 +76,71 @@ func (l *layout) endLinks(k *linkedDisk) {
 	l.links = nil
 	if k != nil && !k.adopted {
 		for _, p := range k.pieces {
-			p.f.Close()
+			p.F.Close()
 		}
 	}
 }
 
-// adopt makes d, whose temporary file holds the metadata, the disk of
-// that file and of k's linked partitions (nil k: none), whose files d
-// closes.
-func (d *rawDisk) adopt(k *linkedDisk) {
-	if k == nil {
-		return
-	}
-	slices.SortFunc(k.pieces, func(a, b rawPiece) int { return int(min(max(a.off-b.off, -1), 1)) })
-	k.meta, k.adopted = d.file, true
-	d.linked, d.r = k, linkedReader{k, d.size}
+// adopt hands the pieces to the raw disk, which closes their files.
+func (k *linkedDisk) adopt() []vdisk.Piece {
+	k.adopted = true
+	return k.pieces
 }
 
-// segment returns the file that holds the disk's byte off, the offset in
-// that file, and the end on the disk of the run it holds from there.
-func (d *linkedDisk) segment(off, size int64) (f *os.File, fileOff, end int64) {
-	i := sort.Search(len(d.pieces), func(i int) bool { return d.pieces[i].off+d.pieces[i].n > off })
-	if i < len(d.pieces) && d.pieces[i].off <= off {
-		p := d.pieces[i]
-		return p.f, off - p.off, p.off + p.n
+// linkStream links p's stream to the raw disk: the bytes it does not
+// hold in its container's form are written into w (the raw disk), and
+// the stream is left for the container's Write (vdisk.Disk.Streams). It
+// returns the contents' digest when h is not nil.
+func (k *linkedDisk) linkStream(w io.WriterAt, p *placed, h hash.Hash) ([]byte, error) {
+	if err := p.stream.Link(w); err != nil {
+		return nil, err
 	}
-	end = size
-	if i < len(d.pieces) {
-		end = d.pieces[i].off
+	k.streams = append(k.streams, p.stream)
+	if h == nil {
+		return nil, nil
 	}
-	return d.meta, off, end
+	if p.streamSum == nil {
+		return nil, errors.New("mkimg: a stream was not digested") // streaming hashes as layout.hashes does
+	}
+	return p.streamSum.Sum(nil), nil
 }
 
-// ReadAt reads the disk, from the metadata file between the linked
-// partitions and from their files within them; size bounds it.
-func (d *linkedDisk) readAt(p []byte, off, size int64) (int, error) {
-	done := 0
-	for done < len(p) {
-		pos := off + int64(done)
-		if pos >= size {
-			return done, io.EOF
-		}
-		f, fileOff, end := d.segment(pos, size)
-		m := int(min(int64(len(p)-done), end-pos))
-		n, err := f.ReadAt(p[done:done+m], fileOff)
-		done += n
-		if err != nil {
-			return done, err
-		}
+// streaming is how l's streams are spooled by the container format:
+// for a vdisk.Streamer whose raw disk is a file (rawInMemory false),
+// where the partitions are linked; nil otherwise (a raw spool).
+func (l *layout) streaming(rawInMemory bool) *streaming {
+	s, ok := l.format.(vdisk.Streamer)
+	if rawInMemory || !ok {
+		return nil
 	}
-	return done, nil
+	// A container format hashes unless -y, whatever the GUIDs given
+	// (layout.hashes), so the partitions not placed yet do not matter.
+	return &streaming{f: s, p: l.params(), secsz: int64(l.secsz), hash: l.hashes(),
+		absolute: l.s != nil && l.s.reserved != nil} // checkReserved keeps the metadata off every partition
 }
 
-// linkedReader is a linkedDisk of a given size as an io.ReaderAt.
-type linkedReader struct {
-	d    *linkedDisk
-	size int64
+// streaming is what contents needs to spool a stream as its container
+// stores it: the format and its parameters, whether to digest the
+// contents for the GUID rule as they come (layout.hashes), and whether a
+// partition placed by an absolute offset may be spooled so: not where
+// the scheme's metadata may go over its zero sectors (a BSD or VTOC8
+// label), which checkMetadataClash reads back from the raw disk.
+type streaming struct {
+	f        vdisk.Streamer
+	p        *vdisk.Params
+	secsz    int64
+	hash     bool
+	absolute bool
 }
 
-func (r linkedReader) ReadAt(p []byte, off int64) (int, error) { return r.d.readAt(p, off, r.size) }
-
-// copyRun copies the n bytes of the raw disk at off into im at at: from
-// the files that hold them, by the block cache's file path (shared
-// extents or copy_file_range), or from memory. It is the last read of
-// those bytes (a container copies each run once, in the disk's order,
-// after every scan): the raw disk's temporary file gives back their
-// space a releasePiece at a time as they are copied (consumed), so that
-// the raw disk and the container together take little more than the
-// container.
-func (d *rawDisk) copyRun(im *bcache.Image, at, off, n int64) error {
-	if d.file == nil {
-		return im.CopyFrom(at, io.NewSectionReader(d.r, off, n), n)
+// unlinked makes a new temporary file in s holding what, unlinked, for
+// a container's own spools (vdisk.Disk.Spool).
+func (s spoolPlace) unlinked(what string) (*os.File, error) {
+	f, err := s.create(what)
+	if err != nil {
+		return nil, err
 	}
-	for n > 0 {
-		f, fileOff, end := d.segmentAt(off)
-		m := min(n, end-off)
-		if f == d.file {
-			m = min(m, releasePiece)
-		}
-		if _, err := f.Seek(fileOff, io.SeekStart); err != nil {
-			return fmt.Errorf("mkimg: raw disk: %w", err)
-		}
-		if err := im.CopyFrom(at, f, m); err != nil {
-			return err
-		}
-		if f == d.file {
-			punchHole(f, fileOff, m)
-		}
-		at, off, n = at+m, off+m, n-m
-	}
-	return nil
-}
-
-// releasePiece is how much of a temporary file is copied before the space
-// of what was copied is given back: the most a container's write holds
-// twice.
-const releasePiece = 8 << 20
-
-// consumed gives back the space the raw disk's temporary file takes for
-// the n bytes at off, which have been read for the last time (see
-// copyRun); the partitions' files linked to the disk are left alone.
-func (d *rawDisk) consumed(off, n int64) {
-	if d.file == nil {
-		return
-	}
-	for end := min(off+n, d.size); off < end; {
-		f, fileOff, segEnd := d.segmentAt(off)
-		m := min(end, segEnd) - off
-		if f == d.file {
-			punchHole(f, fileOff, m)
-		}
-		off += m
-	}
-}
-
-// segmentAt returns the file holding the disk's byte off, its offset
-// there and the end of the run the file holds; for a disk of one file,
-// that file to the disk's end.
-func (d *rawDisk) segmentAt(off int64) (*os.File, int64, int64) {
-	if d.linked == nil {
-		return d.file, off, d.size
-	}
-	return d.linked.segment(off, d.size)
+	os.Remove(f.Name())
+	tempfile.Forget(f.Name())
+	return f, nil
 }

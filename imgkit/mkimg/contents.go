@@ -3,6 +3,8 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"hash"
 	"io"
 	"os"
@@ -29,10 +31,9 @@ type contents struct {
 	meter  *progress.Meter // told of each spool's step ("reading NAME")
 	spools []*os.File
 	names  []string // spools a system would not unlink while open
-	// grains, when not nil, has a stream spooled as a vmdks extent's
-	// grains (spoolGrains), unless an absolute offset may put it under
-	// metadata.
-	grains *grainSpooling
+	// stream, when not nil, has a stream spooled by the container format
+	// (spoolStream), unless an absolute offset may put it under metadata.
+	stream *streaming
 }
 
 // close closes every spool.
@@ -161,8 +162,8 @@ func (c *contents) runCommand(p *placed) error {
 // gives are left holes (spoolWrite), so that a spool takes the space of
 // its data only, as the disk will.
 func (c *contents) spool(p *placed, r io.Reader) error {
-	if c.grains != nil && (!p.Absolute || c.grains.absolute) {
-		return c.spoolGrains(p, r)
+	if c.stream != nil && (!p.Absolute || c.stream.absolute) {
+		return c.spoolStream(p, r)
 	}
 	f, err := c.newSpool()
 	if err != nil {
@@ -193,6 +194,59 @@ func (c *contents) spool(p *placed, r io.Reader) error {
 	return nil
 }
 
+// spoolStream reads r to its end into a new spool the container format
+// makes of it (vdisk.Streamer) and keeps it as p's content, digesting
+// the contents as they come when the GUID rule needs them; c.meter
+// counts the bytes read under the step "reading NAME", as spool does.
+func (c *contents) spoolStream(p *placed, r io.Reader) error {
+	f, err := c.newSpool()
+	if err != nil {
+		return err
+	}
+	got := readCounter{step: c.meter.Step("reading "+p.meterName(), 0)}
+	if c.stream.hash {
+		got.digest = newContentDigest()
+	}
+	s, err := c.stream.f.SpoolStream(c.stream.p, f, int64(p.start)*c.stream.secsz, io.TeeReader(r, got))
+	if err != nil {
+		return err
+	}
+	p.stream, p.streamSum, p.streamFile, p.bytes = s, got.digest, f, uint64(s.Size())
+	return nil
+}
+
+// readCounter adds what a stream gives to its step and its digest.
+type readCounter struct {
+	step   *progress.Step
+	digest *contentDigest // nil when not hashed
+}
+
+func (c readCounter) Write(b []byte) (int, error) {
+	if c.digest != nil {
+		c.digest.Write(b)
+	}
+	c.step.Add(int64(len(b)))
+	return len(b), nil
+}
+
+// streamSource is a container format's stream as a Source: copyTo
+// writes its contents into a disk it is not linked to.
+type streamSource struct {
+	s    vdisk.Stream
+	what string // the file or command the stream holds the output of
+}
+
+func (s streamSource) String() string { return s.what }
+
+func (s streamSource) Size() (int64, error) { return s.s.Size(), nil }
+
+func (s streamSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
+	if n != s.s.Size() {
+		return fmt.Errorf("%w: the spool holds %d bytes, not %d", ErrSourceChanged, s.s.Size(), n)
+	}
+	return s.s.CopyTo(im, off, h)
+}
+
 // newSpool makes a new spool, unlinked where the system allows it,
 // which close closes.
 func (c *contents) newSpool() (*os.File, error) {
@@ -217,14 +271,14 @@ const spoolBlock = 4096
 func spoolWrite(f *os.File, b []byte, off int64) error {
 	for i := 0; i < len(b); {
 		j := min(len(b), int((off+int64(i))/spoolBlock*spoolBlock+spoolBlock-off)) // the end of i's block
-		if isZero(b[i:j]) {
+		if diskio.IsZero(b[i:j]) {
 			i = j
 			continue
 		}
 		k := j // the data runs on to the next block of zeros
 		for k < len(b) {
 			e := min(len(b), k+spoolBlock)
-			if isZero(b[k:e]) {
+			if diskio.IsZero(b[k:e]) {
 				break
 			}
 			k = e
@@ -255,8 +309,8 @@ func (p *placed) content() Source {
 	switch {
 	case p.Source != nil:
 		return p.Source
-	case p.grains != nil:
-		return grainSpoolSource{g: p.grains, what: what}
+	case p.stream != nil:
+		return streamSource{s: p.stream, what: what}
 	case p.spool != nil:
 		return spoolSource{f: p.spool, what: what, consumed: &p.spoolRead}
 	case p.File != "":
@@ -282,7 +336,7 @@ func (s spoolSource) Size() (int64, error) {
 	return fi.Size(), nil
 }
 
-// copyTo copies the spool into the disk, in the kernel, a releasePiece
+// copyTo copies the spool into the disk, in the kernel, a diskio.ReleasePiece
 // at a time, each hashed into h first when h is not nil (its holes as the
 // zeros they hold, unread). A disk is written once from its layout's
 // spools: each piece copied gives back its space (punchHole), so that the
@@ -293,8 +347,8 @@ func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 		return fmt.Errorf("%w: the spool was read already", ErrSourceChanged)
 	}
 	*s.consumed = true
-	for k := int64(0); k < n; k += releasePiece {
-		m := min(n-k, releasePiece)
+	for k := int64(0); k < n; k += diskio.ReleasePiece {
+		m := min(n-k, diskio.ReleasePiece)
 		if h != nil {
 			if err := hashData(h, s.f, k, k+m, nil); err != nil {
 				return err
@@ -309,7 +363,7 @@ func (s spoolSource) copyTo(im *bcache.Image, off, n int64, h hash.Hash) error {
 			}
 			return err
 		}
-		punchHole(s.f, k, m)
+		diskio.PunchHole(s.f, k, m)
 	}
 	return nil
 }

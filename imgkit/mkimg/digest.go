@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 
 	"github.com/fixturegen/fixturegen/imgkit/progress"
@@ -119,7 +120,7 @@ func (d *contentDigest) Zeros(n int64) {
 
 // digest adds one block: its mark, and its bytes when they are data.
 func (d *contentDigest) digest(b []byte) {
-	if isZero(b) {
+	if diskio.IsZero(b) {
 		d.h.Write([]byte{0})
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"testing"
 )
 
@@ -40,7 +41,7 @@ func TestContentDigest(t *testing.T) {
 		d := newContentDigest()
 		for off := 0; off < len(data); off += piece {
 			chunk := data[off:min(off+piece, len(data))]
-			if isZero(chunk) {
+			if diskio.IsZero(chunk) {
 				d.Zeros(int64(len(chunk)))
 			} else {
 				d.Write(chunk)

@@ -2,6 +2,8 @@ package mkimg
 
 import (
 	"errors"
+
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 )
 
 // The package's sentinel errors. Every error the package returns wraps
@@ -9,7 +11,7 @@ import (
 // the disk cannot hold.
 var (
 	// ErrOption reports a command line or Options value mkimg(1) refuses.
-	ErrOption = errors.New("mkimg: bad option")
+	ErrOption = vdisk.ErrOption
 	// ErrPartition reports a partition specification the scheme cannot
 	// hold: an unknown type, a label too long, too many partitions.
 	ErrPartition = errors.New("mkimg: bad partition")
@@ -17,7 +19,7 @@ var (
 	ErrBootcode = errors.New("mkimg: bad boot code")
 	// ErrTooLarge reports a disk whose sectors do not fit the scheme's
 	// on-disk fields.
-	ErrTooLarge = errors.New("mkimg: disk too large")
+	ErrTooLarge = vdisk.ErrTooLarge
 )
 
 // Sizes and offsets fixed by the MBR and UEFI specifications.

@@ -67,7 +67,7 @@ func (l *layout) derives() bool {
 // format derives its ids (a VHD's UniqueId, a VMDK's CID) from the seed,
 // without -y.
 func (l *layout) hashes() bool {
-	return l.derives() || (l.format != nil && l.format.container != nil && !l.testMode)
+	return l.derives() || (l.format != nil && !l.testMode)
 }
 
 // setGUIDs applies the command line's --disk-guid GUID and

@@ -3,6 +3,7 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"io"
 	"io/fs"
 	"math"
@@ -22,7 +23,9 @@ var ErrCapacity = errors.New("mkimg: past the capacity")
 type layout struct {
 	// links collects the partitions linked to their files while a
 	// linked container's raw disk is written (container_link.go).
-	links *linkedDisk
+	links   *linkedDisk
+	linked  int      // the partitions the last raw disk linked
+	rawFile *os.File // the last raw disk's temporary file (tests check its blocks)
 
 	scheme     string
 	s          *scheme // nil for a disk without a scheme
@@ -40,11 +43,11 @@ type layout struct {
 	gptTable   uint64 // sectors of one GPT entry array
 	bootcode   []byte // nil, or the scheme's boot code size, zero-padded
 	bootSource string
-	log        io.Writer // where the -v lines go; nil without -v
-	format     *outputFormat
-	timestamp  *int64    // -t, seconds since the epoch; nil without it
-	idSeed     [32]byte  // the GUID rule's seed, once the partitions are written, when hashes (writer.go)
-	contents   *contents // the partitions' spools, closed by close
+	log        io.Writer    // where the -v lines go; nil without -v
+	format     vdisk.Format // nil for raw
+	timestamp  *int64       // -t, seconds since the epoch; nil without it
+	idSeed     [32]byte     // the GUID rule's seed, once the partitions are written, when hashes (writer.go)
+	contents   *contents    // the partitions' spools, closed by close
 
 	diskGUID GUID      // Options.DiskGUID; zero when derived
 	warn     io.Writer // Options.Warn; nil discards the warnings
@@ -64,10 +67,12 @@ type placed struct {
 	// nil for a regular file and an empty partition.
 	spool     *os.File
 	spoolRead bool // the spool was copied into the disk (spoolSource.copyTo)
-	// grains holds the content of a command, or of a file that is not a
-	// regular file, spooled as a vmdks extent's grains instead
-	// (vmdk_grainspool.go).
-	grains *grainSpool
+	// stream holds the content of a command, or of a file that is not a
+	// regular file, spooled by the container format instead
+	// (vdisk.Streamer), and streamSum its digest, when hashed.
+	stream     vdisk.Stream
+	streamSum  *contentDigest
+	streamFile *os.File // the stream's spool
 }
 
 // plan checks o and lays the disk out, as planIn does with spools in
@@ -76,16 +81,15 @@ func plan(o *Options) (*layout, error) { return planIn(o, spoolPlace{}, true) }
 
 // planIn checks o as mkimg(1) checks its command line and lays the disk
 // out (place), running the partitions' commands and spooling what they
-// write in spool: as a vmdks extent's grains when the container's raw
-// disk is not held in memory (rawInMemory false; grainSpooling), else
-// raw. The caller closes the layout,
+// write in spool: as the container stores them when its raw disk is
+// not held in memory (rawInMemory false; streaming), else raw. The caller closes the layout,
 // which closes the spools; on an error they are closed already.
 func planIn(o *Options, spool spoolPlace, rawInMemory bool) (*layout, error) {
 	l, err := check(o)
 	if err != nil {
 		return nil, err
 	}
-	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress, grains: l.grainSpooling(rawInMemory)}
+	l.contents = &contents{place: spool, dir: o.Dir, stderr: o.Stderr, meter: o.Progress, stream: l.streaming(rawInMemory)}
 	if err := l.place(o.Partitions, l.contents); err != nil {
 		l.close()
 		return nil, err
@@ -357,8 +361,8 @@ func (l *layout) size(next uint64) error {
 		return fmt.Errorf("%w: the disk with the %s metadata needs %d sectors, past the capacity of %d sectors of %d bytes", ErrCapacity, cmp(l.scheme, "scheme's"), end, l.maxSectors, l.secsz)
 	}
 	l.sectors = max(end, l.minSectors)
-	if l.format != nil && l.format.resize != nil {
-		n, err := l.format.resize(l, l.sectors)
+	if l.format != nil {
+		n, err := l.format.Resize(l.params(), l.sectors)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package mkimg
 
 import (
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"io"
 	"maps"
 	"slices"
@@ -97,7 +98,7 @@ type sectorSet struct {
 // WriteAt records the non-zero sectors of p, written at off.
 func (s *sectorSet) WriteAt(p []byte, off int64) (int, error) {
 	for i := uint64(0); i < uint64(len(p)); i += s.secsz {
-		if !isZero(p[i:min(i+s.secsz, uint64(len(p)))]) {
+		if !diskio.IsZero(p[i:min(i+s.secsz, uint64(len(p)))]) {
 			s.nonZero[uint64(off)/s.secsz+i/s.secsz] = true
 		}
 	}
@@ -143,7 +144,7 @@ func (l *layout) checkMetadataClash(disk io.ReaderAt) error {
 			if _, err := disk.ReadAt(buf, int64(lba*l.secsz)); err != nil {
 				return fmt.Errorf("%w: partition %d: %w", ErrPartition, p.index+1, err)
 			}
-			if !isZero(buf) {
+			if !diskio.IsZero(buf) {
 				return fmt.Errorf("%w: partition %d has data at sector %d, where the %s metadata goes; its data may cover the metadata's sectors only where it is zeros", ErrPartition, p.index+1, lba, l.scheme)
 			}
 		}

@@ -336,9 +336,6 @@ func TestQCOWTinySeeds(t *testing.T) {
 		if _, err := r.ReadAt(got, 0); err != nil || !bytes.Equal(got, disk) {
 			t.Errorf("%s: %v, or not the 1 KiB MBR disk", name, err)
 		}
-		if d := r.(*qcowDisk); name != "qcowTinyExtended" && d.inflated.key == [qcowInflatedClusters]int64{} {
-			t.Errorf("%s: no compressed cluster read", name)
-		}
 	}
 }
 

@@ -258,13 +258,14 @@ func TestQCOWForeign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f := containerOf(c[:min(len(c), 512)]); f == nil || f.name != format {
+			if f := containerOf(c[:min(len(c), 512)]); f == nil || f.Name() != format {
 				t.Fatalf("containerOf: %v, want %s", f, format)
 			}
-			r, size, err := openContainer(bytes.NewReader(c), int64(len(c)))
+			r, _, err := openContainer(bytes.NewReader(c), int64(len(c)))
 			if err != nil {
 				t.Fatal(err)
 			}
+			size := r.Size()
 			got := make([]byte, size)
 			if _, err := r.ReadAt(got, 0); err != nil {
 				t.Fatal(err)

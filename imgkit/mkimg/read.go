@@ -3,6 +3,7 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"io"
 	"io/fs"
 	"math"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
-	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // ErrFormat reports a partition table that is there but malformed: a GPT
@@ -98,9 +98,10 @@ func checkEntries(t *Table, size int64) error {
 // A Disk is a partitioned disk opened for reading: its table, and each
 // partition as a section of the disk.
 type Disk struct {
-	r     io.ReaderAt
-	size  int64
-	table *Table
+	r         io.ReaderAt
+	size      int64
+	table     *Table
+	container vdisk.Reader // the container r is the disk of; nil for none
 	// in names the image the disk's offsets count in when it is not the
 	// file read: "the qcow2 container's disk" (imgfmt.FormatError.In).
 	in string
@@ -121,9 +122,12 @@ func NewReader(r io.ReaderAt, size int64) (*Disk, error) {
 // container (qcow2, vhd, vmdk, ...) is opened first, and the table read
 // from the raw disk it holds.
 func (d *Disk) init(r io.ReaderAt, size int64) error {
-	r, size, name, err := openContainerNamed(r, size)
+	c, name, err := openContainer(r, size)
 	if err != nil {
 		return err
+	}
+	if c != nil {
+		r, size = c, c.Size()
 	}
 	var in string
 	if name != "" && name != "vhdf" { // a fixed VHD's disk is the file's first bytes
@@ -131,12 +135,12 @@ func (d *Disk) init(r io.ReaderAt, size int64) error {
 	}
 	t, err := ReadTable(r, size)
 	if err != nil {
-		if c, ok := r.(interface{ closeFiles() error }); ok {
-			c.closeFiles() // a VMDK descriptor's extent files
+		if c != nil {
+			c.Close() // a VMDK descriptor's extent files
 		}
 		return imgfmt.MoveFormatError(err, 0, in)
 	}
-	*d = Disk{r: r, size: size, table: t, in: in}
+	*d = Disk{r: r, size: size, table: t, container: c, in: in}
 	return nil
 }
 
@@ -152,8 +156,8 @@ type ReadCloser struct {
 // named (a VMDK's extents).
 func (rc *ReadCloser) Close() error {
 	var err error
-	if c, ok := rc.Disk.r.(interface{ closeFiles() error }); ok {
-		err = c.closeFiles()
+	if rc.Disk.container != nil {
+		err = rc.Disk.container.Close()
 	}
 	return errors.Join(err, rc.ImageFile.Close())
 }
@@ -207,49 +211,4 @@ func (d *Disk) entry(index int) (*Entry, bool) {
 		}
 	}
 	return nil, false
-}
-
-// readOnlyFormats are container formats the readers open that mkimg
-// does not write (a VMDK descriptor file, vmdk_flat.go): a match and an
-// open hook each, tried after the output formats'.
-var readOnlyFormats []*outputFormat
-
-// containerOf returns the container format whose file head begins, or
-// nil for a raw disk.
-func containerOf(head []byte) *outputFormat {
-	for _, f := range append(outputFormats[:len(outputFormats):len(outputFormats)], readOnlyFormats...) {
-		if f.match != nil && f.match(head) {
-			return f
-		}
-	}
-	return nil
-}
-
-// openContainer returns the raw disk a container in r (size bytes)
-// holds, or r itself when r is no container.
-func openContainer(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
-	vr, vsize, _, err := openContainerNamed(r, size)
-	return vr, vsize, err
-}
-
-// openContainerNamed is openContainer that also returns the container
-// format's name (vhdf for a fixed VHD), or "" when r is no container.
-func openContainerNamed(r io.ReaderAt, size int64) (io.ReaderAt, int64, string, error) {
-	head := make([]byte, min(size, describe.HeadSize))
-	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
-		return nil, 0, "", fmt.Errorf("mkimg: reading the disk's first %d bytes: %w", len(head), err)
-	}
-	f := containerOf(head)
-	if f == nil {
-		// A fixed VHD is a raw disk known by the footer at its end.
-		if vr, vsize, ok := openFixedVHD(r, size); ok {
-			return vr, vsize, "vhdf", nil
-		}
-		return r, size, "", nil
-	}
-	vr, vsize, err := f.open(r, size)
-	if err != nil {
-		return nil, 0, "", fmt.Errorf("%w: %s container: %w", ErrFormat, f.name, err)
-	}
-	return vr, vsize, f.name, nil
 }

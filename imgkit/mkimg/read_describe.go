@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,11 +168,7 @@ func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]descri
 		return nil, err
 	}
 	t := d.table
-	out, err := containerFields(r, size)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, t.Fields...)
+	out := slices.Clone(t.Fields)
 	for _, e := range t.Partitions {
 		out = append(out, e.Fields...)
 	}
@@ -183,7 +180,7 @@ func diskFields(r io.ReaderAt, size int64, detect Detector, depth int) ([]descri
 		}
 		out = append(out, inner...)
 	}
-	return remapContainerFields(d.r, out), nil
+	return containerFields(d.container, out), nil
 }
 
 // partitionFields describes the contents of partition e.

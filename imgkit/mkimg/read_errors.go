@@ -1,9 +1,7 @@
 package mkimg
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
@@ -36,9 +34,3 @@ func containerErr(sentinel error, format string, off int64, field, msg string, a
 // fieldAt returns the offset of field, a slice of the record rec, in
 // rec.
 func fieldAt(rec, field []byte) int64 { return int64(cap(rec) - cap(field)) }
-
-// pastEnd reports whether err is a read that a structure's offset or
-// size sent past the file's end: a malformed file, not an I/O error.
-func pastEnd(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}

@@ -3,6 +3,8 @@ package mkimg
 import (
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"hash"
 	"io"
 	"io/fs"
@@ -43,7 +45,7 @@ type Source interface {
 // said: a file that shrank or was replaced while the disk was written, a
 // reader that ended early, or a builder that wrote past its size or
 // returned another.
-var ErrSourceChanged = errors.New("partition source changed")
+var ErrSourceChanged = vdisk.ErrSourceChanged
 
 // diskCache is the block cache's options for a disk: partition files are
 // copied with copy_file_range(2), in the kernel, where they cannot be
@@ -139,7 +141,7 @@ func hashData(h hash.Hash, f *os.File, pos, end int64, stop *atomic.Bool) error 
 	for pos < end && (stop == nil || !stop.Load()) {
 		lo, hi := dataRun(f, pos, end)
 		if lo > pos {
-			addZeros(h, lo-pos)
+			diskio.AddZeros(h, lo-pos)
 			pos = lo
 		}
 		for pos < hi {
@@ -319,7 +321,7 @@ func hashImage(h hash.Hash, im *bcache.Image, off, n int64) error {
 	for pos := off; pos < end; {
 		lo, hi := im.DataRun(pos, end)
 		if lo > pos {
-			addZeros(h, lo-pos)
+			diskio.AddZeros(h, lo-pos)
 			pos = lo
 		}
 		for pos < hi {
@@ -389,18 +391,5 @@ func FFSSource(src fstree.Source, opts *ffs.Options) Source {
 			built = nil
 			return int64(n), err
 		},
-	}
-}
-
-// addZeros adds n zeros to h: to a content digest without touching them
-// (contentDigest.Zeros), to any other hash a buffer at a time.
-func addZeros(h hash.Hash, n int64) {
-	if d, ok := h.(*contentDigest); ok {
-		d.Zeros(n)
-		return
-	}
-	zeros := make([]byte, min(n, hashBuf))
-	for ; n > 0; n -= min(n, hashBuf) {
-		h.Write(zeros[:min(n, hashBuf)])
 	}
 }

@@ -18,7 +18,7 @@ func (l *layout) logHeader() {
 	if l.s != nil {
 		l.logf("Partitioning scheme: %s\n", l.s.name)
 	}
-	l.logf("Output file format:  %s\n\n", l.format.name)
+	l.logf("Output file format:  %s\n\n", formatName(l.format))
 }
 
 // logPartition ends a partition's line of mkimg -v with its size and, for

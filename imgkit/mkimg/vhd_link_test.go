@@ -87,16 +87,16 @@ func checkRawDiskLinked(t *testing.T, dir, line string, want int) {
 	}
 	defer l.close()
 	cache := *diskCache
-	raw, err := l.buildRaw(false, spoolPlace{dir: dir}, &cache)
+	_, done, err := l.buildRaw(false, spoolPlace{dir: dir}, &cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.close()
-	if raw.linked == nil || len(raw.linked.pieces) != want {
-		t.Fatalf("the raw disk links %v, want %d partition files", raw.linked, want)
+	defer done()
+	if l.linked != want {
+		t.Fatalf("the raw disk links %d partition files, want %d", l.linked, want)
 	}
 	var st syscall.Stat_t
-	if err := syscall.Fstat(int(raw.file.Fd()), &st); err != nil {
+	if err := syscall.Fstat(int(l.rawFile.Fd()), &st); err != nil {
 		t.Fatal(err)
 	}
 	if st.Blocks*512 >= 1<<20 {

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"io"
 	"os"
 	"path/filepath"
@@ -462,7 +464,7 @@ func TestVHDFuzzSeeds(t *testing.T) {
 		t.Fatalf("tinyVHDX: %d bytes, %v", size, err)
 	}
 	got = make([]byte, size)
-	if _, err := r.ReadAt(got, 0); err != nil || !isZero(got) {
+	if _, err := r.ReadAt(got, 0); err != nil || !diskio.IsZero(got) {
 		t.Errorf("tinyVHDX's disk: %v, or not zeros", err)
 	}
 }
@@ -541,13 +543,13 @@ func TestVHDFields(t *testing.T) {
 // checkLayout fails t when the container's fields, or the file spans of
 // the disk's first 4 MiB, lie outside the file of fileSize bytes.
 func checkLayout(t *testing.T, r io.ReaderAt, size, fileSize int64) {
-	c := r.(containerLayout)
-	for _, f := range c.containerFields() {
+	c := r.(vdisk.Reader)
+	for _, f := range c.Fields() {
 		if f.Offset < 0 || f.Offset+f.Size > fileSize {
 			t.Fatalf("%s %s at %d+%d past the file's %d bytes", f.Path, f.Name, f.Offset, f.Size, fileSize)
 		}
 	}
-	for _, s := range c.fileSpans(0, min(size, 4<<20)) {
+	for _, s := range c.(vdisk.Spanner).FileSpans(0, min(size, 4<<20)) {
 		if s[0] < 0 || s[1] < s[0] || s[1] > fileSize {
 			t.Fatalf("file span %v", s)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk"
+	"github.com/fixturegen/fixturegen/imgkit/vdisk/vmdk"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -108,10 +110,10 @@ func TestVMDKSGrainSpoolBytes(t *testing.T) {
 		defer l.close()
 		for _, p := range l.parts {
 			switch want := p.Command != "" && !(c.bsd && p.Absolute); {
-			case want != (p.grains != nil):
-				t.Errorf("%q: partition %d (command %q, absolute %v): grain spool %v", c.args, p.index+1, p.Command, p.Absolute, p.grains != nil)
-			case p.Command == "cat t.txt" && p.grains.size >= int64(p.bytes)/2:
-				t.Errorf("%q: partition %d: %d bytes of text spooled in %d bytes of grains", c.args, p.index+1, p.bytes, p.grains.size)
+			case want != (p.stream != nil):
+				t.Errorf("%q: partition %d (command %q, absolute %v): grain spool %v", c.args, p.index+1, p.Command, p.Absolute, p.stream != nil)
+			case p.Command == "cat t.txt" && spoolSize(t, p.streamFile) >= int64(p.bytes)/2:
+				t.Errorf("%q: partition %d: %d bytes of text spooled in %d bytes of grains", c.args, p.index+1, p.bytes, spoolSize(t, p.streamFile))
 			}
 		}
 	}
@@ -137,13 +139,13 @@ func TestGrainSpoolSource(t *testing.T) {
 		{41, r}, {128, r}, {0, text[:1<<20]}, {41, text[:1000]}, {127, text[:1000]}, {128, nil}, {100, append(slices.Clone(r), text...)},
 	} {
 		what := fmt.Sprintf("%d bytes at sector %d", len(c.data), c.start)
-		cs := &contents{place: spoolPlace{dir: dir}, grains: &grainSpooling{grainBytes: vmdkStreamGrainSize, secsz: 512, hash: true}}
+		cs := &contents{place: spoolPlace{dir: dir}, stream: &streaming{f: vmdk.StreamOptimized{}, p: &vdisk.Params{SectorSize: 512}, secsz: 512, hash: true}}
 		p := &placed{Partition: Partition{Command: "test"}, start: c.start}
 		if err := cs.spool(p, bytes.NewReader(c.data)); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if p.grains == nil || p.bytes != uint64(len(c.data)) {
-			t.Fatalf("%s: spooled %d bytes, as grains %v", what, p.bytes, p.grains != nil)
+		if p.stream == nil || p.bytes != uint64(len(c.data)) {
+			t.Fatalf("%s: spooled %d bytes, as grains %v", what, p.bytes, p.stream != nil)
 		}
 		off := int64(c.start * 512)
 		d := newContentDigest()
@@ -158,8 +160,8 @@ func TestGrainSpoolSource(t *testing.T) {
 		}
 		want := newContentDigest()
 		want.Write(c.data)
-		if sum := want.Sum(nil); !bytes.Equal(d.Sum(nil), sum) || !bytes.Equal(p.grains.digest.Sum(nil), sum) {
-			t.Errorf("%s: digests %x (copied) and %x (spooled), want %x", what, d.Sum(nil), p.grains.digest.Sum(nil), sum)
+		if sum := want.Sum(nil); !bytes.Equal(d.Sum(nil), sum) || !bytes.Equal(p.streamSum.Sum(nil), sum) {
+			t.Errorf("%s: digests %x (copied) and %x (spooled), want %x", what, d.Sum(nil), p.streamSum.Sum(nil), sum)
 		}
 		_, err = imgfmt.WriteImage(imgfmt.ToMemory(), off+int64(len(c.data)), nil, func(im *bcache.Image) error {
 			return p.content().copyTo(im, off, int64(len(c.data)), nil)
@@ -172,4 +174,13 @@ func TestGrainSpoolSource(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 2 {
 		t.Errorf("the spools left %v", left)
 	}
+}
+
+// spoolSize returns the size of f.
+func spoolSize(t *testing.T, f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -173,7 +174,7 @@ func walkVMDKStream(b []byte) ([]vmdkItem, []byte, error) {
 				return nil, nil, fmt.Errorf("grain at sector %d: %v", sec, err)
 			}
 			padded := (end + vmdkSectorSize - 1) &^ (vmdkSectorSize - 1)
-			if !isZero(b[end:min(padded, uint64(len(b)))]) {
+			if !diskio.IsZero(b[end:min(padded, uint64(len(b)))]) {
 				return nil, nil, fmt.Errorf("grain at sector %d: padding not zero", sec)
 			}
 			items = append(items, vmdkItem{kind: "grain", sector: sec, lba: val, data: data})
@@ -185,7 +186,7 @@ func walkVMDKStream(b []byte) ([]vmdkItem, []byte, error) {
 			return nil, nil, fmt.Errorf("unknown marker at sector %d", sec)
 		}
 		if kind == "eos" {
-			if !isZero(m) || off+vmdkSectorSize != uint64(len(b)) {
+			if !diskio.IsZero(m) || off+vmdkSectorSize != uint64(len(b)) {
 				return nil, nil, fmt.Errorf("end-of-stream marker at sector %d not zero or not last", sec)
 			}
 			return append(items, vmdkItem{kind: kind, sector: sec + 1, marker: m}), head, nil
@@ -361,7 +362,7 @@ func TestVMDKOpen(t *testing.T) {
 					imgs = append(imgs, want)
 				}
 				for _, b := range imgs {
-					if f := containerOf(b[:min(len(b), 4096)]); f == nil || f.name != format {
+					if f := containerOf(b[:min(len(b), 4096)]); f == nil || f.Name() != format {
 						t.Fatalf("containerOf: %v; want %s", f, format)
 					}
 					r, size, err := openVMDK(bytes.NewReader(b), int64(len(b)))

@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
-	"strconv"
-
-	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 func init() {
@@ -105,98 +101,4 @@ func vtocChecksum(v *vtocLabel) uint16 {
 		sum ^= binary.BigEndian.Uint16(v[off:])
 	}
 	return sum
-}
-
-// readVTOC8 finds a Sun VTOC8 disk label in sector 0 of a disk of size
-// bytes: magic 0xDABE and a cksum that XORs the label to zero. Slot 2,
-// the whole disk, goes in the Table's Fields; every other slot with a
-// tag, start or length is a partition, numbered as mkimg numbers -p slots
-// (map entry 0 and 1 are slots 1 and 2, entry 3 to 7 slots 3 to 7).
-func readVTOC8(r io.ReaderAt, size int64) (*Table, error) {
-	var v vtocLabel
-	if size < int64(len(v)) {
-		return nil, fmt.Errorf("%w: vtoc8: the disk is %d bytes, too small for a disk label", ErrNoTable, size)
-	}
-	if _, err := r.ReadAt(v[:], 0); err != nil {
-		return nil, fmt.Errorf("mkimg: vtoc8: reading the disk label: %w", err)
-	}
-	if m := binary.BigEndian.Uint16(v.magic()); m != vtocMagic {
-		return nil, noTableErr("vtoc8", fieldAt(v[:], v.magic()), "magic", "vtoc8: magic %#04x at byte 0x1fc, want %#04x", m, vtocMagic)
-	}
-	if sum := vtocChecksum(&v); sum != binary.BigEndian.Uint16(v.cksum()) {
-		return nil, noTableErr("vtoc8", fieldAt(v[:], v.cksum()), "cksum", "vtoc8: cksum %#04x at byte 0x1fe, want %#04x", binary.BigEndian.Uint16(v.cksum()), sum)
-	}
-	spc := uint64(binary.BigEndian.Uint16(v.nhead())) * uint64(binary.BigEndian.Uint16(v.nsect()))
-	t := &Table{Scheme: "vtoc8", SectorSize: vtocSectorSize, Fields: vtocLabelFields(&v)}
-	t.Fields = append(t.Fields, vtocSlotFields(&v, vtocRawPart)...)
-	for n := range vtocParts {
-		if n == vtocRawPart {
-			continue
-		}
-		tag := binary.BigEndian.Uint16(v.tag(n))
-		cylno := uint64(binary.BigEndian.Uint32(v.cylno(n)))
-		nblk := int64(binary.BigEndian.Uint32(v.nblk(n)))
-		if tag == 0 && cylno == 0 && nblk == 0 {
-			continue // an unused slot
-		}
-		hi, start := bits.Mul64(cylno, spc)
-		if hi != 0 || start > math.MaxInt64/vtocSectorSize {
-			return nil, noTableErr("vtoc8", fieldAt(v[:], v.cylno(n)), "cylno", "vtoc8: partition %d starts at cylinder %d of %d sectors, past any disk", n, cylno, spc)
-		}
-		raw := fmt.Sprintf("%#04x", tag)
-		alias, ok := vtocTagAliases[tag]
-		if !ok {
-			alias = raw
-		}
-		index := n + 1
-		if n > vtocRawPart {
-			index = n
-		}
-		t.Partitions = append(t.Partitions, Entry{
-			Index:   index,
-			Type:    alias,
-			RawType: raw,
-			Start:   int64(start) * vtocSectorSize,
-			Size:    nblk * vtocSectorSize,
-			Fields:  vtocSlotFields(&v, n),
-		})
-	}
-	return t, nil
-}
-
-// vtocLabelFields describes the label's fields other than the per-slot
-// ones.
-func vtocLabelFields(v *vtocLabel) []describe.Field {
-	hex := func(b []byte) string { return fmt.Sprintf("%x", b) }
-	return fieldsOf("disk label", 0, v[:]).
-		text("asciilabel", v.asciilabel()).
-		be("vtoc_version", v.vtocVersion()).
-		text("vtoc_volume", v.vtocVolume()).
-		be("vtoc_nparts", v.vtocNparts()).
-		add("vtoc_bootinfo", v.vtocBootinfo(), hex(v.vtocBootinfo())).
-		be("vtoc_sanity", v.vtocSanity()).
-		add("vtoc_timestamp", v.vtocTimestamp(), hex(v.vtocTimestamp())).
-		be("write_reinstruct", v.writeReinstruct()).
-		be("read_reinstruct", v.readReinstruct()).
-		be("rpm", v.rpm()).
-		be("pcyl", v.pcyl()).
-		be("apc", v.apc()).
-		be("intrlv", v.intrlv()).
-		be("ncyl", v.ncyl()).
-		be("acyl", v.acyl()).
-		be("nhead", v.nhead()).
-		be("nsect", v.nsect()).
-		be("magic", v.magic()).
-		be("cksum", v.cksum()).
-		list()
-}
-
-// vtocSlotFields describes slot n's tag and flag and its map entry.
-func vtocSlotFields(v *vtocLabel, n int) []describe.Field {
-	return fieldsOf("partition "+strconv.Itoa(n), 0, v[:]).
-		be("p_tag", v.tag(n)).
-		be("p_flag", v.flag(n)).
-		be("cylno", v.cylno(n)).
-		be("nblk", v.nblk(n)).
-		list()
 }

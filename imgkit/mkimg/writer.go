@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"hash"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func writeTarget(t imgfmt.Target, spool spoolPlace, o *Options) (*bcache.Image, 
 	cache := *diskCache
 	cache.Progress = o.Progress
 	var im *bcache.Image
-	if l.format.container != nil {
+	if l.format != nil {
 		im, err = writeContainer(t, spool, l, &cache)
 	} else {
 		im, err = imgfmt.WriteImage(t, int64(l.sectors*l.secsz), &cache, l.write)
@@ -119,10 +120,10 @@ func (l *layout) copyPartition(im *bcache.Image, p *placed) ([sha256.Size]byte, 
 	}
 	name := p.meterName()
 	d.meter(l.meter, "hashing "+name, int64(p.bytes), nil) // a linked file is only hashed
-	if p.grains != nil && l.links != nil {
-		// A stream spooled as vmdks grains was hashed as it came.
+	if p.stream != nil && l.links != nil {
+		// A stream spooled by the container was hashed as it came.
 		var sum [sha256.Size]byte
-		b, err := l.links.linkGrains(im, p, h)
+		b, err := l.links.linkStream(im, p, h)
 		if err != nil {
 			return sum, fmt.Errorf("%w: partition %d: %s: %w", ErrPartition, p.index+1, p.content(), err)
 		}
@@ -193,11 +194,11 @@ func (p *placed) meterName() string {
 // partition over them; the rest of the disk is zeros already.
 func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
 	for off := uint64(0); off < uint64(len(b)); {
-		for off < uint64(len(b)) && isZero(b[off:min(off+l.secsz, uint64(len(b)))]) {
+		for off < uint64(len(b)) && diskio.IsZero(b[off:min(off+l.secsz, uint64(len(b)))]) {
 			off += l.secsz
 		}
 		end := off
-		for end < uint64(len(b)) && !isZero(b[end:min(end+l.secsz, uint64(len(b)))]) {
+		for end < uint64(len(b)) && !diskio.IsZero(b[end:min(end+l.secsz, uint64(len(b)))]) {
 			end += l.secsz
 		}
 		if end == off {
@@ -210,16 +211,6 @@ func (l *layout) writeAt(w io.WriterAt, b []byte, lba uint64) error {
 		off = end
 	}
 	return nil
-}
-
-// isZero reports whether b holds only zero bytes.
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // bootSector returns LBA 0's buffer: the boot code's bytes before the
