@@ -136,6 +136,37 @@ func TestWriteReference(t *testing.T) {
 	}
 }
 
+// TestWriteReaderTree compares the writer with the reference on the
+// reader tests' tree: a 5 MiB sparse file, 255-byte and UTF-8 names, a
+// directory of 3000 files (indirect directory blocks), devices as root.
+func TestWriteReaderTree(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := mkTree(t)
+	for _, bs := range []int{1024, 4096} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			t.Parallel()
+			ref := mke2fs(t, refMke2fs, src, "32M", "-t", "ext2", "-b", fmt.Sprint(bs))
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{BlockSize: bs, Size: 32 << 20, UUID: testUUID, HashSeed: testHashSeed,
+				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+			got, err := Build(fstree.Dir(src), &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, got, want)
+			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstTree(t, f, src, true, false)
+		})
+	}
+}
+
 // compareImages fails with the first differing byte ranges of got and
 // want, each named by the reference's Fields.
 func compareImages(t *testing.T, got, want []byte) {
