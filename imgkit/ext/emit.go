@@ -141,6 +141,12 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFirstIno(), firstIno)
 	le.PutUint16(s.sInodeSize(), uint16(g.inodeSize))
 	compat := uint32(compatExtAttr | compatDirIndex)
+	if w.o.Type == "ext3" {
+		compat |= compatHasJournal
+		le.PutUint32(s.sJournalInum(), journalIno)
+		copy(s.sJnlBlocks(), w.jnlBlocks[:])
+		s.sJnlBackupType()[0] = jnlBackupBlocks
+	}
 	if g.rsvGDT != 0 {
 		compat |= compatResizeInode
 	}

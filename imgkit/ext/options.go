@@ -18,9 +18,9 @@ var ErrOption = errors.New("ext: bad option")
 // The zero value is `mke2fs -t ext2` with mke2fs 1.47.4's default
 // mke2fs.conf; Size is required.
 type Options struct {
-	// Type is the file system type of mke2fs -t: "ext2" (or ""). ext3
-	// and ext4 are refused until the writer reproduces their journal and
-	// extents.
+	// Type is the file system type of mke2fs -t: "ext2" (or "") or
+	// "ext3" (ext2 with a journal in inode 8). ext4 is refused until the
+	// writer reproduces its extents, flex_bg and checksums.
 	Type string
 	// Size is the image size in bytes (mke2fs's size argument); the file
 	// system takes Size/BlockSize blocks.
@@ -59,9 +59,9 @@ type Options struct {
 // check refuses what the writer does not reproduce.
 func (o *Options) check() error {
 	switch o.Type {
-	case "", "ext2":
-	case "ext3", "ext4":
-		return fmt.Errorf("%w: Type %q is not written yet (only ext2)", ErrOption, o.Type)
+	case "", "ext2", "ext3":
+	case "ext4":
+		return fmt.Errorf("%w: Type %q is not written yet (only ext2 and ext3)", ErrOption, o.Type)
 	default:
 		return fmt.Errorf("%w: Type %q: want ext2, ext3 or ext4", ErrOption, o.Type)
 	}

@@ -2,6 +2,7 @@ package ext
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,13 +14,13 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// WriteFile makes the ext2 image of src with opts (nil is the zero Options),
+// WriteFile makes the ext2 or ext3 image of src with opts (nil is the zero Options),
 // as e2fsprogs' mke2fs -d does, and writes it to the file path through the
 // block cache (Options.Cache). The image appears at path only when
 // complete: on any error the temporary file is removed and path is left as
 // it was. With the same UUID, HashSeed and Timestamp (mke2fs's -U, -E
 // hash_seed and SOURCE_DATE_EPOCH) the image is byte for byte the one
-// `mke2fs -t ext2 -d DIR` of e2fsprogs 1.47.4 makes with its default
+// `mke2fs -t ext2 -d DIR` (or ext3) of e2fsprogs 1.47.4 makes with its default
 // mke2fs.conf.
 func WriteFile(path string, src fstree.Source, opts *Options) error {
 	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
@@ -53,14 +54,15 @@ func Build(src fstree.Source, opts *Options) ([]byte, error) {
 
 // writer holds the file system laid out before the first byte is written.
 type writer struct {
-	o        Options
-	g        *mkGeometry
-	f        *fsys
-	files    []*fstree.Node
-	uuid     [16]byte
-	hashSeed [16]byte
-	overhead uint64
-	inoOf    map[*fstree.Node]uint32 // inodes made so far, for hard links
+	o         Options
+	g         *mkGeometry
+	f         *fsys
+	files     []*fstree.Node
+	uuid      [16]byte
+	hashSeed  [16]byte
+	overhead  uint64
+	inoOf     map[*fstree.Node]uint32 // inodes made so far, for hard links
+	jnlBlocks [68]byte                // s_jnl_blocks of ext3
 }
 
 func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
@@ -158,7 +160,90 @@ func (w *writer) mkfs() error {
 		le.PutUint32(t, f.now)
 	}
 	f.inodes[badIno] = bad
-	return w.resizeInode()
+	if err := w.resizeInode(); err != nil {
+		return err
+	}
+	if w.o.Type == "ext3" {
+		return w.journal()
+	}
+	return nil
+}
+
+const (
+	journalIno      = 8          // EXT2_JOURNAL_INO
+	jbd2Magic       = 0xc03b3998 // JBD2_MAGIC_NUMBER
+	jbd2SuperV2     = 4          // JBD2_SUPERBLOCK_V2
+	jnlBackupBlocks = 1          // EXT3_JNL_BACKUP_BLOCKS
+)
+
+// journalBlocks is ext2fs_default_journal_size.
+func journalBlocks(blocks uint64) int64 {
+	switch {
+	case blocks < 2048:
+		return -1
+	case blocks < 32768:
+		return 1024
+	case blocks < 256*1024:
+		return 4096
+	case blocks < 512*1024:
+		return 8192
+	case blocks < 4096*1024:
+		return 16384
+	case blocks < 8192*1024:
+		return 32768
+	case blocks < 16384*1024:
+		return 65536
+	case blocks < 32768*1024:
+		return 131072
+	}
+	return 262144
+}
+
+// journal is ext2fs_add_journal_inode3 for a file system without
+// extents: inode 8's blocks allocated one by one as ext2fs_fallocate's
+// slow path does (bmap.c's goals), the journal superblock in its first
+// block, and the inode's block map copied to s_jnl_blocks.
+func (w *writer) journal() error {
+	g, f := w.g, w.f
+	nj := journalBlocks(g.blocks)
+	if nj < 0 {
+		return fmt.Errorf("%w: %d blocks are too few for a journal", ErrOption, g.blocks)
+	}
+	n := make(inode, g.inodeSize)
+	for l := uint64(0); l < uint64(nj); l++ {
+		b, err := f.mapBlock(journalIno, n, l)
+		if err != nil {
+			return err
+		}
+		if l == 0 {
+			jsb := make([]byte, g.bs)
+			be := binary.BigEndian
+			be.PutUint32(jsb[0x0:], jbd2Magic)
+			be.PutUint32(jsb[0x4:], jbd2SuperV2)
+			be.PutUint32(jsb[0xc:], uint32(g.bs))
+			be.PutUint32(jsb[0x10:], uint32(nj))
+			be.PutUint32(jsb[0x14:], 1) // s_first
+			be.PutUint32(jsb[0x18:], 1) // s_sequence
+			copy(jsb[0x30:], w.uuid[:])
+			be.PutUint32(jsb[0x40:], 1) // s_nr_users
+			f.meta[b] = jsb
+		}
+	}
+	rec := f.newInodeRecord(journalIno)
+	copy(rec[:goodOldInodeSize], n[:goodOldInodeSize])
+	for _, t := range [][]byte{rec.iAtime(), rec.iCtime(), rec.iMtime()} {
+		le.PutUint32(t, f.now)
+	}
+	le.PutUint16(rec.iMode(), sIFREG|0o600)
+	le.PutUint16(rec.iLinksCount(), 1)
+	size := uint64(nj) * uint64(g.bs)
+	le.PutUint32(rec.iSizeLo(), uint32(size))
+	le.PutUint32(rec.iSizeHigh(), uint32(size>>32))
+	copy(w.jnlBlocks[:iBlockSz], rec.iBlock())
+	le.PutUint32(w.jnlBlocks[60:], uint32(size>>32))
+	le.PutUint32(w.jnlBlocks[64:], uint32(size))
+	w.overhead += uint64(nj)
+	return nil
 }
 
 // resizeInode is ext2fs_create_resize_inode: inode 7's double indirect

@@ -83,6 +83,9 @@ var writeCases = []writeCase{
 	{name: "ext2-1k-4M", size: "4M", opts: Options{BlockSize: 1024, Size: 4 << 20}, args: []string{"-t", "ext2", "-b", "1024"}},
 	{name: "ext2-1k-64M", size: "64M", opts: Options{BlockSize: 1024, Size: 64 << 20}, args: []string{"-t", "ext2", "-b", "1024"}},
 	{name: "ext2-4k-64M", size: "64M", opts: Options{BlockSize: 4096, Size: 64 << 20}, args: []string{"-t", "ext2", "-b", "4096"}},
+	{name: "ext3-1k-4M", size: "4M", opts: Options{Type: "ext3", BlockSize: 1024, Size: 4 << 20}, args: []string{"-t", "ext3", "-b", "1024"}},
+	{name: "ext3-1k-64M", size: "64M", opts: Options{Type: "ext3", BlockSize: 1024, Size: 64 << 20}, args: []string{"-t", "ext3", "-b", "1024"}},
+	{name: "ext3-4k-64M", size: "64M", opts: Options{Type: "ext3", BlockSize: 4096, Size: 64 << 20}, args: []string{"-t", "ext3", "-b", "4096"}},
 	// mke2fs.conf's "default" type: 4 KiB blocks, inode_ratio 16384, 5 groups.
 	{name: "ext2-default-600M", long: true, size: "600M", opts: Options{Size: 600 << 20}, args: []string{"-t", "ext2"}},
 }
@@ -143,15 +146,19 @@ func TestWriteReaderTree(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, refMke2fs)
 	src := mkTree(t)
-	for _, bs := range []int{1024, 4096} {
-		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+	for _, v := range []struct {
+		typ string
+		bs  int
+	}{{"ext2", 1024}, {"ext2", 4096}, {"ext3", 1024}} {
+		typ, bs := v.typ, v.bs
+		t.Run(fmt.Sprint(typ, "-", bs), func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "32M", "-t", "ext2", "-b", fmt.Sprint(bs))
+			ref := mke2fs(t, refMke2fs, src, "32M", "-t", typ, "-b", fmt.Sprint(bs))
 			want, err := os.ReadFile(ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := Options{BlockSize: bs, Size: 32 << 20, UUID: testUUID, HashSeed: testHashSeed,
+			o := Options{Type: typ, BlockSize: bs, Size: 32 << 20, UUID: testUUID, HashSeed: testHashSeed,
 				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
 			got, err := Build(fstree.Dir(src), &o)
 			if err != nil {
