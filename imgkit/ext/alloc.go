@@ -58,13 +58,11 @@ func (f *fsys) used(b uint64) bool { return testBit(f.bmap, b) }
 func (f *fsys) mark(b uint64)      { setBit(f.bmap, b) }
 
 // reserveSuper marks a group's superblock, descriptors and reserved GDT
-// blocks (ext2fs_reserve_super_and_bgd), and block 0 with 1 KiB blocks.
+// blocks (ext2fs_reserve_super_and_bgd). With 1 KiB blocks block 0 lies
+// before group 0 and has no bit.
 func (f *fsys) reserveSuper(group uint32) {
 	g := f.g
 	first := g.groupFirst(uint64(group))
-	if group == 0 && g.firstData == 1 {
-		// block 0 lies before the first group; nothing to mark
-	}
 	if g.hasSuper(group) {
 		n := 1 + g.descBlocks + g.rsvGDT
 		for b := first; b < first+n; b++ {
