@@ -1,0 +1,540 @@
+package ext
+
+import (
+	"fmt"
+)
+
+// This file is the file system under construction: bitmaps, inodes and
+// metadata blocks in memory, and the allocation rules of lib/ext2fs
+// (alloc.c, bmap.c, mkdir.c, link.c, expanddir.c, symlink.c) that
+// mke2fs -d follows, so that every inode and block lands where mke2fs
+// puts it.
+
+// errNoSpace reports a full file system.
+var errNoSpace = fmt.Errorf("%w: the tree does not fit the file system", ErrOption)
+
+// fsys is the file system being made.
+type fsys struct {
+	g      *mkGeometry
+	now    uint32
+	bmap   []uint64 // block bitmap, bit b for block b
+	imap   []uint64 // inode bitmap, bit i for inode i
+	inodes map[uint32]inode
+	meta   map[uint64][]byte // metadata blocks (directories, indirect blocks, symbolic links, resize inode)
+	data   []dataBlock       // file data to copy at write time
+	dirs   []uint32          // used_dirs per group
+	bbmLoc []uint64          // bg_block_bitmap per group
+	ibmLoc []uint64
+	itLoc  []uint64
+}
+
+// dataBlock is one block of a file's contents: where it goes and which
+// block of which file it is.
+type dataBlock struct {
+	phys uint64
+	file int   // index into writer.files
+	off  int64 // byte offset in the file
+}
+
+func newFsys(g *mkGeometry, now uint32) *fsys {
+	return &fsys{
+		g: g, now: now,
+		bmap:   make([]uint64, (g.blocks+63)/64),
+		imap:   make([]uint64, (uint64(g.inodes)+1+63)/64),
+		inodes: map[uint32]inode{},
+		meta:   map[uint64][]byte{},
+		dirs:   make([]uint32, g.groups),
+		bbmLoc: make([]uint64, g.groups),
+		ibmLoc: make([]uint64, g.groups),
+		itLoc:  make([]uint64, g.groups),
+	}
+}
+
+func testBit(m []uint64, i uint64) bool { return m[i/64]&(1<<(i%64)) != 0 }
+func setBit(m []uint64, i uint64)       { m[i/64] |= 1 << (i % 64) }
+func clearBit(m []uint64, i uint64)     { m[i/64] &^= 1 << (i % 64) }
+
+func (f *fsys) used(b uint64) bool { return testBit(f.bmap, b) }
+func (f *fsys) mark(b uint64)      { setBit(f.bmap, b) }
+
+// reserveSuper marks a group's superblock, descriptors and reserved GDT
+// blocks (ext2fs_reserve_super_and_bgd). With 1 KiB blocks block 0 lies
+// before group 0 and has no bit.
+func (f *fsys) reserveSuper(group uint32) {
+	g := f.g
+	first := g.groupFirst(uint64(group))
+	if g.hasSuper(group) {
+		n := 1 + g.descBlocks + g.rsvGDT
+		for b := first; b < first+n; b++ {
+			f.mark(b)
+		}
+	}
+}
+
+// firstFreeRun is ext2fs_get_free_blocks2: the first block from start
+// that begins num free blocks, searching up to finish (wrapping to the
+// first data block past the end).
+func (f *fsys) firstFreeRun(start, finish uint64, num uint64) (uint64, bool) {
+	b := start
+	if b == 0 {
+		b = f.g.firstData
+	}
+	if finish == 0 {
+		finish = start
+	}
+	for {
+		if b+num-1 >= f.g.blocks {
+			if finish > start {
+				return 0, false
+			}
+			b = f.g.firstData
+		}
+		free := true
+		for i := uint64(0); i < num; i++ {
+			if f.used(b + i) {
+				free = false
+				break
+			}
+		}
+		if free {
+			return b, true
+		}
+		b++
+		if b == finish {
+			return 0, false
+		}
+	}
+}
+
+// allocateTables is ext2fs_allocate_tables without flex_bg: each group's
+// block bitmap, inode bitmap and inode table at its first free blocks.
+func (f *fsys) allocateTables() error {
+	g := f.g
+	for i := uint32(0); i < g.groups; i++ {
+		start, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
+		for _, loc := range []*uint64{&f.bbmLoc[i], &f.ibmLoc[i]} {
+			b, ok := f.firstFreeRun(start, last, 1)
+			if !ok {
+				return errNoSpace
+			}
+			f.mark(b)
+			*loc = b
+		}
+		b, ok := f.firstFreeRun(start, last, g.itbPerGroup)
+		if !ok {
+			return errNoSpace
+		}
+		for j := uint64(0); j < g.itbPerGroup; j++ {
+			f.mark(b + j)
+		}
+		f.itLoc[i] = b
+	}
+	return nil
+}
+
+// newBlock is ext2fs_new_block2: the first free block from goal, else
+// from the first data block. It does not mark it.
+func (f *fsys) newBlock(goal uint64) (uint64, error) {
+	g := f.g
+	if goal == 0 || goal >= g.blocks {
+		goal = g.firstData
+	}
+	for b := goal; b < g.blocks; b++ {
+		if !f.used(b) {
+			return b, nil
+		}
+	}
+	for b := g.firstData; b < goal; b++ {
+		if !f.used(b) {
+			return b, nil
+		}
+	}
+	return 0, errNoSpace
+}
+
+// allocBlock is ext2fs_alloc_block: newBlock, marked.
+func (f *fsys) allocBlock(goal uint64) (uint64, error) {
+	b, err := f.newBlock(goal)
+	if err == nil {
+		f.mark(b)
+	}
+	return b, err
+}
+
+// newInode is ext2fs_new_inode: the first free inode from the start of
+// the directory's group. It does not mark it.
+func (f *fsys) newInode(dir uint32) (uint32, error) {
+	g := f.g
+	start := uint32(0)
+	if dir > 0 {
+		start = uint32(g.groupOfIno(dir))*g.ipg + 1
+	}
+	if start < firstIno {
+		start = firstIno
+	}
+	for i := start; i <= g.inodes; i++ {
+		if !testBit(f.imap, uint64(i)) {
+			return i, nil
+		}
+	}
+	for i := uint32(firstIno); i < start; i++ {
+		if !testBit(f.imap, uint64(i)) {
+			return i, nil
+		}
+	}
+	return 0, errNoSpace
+}
+
+// inodeAllocStats is ext2fs_inode_alloc_stats2(+1).
+func (f *fsys) inodeAllocStats(ino uint32, isDir bool) {
+	setBit(f.imap, uint64(ino))
+	if isDir {
+		f.dirs[f.g.groupOfIno(ino)]++
+	}
+}
+
+// newInodeRecord returns a zeroed inode as ext2fs_write_new_inode fills
+// it: times now where zero, and in a large inode i_extra_isize and
+// i_crtime.
+func (f *fsys) newInodeRecord(ino uint32) inode {
+	n := make(inode, f.g.inodeSize)
+	for _, t := range [][]byte{n.iAtime(), n.iCtime(), n.iMtime()} {
+		le.PutUint32(t, f.now)
+	}
+	if f.g.inodeSize > goodOldInodeSize {
+		le.PutUint16(n.iExtraIsize(), largeExtra)
+		le.PutUint32(n.iCrtime(), f.now)
+	}
+	f.inodes[ino] = n
+	return n
+}
+
+func (f *fsys) addIBlocks(n inode, blocks uint64) {
+	le.PutUint32(n.iBlocksLo(), le.Uint32(n.iBlocksLo())+uint32(blocks*uint64(f.g.bs/512)))
+}
+
+func iblock(n inode, i int) uint64 { return uint64(le.Uint32(n.iBlockWord(i))) }
+
+// findInodeGoal is ext2fs_find_inode_goal for inodes without extents.
+func (f *fsys) findInodeGoal(ino uint32, n inode) uint64 {
+	if n != nil && !isFastSymlink(n) {
+		if b := iblock(n, 0); b != 0 {
+			return b
+		}
+	}
+	return f.g.groupFirst(f.g.groupOfIno(ino))
+}
+
+func isFastSymlink(n inode) bool {
+	return le.Uint16(n.iMode())&sIFMT == sIFLNK && le.Uint32(n.iBlocksLo()) == 0
+}
+
+// newDirBlock is ext2fs_new_dir_block: "." and ".." for a new directory,
+// or one empty entry spanning the block.
+func (f *fsys) newDirBlock(ino, parent uint32) []byte {
+	b := make([]byte, f.g.bs)
+	if ino == 0 {
+		le.PutUint16(dirEntry(b).recLen(), uint16(f.g.bs))
+		return b
+	}
+	d := dirEntry(b)
+	le.PutUint32(d.inode(), ino)
+	le.PutUint16(d.recLen(), 12)
+	d.nameLen()[0] = 1
+	d.fileType()[0] = ftDir
+	b[8] = '.'
+	d = dirEntry(b[12:])
+	le.PutUint32(d.inode(), parent)
+	le.PutUint16(d.recLen(), uint16(f.g.bs-12))
+	d.nameLen()[0] = 2
+	d.fileType()[0] = ftDir
+	b[20], b[21] = '.', '.'
+	return b
+}
+
+// mkdir is ext2fs_mkdir2 for a directory without inline data: the inode
+// (ino, or a new one in parent's group), its block, and the entry in
+// parent (expanding it when full).
+func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
+	var err error
+	if ino == 0 {
+		if ino, err = f.newInode(parent); err != nil {
+			return 0, err
+		}
+	}
+	blk, err := f.newBlock(f.findInodeGoal(ino, nil))
+	if err != nil {
+		return 0, err
+	}
+	p := parent
+	if parent == ino {
+		p = ino
+	}
+	f.meta[blk] = f.newDirBlock(ino, p)
+	n := f.newInodeRecord(ino)
+	le.PutUint16(n.iMode(), sIFDIR|0o755)
+	if name == "lost+found" && parent == rootIno {
+		le.PutUint16(n.iMode(), sIFDIR|0o700)
+	}
+	le.PutUint32(n.iBlockWord(0), uint32(blk))
+	le.PutUint32(n.iSizeLo(), uint32(f.g.bs))
+	f.addIBlocks(n, 1)
+	le.PutUint16(n.iLinksCount(), 2)
+	f.mark(blk)
+	f.inodeAllocStats(ino, true)
+	if name != "" {
+		if err := f.link(parent, name, ino, ftDir, true); err != nil {
+			return 0, err
+		}
+	}
+	if parent != ino {
+		pn := f.inodes[parent]
+		le.PutUint16(pn.iLinksCount(), le.Uint16(pn.iLinksCount())+1)
+	}
+	return ino, nil
+}
+
+// dirBlocks returns a directory's blocks in logical order.
+func (f *fsys) dirBlocks(n inode) []uint64 {
+	size := uint64(le.Uint32(n.iSizeLo()))
+	nb := size / uint64(f.g.bs)
+	out := make([]uint64, 0, nb)
+	for l := uint64(0); l < nb; l++ {
+		out = append(out, f.lookupBlock(n, l))
+	}
+	return out
+}
+
+// lookupBlock maps a logical block through the direct and indirect
+// blocks (0 for a hole).
+func (f *fsys) lookupBlock(n inode, l uint64) uint64 {
+	apb := uint64(f.g.bs / 4)
+	if l < nDirect {
+		return iblock(n, int(l))
+	}
+	l -= nDirect
+	word := func(blk, i uint64) uint64 {
+		if blk == 0 {
+			return 0
+		}
+		return uint64(le.Uint32(f.meta[blk][4*i:]))
+	}
+	if l < apb {
+		return word(iblock(n, indBlock), l)
+	}
+	l -= apb
+	if l < apb*apb {
+		return word(word(iblock(n, dindBlock), l/apb), l%apb)
+	}
+	l -= apb * apb
+	return word(word(word(iblock(n, tindBlock), l/(apb*apb)), l/apb%apb), l%apb)
+}
+
+func dirRecLen(nameLen int) int { return (nameLen + 8 + 3) &^ 3 }
+
+// link is ext2fs_link for a linear directory: the first entry, block by
+// block, with room after its name (or an empty one large enough) takes
+// the new name; with expand, a full directory gets a new block first.
+func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, expand bool) error {
+	for {
+		n := f.inodes[dir]
+		for _, blk := range f.dirBlocks(n) {
+			if f.linkBlock(f.meta[blk], name, ino, ft) {
+				return nil
+			}
+		}
+		if !expand {
+			return errDirNoSpace
+		}
+		if err := f.expandDir(dir); err != nil {
+			return err
+		}
+	}
+}
+
+var errDirNoSpace = fmt.Errorf("%w: directory full", ErrOption)
+
+// linkBlock is link_proc over one block; it reports whether the name was
+// placed.
+func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
+	bs := len(buf)
+	recLen := dirRecLen(len(name))
+	for off := 0; off < bs; {
+		d := dirEntry(buf[off:])
+		cur := int(le.Uint16(d.recLen()))
+		if off+cur < bs-8 {
+			next := dirEntry(buf[off+cur:])
+			if le.Uint32(next.inode()) == 0 && off+cur+int(le.Uint16(next.recLen())) <= bs {
+				cur += int(le.Uint16(next.recLen()))
+				le.PutUint16(d.recLen(), uint16(cur))
+			}
+		}
+		if le.Uint32(d.inode()) != 0 {
+			minLen := dirRecLen(int(d.nameLen()[0]))
+			if cur >= minLen+recLen {
+				le.PutUint16(d.recLen(), uint16(minLen))
+				next := dirEntry(buf[off+minLen:])
+				le.PutUint32(next.inode(), 0)
+				next.nameLen()[0] = 0
+				next.fileType()[0] = 0
+				le.PutUint16(next.recLen(), uint16(cur-minLen))
+			}
+			off += int(le.Uint16(d.recLen()))
+			continue
+		}
+		if cur >= recLen {
+			le.PutUint32(d.inode(), ino)
+			d.nameLen()[0] = byte(len(name))
+			d.fileType()[0] = ft
+			copy(buf[off+8:], name)
+			return true
+		}
+		off += cur
+	}
+	return false
+}
+
+// expandDir is ext2fs_expand_dir for a directory mapped by direct and
+// single indirect blocks: one more block after its last one.
+func (f *fsys) expandDir(dir uint32) error {
+	n := f.inodes[dir]
+	size := uint64(le.Uint32(n.iSizeLo()))
+	l := size / uint64(f.g.bs)
+	goal := f.findInodeGoal(dir, n)
+	if l > 0 {
+		goal = f.lookupBlock(n, l-1)
+	}
+	apb := uint64(f.g.bs / 4)
+	newBlocks := uint64(0)
+	switch {
+	case l < nDirect:
+	case l-nDirect < apb:
+		if iblock(n, indBlock) == 0 {
+			ib, err := f.allocBlock(goal)
+			if err != nil {
+				return err
+			}
+			f.meta[ib] = make([]byte, f.g.bs)
+			le.PutUint32(n.iBlockWord(indBlock), uint32(ib))
+			newBlocks++
+		}
+	default:
+		return fmt.Errorf("%w: a directory larger than %d blocks is not written yet", ErrOption, nDirect+apb)
+	}
+	b, err := f.allocBlock(goal)
+	if err != nil {
+		return err
+	}
+	newBlocks++
+	f.meta[b] = f.newDirBlock(0, 0)
+	if l < nDirect {
+		le.PutUint32(n.iBlockWord(int(l)), uint32(b))
+	} else {
+		le.PutUint32(f.meta[iblock(n, indBlock)][4*(l-nDirect):], uint32(b))
+	}
+	le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
+	f.addIBlocks(n, newBlocks)
+	return nil
+}
+
+// mapBlock is ext2fs_bmap2 with BMAP_ALLOC for a file without extents:
+// the physical block of logical block l, allocated (with the indirect
+// blocks on its way) when missing, with bmap.c's goals.
+func (f *fsys) mapBlock(ino uint32, n inode, l uint64) (uint64, error) {
+	apb := uint64(f.g.bs / 4)
+	alloc := 0
+	defer func() { f.addIBlocks(n, uint64(alloc)) }()
+	// ind resolves entry i of the indirect block blk, allocating it
+	// with the goal of the entry before it (or blk itself).
+	ind := func(blk, i uint64) (uint64, error) {
+		buf := f.meta[blk]
+		if b := uint64(le.Uint32(buf[4*i:])); b != 0 {
+			return b, nil
+		}
+		goal := blk
+		if i > 0 {
+			goal = uint64(le.Uint32(buf[4*(i-1):]))
+		}
+		b, err := f.allocBlock(goal)
+		if err != nil {
+			return 0, err
+		}
+		alloc++
+		le.PutUint32(buf[4*i:], uint32(b))
+		return b, nil
+	}
+	// top returns i_block[slot], allocating it with the goal of
+	// i_block[slot-1].
+	top := func(slot int) (uint64, error) {
+		if b := iblock(n, slot); b != 0 {
+			return b, nil
+		}
+		b, err := f.allocBlock(iblock(n, slot-1))
+		if err != nil {
+			return 0, err
+		}
+		alloc++
+		f.meta[b] = make([]byte, f.g.bs)
+		le.PutUint32(n.iBlockWord(slot), uint32(b))
+		return b, nil
+	}
+	// sub allocates an indirect block as an entry of blk.
+	sub := func(blk, i uint64) (uint64, error) {
+		had := le.Uint32(f.meta[blk][4*i:]) != 0
+		b, err := ind(blk, i)
+		if err == nil && !had {
+			f.meta[b] = make([]byte, f.g.bs)
+		}
+		return b, err
+	}
+	if l < nDirect {
+		if b := iblock(n, int(l)); b != 0 {
+			return b, nil
+		}
+		goal := f.findInodeGoal(ino, n)
+		if l > 0 {
+			goal = iblock(n, int(l)-1)
+		}
+		b, err := f.allocBlock(goal)
+		if err != nil {
+			return 0, err
+		}
+		alloc++
+		le.PutUint32(n.iBlockWord(int(l)), uint32(b))
+		return b, nil
+	}
+	l -= nDirect
+	if l < apb {
+		ib, err := top(indBlock)
+		if err != nil {
+			return 0, err
+		}
+		return ind(ib, l)
+	}
+	l -= apb
+	if l < apb*apb {
+		db, err := top(dindBlock)
+		if err != nil {
+			return 0, err
+		}
+		ib, err := sub(db, l/apb)
+		if err != nil {
+			return 0, err
+		}
+		return ind(ib, l%apb)
+	}
+	l -= apb * apb
+	tb, err := top(tindBlock)
+	if err != nil {
+		return 0, err
+	}
+	db, err := sub(tb, l/(apb*apb))
+	if err != nil {
+		return 0, err
+	}
+	ib, err := sub(db, l/apb%apb)
+	if err != nil {
+		return 0, err
+	}
+	return ind(ib, l%apb)
+}

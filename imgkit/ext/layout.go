@@ -1,0 +1,228 @@
+package ext
+
+import (
+	"fmt"
+)
+
+// This file computes the geometry mke2fs 1.47.4 gives a file system
+// (lib/ext2fs/initialize.c and misc/mke2fs.c's parameter choice), for the
+// features of ext2: sparse_super, large_file, filetype, resize_inode,
+// dir_index and ext_attr.
+
+// mkGeometry is what ext2fs_initialize decides.
+type mkGeometry struct {
+	bs          int    // block size in bytes
+	logBS       uint32 // s_log_block_size
+	blocks      uint64 // s_blocks_count
+	rBlocks     uint64 // s_r_blocks_count
+	firstData   uint64 // s_first_data_block
+	bpg         uint64 // s_blocks_per_group
+	ipg         uint32 // s_inodes_per_group
+	inodeSize   int
+	groups      uint32
+	descBlocks  uint64
+	rsvGDT      uint64 // s_reserved_gdt_blocks
+	itbPerGroup uint64 // inode table blocks per group
+	inodes      uint32 // s_inodes_count
+}
+
+const (
+	firstIno      = 11 // EXT2_GOOD_OLD_FIRST_INO, mke2fs's s_first_ino
+	badIno        = 1
+	resizeIno     = 7
+	descSize      = 32
+	largeExtra    = 32 // sizeof(struct ext2_inode_large) - 128
+	indBlock      = 12
+	dindBlock     = 13
+	tindBlock     = 14
+	mebi          = 1 << 20
+	defaultRsvPct = 5.0
+)
+
+// sizeType is mke2fs's usage type from the size, which mke2fs.conf maps
+// to a block size and an inode ratio.
+func sizeType(blocks uint64, bs int) (blockSize, inodeRatio int) {
+	meg := uint64(mebi / bs)
+	switch {
+	case blocks < 3*meg:
+		return 1024, 8192 // floppy
+	case blocks < 512*meg:
+		return 1024, 4096 // small
+	case blocks < 4*1024*1024*meg:
+		return 4096, 16384 // default
+	case blocks < 16*1024*1024*meg:
+		return 4096, 32768 // big
+	}
+	return 4096, 65536 // huge
+}
+
+// newGeometry is ext2fs_initialize's arithmetic for o.
+func newGeometry(o *Options) (*mkGeometry, error) {
+	bs := o.BlockSize
+	if bs == 0 {
+		// mke2fs sizes the device in 1 KiB blocks to choose the type.
+		bs, _ = sizeType(uint64(o.Size)/1024, 1024)
+	}
+	g := &mkGeometry{bs: bs, inodeSize: 256}
+	if o.InodeSize != 0 {
+		g.inodeSize = o.InodeSize
+	}
+	for l := uint32(0); 1024<<l < bs; l++ {
+		g.logBS = l + 1
+	}
+	param := uint64(o.Size) / uint64(bs)
+	_, ratio := sizeType(param, bs)
+	if o.InodeRatio != 0 {
+		ratio = o.InodeRatio
+	}
+	if ratio < bs {
+		ratio = bs
+	}
+	pct := defaultRsvPct
+	if o.ReservedPercent != nil {
+		pct = *o.ReservedPercent
+	}
+	inodesParam := param * uint64(bs) / uint64(ratio)
+	if inodesParam > 0xffffffff {
+		return nil, fmt.Errorf("%w: too many inodes (%d), raise InodeRatio", ErrOption, inodesParam)
+	}
+	if inodesParam*uint64(g.inodeSize) >= param*uint64(bs) {
+		return nil, fmt.Errorf("%w: InodeSize %d times %d inodes does not fit %d blocks", ErrOption, g.inodeSize, inodesParam, param)
+	}
+	rParam := uint64(pct * float64(param) / 100.0)
+	if bs == 1024 {
+		g.firstData = 1
+	}
+	g.bpg = uint64(bs) * 8
+	g.blocks = param
+	g.rBlocks = rParam
+	if g.rBlocks >= param {
+		return nil, fmt.Errorf("%w: the reserved blocks take the whole file system", ErrOption)
+	}
+	apb := uint64(bs / 4)
+	descPerBlock := uint64(bs / descSize)
+	inodesCount := uint32(inodesParam)
+	for {
+		if g.blocks <= g.firstData {
+			return nil, fmt.Errorf("%w: Size %d is too small for a file system", ErrOption, o.Size)
+		}
+		g.groups = uint32(ceilDiv(g.blocks-g.firstData, g.bpg))
+		g.descBlocks = ceilDiv(uint64(g.groups), descPerBlock)
+		ipg := uint32(ceilDiv(uint64(inodesCount), uint64(g.groups)))
+		if ipg > uint32(bs*8) {
+			if g.bpg >= 256 {
+				g.bpg -= 8
+				g.blocks = param
+				continue
+			}
+			return nil, fmt.Errorf("%w: too many inodes for the block size", ErrOption)
+		}
+		maxIPG := uint32(65536 - bs/g.inodeSize)
+		if ipg > maxIPG {
+			ipg = maxIPG
+		}
+		for {
+			g.itbPerGroup = ceilDiv(uint64(ipg)*uint64(g.inodeSize), uint64(bs))
+			g.ipg = uint32(g.itbPerGroup * uint64(bs) / uint64(g.inodeSize))
+			if g.ipg < 8 {
+				g.ipg = 8
+			}
+			g.ipg &^= 7
+			g.itbPerGroup = ceilDiv(uint64(g.ipg)*uint64(g.inodeSize), uint64(bs))
+			if uint64(g.ipg)*uint64(g.groups) > 0xffffffff {
+				ipg--
+				continue
+			}
+			g.inodes = g.ipg * g.groups
+			if g.inodes < firstIno+1 {
+				ipg += 8
+				continue
+			}
+			break
+		}
+		// calc_reserved_gdt_blocks
+		maxBlocks := uint64(0xffffffff)
+		if g.blocks < maxBlocks/1024 {
+			maxBlocks = g.blocks * 1024
+		}
+		rsvGroups := ceilDiv(maxBlocks-g.firstData, g.bpg)
+		rsv := int64(ceilDiv(rsvGroups, descPerBlock)) - int64(g.descBlocks)
+		if rsv > int64(apb) {
+			rsv = int64(apb)
+		}
+		if rsv < 0 {
+			rsv = 0
+		}
+		g.rsvGDT = uint64(rsv)
+		if g.rsvGDT+g.descBlocks > g.bpg*3/4 {
+			return nil, fmt.Errorf("%w: the file system needs meta_bg, which is not written yet", ErrOption)
+		}
+		if 3+g.itbPerGroup+g.rsvGDT+g.descBlocks > g.bpg {
+			return nil, fmt.Errorf("%w: too many inodes for the group size", ErrOption)
+		}
+		overhead := 2 + g.itbPerGroup
+		if g.hasSuper(g.groups - 1) {
+			overhead += 1 + g.descBlocks + g.rsvGDT
+		}
+		rem := (g.blocks - g.firstData) % g.bpg
+		if g.groups == 1 && rem != 0 && rem < overhead {
+			return nil, fmt.Errorf("%w: Size %d is too small for a file system", ErrOption, o.Size)
+		}
+		if rem != 0 && rem < overhead+50 {
+			g.blocks -= rem
+			ratio := 100.0 * float64(rParam) / float64(param)
+			g.rBlocks = uint64(ratio * float64(g.blocks) / 100.0)
+			continue
+		}
+		break
+	}
+	return g, nil
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+
+// hasSuper is ext2fs_bg_has_super with sparse_super: groups 0 and 1 and
+// the powers of 3, 5 and 7 hold a backup superblock and descriptors.
+func (g *mkGeometry) hasSuper(group uint32) bool {
+	if group <= 1 {
+		return true
+	}
+	if group&1 == 0 {
+		return false
+	}
+	for _, b := range []uint32{3, 5, 7} {
+		n := group
+		for n%b == 0 {
+			n /= b
+		}
+		if n == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// backups lists the groups after 0 that hold a backup superblock, in
+// ext2fs_list_backups' order (ascending).
+func (g *mkGeometry) backups() []uint32 {
+	var out []uint32
+	for i := uint32(1); i < g.groups; i++ {
+		if g.hasSuper(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (g *mkGeometry) groupFirst(group uint64) uint64 { return g.firstData + group*g.bpg }
+
+func (g *mkGeometry) groupLast(group uint64) uint64 {
+	l := g.groupFirst(group) + g.bpg - 1
+	if l >= g.blocks {
+		l = g.blocks - 1
+	}
+	return l
+}
+
+// groupOfIno is ext2fs_group_of_ino, with its 32-bit wrap for inode 0.
+func (g *mkGeometry) groupOfIno(ino uint32) uint64 { return uint64((ino - 1) / g.ipg) }

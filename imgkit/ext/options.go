@@ -1,0 +1,91 @@
+package ext
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+)
+
+// ErrOption reports an Options value the writer refuses: out of range, or
+// a mke2fs setting it does not reproduce yet (it never writes bytes that
+// differ from mke2fs's instead).
+var ErrOption = errors.New("ext: bad option")
+
+// Options are the mke2fs(8) settings the writer takes, as typed fields.
+// The zero value is `mke2fs -t ext2` with mke2fs 1.47.4's default
+// mke2fs.conf; Size is required.
+type Options struct {
+	// Type is the file system type of mke2fs -t: "ext2" (or "") or
+	// "ext3" (ext2 with a journal in inode 8). ext4 is refused until the
+	// writer reproduces its extents, flex_bg and checksums.
+	Type string
+	// Size is the image size in bytes (mke2fs's size argument); the file
+	// system takes Size/BlockSize blocks.
+	Size int64
+	// BlockSize (-b) is 1024, 2048 or 4096; 0 chooses from the size as
+	// mke2fs.conf does (1024 under 512 MiB, else 4096).
+	BlockSize int
+	// InodeSize (-I) is 128 or 256; 0 means 256.
+	InodeSize int
+	// InodeRatio (-i) is the bytes per inode; 0 chooses from the size as
+	// mke2fs.conf does (8192 under 3 MiB, 4096 under 512 MiB, then 16384,
+	// 32768 from 4 TiB and 65536 from 16 TiB).
+	InodeRatio int
+	// ReservedPercent (-m) is the share of blocks reserved for root; nil
+	// means 5.
+	ReservedPercent *float64
+	// Label (-L) is the volume name, at most 16 bytes.
+	Label string
+	// UUID (-U) and HashSeed (-E hash_seed) are the file system's UUID and
+	// directory hash seed; zero means random ones, as mke2fs makes.
+	UUID, HashSeed [16]byte
+	// Timestamp is SOURCE_DATE_EPOCH: the time of the file system (its
+	// creation, last write and check times, and the inodes mke2fs makes),
+	// and with ClampTimes an upper bound of every file's times, as mke2fs
+	// 1.47.4 clamps them. Zero means now, and times kept as found.
+	Timestamp  time.Time
+	ClampTimes bool
+
+	// Cache holds the block cache's options (imgkit/bcache) for the image
+	// file WriteFile writes; nil means the defaults.
+	Cache *bcache.Options
+	// Warn receives one line per node the writer skips; nil discards.
+	Warn io.Writer
+}
+
+// check refuses what the writer does not reproduce.
+func (o *Options) check() error {
+	switch o.Type {
+	case "", "ext2", "ext3":
+	case "ext4":
+		return fmt.Errorf("%w: Type %q is not written yet (only ext2 and ext3)", ErrOption, o.Type)
+	default:
+		return fmt.Errorf("%w: Type %q: want ext2, ext3 or ext4", ErrOption, o.Type)
+	}
+	if o.Size <= 0 {
+		return fmt.Errorf("%w: Size must be given (bytes of the image)", ErrOption)
+	}
+	switch o.BlockSize {
+	case 0, 1024, 2048, 4096:
+	default:
+		return fmt.Errorf("%w: BlockSize %d: want 1024, 2048 or 4096", ErrOption, o.BlockSize)
+	}
+	switch o.InodeSize {
+	case 0, 128, 256:
+	default:
+		return fmt.Errorf("%w: InodeSize %d: want 128 or 256", ErrOption, o.InodeSize)
+	}
+	if o.InodeRatio != 0 && (o.InodeRatio < 1024 || o.InodeRatio > 65536*1024) {
+		return fmt.Errorf("%w: InodeRatio %d: want 1024 to 67108864", ErrOption, o.InodeRatio)
+	}
+	if p := o.ReservedPercent; p != nil && (*p < 0 || *p > 50) {
+		return fmt.Errorf("%w: ReservedPercent %v: want 0 to 50", ErrOption, *p)
+	}
+	if len(o.Label) > 16 {
+		return fmt.Errorf("%w: Label %q is longer than 16 bytes", ErrOption, o.Label)
+	}
+	return nil
+}

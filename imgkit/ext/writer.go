@@ -1,0 +1,536 @@
+package ext
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+)
+
+// WriteFile makes the ext2 or ext3 image of src with opts (nil is the zero Options),
+// as e2fsprogs' mke2fs -d does, and writes it to the file path through the
+// block cache (Options.Cache). The image appears at path only when
+// complete: on any error the temporary file is removed and path is left as
+// it was. With the same UUID, HashSeed and Timestamp (mke2fs's -U, -E
+// hash_seed and SOURCE_DATE_EPOCH) the image is byte for byte the one
+// `mke2fs -t ext2 -d DIR` (or ext3) of e2fsprogs 1.47.4 makes with its default
+// mke2fs.conf.
+func WriteFile(path string, src fstree.Source, opts *Options) error {
+	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
+	return err
+}
+
+// Write makes the image WriteFile makes and writes it to dst, every byte of
+// it from offset 0, and returns its size (0 on any error). The file
+// system is laid out in memory first (its metadata, not its files'
+// contents): nothing is written to dst when it cannot be made. A dst that
+// is a bcache.InPlaceCreator (a bcache.Section, or a partition mkimg
+// writes) gets the image built in place instead: the same bytes, but what
+// the image leaves zero is not written (it stays a hole of a disk file)
+// and memory does not grow with the image.
+func Write(dst io.WriterAt, src fstree.Source, opts *Options) (int64, error) {
+	im, err := writeTarget(imgfmt.ToWriterAt(dst), src, opts)
+	if err != nil {
+		return 0, err
+	}
+	return im.Size(), nil
+}
+
+// Build makes the image WriteFile makes, in memory, and returns it.
+func Build(src fstree.Source, opts *Options) ([]byte, error) {
+	im, err := writeTarget(imgfmt.ToMemory(), src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return im.Bytes(), nil
+}
+
+// writer holds the file system laid out before the first byte is written.
+type writer struct {
+	o         Options
+	g         *mkGeometry
+	f         *fsys
+	files     []*fstree.Node
+	uuid      [16]byte
+	hashSeed  [16]byte
+	overhead  uint64
+	inoOf     map[*fstree.Node]uint32 // inodes made so far, for hard links
+	jnlBlocks [68]byte                // s_jnl_blocks of ext3
+}
+
+func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
+	w, err := prepare(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return imgfmt.WriteImage(t, w.o.Size, w.o.Cache, w.write)
+}
+
+func prepare(src fstree.Source, opts *Options) (*writer, error) {
+	w := &writer{inoOf: map[*fstree.Node]uint32{}}
+	if opts != nil {
+		w.o = *opts
+	}
+	o := &w.o
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	now := o.Timestamp
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if now.Unix() < 0 || now.Unix() > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: Timestamp %v is outside 1970 to 2106", ErrOption, now)
+	}
+	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
+	if err != nil {
+		return nil, fmt.Errorf("ext: %w", err)
+	}
+	g, err := newGeometry(o)
+	if err != nil {
+		return nil, err
+	}
+	w.g = g
+	w.uuid, w.hashSeed = o.UUID, o.HashSeed
+	for _, id := range []*[16]byte{&w.uuid, &w.hashSeed} {
+		if *id == ([16]byte{}) {
+			if _, err := rand.Read(id[:]); err != nil {
+				return nil, err
+			}
+			id[6] = id[6]&0x0f | 0x40 // a version 4 UUID, as uuid_generate makes
+			id[8] = id[8]&0x3f | 0x80
+		}
+	}
+	w.f = newFsys(g, uint32(now.Unix()))
+	if err := w.mkfs(); err != nil {
+		return nil, err
+	}
+	if err := w.populate(t.Root, rootIno); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// mkfs lays out what mke2fs makes before it copies the tree: the groups'
+// metadata, the root directory, lost+found, the reserved inodes, the bad
+// blocks inode and the resize inode.
+func (w *writer) mkfs() error {
+	g, f := w.g, w.f
+	for i := uint32(0); i < g.groups; i++ {
+		f.reserveSuper(i)
+	}
+	if err := f.allocateTables(); err != nil {
+		return err
+	}
+	for b := g.firstData; b < g.blocks; b++ {
+		if f.used(b) {
+			w.overhead++
+		}
+	}
+	w.overhead += g.firstData
+	if _, err := f.mkdir(rootIno, rootIno, ""); err != nil {
+		return err
+	}
+	lpf, err := f.mkdir(rootIno, 0, "lost+found")
+	if err != nil {
+		return err
+	}
+	size := 0
+	for i := 1; i < nDirect; i++ {
+		if size += g.bs; size >= 16*1024 && size >= 2*g.bs {
+			break
+		}
+		if err := f.expandDir(lpf); err != nil {
+			return err
+		}
+	}
+	for i := uint32(rootIno + 1); i < firstIno; i++ {
+		f.inodeAllocStats(i, false)
+	}
+	f.inodeAllocStats(badIno, false)
+	bad := make(inode, g.inodeSize)
+	for _, t := range [][]byte{bad.iAtime(), bad.iCtime(), bad.iMtime()} {
+		le.PutUint32(t, f.now)
+	}
+	f.inodes[badIno] = bad
+	if err := w.resizeInode(); err != nil {
+		return err
+	}
+	if w.o.Type == "ext3" {
+		return w.journal()
+	}
+	return nil
+}
+
+const (
+	journalIno      = 8          // EXT2_JOURNAL_INO
+	jbd2Magic       = 0xc03b3998 // JBD2_MAGIC_NUMBER
+	jbd2SuperV2     = 4          // JBD2_SUPERBLOCK_V2
+	jnlBackupBlocks = 1          // EXT3_JNL_BACKUP_BLOCKS
+)
+
+// journalBlocks is ext2fs_default_journal_size.
+func journalBlocks(blocks uint64) int64 {
+	switch {
+	case blocks < 2048:
+		return -1
+	case blocks < 32768:
+		return 1024
+	case blocks < 256*1024:
+		return 4096
+	case blocks < 512*1024:
+		return 8192
+	case blocks < 4096*1024:
+		return 16384
+	case blocks < 8192*1024:
+		return 32768
+	case blocks < 16384*1024:
+		return 65536
+	case blocks < 32768*1024:
+		return 131072
+	}
+	return 262144
+}
+
+// journal is ext2fs_add_journal_inode3 for a file system without
+// extents: inode 8's blocks allocated one by one as ext2fs_fallocate's
+// slow path does (bmap.c's goals), the journal superblock in its first
+// block, and the inode's block map copied to s_jnl_blocks.
+func (w *writer) journal() error {
+	g, f := w.g, w.f
+	nj := journalBlocks(g.blocks)
+	if nj < 0 {
+		return fmt.Errorf("%w: %d blocks are too few for a journal", ErrOption, g.blocks)
+	}
+	n := make(inode, g.inodeSize)
+	for l := uint64(0); l < uint64(nj); l++ {
+		b, err := f.mapBlock(journalIno, n, l)
+		if err != nil {
+			return err
+		}
+		if l == 0 {
+			jsb := make([]byte, g.bs)
+			be := binary.BigEndian
+			be.PutUint32(jsb[0x0:], jbd2Magic)
+			be.PutUint32(jsb[0x4:], jbd2SuperV2)
+			be.PutUint32(jsb[0xc:], uint32(g.bs))
+			be.PutUint32(jsb[0x10:], uint32(nj))
+			be.PutUint32(jsb[0x14:], 1) // s_first
+			be.PutUint32(jsb[0x18:], 1) // s_sequence
+			copy(jsb[0x30:], w.uuid[:])
+			be.PutUint32(jsb[0x40:], 1) // s_nr_users
+			f.meta[b] = jsb
+		}
+	}
+	rec := f.newInodeRecord(journalIno)
+	copy(rec[:goodOldInodeSize], n[:goodOldInodeSize])
+	for _, t := range [][]byte{rec.iAtime(), rec.iCtime(), rec.iMtime()} {
+		le.PutUint32(t, f.now)
+	}
+	le.PutUint16(rec.iMode(), sIFREG|0o600)
+	le.PutUint16(rec.iLinksCount(), 1)
+	size := uint64(nj) * uint64(g.bs)
+	le.PutUint32(rec.iSizeLo(), uint32(size))
+	le.PutUint32(rec.iSizeHigh(), uint32(size>>32))
+	copy(w.jnlBlocks[:iBlockSz], rec.iBlock())
+	le.PutUint32(w.jnlBlocks[60:], uint32(size>>32))
+	le.PutUint32(w.jnlBlocks[64:], uint32(size))
+	w.overhead += uint64(nj)
+	return nil
+}
+
+// resizeInode is ext2fs_create_resize_inode: inode 7's double indirect
+// block lists the reserved GDT blocks of group 0, each of which lists its
+// copies in the backup groups.
+func (w *writer) resizeInode() error {
+	g, f := w.g, w.f
+	if g.rsvGDT == 0 {
+		return nil
+	}
+	sbBlk := g.firstData
+	apb := uint64(g.bs / 4)
+	dind, err := f.allocBlock(sbBlk + g.descBlocks + g.rsvGDT + 2 + g.itbPerGroup)
+	if err != nil {
+		return err
+	}
+	n := f.newInodeRecord(resizeIno)
+	le.PutUint16(n.iMode(), sIFREG|0o600)
+	le.PutUint16(n.iLinksCount(), 1)
+	le.PutUint32(n.iBlockWord(dindBlock), uint32(dind))
+	f.addIBlocks(n, 1)
+	size := (apb*apb + apb + nDirect) * uint64(g.bs)
+	le.PutUint32(n.iSizeLo(), uint32(size))
+	le.PutUint32(n.iSizeHigh(), uint32(size>>32))
+	dbuf := make([]byte, g.bs)
+	f.meta[dind] = dbuf
+	backups := g.backups()
+	for r := uint64(0); r < g.rsvGDT; r++ {
+		gdtOff := (g.descBlocks + r) % apb
+		gdtBlk := sbBlk + 1 + g.descBlocks + r
+		le.PutUint32(dbuf[4*gdtOff:], uint32(gdtBlk))
+		f.addIBlocks(n, 1)
+		buf := make([]byte, g.bs)
+		for i, grp := range backups {
+			le.PutUint32(buf[4*i:], uint32(gdtBlk+uint64(grp)*g.bpg))
+			f.addIBlocks(n, 1)
+		}
+		f.meta[gdtBlk] = buf
+	}
+	return nil
+}
+
+// fileType is the directory entry type of a node.
+func fileType(n *fstree.Node) (byte, uint16) {
+	switch n.Type {
+	case fstree.TypeDir:
+		return ftDir, sIFDIR
+	case fstree.TypeSymlink:
+		return ftSymlink, sIFLNK
+	case fstree.TypeChar:
+		return ftChrdev, sIFCHR
+	case fstree.TypeBlock:
+		return ftBlkdev, sIFBLK
+	case fstree.TypeFIFO:
+		return ftFifo, sIFIFO
+	case fstree.TypeSocket:
+		return ftSock, sIFSOCK
+	}
+	return ftRegFile, sIFREG
+}
+
+// populate is misc/create_inode.c's __populate_fs: the children of dir in
+// bytewise order, each made, filled (a directory recursively) and given
+// its owner, mode and times.
+func (w *writer) populate(dir *fstree.Node, dino uint32) error {
+	f := w.f
+	for _, c := range dir.Children {
+		if len(c.Name) > maxNameLen {
+			return fmt.Errorf("%w: %s: name longer than %d bytes", ErrOption, c.Path(), maxNameLen)
+		}
+		ft, ifmt := fileType(c)
+		if c.HardLink != nil {
+			ino := w.inoOf[c.HardLink]
+			if err := f.link(dino, c.Name, ino, ft, true); err != nil {
+				return w.nodeErr(c, err)
+			}
+			n := f.inodes[ino]
+			le.PutUint16(n.iLinksCount(), le.Uint16(n.iLinksCount())+1)
+			continue
+		}
+		var ino uint32
+		var err error
+		switch c.Type {
+		case fstree.TypeDir:
+			if dino == rootIno && c.Name == "lost+found" {
+				ino = w.lookup(dino, c.Name)
+			} else if ino, err = f.mkdir(dino, 0, c.Name); err != nil {
+				return w.nodeErr(c, err)
+			}
+			if err := w.populate(c, ino); err != nil {
+				return err
+			}
+		case fstree.TypeSymlink:
+			if ino, err = w.symlink(dino, c.Name, c.Link); err != nil {
+				return w.nodeErr(c, err)
+			}
+		case fstree.TypeFile:
+			if ino, err = w.file(dino, c); err != nil {
+				return w.nodeErr(c, err)
+			}
+		default:
+			if ino, err = w.mknod(dino, c, ft, ifmt); err != nil {
+				return w.nodeErr(c, err)
+			}
+		}
+		w.inoOf[c] = ino
+		w.setExtra(ino, c)
+	}
+	return nil
+}
+
+func (w *writer) nodeErr(n *fstree.Node, err error) error {
+	return fmt.Errorf("ext: %s: %w", n.Path(), err)
+}
+
+// lookup finds name in directory dir (lost+found in the root).
+func (w *writer) lookup(dir uint32, name string) uint32 {
+	for _, blk := range w.f.dirBlocks(w.f.inodes[dir]) {
+		buf := w.f.meta[blk]
+		for off := 0; off < len(buf); {
+			d := dirEntry(buf[off:])
+			nl := int(d.nameLen()[0])
+			if le.Uint32(d.inode()) != 0 && string(buf[off+8:off+8+nl]) == name {
+				return le.Uint32(d.inode())
+			}
+			off += int(le.Uint16(d.recLen()))
+		}
+	}
+	return 0
+}
+
+// clampTime is ext2fs_inode_xtime_set on a 128-byte inode structure.
+func clampTime(t time.Time) uint32 {
+	s := t.Unix()
+	if s < math.MinInt32 {
+		s = math.MinInt32
+	}
+	if s > math.MaxInt32 {
+		s = math.MaxInt32
+	}
+	return uint32(int32(s))
+}
+
+// setExtra is set_inode_extra: owner, permission bits and times.
+func (w *writer) setExtra(ino uint32, c *fstree.Node) {
+	n := w.f.inodes[ino]
+	le.PutUint16(n.iUID(), uint16(c.UID))
+	le.PutUint16(n.lIUIDHigh(), uint16(c.UID>>16))
+	le.PutUint16(n.iGID(), uint16(c.GID))
+	le.PutUint16(n.lIGIDHigh(), uint16(c.GID>>16))
+	le.PutUint16(n.iMode(), le.Uint16(n.iMode())&sIFMT|uint16(c.Mode&0o7777))
+	le.PutUint32(n.iAtime(), clampTime(c.Atime))
+	le.PutUint32(n.iCtime(), clampTime(c.Ctime))
+	le.PutUint32(n.iMtime(), clampTime(c.Mtime))
+}
+
+// mknod is do_mknod_internal.
+func (w *writer) mknod(dir uint32, c *fstree.Node, ft byte, ifmt uint16) (uint32, error) {
+	f := w.f
+	ino, err := f.newInode(dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := f.link(dir, c.Name, ino, ft, true); err != nil {
+		return 0, err
+	}
+	f.inodeAllocStats(ino, false)
+	n := f.newInodeRecord(ino)
+	le.PutUint16(n.iMode(), ifmt)
+	maj, mnr := fstree.Major(c.Rdev), fstree.Minor(c.Rdev)
+	if maj < 256 && mnr < 256 {
+		le.PutUint32(n.iBlockWord(0), maj*256+mnr)
+	} else {
+		le.PutUint32(n.iBlockWord(1), mnr&0xff|maj<<8|(mnr&^0xff)<<12)
+	}
+	le.PutUint16(n.iLinksCount(), 1)
+	return ino, nil
+}
+
+// symlink is ext2fs_symlink, retried after expanding the directory when
+// it is full (do_symlink_internal).
+func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
+	f, g := w.f, w.g
+	if len(target) >= g.bs {
+		return 0, fmt.Errorf("%w: symbolic link target of %d bytes (at most %d)", ErrOption, len(target), g.bs-1)
+	}
+	for tries := 0; ; tries++ {
+		fast := len(target) < iBlockSz
+		var blk uint64
+		var err error
+		if !fast {
+			// ext2fs_find_inode_goal of inode 0
+			if blk, err = f.newBlock(f.findInodeGoal(0, nil)); err != nil {
+				return 0, err
+			}
+		}
+		ino, err := f.newInode(dir)
+		if err != nil {
+			return 0, err
+		}
+		n := f.newInodeRecord(ino)
+		le.PutUint16(n.iMode(), sIFLNK|0o777)
+		le.PutUint16(n.iLinksCount(), 1)
+		le.PutUint32(n.iSizeLo(), uint32(len(target)))
+		if fast {
+			copy(n.iBlock(), target)
+		} else {
+			f.addIBlocks(n, 1)
+			le.PutUint32(n.iBlockWord(0), uint32(blk))
+			buf := make([]byte, g.bs)
+			copy(buf, target)
+			f.meta[blk] = buf
+			f.mark(blk)
+		}
+		f.inodeAllocStats(ino, false)
+		err = f.link(dir, name, ino, ftSymlink, false)
+		if err == nil {
+			return ino, nil
+		}
+		if !errors.Is(err, errDirNoSpace) || tries > 0 {
+			return 0, err
+		}
+		if !fast {
+			clearBit(f.bmap, blk)
+			delete(f.meta, blk)
+		}
+		clearBit(f.imap, uint64(ino))
+		delete(f.inodes, ino)
+		if err := f.expandDir(dir); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// file is do_write_internal: the inode, its entry, and its contents
+// copied block by block, blocks of zeros left as holes.
+func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
+	f, g := w.f, w.g
+	ino, err := f.newInode(dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := f.link(dir, c.Name, ino, ftRegFile, true); err != nil {
+		return 0, err
+	}
+	f.inodeAllocStats(ino, false)
+	n := f.newInodeRecord(ino)
+	le.PutUint16(n.iMode(), sIFREG|uint16(c.Mode&0o7777))
+	le.PutUint16(n.iLinksCount(), 1)
+	le.PutUint32(n.iSizeLo(), uint32(c.Size))
+	le.PutUint32(n.iSizeHigh(), uint32(c.Size>>32))
+	if c.Size == 0 || c.ZeroFilled() {
+		return ino, nil
+	}
+	idx := len(w.files)
+	w.files = append(w.files, c)
+	r, err := c.Open()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	buf := make([]byte, g.bs)
+	for off := int64(0); off < c.Size; off += int64(g.bs) {
+		k, err := io.ReadFull(r, buf[:min(int64(g.bs), c.Size-off)])
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, err
+		}
+		if k == 0 {
+			return 0, fmt.Errorf("%w: file shorter than its size %d", io.ErrUnexpectedEOF, c.Size)
+		}
+		if isZero(buf[:k]) {
+			continue
+		}
+		phys, err := f.mapBlock(ino, n, uint64(off)/uint64(g.bs))
+		if err != nil {
+			return 0, err
+		}
+		f.data = append(f.data, dataBlock{phys: phys, file: idx, off: off})
+	}
+	return ino, nil
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,240 @@
+package ext
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// The -U and -E hash_seed values the mke2fs helper passes, as bytes.
+var (
+	testUUID     = [16]byte{0x6b, 0x33, 0xf6, 0xa2, 0x4b, 0xd5, 0x4f, 0xb1, 0x9b, 0xa5, 0x2c, 0x4f, 0x3a, 0x0d, 0x1e, 0x77}
+	testHashSeed = [16]byte{0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78, 0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0}
+)
+
+// smallTree makes a tree of every kind of node mke2fs -d copies: files
+// of one block, of direct and indirect blocks and with a hole, an empty
+// file, directories two deep, symbolic links of 59 (fast) and 60 bytes
+// (slow), a hard link, a FIFO, and enough names in one directory to
+// need a second block.
+func smallTree(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "src")
+	write := func(name string, data []byte, mode os.FileMode) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := make([]byte, 300_000)
+	for i := range big {
+		big[i] = byte(i*7 + i>>9)
+	}
+	write("a.txt", []byte("hello\n"), 0o644)
+	write("empty", nil, 0o600)
+	write("big.bin", big, 0o644)
+	write("x.sh", []byte("#!/bin/sh\n"), 0o755)
+	write(strings.Repeat("n", 255), []byte("long name"), 0o644)
+	write("dir/sub/deep.txt", []byte("deep"), 0o644)
+	write("dir/hard1", []byte("linked twice"), 0o644)
+	if err := os.Link(filepath.Join(dir, "dir/hard1"), filepath.Join(dir, "hard2")); err != nil {
+		t.Fatal(err)
+	}
+	sp := make([]byte, 40_000)
+	copy(sp[20_000:], "after a hole")
+	write("holey", sp, 0o644)
+	for _, n := range []int{59, 60} {
+		if err := os.Symlink(strings.Repeat("t", n-4)+"/end", filepath.Join(dir, fmt.Sprintf("l%d", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		write(fmt.Sprintf("many/entry-%02d-%s", i, strings.Repeat("x", 20)), nil, 0o644)
+	}
+	tooltest.Mkfifo(t, filepath.Join(dir, "fifo"))
+	return dir
+}
+
+// writeCase is one mke2fs command line the writer reproduces.
+type writeCase struct {
+	name string
+	long bool   // only with tooltest.Long: a large image
+	size string // mke2fs's size argument
+	opts Options
+	args []string
+}
+
+var writeCases = []writeCase{
+	{name: "ext2-1k-4M", size: "4M", opts: Options{BlockSize: 1024, Size: 4 << 20}, args: []string{"-t", "ext2", "-b", "1024"}},
+	{name: "ext2-1k-64M", size: "64M", opts: Options{BlockSize: 1024, Size: 64 << 20}, args: []string{"-t", "ext2", "-b", "1024"}},
+	{name: "ext2-4k-64M", size: "64M", opts: Options{BlockSize: 4096, Size: 64 << 20}, args: []string{"-t", "ext2", "-b", "4096"}},
+	{name: "ext3-1k-4M", size: "4M", opts: Options{Type: "ext3", BlockSize: 1024, Size: 4 << 20}, args: []string{"-t", "ext3", "-b", "1024"}},
+	{name: "ext3-1k-64M", size: "64M", opts: Options{Type: "ext3", BlockSize: 1024, Size: 64 << 20}, args: []string{"-t", "ext3", "-b", "1024"}},
+	{name: "ext3-4k-64M", size: "64M", opts: Options{Type: "ext3", BlockSize: 4096, Size: 64 << 20}, args: []string{"-t", "ext3", "-b", "4096"}},
+	// mke2fs.conf's "default" type: 4 KiB blocks, inode_ratio 16384, 5 groups.
+	{name: "ext2-default-600M", long: true, size: "600M", opts: Options{Size: 600 << 20}, args: []string{"-t", "ext2"}},
+}
+
+// TestWriteReference compares the writer's image with the reference
+// mke2fs's, byte for byte, for an empty tree and a small one.
+func TestWriteReference(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	trees := map[string]string{"empty": filepath.Join(t.TempDir(), "empty"), "small": smallTree(t)}
+	if err := os.Mkdir(trees["empty"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range writeCases {
+		if c.long && !tooltest.Long() {
+			continue
+		}
+		for _, tree := range []string{"empty", "small"} {
+			t.Run(c.name+"/"+tree, func(t *testing.T) {
+				t.Parallel()
+				src := trees[tree]
+				ref := mke2fs(t, refMke2fs, src, c.size, c.args...)
+				want, err := os.ReadFile(ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := c.opts
+				o.UUID, o.HashSeed = testUUID, testHashSeed
+				o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
+				got, err := Build(fstree.Dir(src), &o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareImages(t, got, want)
+				img := filepath.Join(t.TempDir(), "w.img")
+				if err := os.WriteFile(img, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				e2fsckClean(t, img)
+				if tree == "small" {
+					f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if b, err := f.ReadFile("big.bin"); err != nil || len(b) != 300_000 {
+						t.Errorf("big.bin: %d bytes, %v", len(b), err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestWriteReaderTree compares the writer with the reference on the
+// reader tests' tree: a 5 MiB sparse file, 255-byte and UTF-8 names, a
+// directory of 3000 files (indirect directory blocks), devices as root.
+func TestWriteReaderTree(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := mkTree(t)
+	for _, v := range []struct {
+		typ string
+		bs  int
+	}{{"ext2", 1024}, {"ext2", 4096}, {"ext3", 1024}} {
+		typ, bs := v.typ, v.bs
+		t.Run(fmt.Sprint(typ, "-", bs), func(t *testing.T) {
+			t.Parallel()
+			ref := mke2fs(t, refMke2fs, src, "32M", "-t", typ, "-b", fmt.Sprint(bs))
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Type: typ, BlockSize: bs, Size: 32 << 20, UUID: testUUID, HashSeed: testHashSeed,
+				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+			got, err := Build(fstree.Dir(src), &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, got, want)
+			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstTree(t, f, src, true, false)
+		})
+	}
+}
+
+// compareImages fails with the first differing byte ranges of got and
+// want, each named by the reference's Fields.
+func compareImages(t *testing.T, got, want []byte) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("size %d, want %d", len(got), len(want))
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	fields, _ := Fields(bytes.NewReader(want), int64(len(want)))
+	name := func(off int64) string {
+		for _, f := range fields {
+			if f.Offset >= 0 && off >= f.Offset && off < f.Offset+f.Size {
+				return f.Path + " " + f.Name
+			}
+		}
+		return "?"
+	}
+	n := 0
+	for i := 0; i < min(len(got), len(want)) && n < 12; i++ {
+		if got[i] != want[i] {
+			j := i
+			for j < min(len(got), len(want)) && got[j] != want[j] && j-i < 64 {
+				j++
+			}
+			t.Errorf("bytes differ at %d (block %d of 1k, %d of 4k): %s: got % x, want % x", i, i/1024, i/4096, name(int64(i)), got[i:j], want[i:j])
+			n++
+			i = j
+		}
+	}
+}
+
+// e2fsckClean runs the reference e2fsck -fn on img and fails on any
+// complaint.
+func e2fsckClean(t *testing.T, img string) {
+	t.Helper()
+	bin := tooltest.Need(t, "e2fsck-1.47.4")
+	out, err := exec.Command(bin, "-fn", img).CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Errorf("e2fsck -fn: %v\n%s", err, out)
+	}
+}
+
+// TestWriteOptionsRefused checks that what the writer does not reproduce
+// is refused with ErrOption rather than written differently.
+func TestWriteOptionsRefused(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	for _, o := range []Options{
+		{Type: "ext4", Size: 64 << 20},
+		{Size: 0},
+		{Size: 64 << 20, BlockSize: 512},
+		{Size: 64 << 20, Label: strings.Repeat("l", 17)},
+	} {
+		if _, err := Build(fstree.Dir(src), &o); !errors.Is(err, ErrOption) {
+			t.Errorf("%+v: %v, want ErrOption", o, err)
+		}
+	}
+}
