@@ -9,8 +9,8 @@ import (
 	"os"
 	"sync"
 
+	"github.com/fixturegen/fixturegen/imgkit/internal/nbopen"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
-	"github.com/fixturegen/fixturegen/internal/nbopen"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 

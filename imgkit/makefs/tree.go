@@ -10,7 +10,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
-	"github.com/fixturegen/fixturegen/internal/nbopen"
+	"github.com/fixturegen/fixturegen/imgkit/internal/nbopen"
 )
 
 // TreeOptions returns the tree rules of the command line: the time rule

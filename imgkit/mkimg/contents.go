@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/internal/nbopen"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
-	"github.com/fixturegen/fixturegen/internal/nbopen"
 	"github.com/fixturegen/fixturegen/internal/tempfile"
 )
 

@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/internal/nbopen"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
-	"github.com/fixturegen/fixturegen/internal/nbopen"
 )
 
 // ErrCapacity reports a disk larger than its maximum capacity (-C or

@@ -7,9 +7,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/internal/number"
 	"github.com/fixturegen/fixturegen/imgkit/progress"
 	"github.com/fixturegen/fixturegen/internal/getopt"
-	"github.com/fixturegen/fixturegen/internal/number"
 )
 
 // Options is one mkimg(1) command line: the scheme, the partitions and
@@ -384,7 +384,7 @@ func parseOffset(s string) (offset uint64, absolute bool, err error) {
 // ParseSize reads a number as mkimg reads sizes (expand_number(3)): an
 // unsigned integer in decimal, 0x hexadecimal or 0 octal, then at most
 // one suffix b, k, m, g, t, p or e (either case) multiplying it by a
-// power of 1024. The grammar is internal/number's ExpandNumber, beside
+// power of 1024. The grammar is imgkit/internal/number's ExpandNumber, beside
 // makefs's.
 func ParseSize(s string) (uint64, error) {
 	n, err := number.ExpandNumber(s)

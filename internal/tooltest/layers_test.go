@@ -27,9 +27,11 @@ var layers = []struct {
 	rank   int
 }{
 	{"imgkit/internal/", 0},
-	{"internal/filelock", 0}, {"internal/getopt", 0}, {"internal/nbopen", 0},
-	{"internal/number", 0}, {"internal/progresshook", 0}, {"internal/tempfile", 0},
-	{"internal/termline", 0},
+	// The helpers that the catalogue and the CLI use too stay in
+	// internal/, which Go lets the whole module import; imgkit/internal
+	// holds those only imgkit uses.
+	{"internal/filelock", 0}, {"internal/getopt", 0}, {"internal/progresshook", 0},
+	{"internal/tempfile", 0}, {"internal/termline", 0},
 	{"imgkit/", 1},
 	{"catalog", 2},
 	{"internal/cli", 3}, {"internal/references", 3},

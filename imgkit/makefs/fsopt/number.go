@@ -1,6 +1,6 @@
 package fsopt
 
-import "github.com/fixturegen/fixturegen/internal/number"
+import "github.com/fixturegen/fixturegen/imgkit/internal/number"
 
 // Errors of ParseNumber.
 var (
@@ -16,7 +16,7 @@ var (
 // '*') and another number is their product. A leading zero does not make
 // a number octal. Each factor and the result must lie in [min, max]; an
 // error wraps ErrNumber or ErrNumberRange. The grammar is
-// internal/number's Strsuftoll, which mkimg's numbers sit beside.
+// imgkit/internal/number's Strsuftoll, which mkimg's numbers sit beside.
 func ParseNumber(s string, min, max int64) (int64, error) {
 	return number.Strsuftoll(s, min, max)
 }
