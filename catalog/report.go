@@ -276,7 +276,3 @@ func (p *runProgress) stop() {
 	}
 	p.line.Stop()
 }
-
-// humanBytes says n bytes as the progress line does: "512 bytes",
-// "1.5 KiB", "2.0 GiB".
-func humanBytes(n int64) string { return termline.Bytes(n) }

@@ -102,13 +102,6 @@ const (
 	inlineDataFL = 0x10000000 // EXT4_INLINE_DATA_FL
 )
 
-// Group descriptor flags of bg_flags (EXT4_BG_*).
-const (
-	bgInodeUninit = 0x0001
-	bgBlockUninit = 0x0002
-	bgInodeZeroed = 0x0004
-)
-
 // File types of i_mode (S_IFMT bits) and of file_type in a directory entry
 // (EXT4_FT_*).
 const (
@@ -329,11 +322,10 @@ func (n inode) iBlockWord(i int) []byte { return n[0x28+4*i:][:4] }
 // of every extent tree block.
 type extentHeader []byte
 
-func (h extentHeader) ehMagic() []byte      { return h[0:][:2] }
-func (h extentHeader) ehEntries() []byte    { return h[2:][:2] }
-func (h extentHeader) ehMax() []byte        { return h[4:][:2] }
-func (h extentHeader) ehDepth() []byte      { return h[6:][:2] }
-func (h extentHeader) ehGeneration() []byte { return h[8:][:4] }
+func (h extentHeader) ehMagic() []byte   { return h[0:][:2] }
+func (h extentHeader) ehEntries() []byte { return h[2:][:2] }
+func (h extentHeader) ehMax() []byte     { return h[4:][:2] }
+func (h extentHeader) ehDepth() []byte   { return h[6:][:2] }
 
 const extentEntrySize = 12 // sizeof(struct ext4_extent), of ext4_extent_idx and of the header
 
@@ -351,7 +343,6 @@ type extentIdx []byte
 func (e extentIdx) eiBlock() []byte  { return e[0:][:4] }
 func (e extentIdx) eiLeafLo() []byte { return e[4:][:4] }
 func (e extentIdx) eiLeafHi() []byte { return e[8:][:2] }
-func (e extentIdx) eiUnused() []byte { return e[10:][:2] }
 
 // dirEntry is struct ext4_dir_entry_2: the header of a directory entry,
 // its name after it.
@@ -384,7 +375,6 @@ func (x xattrEntry) eNameIndex() []byte { return x[1:][:1] }
 func (x xattrEntry) eValueOffs() []byte { return x[2:][:2] }
 func (x xattrEntry) eValueInum() []byte { return x[4:][:4] }
 func (x xattrEntry) eValueSize() []byte { return x[8:][:4] }
-func (x xattrEntry) eHash() []byte      { return x[12:][:4] }
 
 // uintOf decodes a little-endian field of 1, 2, 4 or 8 bytes.
 func uintOf(b []byte) uint64 {
