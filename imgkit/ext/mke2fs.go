@@ -42,10 +42,16 @@ func usage(format string, a ...any) error {
 	return &Mke2fsUsageError{Msg: "mke2fs: " + fmt.Sprintf(format, a...)}
 }
 
-// refuse reports an option the writer does not reproduce (exit status 1).
+// refuse reports an option the writer does not reproduce (exit status 1);
+// the error wraps ErrOption.
 func refuse(format string, a ...any) error {
-	return fmt.Errorf("mke2fs: %s: %w", fmt.Sprintf(format, a...), ErrOption)
+	return &refusal{"mke2fs: " + fmt.Sprintf(format, a...)}
 }
+
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return ErrOption }
 
 // mke2fsArgOpts are mke2fs 1.47.4's option letters that take an argument.
 const mke2fsArgOpts = "bdegiIlmoNrstCEGJLMOTUz"
@@ -174,7 +180,7 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	switch o.Type {
 	case "", "ext2", "ext3":
 	case "ext4":
-		return nil, refuse("-t ext4 is not written yet (only ext2 and ext3)")
+		return nil, refuse("ext4 (-t ext4, mkfs.ext4) is not written yet (only ext2 and ext3)")
 	default:
 		return nil, refuse("-t %s: want ext2 or ext3", o.Type)
 	}
