@@ -143,3 +143,20 @@ func TestMke2fsCommandReproducible(t *testing.T) {
 		t.Errorf("two runs differ at byte %d (%v)", off, err)
 	}
 }
+
+// TestMke2fsPlan checks that a catalogue plans a mke2fs line's tree and
+// device, and refuses one whose times would come from the checkout.
+func TestMke2fsPlan(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, err := Runner().Plan(dir, strings.Fields("mkfs.ext2 -b 1024 --timestamp=0 -d inputs/small img.ext2 8m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Output != 6 || len(p.Inputs) < 1 || p.Inputs[0].Path != "inputs/small" || p.Times {
+		t.Errorf("plan %+v: want output 6 (img.ext2), input inputs/small, times fixed", p)
+	}
+	if _, err := Runner().Plan(dir, strings.Fields("mke2fs -d inputs/small img.ext2 8m")); err == nil || !strings.Contains(err.Error(), "--timestamp") {
+		t.Errorf("a line without --timestamp: %v, want a refusal naming --timestamp", err)
+	}
+}
