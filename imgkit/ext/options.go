@@ -40,12 +40,17 @@ type Options struct {
 	// Label (-L) is the volume name, at most 16 bytes.
 	Label string
 	// UUID (-U) and HashSeed (-E hash_seed) are the file system's UUID and
-	// directory hash seed; zero means random ones, as mke2fs makes.
+	// directory hash seed. Zero means ids derived from the options and the
+	// tree (DETAILS.md "UUID and hash seed"), where mke2fs draws random
+	// ones: the same inputs give the same image.
 	UUID, HashSeed [16]byte
-	// Timestamp is SOURCE_DATE_EPOCH: the time of the file system (its
-	// creation, last write and check times, and the inodes mke2fs makes),
-	// and with ClampTimes an upper bound of every file's times, as mke2fs
-	// 1.47.4 clamps them. Zero means now, and times kept as found.
+	// Timestamp is the time of the file system (its creation, last write
+	// and check times, and the inodes mke2fs makes) and, as makefs -T,
+	// every file's times; with ClampTimes it is SOURCE_DATE_EPOCH, an
+	// upper bound of the files' times, as mke2fs 1.47.4 clamps them. Zero
+	// keeps the files' times as found and takes the tree's newest
+	// modification time (the epoch for none) as the file system's, never
+	// the clock.
 	Timestamp  time.Time
 	ClampTimes bool
 

@@ -1,10 +1,11 @@
 package ext
 
 import (
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"time"
@@ -63,6 +64,10 @@ type writer struct {
 	overhead  uint64
 	inoOf     map[*fstree.Node]uint32 // inodes made so far, for hard links
 	jnlBlocks [68]byte                // s_jnl_blocks of ext3
+	// sums holds each regular file's content SHA-256 while the UUID or
+	// hash seed is to be derived (see idSeed); nil otherwise.
+	sums map[*fstree.Node][sha256.Size]byte
+	jsb  []byte // the journal's superblock block of ext3
 }
 
 func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
@@ -82,16 +87,16 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	now := o.Timestamp
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if now.Unix() < 0 || now.Unix() > math.MaxUint32 {
-		return nil, fmt.Errorf("%w: Timestamp %v is outside 1970 to 2106", ErrOption, now)
-	}
 	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
 	if err != nil {
 		return nil, fmt.Errorf("ext: %w", err)
+	}
+	now := o.Timestamp
+	if now.IsZero() {
+		now = newestMtime(t)
+	}
+	if now.Unix() < 0 || now.Unix() > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: Timestamp %v is outside 1970 to 2106", ErrOption, now)
 	}
 	g, err := newGeometry(o)
 	if err != nil {
@@ -99,14 +104,8 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	}
 	w.g = g
 	w.uuid, w.hashSeed = o.UUID, o.HashSeed
-	for _, id := range []*[16]byte{&w.uuid, &w.hashSeed} {
-		if *id == ([16]byte{}) {
-			if _, err := rand.Read(id[:]); err != nil {
-				return nil, err
-			}
-			id[6] = id[6]&0x0f | 0x40 // a version 4 UUID, as uuid_generate makes
-			id[8] = id[8]&0x3f | 0x80
-		}
+	if w.uuid == ([16]byte{}) || w.hashSeed == ([16]byte{}) {
+		w.sums = map[*fstree.Node][sha256.Size]byte{}
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
 	if err := w.mkfs(); err != nil {
@@ -115,7 +114,34 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if err := w.populate(t.Root, rootIno); err != nil {
 		return nil, err
 	}
+	if w.sums != nil {
+		seed := w.idSeed(t, w.sums)
+		if w.uuid == ([16]byte{}) {
+			w.uuid = derivedID(seed, "uuid")
+		}
+		if w.hashSeed == ([16]byte{}) {
+			w.hashSeed = derivedID(seed, "hash_seed")
+		}
+		w.sums = nil
+	}
+	if w.jsb != nil {
+		copy(w.jsb[0x30:], w.uuid[:])
+	}
 	return w, nil
+}
+
+// newestMtime is the time of a file system made without a Timestamp: the
+// latest modification time in the tree (as the tree's options left it),
+// or the epoch for a tree without one, never the clock.
+func newestMtime(t *fstree.Tree) time.Time {
+	newest := time.Unix(0, 0).UTC()
+	t.Walk(func(_ string, n *fstree.Node) error {
+		if n.Mtime.After(newest) {
+			newest = n.Mtime
+		}
+		return nil
+	})
+	return newest.Truncate(time.Second)
 }
 
 // mkfs lays out what mke2fs makes before it copies the tree: the groups'
@@ -224,7 +250,7 @@ func (w *writer) journal() error {
 			be.PutUint32(jsb[0x10:], uint32(nj))
 			be.PutUint32(jsb[0x14:], 1) // s_first
 			be.PutUint32(jsb[0x18:], 1) // s_sequence
-			copy(jsb[0x30:], w.uuid[:])
+			w.jsb = jsb                 // its s_uuid is the file system's, set by prepare
 			be.PutUint32(jsb[0x40:], 1) // s_nr_users
 			f.meta[b] = jsb
 		}
@@ -505,6 +531,10 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		return 0, err
 	}
 	defer r.Close()
+	var sum hash.Hash
+	if w.sums != nil {
+		sum = sha256.New()
+	}
 	buf := make([]byte, g.bs)
 	for off := int64(0); off < c.Size; off += int64(g.bs) {
 		k, err := io.ReadFull(r, buf[:min(int64(g.bs), c.Size-off)])
@@ -514,6 +544,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		if k == 0 {
 			return 0, fmt.Errorf("%w: file shorter than its size %d", io.ErrUnexpectedEOF, c.Size)
 		}
+		if sum != nil {
+			sum.Write(buf[:k])
+		}
 		if isZero(buf[:k]) {
 			continue
 		}
@@ -522,6 +555,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			return 0, err
 		}
 		f.data = append(f.data, dataBlock{phys: phys, file: idx, off: off})
+	}
+	if sum != nil {
+		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
 	}
 	return ino, nil
 }

@@ -30,7 +30,7 @@ func Runner() catalog.Runner { return runner{} }
 // the entry's inputs and one sum holds in every checkout; an entry that
 // writes --metadata=host opts out, since the last --metadata wins.
 func catalogArgs(args []string) ([]string, int) {
-	if len(args) == 0 || args[0] != "makefs" && args[0] != "cpio" {
+	if len(args) == 0 || args[0] != "makefs" && args[0] != "cpio" && !isMke2fs(args[0]) {
 		return args, 0
 	}
 	return append([]string{args[0], "--metadata=git"}, args[1:]...), 1
@@ -46,6 +46,21 @@ var planners = map[string]func(e *env, args []string) (*catalog.Plan, error){
 	"ranlib": planRanlib,
 	"mkimg":  planMkimg,
 	"cpio":   planCpio,
+}
+
+func init() {
+	for _, name := range mke2fsNames {
+		planners[name] = planMke2fs(name)
+	}
+}
+
+func isMke2fs(name string) bool {
+	for _, n := range mke2fsNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Plan implements catalog.Runner.

@@ -1,0 +1,411 @@
+package ext
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// Mke2fs is a parsed mke2fs(8) command line: the Options it asks for, the
+// tree of -d and the device (the image file), with the index of each in
+// the command line so that a catalogue can plan them.
+type Mke2fs struct {
+	Options Options
+	// Dir is -d's directory, DirArg its index in the arguments (0 without
+	// -d: the file system then holds only lost+found).
+	Dir    string
+	DirArg int
+	// Device is the image file, DeviceArg its index in the arguments.
+	Device    string
+	DeviceArg int
+	// TimestampArg is the argument of --timestamp as given ("" without).
+	TimestampArg string
+	// EnvTime is true when the times come from SOURCE_DATE_EPOCH.
+	EnvTime bool
+	// Metadata is fixturegen's --metadata=git|host (makefs.ParseMetadata's
+	// words): the owners and modes -d's tree is read with.
+	Metadata fstree.Metadata
+}
+
+// Mke2fsUsageError is an error of a command line's syntax (exit status 2).
+type Mke2fsUsageError struct{ Msg string }
+
+func (e *Mke2fsUsageError) Error() string { return e.Msg }
+
+func usage(format string, a ...any) error {
+	return &Mke2fsUsageError{Msg: "mke2fs: " + fmt.Sprintf(format, a...)}
+}
+
+// refuse reports an option the writer does not reproduce (exit status 1);
+// the error wraps ErrOption.
+func refuse(format string, a ...any) error {
+	return &refusal{"mke2fs: " + fmt.Sprintf(format, a...)}
+}
+
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return ErrOption }
+
+// mke2fsArgOpts are mke2fs 1.47.4's option letters that take an argument.
+const mke2fsArgOpts = "bdegiIlmoNrstCEGJLMOTUz"
+
+// mke2fsFlagOpts are its letters that take none.
+const mke2fsFlagOpts = "cjnqvDFKSV"
+
+// usageTypes are mke2fs.conf's usage types the writer lays out, with
+// their block size and inode ratio (0: the [defaults] value).
+var usageTypes = map[string][2]int{
+	"floppy":  {1024, 8192},
+	"small":   {1024, 4096},
+	"default": {0, 0},
+	"big":     {0, 32768},
+	"huge":    {0, 65536},
+	"news":    {0, 4096},
+}
+
+// defaultFeatures are the -O features the writer writes anyway: the
+// base_features of mke2fs.conf, and has_journal (ext3).
+var defaultFeatures = map[string]bool{
+	"sparse_super": true, "large_file": true, "filetype": true, "resize_inode": true,
+	"dir_index": true, "ext_attr": true, "has_journal": true,
+}
+
+// ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
+// program's name) as prog ("mke2fs", "mkfs.ext2", "mkfs.ext3" or
+// "mkfs.ext4", whose -t is implied) runs it, for what the writer
+// reproduces: -t, -b, -d, -E hash_seed= and root_owner=0:0, -F, -I, -i,
+// -j, -L, -m, -O with the default features, -q, -T usage types, -U, the
+// device and the size (with mke2fs's suffixes), and fixturegen's own
+// --timestamp=T (every time T, as makefs -T; seconds or a file's time,
+// relative to dir). Without --timestamp, getenv's SOURCE_DATE_EPOCH
+// clamps the times as mke2fs does. Anything else is refused with one line
+// naming the option: a *Mke2fsUsageError for syntax, an error wrapping
+// ErrOption for what is not written.
+func ParseMke2fs(prog string, args []string, dir string, getenv func(string) string) (*Mke2fs, error) {
+	m := &Mke2fs{}
+	o := &m.Options
+	switch prog {
+	case "mkfs.ext2", "mkfs.ext3", "mkfs.ext4":
+		o.Type = strings.TrimPrefix(prog, "mkfs.")
+	}
+	var operands []int
+	var typeArg, sizeArg, usageArg string
+	journal := false
+	uuidSet, seedSet := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			for j := i + 1; j < len(args); j++ {
+				operands = append(operands, j)
+			}
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			name, val, ok := strings.Cut(a[2:], "=")
+			if name == "metadata" && ok {
+				switch val {
+				case "git":
+					m.Metadata = fstree.MetadataGit
+				case "host":
+					m.Metadata = fstree.MetadataHost
+				default:
+					return nil, usage("--metadata=%s: want git or host", val)
+				}
+				continue
+			}
+			if name != "timestamp" {
+				return nil, usage("unrecognized option '%s'", a)
+			}
+			if !ok {
+				if i+1 >= len(args) {
+					return nil, usage("option '--timestamp' requires an argument")
+				}
+				i++
+				val = args[i]
+			}
+			m.TimestampArg = val
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			operands = append(operands, i)
+			continue
+		}
+		for k := 1; k < len(a); k++ {
+			c := a[k]
+			if strings.IndexByte(mke2fsFlagOpts, c) >= 0 {
+				switch c {
+				case 'F', 'q':
+				case 'j':
+					journal = true
+				case 'c':
+					return nil, refuse("-c: there is no bad block scan of an image file")
+				default:
+					return nil, refuse("-%c is not supported by fixturegen mke2fs", c)
+				}
+				continue
+			}
+			if strings.IndexByte(mke2fsArgOpts, c) < 0 {
+				return nil, usage("invalid option -- '%c'", c)
+			}
+			arg, argi := a[k+1:], i
+			if arg == "" {
+				if i+1 >= len(args) {
+					return nil, usage("option requires an argument -- '%c'", c)
+				}
+				i++
+				arg, argi = args[i], i
+			}
+			if err := m.option(c, arg, argi, &typeArg, &usageArg, &journal, &uuidSet, &seedSet); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	if typeArg != "" {
+		o.Type = typeArg
+	}
+	if journal {
+		switch o.Type {
+		case "", "ext2", "ext3":
+			o.Type = "ext3"
+		}
+	}
+	switch o.Type {
+	case "", "ext2", "ext3":
+	case "ext4":
+		return nil, refuse("ext4 (-t ext4, mkfs.ext4) is not written yet (only ext2 and ext3)")
+	default:
+		return nil, refuse("-t %s: want ext2 or ext3", o.Type)
+	}
+	if usageArg != "" {
+		ut, ok := usageTypes[usageArg]
+		if !ok {
+			return nil, refuse("-T %s: the usage types written are floppy, small, default, big, huge and news", usageArg)
+		}
+		if o.BlockSize == 0 {
+			o.BlockSize = ut[0]
+			if o.BlockSize == 0 {
+				o.BlockSize = 4096
+			}
+		}
+		if o.InodeRatio == 0 {
+			o.InodeRatio = ut[1]
+			if o.InodeRatio == 0 {
+				o.InodeRatio = 16384
+			}
+		}
+	}
+	switch len(operands) {
+	case 0:
+		return nil, usage("give the device (the image file) and its size")
+	case 1, 2:
+	default:
+		return nil, usage("too many arguments: %s", args[operands[2]])
+	}
+	m.DeviceArg = operands[0]
+	m.Device = args[m.DeviceArg]
+	if len(operands) == 2 {
+		sizeArg = args[operands[1]]
+		n, err := parseBlocks(sizeArg, o.BlockSize)
+		if err != nil {
+			return nil, err
+		}
+		o.Size = n
+	} else {
+		fi, err := os.Stat(m.Device)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			return nil, usage("%s: give the size of the image after the device", m.Device)
+		}
+		o.Size = fi.Size()
+	}
+	if m.TimestampArg != "" {
+		ts, err := fstree.ParseTimestamp(dir, m.TimestampArg)
+		if err != nil {
+			return nil, usage("--timestamp: %v", err)
+		}
+		o.Timestamp = ts
+	} else {
+		eo, err := fstree.OptionsFromEnv(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("mke2fs: %w", err)
+		}
+		o.Timestamp, o.ClampTimes = eo.Timestamp, eo.ClampTimes
+		m.EnvTime = eo.ClampTimes
+	}
+	if err := o.check(); err != nil {
+		return nil, fmt.Errorf("mke2fs: %w", err)
+	}
+	return m, nil
+}
+
+// option applies option c with its argument arg (at index argi).
+func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string, journal, uuidSet, seedSet *bool) error {
+	o := &m.Options
+	num := func() (int, error) {
+		n, err := strconv.ParseInt(arg, 0, 64)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			return 0, usage("-%c: invalid argument %q", c, arg)
+		}
+		return int(n), nil
+	}
+	var err error
+	switch c {
+	case 't':
+		*typeArg = arg
+	case 'b':
+		if o.BlockSize, err = num(); err != nil {
+			return err
+		}
+		switch o.BlockSize {
+		case 1024, 2048, 4096:
+		default:
+			return refuse("-b %s: the block sizes written are 1024, 2048 and 4096", arg)
+		}
+	case 'd':
+		m.Dir, m.DirArg = arg, argi
+	case 'I':
+		if o.InodeSize, err = num(); err != nil {
+			return err
+		}
+		if o.InodeSize != 128 && o.InodeSize != 256 {
+			return refuse("-I %s: the inode sizes written are 128 and 256", arg)
+		}
+	case 'i':
+		if o.InodeRatio, err = num(); err != nil {
+			return err
+		}
+		if o.InodeRatio < 1024 || o.InodeRatio > 65536*1024 {
+			return usage("invalid inode ratio %s (min 1024/max 67108864)", arg)
+		}
+	case 'L':
+		if len(arg) > 16 {
+			return usage("-L %q: a volume label is at most 16 bytes", arg)
+		}
+		o.Label = arg
+	case 'm':
+		p, perr := strconv.ParseFloat(arg, 64)
+		if perr != nil || p < 0 || p > 50 {
+			return usage("invalid reserved blocks percent - %s", arg)
+		}
+		o.ReservedPercent = &p
+	case 'O':
+		for _, f := range strings.Split(arg, ",") {
+			switch {
+			case f == "":
+			case defaultFeatures[f]:
+				if f == "has_journal" {
+					*journal = true
+				}
+			default:
+				return refuse("-O %s: only the default features are written (%s)", f,
+					"sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr, has_journal")
+			}
+		}
+	case 'T':
+		*usageArg = arg
+	case 'U':
+		id, err := parseUUID(arg)
+		if err != nil {
+			return refuse("-U %s: %v", arg, err)
+		}
+		o.UUID, *uuidSet = id, true
+	case 'E':
+		for _, e := range strings.Split(arg, ",") {
+			k, v, _ := strings.Cut(e, "=")
+			switch k {
+			case "":
+			case "hash_seed":
+				id, err := parseUUID(v)
+				if err != nil {
+					return refuse("-E hash_seed=%s: %v", v, err)
+				}
+				o.HashSeed, *seedSet = id, true
+			case "root_owner":
+				if v != "0:0" {
+					return refuse("-E root_owner=%s: the root directory is written owned by 0:0 (give root_owner=0:0 or nothing)", v)
+				}
+			default:
+				return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed= and root_owner=0:0)", k)
+			}
+		}
+	case 'N':
+		return refuse("-N is not written yet (the inode count comes from the size and -i)")
+	default:
+		return refuse("-%c is not supported by fixturegen mke2fs", c)
+	}
+	return nil
+}
+
+// parseUUID reads a UUID's 8-4-4-4-12 text, as the superblock stores it
+// (in text order). The nil UUID and mke2fs's "clear", "random" and
+// "time" are refused: a zero id means a derived one, and random ones
+// would make other bytes on every run.
+func parseUUID(s string) ([16]byte, error) {
+	var id [16]byte
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return id, errors.New("want a UUID of 8-4-4-4-12 hexadecimal digits (clear, random and time are not taken)")
+	}
+	b, err := hex.DecodeString(strings.ReplaceAll(s, "-", ""))
+	if err != nil || len(b) != 16 {
+		return id, errors.New("want a UUID of 8-4-4-4-12 hexadecimal digits")
+	}
+	copy(id[:], b)
+	if id == ([16]byte{}) {
+		return id, errors.New("the nil UUID is not written (leave the option out for a derived one)")
+	}
+	return id, nil
+}
+
+// parseBlocks reads mke2fs's size argument as parse_num_blocks2 does: a
+// number (C's base 0) followed by an optional suffix, s for 512-byte
+// sectors, K, M, G or T (either case) for powers of 1024 bytes; without
+// one, blocks of -b's size (1024 bytes without -b). It returns bytes.
+func parseBlocks(s string, bs int) (int64, error) {
+	num, suf := s, ""
+	if i := len(s) - 1; i > 0 && strings.IndexByte("sKkMmGgTt", s[i]) >= 0 {
+		num, suf = s[:i], s[i:]
+	}
+	n, err := strconv.ParseUint(num, 0, 64)
+	if err != nil {
+		return 0, usage("invalid blocks '%s' on device", s)
+	}
+	unit := uint64(1024)
+	if bs != 0 {
+		unit = uint64(bs)
+	}
+	switch strings.ToLower(suf) {
+	case "s":
+		unit = 512
+	case "k":
+		unit = 1 << 10
+	case "m":
+		unit = 1 << 20
+	case "g":
+		unit = 1 << 30
+	case "t":
+		unit = 1 << 40
+	}
+	if n == 0 || n > math.MaxInt64/unit {
+		return 0, usage("invalid blocks '%s' on device", s)
+	}
+	return int64(n * unit), nil
+}
+
+// Times says where the command line's times come from, for a catalogue
+// that refuses bytes depending on the checkout: "" when from the tree.
+func (m *Mke2fs) Times() string {
+	switch {
+	case m.TimestampArg != "":
+		return "--timestamp"
+	case m.EnvTime:
+		return "SOURCE_DATE_EPOCH"
+	}
+	return ""
+}
