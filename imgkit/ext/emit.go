@@ -147,9 +147,10 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		copy(s.sJnlBlocks(), w.jnlBlocks[:])
 		s.sJnlBackupType()[0] = jnlBackupBlocks
 	}
-	if g.rsvGDT != 0 {
-		compat |= compatResizeInode
-	}
+	// resize_inode is among the features even when no GDT block is
+	// reserved (a one-group file system whose largest growth needs no
+	// more descriptor blocks), as mke2fs keeps it.
+	compat |= compatResizeInode
 	le.PutUint32(s.sFeatureCompat(), compat)
 	le.PutUint32(s.sFeatureIncompat(), incompatFiletype)
 	le.PutUint32(s.sFeatureRoCompat(), roCompatSparseSuper|roCompatLargeFile)

@@ -274,12 +274,11 @@ func (w *writer) journal() error {
 
 // resizeInode is ext2fs_create_resize_inode: inode 7's double indirect
 // block lists the reserved GDT blocks of group 0, each of which lists its
-// copies in the backup groups.
+// copies in the backup groups. With no reserved GDT block the inode and
+// its empty double indirect block are made all the same, as mke2fs makes
+// them.
 func (w *writer) resizeInode() error {
 	g, f := w.g, w.f
-	if g.rsvGDT == 0 {
-		return nil
-	}
 	sbBlk := g.firstData
 	apb := uint64(g.bs / 4)
 	dind, err := f.allocBlock(sbBlk + g.descBlocks + g.rsvGDT + 2 + g.itbPerGroup)
