@@ -114,6 +114,11 @@ func checkCatalogOutput(t *testing.T, name, format, out string) {
 		}
 	case "cd9660":
 		checkISOListing(t, name, out)
+	case "ext":
+		tooltest.Need(t, "e2fsck")
+		if b, err := exec.Command("e2fsck", "-fn", out).CombinedOutput(); err != nil {
+			t.Errorf("e2fsck -fn %s: %v\n%s", name, err, b)
+		}
 	case "cpio":
 		// GNU cpio and bsdtar (libarchive) both list it.
 		tooltest.Need(t, "cpio")
