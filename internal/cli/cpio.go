@@ -451,24 +451,18 @@ func (e *env) cpioRead(a *cpioArgs) error {
 		defer rc.Close()
 		rd = &rc.Reader
 	}
-	for i, en := range rd.Entries() {
-		if en.Header.Name == "TRAILER!!!" {
-			continue
-		}
-		if a.mode == 't' {
+	if a.mode == 't' {
+		now := time.Now()
+		for _, en := range rd.Entries() {
+			if en.Header.Name == "TRAILER!!!" {
+				continue
+			}
 			line := en.Header.Name
 			if a.verbose {
-				line = fmt.Sprintf("%s %3d %-8d %-8d %8d %s %s", inspect.ModeString(modeOf(en.Mode)), en.Nlink, en.UID, en.GID,
-					rd.Section(i).Size(), time.Unix(en.Mtime, 0).UTC().Format("Jan _2 15:04 2006"), en.Header.Name)
-				if en.Link != "" {
-					line += " -> " + en.Link
-				}
+				line = cpioLongLine(&en, now)
 			}
 			fmt.Fprintln(e.Stdout, line)
-			continue
 		}
-	}
-	if a.mode == 't' {
 		return nil
 	}
 	dir := a.opts.Dir
@@ -491,3 +485,33 @@ func (e *env) cpioRead(a *cpioArgs) error {
 
 // modeOf is the fs.FileMode of c_mode, as the reader's FS gives it.
 func modeOf(m uint32) os.FileMode { return cpio.FileMode(m) }
+
+// cpioLongLine is an entry as GNU cpio -tv lists it, as ls -l does: the
+// mode, the link count, the owner and group by name (by number when the
+// host has no name for them), c_filesize (a device's major and minor
+// instead), the modification time in the local zone (with the year
+// instead of the time of day when it is more than six months of 30 days
+// before now, or after it), the name, and a symbolic link's target.
+func cpioLongLine(en *cpio.Entry, now time.Time) string {
+	owner, group := strconv.FormatUint(uint64(en.UID), 10), strconv.FormatUint(uint64(en.GID), 10)
+	if u, err := user.LookupId(owner); err == nil {
+		owner = u.Username
+	}
+	if g, err := user.LookupGroupId(group); err == nil {
+		group = g.Name
+	}
+	sizeText := fmt.Sprintf("%8d", en.Size) // c_filesize: 0 for a hard link stored without its data
+	if t := en.Mode & cpio.ModeType; t == cpio.ModeChar || t == cpio.ModeBlock {
+		sizeText = fmt.Sprintf("%3d, %3d", en.RdevMajor, en.RdevMinor)
+	}
+	mtime := time.Unix(en.Mtime, 0).Local()
+	when := mtime.Format("Jan _2 15:04")
+	if age := now.Sub(mtime); age > 6*30*24*time.Hour || age < 0 {
+		when = mtime.Format("Jan _2  2006")
+	}
+	line := fmt.Sprintf("%s %3d %-8.8s %-8.8s %s %s %s", inspect.ModeString(modeOf(en.Mode)), en.Nlink, owner, group, sizeText, when, en.Header.Name)
+	if en.Link != "" {
+		line += " -> " + en.Link
+	}
+	return line
+}

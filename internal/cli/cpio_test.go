@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -159,5 +160,32 @@ func TestPlanCpio(t *testing.T) {
 		if _, err := Runner().Plan(dir, strings.Fields(line)); err == nil {
 			t.Errorf("%s: planned", line)
 		}
+	}
+}
+
+// TestCpioListLong checks that "fixturegen cpio -tv" lists an archive as
+// GNU cpio -tv does: owners by name, a device's numbers for its size, the
+// time of day for a recent file and the year for an old one.
+func TestCpioListLong(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, "cpio")
+	dir, list := cpioTree(t)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(filepath.Join(dir, "empty"), old, old)
+	tooltest.Mknod(t, filepath.Join(dir, "tty"), true, 0o620, 4, 1)
+	list += "./tty\n"
+	archive, _, err := cpioRun(dir, list, "-o", "-H", "newc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("cpio", "-tv", "--quiet")
+	cmd.Stdin = strings.NewReader(archive)
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := cpioRun(dir, archive, "-tv")
+	if err != nil || got != string(want) {
+		t.Errorf("fixturegen cpio -tv (%v):\n%s\nGNU cpio -tv:\n%s", err, got, want)
 	}
 }
