@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -83,7 +84,7 @@ func TestVHDReproducible(t *testing.T) {
 				t.Errorf("Time Stamp %d without -t, want 0", ts)
 			}
 			o := parseIn(t, dir, line)
-			stamp := int64(vhdEpoch + 12345)
+			stamp := time.Date(2000, 1, 1, 0, 0, 12345, 0, time.UTC).Unix() // the Time Stamp's epoch and 12345 s
 			o.Timestamp = &stamp
 			b := mustBuild(t, o)
 			if _, ts := containerIDAndTime(t, f, b); f != "vhdx" && ts != 12345 {
@@ -106,13 +107,16 @@ func TestVHDReproducible(t *testing.T) {
 func containerIDAndTime(t *testing.T, format string, b []byte) (GUID, uint32) {
 	t.Helper()
 	var id GUID
+	r, n := bytes.NewReader(b), int64(len(b))
 	if format == "vhdx" {
-		copy(id[:], b[vhdxMetadataOffset+vhdx64K+16:])
+		_, v := containerField(t, r, n, "VHDX metadata", "Virtual Disk ID")
+		copy(id[:], v)
 		return id, 0
 	}
-	f := (*vhdFooter)(b[len(b)-vhdSectorSize:])
-	copy(id[:], f.uniqueId())
-	return id, binary.BigEndian.Uint32(f.timeStamp())
+	_, v := containerField(t, r, n, "VHD footer", "Unique Id")
+	copy(id[:], v)
+	_, ts := containerField(t, r, n, "VHD footer", "Time Stamp")
+	return id, binary.BigEndian.Uint32(ts)
 }
 
 // TestVHDDerivedID checks the documented rule itself: the VHD's Unique Id
@@ -181,9 +185,8 @@ func TestVHDQemu(t *testing.T) {
 				disk := diskSizeFile(t, f, name)
 				want := disk
 				if f != "vhdx" {
-					ft := (*vhdFooter)(fileTail(t, name, vhdSectorSize))
-					g := ft.diskGeometry()
-					want = int64(binary.BigEndian.Uint16(g[0:2])) * int64(g[2]) * int64(g[3]) * vhdSectorSize
+					_, g := fileField(t, name, "VHD footer", "Disk Geometry")
+					want = int64(binary.BigEndian.Uint16(g[0:2])) * int64(g[2]) * int64(g[3]) * 512
 					if f == "vhd" && want != disk {
 						t.Errorf("dynamic VHD of %d bytes, CHS %d bytes: mkimg rounds to the geometry", disk, want)
 					}
@@ -218,9 +221,11 @@ func TestVHDQemu(t *testing.T) {
 func diskSizeFile(t *testing.T, format, name string) int64 {
 	t.Helper()
 	if format == "vhdx" {
-		return int64(binary.LittleEndian.Uint64(fileRange(t, name, vhdxMetadataOffset+vhdx64K+8, 8)))
+		_, v := fileField(t, name, "VHDX metadata", "Virtual Disk Size")
+		return int64(binary.LittleEndian.Uint64(v))
 	}
-	return int64(binary.BigEndian.Uint64((*vhdFooter)(fileTail(t, name, vhdSectorSize)).currentSize()))
+	_, v := fileField(t, name, "VHD footer", "Current Size")
+	return int64(binary.BigEndian.Uint64(v))
 }
 
 // fileSize returns the size of the file name.
@@ -231,27 +236,6 @@ func fileSize(t *testing.T, name string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
-}
-
-// fileRange returns the n bytes of the file name at off.
-func fileRange(t *testing.T, name string, off int64, n int) []byte {
-	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, off); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// fileTail returns the last n bytes of the file name.
-func fileTail(t *testing.T, name string, n int) []byte {
-	t.Helper()
-	return fileRange(t, name, fileSize(t, name)-int64(n), n)
 }
 
 // TestVHDRead checks the readers: NewReader opens each format's
@@ -377,6 +361,7 @@ func TestVHDLargest(t *testing.T) {
 	if err := WriteFile(name, o); err != nil {
 		t.Fatal(err)
 	}
+	const vhdMaxSize = 0xff000000 * 512 // 2040 GiB, the largest Current Size mkimg writes
 	if _, got := qemuInfo(t, qemu, "vpc", name); got != vhdMaxSize {
 		t.Errorf("qemu-img info: virtual size %d, want %d", got, int64(vhdMaxSize))
 	}
