@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
-	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/vdisktest"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -46,24 +44,6 @@ func tinyDisk(t testing.TB) []byte {
 	return disk
 }
 
-// writeQCOW returns the container of the given version the writer makes
-// of raw, as mkimg -y writes it.
-func writeQCOW(t testing.TB, version uint32, raw []byte) []byte {
-	t.Helper()
-	f := Format{Version: version}
-	p := &vdisk.Params{SectorSize: 512, BlockSize: 512, Heads: 1, SectorsPerTrack: 1,
-		Sectors: uint64(len(raw)) / 512, FreeBSDTestMode: true}
-	size, write, err := f.Write(p, vdisk.NewDisk(bytes.NewReader(raw), int64(len(raw))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, nil, write)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return im.Bytes()
-}
-
 // seedDisk is a raw disk of 80 KiB of data for writeQCOW, as a GPT disk
 // of a 4 KiB and a 70 KiB partition is.
 func seedDisk() []byte {
@@ -80,8 +60,8 @@ func seedDisk() []byte {
 func TestQCOWOpenErrors(t *testing.T) {
 	t.Parallel()
 	be := binary.BigEndian
-	v2 := writeQCOW(t, 2, seedDisk())
-	v1 := writeQCOW(t, 1, seedDisk())
+	v2 := vdisktest.Write(t, Format{Version: 2}, seedDisk())
+	v1 := vdisktest.Write(t, Format{Version: 1}, seedDisk())
 	l1 := int64(be.Uint64(v2[40:]))
 	l2 := int64(be.Uint64(v2[l1:]) & qcowV2OffsetMask)
 	for _, tc := range []struct {
@@ -504,4 +484,34 @@ func TestQCOWCompressedRefused(t *testing.T) {
 	if err := readErr(b); err == nil || !strings.Contains(err.Error(), "extended L2 entries with cluster_bits 13") {
 		t.Errorf("extended L2 entries with 8 KiB clusters: %v", err)
 	}
+}
+
+// TestFieldsAndPlace checks that the header's fields are named as the
+// formats' specifications name them, at their offsets in the file, with
+// the values the header holds, and that a header refused is an
+// *imgfmt.FormatError at the field's byte.
+func TestFieldsAndPlace(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		version    uint32
+		path, name string
+		off, size  int64
+		value      string
+	}{
+		{1, "qcow header", "cluster_bits", 32, 1, "12 (0xc)"},
+		{2, "qcow2 header", "version", 4, 4, "2 (0x2)"},
+		{2, "qcow2 header", "refcount_table_clusters", 56, 4, "1 (0x1)"},
+	} {
+		f := Format{Version: c.version}
+		b := vdisktest.Write(t, f, seedDisk())
+		r, err := f.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vdisktest.CheckField(t, r, c.path, c.name, c.off, c.size, c.value)
+	}
+	b := vdisktest.Write(t, Format{Version: 2}, seedDisk())
+	binary.BigEndian.PutUint32(b[20:], 3)
+	_, err := Format{Version: 2}.Open(bytes.NewReader(b), int64(len(b)))
+	vdisktest.CheckPlace(t, err, nil, "qcow2", 20, "cluster_bits")
 }

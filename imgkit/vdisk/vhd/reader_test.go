@@ -85,3 +85,13 @@ func TestVHDFuzzSeed(t *testing.T) {
 		t.Error("tinyVHD's disk is not block 1's bytes and zeros")
 	}
 }
+
+// TestPlace checks that a dynamic VHD whose footer copy's Checksum is
+// wrong is an *imgfmt.FormatError wrapping ErrFormat at that field.
+func TestPlace(t *testing.T) {
+	t.Parallel()
+	b := vdisktest.Write(t, Format{}, make([]byte, 1<<20))
+	b[64] ^= 1
+	_, err := Format{}.Open(bytes.NewReader(b), int64(len(b)))
+	vdisktest.CheckPlace(t, err, ErrFormat, "vhd", 64, "Checksum")
+}

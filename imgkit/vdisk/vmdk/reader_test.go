@@ -8,33 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/vdisktest"
 )
-
-// writeVMDK returns the extent f (Format or StreamOptimized) writes of
-// raw, as mkimg -y writes it.
-func writeVMDK(t testing.TB, f vdisk.Format, raw []byte) []byte {
-	t.Helper()
-	p := &vdisk.Params{SectorSize: 512, BlockSize: 512, Heads: 1, SectorsPerTrack: 1,
-		FreeBSDTestMode: true, ID: func(string) [16]byte { return [16]byte{1} }}
-	sectors, err := f.Resize(p, uint64(len(raw))/512)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Sectors = sectors
-	raw = append(raw, make([]byte, int(sectors*512)-len(raw))...)
-	size, write, err := f.Write(p, vdisk.NewDisk(bytes.NewReader(raw), int64(len(raw))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, nil, write)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return im.Bytes()
-}
 
 // seedDisk is a raw disk with data in its first sectors and its 3000th
 // KiB, as an MBR disk of a 3000 KiB FAT32 partition has.
@@ -50,7 +26,7 @@ func seedDisk() []byte {
 // whose marker names another grain, is an error, not a larger grain.
 func TestVMDKInflateBound(t *testing.T) {
 	t.Parallel()
-	img := writeVMDK(t, StreamOptimized{}, seedDisk())
+	img := vdisktest.Write(t, StreamOptimized{}, seedDisk())
 	h := (*vmdkHeader)(img[:vmdkSectorSize])
 	at := binary.LittleEndian.Uint64(h.overHead()) * vmdkSectorSize // the first grain's marker
 	if m := (*vmdkGrainMarker)(img[at : at+vmdkGrainMarkerSize]); binary.LittleEndian.Uint64(m.lba()) != 0 || binary.LittleEndian.Uint32(m.size()) == 0 {
@@ -80,7 +56,7 @@ func TestVMDKInflateBound(t *testing.T) {
 // reads (its first MiB and a few grains) without panicking.
 func FuzzOpenVMDK(f *testing.F) {
 	for _, format := range []vdisk.Format{Format{}, StreamOptimized{}} {
-		f.Add(writeVMDK(f, format, seedDisk()))
+		f.Add(vdisktest.Write(f, format, seedDisk()))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := openVMDK(bytes.NewReader(b), int64(len(b)))
@@ -104,7 +80,7 @@ func TestVMDKFuzzSeeds(t *testing.T) {
 	t.Parallel()
 	raw := seedDisk()
 	for _, format := range []vdisk.Format{Format{}, StreamOptimized{}} {
-		b := writeVMDK(t, format, seedDisk())
+		b := vdisktest.Write(t, format, seedDisk())
 		r, size, err := openVMDK(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			t.Fatalf("%s: %v", format.Name(), err)
@@ -125,4 +101,32 @@ func TestVMDKDescriptorBytes(t *testing.T) {
 	if _, _, err := openVMDKDescriptor(bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), "read only when the descriptor is opened as a file") {
 		t.Errorf("a descriptor of bytes: %v", err)
 	}
+}
+
+// TestFieldsAndPlace checks that the SparseExtentHeader's fields are
+// named as Virtual Disk Format 1.1 names them, at their offsets, with
+// the values the header holds, and that a header refused is an
+// *imgfmt.FormatError at the field's byte.
+func TestFieldsAndPlace(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		f         vdisk.Format
+		name      string
+		off, size int64
+		value     string
+	}{
+		{Format{}, "numGTEsPerGT", 44, 4, "512"},
+		{StreamOptimized{}, "compressAlgorithm", 77, 2, "1"},
+	} {
+		b := vdisktest.Write(t, c.f, seedDisk())
+		r, err := c.f.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vdisktest.CheckField(t, r, "VMDK SparseExtentHeader", c.name, c.off, c.size, c.value)
+	}
+	b := vdisktest.Write(t, Format{}, seedDisk())
+	b[4] = 9
+	_, err := Format{}.Open(bytes.NewReader(b), int64(len(b)))
+	vdisktest.CheckPlace(t, err, nil, "vmdk", 4, "version")
 }

@@ -3,6 +3,7 @@
 package vdisktest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 )
@@ -106,4 +108,55 @@ func ReadCorpus(t testing.TB, name string) []byte {
 	}
 	t.Fatalf("%s: not a fuzz corpus file of one []byte", name)
 	return nil
+}
+
+// Write returns the container f writes of raw (grown as f's Resize
+// grows it), as mkimg -y writes it.
+func Write(t testing.TB, f vdisk.Format, raw []byte) []byte {
+	t.Helper()
+	p := &vdisk.Params{SectorSize: 512, BlockSize: 512, Heads: 1, SectorsPerTrack: 1,
+		FreeBSDTestMode: true, ID: func(string) [16]byte { return [16]byte{1} }}
+	sectors, err := f.Resize(p, uint64(len(raw))/512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Sectors = sectors
+	raw = append(raw[:len(raw):len(raw)], make([]byte, int(sectors*512)-len(raw))...)
+	size, write, err := f.Write(p, vdisk.NewDisk(bytes.NewReader(raw), int64(len(raw))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := imgfmt.WriteImage(imgfmt.ToMemory(), size, nil, write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im.Bytes()
+}
+
+// CheckPlace fails t unless err wraps sentinel (when not nil) and is an
+// *imgfmt.FormatError of format at byte off, field field.
+func CheckPlace(t testing.TB, err, sentinel error, format string, off int64, field string) {
+	t.Helper()
+	var fe *imgfmt.FormatError
+	if !errors.As(err, &fe) || sentinel != nil && !errors.Is(err, sentinel) {
+		t.Fatalf("%v: want an *imgfmt.FormatError wrapping %v", err, sentinel)
+	}
+	if fe.Format != format || fe.Off != off || fe.Field != field {
+		t.Errorf("Format %q Off %#x Field %q, want %q %#x %q (%v)", fe.Format, fe.Off, fe.Field, format, off, field, err)
+	}
+}
+
+// CheckField fails t unless the container's Fields have the field name
+// of the record path at offset off, size bytes long, showing value.
+func CheckField(t testing.TB, c vdisk.Reader, path, name string, off, size int64, value string) {
+	t.Helper()
+	for _, f := range c.Fields() {
+		if f.Path == path && f.Name == name {
+			if f.Offset != off || f.Size != size || f.Value != value {
+				t.Errorf("%s %s: offset %d size %d value %q; want %d, %d, %q", path, name, f.Offset, f.Size, f.Value, off, size, value)
+			}
+			return
+		}
+	}
+	t.Errorf("no field %s %s", path, name)
 }
