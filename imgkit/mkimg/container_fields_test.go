@@ -2,8 +2,12 @@ package mkimg
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
 // TestContainerFields checks that a container disk's fields begin with
@@ -45,4 +49,43 @@ func TestContainerFields(t *testing.T) {
 			t.Errorf("no field %s %s", c.path, c.name)
 		})
 	}
+}
+
+// containerField returns the field name of the record path of the
+// container in r (size bytes), as the container's reader names and
+// places it (Fields), and its bytes: the tests of mkimg's containers
+// find the records' fields so, without their own copy of the records.
+func containerField(t *testing.T, r io.ReaderAt, size int64, path, name string) (describe.Field, []byte) {
+	t.Helper()
+	c, _, err := openContainer(r, size)
+	if err != nil || c == nil {
+		t.Fatalf("no container: %v", err)
+	}
+	defer c.Close()
+	for _, f := range c.Fields() {
+		if f.Path == path && f.Name == name {
+			b := make([]byte, f.Size)
+			if _, err := r.ReadAt(b, f.Offset); err != nil {
+				t.Fatal(err)
+			}
+			return f, b
+		}
+	}
+	t.Fatalf("the container has no field %s %s", path, name)
+	return describe.Field{}, nil
+}
+
+// fileField is containerField of the container file name.
+func fileField(t *testing.T, name, path, field string) (describe.Field, []byte) {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return containerField(t, f, fi.Size(), path, field)
 }

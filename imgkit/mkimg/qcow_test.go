@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,7 +200,7 @@ func TestQCOWQemuImg(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if gotFormat != format || vsize != int64(len(raw)) || vsize%(int64(1)<<qcowBits(map[string]uint32{"qcow": 1, "qcow2": 2}[format])) != 0 {
+					if gotFormat != format || vsize != int64(len(raw)) || vsize%map[string]int64{"qcow": 4 << 10, "qcow2": 64 << 10}[format] != 0 { // mkimg's clusters
 						t.Errorf("qemu-img info: format %s, virtual size %d; want %s, %d, a whole number of clusters", gotFormat, vsize, format, len(raw))
 					}
 					if b := qemuConvertRaw(t, qemu, "", img); !bytes.Equal(b, raw) {
@@ -211,16 +210,16 @@ func TestQCOWQemuImg(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					r, size, err := openQCOW(bytes.NewReader(c), int64(len(c)))
+					r, _, err := openContainer(bytes.NewReader(c), int64(len(c)))
 					if err != nil {
 						t.Fatal(err)
 					}
-					mine := make([]byte, size)
+					mine := make([]byte, r.Size())
 					if _, err := r.ReadAt(mine, 0); err != nil {
 						t.Fatal(err)
 					}
 					if !bytes.Equal(mine, raw) {
-						t.Error("openQCOW's disk is not the raw disk")
+						t.Error("the reader's disk is not the raw disk")
 					}
 				})
 			}
@@ -333,133 +332,52 @@ func qcowSeed(t testing.TB, format string) []byte {
 	return b
 }
 
-// TestQCOWOpenErrors checks that a container broken in each of the ways
-// open bounds is refused with a line saying what is wrong, and that a
-// table broken past what open checks fails the read, never panicking.
+// TestQCOWOpenErrors checks that the disk reader opens qcow containers
+// through imgkit/vdisk/qcow (whose tests break them in every way it
+// bounds): a broken one is ErrFormat naming the container and the field,
+// and the fuzz corpus's qemu-img containers hold the 1 KiB MBR disk mkimg
+// makes, a version 1 one read as that disk's table.
 func TestQCOWOpenErrors(t *testing.T) {
 	t.Parallel()
-	be := binary.BigEndian
-	v2 := qcowSeed(t, "qcow2")
-	v1 := qcowSeed(t, "qcow")
-	l1 := int64(be.Uint64(v2[40:]))
-	l2 := int64(be.Uint64(v2[l1:]) & qcowV2OffsetMask)
-	for _, tc := range []struct {
-		name   string
-		base   []byte
-		change func(b []byte) []byte
-		want   string
-	}{
-		{"cluster_bits 8", v2, func(b []byte) []byte { be.PutUint32(b[20:], 8); return b }, "cluster_bits 8: want 9 to 21"},
-		{"cluster_bits 40", v2, func(b []byte) []byte { be.PutUint32(b[20:], 40); return b }, "cluster_bits 40"},
-		{"v1 cluster_bits 17", v1, func(b []byte) []byte { b[32] = 17; return b }, "cluster_bits 17: want 9 to 16"},
-		{"v1 l2_bits 14", v1, func(b []byte) []byte { b[33] = 14; return b }, "l2_bits 14"},
-		{"version 4", v2, func(b []byte) []byte { be.PutUint32(b[4:], 4); return b }, "version 4"},
-		{"backing file", v2, func(b []byte) []byte { be.PutUint64(b[8:], 512); return b }, "backing file"},
-		{"encrypted", v2, func(b []byte) []byte { be.PutUint32(b[32:], 1); return b }, "encrypted"},
-		{"l1_size too small", v2, func(b []byte) []byte { be.PutUint32(b[36:], 0); return b }, "less than the virtual size"},
-		{"l1_size huge", v2, func(b []byte) []byte { be.PutUint64(b[24:], 1<<62); be.PutUint32(b[36:], 1<<31); return b }, "past 4194304"},
-		{"L1 past the end", v2, func(b []byte) []byte { be.PutUint64(b[40:], uint64(len(b))); return b }, "runs past the file's end"},
-		{"L1 unaligned", v2, func(b []byte) []byte { be.PutUint64(b[40:], 0x10008); return b }, "not at a cluster's start"},
-		{"size past int64", v2, func(b []byte) []byte { be.PutUint64(b[24:], 1<<63); return b }, "virtual size"},
-		{"L2 past the end", v2, func(b []byte) []byte { be.PutUint64(b[l1:], uint64(len(b))|qcowCopied); return b }, "L1 entry 0: the L2 table at byte"},
-		{"truncated", v2, func(b []byte) []byte { return b[:40] }, "shorter than a qcow header"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := tc.change(slices.Clone(tc.base))
-			_, _, err := openQCOW(bytes.NewReader(b), int64(len(b)))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want an error saying %q", err, tc.want)
-			}
-		})
-	}
-	for _, tc := range []struct {
-		name  string
-		entry uint64
-		want  string
-	}{
-		{"data past the end", uint64(len(v2)) | qcowCopied, "runs past the file's end"},
-		{"compressed", qcowV2Compressed | 0x10000, "the compressed cluster at byte 0x10000 (512 bytes) does not inflate"},
-		{"unaligned", 0x10200 | qcowCopied, "not at a cluster's start"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := slices.Clone(v2)
-			be.PutUint64(b[l2:], tc.entry)
-			r, _, err := openQCOW(bytes.NewReader(b), int64(len(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.ReadAt(make([]byte, 512), 0); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadAt: %v, want an error saying %q", err, tc.want)
-			}
-		})
-	}
-	// The hand-made version 1 container of the fuzzer's seeds opens.
-	tiny := qcowTinyV1(t)
-	if d, err := NewReader(bytes.NewReader(tiny), int64(len(tiny))); err != nil || d.Table().Scheme != "mbr" {
-		t.Errorf("qcowTinyV1: %v", err)
-	}
-	// Through the readers, a broken container is ErrFormat naming it.
-	b := slices.Clone(v2)
-	be.PutUint32(b[20:], 8)
+	b := qcowSeed(t, "qcow2")
+	binary.BigEndian.PutUint32(b[20:], 8)
 	if _, err := NewReader(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "qcow2 container: cluster_bits 8") {
 		t.Errorf("NewReader: %v", err)
 	}
-}
-
-// qcowTinyV1 returns a qcow version 1 container of 2 KiB by hand: 512-byte
-// clusters (the least QEMU reads), an L1 table of one entry, one L2 table
-// of 64 entries, and a 1 KiB MBR disk in two data clusters, so that the
-// fuzzer mutates a small input (the writer's 4 KiB clusters make 16 KiB).
-func qcowTinyV1(t testing.TB) []byte {
 	disk, err := Build(&Options{Scheme: "mbr", FreeBSDTestMode: true, Partitions: []Partition{{Type: "freebsd", Size: 512}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, 1536+len(disk))
-	be := binary.BigEndian
-	h := (*qcowHeaderV1)(b[:48])
-	be.PutUint32(h.magic(), qcowMagic)
-	be.PutUint32(h.version(), 1)
-	be.PutUint64(h.size(), uint64(len(disk)))
-	h.cluster_bits()[0], h.l2_bits()[0] = 9, 6
-	be.PutUint64(h.l1_table_offset(), 512)
-	be.PutUint64(b[512:], 1024) // the L2 table
-	for i := range len(disk) / 512 {
-		be.PutUint64(b[1024+8*i:], uint64(1536+512*i))
+	for _, name := range []string{"qemu-qcow2-compressed-512", "qemu-qcow-compressed"} {
+		c := readCorpus(t, filepath.Join("..", "vdisk", "qcow", "testdata", "fuzz", "FuzzOpenQCOW2", name))
+		d, err := NewReader(bytes.NewReader(c), int64(len(c)))
+		if err != nil || d.Table().Scheme != "mbr" {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r, _, err := openContainer(bytes.NewReader(c), int64(len(c)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, d.Size())
+		if _, err := r.ReadAt(got, 0); err != nil || !bytes.Equal(got, disk) {
+			t.Errorf("%s: %v, or not the 1 KiB MBR disk", name, err)
+		}
 	}
-	copy(b[1536:], disk)
-	return b
 }
 
-// FuzzOpenQCOW2 checks that openQCOW never panics on a mutated container
-// and that a disk it opens reads, at its start, its end and a middle,
-// without panicking or reading past the file. The seeds are small, since
-// the fuzzer slows to a few inputs a second on the writer's containers of
-// 16 KiB and more: qcowTinyV1's, qcowTinyExtended's (extended L2
-// entries), and in testdata/fuzz qcow2 versions 2 and 3 that qemu-img
-// made with 512-byte clusters from a 1 KiB MBR disk, plain and
-// compressed (-c), and a compressed qcow version 1.
-func FuzzOpenQCOW2(f *testing.F) {
-	f.Add(qcowTinyV1(f))
-	f.Add(qcowTinyExtended(f))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, size, err := openQCOW(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			checkContainerError(t, err, int64(len(b)))
-			return
-		}
-		buf := make([]byte, 64<<10)
-		for _, off := range []int64{0, size / 2, max(size-int64(len(buf)), 0)} {
-			if _, err := r.ReadAt(buf, off); err != nil && err != io.EOF {
-				return
-			}
-		}
-		if _, err := NewReader(bytes.NewReader(b), int64(len(b))); err != nil {
-			return
-		}
-	})
+// readCorpus returns the []byte of a one-value fuzz corpus file.
+func readCorpus(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "go test fuzz v1\n[]byte(")
+	if v, err := strconv.Unquote(strings.TrimSuffix(lit, ")")); ok && err == nil {
+		return []byte(v)
+	}
+	t.Fatalf("%s: not a fuzz corpus file of one []byte", name)
+	return nil
 }
 
 // TestQCOWVerbose checks that -v prints freebsd-mkimg's lines for the

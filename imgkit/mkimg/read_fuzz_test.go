@@ -80,14 +80,3 @@ func FuzzReadMBR(f *testing.F) {
 		}
 	})
 }
-
-// checkContainerError fails t unless err, an error of a container's open
-// hook, which the disk reader wraps in ErrFormat, is an
-// *imgfmt.FormatError with a byte of the file of size bytes or -1 as
-// its Off.
-func checkContainerError(t *testing.T, err error, size int64) {
-	t.Helper()
-	if err != nil {
-		imgfmttest.CheckFormatError(t, fmt.Errorf("%w: %w", ErrFormat, err), size, "", ErrFormat)
-	}
-}

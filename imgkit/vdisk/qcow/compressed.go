@@ -14,12 +14,12 @@ import (
 // compression_type, that its streams are zstd instead, which this reader
 // refuses when it meets one.
 
-// qcowInflatedClusters is how many decompressed clusters a qcowDisk
+// qcowInflatedClusters is how many decompressed clusters a disk
 // keeps, so that a file system reader going back and forth between its
 // tables and its data does not inflate the same cluster again each time.
 const qcowInflatedClusters = 4
 
-// qcowInflated is the clusters a qcowDisk last decompressed, each at
+// qcowInflated is the clusters a disk last decompressed, each at
 // most a cluster, and the deflate reader it reuses.
 type qcowInflated struct {
 	key  [qcowInflatedClusters]int64 // virtual cluster numbers plus one; 0 for none
@@ -32,7 +32,7 @@ type qcowInflated struct {
 // (head holds the header, hl bytes long): present and not deflate when
 // the compression type feature bit is set, deflate when it is not.
 // zstd is noted, and refused at the first compressed cluster read.
-func (d *qcowDisk) checkCompressionType(features uint64, hl uint32, head []byte) error {
+func (d *disk) checkCompressionType(features uint64, hl uint32, head []byte) error {
 	typ := byte(0)
 	if hl > qcowCompressionTypeOff && len(head) > qcowCompressionTypeOff {
 		typ = head[qcowCompressionTypeOff]
@@ -57,7 +57,7 @@ func (d *qcowDisk) checkCompressionType(features uint64, hl uint32, head []byte)
 // cluster_bits-8 bits; version 1 counts bytes in cluster_bits bits).
 // The stream is cut at the file's end: it needs to run only until it has
 // inflated one cluster.
-func (d *qcowDisk) decodeCompressed(e uint64) (qcowMapping, error) {
+func (d *disk) decodeCompressed(e uint64) (qcowMapping, error) {
 	var off, n uint64
 	if d.version == 1 {
 		shift := 63 - d.bits
@@ -81,7 +81,7 @@ func (d *qcowDisk) decodeCompressed(e uint64) (qcowMapping, error) {
 
 // readCompressed fills p with the bytes of the compressed virtual
 // cluster c from byte in of it.
-func (d *qcowDisk) readCompressed(p []byte, c, in int64, m qcowMapping) error {
+func (d *disk) readCompressed(p []byte, c, in int64, m qcowMapping) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	z := &d.inflated
@@ -107,7 +107,7 @@ func (d *qcowDisk) readCompressed(p []byte, c, in int64, m qcowMapping) error {
 // inflate fills dst, one cluster, from the deflate stream m maps. A
 // stream that ends before the cluster is full is an error; what follows
 // a full cluster is not read.
-func (d *qcowDisk) inflate(dst []byte, m qcowMapping) error {
+func (d *disk) inflate(dst []byte, m qcowMapping) error {
 	src := io.NewSectionReader(d.r, m.at, m.csize)
 	z := &d.inflated
 	if z.fr == nil {

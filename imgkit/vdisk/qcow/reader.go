@@ -32,16 +32,16 @@ func (f Format) Open(r io.ReaderAt, size int64) (vdisk.Reader, error) {
 	return d, nil
 }
 
-// qcowCacheTables is how many L2 tables a qcowDisk keeps, so that
+// qcowCacheTables is how many L2 tables a disk keeps, so that
 // reading the disk in order reads each table once.
 const qcowCacheTables = 16
 
-// qcowDisk is the virtual disk of a qcow container, read through its L1
+// disk is the virtual disk of a qcow container, read through its L1
 // and L2 tables; clusters no table maps read as zeros. A data cluster is
 // stored as it is, or compressed (qcow_compressed.go), and with extended
 // L2 entries its 32 subclusters are each stored or zeros. It is safe for
 // concurrent use.
-type qcowDisk struct {
+type disk struct {
 	r        io.ReaderAt
 	fileSize int64
 	version  uint32
@@ -65,7 +65,7 @@ type qcowDisk struct {
 // disk. Every offset and size it reads is bounded before it is used: the
 // cluster size by the format's range, the L1 table by the virtual size
 // and the file, each L2 table and data cluster by the file.
-func openQCOW(r io.ReaderAt, size int64) (*qcowDisk, int64, error) {
+func openQCOW(r io.ReaderAt, size int64) (*disk, int64, error) {
 	var buf [qcowV3HeaderLen + 8]byte // and compression_type, with its padding
 	n, err := r.ReadAt(buf[:min(size, int64(len(buf)))], 0)
 	if err != nil && err != io.EOF {
@@ -74,7 +74,7 @@ func openQCOW(r io.ReaderAt, size int64) (*qcowDisk, int64, error) {
 	if n < len(qcowHeaderV1{}) {
 		return nil, 0, verr.Container(nil, "qcow", -1, "", "a file of %d bytes is shorter than a qcow header", size)
 	}
-	d := &qcowDisk{r: r, fileSize: size, version: binary.BigEndian.Uint32(buf[4:]), cache: map[int64][]byte{}, head: buf[:n]}
+	d := &disk{r: r, fileSize: size, version: binary.BigEndian.Uint32(buf[4:]), cache: map[int64][]byte{}, head: buf[:n]}
 	h1, h2 := (*qcowHeaderV1)(buf[:48]), (*qcowHeaderV2)(buf[:72]) // the fields' places
 	sizeAt, l1At, l1SizeAt := verr.At(h2[:], h2.size()), verr.At(h2[:], h2.l1_table_offset()), verr.At(h2[:], h2.l1_size())
 	if d.version == 1 {
@@ -128,18 +128,18 @@ func openQCOW(r io.ReaderAt, size int64) (*qcowDisk, int64, error) {
 }
 
 // Size returns the virtual disk's size in bytes.
-func (d *qcowDisk) Size() int64 { return d.size }
+func (d *disk) Size() int64 { return d.size }
 
 // Fields returns the header's fields (fields.go).
-func (d *qcowDisk) Fields() []describe.Field { return qcowFields(d.head) }
+func (d *disk) Fields() []describe.Field { return qcowFields(d.head) }
 
 // Close does nothing: the disk holds no file of its own.
-func (d *qcowDisk) Close() error { return nil }
+func (d *disk) Close() error { return nil }
 
 // bad returns the *imgfmt.FormatError of the qcow (version 1) or qcow2
 // (version 2 and 3) structure at byte off of the file, whose header
 // field (as QEMU's qcow2.txt names it) is field, "" for none.
-func (d *qcowDisk) bad(off int64, field, format string, args ...any) error {
+func (d *disk) bad(off int64, field, format string, args ...any) error {
 	name := "qcow2"
 	if d.version == 1 {
 		name = "qcow"
@@ -158,7 +158,7 @@ func boolInt(b bool) uint64 {
 // checkV1 checks a version 1 header: no backing file or encryption, and
 // cluster and L2 table sizes in the range QEMU reads (512 bytes to 64
 // KiB each).
-func (d *qcowDisk) checkV1(h *qcowHeaderV1) error {
+func (d *disk) checkV1(h *qcowHeaderV1) error {
 	d.bits, d.l2Bits = uint(h.cluster_bits()[0]), uint(h.l2_bits()[0])
 	d.subBits = d.bits
 	switch {
@@ -179,7 +179,7 @@ func (d *qcowDisk) checkV1(h *qcowHeaderV1) error {
 // reads (512 bytes to 2 MiB), and for version 3 a header length and no
 // incompatible feature but the dirty bit (which leaves the data
 // readable), the compression type and extended L2 entries.
-func (d *qcowDisk) checkV2(h *qcowHeaderV2, head []byte) error {
+func (d *disk) checkV2(h *qcowHeaderV2, head []byte) error {
 	cb := binary.BigEndian.Uint32(h.cluster_bits())
 	if cb < qcowV2MinBits || cb > qcowV2MaxBits {
 		return d.bad(verr.At(h[:], h.cluster_bits()), "cluster_bits", "cluster_bits %d: want %d to %d", cb, qcowV2MinBits, qcowV2MaxBits)
@@ -224,7 +224,7 @@ func (d *qcowDisk) checkV2(h *qcowHeaderV2, head []byte) error {
 }
 
 // maxL1 is the longest L1 table of the version QEMU opens.
-func (d *qcowDisk) maxL1() uint64 {
+func (d *disk) maxL1() uint64 {
 	if d.version == 1 {
 		return qcowV1MaxL1Entries
 	}
@@ -235,7 +235,7 @@ func (d *qcowDisk) maxL1() uint64 {
 // l1_table_offset at byte at says, each an L2 table's offset or 0, and
 // checks that every table lies inside the file (at a cluster's start,
 // for version 2 and 3).
-func (d *qcowDisk) readL1(off uint64, at int64, n uint64) error {
+func (d *disk) readL1(off uint64, at int64, n uint64) error {
 	if off > uint64(d.fileSize) || n*8 > uint64(d.fileSize)-off {
 		return d.bad(at, "l1_table_offset", "the L1 table of %d entries at byte %#x runs past the file's end at %#x", n, off, d.fileSize)
 	}
@@ -266,7 +266,7 @@ func (d *qcowDisk) readL1(off uint64, at int64, n uint64) error {
 
 // l2 returns the L2 table of L1 entry i as stored, from the cache or
 // read once. It holds d.mu.
-func (d *qcowDisk) l2(i int64) ([]byte, error) {
+func (d *disk) l2(i int64) ([]byte, error) {
 	if t, ok := d.cache[i]; ok {
 		return t, nil
 	}
@@ -299,7 +299,7 @@ type qcowMapping struct {
 
 // mapping returns where the virtual disk's cluster c is, from its L2
 // entry, checked against the file.
-func (d *qcowDisk) mapping(c int64) (qcowMapping, error) {
+func (d *disk) mapping(c int64) (qcowMapping, error) {
 	i := c >> d.l2Bits
 	if i >= int64(len(d.l1)) || d.l1[i] == 0 {
 		return qcowMapping{}, nil
@@ -327,7 +327,7 @@ func (d *qcowDisk) mapping(c int64) (qcowMapping, error) {
 
 // decode reads an L2 entry e (with its subcluster bitmap, for extended
 // L2 entries) and checks that what it maps lies in the file.
-func (d *qcowDisk) decode(e, bitmap uint64) (qcowMapping, error) {
+func (d *disk) decode(e, bitmap uint64) (qcowMapping, error) {
 	if d.version == 1 && e&qcowV1Compressed != 0 || d.version != 1 && e&qcowV2Compressed != 0 {
 		return d.decodeCompressed(e)
 	}
@@ -365,7 +365,7 @@ func (d *qcowDisk) decode(e, bitmap uint64) (qcowMapping, error) {
 
 // ReadAt reads the virtual disk, cluster by cluster, or subcluster by
 // subcluster with extended L2 entries.
-func (d *qcowDisk) ReadAt(p []byte, off int64) (int, error) {
+func (d *disk) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("qcow: negative offset %d", off)
 	}

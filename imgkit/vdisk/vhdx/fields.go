@@ -11,7 +11,7 @@ import (
 
 // FileSpans places the VHDX's bytes: each payload block where the BAT
 // puts it.
-func (v *vhdxReader) FileSpans(off, n int64) [][2]int64 {
+func (v *reader) FileSpans(off, n int64) [][2]int64 {
 	return blocks.Spans(off, n, v.size, v.blockSize, v.fileSize, func(block, within int64) (int64, bool) {
 		var e [8]byte
 		if _, err := v.r.ReadAt(e[:], v.bat+8*(block+block/v.chunkRatio)); err != nil {
@@ -24,7 +24,7 @@ func (v *vhdxReader) FileSpans(off, n int64) [][2]int64 {
 
 // Fields names the VHDX's file type identifier, headers, region
 // table, metadata items and BAT.
-func (v *vhdxReader) Fields() []describe.Field {
+func (v *reader) Fields() []describe.Field {
 	var out []describe.Field
 	var id vhdxFileTypeIdentifier
 	if _, err := v.r.ReadAt(id[:], 0); err == nil {
@@ -61,7 +61,7 @@ func (v *vhdxReader) Fields() []describe.Field {
 }
 
 // Size returns the disk's size in bytes.
-func (v *vhdxReader) Size() int64 { return v.size }
+func (v *reader) Size() int64 { return v.size }
 
 // Close does nothing: the disk holds no file of its own.
-func (v *vhdxReader) Close() error { return nil }
+func (v *reader) Close() error { return nil }

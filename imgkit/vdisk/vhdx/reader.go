@@ -30,7 +30,7 @@ func (Format) Open(r io.ReaderAt, size int64) (vdisk.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*vhdxReader), nil
+	return v.(*reader), nil
 }
 
 // vhdxErr returns the *imgfmt.FormatError, wrapping ErrFormat, of the
@@ -148,7 +148,7 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 
 // vhdxReadMetadata reads the metadata table at off and the items the
 // reader needs, and returns the disk's reader with its geometry set.
-func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
+func vhdxReadMetadata(r io.ReaderAt, off int64) (*reader, error) {
 	var t vhdxMetadataTable
 	if _, err := r.ReadAt(t[:32], off); err != nil {
 		if verr.PastEnd(err) {
@@ -210,12 +210,12 @@ func vhdxReadMetadata(r io.ReaderAt, off int64) (*vhdxReader, error) {
 	if dsize > vhdxMaxSize {
 		return nil, vhdxErr(itemAt[vhdxVirtualDiskSize], "VirtualDiskSize", "VirtualDiskSize %d past 64 TiB", dsize)
 	}
-	return &vhdxReader{size: int64(dsize), blockSize: int64(bsize), chunkRatio: int64((8 << 20) * secsz / bsize), items: known}, nil
+	return &reader{size: int64(dsize), blockSize: int64(bsize), chunkRatio: int64((8 << 20) * secsz / bsize), items: known}, nil
 }
 
-// vhdxReader reads the disk a VHDX holds, looking each payload block up
+// reader reads the disk a VHDX holds, looking each payload block up
 // in the BAT as it is read.
-type vhdxReader struct {
+type reader struct {
 	r              io.ReaderAt
 	fileSize, size int64
 	bat            int64 // the BAT's byte offset
@@ -262,7 +262,7 @@ func (m vhdxItem) show(b []byte) string {
 // ReadAt reads the disk's bytes at off: a payload block's data where the
 // BAT has it present, zeros where the block is not present, undefined,
 // zero or unmapped.
-func (v *vhdxReader) ReadAt(p []byte, off int64) (int, error) {
+func (v *reader) ReadAt(p []byte, off int64) (int, error) {
 	return blocks.Read(p, off, v.size, v.blockSize, func(b []byte, block, within int64) error {
 		var e [8]byte
 		i := block + block/v.chunkRatio
