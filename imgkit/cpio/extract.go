@@ -21,9 +21,10 @@ var ErrOutside = errors.New("cpio: name leaves the folder")
 // set's data) and symbolic links, with their permission bits and
 // modification times. Every file is made through an os.Root of dir, so no
 // entry can write outside it, not through ".." nor through a symbolic
-// link an earlier entry made (ErrOutside). Devices, FIFOs and sockets are
-// not made. done, when not nil, is called after each entry with its name
-// and whether it was skipped (a special file). An existing file or link
+// link an earlier entry made (ErrOutside). FIFOs, and devices when the
+// process may make them (root), are made on Linux, as cpio -i makes them;
+// otherwise they and sockets are skipped. done, when not nil, is called
+// after each entry with its name and whether it was skipped. An existing file or link
 // of an entry's name is replaced.
 func (rd *Reader) Extract(dir string, done func(name string, skipped bool)) error {
 	root, err := os.OpenRoot(dir)
@@ -80,7 +81,11 @@ func (rd *Reader) extractEntry(root *os.Root, i int) (skipped bool, err error) {
 		root.Remove(rel)
 		err = root.Symlink(en.Link, rel)
 	default:
-		return true, nil
+		made, merr := mknod(root, rel, en)
+		if !made {
+			return true, nil
+		}
+		err = merr
 	}
 	if err != nil {
 		return false, outside(en.Header.Name, err)
