@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
 )
 
@@ -282,7 +283,7 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &describer{f: f}
+	d := &describer{f: f, left: describeBudget(f.size)}
 	d.superblock()
 	if err := d.groups(); err != nil {
 		return nil, err
@@ -297,7 +298,19 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 type describer struct {
 	f   *FS
 	out []describe.Field
+	// left is how many more bytes of file contents, holes included, the
+	// description may hash (describeBudget): a crafted image can give
+	// every inode an i_size near maxReadFile, or map one block many times
+	// over, and describing it must still end in time bounded by its size.
+	left int64
 }
+
+// describeBudget is how many bytes of file contents, holes included, a
+// description of an image of size bytes hashes at most: 16 times the
+// image and 256 MiB more, far above what the files of any image that was
+// written rather than crafted hold (holes past the budget are hashed by
+// their length; data past it is an error).
+func describeBudget(size int64) int64 { return 16*size + 256<<20 }
 
 func (d *describer) add(p, name string, off int64, field []byte, kind int) {
 	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: off, Size: int64(len(field)), Value: value(field, kind)})
@@ -539,21 +552,40 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 	// than ReadFile reads (a sparse file of terabytes, or a corrupt
 	// i_size) by their length, so that describing it takes no longer than
 	// reading its blocks.
-	exact := in.Size <= maxReadFile
+	exact := in.Size <= maxReadFile && in.Size <= d.left
 	for off := int64(0); off < in.Size; {
+		// A run of data is read a MiB of blocks at a time; a hole is
+		// taken whole, and so is everything past the 2^32 blocks a
+		// file can map (a corrupt i_size), so that the walk takes a
+		// step per run, not per block.
 		lbn := uint64(off / g.bsize)
-		pblk, run, err := m.lookup(lbn)
-		if err != nil {
-			return err
+		var pblk uint64
+		n := in.Size - off
+		if lbn < 1<<32 {
+			var run uint64
+			var err error
+			if pblk, run, err = m.lookup(lbn); err != nil {
+				return err
+			}
+			if pblk != 0 {
+				run = min(run, 1<<20)
+			}
+			if run < uint64(n/g.bsize+1) {
+				n = min(n, max(int64(run), 1)*g.bsize)
+			}
 		}
-		n := min(in.Size-off, int64(min(run, 1<<20))*g.bsize)
 		if pblk == 0 && !exact {
 			fmt.Fprintf(h, "hole of %d bytes\n", n)
 		} else if pblk == 0 {
-			for k := int64(0); k < n; k += g.bsize {
-				h.Write(make([]byte, min(g.bsize, n-k)))
+			d.left -= n
+			for k := int64(0); k < n; k += int64(len(zeroChunk)) {
+				h.Write(zeroChunk[:min(int64(len(zeroChunk)), n-k)])
 			}
 		} else {
+			if d.left -= n; d.left < 0 {
+				return &imgfmt.FormatError{Format: "ext", Off: in.off, Field: "i_size_lo",
+					Msg: fmt.Sprintf("%s: the files map more than %d bytes of data, more than an image of %d bytes holds (blocks mapped many times over)", p, describeBudget(f.size), f.size), Err: ErrFormat}
+			}
 			for k := int64(0); k < n; k += g.bsize {
 				c := buf[:min(g.bsize, n-k)]
 				if err := f.readData(in, m, c, off+k); err != nil {
@@ -574,6 +606,9 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: val, Spans: spans})
 	return nil
 }
+
+// zeroChunk is the zeros a hole is hashed as, a chunk at a time.
+var zeroChunk = make([]byte, 1<<20)
 
 // addSpan appends [off, off+n), merging it with the last span when they
 // touch.

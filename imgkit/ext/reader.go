@@ -707,7 +707,10 @@ func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 		at, field := m.in.off+fieldOff(m.in.raw, ptr), "i_block" // where addr is
 		for l := level; ; l-- {
 			if addr == 0 {
-				return 0, 1, nil
+				// No block here: a hole to the end of what it
+				// would map, so that a sparse file is walked by
+				// its runs, not block by block.
+				return 0, span - lbn, nil
 			}
 			span /= per
 			b, err := m.block(addr, at, field)
