@@ -101,6 +101,26 @@ func TestCpioCommandReadBack(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("cpio --only-verify-crc: %v: %s", err, out)
 		}
+		// GNU cpio -i makes the same files: contents, the hard link,
+		// the symbolic link.
+		gnu := t.TempDir()
+		cmd = exec.Command("cpio", "-idm", "--quiet", "-F", arc)
+		cmd.Dir = gnu
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("cpio -idm: %v: %s", err, out)
+		}
+		for _, f := range []string{"b", "etc/a", "empty"} {
+			want, _ := os.ReadFile(filepath.Join(dir, f))
+			if got, err := os.ReadFile(filepath.Join(gnu, f)); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("GNU cpio -i %s: %q, %v; want %q", f, got, err, want)
+			}
+		}
+		if !os.SameFile(mustStat(t, filepath.Join(gnu, "b")), mustStat(t, filepath.Join(gnu, "etc", "a"))) {
+			t.Errorf("GNU cpio -i: b and etc/a are not one file")
+		}
+		if l, err := os.Readlink(filepath.Join(gnu, "s")); err != nil || l != "etc/a" {
+			t.Errorf("GNU cpio -i: s -> %q, %v", l, err)
+		}
 	}
 	if tooltest.Need(t, "bsdtar") != "" {
 		out, err := exec.Command("bsdtar", "-tf", arc).CombinedOutput()
@@ -188,4 +208,15 @@ func TestCpioListLong(t *testing.T) {
 	if err != nil || got != string(want) {
 		t.Errorf("fixturegen cpio -tv (%v):\n%s\nGNU cpio -tv:\n%s", err, got, want)
 	}
+}
+
+// mustStat returns the FileInfo of p, whose identity (device and inode)
+// os.SameFile compares.
+func mustStat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }
