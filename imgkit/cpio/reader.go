@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
@@ -429,36 +430,10 @@ func (rd *Reader) lookup(op, name string, follow bool) (*node, error) {
 	return t.Lookup(op, name, follow)
 }
 
-// FileMode converts c_mode to an fs.FileMode.
+// FileMode converts c_mode to an fs.FileMode, as ffs and ext convert
+// their i_mode: c_mode holds the same S_IF* type bits and permissions.
 func FileMode(m uint32) fs.FileMode {
-	fm := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		fm |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		fm |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		fm |= fs.ModeSticky
-	}
-	switch m & ModeType {
-	case ModeDir:
-		fm |= fs.ModeDir
-	case ModeSymlink:
-		fm |= fs.ModeSymlink
-	case ModeFIFO:
-		fm |= fs.ModeNamedPipe
-	case ModeSocket:
-		fm |= fs.ModeSocket
-	case ModeChar:
-		fm |= fs.ModeDevice | fs.ModeCharDevice
-	case ModeBlock:
-		fm |= fs.ModeDevice
-	case ModeRegular:
-	default:
-		fm |= fs.ModeIrregular
-	}
-	return fm
+	return fstree.FileMode(fstree.TypeOfUnixMode(m), m&0o7777)
 }
 
 // fileSize returns the size of the node's data as the FS shows it.
