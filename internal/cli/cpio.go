@@ -452,14 +452,14 @@ func (e *env) cpioRead(a *cpioArgs) error {
 		rd = &rc.Reader
 	}
 	if a.mode == 't' {
-		now := time.Now()
+		now, names := time.Now(), &ownerNames{}
 		for _, en := range rd.Entries() {
 			if en.Header.Name == "TRAILER!!!" {
 				continue
 			}
 			line := en.Header.Name
 			if a.verbose {
-				line = cpioLongLine(&en, now)
+				line = cpioLongLine(&en, now, names)
 			}
 			fmt.Fprintln(e.Stdout, line)
 		}
@@ -492,14 +492,8 @@ func modeOf(m uint32) os.FileMode { return cpio.FileMode(m) }
 // instead), the modification time in the local zone (with the year
 // instead of the time of day when it is more than six months of 30 days
 // before now, or after it), the name, and a symbolic link's target.
-func cpioLongLine(en *cpio.Entry, now time.Time) string {
-	owner, group := strconv.FormatUint(uint64(en.UID), 10), strconv.FormatUint(uint64(en.GID), 10)
-	if u, err := user.LookupId(owner); err == nil {
-		owner = u.Username
-	}
-	if g, err := user.LookupGroupId(group); err == nil {
-		group = g.Name
-	}
+func cpioLongLine(en *cpio.Entry, now time.Time, names *ownerNames) string {
+	owner, group := names.user(en.UID), names.group(en.GID)
 	sizeText := fmt.Sprintf("%8d", en.Size) // c_filesize: 0 for a hard link stored without its data
 	if t := en.Mode & cpio.ModeType; t == cpio.ModeChar || t == cpio.ModeBlock {
 		sizeText = fmt.Sprintf("%3d, %3d", en.RdevMajor, en.RdevMinor)
@@ -514,4 +508,41 @@ func cpioLongLine(en *cpio.Entry, now time.Time) string {
 		line += " -> " + en.Link
 	}
 	return line
+}
+
+// ownerNames looks up the names of owners and groups once each: an
+// archive of thousands of entries owned by one user reads the host's user
+// database once, not once an entry.
+type ownerNames struct{ users, groups map[uint32]string }
+
+// user returns the name of uid, or its number when the host has none.
+func (o *ownerNames) user(uid uint32) string {
+	if n, ok := o.users[uid]; ok {
+		return n
+	}
+	n := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(n); err == nil {
+		n = u.Username
+	}
+	if o.users == nil {
+		o.users = map[uint32]string{}
+	}
+	o.users[uid] = n
+	return n
+}
+
+// group returns the name of gid, or its number when the host has none.
+func (o *ownerNames) group(gid uint32) string {
+	if n, ok := o.groups[gid]; ok {
+		return n
+	}
+	n := strconv.FormatUint(uint64(gid), 10)
+	if g, err := user.LookupGroupId(n); err == nil {
+		n = g.Name
+	}
+	if o.groups == nil {
+		o.groups = map[uint32]string{}
+	}
+	o.groups[gid] = n
+	return n
 }
