@@ -547,7 +547,7 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 	}
 	h := describe.NewHash()
 	var spans [][2]int64
-	buf := make([]byte, g.bsize)
+	var buf []byte // a run's data, read a MiB at a time (readData reads a run in one call)
 	// Holes are hashed as the zeros they read as, but in a file larger
 	// than ReadFile reads (a sparse file of terabytes, or a corrupt
 	// i_size) by their length, so that describing it takes no longer than
@@ -586,8 +586,11 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 				return &imgfmt.FormatError{Format: "ext", Off: in.off, Field: "i_size_lo",
 					Msg: fmt.Sprintf("%s: the files map more than %d bytes of data, more than an image of %d bytes holds (blocks mapped many times over)", p, describeBudget(f.size), f.size), Err: ErrFormat}
 			}
-			for k := int64(0); k < n; k += g.bsize {
-				c := buf[:min(g.bsize, n-k)]
+			if buf == nil {
+				buf = make([]byte, min(in.Size, 1<<20))
+			}
+			for k := int64(0); k < n; k += int64(len(buf)) {
+				c := buf[:min(int64(len(buf)), n-k)]
 				if err := f.readData(in, m, c, off+k); err != nil {
 					return err
 				}
