@@ -26,6 +26,14 @@ type fsys struct {
 	bbmLoc []uint64          // bg_block_bitmap per group
 	ibmLoc []uint64
 	itLoc  []uint64
+
+	orphan  []uint64 // the orphan file's blocks, whose tails hold checksums
+	extents bool     // ext4's extent feature: inodes map their blocks with extent trees
+	csum    bool     // metadata_csum: directory blocks end in a checksum tail
+	// dirOwner and extOwner name the inode of each directory block and
+	// extent tree block, whose checksums are seeded by it.
+	dirOwner map[uint64]uint32
+	extOwner map[uint64]uint32
 }
 
 // dataBlock is one block of a file's contents: where it goes and which
@@ -47,7 +55,19 @@ func newFsys(g *mkGeometry, now uint32) *fsys {
 		bbmLoc: make([]uint64, g.groups),
 		ibmLoc: make([]uint64, g.groups),
 		itLoc:  make([]uint64, g.groups),
+
+		dirOwner: map[uint64]uint32{},
+		extOwner: map[uint64]uint32{},
 	}
+}
+
+// dirTailSize is the room a directory block keeps for its checksum tail
+// (struct ext2_dir_entry_tail) with metadata_csum.
+func (f *fsys) dirTailSize() int {
+	if f.csum {
+		return dirTailLen
+	}
+	return 0
 }
 
 func testBit(m []uint64, i uint64) bool { return m[i/64]&(1<<(i%64)) != 0 }
@@ -110,6 +130,9 @@ func (f *fsys) firstFreeRun(start, finish uint64, num uint64) (uint64, bool) {
 // block bitmap, inode bitmap and inode table at its first free blocks.
 func (f *fsys) allocateTables() error {
 	g := f.g
+	if g.logFlex != 0 {
+		return f.allocateFlexTables()
+	}
 	for i := uint32(0); i < g.groups; i++ {
 		start, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
 		for _, loc := range []*uint64{&f.bbmLoc[i], &f.ibmLoc[i]} {
@@ -132,6 +155,93 @@ func (f *fsys) allocateTables() error {
 	return nil
 }
 
+// allocateFlexTables is ext2fs_allocate_group_table with flex_bg: the
+// block bitmaps of a flex group's groups side by side from its first
+// group's start, then its inode bitmaps table_offset blocks after them,
+// then its inode tables, each search starting where the previous
+// group's element ended.
+func (f *fsys) allocateFlexTables() error {
+	g := f.g
+	size := uint32(1) << g.logFlex
+	for i := uint32(0); i < g.groups; i++ {
+		lastGrp := min(i|(size-1), g.groups-1)
+		rem := lastGrp - i + 1
+		lastBlk := g.groupLast(uint64(lastGrp))
+		groupBlk := g.groupFirst(uint64(i))
+		tableOffset := uint64(size)
+		var prev uint64
+		if i%size != 0 {
+			prev = f.bbmLoc[i-1] + 1
+		} else if lastGrp == g.groups-1 {
+			// the last flex group keeps its tables contiguous
+			if tableOffset = uint64(lastGrp & (size - 1)); tableOffset == 0 {
+				tableOffset = uint64(size)
+			} else {
+				tableOffset++
+			}
+		}
+		// one pass per element: block bitmap, inode bitmap, inode table
+		for elem := 0; elem < 3; elem++ {
+			n := uint64(1)
+			if elem == 2 {
+				n = g.itbPerGroup
+			}
+			switch {
+			case elem == 1 && i%size != 0:
+				prev = f.ibmLoc[i-1] + 1
+			case elem == 1:
+				prev = f.bbmLoc[i] + tableOffset
+			case elem == 2 && i%size != 0:
+				prev = f.itLoc[i-1] + g.itbPerGroup
+			case elem == 2:
+				prev = f.ibmLoc[i] + tableOffset
+			}
+			start := f.flexbgOffset(i, prev, uint64(rem), n)
+			var b uint64
+			var ok bool
+			if elem == 2 {
+				b, ok = f.firstFreeRun(start, lastBlk, n)
+			} else if b, ok = f.firstFreeRun(start, lastBlk, 1); !ok {
+				b, ok = f.firstFreeRun(groupBlk, lastBlk, 1)
+			}
+			if !ok {
+				return errNoSpace
+			}
+			for j := uint64(0); j < n; j++ {
+				f.mark(b + j)
+			}
+			*[]*uint64{&f.bbmLoc[i], &f.ibmLoc[i], &f.itLoc[i]}[elem] = b
+		}
+	}
+	return nil
+}
+
+// flexbgOffset is alloc_tables.c's flexbg_offset: where to look for a
+// flex group's next element of elemSize blocks, given where the
+// previous one ended (startBlk, 0 for none).
+func (f *fsys) flexbgOffset(group uint32, startBlk, remGrp, elemSize uint64) uint64 {
+	g := f.g
+	size := uint64(1) << g.logFlex
+	flexbg := uint64(group) / size
+	want := min(remGrp*elemSize, g.bpg/4)
+	if startBlk != 0 && startBlk < g.blocks {
+		if b, ok := f.firstFreeRun(startBlk, startBlk+want, elemSize); ok {
+			return b
+		}
+	}
+	start := g.groupFirst(flexbg * size)
+	lastGrp := min(uint64(group)|(size-1), uint64(g.groups)-1)
+	lastBlk := g.groupLast(lastGrp)
+	if b, ok := f.firstFreeRun(start, lastBlk, want); ok {
+		return b
+	}
+	if b, ok := f.firstFreeRun(start, lastBlk, elemSize); ok {
+		return b
+	}
+	b, _ := f.firstFreeRun(0, lastBlk, elemSize)
+	return b
+}
+
 // newBlock is ext2fs_new_block2: the first free block from goal, else
 // from the first data block. It does not mark it.
 func (f *fsys) newBlock(goal uint64) (uint64, error) {
@@ -150,6 +260,25 @@ func (f *fsys) newBlock(goal uint64) (uint64, error) {
 		}
 	}
 	return 0, errNoSpace
+}
+
+// newRange is ext2fs_new_range without flags: the first free block from
+// goal (wrapping to the first data block once) and the free blocks after
+// it, at most n in all. It marks nothing.
+func (f *fsys) newRange(goal, n uint64) (uint64, uint64, error) {
+	g := f.g
+	if goal == 0 || goal >= g.blocks {
+		goal = g.firstData
+	}
+	start, err := f.newBlock(goal)
+	if err != nil {
+		return 0, 0, err
+	}
+	end := start
+	for end < start+n && end < g.blocks && !f.used(end) {
+		end++
+	}
+	return start, end - start, nil
 }
 
 // allocBlock is ext2fs_alloc_block: newBlock, marked.
@@ -215,14 +344,19 @@ func (f *fsys) addIBlocks(n inode, blocks uint64) {
 
 func iblock(n inode, i int) uint64 { return uint64(le.Uint32(n.iBlockWord(i))) }
 
-// findInodeGoal is ext2fs_find_inode_goal for inodes without extents.
+// findInodeGoal is ext2fs_find_inode_goal: the block of logical block
+// 0, else the first block of the inode's (flex) group.
 func (f *fsys) findInodeGoal(ino uint32, n inode) uint64 {
 	if n != nil && !isFastSymlink(n) {
-		if b := iblock(n, 0); b != 0 {
+		if hasExtents(n) {
+			if b := f.extLookup(n, 0); b != 0 {
+				return b
+			}
+		} else if b := iblock(n, 0); b != 0 {
 			return b
 		}
 	}
-	return f.g.groupFirst(f.g.groupOfIno(ino))
+	return f.g.groupFirst(f.g.flexFirst(f.g.groupOfIno(ino)))
 }
 
 func isFastSymlink(n inode) bool {
@@ -233,8 +367,14 @@ func isFastSymlink(n inode) bool {
 // or one empty entry spanning the block.
 func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 	b := make([]byte, f.g.bs)
+	end := f.g.bs - f.dirTailSize()
+	if f.csum {
+		t := dirEntry(b[end:])
+		le.PutUint16(t.recLen(), dirTailLen)
+		t.fileType()[0] = dirTailFT
+	}
 	if ino == 0 {
-		le.PutUint16(dirEntry(b).recLen(), uint16(f.g.bs))
+		le.PutUint16(dirEntry(b).recLen(), uint16(end))
 		return b
 	}
 	d := dirEntry(b)
@@ -245,7 +385,7 @@ func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 	b[8] = '.'
 	d = dirEntry(b[12:])
 	le.PutUint32(d.inode(), parent)
-	le.PutUint16(d.recLen(), uint16(f.g.bs-12))
+	le.PutUint16(d.recLen(), uint16(end-12))
 	d.nameLen()[0] = 2
 	d.fileType()[0] = ftDir
 	b[20], b[21] = '.', '.'
@@ -271,12 +411,20 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 		p = ino
 	}
 	f.meta[blk] = f.newDirBlock(ino, p)
+	f.dirOwner[blk] = ino
 	n := f.newInodeRecord(ino)
 	le.PutUint16(n.iMode(), sIFDIR|0o755)
 	if name == "lost+found" && parent == rootIno {
 		le.PutUint16(n.iMode(), sIFDIR|0o700)
 	}
-	le.PutUint32(n.iBlockWord(0), uint32(blk))
+	if f.extents {
+		initExtents(n)
+		if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
+			return 0, err
+		}
+	} else {
+		le.PutUint32(n.iBlockWord(0), uint32(blk))
+	}
 	le.PutUint32(n.iSizeLo(), uint32(f.g.bs))
 	f.addIBlocks(n, 1)
 	le.PutUint16(n.iLinksCount(), 2)
@@ -308,6 +456,9 @@ func (f *fsys) dirBlocks(n inode) []uint64 {
 // lookupBlock maps a logical block through the direct and indirect
 // blocks (0 for a hole).
 func (f *fsys) lookupBlock(n inode, l uint64) uint64 {
+	if hasExtents(n) {
+		return f.extLookup(n, l)
+	}
 	apb := uint64(f.g.bs / 4)
 	if l < nDirect {
 		return iblock(n, int(l))
@@ -357,7 +508,7 @@ var errDirNoSpace = fmt.Errorf("%w: directory full", ErrOption)
 // linkBlock is link_proc over one block; it reports whether the name was
 // placed.
 func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
-	bs := len(buf)
+	bs := len(buf) - f.dirTailSize()
 	recLen := dirRecLen(len(name))
 	for off := 0; off < bs; {
 		d := dirEntry(buf[off:])
@@ -400,6 +551,26 @@ func (f *fsys) expandDir(dir uint32) error {
 	n := f.inodes[dir]
 	size := uint64(le.Uint32(n.iSizeLo()))
 	l := size / uint64(f.g.bs)
+	if hasExtents(n) {
+		// ext2fs_expand_dir through block_iterate3's append: the block
+		// after the last one, mapped by set_bmap.
+		goal := f.extLastBlock(n)
+		if goal == 0 {
+			goal = f.findInodeGoal(dir, n)
+		}
+		b, err := f.allocBlock(goal)
+		if err != nil {
+			return err
+		}
+		f.meta[b] = f.newDirBlock(0, 0)
+		f.dirOwner[b] = dir
+		f.addIBlocks(n, 1)
+		if err := f.extAppend(dir, n, l, b, true); err != nil {
+			return err
+		}
+		le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
+		return nil
+	}
 	goal := f.findInodeGoal(dir, n)
 	if l > 0 {
 		goal = f.lookupBlock(n, l-1)
@@ -427,6 +598,7 @@ func (f *fsys) expandDir(dir uint32) error {
 	}
 	newBlocks++
 	f.meta[b] = f.newDirBlock(0, 0)
+	f.dirOwner[b] = dir
 	if l < nDirect {
 		le.PutUint32(n.iBlockWord(int(l)), uint32(b))
 	} else {
@@ -435,6 +607,25 @@ func (f *fsys) expandDir(dir uint32) error {
 	le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
 	f.addIBlocks(n, newBlocks)
 	return nil
+}
+
+// mapData is ext2fs_bmap2 with BMAP_ALLOC for logical block l of a file:
+// through its extent tree (the block after logical block l-1's, else the
+// first free block of the file system, then set_bmap) or its block map.
+func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
+	if !hasExtents(n) {
+		return f.mapBlock(ino, n, l)
+	}
+	var goal uint64
+	if l > 0 {
+		goal = f.extLookup(n, l-1)
+	}
+	b, err := f.allocBlock(goal)
+	if err != nil {
+		return 0, err
+	}
+	f.addIBlocks(n, 1)
+	return b, f.extAppend(ino, n, l, b, true)
 }
 
 // mapBlock is ext2fs_bmap2 with BMAP_ALLOC for a file without extents:

@@ -57,14 +57,10 @@ func superblockCsum(s *superblock) uint32 {
 
 // groupDescCsum is bg_checksum's value for descriptor g of group group.
 func (f *FS) groupDescCsum(group uint32, g groupDesc) uint16 {
-	at := int(fieldOff(g, g.bgChecksum()))
 	if f.hasRoCompat(roCompatMetadataCsum) {
-		c := crc32cU32(f.csumSeed, group)
-		c = crc32c(c, g[:at])
-		c = crc32c(c, []byte{0, 0})
-		c = crc32c(c, g[at+2:])
-		return uint16(c)
+		return groupDescCsum32(f.csumSeed, group, g)
 	}
+	at := int(fieldOff(g, g.bgChecksum()))
 	c := crc16(0xffff, f.sb.sUUID())
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], group)
@@ -79,9 +75,34 @@ func (f *FS) groupDescCsum(group uint32, g groupDesc) uint16 {
 // inodeCsum is the checksum of inode n, number ino: the 32 bits whose
 // low half is l_i_checksum_lo and high half i_checksum_hi (where the
 // inode has it).
-func (f *FS) inodeCsum(ino uint32, n inode) uint32 {
+func (f *FS) inodeCsum(ino uint32, n inode) uint32 { return inodeCsumOf(f.csumSeed, ino, n) }
+
+// groupDescCsum32 is bg_checksum with metadata_csum: the low 16 bits of
+// the crc32c of the seed, the group number and the descriptor with
+// bg_checksum zero.
+func groupDescCsum32(seed, group uint32, g groupDesc) uint16 {
+	at := int(fieldOff(g, g.bgChecksum()))
+	c := crc32cU32(seed, group)
+	c = crc32c(c, g[:at])
+	c = crc32c(c, []byte{0, 0})
+	c = crc32c(c, g[at+2:])
+	return uint16(c)
+}
+
+// setInodeCsum stores inode n's checksum in l_i_checksum_lo and, where
+// the inode has it, i_checksum_hi.
+func setInodeCsum(seed, ino uint32, n inode) {
+	c := inodeCsumOf(seed, ino, n)
+	le.PutUint16(n.lIChecksumLo(), uint16(c))
+	if n.hasChecksumHi() {
+		le.PutUint16(n.iChecksumHi(), uint16(c>>16))
+	}
+}
+
+// inodeCsumOf is inode n's checksum with the file system's seed.
+func inodeCsumOf(seed, ino uint32, n inode) uint32 {
 	lo := int(fieldOff(n, n.lIChecksumLo()))
-	c := crc32cU32(f.csumSeed, ino)
+	c := crc32cU32(seed, ino)
 	c = crc32c(c, n.iGeneration())
 	c = crc32c(c, n[:lo])
 	c = crc32c(c, []byte{0, 0})
@@ -98,6 +119,8 @@ func (f *FS) inodeCsum(ino uint32, n inode) uint32 {
 // inodeSeed is the seed of the checksums of an inode's extent and
 // directory blocks: the file system's seed over the inode number and
 // i_generation.
-func (f *FS) inodeSeed(ino, gen uint32) uint32 {
-	return crc32cU32(crc32cU32(f.csumSeed, ino), gen)
-}
+func (f *FS) inodeSeed(ino, gen uint32) uint32 { return inodeSeedOf(f.csumSeed, ino, gen) }
+
+// inodeSeedOf is the seed of an inode's blocks' checksums given the file
+// system's seed.
+func inodeSeedOf(seed, ino, gen uint32) uint32 { return crc32cU32(crc32cU32(seed, ino), gen) }

@@ -11,6 +11,21 @@ import (
 // bitmaps, the inode tables, the metadata and data blocks, and the
 // superblock and descriptors in group 0 and in each backup group.
 
+// groupState is what ext2fs_close writes of a group besides its tables'
+// locations: free counts, flags and bitmap checksums.
+type groupState struct {
+	freeBlocks, freeInodes uint32
+	flags                  uint16
+	itableUnused           uint32
+	bbmCsum, ibmCsum       uint32
+}
+
+// Group descriptor flags (EXT2_BG_*).
+const (
+	bgInodeUninit = 0x1
+	bgBlockUninit = 0x2
+)
+
 // write fills im.
 func (w *writer) write(im *bcache.Image) error {
 	g, f := w.g, w.f
@@ -19,55 +34,52 @@ func (w *writer) write(im *bcache.Image) error {
 		_, err := im.WriteAt(b, int64(blk)*bs)
 		return err
 	}
-	freeBlocks := make([]uint32, g.groups)
-	freeInodes := make([]uint32, g.groups)
+	seed := w.csumSeed()
+	states := make([]groupState, g.groups)
 	var totalFreeB uint64
 	var totalFreeI uint32
 	for i := uint32(0); i < g.groups; i++ {
-		first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
-		bm := make([]byte, g.bs)
-		for j := range bm[g.bpg/8:] {
-			bm[g.bpg/8+uint64(j)] = 0xff
-		}
-		for b := first; b < first+g.bpg; b++ {
-			if b > last {
-				bm[(b-first)/8] |= 1 << ((b - first) % 8)
-				continue
+		st := &states[i]
+		bm, anyUsed := w.blockBitmap(i, st)
+		totalFreeB += uint64(st.freeBlocks)
+		// Without a used block a group that holds no superblock copy
+		// keeps the BLOCK_UNINIT ext2fs_initialize gave it, and its
+		// bitmap is not written (write_bitmaps skips it).
+		if f.csum && !anyUsed && i != g.groups-1 && !g.hasSuper(i) {
+			st.flags |= bgBlockUninit
+		} else {
+			if f.csum {
+				st.bbmCsum = crc32c(seed, bm[:g.bpg/8])
 			}
-			if f.used(b) {
-				bm[(b-first)/8] |= 1 << ((b - first) % 8)
-			} else {
-				freeBlocks[i]++
-			}
-		}
-		if i == g.groups-1 {
-			if nbits := (g.blocks - g.firstData) % g.bpg; nbits != 0 {
-				for j := nbits; j < uint64(g.bs)*8; j++ {
-					bm[j/8] |= 1 << (j % 8)
-				}
+			if err := put(f.bbmLoc[i], bm); err != nil {
+				return err
 			}
 		}
-		totalFreeB += uint64(freeBlocks[i])
-		if err := put(f.bbmLoc[i], bm); err != nil {
-			return err
+		ibm, lastUsed := w.inodeBitmap(i, st)
+		totalFreeI += st.freeInodes
+		if f.csum && lastUsed == 0 {
+			st.flags |= bgInodeUninit
+			st.itableUnused = g.ipg
+			continue
 		}
-		im8 := make([]byte, g.bs)
-		for j := range im8[(g.ipg+7)/8:] {
-			im8[(g.ipg+7)/8+uint32(j)] = 0xff
-		}
-		for j := uint32(0); j < g.ipg; j++ {
-			if testBit(f.imap, uint64(i*g.ipg+j+1)) {
-				im8[j/8] |= 1 << (j % 8)
-			} else {
-				freeInodes[i]++
+		if f.csum {
+			if i == 0 {
+				lastUsed = max(lastUsed, firstIno)
 			}
+			st.itableUnused = g.ipg - lastUsed
+			st.ibmCsum = crc32c(seed, ibm[:(g.ipg+7)/8])
 		}
-		totalFreeI += freeInodes[i]
-		if err := put(f.ibmLoc[i], im8); err != nil {
+		if err := put(f.ibmLoc[i], ibm); err != nil {
 			return err
 		}
 	}
+	if f.csum {
+		w.setBlockCsums(seed)
+	}
 	for ino, n := range f.inodes {
+		if f.csum {
+			setInodeCsum(seed, ino, n)
+		}
 		grp := (ino - 1) / g.ipg
 		idx := uint64((ino - 1) % g.ipg)
 		off := int64(f.itLoc[grp])*bs + int64(idx)*int64(g.inodeSize)
@@ -83,18 +95,11 @@ func (w *writer) write(im *bcache.Image) error {
 	if err := w.writeData(im); err != nil {
 		return err
 	}
-	// Descriptors.
-	gdt := make([]byte, g.descBlocks*uint64(g.bs))
-	for i := uint32(0); i < g.groups; i++ {
-		d := groupDesc(gdt[i*descSize:][:descSize])
-		le.PutUint32(d.bgBlockBitmapLo(), uint32(f.bbmLoc[i]))
-		le.PutUint32(d.bgInodeBitmapLo(), uint32(f.ibmLoc[i]))
-		le.PutUint32(d.bgInodeTableLo(), uint32(f.itLoc[i]))
-		le.PutUint16(d.bgFreeBlocksCountLo(), uint16(freeBlocks[i]))
-		le.PutUint16(d.bgFreeInodesCountLo(), uint16(freeInodes[i]))
-		le.PutUint16(d.bgUsedDirsCountLo(), uint16(f.dirs[i]))
-	}
+	gdt := w.descriptors(states, seed)
 	sb := w.superblock(totalFreeB, totalFreeI)
+	if f.csum {
+		le.PutUint32(sb.sChecksum(), superblockCsum(&sb))
+	}
 	if _, err := im.WriteAt(sb[:], superblockOff); err != nil {
 		return err
 	}
@@ -106,6 +111,9 @@ func (w *writer) write(im *bcache.Image) error {
 		bk := sb
 		le.PutUint16(bk.sBlockGroupNr(), uint16(min(grp, 65535)))
 		le.PutUint16(bk.sState(), 0)
+		if f.csum {
+			le.PutUint32(bk.sChecksum(), superblockCsum(&bk))
+		}
 		if err := put(blk, bk[:]); err != nil {
 			return err
 		}
@@ -114,6 +122,120 @@ func (w *writer) write(im *bcache.Image) error {
 		}
 	}
 	return nil
+}
+
+// blockBitmap is group i's block bitmap as write_bitmaps writes it
+// (padded with ones past the group and past the last block), with its
+// free count set in st; anyUsed reports a used block in the group.
+func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool) {
+	g, f := w.g, w.f
+	first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
+	bm = make([]byte, g.bs)
+	for j := range bm[g.bpg/8:] {
+		bm[g.bpg/8+uint64(j)] = 0xff
+	}
+	for b := first; b < first+g.bpg; b++ {
+		switch {
+		case b > last:
+			bm[(b-first)/8] |= 1 << ((b - first) % 8)
+		case f.used(b):
+			bm[(b-first)/8] |= 1 << ((b - first) % 8)
+			anyUsed = true
+		default:
+			st.freeBlocks++
+		}
+	}
+	if i == g.groups-1 {
+		if nbits := (g.blocks - g.firstData) % g.bpg; nbits != 0 {
+			for j := nbits; j < uint64(g.bs)*8; j++ {
+				bm[j/8] |= 1 << (j % 8)
+			}
+		}
+	}
+	return bm, anyUsed
+}
+
+// inodeBitmap is group i's inode bitmap, padded with ones, with its free
+// count set in st; lastUsed is the group's highest used inode, counted
+// from 1 (0 for none).
+func (w *writer) inodeBitmap(i uint32, st *groupState) (ibm []byte, lastUsed uint32) {
+	g, f := w.g, w.f
+	ibm = make([]byte, g.bs)
+	for j := range ibm[(g.ipg+7)/8:] {
+		ibm[(g.ipg+7)/8+uint32(j)] = 0xff
+	}
+	for j := uint32(0); j < g.ipg; j++ {
+		if testBit(f.imap, uint64(i*g.ipg+j+1)) {
+			ibm[j/8] |= 1 << (j % 8)
+			lastUsed = j + 1
+		} else {
+			st.freeInodes++
+		}
+	}
+	return ibm, lastUsed
+}
+
+// descriptors is the group descriptor table.
+func (w *writer) descriptors(states []groupState, seed uint32) []byte {
+	g, f := w.g, w.f
+	gdt := make([]byte, g.descBlocks*uint64(g.bs))
+	for i := uint32(0); i < g.groups; i++ {
+		st := &states[i]
+		d := groupDesc(gdt[int(i)*g.descSize:][:g.descSize])
+		put32 := func(lo, hi func() []byte, v uint64) {
+			le.PutUint32(lo(), uint32(v))
+			if d.wide() {
+				le.PutUint32(hi(), uint32(v>>32))
+			}
+		}
+		put16 := func(lo, hi func() []byte, v uint32) {
+			le.PutUint16(lo(), uint16(v))
+			if d.wide() {
+				le.PutUint16(hi(), uint16(v>>16))
+			}
+		}
+		put32(d.bgBlockBitmapLo, d.bgBlockBitmapHi, f.bbmLoc[i])
+		put32(d.bgInodeBitmapLo, d.bgInodeBitmapHi, f.ibmLoc[i])
+		put32(d.bgInodeTableLo, d.bgInodeTableHi, f.itLoc[i])
+		put16(d.bgFreeBlocksCountLo, d.bgFreeBlocksCountHi, st.freeBlocks)
+		put16(d.bgFreeInodesCountLo, d.bgFreeInodesCountHi, st.freeInodes)
+		put16(d.bgUsedDirsCountLo, d.bgUsedDirsCountHi, f.dirs[i])
+		if f.csum {
+			le.PutUint16(d.bgFlags(), st.flags)
+			put16(d.bgItableUnusedLo, d.bgItableUnusedHi, st.itableUnused)
+			put16(d.bgBlockBitmapCsumLo, d.bgBlockBitmapCsumHi, st.bbmCsum)
+			put16(d.bgInodeBitmapCsumLo, d.bgInodeBitmapCsumHi, st.ibmCsum)
+			le.PutUint16(d.bgChecksum(), groupDescCsum32(seed, i, d))
+		}
+	}
+	return gdt
+}
+
+// csumSeed is the metadata_csum seed: s_checksum_seed, the crc32c of the
+// UUID that metadata_csum_seed keeps in the superblock.
+func (w *writer) csumSeed() uint32 { return crc32c(^uint32(0), w.uuid[:]) }
+
+// setBlockCsums fills the checksum tails of directory, extent tree and
+// orphan file blocks.
+func (w *writer) setBlockCsums(seed uint32) {
+	f, bs := w.f, w.g.bs
+	for blk, ino := range f.dirOwner {
+		b := f.meta[blk]
+		le.PutUint32(b[bs-4:], crc32c(inodeSeedOf(seed, ino, 0), b[:bs-dirTailLen]))
+	}
+	for blk, ino := range f.extOwner {
+		b := f.meta[blk]
+		end := extHeaderSize + extentEntrySize*extMax(b)
+		le.PutUint32(b[end:], crc32c(inodeSeedOf(seed, ino, 0), b[:end]))
+	}
+	for _, blk := range f.orphan {
+		b := f.meta[blk]
+		c := crc32cU32(crc32cU32(seed, w.orphanIno), 0)
+		var nb [8]byte
+		le.PutUint64(nb[:], blk)
+		c = crc32c(crc32c(c, nb[:]), b[:bs-8])
+		le.PutUint32(b[bs-4:], c)
+	}
 }
 
 // superblock is the primary superblock.
@@ -141,7 +263,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFirstIno(), firstIno)
 	le.PutUint16(s.sInodeSize(), uint16(g.inodeSize))
 	compat := uint32(compatExtAttr | compatDirIndex)
-	if w.o.Type == "ext3" {
+	if w.o.Type == "ext3" || w.o.Type == "ext4" {
 		compat |= compatHasJournal
 		le.PutUint32(s.sJournalInum(), journalIno)
 		copy(s.sJnlBlocks(), w.jnlBlocks[:])
@@ -151,9 +273,22 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	// reserved (a one-group file system whose largest growth needs no
 	// more descriptor blocks), as mke2fs keeps it.
 	compat |= compatResizeInode
+	incompat := uint32(incompatFiletype)
+	roCompat := uint32(roCompatSparseSuper | roCompatLargeFile)
+	if w.o.Type == "ext4" {
+		compat |= compatOrphanFile
+		incompat |= incompatExtents | incompat64bit | incompatFlexBG | incompatCsumSeed
+		roCompat |= roCompatHugeFile | roCompatDirNlink | roCompatExtraIsize | roCompatMetadataCsum
+		le.PutUint16(s.sDescSize(), uint16(g.descSize))
+		s.sLogGroupsPerFlex()[0] = byte(g.logFlex)
+		s.sChecksumType()[0] = 1 // crc32c
+		le.PutUint32(s.sChecksumSeed(), w.csumSeed())
+		le.PutUint32(s.sOrphanFileInum(), w.orphanIno)
+		le.PutUint64(s.sKbytesWritten(), w.kbytesWritten())
+	}
 	le.PutUint32(s.sFeatureCompat(), compat)
-	le.PutUint32(s.sFeatureIncompat(), incompatFiletype)
-	le.PutUint32(s.sFeatureRoCompat(), roCompatSparseSuper|roCompatLargeFile)
+	le.PutUint32(s.sFeatureIncompat(), incompat)
+	le.PutUint32(s.sFeatureRoCompat(), roCompat)
 	copy(s.sUUID(), w.uuid[:])
 	copy(s.sVolumeName(), w.o.Label)
 	le.PutUint16(s.sReservedGdtBlocks(), uint16(g.rsvGDT))
@@ -206,4 +341,12 @@ func (w *writer) writeData(im *bcache.Image) error {
 		r.Close()
 	}
 	return nil
+}
+
+// kbytesWritten is s_kbytes_written as mke2fs leaves it: 1, plus the
+// kilobytes its I/O channel wrote before ext2fs_close, plus the
+// descriptor blocks and superblock that close adds.
+func (w *writer) kbytesWritten() uint64 {
+	g := w.g
+	return 1 + (g.descBlocks+1)/uint64(g.bs/1024)
 }

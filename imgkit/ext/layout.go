@@ -24,19 +24,26 @@ type mkGeometry struct {
 	rsvGDT      uint64 // s_reserved_gdt_blocks
 	itbPerGroup uint64 // inode table blocks per group
 	inodes      uint32 // s_inodes_count
+	descSize    int    // bytes of a group descriptor: 32, or 64 with 64bit
+	logFlex     uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
 }
 
 const (
-	firstIno      = 11 // EXT2_GOOD_OLD_FIRST_INO, mke2fs's s_first_ino
-	badIno        = 1
-	resizeIno     = 7
-	descSize      = 32
-	largeExtra    = 32 // sizeof(struct ext2_inode_large) - 128
-	indBlock      = 12
-	dindBlock     = 13
-	tindBlock     = 14
-	mebi          = 1 << 20
-	defaultRsvPct = 5.0
+	firstIno   = 11 // EXT2_GOOD_OLD_FIRST_INO, mke2fs's s_first_ino
+	badIno     = 1
+	resizeIno  = 7
+	largeExtra = 32 // sizeof(struct ext2_inode_large) - 128
+	indBlock   = 12
+	dindBlock  = 13
+	tindBlock  = 14
+	mebi       = 1 << 20
+	dirTailLen = 12 // sizeof(struct ext2_dir_entry_tail)
+	// orphanBlockMagic is EXT4_ORPHAN_BLOCK_MAGIC, ob_magic of the
+	// tail (struct ext4_orphan_block_tail) ending each orphan file block.
+	orphanBlockMagic = 0x0b10ca04
+	// defaultLogFlex is log2 of mke2fs's default flex_bg size, 16 groups.
+	defaultLogFlex = 4
+	defaultRsvPct  = 5.0
 )
 
 // sizeType is mke2fs's usage type from the size, which mke2fs.conf maps
@@ -63,7 +70,10 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 		// mke2fs sizes the device in 1 KiB blocks to choose the type.
 		bs, _ = sizeType(uint64(o.Size)/1024, 1024)
 	}
-	g := &mkGeometry{bs: bs, inodeSize: 256}
+	g := &mkGeometry{bs: bs, inodeSize: 256, descSize: minDescSize}
+	if o.Type == "ext4" {
+		g.descSize, g.logFlex = minDescSize64bit, defaultLogFlex
+	}
 	if o.InodeSize != 0 {
 		g.inodeSize = o.InodeSize
 	}
@@ -100,7 +110,7 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 		return nil, fmt.Errorf("%w: the reserved blocks take the whole file system", ErrOption)
 	}
 	apb := uint64(bs / 4)
-	descPerBlock := uint64(bs / descSize)
+	descPerBlock := uint64(bs / g.descSize)
 	inodesCount := uint32(inodesParam)
 	for {
 		if g.blocks <= g.firstData {
@@ -223,6 +233,13 @@ func (g *mkGeometry) groupLast(group uint64) uint64 {
 	}
 	return l
 }
+
+// flexFirst is the first group of group's flex group (the group itself
+// without flex_bg).
+func (g *mkGeometry) flexFirst(group uint64) uint64 { return group &^ (1<<g.logFlex - 1) }
+
+// groupOfBlock is ext2fs_group_of_blk2.
+func (g *mkGeometry) groupOfBlock(b uint64) uint64 { return (b - g.firstData) / g.bpg }
 
 // groupOfIno is ext2fs_group_of_ino, with its 32-bit wrap for inode 0.
 func (g *mkGeometry) groupOfIno(ino uint32) uint64 { return uint64((ino - 1) / g.ipg) }

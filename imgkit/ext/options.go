@@ -64,9 +64,7 @@ type Options struct {
 // check refuses what the writer does not reproduce.
 func (o *Options) check() error {
 	switch o.Type {
-	case "", "ext2", "ext3":
-	case "ext4":
-		return fmt.Errorf("%w: Type %q is not written yet (only ext2 and ext3)", ErrOption, o.Type)
+	case "", "ext2", "ext3", "ext4":
 	default:
 		return fmt.Errorf("%w: Type %q: want ext2, ext3 or ext4", ErrOption, o.Type)
 	}

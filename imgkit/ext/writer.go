@@ -67,7 +67,9 @@ type writer struct {
 	// sums holds each regular file's content SHA-256 while the UUID or
 	// hash seed is to be derived (see idSeed); nil otherwise.
 	sums map[*fstree.Node][sha256.Size]byte
-	jsb  []byte // the journal's superblock block of ext3
+	jsb  []byte // the journal's superblock block of ext3 and ext4
+	// orphanIno is s_orphan_file_inum of ext4.
+	orphanIno uint32
 }
 
 func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
@@ -108,6 +110,7 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 		w.sums = map[*fstree.Node][sha256.Size]byte{}
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
+	w.f.extents, w.f.csum = o.Type == "ext4", o.Type == "ext4"
 	if err := w.mkfs(); err != nil {
 		return nil, err
 	}
@@ -180,6 +183,14 @@ func (w *writer) mkfs() error {
 	for i := uint32(rootIno + 1); i < firstIno; i++ {
 		f.inodeAllocStats(i, false)
 	}
+	if f.csum {
+		// write_reserved_inodes: zero inodes, each with its checksum
+		for i := uint32(1); i < firstIno; i++ {
+			if f.inodes[i] == nil {
+				f.inodes[i] = make(inode, g.inodeSize)
+			}
+		}
+	}
 	f.inodeAllocStats(badIno, false)
 	bad := make(inode, g.inodeSize)
 	for _, t := range [][]byte{bad.iAtime(), bad.iCtime(), bad.iMtime()} {
@@ -189,8 +200,13 @@ func (w *writer) mkfs() error {
 	if err := w.resizeInode(); err != nil {
 		return err
 	}
-	if w.o.Type == "ext3" {
-		return w.journal()
+	if w.o.Type == "ext3" || w.o.Type == "ext4" {
+		if err := w.journal(); err != nil {
+			return err
+		}
+	}
+	if w.o.Type == "ext4" {
+		return w.orphanFile()
 	}
 	return nil
 }
@@ -236,23 +252,31 @@ func (w *writer) journal() error {
 		return fmt.Errorf("%w: %d blocks are too few for a journal", ErrOption, g.blocks)
 	}
 	n := make(inode, g.inodeSize)
-	for l := uint64(0); l < uint64(nj); l++ {
-		b, err := f.mapBlock(journalIno, n, l)
-		if err != nil {
+	jsb := make([]byte, g.bs)
+	be := binary.BigEndian
+	be.PutUint32(jsb[0x0:], jbd2Magic)
+	be.PutUint32(jsb[0x4:], jbd2SuperV2)
+	be.PutUint32(jsb[0xc:], uint32(g.bs))
+	be.PutUint32(jsb[0x10:], uint32(nj))
+	be.PutUint32(jsb[0x14:], 1) // s_first
+	be.PutUint32(jsb[0x18:], 1) // s_sequence
+	w.jsb = jsb                 // its s_uuid is the file system's, set by prepare
+	be.PutUint32(jsb[0x40:], 1) // s_nr_users
+	if f.extents {
+		initExtents(n)
+		if err := w.journalExtents(n, uint64(nj)); err != nil {
 			return err
 		}
-		if l == 0 {
-			jsb := make([]byte, g.bs)
-			be := binary.BigEndian
-			be.PutUint32(jsb[0x0:], jbd2Magic)
-			be.PutUint32(jsb[0x4:], jbd2SuperV2)
-			be.PutUint32(jsb[0xc:], uint32(g.bs))
-			be.PutUint32(jsb[0x10:], uint32(nj))
-			be.PutUint32(jsb[0x14:], 1) // s_first
-			be.PutUint32(jsb[0x18:], 1) // s_sequence
-			w.jsb = jsb                 // its s_uuid is the file system's, set by prepare
-			be.PutUint32(jsb[0x40:], 1) // s_nr_users
-			f.meta[b] = jsb
+		f.meta[f.extLookup(n, 0)] = jsb
+	} else {
+		for l := uint64(0); l < uint64(nj); l++ {
+			b, err := f.mapBlock(journalIno, n, l)
+			if err != nil {
+				return err
+			}
+			if l == 0 {
+				f.meta[b] = jsb
+			}
 		}
 	}
 	rec := f.newInodeRecord(journalIno)
@@ -269,6 +293,130 @@ func (w *writer) journal() error {
 	le.PutUint32(w.jnlBlocks[60:], uint32(size>>32))
 	le.PutUint32(w.jnlBlocks[64:], uint32(size))
 	w.overhead += uint64(nj)
+	return nil
+}
+
+// journalExtents is ext2fs_fallocate's path for an empty extent-mapped
+// journal: from the first block of the group get_midpoint_journal_block
+// picks, runs of free blocks of at most 32768, each its own extent.
+func (w *writer) journalExtents(n inode, nj uint64) error {
+	f := w.f
+	pblk := w.midpointJournalBlock()
+	for l := uint64(0); l < nj; {
+		p, run, err := f.newRange(pblk, min(nj-l, extInitMaxLen))
+		if err != nil {
+			return err
+		}
+		for b := p; b < p+run; b++ {
+			f.mark(b)
+		}
+		f.addIBlocks(n, run)
+		if err := f.extInsert(journalIno, n, l, p, run); err != nil {
+			return err
+		}
+		l += run
+		if pblk = p + run; pblk >= w.g.blocks {
+			pblk = w.g.firstData
+		}
+	}
+	return nil
+}
+
+// midpointJournalBlock is mkjournal.c's get_midpoint_journal_block: the
+// first block of the group, around the middle of the file system, with
+// the most free blocks (with flex_bg, the first flex group from the
+// middle one that has any).
+func (w *writer) midpointJournalBlock() uint64 {
+	g, f := w.g, w.f
+	free := func(grp uint64) uint64 {
+		n := uint64(0)
+		for b := g.groupFirst(grp); b <= g.groupLast(grp); b++ {
+			if !f.used(b) {
+				n++
+			}
+		}
+		return n
+	}
+	groups := uint64(g.groups)
+	group := g.groupOfBlock((g.blocks - g.firstData) / 2)
+	flex := uint64(1) << g.logFlex
+	var start uint64
+	if g.logFlex != 0 && group > flex {
+		group &^= flex - 1
+		for group < groups && free(group) == 0 {
+			group++
+		}
+		if group == groups {
+			group = 0
+		}
+		start = group
+	} else if group > 0 {
+		start = group - 1
+	} else {
+		start = group
+	}
+	end := group
+	if group+1 < groups {
+		end = group + 1
+	}
+	group = start
+	for i := start + 1; i <= end; i++ {
+		if free(i) > free(group) {
+			group = i
+		}
+	}
+	return g.groupFirst(group)
+}
+
+// orphanFileBlocks is ext2fs_default_orphan_file_blocks.
+func orphanFileBlocks(blocks uint64, bs int) uint64 {
+	const defaultSize = 2 << 20 // EXT4_DEFAULT_ORPHAN_FILE_SIZE
+	switch {
+	case blocks < 128*1024:
+		return 32
+	case blocks < defaultSize:
+		return blocks / uint64(bs)
+	}
+	return defaultSize / uint64(bs)
+}
+
+// orphanFile is ext2fs_create_orphan_file: a new inode from the root's
+// group, its blocks allocated one after the other from the first free
+// one, each ending in the orphan block tail (its checksum is set when
+// the image is written).
+func (w *writer) orphanFile() error {
+	g, f := w.g, w.f
+	ino, err := f.newInode(rootIno)
+	if err != nil {
+		return err
+	}
+	f.inodeAllocStats(ino, false)
+	n := f.newInodeRecord(ino)
+	initExtents(n)
+	nb := orphanFileBlocks(g.blocks, g.bs)
+	last := uint64(0)
+	for l := uint64(0); l < nb; l++ {
+		b, err := f.allocBlock(last)
+		if err != nil {
+			return err
+		}
+		buf := make([]byte, g.bs)
+		le.PutUint32(buf[g.bs-8:], orphanBlockMagic)
+		f.meta[b] = buf
+		f.orphan = append(f.orphan, b)
+		if err := f.extAppend(ino, n, l, b, true); err != nil {
+			return err
+		}
+		last = b
+	}
+	le.PutUint32(n.iBlocksLo(), 0)
+	f.addIBlocks(n, nb)
+	le.PutUint16(n.iMode(), sIFREG|0o600)
+	le.PutUint16(n.iLinksCount(), 1)
+	size := nb * uint64(g.bs)
+	le.PutUint32(n.iSizeLo(), uint32(size))
+	le.PutUint32(n.iSizeHigh(), uint32(size>>32))
+	w.orphanIno = ino
 	return nil
 }
 
@@ -477,7 +625,14 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			copy(n.iBlock(), target)
 		} else {
 			f.addIBlocks(n, 1)
-			le.PutUint32(n.iBlockWord(0), uint32(blk))
+			if f.extents {
+				initExtents(n)
+				if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
+					return 0, err
+				}
+			} else {
+				le.PutUint32(n.iBlockWord(0), uint32(blk))
+			}
 			buf := make([]byte, g.bs)
 			copy(buf, target)
 			f.meta[blk] = buf
@@ -518,6 +673,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	n := f.newInodeRecord(ino)
 	le.PutUint16(n.iMode(), sIFREG|uint16(c.Mode&0o7777))
 	le.PutUint16(n.iLinksCount(), 1)
+	if f.extents {
+		initExtents(n)
+	}
 	le.PutUint32(n.iSizeLo(), uint32(c.Size))
 	le.PutUint32(n.iSizeHigh(), uint32(c.Size>>32))
 	if c.Size == 0 || c.ZeroFilled() {
@@ -549,7 +707,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		if isZero(buf[:k]) {
 			continue
 		}
-		phys, err := f.mapBlock(ino, n, uint64(off)/uint64(g.bs))
+		phys, err := f.mapData(ino, n, uint64(off)/uint64(g.bs))
 		if err != nil {
 			return 0, err
 		}
