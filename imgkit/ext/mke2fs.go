@@ -31,6 +31,8 @@ type Mke2fs struct {
 	// Metadata is fixturegen's --metadata=git|host (makefs.ParseMetadata's
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
+
+	ext4Feature string // the first -O feature of ext4's set given, checked against -t
 }
 
 // Mke2fsUsageError is an error of a command line's syntax (exit status 2).
@@ -75,6 +77,13 @@ var usageTypes = map[string][2]int{
 var defaultFeatures = map[string]bool{
 	"sparse_super": true, "large_file": true, "filetype": true, "resize_inode": true,
 	"dir_index": true, "ext_attr": true, "has_journal": true,
+}
+
+// ext4Features are the features mke2fs.conf adds for ext4, which the
+// writer writes all together with -t ext4.
+var ext4Features = map[string]bool{
+	"extent": true, "extents": true, "huge_file": true, "flex_bg": true, "metadata_csum": true,
+	"metadata_csum_seed": true, "64bit": true, "dir_nlink": true, "extra_isize": true, "orphan_file": true,
 }
 
 // ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
@@ -179,10 +188,12 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	}
 	switch o.Type {
 	case "", "ext2", "ext3":
+		if m.ext4Feature != "" {
+			return nil, refuse("-O %s: ext4's features are written together, with -t ext4", m.ext4Feature)
+		}
 	case "ext4":
-		return nil, refuse("ext4 (-t ext4, mkfs.ext4) is not written yet (only ext2 and ext3)")
 	default:
-		return nil, refuse("-t %s: want ext2 or ext3", o.Type)
+		return nil, refuse("-t %s: want ext2, ext3 or ext4", o.Type)
 	}
 	if usageArg != "" {
 		ut, ok := usageTypes[usageArg]
@@ -303,9 +314,14 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 				if f == "has_journal" {
 					*journal = true
 				}
+			case ext4Features[f]:
+				if m.ext4Feature == "" {
+					m.ext4Feature = f
+				}
 			default:
-				return refuse("-O %s: only the default features are written (%s)", f,
-					"sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr, has_journal")
+				return refuse("-O %s: only the default features are written (%s, and with -t ext4 %s)", f,
+					"sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr, has_journal",
+					"extent, huge_file, flex_bg, metadata_csum, metadata_csum_seed, 64bit, dir_nlink, extra_isize, orphan_file")
 			}
 		}
 	case 'T':

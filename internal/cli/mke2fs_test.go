@@ -57,6 +57,9 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mke2fs", "8m", []string{"-T", "huge", "-b", "1024"}},
 		{"mke2fs", "8m", []string{"-t", "ext2", "-b", "4096"}},
 		{"mkfs.ext3", "8m", []string{"-b", "4096"}},
+		{"mkfs.ext4", "8m", []string{"-L", "root"}},
+		{"mke2fs", "64m", []string{"-t", "ext4", "-b", "4096", "-O", "metadata_csum,64bit"}},
+		{"mke2fs", "16m", []string{"-t", "ext4", "-I", "128", "-b", "2048"}},
 	} {
 		t.Run(c.prog+strings.Join(c.args, ""), func(t *testing.T) {
 			t.Parallel()
@@ -84,8 +87,18 @@ func TestMke2fsCommandReference(t *testing.T) {
 			if err := run(e, append([]string{c.prog}, args...)); err != nil {
 				t.Fatalf("%s %v: %v\n%s", c.prog, args, err, stderr.String())
 			}
-			if off, err := tooltest.FirstDiff(filepath.Join(dir, "got.img"), filepath.Join(dir, "ref.img")); err != nil || off >= 0 {
-				t.Errorf("%s %v: differs from mke2fs 1.47.4 at byte %d (%v)", c.prog, args, off, err)
+			got, err := os.ReadFile(filepath.Join(dir, "got.img"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "ref.img"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tooltest.MaskExtKbytesWritten(got, want)
+			if !bytes.Equal(got, want) {
+				off, _ := tooltest.FirstDiffBytes(filepath.Join(dir, "ref.img"), got)
+				t.Errorf("%s %v: differs from mke2fs 1.47.4 (past s_kbytes_written) near byte %d", c.prog, args, off)
 			}
 		})
 	}
@@ -101,8 +114,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		usage bool
 		want  string
 	}{
-		{[]string{"mkfs.ext4", "img", "8m"}, false, "ext4"},
-		{[]string{"mke2fs", "-t", "ext4", "img", "8m"}, false, "ext4"},
+		{[]string{"mke2fs", "-t", "ext5", "img", "8m"}, false, "ext5"},
 		{[]string{"mke2fs", "-N", "100", "img", "8m"}, false, "-N"},
 		{[]string{"mke2fs", "-O", "metadata_csum", "img", "8m"}, false, "-O metadata_csum"},
 		{[]string{"mke2fs", "-E", "offset=4096", "img", "8m"}, false, "-E offset"},
