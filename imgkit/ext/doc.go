@@ -34,12 +34,13 @@
 // (a journal is an ordinary inode, not listed), and bigalloc clusters
 // beyond what block numbers say.
 //
-// The writer (WriteFile, Write, Build) makes ext2 and ext3 images from a
-// source tree as `mke2fs -t ext2 -d DIR` (or -t ext3) of e2fsprogs 1.47.4 does with its
-// default mke2fs.conf, byte for byte when given the same UUID, hash seed
-// and SOURCE_DATE_EPOCH (Options.UUID, HashSeed, Timestamp with
-// ClampTimes). What it does not reproduce yet (ext4 among it)
-// is refused with ErrOption rather than written differently.
+// The writer (WriteFile, Write, Build) makes ext2, ext3 and ext4 images
+// from a source tree as `mke2fs -t TYPE -d DIR` of e2fsprogs 1.47.4 does
+// with its default mke2fs.conf, byte for byte when given the same UUID,
+// hash seed and SOURCE_DATE_EPOCH (Options.UUID, HashSeed, Timestamp with
+// ClampTimes), but for ext4's s_kbytes_written (DETAILS.md). What it does
+// not reproduce yet is refused with ErrOption rather than written
+// differently.
 //
 // The package registers with imgkit/inspect through Describe, so that
 // "fixturegen ls", "cat" and "diff" read ext images and the ext file

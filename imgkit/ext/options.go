@@ -18,9 +18,10 @@ var ErrOption = errors.New("ext: bad option")
 // The zero value is `mke2fs -t ext2` with mke2fs 1.47.4's default
 // mke2fs.conf; Size is required.
 type Options struct {
-	// Type is the file system type of mke2fs -t: "ext2" (or "") or
-	// "ext3" (ext2 with a journal in inode 8). ext4 is refused until the
-	// writer reproduces its extents, flex_bg and checksums.
+	// Type is the file system type of mke2fs -t: "ext2" (or ""), "ext3"
+	// (ext2 with a journal in inode 8) or "ext4" (mke2fs.conf's ext4
+	// features: extents, flex_bg, 64bit, metadata_csum and its seed,
+	// huge_file, dir_nlink, extra_isize, orphan_file and the journal).
 	Type string
 	// Size is the image size in bytes (mke2fs's size argument); the file
 	// system takes Size/BlockSize blocks.
