@@ -28,6 +28,7 @@ type fsys struct {
 	itLoc  []uint64
 
 	orphan  []uint64 // the orphan file's blocks, whose tails hold checksums
+	stride  uint32   // fs->stride: -E stride, which staggers bitmaps without flex_bg
 	extents bool     // ext4's extent feature: inodes map their blocks with extent trees
 	csum    bool     // metadata_csum: directory blocks end in a checksum tail
 	// dirOwner and extOwner name the inode of each directory block and
@@ -134,16 +135,32 @@ func (f *fsys) allocateTables() error {
 		return f.allocateFlexTables()
 	}
 	for i := uint32(0); i < g.groups; i++ {
-		start, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
+		groupBlk, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
+		start := groupBlk
+		if f.stride != 0 {
+			// the stride staggers the bitmaps past the inode table's room
+			b, ok := f.firstFreeRun(groupBlk, last, 1)
+			if !ok {
+				return errNoSpace
+			}
+			b += g.itbPerGroup
+			b += uint64(f.stride*i) % (last - b + 1) // the product wraps at 32 bits, as in C
+			if start = b; start >= last {
+				start = groupBlk
+			}
+		}
 		for _, loc := range []*uint64{&f.bbmLoc[i], &f.ibmLoc[i]} {
 			b, ok := f.firstFreeRun(start, last, 1)
+			if !ok {
+				b, ok = f.firstFreeRun(groupBlk, last, 1)
+			}
 			if !ok {
 				return errNoSpace
 			}
 			f.mark(b)
 			*loc = b
 		}
-		b, ok := f.firstFreeRun(start, last, g.itbPerGroup)
+		b, ok := f.firstFreeRun(groupBlk, last, g.itbPerGroup)
 		if !ok {
 			return errNoSpace
 		}

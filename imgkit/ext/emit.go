@@ -24,6 +24,7 @@ type groupState struct {
 const (
 	bgInodeUninit = 0x1
 	bgBlockUninit = 0x2
+	bgInodeZeroed = 0x4
 )
 
 // write fills im.
@@ -201,6 +202,9 @@ func (w *writer) descriptors(states []groupState, seed uint32) []byte {
 		put16(d.bgFreeInodesCountLo, d.bgFreeInodesCountHi, st.freeInodes)
 		put16(d.bgUsedDirsCountLo, d.bgUsedDirsCountHi, f.dirs[i])
 		if f.csum {
+			if w.o.ZeroedInodeTables {
+				st.flags |= bgInodeZeroed
+			}
 			le.PutUint16(d.bgFlags(), st.flags)
 			put16(d.bgItableUnusedLo, d.bgItableUnusedHi, st.itableUnused)
 			put16(d.bgBlockBitmapCsumLo, d.bgBlockBitmapCsumHi, st.bbmCsum)
@@ -257,7 +261,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint16(s.sMaxMntCount(), 0xffff)
 	le.PutUint16(s.sMagic(), superMagic)
 	le.PutUint16(s.sState(), 1)
-	le.PutUint16(s.sErrors(), 1)
+	le.PutUint16(s.sErrors(), uint16(max(w.o.Errors, 1)))
 	le.PutUint32(s.sLastcheck(), f.now)
 	le.PutUint32(s.sRevLevel(), 1)
 	le.PutUint32(s.sFirstIno(), firstIno)
@@ -291,6 +295,9 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFeatureRoCompat(), roCompat)
 	copy(s.sUUID(), w.uuid[:])
 	copy(s.sVolumeName(), w.o.Label)
+	copy(s.sLastMounted(), w.o.LastMounted)
+	le.PutUint16(s.sRaidStride(), uint16(w.o.Stride))
+	le.PutUint32(s.sRaidStripeWidth(), w.o.StripeWidth)
 	le.PutUint16(s.sReservedGdtBlocks(), uint16(g.rsvGDT))
 	copy(s.sHashSeed(), w.hashSeed[:])
 	s.sDefHashVersion()[0] = 1                  // half_md4

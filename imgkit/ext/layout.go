@@ -2,6 +2,7 @@ package ext
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // This file computes the geometry mke2fs 1.47.4 gives a file system
@@ -73,6 +74,9 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 	g := &mkGeometry{bs: bs, inodeSize: 256, descSize: minDescSize}
 	if o.Type == "ext4" {
 		g.descSize, g.logFlex = minDescSize64bit, defaultLogFlex
+		if o.FlexGroups != 0 {
+			g.logFlex = uint32(bits.TrailingZeros(uint(o.FlexGroups)))
+		}
 	}
 	if o.InodeSize != 0 {
 		g.inodeSize = o.InodeSize
@@ -93,6 +97,12 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 		pct = *o.ReservedPercent
 	}
 	inodesParam := param * uint64(bs) / uint64(ratio)
+	if o.InodeCount != 0 {
+		inodesParam = o.InodeCount
+	}
+	if inodesParam > 0xffffffff && o.Type == "ext4" && o.InodeCount == 0 {
+		inodesParam = 0xffffffff // 64bit caps the count
+	}
 	if inodesParam > 0xffffffff {
 		return nil, fmt.Errorf("%w: too many inodes (%d), raise InodeRatio", ErrOption, inodesParam)
 	}
@@ -104,6 +114,12 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 		g.firstData = 1
 	}
 	g.bpg = uint64(bs) * 8
+	if o.BlocksPerGroup != 0 {
+		if o.BlocksPerGroup > bs*8 {
+			return nil, fmt.Errorf("%w: BlocksPerGroup %d is more than 8 times the block size", ErrOption, o.BlocksPerGroup)
+		}
+		g.bpg = uint64(o.BlocksPerGroup)
+	}
 	g.blocks = param
 	g.rBlocks = rParam
 	if g.rBlocks >= param {

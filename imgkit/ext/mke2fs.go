@@ -33,6 +33,7 @@ type Mke2fs struct {
 	Metadata fstree.Metadata
 
 	ext4Feature string // the first -O feature of ext4's set given, checked against -t
+	extended    string // every -E's options, joined by commas
 }
 
 // Mke2fsUsageError is an error of a command line's syntax (exit status 2).
@@ -171,11 +172,14 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 				i++
 				arg, argi = args[i], i
 			}
-			if err := m.option(c, arg, argi, &typeArg, &usageArg, &journal, &uuidSet, &seedSet); err != nil {
+			if err := m.option(c, arg, argi, &typeArg, &usageArg, &journal, &uuidSet); err != nil {
 				return nil, err
 			}
 			break
 		}
+	}
+	if err := m.extendedOptions(m.extended, &seedSet); err != nil {
+		return nil, err
 	}
 	if typeArg != "" {
 		o.Type = typeArg
@@ -257,7 +261,7 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 }
 
 // option applies option c with its argument arg (at index argi).
-func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string, journal, uuidSet, seedSet *bool) error {
+func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string, journal, uuidSet *bool) error {
 	o := &m.Options
 	num := func() (int, error) {
 		n, err := strconv.ParseInt(arg, 0, 64)
@@ -333,28 +337,120 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		}
 		o.UUID, *uuidSet = id, true
 	case 'E':
+		if m.extended != "" {
+			m.extended += "," // mke2fs joins every -E's options
+		}
+		m.extended += arg
+	case 'N':
+		n, err := strconv.ParseUint(arg, 0, 64)
+		if err != nil || n == 0 || n > math.MaxUint32 {
+			return usage("-N %s: invalid inodes count (want 1 to 2^32-1)", arg)
+		}
+		o.InodeCount = n
+	case 'g':
+		if o.BlocksPerGroup, err = num(); err != nil {
+			return err
+		}
+		if o.BlocksPerGroup%8 != 0 || o.BlocksPerGroup < 256 {
+			return usage("-g %s: blocks per group must be a multiple of 8, at least 256", arg)
+		}
+	case 'G':
+		if o.FlexGroups, err = num(); err != nil {
+			return err
+		}
+		if o.FlexGroups < 1 || o.FlexGroups&(o.FlexGroups-1) != 0 {
+			return usage("-G %s: flex_bg size must be a power of 2", arg)
+		}
+	case 'J':
 		for _, e := range strings.Split(arg, ",") {
 			k, v, _ := strings.Cut(e, "=")
-			switch k {
-			case "":
-			case "hash_seed":
-				id, err := parseUUID(v)
-				if err != nil {
-					return refuse("-E hash_seed=%s: %v", v, err)
-				}
-				o.HashSeed, *seedSet = id, true
-			case "root_owner":
-				if v != "0:0" {
-					return refuse("-E root_owner=%s: the root directory is written owned by 0:0 (give root_owner=0:0 or nothing)", v)
-				}
-			default:
-				return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed= and root_owner=0:0)", k)
+			if k != "size" {
+				return refuse("-J %s is not supported by fixturegen mke2fs (only size=)", k)
+			}
+			if o.JournalMiB, err = strconv.Atoi(v); err != nil || o.JournalMiB <= 0 {
+				return usage("-J size=%s: invalid journal size", v)
 			}
 		}
-	case 'N':
-		return refuse("-N is not written yet (the inode count comes from the size and -i)")
+		*journal = true
+	case 'M':
+		if len(arg) > 64 {
+			return usage("-M %q: the last mounted directory is at most 64 bytes", arg)
+		}
+		o.LastMounted = arg
+	case 'e':
+		switch arg {
+		case "continue":
+			o.Errors = 1
+		case "remount-ro":
+			o.Errors = 2
+		case "panic":
+			o.Errors = 3
+		default:
+			return usage("bad error behavior - %s", arg)
+		}
+	case 'o':
+		if arg != "linux" && arg != "Linux" {
+			return refuse("-o %s: only the Linux creator OS is written", arg)
+		}
+	case 'r':
+		if arg != "1" {
+			return refuse("-r %s: only revision 1 is written", arg)
+		}
 	default:
 		return refuse("-%c is not supported by fixturegen mke2fs", c)
+	}
+	return nil
+}
+
+// extendedOptions applies -E's comma-separated options.
+func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
+	o := &m.Options
+	for _, e := range strings.Split(arg, ",") {
+		k, v, _ := strings.Cut(e, "=")
+		switch k {
+		case "":
+		case "hash_seed":
+			id, err := parseUUID(v)
+			if err != nil {
+				return refuse("-E hash_seed=%s: %v", v, err)
+			}
+			o.HashSeed, *seedSet = id, true
+		case "root_owner":
+			u, g, ok := strings.Cut(v, ":")
+			uid, err1 := strconv.ParseUint(u, 0, 32)
+			gid, err2 := strconv.ParseUint(g, 0, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return refuse("-E root_owner=%s: want UID:GID (without a value mke2fs takes its own user's, which would make other bytes for each user)", v)
+			}
+			o.RootUID, o.RootGID = uint32(uid), uint32(gid)
+		case "stride", "stripe_width", "stripe-width":
+			n, err := strconv.ParseUint(v, 0, 32)
+			if err != nil {
+				return usage("-E %s: invalid %s parameter: %s", e, k, v)
+			}
+			if k == "stride" {
+				o.Stride = uint32(n)
+			} else {
+				o.StripeWidth = uint32(n)
+			}
+		case "lazy_itable_init", "assume_storage_prezeroed":
+			n := uint64(1)
+			if v != "" {
+				var err error
+				if n, err = strconv.ParseUint(v, 0, 32); err != nil {
+					return usage("-E %s: invalid value %s", k, v)
+				}
+			}
+			if k == "lazy_itable_init" {
+				o.ZeroedInodeTables = n == 0
+			} else {
+				o.ZeroedInodeTables = n != 0
+			}
+		case "discard", "nodiscard", "lazy_journal_init":
+			// no byte of a new image file depends on them
+		default:
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, discard and nodiscard)", k)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -40,6 +41,33 @@ type Options struct {
 	ReservedPercent *float64
 	// Label (-L) is the volume name, at most 16 bytes.
 	Label string
+	// LastMounted (-M) is s_last_mounted, the directory the file system
+	// was last mounted on, at most 64 bytes.
+	LastMounted string
+	// InodeCount (-N) is the least number of inodes; 0 derives it from
+	// the size and InodeRatio.
+	InodeCount uint64
+	// BlocksPerGroup (-g) is a multiple of 8 from 256 to 8 times the
+	// block size; 0 means 8 times the block size.
+	BlocksPerGroup int
+	// FlexGroups (-G) is ext4's flex_bg size, a power of 2; 0 means 16.
+	FlexGroups int
+	// JournalMiB (-J size=) is the journal's size in MiB of ext3 and ext4;
+	// 0 sizes it from the file system as mke2fs does.
+	JournalMiB int
+	// RootUID and RootGID (-E root_owner=) own the root directory.
+	RootUID, RootGID uint32
+	// Stride and StripeWidth (-E stride=, stripe_width=) are the RAID
+	// geometry in blocks (s_raid_stride, s_raid_stripe_width); without
+	// flex_bg the stride also staggers each group's bitmaps.
+	Stride, StripeWidth uint32
+	// Errors (-e) is s_errors, what the kernel does on an error: 1
+	// continue (0 means 1), 2 remount read-only, 3 panic.
+	Errors int
+	// ZeroedInodeTables marks every group's inode table zeroed
+	// (EXT2_BG_INODE_ZEROED with metadata_csum), as mke2fs does with
+	// -E lazy_itable_init=0 or assume_storage_prezeroed=1.
+	ZeroedInodeTables bool
 	// UUID (-U) and HashSeed (-E hash_seed) are the file system's UUID and
 	// directory hash seed. Zero means ids derived from the options and the
 	// tree (DETAILS.md "UUID and hash seed"), where mke2fs draws random
@@ -90,6 +118,24 @@ func (o *Options) check() error {
 	}
 	if len(o.Label) > 16 {
 		return fmt.Errorf("%w: Label %q is longer than 16 bytes", ErrOption, o.Label)
+	}
+	if o.Errors < 0 || o.Errors > 3 {
+		return fmt.Errorf("%w: Errors %d: want 1, 2 or 3", ErrOption, o.Errors)
+	}
+	if len(o.LastMounted) > 64 {
+		return fmt.Errorf("%w: LastMounted %q is longer than 64 bytes", ErrOption, o.LastMounted)
+	}
+	if o.InodeCount > math.MaxUint32 {
+		return fmt.Errorf("%w: InodeCount %d: want fewer than 2^32", ErrOption, o.InodeCount)
+	}
+	if n := o.BlocksPerGroup; n != 0 && (n%8 != 0 || n < 256) {
+		return fmt.Errorf("%w: BlocksPerGroup %d: want a multiple of 8, at least 256", ErrOption, n)
+	}
+	if n := o.FlexGroups; n != 0 && (n&(n-1) != 0 || n > 1<<30 || o.Type != "ext4") {
+		return fmt.Errorf("%w: FlexGroups %d: want a power of 2 with ext4", ErrOption, n)
+	}
+	if o.JournalMiB != 0 && (o.JournalMiB < 0 || o.Type == "" || o.Type == "ext2") {
+		return fmt.Errorf("%w: JournalMiB %d: want a size in MiB with ext3 or ext4", ErrOption, o.JournalMiB)
 	}
 	return nil
 }

@@ -111,6 +111,7 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum = o.Type == "ext4", o.Type == "ext4"
+	w.f.stride = o.Stride
 	if err := w.mkfs(); err != nil {
 		return nil, err
 	}
@@ -166,6 +167,14 @@ func (w *writer) mkfs() error {
 	w.overhead += g.firstData
 	if _, err := f.mkdir(rootIno, rootIno, ""); err != nil {
 		return err
+	}
+	if o := w.o; o.RootUID != 0 || o.RootGID != 0 {
+		// create_root_dir's root_owner
+		n := f.inodes[rootIno]
+		le.PutUint16(n.iUID(), uint16(o.RootUID))
+		le.PutUint16(n.lIUIDHigh(), uint16(o.RootUID>>16))
+		le.PutUint16(n.iGID(), uint16(o.RootGID))
+		le.PutUint16(n.lIGIDHigh(), uint16(o.RootGID>>16))
 	}
 	lpf, err := f.mkdir(rootIno, 0, "lost+found")
 	if err != nil {
@@ -250,6 +259,20 @@ func (w *writer) journal() error {
 	nj := journalBlocks(g.blocks)
 	if nj < 0 {
 		return fmt.Errorf("%w: %d blocks are too few for a journal", ErrOption, g.blocks)
+	}
+	if w.o.JournalMiB != 0 {
+		// figure_journal_size: MiB in blocks, 1024 to 10240000, at most
+		// half the free blocks
+		nj = int64(w.o.JournalMiB) * 1024 / int64(g.bs/1024)
+		free := int64(0)
+		for b := g.firstData; b < g.blocks; b++ {
+			if !f.used(b) {
+				free++
+			}
+		}
+		if nj < 1024 || nj > 10240000 || nj > free/2 {
+			return fmt.Errorf("%w: JournalMiB %d: a journal of %d blocks (want 1024 to 10240000, at most half the %d free)", ErrOption, w.o.JournalMiB, nj, free)
+		}
 	}
 	n := make(inode, g.inodeSize)
 	jsb := make([]byte, g.bs)

@@ -60,6 +60,15 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "8m", []string{"-L", "root"}},
 		{"mke2fs", "64m", []string{"-t", "ext4", "-b", "4096", "-O", "metadata_csum,64bit"}},
 		{"mke2fs", "16m", []string{"-t", "ext4", "-I", "128", "-b", "2048"}},
+		// -E replaces the -E before it (mke2fs keeps the last), so these
+		// lines give hash_seed again.
+		{"mke2fs", "8m", []string{"-t", "ext2", "-N", "300", "-g", "2048", "-M", "/mnt/root", "-o", "linux", "-r", "1",
+			"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,root_owner=1000:100,stride=7,stripe_width=14,nodiscard"}},
+		{"mkfs.ext3", "16m", []string{"-J", "size=2", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,stride=3"}},
+		{"mkfs.ext4", "64m", []string{"-G", "4", "-N", "5000", "-J", "size=4", "-b", "1024",
+			"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,lazy_itable_init=0,stride=16,stripe-width=32"}},
+		{"mke2fs", "8m", []string{"-e", "remount-ro", "-E", "root_owner=0:5"}},
+		{"mkfs.ext4", "32m", []string{"-g", "1024", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
 	} {
 		t.Run(c.prog+strings.Join(c.args, ""), func(t *testing.T) {
 			t.Parallel()
@@ -115,10 +124,12 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		want  string
 	}{
 		{[]string{"mke2fs", "-t", "ext5", "img", "8m"}, false, "ext5"},
-		{[]string{"mke2fs", "-N", "100", "img", "8m"}, false, "-N"},
+		{[]string{"mke2fs", "-N", "0", "img", "8m"}, true, "-N"},
+		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
+		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
 		{[]string{"mke2fs", "-O", "metadata_csum", "img", "8m"}, false, "-O metadata_csum"},
 		{[]string{"mke2fs", "-E", "offset=4096", "img", "8m"}, false, "-E offset"},
-		{[]string{"mke2fs", "-E", "root_owner=1000:1000", "img", "8m"}, false, "root_owner"},
+		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "largefile", "img", "8m"}, false, "-T largefile"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
 		{[]string{"mke2fs", "-b", "8192", "img", "8m"}, false, "-b 8192"},
