@@ -391,7 +391,7 @@ func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 		t.fileType()[0] = dirTailFT
 	}
 	if ino == 0 {
-		le.PutUint16(dirEntry(b).recLen(), uint16(end))
+		f.setRecLen(dirEntry(b), end)
 		return b
 	}
 	d := dirEntry(b)
@@ -402,7 +402,7 @@ func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 	b[8] = '.'
 	d = dirEntry(b[12:])
 	le.PutUint32(d.inode(), parent)
-	le.PutUint16(d.recLen(), uint16(end-12))
+	f.setRecLen(d, end-12)
 	d.nameLen()[0] = 2
 	d.fileType()[0] = ftDir
 	b[20], b[21] = '.', '.'
@@ -500,6 +500,24 @@ func (f *fsys) lookupBlock(n inode, l uint64) uint64 {
 
 func dirRecLen(nameLen int) int { return (nameLen + 8 + 3) &^ 3 }
 
+// recLen and setRecLen read and write an entry's rec_len as
+// ext2fs_get_rec_len and ext2fs_set_rec_len do (recLenFromDisk).
+func (f *fsys) recLen(d dirEntry) int { return recLenFromDisk(le.Uint16(d.recLen()), f.g.bs) }
+
+func (f *fsys) setRecLen(d dirEntry, n int) {
+	v := uint16(n)
+	switch {
+	case n < 65536:
+	case n == f.g.bs && n == 65536:
+		v = 65535
+	case n == f.g.bs:
+		v = 0
+	default:
+		v = uint16(n&65532 | n>>16&3)
+	}
+	le.PutUint16(d.recLen(), v)
+}
+
 // link is ext2fs_link for a linear directory: the first entry, block by
 // block, with room after its name (or an empty one large enough) takes
 // the new name; with expand, a full directory gets a new block first.
@@ -529,25 +547,25 @@ func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
 	recLen := dirRecLen(len(name))
 	for off := 0; off < bs; {
 		d := dirEntry(buf[off:])
-		cur := int(le.Uint16(d.recLen()))
+		cur := f.recLen(d)
 		if off+cur < bs-8 {
 			next := dirEntry(buf[off+cur:])
-			if le.Uint32(next.inode()) == 0 && off+cur+int(le.Uint16(next.recLen())) <= bs {
-				cur += int(le.Uint16(next.recLen()))
-				le.PutUint16(d.recLen(), uint16(cur))
+			if le.Uint32(next.inode()) == 0 && off+cur+f.recLen(next) <= bs {
+				cur += f.recLen(next)
+				f.setRecLen(d, cur)
 			}
 		}
 		if le.Uint32(d.inode()) != 0 {
 			minLen := dirRecLen(int(d.nameLen()[0]))
 			if cur >= minLen+recLen {
-				le.PutUint16(d.recLen(), uint16(minLen))
+				f.setRecLen(d, minLen)
 				next := dirEntry(buf[off+minLen:])
 				le.PutUint32(next.inode(), 0)
 				next.nameLen()[0] = 0
 				next.fileType()[0] = 0
-				le.PutUint16(next.recLen(), uint16(cur-minLen))
+				f.setRecLen(next, cur-minLen)
 			}
-			off += int(le.Uint16(d.recLen()))
+			off += f.recLen(d)
 			continue
 		}
 		if cur >= recLen {

@@ -267,7 +267,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFirstIno(), firstIno)
 	le.PutUint16(s.sInodeSize(), uint16(g.inodeSize))
 	compat := uint32(compatExtAttr | compatDirIndex)
-	if w.o.Type == "ext3" || w.o.Type == "ext4" {
+	if w.hasJournal {
 		compat |= compatHasJournal
 		le.PutUint32(s.sJournalInum(), journalIno)
 		copy(s.sJnlBlocks(), w.jnlBlocks[:])
@@ -279,8 +279,10 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	compat |= compatResizeInode
 	incompat := uint32(incompatFiletype)
 	roCompat := uint32(roCompatSparseSuper | roCompatLargeFile)
-	if w.o.Type == "ext4" {
+	if w.orphanIno != 0 {
 		compat |= compatOrphanFile
+	}
+	if w.o.Type == "ext4" {
 		incompat |= incompatExtents | incompat64bit | incompatFlexBG | incompatCsumSeed
 		roCompat |= roCompatHugeFile | roCompatDirNlink | roCompatExtraIsize | roCompatMetadataCsum
 		le.PutUint16(s.sDescSize(), uint16(g.descSize))

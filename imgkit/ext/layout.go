@@ -39,6 +39,9 @@ const (
 	tindBlock  = 14
 	mebi       = 1 << 20
 	dirTailLen = 12 // sizeof(struct ext2_dir_entry_tail)
+	// maxBlocksPerGroup is EXT2_MAX_BLOCKS_PER_GROUP: a group's free
+	// count must fit 16 bits.
+	maxBlocksPerGroup = 65536 - 8
 	// orphanBlockMagic is EXT4_ORPHAN_BLOCK_MAGIC, ob_magic of the
 	// tail (struct ext4_orphan_block_tail) ending each orphan file block.
 	orphanBlockMagic = 0x0b10ca04
@@ -113,7 +116,7 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 	if bs == 1024 {
 		g.firstData = 1
 	}
-	g.bpg = uint64(bs) * 8
+	g.bpg = min(uint64(bs)*8, maxBlocksPerGroup)
 	if o.BlocksPerGroup != 0 {
 		if o.BlocksPerGroup > bs*8 {
 			return nil, fmt.Errorf("%w: BlocksPerGroup %d is more than 8 times the block size", ErrOption, o.BlocksPerGroup)

@@ -279,9 +279,9 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 			return err
 		}
 		switch o.BlockSize {
-		case 1024, 2048, 4096:
+		case 1024, 2048, 4096, 8192, 16384, 32768, 65536:
 		default:
-			return refuse("-b %s: the block sizes written are 1024, 2048 and 4096", arg)
+			return refuse("-b %s: the block sizes written are the powers of 2 from 1024 to 65536", arg)
 		}
 	case 'd':
 		m.Dir, m.DirArg = arg, argi

@@ -27,7 +27,8 @@ type Options struct {
 	// Size is the image size in bytes (mke2fs's size argument); the file
 	// system takes Size/BlockSize blocks.
 	Size int64
-	// BlockSize (-b) is 1024, 2048 or 4096; 0 chooses from the size as
+	// BlockSize (-b) is a power of 2 from 1024 to 65536 (blocks past
+	// 4096 give groups of 65528 blocks at most); 0 chooses from the size as
 	// mke2fs.conf does (1024 under 512 MiB, else 4096).
 	BlockSize int
 	// InodeSize (-I) is 128 or 256; 0 means 256.
@@ -101,7 +102,7 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: Size must be given (bytes of the image)", ErrOption)
 	}
 	switch o.BlockSize {
-	case 0, 1024, 2048, 4096:
+	case 0, 1024, 2048, 4096, 8192, 16384, 32768, 65536:
 	default:
 		return fmt.Errorf("%w: BlockSize %d: want 1024, 2048 or 4096", ErrOption, o.BlockSize)
 	}

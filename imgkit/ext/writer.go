@@ -69,7 +69,8 @@ type writer struct {
 	sums map[*fstree.Node][sha256.Size]byte
 	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// orphanIno is s_orphan_file_inum of ext4.
-	orphanIno uint32
+	orphanIno  uint32
+	hasJournal bool
 }
 
 func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
@@ -210,9 +211,18 @@ func (w *writer) mkfs() error {
 		return err
 	}
 	if w.o.Type == "ext3" || w.o.Type == "ext4" {
+		if journalBlocks(g.blocks) < 0 && w.o.JournalMiB == 0 {
+			// figure_journal_size: mke2fs goes on without a journal (nor,
+			// then, an orphan file)
+			if w.o.Warn != nil {
+				fmt.Fprintf(w.o.Warn, "ext: %d blocks are too few for a journal; the file system has none, as mke2fs makes it\n", g.blocks)
+			}
+			return nil
+		}
 		if err := w.journal(); err != nil {
 			return err
 		}
+		w.hasJournal = true
 	}
 	if w.o.Type == "ext4" {
 		return w.orphanFile()
@@ -565,7 +575,7 @@ func (w *writer) lookup(dir uint32, name string) uint32 {
 			if le.Uint32(d.inode()) != 0 && string(buf[off+8:off+8+nl]) == name {
 				return le.Uint32(d.inode())
 			}
-			off += int(le.Uint16(d.recLen()))
+			off += w.f.recLen(d)
 		}
 	}
 	return 0

@@ -89,6 +89,9 @@ var writeCases = []writeCase{
 	{name: "ext4-1k-4M", size: "4M", opts: Options{Type: "ext4", BlockSize: 1024, Size: 4 << 20}, args: []string{"-t", "ext4", "-b", "1024"}},
 	{name: "ext4-1k-64M", size: "64M", opts: Options{Type: "ext4", BlockSize: 1024, Size: 64 << 20}, args: []string{"-t", "ext4", "-b", "1024"}},
 	{name: "ext4-4k-64M", size: "64M", opts: Options{Type: "ext4", BlockSize: 4096, Size: 64 << 20}, args: []string{"-t", "ext4", "-b", "4096"}},
+	{name: "ext2-8k-64M", size: "64M", opts: Options{BlockSize: 8192, Size: 64 << 20}, args: []string{"-t", "ext2", "-b", "8192"}},
+	{name: "ext4-64k-64M", size: "64M", opts: Options{Type: "ext4", BlockSize: 65536, Size: 64 << 20}, args: []string{"-t", "ext4", "-b", "65536"}},
+	{name: "ext3-16k-64M", size: "64M", opts: Options{Type: "ext3", BlockSize: 16384, Size: 64 << 20}, args: []string{"-t", "ext3", "-b", "16384"}},
 	// mke2fs.conf's "default" type: 4 KiB blocks, inode_ratio 16384, 5 groups.
 	{name: "ext2-default-600M", long: true, size: "600M", opts: Options{Size: 600 << 20}, args: []string{"-t", "ext2"}},
 }

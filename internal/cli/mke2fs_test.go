@@ -68,6 +68,10 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "64m", []string{"-G", "4", "-N", "5000", "-J", "size=4", "-b", "1024",
 			"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,lazy_itable_init=0,stride=16,stripe-width=32"}},
 		{"mke2fs", "8m", []string{"-e", "remount-ro", "-E", "root_owner=0:5"}},
+		// too small for a journal: mke2fs goes on without one
+		{"mkfs.ext4", "1m", nil},
+		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
+		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "32768"}},
 		{"mkfs.ext4", "32m", []string{"-g", "1024", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
 	} {
 		t.Run(c.prog+strings.Join(c.args, ""), func(t *testing.T) {
@@ -132,7 +136,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "largefile", "img", "8m"}, false, "-T largefile"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
-		{[]string{"mke2fs", "-b", "8192", "img", "8m"}, false, "-b 8192"},
+		{[]string{"mke2fs", "-b", "3000", "img", "8m"}, false, "-b 3000"},
 		{[]string{"mke2fs", "-c", "img", "8m"}, false, "-c"},
 		{[]string{"mke2fs", "-Z", "img", "8m"}, true, "'Z'"},
 		{[]string{"mke2fs", "img", "8x"}, true, "8x"},
