@@ -610,38 +610,79 @@ func (f *fsys) expandDir(dir uint32) error {
 	if l > 0 {
 		goal = f.lookupBlock(n, l-1)
 	}
-	apb := uint64(f.g.bs / 4)
 	newBlocks := uint64(0)
-	switch {
-	case l < nDirect:
-	case l-nDirect < apb:
-		if iblock(n, indBlock) == 0 {
-			ib, err := f.allocBlock(goal)
-			if err != nil {
-				return err
-			}
-			f.meta[ib] = make([]byte, f.g.bs)
-			le.PutUint32(n.iBlockWord(indBlock), uint32(ib))
+	// block_iterate3's append order: a missing indirect block at each
+	// level from the top, then the directory block, all from the same
+	// goal (the last directory block).
+	alloc := func() (uint64, error) {
+		b, err := f.allocBlock(goal)
+		if err == nil {
 			newBlocks++
 		}
-	default:
-		return fmt.Errorf("%w: a directory larger than %d blocks is not written yet", ErrOption, nDirect+apb)
+		return b, err
 	}
-	b, err := f.allocBlock(goal)
+	slot, err := f.dirSlot(n, l, alloc)
 	if err != nil {
 		return err
 	}
-	newBlocks++
+	b, err := alloc()
+	if err != nil {
+		return err
+	}
 	f.meta[b] = f.newDirBlock(0, 0)
 	f.dirOwner[b] = dir
-	if l < nDirect {
-		le.PutUint32(n.iBlockWord(int(l)), uint32(b))
-	} else {
-		le.PutUint32(f.meta[iblock(n, indBlock)][4*(l-nDirect):], uint32(b))
-	}
+	le.PutUint32(slot, uint32(b))
 	le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
 	f.addIBlocks(n, newBlocks)
 	return nil
+}
+
+// dirSlot returns the 4 bytes that map logical block l of a block-mapped
+// inode: a word of i_block or of an indirect block, making the indirect
+// blocks on its way with alloc.
+func (f *fsys) dirSlot(n inode, l uint64, alloc func() (uint64, error)) ([]byte, error) {
+	apb := uint64(f.g.bs / 4)
+	if l < nDirect {
+		return n.iBlockWord(int(l)), nil
+	}
+	// ensure returns the block a word names, made zero when missing.
+	ensure := func(word []byte) (uint64, error) {
+		if b := uint64(le.Uint32(word)); b != 0 {
+			return b, nil
+		}
+		b, err := alloc()
+		if err != nil {
+			return 0, err
+		}
+		f.meta[b] = make([]byte, f.g.bs)
+		le.PutUint32(word, uint32(b))
+		return b, nil
+	}
+	l -= nDirect
+	top, levels := indBlock, 1
+	switch {
+	case l < apb:
+	case l-apb < apb*apb:
+		l -= apb
+		top, levels = dindBlock, 2
+	default:
+		l -= apb + apb*apb
+		top, levels = tindBlock, 3
+	}
+	blk, err := ensure(n.iBlockWord(top))
+	if err != nil {
+		return nil, err
+	}
+	for lv := levels - 1; lv > 0; lv-- {
+		span := uint64(1)
+		for range lv {
+			span *= apb
+		}
+		if blk, err = ensure(f.meta[blk][4*(l/span%apb):][:4]); err != nil {
+			return nil, err
+		}
+	}
+	return f.meta[blk][4*(l%apb):][:4], nil
 }
 
 // mapData is ext2fs_bmap2 with BMAP_ALLOC for logical block l of a file:

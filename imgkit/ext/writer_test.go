@@ -311,3 +311,44 @@ func TestWriteExtentTrees(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteBigDirectory compares a directory of 1200 entries of 250-byte
+// names (about 400 blocks of 1 KiB: past the 268 that direct and single
+// indirect blocks map, so its double indirect block is made) with the
+// reference, as ext2, ext3 and ext4.
+func TestWriteBigDirectory(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := filepath.Join(t.TempDir(), "big")
+	if err := os.MkdirAll(filepath.Join(src, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1200 {
+		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("x", 245))
+		if err := os.WriteFile(filepath.Join(src, "d", name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, typ := range []string{"ext2", "ext3", "ext4"} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			ref := mke2fs(t, refMke2fs, src, "16M", "-t", typ, "-b", "1024")
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Type: typ, BlockSize: 1024, Size: 16 << 20, UUID: testUUID, HashSeed: testHashSeed,
+				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+			got, err := Build(fstree.Dir(src), &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, got, want)
+			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstTree(t, f, src, true, false)
+		})
+	}
+}
