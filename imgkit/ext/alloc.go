@@ -17,8 +17,8 @@ var errNoSpace = fmt.Errorf("%w: the tree does not fit the file system", ErrOpti
 type fsys struct {
 	g      *mkGeometry
 	now    uint32
-	bmap   []uint64 // block bitmap, bit b for block b
-	imap   []uint64 // inode bitmap, bit i for inode i
+	bmap   *bitmap // block bitmap, bit b for block b, chunked by group
+	imap   *bitmap // inode bitmap, bit i for inode i, chunked by group
 	inodes map[uint32]inode
 	meta   map[uint64][]byte // metadata blocks (directories, indirect blocks, symbolic links, resize inode)
 	data   []dataBlock       // file data to copy at write time
@@ -48,8 +48,8 @@ type dataBlock struct {
 func newFsys(g *mkGeometry, now uint32) *fsys {
 	return &fsys{
 		g: g, now: now,
-		bmap:   make([]uint64, (g.blocks+63)/64),
-		imap:   make([]uint64, (uint64(g.inodes)+1+63)/64),
+		bmap:   newBitmap(g.firstData, g.blocks-g.firstData, g.bpg),
+		imap:   newBitmap(1, uint64(g.inodes), uint64(g.ipg)),
 		inodes: map[uint32]inode{},
 		meta:   map[uint64][]byte{},
 		dirs:   make([]uint32, g.groups),
@@ -71,12 +71,11 @@ func (f *fsys) dirTailSize() int {
 	return 0
 }
 
-func testBit(m []uint64, i uint64) bool { return m[i/64]&(1<<(i%64)) != 0 }
-func setBit(m []uint64, i uint64)       { m[i/64] |= 1 << (i % 64) }
-func clearBit(m []uint64, i uint64)     { m[i/64] &^= 1 << (i % 64) }
+func (f *fsys) used(b uint64) bool { return f.bmap.test(b) }
+func (f *fsys) mark(b uint64)      { f.bmap.set(b) }
 
-func (f *fsys) used(b uint64) bool { return testBit(f.bmap, b) }
-func (f *fsys) mark(b uint64)      { setBit(f.bmap, b) }
+// usedIn counts the used blocks from start to end (exclusive).
+func (f *fsys) usedIn(start, end uint64) uint64 { return f.bmap.count(start, end) }
 
 // reserveSuper marks a group's superblock, descriptors and reserved GDT
 // blocks (ext2fs_reserve_super_and_bgd). With 1 KiB blocks block 0 lies
@@ -110,14 +109,7 @@ func (f *fsys) firstFreeRun(start, finish uint64, num uint64) (uint64, bool) {
 			}
 			b = f.g.firstData
 		}
-		free := true
-		for i := uint64(0); i < num; i++ {
-			if f.used(b + i) {
-				free = false
-				break
-			}
-		}
-		if free {
+		if f.usedIn(b, b+num) == 0 {
 			return b, true
 		}
 		b++
@@ -266,15 +258,11 @@ func (f *fsys) newBlock(goal uint64) (uint64, error) {
 	if goal == 0 || goal >= g.blocks {
 		goal = g.firstData
 	}
-	for b := goal; b < g.blocks; b++ {
-		if !f.used(b) {
-			return b, nil
-		}
+	if b, ok := f.bmap.firstZero(goal, g.blocks); ok {
+		return b, nil
 	}
-	for b := g.firstData; b < goal; b++ {
-		if !f.used(b) {
-			return b, nil
-		}
+	if b, ok := f.bmap.firstZero(g.firstData, goal); ok {
+		return b, nil
 	}
 	return 0, errNoSpace
 }
@@ -318,22 +306,18 @@ func (f *fsys) newInode(dir uint32) (uint32, error) {
 	if start < firstIno {
 		start = firstIno
 	}
-	for i := start; i <= g.inodes; i++ {
-		if !testBit(f.imap, uint64(i)) {
-			return i, nil
-		}
+	if i, ok := f.imap.firstZero(uint64(start), uint64(g.inodes)+1); ok {
+		return uint32(i), nil
 	}
-	for i := uint32(firstIno); i < start; i++ {
-		if !testBit(f.imap, uint64(i)) {
-			return i, nil
-		}
+	if i, ok := f.imap.firstZero(firstIno, uint64(start)); ok {
+		return uint32(i), nil
 	}
 	return 0, errNoSpace
 }
 
 // inodeAllocStats is ext2fs_inode_alloc_stats2(+1).
 func (f *fsys) inodeAllocStats(ino uint32, isDir bool) {
-	setBit(f.imap, uint64(ino))
+	f.imap.set(uint64(ino))
 	if isDir {
 		f.dirs[f.g.groupOfIno(ino)]++
 	}

@@ -132,20 +132,12 @@ func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool)
 	g, f := w.g, w.f
 	first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
 	bm = make([]byte, g.bs)
+	f.bmap.chunkBytes(uint64(i), bm[:g.bpg/8])
 	for j := range bm[g.bpg/8:] {
 		bm[g.bpg/8+uint64(j)] = 0xff
 	}
-	for b := first; b < first+g.bpg; b++ {
-		switch {
-		case b > last:
-			bm[(b-first)/8] |= 1 << ((b - first) % 8)
-		case f.used(b):
-			bm[(b-first)/8] |= 1 << ((b - first) % 8)
-			anyUsed = true
-		default:
-			st.freeBlocks++
-		}
-	}
+	used := f.usedIn(first, last+1)
+	st.freeBlocks = uint32(last + 1 - first - used)
 	if i == g.groups-1 {
 		if nbits := (g.blocks - g.firstData) % g.bpg; nbits != 0 {
 			for j := nbits; j < uint64(g.bs)*8; j++ {
@@ -153,7 +145,7 @@ func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool)
 			}
 		}
 	}
-	return bm, anyUsed
+	return bm, used > 0
 }
 
 // inodeBitmap is group i's inode bitmap, padded with ones, with its free
@@ -162,16 +154,15 @@ func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool)
 func (w *writer) inodeBitmap(i uint32, st *groupState) (ibm []byte, lastUsed uint32) {
 	g, f := w.g, w.f
 	ibm = make([]byte, g.bs)
+	f.imap.chunkBytes(uint64(i), ibm[:(g.ipg+7)/8])
 	for j := range ibm[(g.ipg+7)/8:] {
 		ibm[(g.ipg+7)/8+uint32(j)] = 0xff
 	}
-	for j := uint32(0); j < g.ipg; j++ {
-		if testBit(f.imap, uint64(i*g.ipg+j+1)) {
-			ibm[j/8] |= 1 << (j % 8)
-			lastUsed = j + 1
-		} else {
-			st.freeInodes++
-		}
+	first := uint64(i)*uint64(g.ipg) + 1
+	end := first + uint64(g.ipg)
+	st.freeInodes = g.ipg - uint32(f.imap.count(first, end))
+	if l, ok := f.imap.last(first, end); ok {
+		lastUsed = uint32(l-first) + 1
 	}
 	return ibm, lastUsed
 }

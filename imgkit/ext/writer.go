@@ -160,12 +160,7 @@ func (w *writer) mkfs() error {
 	if err := f.allocateTables(); err != nil {
 		return err
 	}
-	for b := g.firstData; b < g.blocks; b++ {
-		if f.used(b) {
-			w.overhead++
-		}
-	}
-	w.overhead += g.firstData
+	w.overhead = f.usedIn(g.firstData, g.blocks) + g.firstData
 	if _, err := f.mkdir(rootIno, rootIno, ""); err != nil {
 		return err
 	}
@@ -274,12 +269,7 @@ func (w *writer) journal() error {
 		// figure_journal_size: MiB in blocks, 1024 to 10240000, at most
 		// half the free blocks
 		nj = int64(w.o.JournalMiB) * 1024 / int64(g.bs/1024)
-		free := int64(0)
-		for b := g.firstData; b < g.blocks; b++ {
-			if !f.used(b) {
-				free++
-			}
-		}
+		free := int64(g.blocks - g.firstData - f.usedIn(g.firstData, g.blocks))
 		if nj < 1024 || nj > 10240000 || nj > free/2 {
 			return fmt.Errorf("%w: JournalMiB %d: a journal of %d blocks (want 1024 to 10240000, at most half the %d free)", ErrOption, w.o.JournalMiB, nj, free)
 		}
@@ -362,13 +352,8 @@ func (w *writer) journalExtents(n inode, nj uint64) error {
 func (w *writer) midpointJournalBlock() uint64 {
 	g, f := w.g, w.f
 	free := func(grp uint64) uint64 {
-		n := uint64(0)
-		for b := g.groupFirst(grp); b <= g.groupLast(grp); b++ {
-			if !f.used(b) {
-				n++
-			}
-		}
-		return n
+		first, last := g.groupFirst(grp), g.groupLast(grp)
+		return last + 1 - first - f.usedIn(first, last+1)
 	}
 	groups := uint64(g.groups)
 	group := g.groupOfBlock((g.blocks - g.firstData) / 2)
@@ -680,10 +665,10 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			return 0, err
 		}
 		if !fast {
-			clearBit(f.bmap, blk)
+			f.bmap.clear(blk)
 			delete(f.meta, blk)
 		}
-		clearBit(f.imap, uint64(ino))
+		f.imap.clear(uint64(ino))
 		delete(f.inodes, ino)
 		if err := f.expandDir(dir); err != nil {
 			return 0, err
