@@ -502,18 +502,26 @@ func (f *fsys) setRecLen(d dirEntry, n int) {
 	le.PutUint16(d.recLen(), v)
 }
 
-// link is ext2fs_link for a linear directory: the first entry, block by
-// block, with room after its name (or an empty one large enough) takes
-// the new name; with expand, a full directory gets a new block first.
-func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, expand bool) error {
+// link is ext2fs_link for a linear directory. With appendMode (mke2fs
+// -d's EXT2FS_LINK_APPEND|EXT2FS_LINK_EXPAND, which every name but a
+// symbolic link's is linked with) only the directory's last block may
+// take the name, and a full one gets a new block; without it (a symbolic
+// link) the first entry, block by block, with room after its name (or an
+// empty one large enough) takes it, and a full directory is an error.
+func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode bool) error {
 	for {
 		n := f.inodes[dir]
-		for _, blk := range f.dirBlocks(n) {
-			if f.linkBlock(f.meta[blk], name, ino, ft) {
+		if appendMode {
+			last := f.lookupBlock(n, uint64(le.Uint32(n.iSizeLo()))/uint64(f.g.bs)-1)
+			if f.linkBlock(f.meta[last], name, ino, ft) {
 				return nil
 			}
-		}
-		if !expand {
+		} else {
+			for _, blk := range f.dirBlocks(n) {
+				if f.linkBlock(f.meta[blk], name, ino, ft) {
+					return nil
+				}
+			}
 			return errDirNoSpace
 		}
 		if err := f.expandDir(dir); err != nil {

@@ -329,6 +329,26 @@ func TestWriteBigDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Four long names leave a hole in the first block that the short
+	// names after them could take; mke2fs -d links every name but a
+	// symbolic link's into the last block only (EXT2FS_LINK_APPEND), and
+	// a symbolic link into the first hole that fits.
+	if err := os.MkdirAll(filepath.Join(src, "holes", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := os.WriteFile(filepath.Join(src, "holes", fmt.Sprintf("l%d-%s", i, strings.Repeat("y", 240))), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"s1", "s2", "s3"} {
+		if err := os.WriteFile(filepath.Join(src, "holes", n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("target", filepath.Join(src, "holes", "t-link")); err != nil {
+		t.Fatal(err)
+	}
 	for _, typ := range []string{"ext2", "ext3", "ext4"} {
 		t.Run(typ, func(t *testing.T) {
 			t.Parallel()
