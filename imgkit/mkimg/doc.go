@@ -14,7 +14,7 @@
 // derived from the layout and the partitions' contents, so the same inputs
 // give the same disk; with -y they are freebsd-mkimg -y's counters and the
 // disk is its bytes. A file system can be written into a partition in
-// place (MSDOSSource, FFSSource, BuilderSource), keeping its
+// place (MSDOSSource, FFSSource, ExtSource, BuilderSource), keeping its
 // holes. Besides mkimg's type aliases the package takes Linux ones of
 // its own (linux-data, linux-swap, linux-lvm, linux-raid, the
 // Discoverable Partitions Specification's linux-root-x86-64,
