@@ -14,7 +14,12 @@
 // derived from the layout and the partitions' contents, so the same inputs
 // give the same disk; with -y they are freebsd-mkimg -y's counters and the
 // disk is its bytes. A file system can be written into a partition in
-// place (MSDOSSource, FFSSource, BuilderSource), keeping its holes.
+// place (MSDOSSource, FFSSource, ExtSource, BuilderSource), keeping its
+// holes. Besides mkimg's type aliases the package takes Linux ones of
+// its own (linux-data, linux-swap, linux-lvm, linux-raid, the
+// Discoverable Partitions Specification's linux-root-x86-64,
+// linux-root-arm64, linux-usr-x86-64, linux-usr-arm64 and xbootldr),
+// which FreeBSD's mkimg lacks.
 //
 // DETAILS.md in this package's folder is the reference: the layout, the
 // command line, the GUID rule, each scheme and each container field by

@@ -21,13 +21,20 @@ func init() {
 }
 
 // ebrTypes maps mkimg's type aliases to OSType bytes for -s ebr: fat16b,
-// fat32 and freebsd as the reference freebsd-mkimg accepts them, and
-// fat32lba (0x0c), which current FreeBSD's ebr.c adds.
+// fat32 and freebsd as the reference freebsd-mkimg accepts them,
+// fat32lba (0x0c), which current FreeBSD's ebr.c adds, and fixturegen's
+// Linux aliases that an MBR has a byte for (mbrTypes).
 var ebrTypes = map[string]byte{
 	"fat16b":   0x06,
 	"fat32":    0x0b,
 	"fat32lba": 0x0c,
 	"freebsd":  0xa5,
+
+	"linux-data": 0x83,
+	"linux-swap": 0x82,
+	"linux-lvm":  0x8e,
+	"linux-raid": 0xfd,
+	"xbootldr":   0xea,
 }
 
 // ebrMetadata gives each logical partition the track before it for its

@@ -17,7 +17,7 @@ func init() {
 		bootcode:      bootcodeMax,
 		maxSectorSize: maxSectorSize,
 		hasGUIDs:      true,
-		hasType:       func(alias string) bool { _, ok := gptTypes[alias]; return ok },
+		hasType:       typeIn(gptTypes),
 		metadata:      gptMetadata,
 		reserved:      gptReserved,
 		write:         func(l *layout, w io.WriterAt, g guids) error { return l.writeGPT(w, g) },
@@ -26,7 +26,11 @@ func init() {
 }
 
 // gptTypes maps mkimg's scheme-neutral type aliases to GPT partition type
-// GUIDs, as FreeBSD's mkimg accepts them for -s gpt.
+// GUIDs, as FreeBSD's mkimg accepts them for -s gpt, and fixturegen's own
+// Linux aliases (linuxAliases) to the GUIDs of the UAPI Group's
+// Discoverable Partitions Specification (linux-data, linux-swap, the root
+// and /usr types, xbootldr) and the long-standing Linux LVM and RAID
+// GUIDs, which sfdisk and sgdisk name.
 var gptTypes = map[string]GUID{
 	"efi":            mustGUID("c12a7328-f81f-11d2-ba4b-00a0c93ec93b"),
 	"freebsd":        mustGUID("516e7cb4-6ecf-11d6-8ff8-00022d09712b"),
@@ -40,6 +44,16 @@ var gptTypes = map[string]GUID{
 	"ms-basic-data":  mustGUID("ebd0a0a2-b9e5-4433-87c0-68b6b72699c7"),
 	"ntfs":           mustGUID("ebd0a0a2-b9e5-4433-87c0-68b6b72699c7"),
 	"prepboot":       mustGUID("9e1a2d38-c612-4316-aa26-8b49521e5a8b"),
+
+	"linux-data":        mustGUID("0fc63daf-8483-4772-8e79-3d69d8477de4"), // SD_GPT_LINUX_GENERIC
+	"linux-swap":        mustGUID("0657fd6d-a4ab-43c4-84e5-0933c84b4f4f"), // SD_GPT_SWAP
+	"linux-lvm":         mustGUID("e6d6d379-f507-44c2-a23c-238f2a3df928"),
+	"linux-raid":        mustGUID("a19d880f-05fc-4d3b-a006-743f0f84911e"),
+	"linux-root-x86-64": mustGUID("4f68bce3-e8cd-4db1-96e7-fbcaf984b709"), // SD_GPT_ROOT_X86_64
+	"linux-root-arm64":  mustGUID("b921b045-1df0-41c3-af44-4c6f280d3fae"), // SD_GPT_ROOT_ARM64
+	"linux-usr-x86-64":  mustGUID("8484680c-9521-48c6-9c11-b0720656f69e"), // SD_GPT_USR_X86_64
+	"linux-usr-arm64":   mustGUID("b0e01050-ee5f-4390-949a-9101b17104e9"), // SD_GPT_USR_ARM64
+	"xbootldr":          mustGUID("bc13c2ff-59e6-4262-a352-b275fd6f7172"), // SD_GPT_XBOOTLDR
 }
 
 // gptTableSectors is the size in sectors of one entry array for slots

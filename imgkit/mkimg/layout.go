@@ -222,8 +222,12 @@ func (l *layout) checkPartition(i int, p Partition) error {
 	if p.Unused {
 		return nil
 	}
-	if !l.s.hasType(lower7(p.Type)) {
-		return fmt.Errorf("%w: partition %d: type %q is not a %s type (%s types: %s)", ErrPartition, i+1, p.Type, l.scheme, l.scheme, strings.Join(l.s.aliases(), ", "))
+	if alias := lower7(p.Type); !l.s.hasType(alias) {
+		types := strings.Join(l.s.aliases(), ", ")
+		if with := schemesWith(alias); len(with) > 0 {
+			return fmt.Errorf("%w: partition %d: type %q is a %s type, not a %s one (%s types: %s)", ErrPartition, i+1, p.Type, andList(with), l.scheme, l.scheme, types)
+		}
+		return fmt.Errorf("%w: partition %d: type %q is not a %s type (%s types: %s)", ErrPartition, i+1, p.Type, l.scheme, l.scheme, types)
 	}
 	if err := l.checkLabel(i, p.Label); err != nil {
 		return err
@@ -232,6 +236,14 @@ func (l *layout) checkPartition(i int, p Partition) error {
 		return fmt.Errorf("%w: partition %d: more than one of a file, a command and a Source", ErrPartition, i+1)
 	}
 	return nil
+}
+
+// andList joins words as "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // btoi is 1 for true and 0 for false.

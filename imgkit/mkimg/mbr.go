@@ -23,7 +23,9 @@ func init() {
 }
 
 // mbrTypes maps mkimg's type aliases to MBR OSType bytes, as the reference
-// freebsd-mkimg accepts them for -s mbr.
+// freebsd-mkimg accepts them for -s mbr, and those of fixturegen's Linux
+// aliases that have a byte (the root and /usr types of the Discoverable
+// Partitions Specification are GUIDs only).
 var mbrTypes = map[string]byte{
 	"ebr":      0x05,
 	"efi":      0xef,
@@ -32,6 +34,12 @@ var mbrTypes = map[string]byte{
 	"freebsd":  0xa5,
 	"ntfs":     0x07,
 	"prepboot": 0x41,
+
+	"linux-data": 0x83,
+	"linux-swap": 0x82,
+	"linux-lvm":  0x8e,
+	"linux-raid": 0xfd,
+	"xbootldr":   0xea,
 }
 
 // mbrMetadata keeps LBA 0 before the partitions and aligns everything to

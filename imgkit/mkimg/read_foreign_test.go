@@ -62,11 +62,11 @@ func TestForeignSgdisk(t *testing.T) {
 	want := []mkimg.Entry{
 		{Index: 1, Type: "efi", Label: "EFI system", Start: 2048 * 512, Size: 2 << 20, GUID: "77f141f5-796c-4cfd-b9f2-dcc906639c94"},
 		{Index: 2, Type: "freebsd-ufs", Label: "root", Start: 6144 * 512, Size: 512 << 10},
-		{Index: 3, Type: "0fc63daf-8483-4772-8e79-3d69d8477de4", Label: "linux", Start: 8192 * 512, Size: (16350 - 8192 + 1) * 512},
+		{Index: 3, Type: "linux-data", RawType: "0fc63daf-8483-4772-8e79-3d69d8477de4", Label: "linux", Start: 8192 * 512, Size: (16350 - 8192 + 1) * 512},
 	}
 	for i, w := range want {
 		e := tab.Partitions[i]
-		if e.Index != w.Index || e.Type != w.Type || e.Label != w.Label || e.Start != w.Start || e.Size != w.Size || (w.GUID != "" && e.GUID != w.GUID) {
+		if e.Index != w.Index || e.Type != w.Type || e.Label != w.Label || e.Start != w.Start || e.Size != w.Size || (w.GUID != "" && e.GUID != w.GUID) || (w.RawType != "" && e.RawType != w.RawType) {
 			t.Errorf("partition %d: %+v, want %+v", i+1, e, w)
 		}
 	}

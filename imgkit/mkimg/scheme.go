@@ -81,6 +81,18 @@ var typeAliases = []string{
 	"freebsd-zfs", "mbr", "ms-basic-data", "ntfs", "prepboot",
 }
 
+// linuxAliases are fixturegen's own partition type aliases, which
+// FreeBSD's mkimg does not know: Linux data, swap, LVM and RAID, and the
+// Discoverable Partitions Specification's root and /usr partitions for
+// x86-64 and arm64 and its Extended Boot Loader Partition. gpt maps them
+// all to their GUIDs; mbr and ebr map those an MBR has a type byte for
+// (0x83, 0x82, 0x8e, 0xfd and 0xea); the other schemes none.
+var linuxAliases = []string{
+	"linux-data", "linux-swap", "linux-lvm", "linux-raid",
+	"linux-root-x86-64", "linux-root-arm64", "linux-usr-x86-64", "linux-usr-arm64",
+	"xbootldr",
+}
+
 // SchemeFacts is what a scheme holds and takes, for a caller's help or
 // checks: mkimg's scheme table entry.
 type SchemeFacts struct {
@@ -98,6 +110,9 @@ type SchemeFacts struct {
 	MaxSectorSize int
 	// Aliases are the type aliases it maps, in mkimg's order.
 	Aliases []string
+	// LinuxAliases are fixturegen's own Linux type aliases it maps, which
+	// FreeBSD's mkimg lacks (linux-data, linux-swap, ...).
+	LinuxAliases []string
 }
 
 // Scheme returns the facts of the scheme name (in any case), and false
@@ -109,18 +124,35 @@ func Scheme(name string) (SchemeFacts, bool) {
 	}
 	return SchemeFacts{Name: s.name, Description: s.description, MaxPartitions: s.maxParts,
 		LabelMax: s.labelMax, Bootcode: s.bootcode, MaxSectorSize: int(s.maxSectorSize),
-		Aliases: s.aliases()}, true
+		Aliases: s.mapped(typeAliases), LinuxAliases: s.mapped(linuxAliases)}, true
 }
 
-// aliases returns the type aliases s maps, in mkimg's order.
+// aliases returns the type aliases s maps: mkimg's in its order, then
+// fixturegen's Linux ones.
 func (s *scheme) aliases() []string {
-	var list []string
-	for _, a := range typeAliases {
+	return append(s.mapped(typeAliases), s.mapped(linuxAliases)...)
+}
+
+// mapped returns the aliases of list that s maps, in list's order.
+func (s *scheme) mapped(list []string) []string {
+	var out []string
+	for _, a := range list {
 		if s.hasType(a) {
-			list = append(list, a)
+			out = append(out, a)
 		}
 	}
-	return list
+	return out
+}
+
+// schemesWith returns the names of the schemes that map alias, sorted.
+func schemesWith(alias string) []string {
+	var names []string
+	for _, n := range Schemes() {
+		if schemes[n].hasType(alias) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // Where the scheme's alignment rule is asked for, as mkimg's scheme

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
+	"github.com/fixturegen/fixturegen/imgkit/ext"
 	"github.com/fixturegen/fixturegen/imgkit/ffs"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/msdos"
@@ -19,8 +20,9 @@ import (
 
 // A Source gives the bytes of a partition (Partition.Source): a host file
 // (FileSource), an io.ReaderAt (ReaderSource), or a writer that makes them
-// in place on the disk (BuilderSource, and MSDOSSource and FFSSource for
-// the file systems of imgkit/msdos and imgkit/ffs). The partition is as
+// in place on the disk (BuilderSource, and MSDOSSource, FFSSource and
+// ExtSource for the file systems of imgkit/msdos, imgkit/ffs and
+// imgkit/ext). The partition is as
 // large as the source, rounded up to whole sectors. A source's size must
 // be known before any byte is written, since every partition after it,
 // and the disk's size, depend on it.
@@ -28,7 +30,7 @@ import (
 // The derived GUIDs (see DETAILS.md) hash a partition's
 // bytes, whatever gives them, so the same bytes make the same disk from
 // any kind of source. A builder's source (BuilderSource, MSDOSSource,
-// FFSSource) asks its size once and keeps it, and serves one disk at a
+// FFSSource, ExtSource) asks its size once and keeps it, and serves one disk at a
 // time.
 type Source interface {
 	// Size returns how many bytes the source gives.
@@ -391,5 +393,26 @@ func FFSSource(src fstree.Source, opts *ffs.Options) Source {
 			built = nil
 			return int64(n), err
 		},
+	}
+}
+
+// ExtSource returns the Source of the ext2 or ext3 file system ext.Write
+// makes of src with opts (mke2fs -d's bytes; see imgkit/ext), written
+// into the disk in place. Its size is opts.Size, which ext requires, so
+// it is known before anything is written; the file system is laid out
+// when the disk reaches the partition, and an option ext refuses fails
+// the disk there. A root file system of 64 MiB for an x86-64 GPT disk is
+//
+//	{Type: "linux-root-x86-64", Source: mkimg.ExtSource(fstree.FS(root), &ext.Options{Type: "ext3", Size: 64 << 20})}
+func ExtSource(src fstree.Source, opts *ext.Options) Source {
+	return &builderSource{
+		name: "ext file system",
+		size: func() (int64, error) {
+			if opts == nil || opts.Size <= 0 {
+				return 0, fmt.Errorf("%w: Size must be given (bytes of the partition)", ext.ErrOption)
+			}
+			return opts.Size, nil
+		},
+		write: func(w io.WriterAt) (int64, error) { return ext.Write(w, src, opts) },
 	}
 }

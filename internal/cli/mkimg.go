@@ -185,14 +185,15 @@ func mkimgFormatsHelp() string {
 // scheme table: each one's description, limits and type aliases.
 func mkimgSchemesHelp() string {
 	var b strings.Builder
-	b.WriteString("\n\nSchemes (partitions, label length: UTF-16 units for gpt, bytes for the\nothers, boot code bytes, largest sector; types):\n")
+	b.WriteString("\n\nSchemes (partitions, label length: UTF-16 units for gpt, bytes for the\nothers, boot code bytes, largest sector; types, then fixturegen's own\nLinux types, which FreeBSD mkimg lacks):\n")
 	for _, name := range mkimg.Schemes() {
 		f, _ := mkimg.Scheme(name)
 		fmt.Fprintf(&b, "\n  %-6s %s: %d, %d, %d, %d;\n", f.Name, f.Description, f.MaxPartitions, f.LabelMax, f.Bootcode, f.MaxSectorSize)
 		line := "         "
-		for i, a := range f.Aliases {
+		types := slices.Concat(f.Aliases, f.LinuxAliases)
+		for i, a := range types {
 			sep := ", "
-			if i == len(f.Aliases)-1 {
+			if i == len(types)-1 {
 				sep = ""
 			}
 			if len(line)+len(a)+len(sep) > 76 {

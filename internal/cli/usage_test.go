@@ -127,7 +127,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{"mkimg -s gpt -p efi::1m:1m -p efi::1m:1m -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1 \(sectors 2048 to 4095\) overlaps partition 2 \(sectors 2048 to 4095\)$`},
 		{"mkimg -s gpt -C 1k -p efi::1m -o x.img", running, `^fixturegen: mkimg: past the capacity: partition 1 ends at sector 2082, past the capacity of 2 sectors of 512 bytes$`},
 		{"mkimg -s gpt -p efi:-false -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: command "false" failed: exit status 1$`},
-		{"mkimg -s mbr -p 0xa5::1k -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: type "0xa5" is not a mbr type \(mbr types: ebr, efi, fat16b, fat32, freebsd, ntfs, prepboot\)$`},
+		{"mkimg -s mbr -p 0xa5::1k -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: type "0xa5" is not a mbr type \(mbr types: ebr, efi, fat16b, fat32, freebsd, ntfs, prepboot, linux-data, linux-swap, linux-lvm, linux-raid, xbootldr\)$`},
+		{"mkimg -s mbr -p linux-root-x86-64::1k -o x.img", running, `^fixturegen: mkimg: bad partition: partition 1: type "linux-root-x86-64" is a gpt type, not a mbr one \(mbr types: .*, linux-data, linux-swap, linux-lvm, linux-raid, xbootldr\)$`},
 
 		// version, help and the command itself.
 		{"version x", usage, `^fixturegen: version: takes no arguments$`},

@@ -17,6 +17,10 @@ type contender struct {
 	// Available reports whether the contender can run here (a tool is
 	// installed, the platform supports it); nil means always.
 	Available func() bool
+	// Check, when not nil, checks the outputs of Run's first run on a
+	// tree (the ext rows: the same bytes as the reference's image),
+	// before outdir is removed; it is not timed.
+	Check func(tree, outdir string) error
 }
 
 // contenders lists the contenders in the order of the table's rows; each

@@ -116,6 +116,7 @@ func run(kinds []string, runs int, dir, only string) error {
 	}
 
 	results := make([][]time.Duration, len(list))
+	failed := map[[2]int]string{} // row and tree → why its Check failed
 	for ti, t := range trees {
 		// Warm the page cache: read the whole tree once.
 		if err := floor(t.Dir, outRoot); err != nil {
@@ -123,9 +124,13 @@ func run(kinds []string, runs int, dir, only string) error {
 		}
 		for ci, c := range list {
 			fmt.Fprintf(os.Stderr, "fsbench: %s on %s...\n", c.Name, t.Kind)
-			best, err := measure(c, t.Dir, outRoot, runs)
+			best, checkErr, err := measure(c, t.Dir, outRoot, runs)
 			if err != nil {
 				return fmt.Errorf("%s on %s: %v", c.Name, t.Kind, err)
+			}
+			if checkErr != nil {
+				fmt.Fprintf(os.Stderr, "fsbench: %s on %s: check failed: %v\n", c.Name, t.Kind, checkErr)
+				failed[[2]int{ci, ti}] = checkErr.Error()
 			}
 			if ti == 0 {
 				results[ci] = make([]time.Duration, len(trees))
@@ -133,31 +138,37 @@ func run(kinds []string, runs int, dir, only string) error {
 			results[ci][ti] = best
 		}
 	}
-	printTable(os.Stdout, trees, list, results, runs)
+	printTable(os.Stdout, trees, list, results, runs, failed)
 	return nil
 }
 
 // measure runs c on tree runs times, each into a fresh empty directory, and
-// returns the best time. Removing the outputs and flushing the previous
-// run's writes (sync) are not timed.
-func measure(c contender, tree, outRoot string, runs int) (time.Duration, error) {
-	best := time.Duration(1<<63 - 1)
+// returns the best time and, apart, what c.Check found wrong with the
+// first run's outputs. Removing the outputs, flushing the previous run's
+// writes (sync) and c.Check are not timed.
+func measure(c contender, tree, outRoot string, runs int) (best time.Duration, checkErr error, err error) {
+	best = time.Duration(1<<63 - 1)
 	for i := range runs {
 		out := filepath.Join(outRoot, fmt.Sprintf("run%d", i))
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		settle()
 		start := time.Now()
 		err := c.Run(tree, out)
 		d := time.Since(start)
+		if err == nil && i == 0 && c.Check != nil {
+			if checkErr = c.Check(tree, out); checkErr == nil {
+				fmt.Fprintf(os.Stderr, "fsbench: %s on %s: checked\n", c.Name, filepath.Base(tree))
+			}
+		}
 		os.RemoveAll(out)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		best = min(best, d)
 	}
-	return best, nil
+	return best, checkErr, nil
 }
 
 // floor reads every regular file of tree in walk order and writes its bytes
@@ -204,7 +215,9 @@ func copyFile(w io.Writer, path string, buf []byte) error {
 	}
 }
 
-func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]time.Duration, runs int) {
+// printTable prints the table; a cell whose row's Check failed on its
+// tree is marked with a footnote saying why.
+func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]time.Duration, runs int, failed map[[2]int]string) {
 	fmt.Fprintf(w, "Machine: %s, %d cores (GOMAXPROCS %d), Linux %s, %s, %s; %s; best of %d runs, page cache warm.\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), kernel(), runtime.Version(),
 		time.Now().UTC().Format("2006-01-02"), fsName(benchDir), runs)
@@ -217,7 +230,7 @@ func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]tim
 	for ci, c := range list {
 		index[c.Name] = ci
 	}
-	var notes []string
+	var notes, checks []string
 	for ci, c := range list {
 		fmt.Fprintf(w, "| %s |", c.Name)
 		p, hasPeer := peers[c.Name]
@@ -228,7 +241,12 @@ func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]tim
 			if hasPeer && peerRan {
 				fmt.Fprintf(w, "; %.2fx %s", float64(d)/float64(results[pi][ti]), p.label)
 			}
-			fmt.Fprint(w, ") |")
+			fmt.Fprint(w, ")")
+			if why, ok := failed[[2]int{ci, ti}]; ok {
+				checks = append(checks, fmt.Sprintf("[%d] %s on %s: %s", len(checks)+1, c.Name, trees[ti].Kind, why))
+				fmt.Fprintf(w, " [%d]", len(checks))
+			}
+			fmt.Fprint(w, " |")
 		}
 		fmt.Fprintln(w)
 		if hasPeer && peerRan {
@@ -237,6 +255,9 @@ func printTable(w io.Writer, trees []treeInfo, list []contender, results [][]tim
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "\nRatios are to the floor; where a second ratio is given, it is to a peer of the same format measured in the same run (%s).\n", strings.Join(dedup(notes), "; "))
+	}
+	if len(checks) > 0 {
+		fmt.Fprintf(w, "\nChecks that failed: %s.\n", strings.Join(checks, "; "))
 	}
 }
 
