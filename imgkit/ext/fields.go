@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -478,6 +480,9 @@ func (d *describer) inode(p string, in *Inode) error {
 	} else {
 		d.add(p, "l_i_checksum_lo", in.off+fieldOff(n, n.lIChecksumLo()), n.lIChecksumLo(), fmtHex)
 	}
+	if err := d.xattrs(p, in); err != nil {
+		return err
+	}
 	iblock := n.iBlock()
 	iblockOff := in.off + fieldOff(n, iblock)
 	switch t := in.typ(); {
@@ -500,6 +505,69 @@ func (d *describer) inode(p string, in *Inode) error {
 	}
 	d.add(p, "i_block", iblockOff, iblock, fmtBytes)
 	return nil
+}
+
+// xattrs appends the header of the inode's attribute block (as
+// "xattr block h_magic" and so on) and each extended attribute as
+// "xattr NAME": a short printable value quoted, any other as its size
+// and hash, and where it lies; and "xattr NAME e_hash", which says
+// whether it matches.
+func (d *describer) xattrs(p string, in *Inode) error {
+	f := d.f
+	recs, xb, err := f.xattrs(in)
+	if err != nil {
+		return err
+	}
+	if xb != nil {
+		h, off := xattrHeader(xb.raw), xb.off(f)
+		for _, x := range []struct {
+			name string
+			b    []byte
+			kind int
+		}{{"h_magic", h.hMagic(), fmtHex}, {"h_refcount", h.hRefcount(), fmtUns}, {"h_blocks", h.hBlocks(), fmtUns}, {"h_hash", h.hHash(), fmtHex}} {
+			d.add(p, "xattr block "+x.name, off+fieldOff(h, x.b), x.b, x.kind)
+		}
+		cf := describe.Field{Path: p, Name: "xattr block h_checksum", Offset: off + fieldOff(h, h.hChecksum()), Size: 4, Value: value(h.hChecksum(), fmtHex)}
+		if f.hasRoCompat(roCompatMetadataCsum) {
+			cf.Value = csumValue(uintOf(h.hChecksum()), uint64(xb.wantCsum))
+		}
+		d.out = append(d.out, cf)
+	}
+	for _, r := range recs {
+		v := xattrValueString(r.Value)
+		fd := describe.Field{Path: p, Name: "xattr " + r.Name, Offset: r.valueOff, Size: int64(len(r.Value)), Value: v}
+		if r.Inum != 0 {
+			fd.Value += " (in ea_inode " + strconv.FormatUint(uint64(r.Inum), 10) + ")"
+		} else if r.valueOff < 0 {
+			fd.Offset, fd.Size = r.entryOff, r.entryLen // an empty value: the entry says it
+		}
+		d.out = append(d.out, fd)
+		hv := csumValue(uint64(r.hash), uint64(r.wantHash))
+		if r.hashOK && r.hash != r.wantHash {
+			hv = "0x" + strconv.FormatUint(uint64(r.hash), 16) + " (matches"
+			if r.hash != 0 {
+				hv += ", hashing the name's bytes as signed chars)"
+			} else {
+				hv += ": 0 in an inode's body is not checked)"
+			}
+		}
+		d.out = append(d.out, describe.Field{Path: p, Name: "xattr " + r.Name + " e_hash", Offset: r.entryOff + 12, Size: 4, Value: hv})
+	}
+	return nil
+}
+
+// maxQuotedXattr is the longest value Fields shows quoted.
+const maxQuotedXattr = 64
+
+// xattrValueString shows an attribute's value: quoted when it is short,
+// printable text (a trailing NUL, which many values carry, dropped),
+// else as its size and hash.
+func xattrValueString(v []byte) string {
+	t := strings.TrimSuffix(string(v), "\x00")
+	if len(v) <= maxQuotedXattr && utf8.ValidString(t) && !strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(string(v))
+	}
+	return describe.DataValue(int64(len(v)), describe.Sum(v))
 }
 
 // data appends the extents or block list of in and its contents, as the

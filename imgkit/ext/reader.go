@@ -183,6 +183,9 @@ func (f *FS) parseSuperblock() error {
 		if got, want := le.Uint32(s.sChecksum()), superblockCsum(s); got != want {
 			f.warn(fmt.Sprintf("superblock at byte %#x: s_checksum %#08x, computed %#08x", superblockOff, got, want))
 		}
+	}
+	// The seed hashes ea_inode values too, with or without metadata_csum.
+	if f.hasRoCompat(roCompatMetadataCsum) || f.hasIncompat(incompatEAInode) {
 		if f.hasIncompat(incompatCsumSeed) {
 			f.csumSeed = le.Uint32(s.sChecksumSeed())
 		} else {
@@ -775,30 +778,22 @@ func (f *FS) ibodyAttr(in *Inode, index byte, name string) ([]byte, int, error) 
 	if start+4 > len(n) || le.Uint32(n[start:]) != xattrMagic {
 		return nil, 0, nil
 	}
-	base := start + 4
-	bad := func(pos int) error {
-		return formatErr(in.off+int64(pos), "", "inode %d: bad extended attribute entry at byte %#x", in.Ino, in.off+int64(pos))
+	ents, err := f.parseXattrEntries(n, start+4, start+4, in.off, fmt.Sprintf("inode %d", in.Ino))
+	if err != nil {
+		return nil, 0, err
 	}
-	for pos := base; pos+4 <= len(n) && le.Uint32(n[pos:]) != 0; {
-		if pos+xattrEntryFixed > len(n) {
-			return nil, 0, bad(pos)
+	for _, e := range ents {
+		if e.index != index || string(e.name) != name {
+			continue
 		}
-		e := xattrEntry(n[pos:])
-		nl := int(e.eNameLen()[0])
-		if pos+xattrEntryFixed+nl > len(n) {
-			return nil, 0, bad(pos)
+		if e.inum != 0 {
+			return nil, 0, formatErr(in.off+int64(e.at)+fieldOff(xattrEntry(n[e.at:]), xattrEntry(n[e.at:]).eValueInum()), "e_value_inum",
+				"inode %d: attribute %s has its value in inode %d (ea_inode)", in.Ino, xattrName(index, e.name), e.inum)
 		}
-		if e.eNameIndex()[0] == index && string(n[pos+xattrEntryFixed:][:nl]) == name {
-			if le.Uint32(e.eValueInum()) != 0 {
-				return nil, 0, formatErr(in.off+fieldOff(n, e.eValueInum()), "e_value_inum", "inode %d: attribute value in an inode (ea_inode) is not supported", in.Ino)
-			}
-			vo, vs := base+int(le.Uint16(e.eValueOffs())), int(le.Uint32(e.eValueSize()))
-			if vs < 0 || vo+vs > len(n) || vs > len(n) {
-				return nil, 0, bad(pos)
-			}
-			return n[vo:][:vs:vs], vo, nil
+		if e.vs == 0 {
+			return []byte{}, e.vo, nil
 		}
-		pos += (xattrEntryFixed + nl + 3) &^ 3
+		return n[e.vo:][:e.vs:e.vs], e.vo, nil
 	}
 	return nil, 0, nil
 }
