@@ -384,7 +384,7 @@ func (d *describer) superblock() {
 
 // groups appends each group descriptor's fields and its bitmaps.
 func (d *describer) groups() error {
-	f, g := d.f, &d.f.g
+	f := d.f
 	csum := f.hasRoCompat(roCompatMetadataCsum) || f.hasRoCompat(roCompatGdtCsum)
 	for i, gd := range f.gdt {
 		p := "group " + strconv.Itoa(i)
@@ -402,25 +402,61 @@ func (d *describer) groups() error {
 			cf.Value = csumValue(uintOf(b), uint64(f.groupDescCsum(uint32(i), gd)))
 		}
 		d.out = append(d.out, cf)
-		for _, bm := range []struct {
-			name string
-			blk  uint64
-			n    int64
-		}{
-			{"block bitmap", gd.lohi(groupDesc.bgBlockBitmapLo, groupDesc.bgBlockBitmapHi), g.bsize},
-			{"inode bitmap", gd.lohi(groupDesc.bgInodeBitmapLo, groupDesc.bgInodeBitmapHi), g.bsize},
-		} {
-			if bm.blk == 0 || bm.blk >= g.blocks || int64(bm.blk+1)*g.bsize > f.size {
+	}
+	return d.bitmaps()
+}
+
+// bitmaps appends each group's block and inode bitmap as a hash of its
+// block, and with metadata_csum its checksum ("block bitmap checksum",
+// from bg_block_bitmap_csum_lo and _hi), read a run of adjacent bitmaps at
+// a time.
+func (d *describer) bitmaps() error {
+	f := d.f
+	type bm struct {
+		sum, csum string
+		off       int64
+		csumOff   int64
+	}
+	got := make([][2]*bm, len(f.gdt))
+	err := f.eachBitmap(func(r bitmapRef, b []byte) {
+		x := &bm{sum: describe.Sum(b), off: int64(r.blk) * f.g.bsize}
+		if g, w, ok := f.bitmapCsum(r, b); ok {
+			gd := f.gdt[r.group]
+			lo := gd.bgBlockBitmapCsumLo()
+			if r.inode {
+				lo = gd.bgInodeBitmapCsumLo()
+			}
+			// The field is the low half's place; the high half, where
+			// the descriptor has it, lies 32 bytes on.
+			x.csum, x.csumOff = csumValue(uint64(g), uint64(w)), f.descOff(uint64(r.group))+fieldOff(gd, lo)
+		}
+		got[r.group][boolIndex(r.inode)] = x
+	})
+	if err != nil {
+		return err
+	}
+	for i, pair := range got {
+		p := "group " + strconv.Itoa(i)
+		for k, name := range []string{"block bitmap", "inode bitmap"} {
+			x := pair[k]
+			if x == nil {
 				continue
 			}
-			sum, err := describe.SumRange(f.r, int64(bm.blk)*g.bsize, bm.n)
-			if err != nil {
-				return fmt.Errorf("ext: reading the %s of group %d: %w", bm.name, i, err)
+			d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: x.off, Size: f.g.bsize, Value: x.sum})
+			if x.csum != "" {
+				d.out = append(d.out, describe.Field{Path: p, Name: name + " checksum", Offset: x.csumOff, Size: 2, Value: x.csum})
 			}
-			d.out = append(d.out, describe.Field{Path: p, Name: bm.name, Offset: int64(bm.blk) * g.bsize, Size: bm.n, Value: sum})
 		}
 	}
 	return nil
+}
+
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tree appends the fields of every inode reachable from the root.
@@ -443,7 +479,10 @@ func (d *describer) tree() error {
 			return formatErr(-1, "", "%s: directory inode %d reached twice", p, ino)
 		}
 		seen[ino] = true
-		ents, _, err := f.readDirInode(in)
+		ents, _, err := f.readDir(in, func(x dxSum) {
+			d.out = append(d.out, describe.Field{Path: p, Name: fmt.Sprintf("index block %d dt_checksum", x.lbn), Offset: x.off, Size: 4,
+				Value: csumValue(uint64(x.got), uint64(x.want))})
+		})
 		if err != nil {
 			return fmt.Errorf("ext: %s: %w", p, err)
 		}

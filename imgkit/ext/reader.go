@@ -30,6 +30,8 @@ type FS struct {
 
 	csumSeed uint32
 
+	bitmapsChecked sync.Once // checkBitmaps has run
+
 	mu       sync.Mutex
 	warnings []string
 	warned   map[string]bool
@@ -317,9 +319,11 @@ func (f *FS) warn(w string) {
 // naming its structure and byte offset, and a file system that ends past
 // the image's end (an image cut short: it is listed as far as the image
 // goes, and reading past the end fails with an error wrapping
-// imgfmt.ErrTruncated). It reports what has been read so far and
+// imgfmt.ErrTruncated). It reports what has been read so far, and on its
+// first call reads every group's bitmaps to verify their checksums; it
 // implements describe.Warner.
 func (f *FS) Warnings() []string {
+	f.checkBitmaps()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := slices.Clone(f.warnings)
@@ -846,7 +850,20 @@ type DirEntry struct {
 // readDirInode reads and checks the entries of directory inode in,
 // without "." and "..", and returns them with the inode number of ".."
 // (the parent).
-func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
+func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) { return f.readDir(in, nil) }
+
+// dxSum is the checksum of one index block of an htree directory, for
+// Fields: its logical block, the byte offset of dt_checksum in the image
+// and the value stored and computed.
+type dxSum struct {
+	lbn       int64
+	off       int64
+	got, want uint32
+}
+
+// readDir is readDirInode that also gives the dt_checksum of each index
+// block to dx when it is not nil.
+func (f *FS) readDir(in *Inode, dx func(dxSum)) ([]DirEntry, uint32, error) {
 	if in.Flags&inlineDataFL != 0 {
 		d, at, err := f.inlineData(in)
 		if err != nil {
@@ -899,26 +916,35 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
 				}
 			}
 		}
-		f.checkDirTail(in, blk, seed, lbn)
+		if !f.checkDirTail(in, blk, seed, lbn) && in.Flags&indexFL != 0 && f.hasRoCompat(roCompatMetadataCsum) {
+			if co := dxCountOffset(blk); co != 0 {
+				got, want, tailAt, ok := f.checkDxTail(in, blk, co, lbn)
+				if base := f.blockOff(m, lbn); ok && dx != nil && base >= 0 {
+					dx(dxSum{lbn: lbn, off: base + int64(tailAt) + 4, got: got, want: want})
+				}
+			}
+		}
 		ents = append(ents, e...)
 	}
 	return ents, parent, nil
 }
 
 // checkDirTail verifies the checksum in the tail of a leaf directory
-// block, when metadata_csum is on and the block has one.
-func (f *FS) checkDirTail(in *Inode, blk []byte, seed uint32, lbn int64) {
+// block, when metadata_csum is on and the block has one, and reports
+// whether it has one.
+func (f *FS) checkDirTail(in *Inode, blk []byte, seed uint32, lbn int64) bool {
 	if !f.hasRoCompat(roCompatMetadataCsum) {
-		return
+		return false
 	}
 	t := dirEntry(blk[len(blk)-dirTailSize:])
 	if le.Uint32(t.inode()) != 0 || le.Uint16(t.recLen()) != dirTailSize || t.nameLen()[0] != 0 || t.fileType()[0] != dirTailFT {
-		return // an htree node, or a block without a tail
+		return false // an htree node, or a block without a tail
 	}
 	got, want := le.Uint32(blk[len(blk)-4:]), crc32c(seed, blk[:len(blk)-dirTailSize])
 	if got != want {
 		f.warn(fmt.Sprintf("directory inode %d: block %d: checksum %#08x, computed %#08x", in.Ino, lbn, got, want))
 	}
+	return true
 }
 
 // blockOff returns the byte offset in the image of logical block lbn of
