@@ -698,7 +698,7 @@ type indirectMap struct {
 
 func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 	if lbn < nDirect {
-		return uint64(le.Uint32(m.in.raw.iBlockWord(int(lbn)))), 1, nil
+		return runOf(m.in.raw.iBlock()[:4*nDirect], int(lbn))
 	}
 	per := uint64(m.f.g.bsize / 4)
 	lbn -= nDirect
@@ -724,15 +724,33 @@ func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 			if err != nil {
 				return 0, 0, err
 			}
+			if l == 0 {
+				return runOf(b, int(lbn))
+			}
 			at, field = int64(addr)*m.f.g.bsize+int64(4*(lbn/span)), ""
 			addr = uint64(le.Uint32(b[4*(lbn/span):]))
 			lbn %= span
-			if l == 0 {
-				return addr, 1, nil
-			}
 		}
 	}
 	return 0, 0, formatErr(-1, "", "inode %d: block past the triple indirect block", m.in.Ino)
+}
+
+// runOf returns the block that word i of words (little-endian block
+// numbers: i_block's direct blocks, or an indirect block) names and how
+// many words from i on name the blocks that follow it (or, for a 0, how
+// many are 0), so that a file is read a run at a time, not a block at a
+// time.
+func runOf(words []byte, i int) (uint64, uint64, error) {
+	first := uint64(le.Uint32(words[4*i:]))
+	n := uint64(1)
+	for j := i + 1; 4*j < len(words); j++ {
+		v := uint64(le.Uint32(words[4*j:]))
+		if first == 0 && v != 0 || first != 0 && v != first+n {
+			break
+		}
+		n++
+	}
+	return first, n, nil
 }
 
 // block reads indirect block addr, keeping a few; at and field say
