@@ -285,12 +285,18 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &describer{f: f, left: describeBudget(f.size)}
+	d := &describer{f: f, left: describeBudget(f.size), used: map[uint32]bool{}}
 	d.superblock()
 	if err := d.groups(); err != nil {
 		return nil, err
 	}
 	if err := d.tree(); err != nil {
+		return nil, err
+	}
+	if _, err := d.journal(); err != nil {
+		return nil, err
+	}
+	if err := d.unusedInodes(); err != nil {
 		return nil, err
 	}
 	return d.out, nil
@@ -300,6 +306,8 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 type describer struct {
 	f   *FS
 	out []describe.Field
+	// used holds the inodes described (the tree's and the journal's).
+	used map[uint32]bool
 	// left is how many more bytes of file contents, holes included, the
 	// description may hash (describeBudget): a crafted image can give
 	// every inode an i_size near maxReadFile, or map one block many times
@@ -500,6 +508,7 @@ func (d *describer) tree() error {
 // inode appends the fields of the inode in at path p.
 func (d *describer) inode(p string, in *Inode) error {
 	f, n := d.f, in.raw
+	d.used[in.Ino] = true
 	for _, x := range inodeFields {
 		if x.extra && (len(n) <= goodOldInodeSize || !n.extraEnd(int(fieldOff(n, x.get(n)))+len(x.get(n)))) {
 			continue
@@ -714,6 +723,62 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 		}
 	}
 	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: val, Spans: spans})
+	return nil
+}
+
+// unusedInodes appends, for each group, one spread field "unused
+// inodes" for the inodes of its table that no path reaches (the
+// reserved inodes but the root and the journal, free inodes), up to the
+// first of the bg_itable_unused inodes that gdt_csum and metadata_csum
+// leave unwritten at the table's end (none with EXT4_BG_INODE_UNINIT):
+// their bytes, i_generation and times of deleted files, are what sets
+// them apart. The tables are read a MiB at a time, within the
+// description's budget.
+func (d *describer) unusedInodes() error {
+	f, g := d.f, &d.f.g
+	csum := f.hasRoCompat(roCompatMetadataCsum) || f.hasRoCompat(roCompatGdtCsum)
+	per := max(1, (1<<20)/g.inodeSize)
+	buf := make([]byte, min(uint64(per), g.ipg)*uint64(g.inodeSize))
+	for grp, gd := range f.gdt {
+		n := g.ipg
+		if csum {
+			n -= min(n, gd.lohi(groupDesc.bgItableUnusedLo, groupDesc.bgItableUnusedHi))
+			if le.Uint16(gd.bgFlags())&bgInodeUninit != 0 {
+				n = 0
+			}
+		}
+		it := int64(gd.lohi(groupDesc.bgInodeTableLo, groupDesc.bgInodeTableHi)) * g.bsize
+		if it+int64(n)*g.inodeSize > f.size {
+			continue // past an image cut short
+		}
+		if d.left -= int64(n) * g.inodeSize; d.left < 0 {
+			return nil
+		}
+		h := describe.NewHash()
+		var spans [][2]int64
+		count := 0
+		for i := uint64(0); i < n; i += uint64(per) {
+			k := min(uint64(per), n-i)
+			b := buf[:k*uint64(g.inodeSize)]
+			off := it + int64(i)*g.inodeSize
+			if err := f.readAt(b, off); err != nil {
+				return fmt.Errorf("ext: reading the inode table of group %d at byte %#x: %w", grp, off, err)
+			}
+			for j := uint64(0); j < k; j++ {
+				if d.used[uint32(uint64(grp)*g.ipg+i+j+1)] {
+					continue
+				}
+				h.Write(b[int64(j)*g.inodeSize:][:g.inodeSize])
+				spans = addSpan(spans, off+int64(j)*g.inodeSize, g.inodeSize)
+				count++
+			}
+		}
+		if count == 0 {
+			continue
+		}
+		d.out = append(d.out, describe.Field{Path: "group " + strconv.Itoa(grp), Name: "unused inodes", Offset: -1, Size: int64(count) * g.inodeSize,
+			Value: strconv.Itoa(count) + " inodes in " + strconv.Itoa(len(spans)) + " runs, " + h.Sum(), Spans: spans})
+	}
 	return nil
 }
 
