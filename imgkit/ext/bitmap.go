@@ -16,8 +16,10 @@ import (
 // has nothing to check.
 
 const (
-	bgInodeUninit = 0x1 // EXT4_BG_INODE_UNINIT
-	bgBlockUninit = 0x2 // EXT4_BG_BLOCK_UNINIT
+	// EXT4_BG_INODE_UNINIT and EXT4_BG_BLOCK_UNINIT, as the reader
+	// tests them (the writer has its own names for the flags it sets).
+	bgFlagInodeUninit = 0x1
+	bgFlagBlockUninit = 0x2
 
 	bgBlockBitmapCsumHiEnd = 0x3a // EXT4_BG_BLOCK_BITMAP_CSUM_HI_END
 	bgInodeBitmapCsumHiEnd = 0x3c // EXT4_BG_INODE_BITMAP_CSUM_HI_END
@@ -106,7 +108,7 @@ func (f *FS) bitmapCsum(r bitmapRef, b []byte) (got, want uint32, ok bool) {
 	var n uint64
 	var hiEnd int
 	if r.inode {
-		if flags&bgInodeUninit != 0 {
+		if flags&bgFlagInodeUninit != 0 {
 			return 0, 0, false
 		}
 		lo, n, hiEnd = gd.bgInodeBitmapCsumLo(), f.g.ipg/8, bgInodeBitmapCsumHiEnd
@@ -114,7 +116,7 @@ func (f *FS) bitmapCsum(r bitmapRef, b []byte) (got, want uint32, ok bool) {
 			hi = gd.bgInodeBitmapCsumHi()
 		}
 	} else {
-		if flags&bgBlockUninit != 0 {
+		if flags&bgFlagBlockUninit != 0 {
 			return 0, 0, false
 		}
 		lo, n, hiEnd = gd.bgBlockBitmapCsumLo(), f.clustersPerGroup()/8, bgBlockBitmapCsumHiEnd

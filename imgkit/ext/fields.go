@@ -743,7 +743,7 @@ func (d *describer) unusedInodes() error {
 		n := g.ipg
 		if csum {
 			n -= min(n, gd.lohi(groupDesc.bgItableUnusedLo, groupDesc.bgItableUnusedHi))
-			if le.Uint16(gd.bgFlags())&bgInodeUninit != 0 {
+			if le.Uint16(gd.bgFlags())&bgFlagInodeUninit != 0 {
 				n = 0
 			}
 		}
