@@ -12,12 +12,17 @@
 // (inline_data) for files, directories and symbolic links, fast and slow
 // symbolic links, character and block devices, FIFOs and sockets as
 // fs.FileMode bits, and hard links (one inode under several names).
+// FS.Xattrs gives a path's extended attributes: those in the inode's
+// body, in its attribute block (i_file_acl) and values kept in inodes of
+// their own (ea_inode).
 //
 // Checksums are verified, never enforced: a superblock's s_checksum, a
 // group descriptor's bg_checksum (metadata_csum's crc32c or gdt_csum's
-// crc16), an inode's, and an extent or directory block's tail that do not
-// match what they cover are reported by FS.Warnings, naming the
-// structure and its byte offset, and the image reads on.
+// crc16), an inode's, an extent or directory block's tail, an htree index
+// block's dx_tail, the block and inode bitmaps' checksums, an attribute
+// block's h_checksum and an attribute's e_hash that do not match what
+// they cover are reported by FS.Warnings, naming the structure and its
+// byte offset, and the image reads on.
 //
 // The reader is bounded: every count and size read from the image is
 // checked before it is used to allocate (the group descriptors must fit
@@ -28,11 +33,11 @@
 // refused by ReadDir, so that a walk of any image ends. Errors about the
 // image wrap ErrFormat and name the structure and its byte offset.
 //
-// Not read yet: extended attributes other than inline data's
-// system.data (and values kept in their own inodes, ea_inode),
-// encrypted names and contents (read as stored), the journal's contents
-// (a journal is an ordinary inode, not listed), and bigalloc clusters
-// beyond what block numbers say.
+// Not read yet: encrypted names and contents (read as stored), the
+// journal's transactions (Fields describes the journal inode and its
+// superblock; it is not listed as a file), POSIX ACLs in getxattr(2)'s
+// form (Xattrs gives them as stored), and bigalloc clusters beyond what
+// block numbers say.
 //
 // The writer (WriteFile, Write, Build) makes ext2, ext3 and ext4 images
 // from a source tree as `mke2fs -t TYPE -d DIR` of e2fsprogs 1.47.4 does

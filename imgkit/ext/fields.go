@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/inspect/describe"
@@ -283,12 +285,18 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &describer{f: f, left: describeBudget(f.size)}
+	d := &describer{f: f, left: describeBudget(f.size), used: map[uint32]bool{}}
 	d.superblock()
 	if err := d.groups(); err != nil {
 		return nil, err
 	}
 	if err := d.tree(); err != nil {
+		return nil, err
+	}
+	if _, err := d.journal(); err != nil {
+		return nil, err
+	}
+	if err := d.unusedInodes(); err != nil {
 		return nil, err
 	}
 	return d.out, nil
@@ -298,6 +306,8 @@ func Fields(r io.ReaderAt, size int64) ([]describe.Field, error) {
 type describer struct {
 	f   *FS
 	out []describe.Field
+	// used holds the inodes described (the tree's and the journal's).
+	used map[uint32]bool
 	// left is how many more bytes of file contents, holes included, the
 	// description may hash (describeBudget): a crafted image can give
 	// every inode an i_size near maxReadFile, or map one block many times
@@ -382,7 +392,7 @@ func (d *describer) superblock() {
 
 // groups appends each group descriptor's fields and its bitmaps.
 func (d *describer) groups() error {
-	f, g := d.f, &d.f.g
+	f := d.f
 	csum := f.hasRoCompat(roCompatMetadataCsum) || f.hasRoCompat(roCompatGdtCsum)
 	for i, gd := range f.gdt {
 		p := "group " + strconv.Itoa(i)
@@ -400,25 +410,61 @@ func (d *describer) groups() error {
 			cf.Value = csumValue(uintOf(b), uint64(f.groupDescCsum(uint32(i), gd)))
 		}
 		d.out = append(d.out, cf)
-		for _, bm := range []struct {
-			name string
-			blk  uint64
-			n    int64
-		}{
-			{"block bitmap", gd.lohi(groupDesc.bgBlockBitmapLo, groupDesc.bgBlockBitmapHi), g.bsize},
-			{"inode bitmap", gd.lohi(groupDesc.bgInodeBitmapLo, groupDesc.bgInodeBitmapHi), g.bsize},
-		} {
-			if bm.blk == 0 || bm.blk >= g.blocks || int64(bm.blk+1)*g.bsize > f.size {
+	}
+	return d.bitmaps()
+}
+
+// bitmaps appends each group's block and inode bitmap as a hash of its
+// block, and with metadata_csum its checksum ("block bitmap checksum",
+// from bg_block_bitmap_csum_lo and _hi), read a run of adjacent bitmaps at
+// a time.
+func (d *describer) bitmaps() error {
+	f := d.f
+	type bm struct {
+		sum, csum string
+		off       int64
+		csumOff   int64
+	}
+	got := make([][2]*bm, len(f.gdt))
+	err := f.eachBitmap(func(r bitmapRef, b []byte) {
+		x := &bm{sum: describe.Sum(b), off: int64(r.blk) * f.g.bsize}
+		if g, w, ok := f.bitmapCsum(r, b); ok {
+			gd := f.gdt[r.group]
+			lo := gd.bgBlockBitmapCsumLo()
+			if r.inode {
+				lo = gd.bgInodeBitmapCsumLo()
+			}
+			// The field is the low half's place; the high half, where
+			// the descriptor has it, lies 32 bytes on.
+			x.csum, x.csumOff = csumValue(uint64(g), uint64(w)), f.descOff(uint64(r.group))+fieldOff(gd, lo)
+		}
+		got[r.group][boolIndex(r.inode)] = x
+	})
+	if err != nil {
+		return err
+	}
+	for i, pair := range got {
+		p := "group " + strconv.Itoa(i)
+		for k, name := range []string{"block bitmap", "inode bitmap"} {
+			x := pair[k]
+			if x == nil {
 				continue
 			}
-			sum, err := describe.SumRange(f.r, int64(bm.blk)*g.bsize, bm.n)
-			if err != nil {
-				return fmt.Errorf("ext: reading the %s of group %d: %w", bm.name, i, err)
+			d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: x.off, Size: f.g.bsize, Value: x.sum})
+			if x.csum != "" {
+				d.out = append(d.out, describe.Field{Path: p, Name: name + " checksum", Offset: x.csumOff, Size: 2, Value: x.csum})
 			}
-			d.out = append(d.out, describe.Field{Path: p, Name: bm.name, Offset: int64(bm.blk) * g.bsize, Size: bm.n, Value: sum})
 		}
 	}
 	return nil
+}
+
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tree appends the fields of every inode reachable from the root.
@@ -441,7 +487,10 @@ func (d *describer) tree() error {
 			return formatErr(-1, "", "%s: directory inode %d reached twice", p, ino)
 		}
 		seen[ino] = true
-		ents, _, err := f.readDirInode(in)
+		ents, _, err := f.readDir(in, func(x dxSum) {
+			d.out = append(d.out, describe.Field{Path: p, Name: fmt.Sprintf("index block %d dt_checksum", x.lbn), Offset: x.off, Size: 4,
+				Value: csumValue(uint64(x.got), uint64(x.want))})
+		})
 		if err != nil {
 			return fmt.Errorf("ext: %s: %w", p, err)
 		}
@@ -459,6 +508,7 @@ func (d *describer) tree() error {
 // inode appends the fields of the inode in at path p.
 func (d *describer) inode(p string, in *Inode) error {
 	f, n := d.f, in.raw
+	d.used[in.Ino] = true
 	for _, x := range inodeFields {
 		if x.extra && (len(n) <= goodOldInodeSize || !n.extraEnd(int(fieldOff(n, x.get(n)))+len(x.get(n)))) {
 			continue
@@ -477,6 +527,9 @@ func (d *describer) inode(p string, in *Inode) error {
 			Value: csumValue(got, uint64(f.inodeCsum(in.Ino, n)))})
 	} else {
 		d.add(p, "l_i_checksum_lo", in.off+fieldOff(n, n.lIChecksumLo()), n.lIChecksumLo(), fmtHex)
+	}
+	if err := d.xattrs(p, in); err != nil {
+		return err
 	}
 	iblock := n.iBlock()
 	iblockOff := in.off + fieldOff(n, iblock)
@@ -500,6 +553,69 @@ func (d *describer) inode(p string, in *Inode) error {
 	}
 	d.add(p, "i_block", iblockOff, iblock, fmtBytes)
 	return nil
+}
+
+// xattrs appends the header of the inode's attribute block (as
+// "xattr block h_magic" and so on) and each extended attribute as
+// "xattr NAME": a short printable value quoted, any other as its size
+// and hash, and where it lies; and "xattr NAME e_hash", which says
+// whether it matches.
+func (d *describer) xattrs(p string, in *Inode) error {
+	f := d.f
+	recs, xb, err := f.xattrs(in)
+	if err != nil {
+		return err
+	}
+	if xb != nil {
+		h, off := xattrHeader(xb.raw), xb.off(f)
+		for _, x := range []struct {
+			name string
+			b    []byte
+			kind int
+		}{{"h_magic", h.hMagic(), fmtHex}, {"h_refcount", h.hRefcount(), fmtUns}, {"h_blocks", h.hBlocks(), fmtUns}, {"h_hash", h.hHash(), fmtHex}} {
+			d.add(p, "xattr block "+x.name, off+fieldOff(h, x.b), x.b, x.kind)
+		}
+		cf := describe.Field{Path: p, Name: "xattr block h_checksum", Offset: off + fieldOff(h, h.hChecksum()), Size: 4, Value: value(h.hChecksum(), fmtHex)}
+		if f.hasRoCompat(roCompatMetadataCsum) {
+			cf.Value = csumValue(uintOf(h.hChecksum()), uint64(xb.wantCsum))
+		}
+		d.out = append(d.out, cf)
+	}
+	for _, r := range recs {
+		v := xattrValueString(r.Value)
+		fd := describe.Field{Path: p, Name: "xattr " + r.Name, Offset: r.valueOff, Size: int64(len(r.Value)), Value: v}
+		if r.Inum != 0 {
+			fd.Value += " (in ea_inode " + strconv.FormatUint(uint64(r.Inum), 10) + ")"
+		} else if r.valueOff < 0 {
+			fd.Offset, fd.Size = r.entryOff, r.entryLen // an empty value: the entry says it
+		}
+		d.out = append(d.out, fd)
+		hv := csumValue(uint64(r.hash), uint64(r.wantHash))
+		if r.hashOK && r.hash != r.wantHash {
+			hv = "0x" + strconv.FormatUint(uint64(r.hash), 16) + " (matches"
+			if r.hash != 0 {
+				hv += ", hashing the name's bytes as signed chars)"
+			} else {
+				hv += ": 0 in an inode's body is not checked)"
+			}
+		}
+		d.out = append(d.out, describe.Field{Path: p, Name: "xattr " + r.Name + " e_hash", Offset: r.entryOff + 12, Size: 4, Value: hv})
+	}
+	return nil
+}
+
+// maxQuotedXattr is the longest value Fields shows quoted.
+const maxQuotedXattr = 64
+
+// xattrValueString shows an attribute's value: quoted when it is short,
+// printable text (a trailing NUL, which many values carry, dropped),
+// else as its size and hash.
+func xattrValueString(v []byte) string {
+	t := strings.TrimSuffix(string(v), "\x00")
+	if len(v) <= maxQuotedXattr && utf8.ValidString(t) && !strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(string(v))
+	}
+	return describe.DataValue(int64(len(v)), describe.Sum(v))
 }
 
 // data appends the extents or block list of in and its contents, as the
@@ -607,6 +723,62 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 		}
 	}
 	d.out = append(d.out, describe.Field{Path: p, Name: name, Offset: -1, Size: in.Size, Value: val, Spans: spans})
+	return nil
+}
+
+// unusedInodes appends, for each group, one spread field "unused
+// inodes" for the inodes of its table that no path reaches (the
+// reserved inodes but the root and the journal, free inodes), up to the
+// first of the bg_itable_unused inodes that gdt_csum and metadata_csum
+// leave unwritten at the table's end (none with EXT4_BG_INODE_UNINIT):
+// their bytes, i_generation and times of deleted files, are what sets
+// them apart. The tables are read a MiB at a time, within the
+// description's budget.
+func (d *describer) unusedInodes() error {
+	f, g := d.f, &d.f.g
+	csum := f.hasRoCompat(roCompatMetadataCsum) || f.hasRoCompat(roCompatGdtCsum)
+	per := max(1, (1<<20)/g.inodeSize)
+	buf := make([]byte, min(uint64(per), g.ipg)*uint64(g.inodeSize))
+	for grp, gd := range f.gdt {
+		n := g.ipg
+		if csum {
+			n -= min(n, gd.lohi(groupDesc.bgItableUnusedLo, groupDesc.bgItableUnusedHi))
+			if le.Uint16(gd.bgFlags())&bgFlagInodeUninit != 0 {
+				n = 0
+			}
+		}
+		it := int64(gd.lohi(groupDesc.bgInodeTableLo, groupDesc.bgInodeTableHi)) * g.bsize
+		if it+int64(n)*g.inodeSize > f.size {
+			continue // past an image cut short
+		}
+		if d.left -= int64(n) * g.inodeSize; d.left < 0 {
+			return nil
+		}
+		h := describe.NewHash()
+		var spans [][2]int64
+		count := 0
+		for i := uint64(0); i < n; i += uint64(per) {
+			k := min(uint64(per), n-i)
+			b := buf[:k*uint64(g.inodeSize)]
+			off := it + int64(i)*g.inodeSize
+			if err := f.readAt(b, off); err != nil {
+				return fmt.Errorf("ext: reading the inode table of group %d at byte %#x: %w", grp, off, err)
+			}
+			for j := uint64(0); j < k; j++ {
+				if d.used[uint32(uint64(grp)*g.ipg+i+j+1)] {
+					continue
+				}
+				h.Write(b[int64(j)*g.inodeSize:][:g.inodeSize])
+				spans = addSpan(spans, off+int64(j)*g.inodeSize, g.inodeSize)
+				count++
+			}
+		}
+		if count == 0 {
+			continue
+		}
+		d.out = append(d.out, describe.Field{Path: "group " + strconv.Itoa(grp), Name: "unused inodes", Offset: -1, Size: int64(count) * g.inodeSize,
+			Value: strconv.Itoa(count) + " inodes in " + strconv.Itoa(len(spans)) + " runs, " + h.Sum(), Spans: spans})
+	}
 	return nil
 }
 

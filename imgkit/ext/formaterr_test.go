@@ -98,3 +98,85 @@ func TestFormatErrorPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestXattrFormatErrors breaks the extended attributes of the fuzz seed
+// that has them (seed3: in an inode's body, in a block, in an ea_inode)
+// and checks that Xattrs gives an *imgfmt.FormatError wrapping ErrFormat
+// at the byte and field refused, and that Fields fails the same way.
+func TestXattrFormatErrors(t *testing.T) {
+	t.Parallel()
+	img := seedImage(t, "seed3")
+	good, err := NewReader(bytes.NewReader(img), int64(len(img)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]xattrRec{}
+	var aIno *Inode
+	for _, p := range []string{"a.txt", "d"} {
+		in, err := good.Inode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, _, err := good.xattrs(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			recs[r.Name] = r
+		}
+		if p == "a.txt" {
+			aIno = in
+		}
+	}
+	in, blk, ea := recs["user.in"], recs["trusted.t"], recs["user.ea"]
+	if in.InBlock || !blk.InBlock || ea.Inum == 0 || aIno.FileACL == 0 {
+		t.Fatalf("seed3's attributes are not where the test expects them: %+v %+v %+v", in, blk, ea)
+	}
+	bo := int64(aIno.FileACL) * good.g.bsize
+	for _, c := range []struct {
+		name  string
+		path  string
+		mod   func(b []byte)
+		off   int64
+		field string
+	}{
+		{"h_magic", "a.txt", func(b []byte) { b[bo] ^= 1 }, bo, "h_magic"},
+		{"h_blocks", "a.txt", func(b []byte) { le.PutUint32(b[bo+8:], 2) }, bo + 8, "h_blocks"},
+		{"i_file_acl_lo", "a.txt", func(b []byte) { le.PutUint32(b[aIno.off+0x68:], 1<<30) }, aIno.off + 0x68, "i_file_acl_lo"},
+		{"block e_value_offs", "a.txt", func(b []byte) { le.PutUint16(b[blk.entryOff+2:], 0xfff0) }, blk.entryOff + 2, "e_value_offs"},
+		{"block e_value_size", "a.txt", func(b []byte) { le.PutUint32(b[blk.entryOff+8:], 1<<31) }, blk.entryOff + 2, "e_value_offs"},
+		{"inode e_name_len", "a.txt", func(b []byte) { b[in.entryOff] = 255 }, in.entryOff, "e_name_len"},
+		{"inode e_value_offs", "a.txt", func(b []byte) { le.PutUint16(b[in.entryOff+2:], 0) }, in.entryOff + 2, "e_value_offs"},
+		{"e_value_inum", "d", func(b []byte) { le.PutUint32(b[ea.entryOff+4:], rootIno) }, good.mustInodeOff(t, rootIno), ""},
+		{"ea_inode e_value_size", "d", func(b []byte) { le.PutUint32(b[ea.entryOff+8:], xattrSizeMax+1) }, ea.entryOff + 8, "e_value_size"},
+	} {
+		b := bytes.Clone(img)
+		c.mod(b)
+		f, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = f.Xattrs(c.path)
+		var fe *imgfmt.FormatError
+		if !errors.Is(err, ErrFormat) || !errors.As(err, &fe) {
+			t.Errorf("%s: %v, want an *imgfmt.FormatError wrapping ErrFormat", c.name, err)
+			continue
+		}
+		if fe.Off != c.off || fe.Field != c.field {
+			t.Errorf("%s: Off %#x Field %q, want %#x %q (%v)", c.name, fe.Off, fe.Field, c.off, c.field, err)
+		}
+		if _, err := Fields(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: Fields: %v, want ErrFormat", c.name, err)
+		}
+	}
+}
+
+// mustInodeOff returns the byte offset of inode ino.
+func (f *FS) mustInodeOff(t *testing.T, ino uint32) int64 {
+	t.Helper()
+	off, err := f.inodeOff(ino)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return off
+}

@@ -22,7 +22,8 @@ import (
 //
 // The seeds in testdata/fuzz/FuzzOpen are small images the reference
 // mke2fs made (ext2 with indirect blocks, ext4 with extents, inline data
-// and metadata_csum); regenerate them with
+// and metadata_csum, ext4 with extended attributes in inodes, a block and
+// an ea_inode); regenerate them with
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/ext/
 //
@@ -56,6 +57,8 @@ func FuzzOpen(f *testing.F) {
 			_, err = fs.Stat(fsys, p)
 			check(err)
 			_, err = fsys.ReadLink(p)
+			check(err)
+			_, err = fsys.Xattrs(p)
 			check(err)
 			if d.Type().IsRegular() {
 				fl, err := fsys.Open(p)
@@ -103,8 +106,17 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		{"-t", "ext2", "-b", "1024", "-N", "24"},
 		{"-t", "ext4", "-b", "1024", "-N", "24", "-O", "^has_journal,inline_data"},
 		{"-t", "ext4", "-b", "1024", "-N", "24", "-I", "128", "-O", "^has_journal,^metadata_csum,^64bit"},
+		{"-t", "ext4", "-b", "1024", "-N", "24", "-O", "^has_journal,ea_inode"},
 	} {
 		img := mke2fs(t, refMke2fs, src, "100k", args...)
+		if i == 3 {
+			// Extended attributes: in the inode, in a block, and a
+			// value of a block in an ea_inode.
+			big := filepath.Join(t.TempDir(), "big")
+			os.WriteFile(big, bytes.Repeat([]byte("v"), 1024), 0o644)
+			debugfs(t, img, true, "ea_set /a.txt user.in inode", "ea_set /a.txt trusted.t "+strings.Repeat("b", 200),
+				"ea_set -f "+big+" /d user.ea", "ea_set /d/inline security.s "+strings.Repeat("c", 120))
+		}
 		b, err := os.ReadFile(img)
 		if err != nil {
 			t.Fatal(err)

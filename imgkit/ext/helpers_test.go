@@ -18,6 +18,29 @@ import (
 // configuration beside it.
 const refMke2fs = "mke2fs-1.47.4"
 
+// refDebugfs is the reference debugfs that tests run.
+const refDebugfs = "debugfs-1.47.4"
+
+// debugfs runs the reference debugfs on img with the commands cmds (one
+// a line, through -f), writing with w, and returns its output.
+func debugfs(t *testing.T, img string, w bool, cmds ...string) string {
+	t.Helper()
+	bin := tooltest.Need(t, refDebugfs)
+	script := filepath.Join(t.TempDir(), "cmds")
+	if err := os.WriteFile(script, []byte(strings.Join(cmds, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-f", script, img}
+	if w {
+		args = append([]string{"-w"}, args...)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("debugfs %s: %v\n%s", strings.Join(cmds, "; "), err, out)
+	}
+	return string(out)
+}
+
 // testEpoch is the SOURCE_DATE_EPOCH of the images tests make.
 const testEpoch = 1700000000
 

@@ -30,6 +30,8 @@ type FS struct {
 
 	csumSeed uint32
 
+	bitmapsChecked sync.Once // checkBitmaps has run
+
 	mu       sync.Mutex
 	warnings []string
 	warned   map[string]bool
@@ -183,6 +185,9 @@ func (f *FS) parseSuperblock() error {
 		if got, want := le.Uint32(s.sChecksum()), superblockCsum(s); got != want {
 			f.warn(fmt.Sprintf("superblock at byte %#x: s_checksum %#08x, computed %#08x", superblockOff, got, want))
 		}
+	}
+	// The seed hashes ea_inode values too, with or without metadata_csum.
+	if f.hasRoCompat(roCompatMetadataCsum) || f.hasIncompat(incompatEAInode) {
 		if f.hasIncompat(incompatCsumSeed) {
 			f.csumSeed = le.Uint32(s.sChecksumSeed())
 		} else {
@@ -314,9 +319,11 @@ func (f *FS) warn(w string) {
 // naming its structure and byte offset, and a file system that ends past
 // the image's end (an image cut short: it is listed as far as the image
 // goes, and reading past the end fails with an error wrapping
-// imgfmt.ErrTruncated). It reports what has been read so far and
+// imgfmt.ErrTruncated). It reports what has been read so far, and on its
+// first call reads every group's bitmaps to verify their checksums; it
 // implements describe.Warner.
 func (f *FS) Warnings() []string {
+	f.checkBitmaps()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := slices.Clone(f.warnings)
@@ -691,7 +698,7 @@ type indirectMap struct {
 
 func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 	if lbn < nDirect {
-		return uint64(le.Uint32(m.in.raw.iBlockWord(int(lbn)))), 1, nil
+		return runOf(m.in.raw.iBlock()[:4*nDirect], int(lbn))
 	}
 	per := uint64(m.f.g.bsize / 4)
 	lbn -= nDirect
@@ -717,15 +724,33 @@ func (m *indirectMap) lookup(lbn uint64) (uint64, uint64, error) {
 			if err != nil {
 				return 0, 0, err
 			}
+			if l == 0 {
+				return runOf(b, int(lbn))
+			}
 			at, field = int64(addr)*m.f.g.bsize+int64(4*(lbn/span)), ""
 			addr = uint64(le.Uint32(b[4*(lbn/span):]))
 			lbn %= span
-			if l == 0 {
-				return addr, 1, nil
-			}
 		}
 	}
 	return 0, 0, formatErr(-1, "", "inode %d: block past the triple indirect block", m.in.Ino)
+}
+
+// runOf returns the block that word i of words (little-endian block
+// numbers: i_block's direct blocks, or an indirect block) names and how
+// many words from i on name the blocks that follow it (or, for a 0, how
+// many are 0), so that a file is read a run at a time, not a block at a
+// time.
+func runOf(words []byte, i int) (uint64, uint64, error) {
+	first := uint64(le.Uint32(words[4*i:]))
+	n := uint64(1)
+	for j := i + 1; 4*j < len(words); j++ {
+		v := uint64(le.Uint32(words[4*j:]))
+		if first == 0 && v != 0 || first != 0 && v != first+n {
+			break
+		}
+		n++
+	}
+	return first, n, nil
 }
 
 // block reads indirect block addr, keeping a few; at and field say
@@ -775,30 +800,22 @@ func (f *FS) ibodyAttr(in *Inode, index byte, name string) ([]byte, int, error) 
 	if start+4 > len(n) || le.Uint32(n[start:]) != xattrMagic {
 		return nil, 0, nil
 	}
-	base := start + 4
-	bad := func(pos int) error {
-		return formatErr(in.off+int64(pos), "", "inode %d: bad extended attribute entry at byte %#x", in.Ino, in.off+int64(pos))
+	ents, err := f.parseXattrEntries(n, start+4, start+4, in.off, fmt.Sprintf("inode %d", in.Ino))
+	if err != nil {
+		return nil, 0, err
 	}
-	for pos := base; pos+4 <= len(n) && le.Uint32(n[pos:]) != 0; {
-		if pos+xattrEntryFixed > len(n) {
-			return nil, 0, bad(pos)
+	for _, e := range ents {
+		if e.index != index || string(e.name) != name {
+			continue
 		}
-		e := xattrEntry(n[pos:])
-		nl := int(e.eNameLen()[0])
-		if pos+xattrEntryFixed+nl > len(n) {
-			return nil, 0, bad(pos)
+		if e.inum != 0 {
+			return nil, 0, formatErr(in.off+int64(e.at)+fieldOff(xattrEntry(n[e.at:]), xattrEntry(n[e.at:]).eValueInum()), "e_value_inum",
+				"inode %d: attribute %s has its value in inode %d (ea_inode)", in.Ino, xattrName(index, e.name), e.inum)
 		}
-		if e.eNameIndex()[0] == index && string(n[pos+xattrEntryFixed:][:nl]) == name {
-			if le.Uint32(e.eValueInum()) != 0 {
-				return nil, 0, formatErr(in.off+fieldOff(n, e.eValueInum()), "e_value_inum", "inode %d: attribute value in an inode (ea_inode) is not supported", in.Ino)
-			}
-			vo, vs := base+int(le.Uint16(e.eValueOffs())), int(le.Uint32(e.eValueSize()))
-			if vs < 0 || vo+vs > len(n) || vs > len(n) {
-				return nil, 0, bad(pos)
-			}
-			return n[vo:][:vs:vs], vo, nil
+		if e.vs == 0 {
+			return []byte{}, e.vo, nil
 		}
-		pos += (xattrEntryFixed + nl + 3) &^ 3
+		return n[e.vo:][:e.vs:e.vs], e.vo, nil
 	}
 	return nil, 0, nil
 }
@@ -851,7 +868,20 @@ type DirEntry struct {
 // readDirInode reads and checks the entries of directory inode in,
 // without "." and "..", and returns them with the inode number of ".."
 // (the parent).
-func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
+func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) { return f.readDir(in, nil) }
+
+// dxSum is the checksum of one index block of an htree directory, for
+// Fields: its logical block, the byte offset of dt_checksum in the image
+// and the value stored and computed.
+type dxSum struct {
+	lbn       int64
+	off       int64
+	got, want uint32
+}
+
+// readDir is readDirInode that also gives the dt_checksum of each index
+// block to dx when it is not nil.
+func (f *FS) readDir(in *Inode, dx func(dxSum)) ([]DirEntry, uint32, error) {
 	if in.Flags&inlineDataFL != 0 {
 		d, at, err := f.inlineData(in)
 		if err != nil {
@@ -904,26 +934,35 @@ func (f *FS) readDirInode(in *Inode) ([]DirEntry, uint32, error) {
 				}
 			}
 		}
-		f.checkDirTail(in, blk, seed, lbn)
+		if !f.checkDirTail(in, blk, seed, lbn) && in.Flags&indexFL != 0 && f.hasRoCompat(roCompatMetadataCsum) {
+			if co := dxCountOffset(blk); co != 0 {
+				got, want, tailAt, ok := f.checkDxTail(in, blk, co, lbn)
+				if base := f.blockOff(m, lbn); ok && dx != nil && base >= 0 {
+					dx(dxSum{lbn: lbn, off: base + int64(tailAt) + 4, got: got, want: want})
+				}
+			}
+		}
 		ents = append(ents, e...)
 	}
 	return ents, parent, nil
 }
 
 // checkDirTail verifies the checksum in the tail of a leaf directory
-// block, when metadata_csum is on and the block has one.
-func (f *FS) checkDirTail(in *Inode, blk []byte, seed uint32, lbn int64) {
+// block, when metadata_csum is on and the block has one, and reports
+// whether it has one.
+func (f *FS) checkDirTail(in *Inode, blk []byte, seed uint32, lbn int64) bool {
 	if !f.hasRoCompat(roCompatMetadataCsum) {
-		return
+		return false
 	}
 	t := dirEntry(blk[len(blk)-dirTailSize:])
 	if le.Uint32(t.inode()) != 0 || le.Uint16(t.recLen()) != dirTailSize || t.nameLen()[0] != 0 || t.fileType()[0] != dirTailFT {
-		return // an htree node, or a block without a tail
+		return false // an htree node, or a block without a tail
 	}
 	got, want := le.Uint32(blk[len(blk)-4:]), crc32c(seed, blk[:len(blk)-dirTailSize])
 	if got != want {
 		f.warn(fmt.Sprintf("directory inode %d: block %d: checksum %#08x, computed %#08x", in.Ino, lbn, got, want))
 	}
+	return true
 }
 
 // blockOff returns the byte offset in the image of logical block lbn of
