@@ -1,5 +1,5 @@
 // Package ext reads ext2, ext3 and ext4 file system images as an io/fs.FS,
-// and writes ext2 and ext3 images as mke2fs -d does.
+// and writes ext2, ext3 and ext4 images as mke2fs -d does.
 //
 // The reader (NewReader, OpenReader) takes images made by anyone, as
 // e2fsprogs 1.47.4's lib/ext2fs and the kernel's fs/ext4 define them:

@@ -22,7 +22,7 @@ func init() {
 		register(command{
 			Name:    name,
 			Usage:   name + " [-t ext2|ext3] [-b block-size] [-d root-directory] [-E hash_seed=UUID,root_owner=0:0] [-F] [-I inode-size] [-i bytes-per-inode] [-j] [-L label] [-m percent] [-O feature,...] [-q] [-T usage-type] [-U UUID] [--timestamp=T] device [size]",
-			Summary: "create ext2 and ext3 images as e2fsprogs' mke2fs -d does",
+			Summary: "create ext2, ext3 and ext4 images as e2fsprogs' mke2fs -d does",
 			Help:    mke2fsHelp,
 			Examples: []example{
 				{"mke2fs -t ext2 -b 1024 --timestamp=0 -d root root.ext2 8m", "an ext2 image of the folder root, the same bytes on every run"},
