@@ -196,7 +196,7 @@ func diffRange(fa, fb *os.File, start, end int64, bufA, bufB []byte) (int64, err
 // DETAILS.md, "s_kbytes_written").
 func MaskExtKbytesWritten(imgs ...[]byte) {
 	for _, img := range imgs {
-		for off := 1024; off+1024 <= len(img); off += 1024 {
+		for off := 0; off+1024 <= len(img); off += 1024 {
 			w := img[off : off+1024]
 			if w[0x38] != 0x53 || w[0x39] != 0xef || w[0x4c] != 1 {
 				continue
