@@ -21,7 +21,7 @@ type fsys struct {
 	imap   *bitmap // inode bitmap, bit i for inode i, chunked by group
 	inodes map[uint32]inode
 	meta   map[uint64][]byte // metadata blocks (directories, indirect blocks, symbolic links, resize inode)
-	data   []dataBlock       // file data to copy at write time
+	data   []dataRun         // file data to copy at write time
 	dirs   []uint32          // used_dirs per group
 	bbmLoc []uint64          // bg_block_bitmap per group
 	ibmLoc []uint64
@@ -37,12 +37,26 @@ type fsys struct {
 	extOwner map[uint64]uint32
 }
 
-// dataBlock is one block of a file's contents: where it goes and which
-// block of which file it is.
-type dataBlock struct {
-	phys uint64
-	file int   // index into writer.files
-	off  int64 // byte offset in the file
+// dataRun is a run of a file's blocks that follow each other both in the
+// file and on disk: where it goes, which file and from which byte.
+type dataRun struct {
+	phys   uint64
+	blocks uint64
+	file   int   // index into writer.files
+	off    int64 // byte offset in the file
+}
+
+// addData records that the block at byte off of file idx goes to block
+// phys, growing the last run when it follows it.
+func (f *fsys) addData(phys uint64, idx int, off int64) {
+	if k := len(f.data); k > 0 {
+		r := &f.data[k-1]
+		if r.file == idx && r.phys+r.blocks == phys && r.off+int64(r.blocks)*int64(f.g.bs) == off {
+			r.blocks++
+			return
+		}
+	}
+	f.data = append(f.data, dataRun{phys: phys, blocks: 1, file: idx, off: off})
 }
 
 func newFsys(g *mkGeometry, now uint32) *fsys {

@@ -1,7 +1,6 @@
 package ext
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -305,40 +304,26 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	return s
 }
 
-// writeData copies the files' blocks that are not all zeros.
+// writeData copies the files' blocks that are not all zeros, a run of
+// blocks that follow each other in a file and on disk at a time, through
+// the block cache's batch copy.
 func (w *writer) writeData(im *bcache.Image) error {
 	bs := int64(w.g.bs)
-	buf := make([]byte, bs)
-	i := 0
-	for i < len(w.f.data) {
-		fi := w.f.data[i].file
-		node := w.files[fi]
-		r, err := node.Open()
-		if err != nil {
-			return w.nodeErr(node, err)
+	batch := make([]bcache.FileCopy, 0, len(w.f.data))
+	for _, r := range w.f.data {
+		node := w.files[r.file]
+		n := min(int64(r.blocks)*bs, node.Size-r.off)
+		fc := bcache.FileCopy{Off: int64(r.phys) * bs, N: n, SrcOff: r.off, Pad: (bs - n%bs) % bs, Path: node.SourcePath}
+		if node.SourcePath == "" {
+			fc.Open = func() (io.ReadCloser, error) { return node.Open() }
 		}
-		var pos int64
-		for ; i < len(w.f.data) && w.f.data[i].file == fi; i++ {
-			d := w.f.data[i]
-			if d.off > pos {
-				if _, err := io.CopyN(io.Discard, r, d.off-pos); err != nil {
-					r.Close()
-					return w.nodeErr(node, err)
-				}
-			}
-			n := min(bs, node.Size-d.off)
-			if _, err := io.ReadFull(r, buf[:n]); err != nil {
-				r.Close()
-				return w.nodeErr(node, fmt.Errorf("reading: %w", err))
-			}
-			clear(buf[n:])
-			if _, err := im.WriteAt(buf[:n], int64(d.phys)*bs); err != nil {
-				r.Close()
-				return err
-			}
-			pos = d.off + n
+		batch = append(batch, fc)
+	}
+	if i, err := im.CopyFiles(batch); err != nil {
+		if i < 0 {
+			return err
 		}
-		r.Close()
+		return w.nodeErr(w.files[w.f.data[i].file], err)
 	}
 	return nil
 }
@@ -351,7 +336,10 @@ func (w *writer) writeData(im *bcache.Image) error {
 // rule gives (DETAILS.md, "s_kbytes_written").
 func (w *writer) kbytesWritten() uint64 {
 	g, f := w.g, w.f
-	blocks := uint64(len(f.meta) + len(f.data))
+	blocks := uint64(len(f.meta))
+	for _, r := range f.data {
+		blocks += r.blocks
+	}
 	itb := map[uint64]bool{}
 	for ino := range f.inodes {
 		grp := (ino - 1) / g.ipg

@@ -729,7 +729,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		f.data = append(f.data, dataBlock{phys: phys, file: idx, off: off})
+		f.addData(phys, idx, off)
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
