@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -66,8 +67,10 @@ type writer struct {
 	jnlBlocks [68]byte                // s_jnl_blocks of ext3
 	// sums holds each regular file's content SHA-256 while the UUID or
 	// hash seed is to be derived (see idSeed); nil otherwise.
-	sums map[*fstree.Node][sha256.Size]byte
-	jsb  []byte // the journal's superblock block of ext3 and ext4
+	sums      map[*fstree.Node][sha256.Size]byte
+	jsb       []byte // the journal's superblock block of ext3 and ext4
+	readBuf   []byte // readChunk bytes, reused for every file
+	zeroBlock []byte // a block of zeros to compare with
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -710,26 +713,35 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.sums != nil {
 		sum = sha256.New()
 	}
-	buf := make([]byte, g.bs)
-	for off := int64(0); off < c.Size; off += int64(g.bs) {
-		k, err := io.ReadFull(r, buf[:min(int64(g.bs), c.Size-off)])
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	if w.readBuf == nil {
+		w.readBuf = make([]byte, readChunk)
+		w.zeroBlock = make([]byte, g.bs)
+	}
+	bs := int64(g.bs)
+	for chunk := int64(0); chunk < c.Size; chunk += readChunk {
+		want := min(readChunk, c.Size-chunk)
+		buf := w.readBuf[:want]
+		if k, err := io.ReadFull(r, buf); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
+			}
 			return 0, err
-		}
-		if k == 0 {
-			return 0, fmt.Errorf("%w: file shorter than its size %d", io.ErrUnexpectedEOF, c.Size)
 		}
 		if sum != nil {
-			sum.Write(buf[:k])
+			sum.Write(buf)
 		}
-		if isZero(buf[:k]) {
-			continue
+		for at := int64(0); at < want; at += bs {
+			blk := buf[at:min(at+bs, want)]
+			if bytes.Equal(blk, w.zeroBlock[:len(blk)]) {
+				continue
+			}
+			off := chunk + at
+			phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
+			if err != nil {
+				return 0, err
+			}
+			f.addData(phys, idx, off)
 		}
-		phys, err := f.mapData(ino, n, uint64(off)/uint64(g.bs))
-		if err != nil {
-			return 0, err
-		}
-		f.addData(phys, idx, off)
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
@@ -737,11 +749,6 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	return ino, nil
 }
 
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
+// readChunk is how much of a file the layout reads at a time to find
+// its blocks of zeros: a multiple of every block size.
+const readChunk = 1 << 20
