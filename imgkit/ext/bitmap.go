@@ -1,127 +1,119 @@
 package ext
 
-import "math/bits"
+import "sort"
 
-// bitmap is the writer's block or inode bitmap: one chunk of bits per
-// group, made when a bit of it is first set, so that a file system of
-// terabytes made from a small tree holds only its used groups' bits
-// (the rest are all free).
+// bitmap is the writer's block or inode bitmap, held as the sorted runs
+// of its set bits, so that its memory grows with how scattered the used
+// blocks are, not with the file system's size: a 16 TiB file system of a
+// small tree holds a few runs per flex group. mke2fs allocates in order,
+// so most bits extend the run before them.
 type bitmap struct {
-	chunkBits uint64     // bits of a chunk: blocks or inodes per group
-	base      uint64     // the number of the first bit (the first data block, or inode 1)
-	n         uint64     // bits in all
-	chunks    [][]uint64 // nil: all zero
+	base      uint64 // the number of the first bit (the first data block, or inode 1)
+	n         uint64 // bits in all
+	chunkBits uint64 // bits of a group: what chunkBytes writes
+	runs      []bitRun
 }
+
+// bitRun is the set bits from start to end (exclusive). Runs neither
+// overlap nor touch.
+type bitRun struct{ start, end uint64 }
 
 func newBitmap(base, n, chunkBits uint64) *bitmap {
-	return &bitmap{chunkBits: chunkBits, base: base, n: n, chunks: make([][]uint64, ceilDiv(n, chunkBits))}
+	return &bitmap{base: base, n: n, chunkBits: chunkBits}
 }
 
-// at returns bit i's chunk and its index in it.
-func (m *bitmap) at(i uint64) (c uint64, k uint64) {
-	i -= m.base
-	return i / m.chunkBits, i % m.chunkBits
+// after is the index of the first run ending after i.
+func (m *bitmap) after(i uint64) int {
+	if k := len(m.runs); k == 0 || m.runs[k-1].end <= i {
+		return k
+	}
+	return sort.Search(len(m.runs), func(k int) bool { return m.runs[k].end > i })
 }
 
 func (m *bitmap) test(i uint64) bool {
-	if i < m.base || i >= m.base+m.n {
-		return false
-	}
-	c, k := m.at(i)
-	ch := m.chunks[c]
-	return ch != nil && ch[k/64]&(1<<(k%64)) != 0
+	k := m.after(i)
+	return k < len(m.runs) && m.runs[k].start <= i
 }
 
 func (m *bitmap) set(i uint64) {
-	c, k := m.at(i)
-	if m.chunks[c] == nil {
-		m.chunks[c] = make([]uint64, ceilDiv(m.chunkBits, 64))
+	k := m.after(i)
+	if k < len(m.runs) && m.runs[k].start <= i {
+		return
 	}
-	m.chunks[c][k/64] |= 1 << (k % 64)
+	joinsPrev := k > 0 && m.runs[k-1].end == i
+	joinsNext := k < len(m.runs) && m.runs[k].start == i+1
+	switch {
+	case joinsPrev && joinsNext:
+		m.runs[k-1].end = m.runs[k].end
+		m.runs = append(m.runs[:k], m.runs[k+1:]...)
+	case joinsPrev:
+		m.runs[k-1].end = i + 1
+	case joinsNext:
+		m.runs[k].start = i
+	default:
+		m.runs = append(m.runs, bitRun{})
+		copy(m.runs[k+1:], m.runs[k:])
+		m.runs[k] = bitRun{i, i + 1}
+	}
 }
 
 func (m *bitmap) clear(i uint64) {
-	c, k := m.at(i)
-	if ch := m.chunks[c]; ch != nil {
-		ch[k/64] &^= 1 << (k % 64)
+	k := m.after(i)
+	if k == len(m.runs) || m.runs[k].start > i {
+		return
+	}
+	r := m.runs[k]
+	switch {
+	case r.start == i && r.end == i+1:
+		m.runs = append(m.runs[:k], m.runs[k+1:]...)
+	case r.start == i:
+		m.runs[k].start++
+	case r.end == i+1:
+		m.runs[k].end--
+	default:
+		m.runs = append(m.runs, bitRun{})
+		copy(m.runs[k+2:], m.runs[k+1:])
+		m.runs[k] = bitRun{r.start, i}
+		m.runs[k+1] = bitRun{i + 1, r.end}
 	}
 }
 
 // firstZero is the first clear bit from i to end (exclusive), or false.
 func (m *bitmap) firstZero(i, end uint64) (uint64, bool) {
 	end = min(end, m.base+m.n)
-	for i < end {
-		c, k := m.at(i)
-		ch := m.chunks[c]
-		if ch == nil {
-			return i, true
-		}
-		chunkEnd := min(end, m.base+(c+1)*m.chunkBits)
-		for i < chunkEnd {
-			w := ^ch[k/64] >> (k % 64)
-			if w != 0 {
-				if j := i + uint64(bits.TrailingZeros64(w)); j < chunkEnd {
-					return j, true
-				}
-				break
-			}
-			i += 64 - k%64
-			k += 64 - k%64
-		}
-		i = chunkEnd
+	if k := m.after(i); k < len(m.runs) && m.runs[k].start <= i {
+		i = m.runs[k].end // runs never touch: the bit after one is clear
 	}
-	return 0, false
+	return i, i < end
 }
 
 // count is the number of set bits from i to end (exclusive).
 func (m *bitmap) count(i, end uint64) uint64 {
-	end = min(end, m.base+m.n)
 	n := uint64(0)
-	for i < end {
-		c, k := m.at(i)
-		chunkEnd := min(end, m.base+(c+1)*m.chunkBits)
-		ch := m.chunks[c]
-		if ch == nil {
-			i = chunkEnd
-			continue
-		}
-		for i < chunkEnd {
-			if k%64 == 0 && i+64 <= chunkEnd {
-				n += uint64(bits.OnesCount64(ch[k/64]))
-				i, k = i+64, k+64
-				continue
-			}
-			if ch[k/64]&(1<<(k%64)) != 0 {
-				n++
-			}
-			i, k = i+1, k+1
-		}
+	for k := m.after(i); k < len(m.runs) && m.runs[k].start < end; k++ {
+		n += min(m.runs[k].end, end) - max(m.runs[k].start, i)
 	}
 	return n
 }
 
 // last is the highest set bit from i to end (exclusive), or false.
 func (m *bitmap) last(i, end uint64) (uint64, bool) {
-	for j := end; j > i; j-- {
-		if m.test(j - 1) {
-			return j - 1, true
-		}
-		if c, k := m.at(j - 1); m.chunks[c] == nil && k > 0 {
-			j -= k // skip the rest of an empty chunk
-		}
+	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].start >= end }) - 1
+	if k < 0 || m.runs[k].end <= i {
+		return 0, false
 	}
-	return 0, false
+	return min(m.runs[k].end, end) - 1, true
 }
 
-// chunkBytes writes chunk c's bits into b, bit j of the chunk as bit j%8
+// chunkBytes writes group c's bits into b, bit j of the group as bit j%8
 // of byte j/8, as the on-disk bitmaps hold them.
 func (m *bitmap) chunkBytes(c uint64, b []byte) {
-	ch := m.chunks[c]
-	if ch == nil {
-		clear(b)
-		return
-	}
-	for j := range b {
-		b[j] = byte(ch[j/8] >> (8 * (j % 8)))
+	clear(b)
+	first := m.base + c*m.chunkBits
+	end := first + uint64(len(b))*8
+	for k := m.after(first); k < len(m.runs) && m.runs[k].start < end; k++ {
+		for j := max(m.runs[k].start, first); j < min(m.runs[k].end, end); j++ {
+			b[(j-first)/8] |= 1 << ((j - first) % 8)
+		}
 	}
 }

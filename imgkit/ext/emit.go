@@ -36,11 +36,12 @@ func (w *writer) write(im *bcache.Image) error {
 	}
 	seed := w.csumSeed()
 	states := make([]groupState, g.groups)
+	bmBuf, ibmBuf := make([]byte, g.bs), make([]byte, g.bs) // reused: WriteAt copies them
 	var totalFreeB uint64
 	var totalFreeI uint32
 	for i := uint32(0); i < g.groups; i++ {
 		st := &states[i]
-		bm, anyUsed := w.blockBitmap(i, st)
+		bm, anyUsed := w.blockBitmap(i, st, bmBuf)
 		totalFreeB += uint64(st.freeBlocks)
 		// Without a used block a group that holds no superblock copy
 		// keeps the BLOCK_UNINIT ext2fs_initialize gave it, and its
@@ -55,7 +56,7 @@ func (w *writer) write(im *bcache.Image) error {
 				return err
 			}
 		}
-		ibm, lastUsed := w.inodeBitmap(i, st)
+		ibm, lastUsed := w.inodeBitmap(i, st, ibmBuf)
 		totalFreeI += st.freeInodes
 		if f.csum && lastUsed == 0 {
 			st.flags |= bgInodeUninit
@@ -127,10 +128,10 @@ func (w *writer) write(im *bcache.Image) error {
 // blockBitmap is group i's block bitmap as write_bitmaps writes it
 // (padded with ones past the group and past the last block), with its
 // free count set in st; anyUsed reports a used block in the group.
-func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool) {
+func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, anyUsed bool) {
 	g, f := w.g, w.f
 	first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
-	bm = make([]byte, g.bs)
+	bm = buf
 	f.bmap.chunkBytes(uint64(i), bm[:g.bpg/8])
 	for j := range bm[g.bpg/8:] {
 		bm[g.bpg/8+uint64(j)] = 0xff
@@ -150,9 +151,9 @@ func (w *writer) blockBitmap(i uint32, st *groupState) (bm []byte, anyUsed bool)
 // inodeBitmap is group i's inode bitmap, padded with ones, with its free
 // count set in st; lastUsed is the group's highest used inode, counted
 // from 1 (0 for none).
-func (w *writer) inodeBitmap(i uint32, st *groupState) (ibm []byte, lastUsed uint32) {
+func (w *writer) inodeBitmap(i uint32, st *groupState, buf []byte) (ibm []byte, lastUsed uint32) {
 	g, f := w.g, w.f
-	ibm = make([]byte, g.bs)
+	ibm = buf
 	f.imap.chunkBytes(uint64(i), ibm[:(g.ipg+7)/8])
 	for j := range ibm[(g.ipg+7)/8:] {
 		ibm[(g.ipg+7)/8+uint32(j)] = 0xff
