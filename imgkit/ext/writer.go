@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"syscall"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -718,35 +719,98 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		w.zeroBlock = make([]byte, g.bs)
 	}
 	bs := int64(g.bs)
-	for chunk := int64(0); chunk < c.Size; chunk += readChunk {
-		want := min(readChunk, c.Size-chunk)
-		buf := w.readBuf[:want]
-		if k, err := io.ReadFull(r, buf); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
-			}
-			return 0, err
-		}
+	pos := int64(0) // bytes of the file hashed so far
+	regs, err := dataRegions(r, c.Size, bs)
+	if err != nil {
+		return 0, err
+	}
+	for _, reg := range regs {
 		if sum != nil {
-			sum.Write(buf)
+			hashZeros(sum, reg[0]-pos, w.zeroBlock)
 		}
-		for at := int64(0); at < want; at += bs {
-			blk := buf[at:min(at+bs, want)]
-			if bytes.Equal(blk, w.zeroBlock[:len(blk)]) {
-				continue
-			}
-			off := chunk + at
-			phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
-			if err != nil {
+		if sk, ok := r.(io.Seeker); ok {
+			if _, err := sk.Seek(reg[0], io.SeekStart); err != nil {
 				return 0, err
 			}
-			f.addData(phys, idx, off)
 		}
+		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
+			want := min(readChunk, reg[1]-chunk)
+			buf := w.readBuf[:want]
+			if k, err := io.ReadFull(r, buf); err != nil {
+				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
+				}
+				return 0, err
+			}
+			if sum != nil {
+				sum.Write(buf)
+			}
+			for at := int64(0); at < want; at += bs {
+				blk := buf[at:min(at+bs, want)]
+				if bytes.Equal(blk, w.zeroBlock[:len(blk)]) {
+					continue
+				}
+				off := chunk + at
+				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
+				if err != nil {
+					return 0, err
+				}
+				f.addData(phys, idx, off)
+			}
+		}
+		pos = reg[1]
+	}
+	if sum != nil {
+		hashZeros(sum, c.Size-pos, w.zeroBlock)
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
 	}
 	return ino, nil
+}
+
+// dataRegions lists the byte ranges of a file of size bytes that may hold
+// data, each from a block boundary to a block boundary (or the end). A
+// host file that answers lseek's SEEK_DATA
+// and SEEK_HOLE gives its data extents, as mke2fs's try_lseek_copy asks
+// them, so that holes are not read; any other source is one range.
+func dataRegions(r io.Reader, size, bs int64) ([][2]int64, error) {
+	all := [][2]int64{{0, size}}
+	s, ok := r.(io.Seeker)
+	if !ok {
+		return all, nil
+	}
+	const seekData, seekHole = 3, 4 // lseek(2)'s SEEK_DATA and SEEK_HOLE
+	var regs [][2]int64
+	for at := int64(0); at < size; {
+		data, err := s.Seek(at, seekData)
+		if errors.Is(err, syscall.ENXIO) {
+			break // no data past at
+		}
+		hole, err2 := s.Seek(data, seekHole)
+		if err != nil || err2 != nil || hole <= data {
+			// not answered: read it all
+			if _, err := s.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			return all, nil
+		}
+		start, end := data&^(bs-1), min((hole+bs-1)&^(bs-1), size)
+		if k := len(regs); k > 0 && regs[k-1][1] >= start {
+			regs[k-1][1] = max(regs[k-1][1], end)
+		} else if start < end {
+			regs = append(regs, [2]int64{start, end})
+		}
+		at = hole
+	}
+	return regs, nil
+}
+
+// hashZeros writes n zero bytes to h, a block of zeros at a time.
+func hashZeros(h hash.Hash, n int64, zero []byte) {
+	for ; n > 0; n -= int64(len(zero)) {
+		h.Write(zero[:min(n, int64(len(zero)))])
+	}
 }
 
 // readChunk is how much of a file the layout reads at a time to find

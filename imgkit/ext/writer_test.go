@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -369,6 +370,66 @@ func TestWriteBigDirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAgainstTree(t, f, src, true, false)
+		})
+	}
+}
+
+// TestWriteHugeSparseFile compares a 5 GiB sparse file (data at its
+// start, past 4 GiB and at its end; with 4 KiB blocks past the double
+// indirect block's reach, so ext2's triple indirect block is made) with
+// the reference, as ext2 and ext4. The layout reads only the file's data
+// extents (SEEK_DATA), as mke2fs does.
+func TestWriteHugeSparseFile(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := filepath.Join(t.TempDir(), "huge")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(src, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int64{0, 4<<30 + 12345, 5<<30 - 10} {
+		if _, err := f.WriteAt([]byte("island of data"), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"ext2", "ext4"} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			ref := mke2fs(t, refMke2fs, src, "64M", "-t", typ, "-b", "4096")
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Type: typ, BlockSize: 4096, Size: 64 << 20, UUID: testUUID, HashSeed: testHashSeed,
+				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+			got, err := Build(fstree.Dir(src), &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, got, want)
+			r, err := NewReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := r.Stat("sparse")
+			if err != nil || fi.Size() != 5<<30+4 {
+				t.Fatalf("sparse: %v, %v", fi, err)
+			}
+			sf, err := r.Open("sparse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sf.Close()
+			buf := make([]byte, 14)
+			if _, err := sf.(io.ReaderAt).ReadAt(buf, 4<<30+12345); err != nil || string(buf) != "island of data" {
+				t.Errorf("past 4 GiB: %q, %v", buf, err)
+			}
 		})
 	}
 }
