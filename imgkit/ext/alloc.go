@@ -35,6 +35,9 @@ type fsys struct {
 	// extent tree block, whose checksums are seeded by it.
 	dirOwner map[uint64]uint32
 	extOwner map[uint64]uint32
+	// xattrBlocks are the attribute blocks, whose checksums are seeded
+	// by their block number.
+	xattrBlocks []uint64
 }
 
 // dataRun is a run of a file's blocks that follow each other both in the

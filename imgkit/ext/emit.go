@@ -223,6 +223,12 @@ func (w *writer) setBlockCsums(seed uint32) {
 		end := extHeaderSize + extentEntrySize*extMax(b)
 		le.PutUint32(b[end:], crc32c(inodeSeedOf(seed, ino, 0), b[:end]))
 	}
+	for _, blk := range f.xattrBlocks {
+		b := f.meta[blk]
+		var nb [8]byte
+		le.PutUint64(nb[:], blk)
+		le.PutUint32(xattrHeader(b).hChecksum(), crc32c(crc32c(seed, nb[:]), b))
+	}
 	for _, blk := range f.orphan {
 		b := f.meta[blk]
 		c := crc32cU32(crc32cU32(seed, w.orphanIno), 0)

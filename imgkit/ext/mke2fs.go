@@ -446,10 +446,12 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 			} else {
 				o.ZeroedInodeTables = n != 0
 			}
+		case "no_copy_xattrs":
+			o.NoCopyXattrs = true
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

@@ -62,6 +62,10 @@ type Options struct {
 	// geometry in blocks (s_raid_stride, s_raid_stripe_width); without
 	// flex_bg the stride also staggers each group's bitmaps.
 	Stride, StripeWidth uint32
+	// NoCopyXattrs (-E no_copy_xattrs) leaves out the extended attributes
+	// of the source's files, which mke2fs -d copies (read from a host
+	// folder on Linux, or given by a tree's Node.Xattrs).
+	NoCopyXattrs bool
 	// Errors (-e) is s_errors, what the kernel does on an error: 1
 	// continue (0 means 1), 2 remount read-only, 3 panic.
 	Errors int

@@ -94,7 +94,7 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes})
+	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes, Xattrs: !o.NoCopyXattrs})
 	if err != nil {
 		return nil, fmt.Errorf("ext: %w", err)
 	}
@@ -119,6 +119,12 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	w.f.stride = o.Stride
 	if err := w.mkfs(); err != nil {
 		return nil, err
+	}
+	if !o.NoCopyXattrs {
+		// populate_fs3 copies the source folder's attributes first
+		if err := w.setXattrs(rootIno, t.Root.Xattrs); err != nil {
+			return nil, fmt.Errorf("ext: the root folder: %w", err)
+		}
 	}
 	if err := w.populate(t.Root, rootIno); err != nil {
 		return nil, err
@@ -546,6 +552,11 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 		}
 		w.inoOf[c] = ino
 		w.setExtra(ino, c)
+		if !w.o.NoCopyXattrs {
+			if err := w.setXattrs(ino, c.Xattrs); err != nil {
+				return w.nodeErr(c, err)
+			}
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package ext
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -429,6 +430,78 @@ func TestWriteHugeSparseFile(t *testing.T) {
 			buf := make([]byte, 14)
 			if _, err := sf.(io.ReaderAt).ReadAt(buf, 4<<30+12345); err != nil || string(buf) != "island of data" {
 				t.Errorf("past 4 GiB: %q, %v", buf, err)
+			}
+		})
+	}
+}
+
+// TestWriteXattrs compares images of a tree whose files carry extended
+// attributes (user. names short and long enough to overflow the inode's
+// body into the attribute block, in the order the host lists them, and
+// a POSIX ACL, converted to ext4's form) with the reference, which copies
+// them with llistxattr as the writer's host walk reads them, as ext2
+// (128-byte inodes: every attribute in the block) and ext4.
+func TestWriteXattrs(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := filepath.Join(t.TempDir(), "xattrs")
+	if err := os.MkdirAll(filepath.Join(src, "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b", "dir/c", "plain"} {
+		if err := os.WriteFile(filepath.Join(src, n), []byte("contents of "+n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := func(p, name string, value []byte) {
+		t.Helper()
+		if err := setXattr(filepath.Join(src, p), name, value); err != nil {
+			t.Skipf("the test folder's file system takes no %s attribute: %v", name, err)
+		}
+	}
+	set("a", "user.short", []byte("v"))
+	set("a", "user.mime_type", []byte("text/plain"))
+	set("b", "user.zzz", []byte("small"))
+	set("b", "user."+strings.Repeat("long", 10), bytes.Repeat([]byte("x"), 100))
+	set("b", "user.aa", []byte("fits in the block too"))
+	set("dir", "user.folder", []byte("yes"))
+	set(".", "user.root", []byte("the source folder's own"))
+	// an access ACL: user::rw-, user:1000:r--, group::r--, mask::r--, other::---
+	acl := []byte{2, 0, 0, 0}
+	for _, e := range [][3]uint32{{0x01, 6, 0xffffffff}, {0x02, 4, 1000}, {0x04, 4, 0xffffffff}, {0x10, 4, 0xffffffff}, {0x20, 0, 0xffffffff}} {
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[0]))
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[1]))
+		acl = binary.LittleEndian.AppendUint32(acl, e[2])
+	}
+	set("dir/c", "system.posix_acl_access", acl)
+	for _, v := range []struct {
+		typ   string
+		isize int
+	}{{"ext2", 128}, {"ext4", 256}, {"ext3", 256}} {
+		t.Run(fmt.Sprint(v.typ, "-", v.isize), func(t *testing.T) {
+			t.Parallel()
+			ref := mke2fs(t, refMke2fs, src, "8M", "-t", v.typ, "-b", "1024", "-I", fmt.Sprint(v.isize))
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Type: v.typ, BlockSize: 1024, InodeSize: v.isize, Size: 8 << 20, UUID: testUUID, HashSeed: testHashSeed,
+				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+			got, err := Build(fstree.Dir(src), &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, got, want)
+			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := f.Warnings(); len(w) != 0 {
+				t.Errorf("warnings: %q", w)
+			}
+			xs, err := f.Xattrs("b")
+			if err != nil || len(xs) != 3 {
+				t.Errorf("b's attributes: %v, %v", xs, err)
 			}
 		})
 	}

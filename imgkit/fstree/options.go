@@ -29,6 +29,10 @@ type Options struct {
 	// without a uid or gid keyword to its number (makefs -N). When nil,
 	// the host's user and group databases are used (os/user).
 	LookupUser, LookupGroup func(name string) (uint32, error)
+	// Xattrs makes WalkDir read each host file's extended attributes
+	// (Linux only) into Node.Xattrs. MetadataGit drops them: git keeps
+	// none.
+	Xattrs bool
 }
 
 // SourceDateEpochEnv is the environment variable OptionsFromEnv reads.

@@ -119,6 +119,10 @@ type Node struct {
 	// from the host file system (a directory walk, or an mtree contents
 	// keyword); Open then returns an *os.File.
 	SourcePath string
+	// Xattrs are the extended attributes of a host file, in the host's
+	// listing order, when WalkDir was asked for them (Options.Xattrs);
+	// nil otherwise.
+	Xattrs []Xattr
 
 	fsys      fs.FS  // with fsPath: contents for trees built by FromFS
 	fsPath    string //

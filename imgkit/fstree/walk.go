@@ -43,7 +43,13 @@ func WalkDir(dir string, opts *Options) (*Tree, error) {
 		return nil, &fs.PathError{Op: "walk", Path: dir, Err: fmt.Errorf("not a directory (%v)", root.Type)}
 	}
 	root.Size = 0
-	hw := &hostWalk{errs: map[*Node]dirErr{}}
+	hw := &hostWalk{errs: map[*Node]dirErr{}, xattrs: opts != nil && opts.Xattrs && opts.Metadata != MetadataGit}
+	if hw.xattrs {
+		var err error
+		if root.Xattrs, err = readXattrs(dir); err != nil {
+			return nil, err
+		}
+	}
 	hw.sem = make(chan struct{}, max(0, min(walkWorkers, 2*runtime.GOMAXPROCS(0))-1))
 	hw.dir(dir, root, 0)
 	hw.wg.Wait()
@@ -72,6 +78,8 @@ type hostWalk struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	errs map[*Node]dirErr
+	// xattrs asks for each node's extended attributes.
+	xattrs bool
 }
 
 // A dirErr is why a directory's walk stopped: at its entry index at (in
@@ -119,6 +127,11 @@ func (hw *hostWalk) entries(dir string, d *Node, plen int) (int, error) {
 				return i, pathTooLong(n) // the host's limit, and a shorter message
 			}
 			return i, err
+		}
+		if hw.xattrs {
+			if n.Xattrs, err = readXattrs(p); err != nil {
+				return i, err
+			}
 		}
 		switch n.Type {
 		case TypeFile:

@@ -57,7 +57,7 @@ func runMke2fs(e *env, prog string, args []string) error {
 	}
 	var src fstree.Source = emptyTree()
 	if m.Dir != "" {
-		t, err := fstree.WalkDir(e.abs(m.Dir), &fstree.Options{Metadata: m.Metadata})
+		t, err := fstree.WalkDir(e.abs(m.Dir), &fstree.Options{Metadata: m.Metadata, Xattrs: !m.Options.NoCopyXattrs})
 		if err != nil {
 			return fmt.Errorf("mke2fs: %w", err)
 		}
