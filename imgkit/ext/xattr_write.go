@@ -54,8 +54,8 @@ func eaName(name string) (byte, string) {
 	return 0, name
 }
 
-func eaLen(nameLen int) int  { return (nameLen + xattrEntrySize + 3) &^ 3 } // EXT2_EXT_ATTR_LEN
-func eaSize(valLen int) int  { return (valLen + 3) &^ 3 }                   // EXT2_EXT_ATTR_SIZE
+func eaLen(nameLen int) int { return (nameLen + xattrEntrySize + 3) &^ 3 } // EXT2_EXT_ATTR_LEN
+func eaSize(valLen int) int { return (valLen + 3) &^ 3 }                   // EXT2_EXT_ATTR_SIZE
 func eaSpace(es []eaEntry) int {
 	n := 0
 	for _, e := range es {
