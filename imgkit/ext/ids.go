@@ -50,6 +50,11 @@ func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte)
 		}
 		fmt.Fprintf(h, "%s %q %o %d %d %d %d %d %d %d %q %q %s\n", n.Type, p, n.Mode, n.UID, n.GID, n.Size,
 			clampTime(n.Atime), clampTime(n.Mtime), clampTime(n.Ctime), n.Rdev, n.Link, link, sum)
+		if !o.NoCopyXattrs && n.HardLink == nil {
+			for _, x := range n.Xattrs {
+				fmt.Fprintf(h, "xattr %q %x\n", x.Name, x.Value)
+			}
+		}
 		return nil
 	})
 	return [sha256.Size]byte(h.Sum(nil))
