@@ -28,10 +28,11 @@ const (
 
 // write fills im.
 func (w *writer) write(im *bcache.Image) error {
+	base := w.o.Offset // -E offset: where the file system starts in the image
 	g, f := w.g, w.f
 	bs := int64(g.bs)
 	put := func(blk uint64, b []byte) error {
-		_, err := im.WriteAt(b, int64(blk)*bs)
+		_, err := im.WriteAt(b, base+int64(blk)*bs)
 		return err
 	}
 	seed := w.csumSeed()
@@ -84,7 +85,7 @@ func (w *writer) write(im *bcache.Image) error {
 		grp := (ino - 1) / g.ipg
 		idx := uint64((ino - 1) % g.ipg)
 		off := int64(f.itLoc[grp])*bs + int64(idx)*int64(g.inodeSize)
-		if _, err := im.WriteAt(n, off); err != nil {
+		if _, err := im.WriteAt(n, base+off); err != nil {
 			return err
 		}
 	}
@@ -101,7 +102,7 @@ func (w *writer) write(im *bcache.Image) error {
 	if f.csum {
 		le.PutUint32(sb.sChecksum(), superblockCsum(&sb))
 	}
-	if _, err := im.WriteAt(sb[:], superblockOff); err != nil {
+	if _, err := im.WriteAt(sb[:], base+superblockOff); err != nil {
 		return err
 	}
 	if err := put(g.firstData+1, gdt); err != nil {
@@ -320,7 +321,7 @@ func (w *writer) writeData(im *bcache.Image) error {
 	for _, r := range w.f.data {
 		node := w.files[r.file]
 		n := min(int64(r.blocks)*bs, node.Size-r.off)
-		fc := bcache.FileCopy{Off: int64(r.phys) * bs, N: n, SrcOff: r.off, Pad: (bs - n%bs) % bs, Path: node.SourcePath}
+		fc := bcache.FileCopy{Off: w.o.Offset + int64(r.phys)*bs, N: n, SrcOff: r.off, Pad: (bs - n%bs) % bs, Path: node.SourcePath}
 		if node.SourcePath == "" {
 			fc.Open = func() (io.ReadCloser, error) { return node.Open() }
 		}

@@ -446,12 +446,18 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 			} else {
 				o.ZeroedInodeTables = n != 0
 			}
+		case "offset":
+			n, err := strconv.ParseInt(v, 0, 64)
+			if err != nil || n < 0 {
+				return usage("-E offset=%s: invalid offset", v)
+			}
+			o.Offset = n
 		case "no_copy_xattrs":
 			o.NoCopyXattrs = true
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

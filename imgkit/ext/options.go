@@ -62,6 +62,10 @@ type Options struct {
 	// geometry in blocks (s_raid_stride, s_raid_stripe_width); without
 	// flex_bg the stride also staggers each group's bitmaps.
 	Stride, StripeWidth uint32
+	// Offset (-E offset=) is where the file system starts in the image,
+	// in bytes: the image is Offset zero bytes, then the file system of
+	// Size bytes.
+	Offset int64
 	// NoCopyXattrs (-E no_copy_xattrs) leaves out the extended attributes
 	// of the source's files, which mke2fs -d copies (read from a host
 	// folder on Linux, or given by a tree's Node.Xattrs).
@@ -123,6 +127,9 @@ func (o *Options) check() error {
 	}
 	if len(o.Label) > 16 {
 		return fmt.Errorf("%w: Label %q is longer than 16 bytes", ErrOption, o.Label)
+	}
+	if o.Offset < 0 || o.Offset > math.MaxInt64-o.Size {
+		return fmt.Errorf("%w: Offset %d: want 0 or more", ErrOption, o.Offset)
 	}
 	if o.Errors < 0 || o.Errors > 3 {
 		return fmt.Errorf("%w: Errors %d: want 1, 2 or 3", ErrOption, o.Errors)

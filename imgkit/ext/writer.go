@@ -82,7 +82,7 @@ func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Ima
 	if err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, w.o.Size, w.o.Cache, w.write)
+	return imgfmt.WriteImage(t, w.o.Offset+w.o.Size, w.o.Cache, w.write)
 }
 
 func prepare(src fstree.Source, opts *Options) (*writer, error) {

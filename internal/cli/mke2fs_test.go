@@ -68,6 +68,8 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "64m", []string{"-G", "4", "-N", "5000", "-J", "size=4", "-b", "1024",
 			"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,lazy_itable_init=0,stride=16,stripe-width=32"}},
 		{"mke2fs", "8m", []string{"-e", "remount-ro", "-E", "root_owner=0:5"}},
+		{"mkfs.ext4", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1048576"}},
+		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
 		// too small for a journal: mke2fs goes on without one
 		{"mkfs.ext4", "1m", nil},
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
@@ -132,7 +134,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
 		{[]string{"mke2fs", "-O", "metadata_csum", "img", "8m"}, false, "-O metadata_csum"},
-		{[]string{"mke2fs", "-E", "offset=4096", "img", "8m"}, false, "-E offset"},
+		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "largefile", "img", "8m"}, false, "-T largefile"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
