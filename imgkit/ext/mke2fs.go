@@ -64,13 +64,18 @@ const mke2fsFlagOpts = "cjnqvDFKSV"
 
 // usageTypes are mke2fs.conf's usage types the writer lays out, with
 // their block size and inode ratio (0: the [defaults] value).
+// largefile and largefile4 ask for blocksize -1, the page size, which is
+// 4096 on x86-64 (and 65536 on some arm64 kernels, where mke2fs would
+// differ): fixturegen takes 4096.
 var usageTypes = map[string][2]int{
-	"floppy":  {1024, 8192},
-	"small":   {1024, 4096},
-	"default": {0, 0},
-	"big":     {0, 32768},
-	"huge":    {0, 65536},
-	"news":    {0, 4096},
+	"largefile":  {4096, 1048576},
+	"largefile4": {4096, 4194304},
+	"floppy":     {1024, 8192},
+	"small":      {1024, 4096},
+	"default":    {0, 0},
+	"big":        {0, 32768},
+	"huge":       {0, 65536},
+	"news":       {0, 4096},
 }
 
 // defaultFeatures are the -O features the writer writes anyway: the
@@ -202,7 +207,7 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	if usageArg != "" {
 		ut, ok := usageTypes[usageArg]
 		if !ok {
-			return nil, refuse("-T %s: the usage types written are floppy, small, default, big, huge and news", usageArg)
+			return nil, refuse("-T %s: the usage types written are floppy, small, default, big, huge, news, largefile and largefile4", usageArg)
 		}
 		if o.BlockSize == 0 {
 			o.BlockSize = ut[0]

@@ -70,6 +70,8 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mke2fs", "8m", []string{"-e", "remount-ro", "-E", "root_owner=0:5"}},
 		{"mkfs.ext4", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1048576"}},
 		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
+		{"mkfs.ext4", "64m", []string{"-T", "largefile"}},
+		{"mke2fs", "64m", []string{"-T", "largefile4", "-t", "ext3"}},
 		// too small for a journal: mke2fs goes on without one
 		{"mkfs.ext4", "1m", nil},
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
@@ -136,7 +138,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-O", "metadata_csum", "img", "8m"}, false, "-O metadata_csum"},
 		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
-		{[]string{"mke2fs", "-T", "largefile", "img", "8m"}, false, "-T largefile"},
+		{[]string{"mke2fs", "-T", "hurd", "img", "8m"}, false, "-T hurd"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
 		{[]string{"mke2fs", "-b", "3000", "img", "8m"}, false, "-b 3000"},
 		{[]string{"mke2fs", "-c", "img", "8m"}, false, "-c"},
