@@ -31,6 +31,9 @@ type fsys struct {
 	stride  uint32   // fs->stride: -E stride, which staggers bitmaps without flex_bg
 	extents bool     // ext4's extent feature: inodes map their blocks with extent trees
 	csum    bool     // metadata_csum: directory blocks end in a checksum tail
+	// groupCsum is metadata_csum or uninit_bg: group flags and
+	// bg_itable_unused.
+	groupCsum bool
 	// dirOwner and extOwner name the inode of each directory block and
 	// extent tree block, whose checksums are seeded by it.
 	dirOwner map[uint64]uint32

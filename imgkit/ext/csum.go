@@ -60,8 +60,19 @@ func (f *FS) groupDescCsum(group uint32, g groupDesc) uint16 {
 	if f.hasRoCompat(roCompatMetadataCsum) {
 		return groupDescCsum32(f.csumSeed, group, g)
 	}
+	return groupDescCsum16(f.sb.sUUID(), group, g)
+}
+
+// inodeCsum is the checksum of inode n, number ino: the 32 bits whose
+// low half is l_i_checksum_lo and high half i_checksum_hi (where the
+// inode has it).
+func (f *FS) inodeCsum(ino uint32, n inode) uint32 { return inodeCsumOf(f.csumSeed, ino, n) }
+
+// groupDescCsum16 is bg_checksum with gdt_csum (uninit_bg): the crc16
+// of the UUID, the group number and the descriptor without bg_checksum.
+func groupDescCsum16(uuid []byte, group uint32, g groupDesc) uint16 {
 	at := int(fieldOff(g, g.bgChecksum()))
-	c := crc16(0xffff, f.sb.sUUID())
+	c := crc16(0xffff, uuid)
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], group)
 	c = crc16(c, b[:])
@@ -71,11 +82,6 @@ func (f *FS) groupDescCsum(group uint32, g groupDesc) uint16 {
 	}
 	return c
 }
-
-// inodeCsum is the checksum of inode n, number ino: the 32 bits whose
-// low half is l_i_checksum_lo and high half i_checksum_hi (where the
-// inode has it).
-func (f *FS) inodeCsum(ino uint32, n inode) uint32 { return inodeCsumOf(f.csumSeed, ino, n) }
 
 // groupDescCsum32 is bg_checksum with metadata_csum: the low 16 bits of
 // the crc32c of the seed, the group number and the descriptor with

@@ -42,12 +42,17 @@ func (w *writer) write(im *bcache.Image) error {
 	var totalFreeI uint32
 	for i := uint32(0); i < g.groups; i++ {
 		st := &states[i]
-		bm, anyUsed := w.blockBitmap(i, st, bmBuf)
+		bm, used := w.blockBitmap(i, st, bmBuf)
 		totalFreeB += uint64(st.freeBlocks)
-		// Without a used block a group that holds no superblock copy
-		// keeps the BLOCK_UNINIT ext2fs_initialize gave it, and its
-		// bitmap is not written (write_bitmaps skips it).
-		if f.csum && !anyUsed && i != g.groups-1 && !g.hasSuper(i) {
+		// A group that holds no superblock copy keeps the BLOCK_UNINIT
+		// ext2fs_initialize gave it until a block of it is allocated
+		// (its own bitmaps and inode table do not count without flex_bg,
+		// where ext2fs_allocate_group_table does not clear the flag), and
+		// its bitmap is not written (write_bitmaps skips it).
+		if g.logFlex == 0 {
+			used -= 2 + g.itbPerGroup
+		}
+		if f.groupCsum && used == 0 && i != g.groups-1 && !g.hasSuper(i) {
 			st.flags |= bgBlockUninit
 		} else {
 			if f.csum {
@@ -59,16 +64,18 @@ func (w *writer) write(im *bcache.Image) error {
 		}
 		ibm, lastUsed := w.inodeBitmap(i, st, ibmBuf)
 		totalFreeI += st.freeInodes
-		if f.csum && lastUsed == 0 {
+		if f.groupCsum && lastUsed == 0 {
 			st.flags |= bgInodeUninit
 			st.itableUnused = g.ipg
 			continue
 		}
-		if f.csum {
+		if f.groupCsum {
 			if i == 0 {
 				lastUsed = max(lastUsed, firstIno)
 			}
 			st.itableUnused = g.ipg - lastUsed
+		}
+		if f.csum {
 			st.ibmCsum = crc32c(seed, ibm[:(g.ipg+7)/8])
 		}
 		if err := put(f.ibmLoc[i], ibm); err != nil {
@@ -128,8 +135,8 @@ func (w *writer) write(im *bcache.Image) error {
 
 // blockBitmap is group i's block bitmap as write_bitmaps writes it
 // (padded with ones past the group and past the last block), with its
-// free count set in st; anyUsed reports a used block in the group.
-func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, anyUsed bool) {
+// free count set in st; used counts the used blocks of the group.
+func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, used uint64) {
 	g, f := w.g, w.f
 	first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
 	bm = buf
@@ -137,7 +144,7 @@ func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, a
 	for j := range bm[g.bpg/8:] {
 		bm[g.bpg/8+uint64(j)] = 0xff
 	}
-	used := f.usedIn(first, last+1)
+	used = f.usedIn(first, last+1)
 	st.freeBlocks = uint32(last + 1 - first - used)
 	if i == g.groups-1 {
 		if nbits := (g.blocks - g.firstData) % g.bpg; nbits != 0 {
@@ -146,7 +153,7 @@ func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, a
 			}
 		}
 	}
-	return bm, used > 0
+	return bm, used
 }
 
 // inodeBitmap is group i's inode bitmap, padded with ones, with its free
@@ -193,15 +200,19 @@ func (w *writer) descriptors(states []groupState, seed uint32) []byte {
 		put16(d.bgFreeBlocksCountLo, d.bgFreeBlocksCountHi, st.freeBlocks)
 		put16(d.bgFreeInodesCountLo, d.bgFreeInodesCountHi, st.freeInodes)
 		put16(d.bgUsedDirsCountLo, d.bgUsedDirsCountHi, f.dirs[i])
-		if f.csum {
+		if f.groupCsum {
 			if w.o.ZeroedInodeTables {
 				st.flags |= bgInodeZeroed
 			}
 			le.PutUint16(d.bgFlags(), st.flags)
 			put16(d.bgItableUnusedLo, d.bgItableUnusedHi, st.itableUnused)
+		}
+		if f.csum {
 			put16(d.bgBlockBitmapCsumLo, d.bgBlockBitmapCsumHi, st.bbmCsum)
 			put16(d.bgInodeBitmapCsumLo, d.bgInodeBitmapCsumHi, st.ibmCsum)
 			le.PutUint16(d.bgChecksum(), groupDescCsum32(seed, i, d))
+		} else if f.groupCsum {
+			le.PutUint16(d.bgChecksum(), groupDescCsum16(w.uuid[:], i, d))
 		}
 	}
 	return gdt
@@ -280,14 +291,40 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	if w.orphanIno != 0 {
 		compat |= compatOrphanFile
 	}
-	if w.o.Type == "ext4" {
-		incompat |= incompatExtents | incompat64bit | incompatFlexBG | incompatCsumSeed
-		roCompat |= roCompatHugeFile | roCompatDirNlink | roCompatExtraIsize | roCompatMetadataCsum
+	le.PutUint32(s.sOrphanFileInum(), w.orphanIno)
+	ft := w.ft
+	for _, b := range []struct {
+		on   bool
+		word *uint32
+		bit  uint32
+	}{
+		{ft.extents, &incompat, incompatExtents},
+		{ft.bit64, &incompat, incompat64bit},
+		{ft.flex, &incompat, incompatFlexBG},
+		{ft.csumSeed, &incompat, incompatCsumSeed},
+		{ft.hugeFile, &roCompat, roCompatHugeFile},
+		{ft.gdtCsum, &roCompat, roCompatGdtCsum},
+		{ft.dirNlink, &roCompat, roCompatDirNlink},
+		{ft.extraIsize, &roCompat, roCompatExtraIsize},
+		{ft.csum, &roCompat, roCompatMetadataCsum},
+	} {
+		if b.on {
+			*b.word |= b.bit
+		}
+	}
+	if ft.bit64 {
 		le.PutUint16(s.sDescSize(), uint16(g.descSize))
+	}
+	if ft.flex {
 		s.sLogGroupsPerFlex()[0] = byte(g.logFlex)
+	}
+	if ft.csum {
 		s.sChecksumType()[0] = 1 // crc32c
+	}
+	if ft.csumSeed {
 		le.PutUint32(s.sChecksumSeed(), w.csumSeed())
-		le.PutUint32(s.sOrphanFileInum(), w.orphanIno)
+	}
+	if ft.kbytesStart() {
 		le.PutUint64(s.sKbytesWritten(), w.kbytesWritten())
 	}
 	le.PutUint32(s.sFeatureCompat(), compat)

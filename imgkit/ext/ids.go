@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
@@ -32,9 +34,12 @@ func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte)
 	fmt.Fprintf(h, "type %s size %d blocksize %d inodesize %d inoderatio %d reserved %g\n",
 		typ, o.Size, w.g.bs, w.g.inodeSize, o.InodeRatio, reserved)
 	fmt.Fprintf(h, "label %q time %d\n", o.Label, w.f.now)
+	if len(o.Features) > 0 {
+		fmt.Fprintf(h, "features %q\n", strings.Join(o.Features, ","))
+	}
 	if more := (Options{LastMounted: o.LastMounted, InodeCount: o.InodeCount, BlocksPerGroup: o.BlocksPerGroup,
 		FlexGroups: o.FlexGroups, JournalMiB: o.JournalMiB, RootUID: o.RootUID, RootGID: o.RootGID,
-		Stride: o.Stride, StripeWidth: o.StripeWidth, ZeroedInodeTables: o.ZeroedInodeTables, Errors: o.Errors}); more != (Options{}) {
+		Stride: o.Stride, StripeWidth: o.StripeWidth, ZeroedInodeTables: o.ZeroedInodeTables, Errors: o.Errors}); !reflect.DeepEqual(more, Options{}) {
 		fmt.Fprintf(h, "lastmounted %q inodes %d blockspergroup %d flexgroups %d journalmib %d root %d:%d stride %d stripewidth %d zeroedtables %t errors %d\n",
 			o.LastMounted, o.InodeCount, o.BlocksPerGroup, o.FlexGroups, o.JournalMiB, o.RootUID, o.RootGID,
 			o.Stride, o.StripeWidth, o.ZeroedInodeTables, o.Errors)

@@ -68,15 +68,18 @@ func sizeType(blocks uint64, bs int) (blockSize, inodeRatio int) {
 }
 
 // newGeometry is ext2fs_initialize's arithmetic for o.
-func newGeometry(o *Options) (*mkGeometry, error) {
+func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	bs := o.BlockSize
 	if bs == 0 {
 		// mke2fs sizes the device in 1 KiB blocks to choose the type.
 		bs, _ = sizeType(uint64(o.Size)/1024, 1024)
 	}
 	g := &mkGeometry{bs: bs, inodeSize: 256, descSize: minDescSize}
-	if o.Type == "ext4" {
-		g.descSize, g.logFlex = minDescSize64bit, defaultLogFlex
+	if ft.bit64 {
+		g.descSize = minDescSize64bit
+	}
+	if ft.flex {
+		g.logFlex = defaultLogFlex
 		if o.FlexGroups != 0 {
 			g.logFlex = uint32(bits.TrailingZeros(uint(o.FlexGroups)))
 		}
@@ -103,7 +106,7 @@ func newGeometry(o *Options) (*mkGeometry, error) {
 	if o.InodeCount != 0 {
 		inodesParam = o.InodeCount
 	}
-	if inodesParam > 0xffffffff && o.Type == "ext4" && o.InodeCount == 0 {
+	if inodesParam > 0xffffffff && ft.bit64 && o.InodeCount == 0 {
 		inodesParam = 0xffffffff // 64bit caps the count
 	}
 	if inodesParam > 0xffffffff {

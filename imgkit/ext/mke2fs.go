@@ -32,7 +32,6 @@ type Mke2fs struct {
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
 
-	ext4Feature string // the first -O feature of ext4's set given, checked against -t
 	extended    string // every -E's options, joined by commas
 }
 
@@ -76,20 +75,6 @@ var usageTypes = map[string][2]int{
 	"big":        {0, 32768},
 	"huge":       {0, 65536},
 	"news":       {0, 4096},
-}
-
-// defaultFeatures are the -O features the writer writes anyway: the
-// base_features of mke2fs.conf, and has_journal (ext3).
-var defaultFeatures = map[string]bool{
-	"sparse_super": true, "large_file": true, "filetype": true, "resize_inode": true,
-	"dir_index": true, "ext_attr": true, "has_journal": true,
-}
-
-// ext4Features are the features mke2fs.conf adds for ext4, which the
-// writer writes all together with -t ext4.
-var ext4Features = map[string]bool{
-	"extent": true, "extents": true, "huge_file": true, "flex_bg": true, "metadata_csum": true,
-	"metadata_csum_seed": true, "64bit": true, "dir_nlink": true, "extra_isize": true, "orphan_file": true,
 }
 
 // ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
@@ -196,13 +181,12 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 		}
 	}
 	switch o.Type {
-	case "", "ext2", "ext3":
-		if m.ext4Feature != "" {
-			return nil, refuse("-O %s: ext4's features are written together, with -t ext4", m.ext4Feature)
-		}
-	case "ext4":
+	case "", "ext2", "ext3", "ext4":
 	default:
 		return nil, refuse("-t %s: want ext2, ext3 or ext4", o.Type)
+	}
+	if _, err := newFeatures(o); err != nil {
+		return nil, refuse("-O %s: %s", strings.Join(o.Features, ","), strings.TrimPrefix(err.Error(), ErrOption.Error()+": Features "))
 	}
 	if usageArg != "" {
 		ut, ok := usageTypes[usageArg]
@@ -317,20 +301,8 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		o.ReservedPercent = &p
 	case 'O':
 		for _, f := range strings.Split(arg, ",") {
-			switch {
-			case f == "":
-			case defaultFeatures[f]:
-				if f == "has_journal" {
-					*journal = true
-				}
-			case ext4Features[f]:
-				if m.ext4Feature == "" {
-					m.ext4Feature = f
-				}
-			default:
-				return refuse("-O %s: only the default features are written (%s, and with -t ext4 %s)", f,
-					"sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr, has_journal",
-					"extent, huge_file, flex_bg, metadata_csum, metadata_csum_seed, 64bit, dir_nlink, extra_isize, orphan_file")
+			if f != "" {
+				o.Features = append(o.Features, f)
 			}
 		}
 	case 'T':

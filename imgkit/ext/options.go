@@ -62,6 +62,10 @@ type Options struct {
 	// geometry in blocks (s_raid_stride, s_raid_stripe_width); without
 	// flex_bg the stride also staggers each group's bitmaps.
 	Stride, StripeWidth uint32
+	// Features (-O) edits the type's features as mke2fs -O does: a name
+	// turns a feature on, ^name off. The features written are FeatureNames
+	// (and the base ones, which cannot be turned off).
+	Features []string
 	// Offset (-E offset=) is where the file system starts in the image,
 	// in bytes: the image is Offset zero bytes, then the file system of
 	// Size bytes.
@@ -143,11 +147,11 @@ func (o *Options) check() error {
 	if n := o.BlocksPerGroup; n != 0 && (n%8 != 0 || n < 256) {
 		return fmt.Errorf("%w: BlocksPerGroup %d: want a multiple of 8, at least 256", ErrOption, n)
 	}
-	if n := o.FlexGroups; n != 0 && (n&(n-1) != 0 || n > 1<<30 || o.Type != "ext4") {
-		return fmt.Errorf("%w: FlexGroups %d: want a power of 2 with ext4", ErrOption, n)
+	if n := o.FlexGroups; n != 0 && (n&(n-1) != 0 || n > 1<<30) {
+		return fmt.Errorf("%w: FlexGroups %d: want a power of 2", ErrOption, n)
 	}
-	if o.JournalMiB != 0 && (o.JournalMiB < 0 || o.Type == "" || o.Type == "ext2") {
-		return fmt.Errorf("%w: JournalMiB %d: want a size in MiB with ext3 or ext4", ErrOption, o.JournalMiB)
+	if o.JournalMiB < 0 {
+		return fmt.Errorf("%w: JournalMiB %d: want a size in MiB", ErrOption, o.JournalMiB)
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ type writer struct {
 	jsb       []byte // the journal's superblock block of ext3 and ext4
 	readBuf   []byte // readChunk bytes, reused for every file
 	zeroBlock []byte // a block of zeros to compare with
+	ft features // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -105,7 +106,18 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 	if now.Unix() < 0 || now.Unix() > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: Timestamp %v is outside 1970 to 2106", ErrOption, now)
 	}
-	g, err := newGeometry(o)
+	ft, err := newFeatures(o)
+	if err != nil {
+		return nil, err
+	}
+	if o.FlexGroups != 0 && !ft.flex {
+		return nil, fmt.Errorf("%w: FlexGroups %d without flex_bg", ErrOption, o.FlexGroups)
+	}
+	if o.JournalMiB != 0 && !ft.journal {
+		return nil, fmt.Errorf("%w: JournalMiB %d without a journal (has_journal)", ErrOption, o.JournalMiB)
+	}
+	w.ft = ft
+	g, err := newGeometry(o, ft)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +127,7 @@ func prepare(src fstree.Source, opts *Options) (*writer, error) {
 		w.sums = map[*fstree.Node][sha256.Size]byte{}
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
-	w.f.extents, w.f.csum = o.Type == "ext4", o.Type == "ext4"
+	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
 	w.f.stride = o.Stride
 	if err := w.mkfs(); err != nil {
 		return nil, err
@@ -215,7 +227,7 @@ func (w *writer) mkfs() error {
 	if err := w.resizeInode(); err != nil {
 		return err
 	}
-	if w.o.Type == "ext3" || w.o.Type == "ext4" {
+	if w.ft.journal {
 		if journalBlocks(g.blocks) < 0 && w.o.JournalMiB == 0 {
 			// figure_journal_size: mke2fs goes on without a journal (nor,
 			// then, an orphan file)
@@ -229,7 +241,7 @@ func (w *writer) mkfs() error {
 		}
 		w.hasJournal = true
 	}
-	if w.o.Type == "ext4" {
+	if w.ft.orphan && w.hasJournal {
 		return w.orphanFile()
 	}
 	return nil
@@ -420,11 +432,30 @@ func (w *writer) orphanFile() error {
 	}
 	f.inodeAllocStats(ino, false)
 	n := f.newInodeRecord(ino)
-	initExtents(n)
+	if f.extents {
+		initExtents(n)
+	}
 	nb := orphanFileBlocks(g.blocks, g.bs)
-	last := uint64(0)
-	for l := uint64(0); l < nb; l++ {
+	last, allocated := uint64(0), uint64(0)
+	// alloc is mkorphan_proc's allocation: the first free block after
+	// the last one allocated, an indirect block as much as a data block.
+	alloc := func() (uint64, error) {
 		b, err := f.allocBlock(last)
+		if err == nil {
+			last = b
+			allocated++
+		}
+		return b, err
+	}
+	for l := uint64(0); l < nb; l++ {
+		var slot []byte
+		if !f.extents {
+			var err error
+			if slot, err = f.dirSlot(n, l, alloc); err != nil {
+				return err
+			}
+		}
+		b, err := alloc()
 		if err != nil {
 			return err
 		}
@@ -432,13 +463,16 @@ func (w *writer) orphanFile() error {
 		le.PutUint32(buf[g.bs-8:], orphanBlockMagic)
 		f.meta[b] = buf
 		f.orphan = append(f.orphan, b)
-		if err := f.extAppend(ino, n, l, b, true); err != nil {
+		if slot != nil {
+			le.PutUint32(slot, uint32(b))
+		} else if err := f.extAppend(ino, n, l, b, true); err != nil {
 			return err
 		}
-		last = b
 	}
+	// ext2fs_create_orphan_file counts the blocks it allocated (not an
+	// extent tree's).
 	le.PutUint32(n.iBlocksLo(), 0)
-	f.addIBlocks(n, nb)
+	f.addIBlocks(n, allocated)
 	le.PutUint16(n.iMode(), sIFREG|0o600)
 	le.PutUint16(n.iLinksCount(), 1)
 	size := nb * uint64(g.bs)

@@ -1,0 +1,126 @@
+package ext
+
+import (
+	"fmt"
+	"strings"
+)
+
+// features are the file system features the writer lays out: the type's
+// (mke2fs.conf's base_features, has_journal for ext3, its ext4 line for
+// ext4) with Options.Features' edits, as mke2fs -O applies them.
+type features struct {
+	journal    bool // has_journal
+	extents    bool // extent
+	flex       bool // flex_bg
+	bit64      bool // 64bit
+	csum       bool // metadata_csum
+	csumSeed   bool // metadata_csum_seed
+	gdtCsum    bool // uninit_bg (gdt_csum): group flags and crc16 descriptor checksums
+	orphan     bool // orphan_file
+	hugeFile   bool // huge_file
+	dirNlink   bool // dir_nlink
+	extraIsize bool // extra_isize
+}
+
+// baseFeatures are mke2fs.conf's base_features, which every type has;
+// -O may name them (a no-op) but not take them away.
+var baseFeatures = map[string]bool{
+	"sparse_super": true, "large_file": true, "filetype": true, "resize_inode": true,
+	"dir_index": true, "ext_attr": true,
+}
+
+// featureNames maps each feature the writer can turn on or off to its
+// flag. "extents" and "gdt_csum" are mke2fs's other names for extent and
+// uninit_bg.
+func (ft *features) named(name string) *bool {
+	switch name {
+	case "has_journal":
+		return &ft.journal
+	case "extent", "extents":
+		return &ft.extents
+	case "flex_bg":
+		return &ft.flex
+	case "64bit":
+		return &ft.bit64
+	case "metadata_csum":
+		return &ft.csum
+	case "metadata_csum_seed":
+		return &ft.csumSeed
+	case "uninit_bg", "gdt_csum":
+		return &ft.gdtCsum
+	case "orphan_file":
+		return &ft.orphan
+	case "huge_file":
+		return &ft.hugeFile
+	case "dir_nlink":
+		return &ft.dirNlink
+	case "extra_isize":
+		return &ft.extraIsize
+	}
+	return nil
+}
+
+// FeatureNames lists the features Options.Features may turn on or off.
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize"
+
+// newFeatures is the feature set of o, checked as mke2fs checks it:
+// 64bit needs extent; metadata_csum_seed needs metadata_csum and
+// orphan_file a journal (each dropped when the type gave it, refused when
+// asked for); metadata_csum supersedes uninit_bg.
+func newFeatures(o *Options) (features, error) {
+	var ft features
+	switch o.Type {
+	case "ext3":
+		ft.journal = true
+	case "ext4":
+		ft = features{journal: true, extents: true, flex: true, bit64: true, csum: true, csumSeed: true,
+			orphan: true, hugeFile: true, dirNlink: true, extraIsize: true}
+	}
+	asked := map[string]bool{}
+	for _, f := range o.Features {
+		name, off := strings.CutPrefix(f, "^")
+		if name == "" {
+			continue
+		}
+		if baseFeatures[name] {
+			if off {
+				return ft, fmt.Errorf("%w: Features %q: the base features (%s) are always written", ErrOption, f, "sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr")
+			}
+			continue
+		}
+		p := ft.named(name)
+		if p == nil {
+			return ft, fmt.Errorf("%w: Features %q: the features written are %s (and the base ones)", ErrOption, f, FeatureNames)
+		}
+		*p = !off
+		asked[name] = !off
+	}
+	if ft.bit64 && !ft.extents {
+		return ft, fmt.Errorf("%w: Features: 64bit needs extent, as mke2fs says", ErrOption)
+	}
+	if ft.csumSeed && !ft.csum {
+		if asked["metadata_csum_seed"] {
+			return ft, fmt.Errorf("%w: Features: metadata_csum_seed needs metadata_csum", ErrOption)
+		}
+		ft.csumSeed = false
+	}
+	if ft.orphan && !ft.journal {
+		if asked["orphan_file"] {
+			return ft, fmt.Errorf("%w: Features: orphan_file needs has_journal", ErrOption)
+		}
+		ft.orphan = false
+	}
+	if ft.csum {
+		ft.gdtCsum = false
+	}
+	return ft, nil
+}
+
+// groupCsum reports group descriptor checksums and the uninit flags
+// (ext2fs_has_group_desc_csum).
+func (ft features) groupCsum() bool { return ft.csum || ft.gdtCsum }
+
+// kbytesStart reports whether mke2fs starts s_kbytes_written at 1.
+func (ft features) kbytesStart() bool {
+	return ft.flex || ft.hugeFile || ft.gdtCsum || ft.dirNlink || ft.csum || ft.extraIsize
+}
