@@ -32,7 +32,7 @@ type Mke2fs struct {
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
 
-	extended    string // every -E's options, joined by commas
+	extended string // every -E's options, joined by commas
 }
 
 // Mke2fsUsageError is an error of a command line's syntax (exit status 2).

@@ -69,10 +69,10 @@ type writer struct {
 	// sums holds each regular file's content SHA-256 while the UUID or
 	// hash seed is to be derived (see idSeed); nil otherwise.
 	sums      map[*fstree.Node][sha256.Size]byte
-	jsb       []byte // the journal's superblock block of ext3 and ext4
-	readBuf   []byte // readChunk bytes, reused for every file
-	zeroBlock []byte // a block of zeros to compare with
-	ft features // the features laid out
+	jsb       []byte   // the journal's superblock block of ext3 and ext4
+	readBuf   []byte   // readChunk bytes, reused for every file
+	zeroBlock []byte   // a block of zeros to compare with
+	ft        features // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
