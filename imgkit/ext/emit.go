@@ -101,8 +101,10 @@ func (w *writer) write(im *bcache.Image) error {
 			return err
 		}
 	}
-	if err := w.writeData(im); err != nil {
-		return err
+	if w.im == nil { // else the layout wrote the files' data
+		if err := w.writeData(im); err != nil {
+			return err
+		}
 	}
 	gdt := w.descriptors(states, seed)
 	sb := w.superblock(totalFreeB, totalFreeI)

@@ -70,6 +70,9 @@ type writer struct {
 	// hash seed is to be derived (see idSeed); nil otherwise.
 	sums      map[*fstree.Node][sha256.Size]byte
 	jsb       []byte   // the journal's superblock block of ext3 and ext4
+	// im, when not nil, is the image the layout writes files' data to
+	// as it reads them (writeTarget).
+	im        *bcache.Image
 	readBuf   []byte   // readChunk bytes, reused for every file
 	zeroBlock []byte   // a block of zeros to compare with
 	ft        features // the features laid out
@@ -78,16 +81,40 @@ type writer struct {
 	hasJournal bool
 }
 
+// writeTarget lays the file system out and writes it to t. Where t's
+// bytes reach their destination only when the image is complete (a file
+// renamed into place, memory), the layout runs inside the image and
+// writes each file's data as it reads it (one pass over the files);
+// into a disk built in place it lays out first and writes after, so that
+// nothing is written when the file system cannot be made.
 func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Image, error) {
-	w, err := prepare(src, opts)
-	if err != nil {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if err := o.check(); err != nil {
 		return nil, err
 	}
-	return imgfmt.WriteImage(t, w.o.Offset+w.o.Size, w.o.Cache, w.write)
+	if t.InPlace() {
+		w, err := prepare(src, &o, nil)
+		if err != nil {
+			return nil, err
+		}
+		return imgfmt.WriteImage(t, o.Offset+o.Size, o.Cache, w.write)
+	}
+	return imgfmt.WriteImage(t, o.Offset+o.Size, o.Cache, func(im *bcache.Image) error {
+		w, err := prepare(src, &o, im)
+		if err != nil {
+			return err
+		}
+		return w.write(im)
+	})
 }
 
-func prepare(src fstree.Source, opts *Options) (*writer, error) {
-	w := &writer{inoOf: map[*fstree.Node]uint32{}}
+// prepare lays the file system of src out; with im, files' data goes to
+// im as the layout reads it.
+func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error) {
+	w := &writer{inoOf: map[*fstree.Node]uint32{}, im: im}
 	if opts != nil {
 		w.o = *opts
 	}
@@ -790,9 +817,23 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			if sum != nil {
 				sum.Write(buf)
 			}
+			// run is the blocks of buf that follow each other on disk,
+			// written to w.im at once in the one-pass layout.
+			var run struct{ at, n, phys int64 }
+			flush := func() error {
+				if w.im == nil || run.n == 0 {
+					return nil
+				}
+				_, err := w.im.WriteAt(buf[run.at:min(run.at+run.n*bs, want)], w.o.Offset+run.phys*bs)
+				run.n = 0
+				return err
+			}
 			for at := int64(0); at < want; at += bs {
 				blk := buf[at:min(at+bs, want)]
 				if bytes.Equal(blk, w.zeroBlock[:len(blk)]) {
+					if err := flush(); err != nil {
+						return 0, err
+					}
 					continue
 				}
 				off := chunk + at
@@ -801,6 +842,17 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					return 0, err
 				}
 				f.addData(phys, idx, off)
+				if run.n > 0 && run.phys+run.n == int64(phys) {
+					run.n++
+					continue
+				}
+				if err := flush(); err != nil {
+					return 0, err
+				}
+				run.at, run.n, run.phys = at, 1, int64(phys)
+			}
+			if err := flush(); err != nil {
+				return 0, err
 			}
 		}
 		pos = reg[1]

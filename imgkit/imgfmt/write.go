@@ -49,6 +49,14 @@ func (t Target) InMemory() bool {
 	return t.path == "" && !inPlace
 }
 
+// InPlace reports whether the image is built in place in a
+// bcache.InPlaceCreator (a section of a disk being written): its writes
+// reach the destination as they are made, not only once it is complete.
+func (t Target) InPlace() bool {
+	_, inPlace := t.w.(bcache.InPlaceCreator)
+	return inPlace
+}
+
 // create makes the block-cache image of size bytes at t.
 func (t Target) create(size int64, c *bcache.Options) (*bcache.Image, error) {
 	switch {
