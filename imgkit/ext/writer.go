@@ -68,8 +68,8 @@ type writer struct {
 	jnlBlocks [68]byte                // s_jnl_blocks of ext3
 	// sums holds each regular file's content SHA-256 while the UUID or
 	// hash seed is to be derived (see idSeed); nil otherwise.
-	sums      map[*fstree.Node][sha256.Size]byte
-	jsb       []byte   // the journal's superblock block of ext3 and ext4
+	sums map[*fstree.Node][sha256.Size]byte
+	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
 	im        *bcache.Image
