@@ -705,7 +705,9 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 		return f.mapBlock(ino, n, l)
 	}
 	var goal uint64
-	if l > 0 {
+	if e := f.lastExtent(n); l > 0 && e != nil && uint64(le.Uint32(e))+uint64(le.Uint16(e[4:])) == l {
+		goal = leafStart(e, false) + l - 1 - uint64(le.Uint32(e)) // l-1 ends the last extent
+	} else if l > 0 {
 		goal = f.extLookup(n, l-1)
 	}
 	b, err := f.allocBlock(goal)

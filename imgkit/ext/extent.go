@@ -109,13 +109,25 @@ func (f *fsys) extLookup(n inode, l uint64) uint64 {
 // extLastBlock is the physical block of the last mapped logical block, 0
 // for an empty tree.
 func (f *fsys) extLastBlock(n inode) uint64 {
-	path := f.extPath(n)
-	leaf := path[len(path)-1].buf
-	if extDepth(leaf) != 0 || extEntries(leaf) == 0 {
+	e := f.lastExtent(n)
+	if e == nil {
 		return 0
 	}
-	e := extEntry(leaf, extEntries(leaf)-1)
 	return leafStart(e, false) + uint64(le.Uint16(e[4:])) - 1
+}
+
+// lastExtent is the last leaf entry of n's tree (nil for an empty one),
+// found without building a path: the common case of mapping a file's
+// next block.
+func (f *fsys) lastExtent(n inode) []byte {
+	b := n.iBlock()
+	for extDepth(b) > 0 && extEntries(b) > 0 {
+		b = f.meta[leafStart(extEntry(b, extEntries(b)-1), true)]
+	}
+	if extDepth(b) != 0 || extEntries(b) == 0 {
+		return nil
+	}
+	return extEntry(b, extEntries(b)-1)
 }
 
 // extAppend maps logical block l, past every mapped one, to physical
@@ -123,10 +135,7 @@ func (f *fsys) extLastBlock(n inode) uint64 {
 // follow it, else a new extent after it (extent_node_split first when its
 // leaf is full).
 func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
-	path := f.extPath(n)
-	leaf := path[len(path)-1].buf
-	if k := extEntries(leaf); merge && k > 0 {
-		e := extEntry(leaf, k-1)
+	if e := f.lastExtent(n); merge && e != nil {
 		start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
 		if l == start+length && p == leafStart(e, false)+length && length < extInitMaxLen-1 {
 			le.PutUint16(e[4:], uint16(length+1))
