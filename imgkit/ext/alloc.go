@@ -438,13 +438,8 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 	if name == "lost+found" && parent == rootIno {
 		le.PutUint16(n.iMode(), sIFDIR|0o700)
 	}
-	if f.extents {
-		initExtents(n)
-		if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
-			return 0, err
-		}
-	} else {
-		le.PutUint32(n.iBlockWord(0), uint32(blk))
+	if err := f.mapFirst(ino, n, blk); err != nil {
+		return 0, err
 	}
 	le.PutUint32(n.iSizeLo(), uint32(f.g.bs))
 	f.addIBlocks(n, 1)
@@ -461,6 +456,17 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 		le.PutUint16(pn.iLinksCount(), le.Uint16(pn.iLinksCount())+1)
 	}
 	return ino, nil
+}
+
+// mapFirst maps a new inode's logical block 0 to blk: the first extent
+// of its tree with extents, else i_block[0].
+func (f *fsys) mapFirst(ino uint32, n inode, blk uint64) error {
+	if !f.extents {
+		le.PutUint32(n.iBlockWord(0), uint32(blk))
+		return nil
+	}
+	initExtents(n)
+	return f.extInsert(ino, n, 0, blk, 1)
 }
 
 // dirBlocks returns a directory's blocks in logical order.

@@ -719,13 +719,8 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			copy(n.iBlock(), target)
 		} else {
 			f.addIBlocks(n, 1)
-			if f.extents {
-				initExtents(n)
-				if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
-					return 0, err
-				}
-			} else {
-				le.PutUint32(n.iBlockWord(0), uint32(blk))
+			if err := f.mapFirst(ino, n, blk); err != nil {
+				return 0, err
 			}
 			buf := make([]byte, g.bs)
 			copy(buf, target)

@@ -161,25 +161,34 @@ func TestWriteReaderTree(t *testing.T) {
 		typ, bs := v.typ, v.bs
 		t.Run(fmt.Sprint(typ, "-", bs), func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "32M", "-t", typ, "-b", fmt.Sprint(bs))
-			want, err := os.ReadFile(ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := Options{Type: typ, BlockSize: bs, Size: 32 << 20, UUID: testUUID, HashSeed: testHashSeed,
-				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sameAsReference(t, src, "32M", Options{Type: typ, BlockSize: bs, Size: 32 << 20}, "-t", typ, "-b", fmt.Sprint(bs))
 			checkAgainstTree(t, f, src, true, false)
 		})
 	}
+}
+
+// sameAsReference makes the image of src with o (the test ids and
+// SOURCE_DATE_EPOCH added) and with the reference mke2fs and its args at
+// size, fails where they differ (past ext4's s_kbytes_written), and
+// returns the image read back.
+func sameAsReference(t *testing.T, src, size string, o Options, args ...string) *FS {
+	t.Helper()
+	want, err := os.ReadFile(mke2fs(t, refMke2fs, src, size, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.UUID, o.HashSeed = testUUID, testHashSeed
+	o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
+	got, err := Build(fstree.Dir(src), &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareImages(t, got, want)
+	f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // compareImages fails with the first differing byte ranges of got and
@@ -293,22 +302,7 @@ func TestWriteExtentTrees(t *testing.T) {
 	for _, v := range []struct{ bs, isize int }{{1024, 256}, {4096, 256}, {1024, 128}, {2048, 256}} {
 		t.Run(fmt.Sprint(v.bs, "-", v.isize), func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "48M", "-t", "ext4", "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize))
-			want, err := os.ReadFile(ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := Options{Type: "ext4", BlockSize: v.bs, InodeSize: v.isize, Size: 48 << 20, UUID: testUUID, HashSeed: testHashSeed,
-				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sameAsReference(t, src, "48M", Options{Type: "ext4", BlockSize: v.bs, InodeSize: v.isize, Size: 48 << 20}, "-t", "ext4", "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize))
 			checkAgainstTree(t, f, src, true, false)
 		})
 	}
@@ -354,22 +348,7 @@ func TestWriteBigDirectory(t *testing.T) {
 	for _, typ := range []string{"ext2", "ext3", "ext4"} {
 		t.Run(typ, func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "16M", "-t", typ, "-b", "1024")
-			want, err := os.ReadFile(ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := Options{Type: typ, BlockSize: 1024, Size: 16 << 20, UUID: testUUID, HashSeed: testHashSeed,
-				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sameAsReference(t, src, "16M", Options{Type: typ, BlockSize: 1024, Size: 16 << 20}, "-t", typ, "-b", "1024")
 			checkAgainstTree(t, f, src, true, false)
 		})
 	}
@@ -402,22 +381,7 @@ func TestWriteHugeSparseFile(t *testing.T) {
 	for _, typ := range []string{"ext2", "ext4"} {
 		t.Run(typ, func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "64M", "-t", typ, "-b", "4096")
-			want, err := os.ReadFile(ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := Options{Type: typ, BlockSize: 4096, Size: 64 << 20, UUID: testUUID, HashSeed: testHashSeed,
-				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			r, err := NewReader(bytes.NewReader(got), int64(len(got)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := sameAsReference(t, src, "64M", Options{Type: typ, BlockSize: 4096, Size: 64 << 20}, "-t", typ, "-b", "4096")
 			fi, err := r.Stat("sparse")
 			if err != nil || fi.Size() != 5<<30+4 {
 				t.Fatalf("sparse: %v, %v", fi, err)
@@ -480,22 +444,7 @@ func TestWriteXattrs(t *testing.T) {
 	}{{"ext2", 128}, {"ext4", 256}, {"ext3", 256}} {
 		t.Run(fmt.Sprint(v.typ, "-", v.isize), func(t *testing.T) {
 			t.Parallel()
-			ref := mke2fs(t, refMke2fs, src, "8M", "-t", v.typ, "-b", "1024", "-I", fmt.Sprint(v.isize))
-			want, err := os.ReadFile(ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := Options{Type: v.typ, BlockSize: 1024, InodeSize: v.isize, Size: 8 << 20, UUID: testUUID, HashSeed: testHashSeed,
-				Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sameAsReference(t, src, "8M", Options{Type: v.typ, BlockSize: 1024, InodeSize: v.isize, Size: 8 << 20}, "-t", v.typ, "-b", "1024", "-I", fmt.Sprint(v.isize))
 			if w := f.Warnings(); len(w) != 0 {
 				t.Errorf("warnings: %q", w)
 			}
