@@ -128,8 +128,8 @@ func (t *TextReporter) EntryDone(r *EntryResult) {
 	if t.Quiet {
 		stdout.Reset()
 	}
-	if stdout.Len() == 0 && stderr.Len() == 0 {
-		return // an entry up to date: no empty write(2)
+	if stdout.Len() == 0 && stderr.Len() == 0 && t.progress == nil {
+		return // an entry up to date, no progress line: no empty write(2)
 	}
 	t.progress.around(func() {
 		if stdout.Len() > 0 {
