@@ -3,6 +3,7 @@ package catalog
 import (
 	"io/fs"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,7 +28,9 @@ func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
 		return nil, 1, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 16<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var names []string
 	for {
 		n, err := unix.Getdents(fd, buf)
@@ -61,6 +64,11 @@ func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
 	}
 	return infos, calls, nil
 }
+
+// direntBufs holds the buffers readDirInfo reads directories into, so
+// that a no-op build of many input folders does not allocate (and clear)
+// one each.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 // statInfo is an fs.FileInfo over a unix.Stat_t.
 type statInfo struct {

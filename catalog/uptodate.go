@@ -190,12 +190,20 @@ type keyer struct {
 	// the run took of every input before any entry ran), counting the
 	// calls it makes.
 	lstat func(p string) (fs.FileInfo, error)
+	// outputDirs holds the catalogue paths of the folders that hold an
+	// output of the manifest ("." for the catalogue folder's own): only
+	// in them can a file under an input folder be an output.
+	outputDirs map[string]bool
 }
 
 // newKeyer returns the keyer of the run, which counts an input that is
 // another entry's output by the sum this run made or found for it.
 func (e *engine) newKeyer() *keyer {
-	return &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: e.producedSum, lstat: e.lstat}
+	dirs := map[string]bool{}
+	for _, m := range e.cat.Entries {
+		dirs[path.Dir(m.Name)] = true
+	}
+	return &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: e.producedSum, lstat: e.lstat, outputDirs: dirs}
 }
 
 // producedSum returns the sum of the output name made, or found up to
@@ -388,25 +396,22 @@ type walker struct {
 // skip reports whether the catalogue path r is one of the catalogue's own
 // files, which no input counts.
 func skip(r string) bool {
-	base := path.Base(r)
-	return r == StateName || r == LockName || strings.HasPrefix(base, tmpPrefix) || strings.HasPrefix(base, "."+tmpPrefix)
+	return skipChild(path.Dir(r), path.Base(r))
 }
 
-// add hashes the file p, at rel within the input and at the catalogue
-// path r ("" outside the catalogue), and everything under it.
+// skipChild reports whether the entry name of the folder at the
+// catalogue path r is one of the catalogue's own files (the state, the
+// lock, a temporary file), which no input counts.
+func skipChild(r, name string) bool {
+	return r == "." && (name == StateName || name == LockName) ||
+		strings.HasPrefix(name, tmpPrefix) || strings.HasPrefix(name, "."+tmpPrefix)
+}
+
+// add hashes the file p, at relp within the input and at the catalogue
+// path r ("" outside the catalogue), and everything under it. p may be ""
+// for a file that is neither a folder, a link nor hashed (Options.Hash),
+// which add does not open.
 func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
-	if r != "" && relp != "." && skip(r) {
-		return nil
-	}
-	if s, ok := w.k.outputSum(w.m, r); ok && relp != "." {
-		b := fmt.Appendf(w.buf[:0], "%s\x00output %s\x00", relp, s)
-		w.stat.Write(b)
-		if w.content != nil {
-			w.content.Write(b)
-		}
-		w.buf = b
-		return nil
-	}
 	hs, hasHost := hostInfo(fi)
 	link := w.firstLink(relp, fi, hs, hasHost)
 	var target string
@@ -429,6 +434,17 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 		return nil
 	}
 	return w.addChildren(p, relp, r)
+}
+
+// addOutput hashes the entry at relp within the input that is another
+// entry's output, by its sum s.
+func (w *walker) addOutput(relp string, s Sum) {
+	b := fmt.Appendf(w.buf[:0], "%s\x00output %s\x00", relp, s)
+	w.stat.Write(b)
+	if w.content != nil {
+		w.content.Write(b)
+	}
+	w.buf = b
 }
 
 // firstLink returns the path within the input of the first of the hard
@@ -511,28 +527,49 @@ func (w *walker) hashContents(p string) error {
 }
 
 // addChildren adds each entry of the directory p, at relp within the
-// input and at the catalogue path r, in the order readDirInfo gives.
+// input and at the catalogue path r, in the order readDirInfo gives,
+// leaving out the catalogue's own files (skipChild); an entry that is
+// another entry's output counts by its sum. Only in a folder that holds
+// an output of the manifest (keyer.outputDirs) are the entries' names
+// looked up among the outputs, and only an entry that add opens gets
+// its path made, so that a folder of plain files costs one fstatat per
+// file and little else.
 func (w *walker) addChildren(p, relp, r string) error {
 	ents, calls, err := readDirInfo(p)
 	w.k.st.calls.Add(int64(calls))
 	if err != nil {
 		return err
 	}
+	outsHere := r != "" && w.k.outputDirs[r]
 	for _, cfi := range ents {
 		// Names from a directory hold no slash and are neither "." nor
 		// "..": joining them needs no cleaning.
 		name := cfi.Name()
-		crel, cr := name, ""
+		if r != "" && skipChild(r, name) {
+			continue
+		}
+		crel := name
 		if relp != "." {
 			crel = relp + "/" + name
 		}
-		if r != "" {
+		var cr string
+		if r != "" && (outsHere || cfi.IsDir()) {
 			cr = name
 			if r != "." {
 				cr = r + "/" + name
 			}
 		}
-		if err := w.add(p+string(filepath.Separator)+name, crel, cr, cfi); err != nil {
+		if outsHere {
+			if s, ok := w.k.outputSum(w.m, cr); ok {
+				w.addOutput(crel, s)
+				continue
+			}
+		}
+		var cp string
+		if m := cfi.Mode(); m.IsDir() || m&fs.ModeSymlink != 0 || w.content != nil && m.IsRegular() {
+			cp = p + string(filepath.Separator) + name
+		}
+		if err := w.add(cp, crel, cr, cfi); err != nil {
 			return err
 		}
 	}
