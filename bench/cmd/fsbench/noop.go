@@ -36,7 +36,10 @@ type noopGraph struct {
 // prints a table of the no-op times (best and median of runs whole
 // processes) and, where strace is installed, the system calls one no-op
 // run makes.
-func runNoop(sizes []int, runs int, dir string) error {
+//
+// before, when not empty, is another fixturegen binary (a build before a
+// change) timed beside the two on the same graphs, with its own row.
+func runNoop(sizes []int, runs int, dir, before string) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", runs)
 	}
@@ -55,12 +58,10 @@ func runNoop(sizes []int, runs int, dir string) error {
 	}
 	_, straceErr := exec.LookPath("strace")
 	type row struct {
-		g                      noopGraph
-		fgBest, fgMed          time.Duration
-		njBest, njMed          time.Duration
-		fgCalls, njCalls       map[string]int
-		fgInputs, fgOutputs    int
-		fgCheckInputsAndOutput int
+		g                noopGraph
+		fg, nj, old      noopTimes
+		fgCalls, njCalls map[string]int
+		oldCalls         map[string]int
 	}
 	var rows []row
 	for _, n := range sizes {
@@ -83,29 +84,47 @@ func runNoop(sizes []int, runs int, dir string) error {
 		if out, err := exec.Command(fg, "build", "-C", g.cat).CombinedOutput(); err != nil || !strings.Contains(string(out), fmt.Sprintf("0 built, %d up to date", n)) {
 			return fmt.Errorf("fixturegen's second run did work: %v: %s", err, out)
 		}
+		var oldCmd []string
+		if before != "" {
+			// Another build's first run rebuilds everything once (its
+			// generator differs); its later runs are no-ops, on a
+			// state file of its own making.
+			oldCat := g.cat + "-before"
+			if out, err := exec.Command("cp", "-a", g.cat, oldCat).CombinedOutput(); err != nil {
+				return fmt.Errorf("cp: %v: %s", err, out)
+			}
+			oldCmd = []string{before, "build", "-q", "-C", oldCat}
+			if out, err := exec.Command(before, "build", "-update", "-q", "-C", oldCat).CombinedOutput(); err != nil {
+				return fmt.Errorf("%s: %v: %s", before, err, out)
+			}
+		}
 		r := row{g: g}
 		fmt.Fprintf(os.Stderr, "fsbench: timing no-op runs of the %d-entry graph...\n", n)
-		// Interleave the two so that both see the same machine.
-		var fgT, njT []time.Duration
+		// Interleave the tools so that all see the same machine.
 		for range runs {
-			d, err := timeProcess(fgCmd)
-			if err != nil {
+			if err := r.fg.add(fgCmd); err != nil {
 				return err
 			}
-			fgT = append(fgT, d)
-			if d, err = timeProcess(njCmd); err != nil {
+			if err := r.nj.add(njCmd); err != nil {
 				return err
 			}
-			njT = append(njT, d)
+			if oldCmd != nil {
+				if err := r.old.add(oldCmd); err != nil {
+					return err
+				}
+			}
 		}
-		r.fgBest, r.fgMed = bestMedian(fgT)
-		r.njBest, r.njMed = bestMedian(njT)
 		if straceErr == nil {
 			if r.fgCalls, err = straceCount(dir, fgCmd); err != nil {
 				return err
 			}
 			if r.njCalls, err = straceCount(dir, njCmd); err != nil {
 				return err
+			}
+			if oldCmd != nil {
+				if r.oldCalls, err = straceCount(dir, oldCmd); err != nil {
+					return err
+				}
 			}
 		}
 		rows = append(rows, r)
@@ -114,22 +133,26 @@ func runNoop(sizes []int, runs int, dir string) error {
 	fmt.Printf("Machine: %s, %d cores (GOMAXPROCS %d), Linux %s, %s, %s, %s; %s; best and median of %d runs each, whole processes, page cache warm.\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), kernel(), runtime.Version(), ninjaVersion(ninja),
 		time.Now().UTC().Format("2006-01-02"), fsName(dir), runs)
-	fmt.Println("| graph | fixturegen build -q (no-op) | ninja (no-op) | ratio (best; median) | stat calls: fixturegen / ninja (per input and output) | write, rename, fsync: fixturegen / ninja |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| graph | tool | no-op build: best; median (CPU best) | ratio to ninja: best; median; CPU | stat calls (per input file and output) | write, rename, fsync |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: |")
 	for _, r := range rows {
 		files := r.g.entries * (noopFiles + 1) // inputs and outputs, as ninja counts them
-		calls := "(no strace)"
-		writes := "(no strace)"
-		if r.fgCalls != nil {
-			calls = fmt.Sprintf("%d / %d (%.2f / %.2f)", r.fgCalls["stat"], r.njCalls["stat"],
-				float64(r.fgCalls["stat"])/float64(files), float64(r.njCalls["stat"])/float64(files))
-			writes = fmt.Sprintf("%d, %d, %d / %d, %d, %d", r.fgCalls["write"], r.fgCalls["rename"], r.fgCalls["fsync"],
-				r.njCalls["write"], r.njCalls["rename"], r.njCalls["fsync"])
+		calls := func(c map[string]int) (string, string) {
+			if c == nil {
+				return "(no strace)", "(no strace)"
+			}
+			return fmt.Sprintf("%d (%.2f)", c["stat"], float64(c["stat"])/float64(files)),
+				fmt.Sprintf("%d, %d, %d", c["write"], c["rename"], c["fsync"])
 		}
-		fmt.Printf("| %d entries, %d files | %s; %s | %s; %s | %.2fx; %.2fx | %s | %s |\n",
-			r.g.entries, r.g.entries*noopFiles, fmtDuration(r.fgBest), fmtDuration(r.fgMed),
-			fmtDuration(r.njBest), fmtDuration(r.njMed),
-			float64(r.fgBest)/float64(r.njBest), float64(r.fgMed)/float64(r.njMed), calls, writes)
+		graph := fmt.Sprintf("%d entries, %d files", r.g.entries, r.g.entries*noopFiles)
+		st, wr := calls(r.fgCalls)
+		fmt.Printf("| %s | fixturegen build -q | %s | %s | %s | %s |\n", graph, r.fg.cell(), r.fg.ratio(&r.nj), st, wr)
+		if r.old.wall != nil {
+			st, wr := calls(r.oldCalls)
+			fmt.Printf("| %s | fixturegen build -q, before (%s) | %s | %s | %s | %s |\n", graph, filepath.Base(before), r.old.cell(), r.old.ratio(&r.nj), st, wr)
+		}
+		st, wr = calls(r.njCalls)
+		fmt.Printf("| %s | ninja | %s | 1 | %s | %s |\n", graph, r.nj.cell(), st, wr)
 	}
 	fmt.Println("\nThe stat calls are every call of the stat family (stat, lstat, fstat, newfstatat, statx) of one no-op run under strace -f -c, per input file and output.")
 	return nil
@@ -182,16 +205,42 @@ func makeNoopGraph(dir string, n int, fg string) (noopGraph, error) {
 }
 
 // timeProcess runs the command c with its output discarded and returns
-// its wall time.
-func timeProcess(c []string) (time.Duration, error) {
+// its wall time and its CPU time (user and system, all threads), which
+// other load on the machine changes less.
+func timeProcess(c []string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(c[0], c[1:]...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	d := time.Since(start)
+	wall = time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, out)
+		return 0, 0, fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, out)
 	}
-	return d, nil
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// noopTimes are one tool's no-op runs on one graph.
+type noopTimes struct{ wall, cpu []time.Duration }
+
+func (t *noopTimes) add(c []string) error {
+	w, u, err := timeProcess(c)
+	t.wall, t.cpu = append(t.wall, w), append(t.cpu, u)
+	return err
+}
+
+// cell is "best; median (CPU best)" of t.
+func (t *noopTimes) cell() string {
+	b, m := bestMedian(t.wall)
+	cb, _ := bestMedian(t.cpu)
+	return fmt.Sprintf("%s; %s (CPU %s)", fmtDuration(b), fmtDuration(m), fmtDuration(cb))
+}
+
+// ratio is "best; median; CPU best" of t over u.
+func (t *noopTimes) ratio(u *noopTimes) string {
+	b, m := bestMedian(t.wall)
+	ub, um := bestMedian(u.wall)
+	cb, _ := bestMedian(t.cpu)
+	ucb, _ := bestMedian(u.cpu)
+	return fmt.Sprintf("%.2fx; %.2fx; %.2fx", float64(b)/float64(ub), float64(m)/float64(um), float64(cb)/float64(ucb))
 }
 
 // bestMedian returns the smallest and the median of ts.
