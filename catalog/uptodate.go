@@ -87,13 +87,10 @@ func (st *state) refresh(name string, k *entryKey) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.entries[name]
-	if s == nil {
+	if s == nil || s.mergeKeeps(k) {
 		return
 	}
 	in := s.merge(k)
-	if maps.Equal(s.Inputs, in) {
-		return
-	}
 	c := *s
 	c.Inputs = in
 	st.entries[name] = &c
@@ -116,6 +113,28 @@ func (s *stateEntry) merge(k *entryKey) map[string]inputPrint {
 		in[p] = now
 	}
 	return in
+}
+
+// mergeKeeps reports whether merge(k) would return s's own input
+// fingerprints, as it does for an entry found up to date whose inputs
+// changed in no field (the usual no-op build), without making the map.
+func (s *stateEntry) mergeKeeps(k *entryKey) bool {
+	if s.Key != k.key {
+		return maps.Equal(s.Inputs, k.inputs)
+	}
+	if len(s.Inputs) != len(k.inputs) {
+		return false
+	}
+	for p, now := range k.inputs {
+		old, ok := s.Inputs[p]
+		if ok && now.Content == "" && now.Stat == old.Stat {
+			now.Content = old.Content
+		}
+		if !ok || now != old {
+			return false
+		}
+	}
+	return true
 }
 
 // record notes that name was built as k says.
@@ -334,7 +353,7 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 		fp.Stat = "absent " + hex.EncodeToString(h[:]) // a link to nothing, by its target
 		return fp, nil
 	}
-	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime, links: map[[2]uint64]string{}}
+	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime}
 	if k.hash {
 		w.content = sha256.New()
 	}
@@ -458,6 +477,9 @@ func (w *walker) firstLink(relp string, fi fs.FileInfo, hs hostStat, hasHost boo
 	if first, ok := w.links[id]; ok {
 		return first
 	}
+	if w.links == nil {
+		w.links = map[[2]uint64]string{}
+	}
 	w.links[id] = relp
 	return ""
 }
@@ -535,7 +557,9 @@ func (w *walker) hashContents(p string) error {
 // its path made, so that a folder of plain files costs one fstatat per
 // file and little else.
 func (w *walker) addChildren(p, relp, r string) error {
-	ents, calls, err := readDirInfo(p)
+	d := getDirBuf()
+	defer d.release()
+	ents, calls, err := readDirInfo(p, d)
 	w.k.st.calls.Add(int64(calls))
 	if err != nil {
 		return err
