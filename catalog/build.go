@@ -183,6 +183,9 @@ type engine struct {
 	unselected map[string]bool
 	// folders are the output folders the run made.
 	folders madeFolders
+	// lstats holds the lstat of every planned input by absolute path,
+	// taken once by statInputs before any entry runs; read only after.
+	lstats map[string]lstatResult
 }
 
 func (c *Catalog) run(ctx context.Context, o *Options, op string) (*Result, error) {

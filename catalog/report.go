@@ -125,11 +125,19 @@ func (t *TextReporter) EntryDone(r *EntryResult) {
 	}
 	stderr.WriteString(r.Explain)
 	t.progress.done(r.Entry.Name)
+	if t.Quiet {
+		stdout.Reset()
+	}
+	if stdout.Len() == 0 && stderr.Len() == 0 && t.progress == nil {
+		return // an entry up to date, no progress line: no empty write(2)
+	}
 	t.progress.around(func() {
-		if !t.Quiet {
+		if stdout.Len() > 0 {
 			io.WriteString(t.Stdout, stdout.String())
 		}
-		io.WriteString(t.Stderr, stderr.String())
+		if stderr.Len() > 0 {
+			io.WriteString(t.Stderr, stderr.String())
+		}
 	})
 }
 

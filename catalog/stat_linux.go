@@ -3,6 +3,7 @@ package catalog
 import (
 	"io/fs"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -10,14 +11,15 @@ import (
 )
 
 // readDirInfo returns the lstat information of every entry of the
-// directory p, sorted by name. On Linux it reads the directory with raw
-// getdents64 calls into one buffer and stats each entry relative to the
-// open directory (fstatat), so that the kernel resolves one name per entry
-// rather than the whole path: the up-to-date check of a no-op build is
-// mostly these calls. It also returns the number of system calls it
-// made (open, getdents64, fstatat, close). It keeps clear of os.File, whose Fd method would
-// cost two fcntl calls and whose open an epoll_ctl, per directory.
-func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
+// directory p, sorted by name, in d's buffers: valid until d is released.
+// On Linux it reads the directory with raw getdents64 calls and stats
+// each entry relative to the open directory (fstatat), so that the
+// kernel resolves one name per entry rather than the whole path: the
+// up-to-date check of a no-op build is mostly these calls. It also returns
+// the number of system calls it made (open, getdents64, fstatat, close).
+// It keeps clear of os.File, whose Fd method would cost two fcntl calls
+// and whose open an epoll_ctl, per directory.
+func readDirInfo(p string, d *dirBuf) (infos []fs.FileInfo, calls int, err error) {
 	calls = 2 // open and close
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
@@ -27,10 +29,9 @@ func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
 		return nil, 1, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 16<<10)
-	var names []string
+	names := d.names[:0]
 	for {
-		n, err := unix.Getdents(fd, buf)
+		n, err := unix.Getdents(fd, d.dirents)
 		calls++
 		if err == unix.EINTR {
 			continue
@@ -41,14 +42,15 @@ func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
 		if n <= 0 {
 			break
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		_, _, names = unix.ParseDirent(d.dirents[:n], -1, names)
 	}
+	d.names = names
 	slices.Sort(names)
-	sts := make([]statInfo, len(names))
-	infos = make([]fs.FileInfo, len(names))
+	d.sts = slices.Grow(d.sts[:0], len(names))[:len(names)]
+	d.infos = slices.Grow(d.infos[:0], len(names))[:len(names)]
 	calls += len(names)
 	for i, n := range names {
-		s := &sts[i]
+		s := &d.sts[i]
 		s.name = n
 		err := unix.Fstatat(fd, n, &s.st, unix.AT_SYMLINK_NOFOLLOW)
 		for err == unix.EINTR {
@@ -57,10 +59,29 @@ func readDirInfo(p string) (infos []fs.FileInfo, calls int, err error) {
 		if err != nil {
 			return nil, calls, &fs.PathError{Op: "lstat", Path: p + "/" + n, Err: err}
 		}
-		infos[i] = s
+		d.infos[i] = s
 	}
-	return infos, calls, nil
+	return d.infos, calls, nil
 }
+
+// dirBuf holds the buffers of readDirInfo: one per folder being walked,
+// reused from folder to folder (dirBufs), so that a no-op build of many
+// input folders allocates (and the kernel faults in) little besides the
+// names.
+type dirBuf struct {
+	dirents []byte
+	names   []string
+	sts     []statInfo
+	infos   []fs.FileInfo
+}
+
+var dirBufs = sync.Pool{New: func() any { return &dirBuf{dirents: make([]byte, 16<<10)} }}
+
+// getDirBuf returns a dirBuf for readDirInfo; release it when done with
+// what readDirInfo returned.
+func getDirBuf() *dirBuf { return dirBufs.Get().(*dirBuf) }
+
+func (d *dirBuf) release() { dirBufs.Put(d) }
 
 // statInfo is an fs.FileInfo over a unix.Stat_t.
 type statInfo struct {

@@ -87,13 +87,10 @@ func (st *state) refresh(name string, k *entryKey) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.entries[name]
-	if s == nil {
+	if s == nil || s.mergeKeeps(k) {
 		return
 	}
 	in := s.merge(k)
-	if maps.Equal(s.Inputs, in) {
-		return
-	}
 	c := *s
 	c.Inputs = in
 	st.entries[name] = &c
@@ -116,6 +113,28 @@ func (s *stateEntry) merge(k *entryKey) map[string]inputPrint {
 		in[p] = now
 	}
 	return in
+}
+
+// mergeKeeps reports whether merge(k) would return s's own input
+// fingerprints, as it does for an entry found up to date whose inputs
+// changed in no field (the usual no-op build), without making the map.
+func (s *stateEntry) mergeKeeps(k *entryKey) bool {
+	if s.Key != k.key {
+		return maps.Equal(s.Inputs, k.inputs)
+	}
+	if len(s.Inputs) != len(k.inputs) {
+		return false
+	}
+	for p, now := range k.inputs {
+		old, ok := s.Inputs[p]
+		if ok && now.Content == "" && now.Stat == old.Stat {
+			now.Content = old.Content
+		}
+		if !ok || now != old {
+			return false
+		}
+	}
+	return true
 }
 
 // record notes that name was built as k says.
@@ -186,12 +205,24 @@ type keyer struct {
 	// found up to date; an input that is another entry's output counts by
 	// its sum, not its modification time, which a rebuild changes.
 	output func(name string) (Sum, bool)
+	// lstat returns an input's lstat information (engine.lstat: the one
+	// the run took of every input before any entry ran), counting the
+	// calls it makes.
+	lstat func(p string) (fs.FileInfo, error)
+	// outputDirs holds the catalogue paths of the folders that hold an
+	// output of the manifest ("." for the catalogue folder's own): only
+	// in them can a file under an input folder be an output.
+	outputDirs map[string]bool
 }
 
 // newKeyer returns the keyer of the run, which counts an input that is
 // another entry's output by the sum this run made or found for it.
 func (e *engine) newKeyer() *keyer {
-	return &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: e.producedSum}
+	dirs := map[string]bool{}
+	for _, m := range e.cat.Entries {
+		dirs[path.Dir(m.Name)] = true
+	}
+	return &keyer{st: e.st, generator: Generator(), dir: e.dir, hash: e.o.Hash, output: e.producedSum, lstat: e.lstat, outputDirs: dirs}
 }
 
 // producedSum returns the sum of the output name made, or found up to
@@ -322,7 +353,7 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 		fp.Stat = "absent " + hex.EncodeToString(h[:]) // a link to nothing, by its target
 		return fp, nil
 	}
-	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime, links: map[[2]uint64]string{}}
+	w := &walker{k: k, m: m, stat: sha256.New(), contentTimes: times || in.ModTime}
 	if k.hash {
 		w.content = sha256.New()
 	}
@@ -343,8 +374,12 @@ func (k *keyer) fingerprint(m Entry, in Input, times bool) (inputPrint, error) {
 // is set and p is a symbolic link, the stat information of what it
 // resolves to and the link's target (followed).
 func (k *keyer) statInput(p string, follow bool) (fi fs.FileInfo, followed string, err error) {
-	k.st.calls.Add(1)
-	fi, err = os.Lstat(p)
+	if k.lstat != nil {
+		fi, err = k.lstat(p)
+	} else {
+		k.st.calls.Add(1)
+		fi, err = os.Lstat(p)
+	}
 	if err != nil || !follow || fi.Mode()&fs.ModeSymlink == 0 {
 		return fi, "", err
 	}
@@ -380,25 +415,22 @@ type walker struct {
 // skip reports whether the catalogue path r is one of the catalogue's own
 // files, which no input counts.
 func skip(r string) bool {
-	base := path.Base(r)
-	return r == StateName || r == LockName || strings.HasPrefix(base, tmpPrefix) || strings.HasPrefix(base, "."+tmpPrefix)
+	return skipChild(path.Dir(r), path.Base(r))
 }
 
-// add hashes the file p, at rel within the input and at the catalogue
-// path r ("" outside the catalogue), and everything under it.
+// skipChild reports whether the entry name of the folder at the
+// catalogue path r is one of the catalogue's own files (the state, the
+// lock, a temporary file), which no input counts.
+func skipChild(r, name string) bool {
+	return r == "." && (name == StateName || name == LockName) ||
+		strings.HasPrefix(name, tmpPrefix) || strings.HasPrefix(name, "."+tmpPrefix)
+}
+
+// add hashes the file p, at relp within the input and at the catalogue
+// path r ("" outside the catalogue), and everything under it. p may be ""
+// for a file that is neither a folder, a link nor hashed (Options.Hash),
+// which add does not open.
 func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
-	if r != "" && relp != "." && skip(r) {
-		return nil
-	}
-	if s, ok := w.k.outputSum(w.m, r); ok && relp != "." {
-		b := fmt.Appendf(w.buf[:0], "%s\x00output %s\x00", relp, s)
-		w.stat.Write(b)
-		if w.content != nil {
-			w.content.Write(b)
-		}
-		w.buf = b
-		return nil
-	}
 	hs, hasHost := hostInfo(fi)
 	link := w.firstLink(relp, fi, hs, hasHost)
 	var target string
@@ -423,6 +455,17 @@ func (w *walker) add(p, relp, r string, fi fs.FileInfo) error {
 	return w.addChildren(p, relp, r)
 }
 
+// addOutput hashes the entry at relp within the input that is another
+// entry's output, by its sum s.
+func (w *walker) addOutput(relp string, s Sum) {
+	b := fmt.Appendf(w.buf[:0], "%s\x00output %s\x00", relp, s)
+	w.stat.Write(b)
+	if w.content != nil {
+		w.content.Write(b)
+	}
+	w.buf = b
+}
+
 // firstLink returns the path within the input of the first of the hard
 // links to the file at relp seen so far, or "" when it is the first or
 // has no other link; it notes relp as the first otherwise.
@@ -433,6 +476,9 @@ func (w *walker) firstLink(relp string, fi fs.FileInfo, hs hostStat, hasHost boo
 	id := [2]uint64{hs.dev, hs.ino}
 	if first, ok := w.links[id]; ok {
 		return first
+	}
+	if w.links == nil {
+		w.links = map[[2]uint64]string{}
 	}
 	w.links[id] = relp
 	return ""
@@ -503,28 +549,51 @@ func (w *walker) hashContents(p string) error {
 }
 
 // addChildren adds each entry of the directory p, at relp within the
-// input and at the catalogue path r, in the order readDirInfo gives.
+// input and at the catalogue path r, in the order readDirInfo gives,
+// leaving out the catalogue's own files (skipChild); an entry that is
+// another entry's output counts by its sum. Only in a folder that holds
+// an output of the manifest (keyer.outputDirs) are the entries' names
+// looked up among the outputs, and only an entry that add opens gets
+// its path made, so that a folder of plain files costs one fstatat per
+// file and little else.
 func (w *walker) addChildren(p, relp, r string) error {
-	ents, calls, err := readDirInfo(p)
+	d := getDirBuf()
+	defer d.release()
+	ents, calls, err := readDirInfo(p, d)
 	w.k.st.calls.Add(int64(calls))
 	if err != nil {
 		return err
 	}
+	outsHere := r != "" && w.k.outputDirs[r]
 	for _, cfi := range ents {
 		// Names from a directory hold no slash and are neither "." nor
 		// "..": joining them needs no cleaning.
 		name := cfi.Name()
-		crel, cr := name, ""
+		if r != "" && skipChild(r, name) {
+			continue
+		}
+		crel := name
 		if relp != "." {
 			crel = relp + "/" + name
 		}
-		if r != "" {
+		var cr string
+		if r != "" && (outsHere || cfi.IsDir()) {
 			cr = name
 			if r != "." {
 				cr = r + "/" + name
 			}
 		}
-		if err := w.add(p+string(filepath.Separator)+name, crel, cr, cfi); err != nil {
+		if outsHere {
+			if s, ok := w.k.outputSum(w.m, cr); ok {
+				w.addOutput(crel, s)
+				continue
+			}
+		}
+		var cp string
+		if m := cfi.Mode(); m.IsDir() || m&fs.ModeSymlink != 0 || w.content != nil && m.IsRegular() {
+			cp = p + string(filepath.Separator) + name
+		}
+		if err := w.add(cp, crel, cr, cfi); err != nil {
 			return err
 		}
 	}

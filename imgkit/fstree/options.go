@@ -44,18 +44,26 @@ const SourceDateEpochEnv = "SOURCE_DATE_EPOCH"
 // or else a number of seconds since the Unix epoch, read as strtoll with
 // base 0 reads it (decimal, 0x hexadecimal, 0 octal).
 func ParseTimestamp(dir, arg string) (time.Time, error) {
+	t, _, err := ParseTimestampSource(dir, arg)
+	return t, err
+}
+
+// ParseTimestampSource is ParseTimestamp that also reports whether the
+// time is a file's (fromFile), so that a caller needs no second stat to
+// tell.
+func ParseTimestampSource(dir, arg string) (t time.Time, fromFile bool, err error) {
 	p := arg
 	if dir != "" && !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
 	if fi, err := os.Stat(p); err == nil {
-		return fi.ModTime().UTC(), nil
+		return fi.ModTime().UTC(), true, nil
 	}
 	sec, err := strconv.ParseInt(arg, 0, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %q is neither an existing file nor a number of seconds since the epoch", ErrTimestamp, arg)
+		return time.Time{}, false, fmt.Errorf("%w: %q is neither an existing file nor a number of seconds since the epoch", ErrTimestamp, arg)
 	}
-	return time.Unix(sec, 0).UTC(), nil
+	return time.Unix(sec, 0).UTC(), false, nil
 }
 
 // OptionsFromEnv returns options that clamp times to the environment

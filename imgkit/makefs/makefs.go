@@ -72,6 +72,9 @@ type Command struct {
 	// TimestampArg is the argument of the last -T as given: the file
 	// whose modification time Timestamp is, when one exists.
 	TimestampArg string
+	// TimestampFromFile is set when Timestamp is the modification time
+	// of the file TimestampArg names.
+	TimestampFromFile bool
 	// Metadata is --metadata: fstree.MetadataGit gives the walked tree
 	// only what git keeps; the zero value, fstree.MetadataHost, keeps the
 	// host's owners, modes and hard links.
@@ -323,11 +326,11 @@ func (c *Command) setFlag(f flag) error {
 	case 't':
 		c.Type = arg
 	case 'T':
-		t, terr := fstree.ParseTimestamp(c.Dir, arg)
+		t, file, terr := fstree.ParseTimestampSource(c.Dir, arg)
 		if terr != nil {
 			return bad(errors.New(trimPrefix(terr, fstree.ErrTimestamp.Error())))
 		}
-		c.Timestamp, c.TimestampArg = t, arg
+		c.Timestamp, c.TimestampArg, c.TimestampFromFile = t, arg, file
 	case 'x':
 		c.Exclude = true
 	}

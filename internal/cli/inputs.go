@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -143,7 +142,7 @@ func planMakefs(e *env, args []string) (*catalog.Plan, error) {
 		if p.Times {
 			return nil, errCheckoutTimes
 		}
-		if timestampFromFile(e, a) {
+		if a.TimestampFromFile {
 			return nil, fmt.Errorf("-T %s: %w", a.TimestampArg, errCheckoutTimeFile)
 		}
 	}
@@ -218,16 +217,6 @@ var errCheckoutFileTimes = errors.New("-o compat=debian keeps the files' own tim
 // whose -T names a file: the image would hold the time git gave that file
 // at checkout.
 var errCheckoutTimeFile = errors.New("makefs takes the time of this file, which git sets at checkout; give -T a number (for instance -T 0) or --metadata=host")
-
-// timestampFromFile reports whether a's -T took its time from a file, as
-// makefs does when the argument names one that exists.
-func timestampFromFile(e *env, a *makefs.Command) bool {
-	if a.TimestampArg == "" {
-		return false
-	}
-	_, err := os.Stat(e.abs(a.TimestampArg))
-	return err == nil
-}
 
 // errArFileMetadata is the error of planAr for a catalogue line with the
 // U modifier.

@@ -8,6 +8,12 @@
 //	go run ./cmd/fsbench [-trees small,medium,midsize,big] [-runs N] [-dir .trees] [-mount xfs|btrfs]
 //	go run ./cmd/fsbench -mkimg [-runs N] [-dir .trees] [-mount xfs|btrfs]
 //	go run ./cmd/fsbench -mkimg-containers [-mkimg-before OLD-FIXTUREGEN] [-runs N] [-dir .trees]
+//	go run ./cmd/fsbench -noop 100,1000 [-noop-before OLD-FIXTUREGEN] [-runs N] [-dir .trees]
+//
+// With -noop it times no-op builds instead: generated catalogues of that
+// many entries, each a FAT image of a folder of 50 small files, as
+// "fixturegen build" finds them up to date beside ninja over the same
+// files, whole processes, with the system calls each makes (noop.go).
 //
 // With -mkimg it measures disks instead of trees: fixturegen mkimg beside
 // freebsd-mkimg and a read+write copy on a GPT disk with a 1 GiB
@@ -37,6 +43,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,10 +59,25 @@ func main() {
 	mkimg := flag.Bool("mkimg", false, "measure mkimg disks (a 1 GiB partition file, a 2 TiB sparse disk) beside freebsd-mkimg instead of the trees")
 	containers := flag.Bool("mkimg-containers", false, "measure only the container formats (-f qcow2, vmdk, vmdks, vhd, vhdf, vhdx) of the 1 GiB partition disk beside freebsd-mkimg")
 	before := flag.String("mkimg-before", "", "with -mkimg-containers, a second fixturegen binary measured beside the one built (a change before and after)")
+	noopBefore := flag.String("noop-before", "", "with -noop, another fixturegen binary (a build before a change) timed beside the others")
+	noop := flag.String("noop", "", "comma-separated entry counts (100,1000): time no-op builds of generated catalogues of that many entries beside ninja instead of the trees")
 	flag.Parse()
 	root, unmount, err := benchRoot(*dir, *mount)
 	if err == nil {
 		switch {
+		case *noop != "":
+			var sizes []int
+			for _, f := range strings.Split(*noop, ",") {
+				n, perr := strconv.Atoi(strings.TrimSpace(f))
+				if perr != nil || n < 1 {
+					err = fmt.Errorf("-noop %s: want entry counts such as 100,1000", *noop)
+					break
+				}
+				sizes = append(sizes, n)
+			}
+			if err == nil {
+				err = runNoop(sizes, *runs, root, *noopBefore)
+			}
 		case *containers:
 			err = runMkimgContainers(*runs, root, *before)
 		case *mkimg:
