@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -694,9 +695,7 @@ func (d *describer) data(p string, in *Inode, name, val string) error {
 			fmt.Fprintf(h, "hole of %d bytes\n", n)
 		} else if pblk == 0 {
 			d.left -= n
-			for k := int64(0); k < n; k += int64(len(zeroChunk)) {
-				h.Write(zeroChunk[:min(int64(len(zeroChunk)), n-k)])
-			}
+			hashZeros(h, n, zeroChunk())
 		} else {
 			if d.left -= n; d.left < 0 {
 				return &imgfmt.FormatError{Format: "ext", Off: in.off, Field: "i_size_lo",
@@ -782,8 +781,9 @@ func (d *describer) unusedInodes() error {
 	return nil
 }
 
-// zeroChunk is the zeros a hole is hashed as, a chunk at a time.
-var zeroChunk = make([]byte, 1<<20)
+// zeroChunk is the zeros a hole is hashed as, a chunk at a time, made
+// when first needed.
+var zeroChunk = sync.OnceValue(func() []byte { return make([]byte, 64<<10) })
 
 // addSpan appends [off, off+n), merging it with the last span when they
 // touch.

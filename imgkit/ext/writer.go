@@ -899,7 +899,7 @@ func dataRegions(r io.Reader, size, bs int64) ([][2]int64, error) {
 }
 
 // hashZeros writes n zero bytes to h, a block of zeros at a time.
-func hashZeros(h hash.Hash, n int64, zero []byte) {
+func hashZeros(h io.Writer, n int64, zero []byte) {
 	for ; n > 0; n -= int64(len(zero)) {
 		h.Write(zero[:min(n, int64(len(zero)))])
 	}
