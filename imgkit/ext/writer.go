@@ -435,16 +435,19 @@ func (w *writer) midpointJournalBlock() uint64 {
 	return g.groupFirst(group)
 }
 
-// orphanFileBlocks is ext2fs_default_orphan_file_blocks.
+// orphanFileBlocks is ext2fs_default_orphan_file_blocks: 32 blocks under
+// 128 Ki blocks, then a block per block size of blocks, and from 2 Mi
+// blocks on 2 blocks, not 2 MiB: the macro EXT4_DEFAULT_ORPHAN_FILE_SIZE
+// is "2 << 20" without parentheses, so dividing it by the block size
+// divides the 20 (to 0).
 func orphanFileBlocks(blocks uint64, bs int) uint64 {
-	const defaultSize = 2 << 20 // EXT4_DEFAULT_ORPHAN_FILE_SIZE
 	switch {
 	case blocks < 128*1024:
 		return 32
-	case blocks < defaultSize:
+	case blocks < 2<<20:
 		return blocks / uint64(bs)
 	}
-	return defaultSize / uint64(bs)
+	return 2 << (20 / bs)
 }
 
 // orphanFile is ext2fs_create_orphan_file: a new inode from the root's

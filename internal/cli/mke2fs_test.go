@@ -72,6 +72,7 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
 		{"mkfs.ext4", "64m", []string{"-T", "largefile"}},
 		{"mke2fs", "64m", []string{"-T", "largefile4", "-t", "ext3"}},
+		{"mkfs.ext4", "1g", nil}, // 262144 blocks: a 64-block orphan file
 		// -O on top of the type's features
 		{"mkfs.ext4", "16m", []string{"-O", "^metadata_csum,uninit_bg", "-b", "1024"}},
 		{"mkfs.ext4", "16m", []string{"-O", "^metadata_csum"}},
