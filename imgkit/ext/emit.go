@@ -261,6 +261,11 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sBlocksCountLo(), uint32(g.blocks))
 	le.PutUint32(s.sRBlocksCountLo(), uint32(g.rBlocks))
 	le.PutUint32(s.sFreeBlocksCountLo(), uint32(freeBlocks))
+	if w.ft.bit64 {
+		le.PutUint32(s.sBlocksCountHi(), uint32(g.blocks>>32))
+		le.PutUint32(s.sRBlocksCountHi(), uint32(g.rBlocks>>32))
+		le.PutUint32(s.sFreeBlocksCountHi(), uint32(freeBlocks>>32))
+	}
 	le.PutUint32(s.sFreeInodesCount(), freeInodes)
 	le.PutUint32(s.sFirstDataBlock(), uint32(g.firstData))
 	le.PutUint32(s.sLogBlockSize(), g.logBS)
@@ -287,7 +292,9 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	// resize_inode is among the features even when no GDT block is
 	// reserved (a one-group file system whose largest growth needs no
 	// more descriptor blocks), as mke2fs keeps it.
-	compat |= compatResizeInode
+	if !g.noResize {
+		compat |= compatResizeInode
+	}
 	incompat := uint32(incompatFiletype)
 	roCompat := uint32(roCompatSparseSuper | roCompatLargeFile)
 	if w.orphanIno != 0 {

@@ -124,8 +124,13 @@ func mkTree(t *testing.T) string {
 // returns its path.
 func mke2fs(t *testing.T, tool, src, size string, args ...string) string {
 	t.Helper()
+	return mke2fsAt(t, filepath.Join(t.TempDir(), "ext.img"), tool, src, size, args...)
+}
+
+// mke2fsAt is mke2fs making the image at img.
+func mke2fsAt(t *testing.T, img, tool, src, size string, args ...string) string {
+	t.Helper()
 	bin := tooltest.Need(t, tool)
-	img := filepath.Join(t.TempDir(), "ext.img")
 	all := append([]string{"-q", "-F", "-U", "6b33f6a2-4bd5-4fb1-9ba5-2c4f3a0d1e77", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"}, args...)
 	if src != "" {
 		all = append(all, "-d", src)

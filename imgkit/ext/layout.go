@@ -26,6 +26,9 @@ type mkGeometry struct {
 	itbPerGroup uint64 // inode table blocks per group
 	inodes      uint32 // s_inodes_count
 	descSize    int    // bytes of a group descriptor: 32, or 64 with 64bit
+	// noResize is set past 2^32 blocks, where mke2fs turns resize_inode
+	// off (and reserves no GDT block).
+	noResize bool
 	logFlex     uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
 }
 
@@ -97,6 +100,12 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	}
 	if ratio < bs {
 		ratio = bs
+	}
+	if param > 0xffffffff {
+		if !ft.bit64 {
+			return nil, fmt.Errorf("%w: %d blocks need the 64bit feature (ext4)", ErrOption, param)
+		}
+		g.noResize = true
 	}
 	pct := defaultRsvPct
 	if o.ReservedPercent != nil {
@@ -186,6 +195,9 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 			rsv = 0
 		}
 		g.rsvGDT = uint64(rsv)
+		if g.noResize {
+			g.rsvGDT = 0
+		}
 		if g.rsvGDT+g.descBlocks > g.bpg*3/4 {
 			return nil, fmt.Errorf("%w: the file system needs meta_bg, which is not written yet", ErrOption)
 		}

@@ -251,8 +251,10 @@ func (w *writer) mkfs() error {
 		le.PutUint32(t, f.now)
 	}
 	f.inodes[badIno] = bad
-	if err := w.resizeInode(); err != nil {
-		return err
+	if !g.noResize {
+		if err := w.resizeInode(); err != nil {
+			return err
+		}
 	}
 	if w.ft.journal {
 		if journalBlocks(g.blocks) < 0 && w.o.JournalMiB == 0 {

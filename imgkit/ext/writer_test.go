@@ -458,14 +458,22 @@ func TestWriteXattrs(t *testing.T) {
 
 // TestWriteHugeFileSystem compares a 4 TiB ext4 (32768 groups: 2048 flex
 // groups, backups up to group 19683, a 1 GiB journal in the middle) of a
-// small tree with the reference, as sparse files, past s_kbytes_written:
-// ours gets the reference's value in every superblock before they are
-// compared. Not with -short.
+// small tree with the reference, as sparse files, past s_kbytes_written.
+// Not with -short.
 func TestWriteHugeFileSystem(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 4 TiB sparse image each")
 	}
+	sameSparseAsReference(t, t.TempDir(), 4<<40, "4T")
+}
+
+// sameSparseAsReference makes an ext4 of size bytes (sizeArg for mke2fs)
+// of a small tree with the writer and with the reference, as sparse
+// files in dir, gives ours the reference's s_kbytes_written in every
+// superblock, and fails where they differ.
+func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string) {
+	t.Helper()
 	tooltest.Need(t, refMke2fs)
 	src := filepath.Join(t.TempDir(), "tree")
 	if err := os.MkdirAll(filepath.Join(src, "d"), 0o755); err != nil {
@@ -474,9 +482,9 @@ func TestWriteHugeFileSystem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "d", "f"), []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref := mke2fs(t, refMke2fs, src, "4T", "-t", "ext4")
-	got := filepath.Join(t.TempDir(), "got.img")
-	o := Options{Type: "ext4", Size: 4 << 40, UUID: testUUID, HashSeed: testHashSeed, Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+	ref := mke2fsAt(t, filepath.Join(dir, "ref.img"), refMke2fs, src, sizeArg, "-t", "ext4")
+	got := filepath.Join(dir, "got.img")
+	o := Options{Type: "ext4", Size: size, UUID: testUUID, HashSeed: testHashSeed, Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
 	if err := WriteFile(got, fstree.Dir(src), &o); err != nil {
 		t.Fatal(err)
 	}
