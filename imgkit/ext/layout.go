@@ -29,7 +29,7 @@ type mkGeometry struct {
 	// noResize is set past 2^32 blocks, where mke2fs turns resize_inode
 	// off (and reserves no GDT block).
 	noResize bool
-	logFlex     uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
+	logFlex  uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
 }
 
 const (
