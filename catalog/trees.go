@@ -15,8 +15,9 @@ import (
 // state, the lock and the temporary files): the command would pack those
 // files, which change with every build, into its output. An output named
 // as an input itself is no such folder: it makes the entry run after the
-// one that writes it. Each folder is checked as written and, when it
-// exists, with symbolic links resolved.
+// one that writes it. Each folder is checked as written and with its
+// symbolic links resolved, as far as they exist: a folder the run is yet
+// to make for an output, reached through a link, counts too.
 //
 // It takes one lstat of each input (statInputs), which the inputs'
 // fingerprints then use, and resolves links from it: an input that is not
