@@ -10,8 +10,12 @@ import (
 // mke2fs -d follows, so that every inode and block lands where mke2fs
 // puts it.
 
-// errNoSpace reports a full file system.
-var errNoSpace = fmt.Errorf("%w: the tree does not fit the file system", ErrOption)
+// full reports a file system out of what (blocks or inodes), with its
+// size.
+func (f *fsys) full(what string) error {
+	g := f.g
+	return fmt.Errorf("%w: out of %s (%d blocks of %d bytes, %d inodes)", ErrNoSpace, what, g.blocks, g.bs, g.inodes)
+}
 
 // fsys is the file system being made.
 type fsys struct {
@@ -153,7 +157,7 @@ func (f *fsys) allocateTables() error {
 			// the stride staggers the bitmaps past the inode table's room
 			b, ok := f.firstFreeRun(groupBlk, last, 1)
 			if !ok {
-				return errNoSpace
+				return f.full("blocks")
 			}
 			b += g.itbPerGroup
 			b += uint64(f.stride*i) % (last - b + 1) // the product wraps at 32 bits, as in C
@@ -167,14 +171,14 @@ func (f *fsys) allocateTables() error {
 				b, ok = f.firstFreeRun(groupBlk, last, 1)
 			}
 			if !ok {
-				return errNoSpace
+				return f.full("blocks")
 			}
 			f.mark(b)
 			*loc = b
 		}
 		b, ok := f.firstFreeRun(groupBlk, last, g.itbPerGroup)
 		if !ok {
-			return errNoSpace
+			return f.full("blocks")
 		}
 		for j := uint64(0); j < g.itbPerGroup; j++ {
 			f.mark(b + j)
@@ -234,7 +238,7 @@ func (f *fsys) allocateFlexTables() error {
 				b, ok = f.firstFreeRun(groupBlk, lastBlk, 1)
 			}
 			if !ok {
-				return errNoSpace
+				return f.full("blocks")
 			}
 			for j := uint64(0); j < n; j++ {
 				f.mark(b + j)
@@ -284,7 +288,7 @@ func (f *fsys) newBlock(goal uint64) (uint64, error) {
 	if b, ok := f.bmap.firstZero(g.firstData, goal); ok {
 		return b, nil
 	}
-	return 0, errNoSpace
+	return 0, f.full("blocks")
 }
 
 // newRange is ext2fs_new_range without flags: the first free block from
@@ -332,7 +336,7 @@ func (f *fsys) newInode(dir uint32) (uint32, error) {
 	if i, ok := f.imap.firstZero(firstIno, uint64(start)); ok {
 		return uint32(i), nil
 	}
-	return 0, errNoSpace
+	return 0, f.full("inodes")
 }
 
 // inodeAllocStats is ext2fs_inode_alloc_stats2(+1).

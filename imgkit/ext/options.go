@@ -15,6 +15,10 @@ import (
 // differ from mke2fs's instead).
 var ErrOption = errors.New("ext: bad option")
 
+// ErrNoSpace reports a tree that does not fit the file system's blocks or
+// inodes.
+var ErrNoSpace = errors.New("ext: no space")
+
 // Options are the mke2fs(8) settings the writer takes, as typed fields.
 // The zero value is `mke2fs -t ext2` with mke2fs 1.47.4's default
 // mke2fs.conf; Size is required.

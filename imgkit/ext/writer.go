@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"strings"
 	"syscall"
 	"time"
 
@@ -628,8 +629,21 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 }
 
 func (w *writer) nodeErr(n *fstree.Node, err error) error {
-	return fmt.Errorf("ext: %s: %w", n.Path(), err)
+	return &nodeError{path: n.Path(), err: err}
 }
+
+// nodeError is an error about one node of the tree: "ext: PATH: what",
+// without a second "ext: " from the error it wraps.
+type nodeError struct {
+	path string
+	err  error
+}
+
+func (e *nodeError) Error() string {
+	return "ext: " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "ext: ")
+}
+
+func (e *nodeError) Unwrap() error { return e.err }
 
 // lookup finds name in directory dir (lost+found in the root).
 func (w *writer) lookup(dir uint32, name string) uint32 {

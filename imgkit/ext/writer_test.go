@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
@@ -528,5 +529,27 @@ func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string)
 	}
 	if off, err := tooltest.FirstDiff(got, ref); err != nil || off >= 0 {
 		t.Errorf("differs from mke2fs 1.47.4 at byte %d (%v)", off, err)
+	}
+}
+
+// TestWriteNoSpace checks that a tree too large for its blocks or its
+// inodes is ErrNoSpace, named by the node that did not fit.
+func TestWriteNoSpace(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"big": {Data: bytes.Repeat([]byte{1}, 3<<20)}}
+	for i := range 40 {
+		fsys[fmt.Sprintf("f%02d", i)] = &fstest.MapFile{Data: []byte("x")}
+	}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Size: 2 << 20}, "ext: big: no space: out of blocks"},
+		{Options{Size: 8 << 20, InodeCount: 16}, "no space: out of inodes"},
+	} {
+		_, err := Build(fstree.FS(fsys), &c.o)
+		if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "ext:") != 1 {
+			t.Errorf("%+v: %v, want ErrNoSpace saying %q", c.o, err, c.want)
+		}
 	}
 }
