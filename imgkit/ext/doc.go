@@ -45,7 +45,7 @@
 // hash seed and SOURCE_DATE_EPOCH (Options.UUID, HashSeed, Timestamp with
 // ClampTimes), but for ext4's s_kbytes_written (DETAILS.md). What it does
 // not reproduce yet is refused with ErrOption rather than written
-// differently.
+// differently; a tree that does not fit is ErrNoSpace.
 //
 // The package registers with imgkit/inspect through Describe, so that
 // "fixturegen ls", "cat" and "diff" read ext images and the ext file
