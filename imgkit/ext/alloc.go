@@ -35,6 +35,8 @@ type fsys struct {
 	stride  uint32   // fs->stride: -E stride, which staggers bitmaps without flex_bg
 	extents bool     // ext4's extent feature: inodes map their blocks with extent trees
 	csum    bool     // metadata_csum: directory blocks end in a checksum tail
+	// noFiletype leaves directory entries' file_type 0 (^filetype).
+	noFiletype bool
 	// groupCsum is metadata_csum or uninit_bg: group flags and
 	// bg_itable_unused.
 	groupCsum bool
@@ -84,6 +86,14 @@ func newFsys(g *mkGeometry, now uint32) *fsys {
 		dirOwner: map[uint64]uint32{},
 		extOwner: map[uint64]uint32{},
 	}
+}
+
+// ft is the file_type a directory entry gets: 0 without filetype.
+func (f *fsys) ft(t byte) byte {
+	if f.noFiletype {
+		return 0
+	}
+	return t
 }
 
 // dirTailSize is the room a directory block keeps for its checksum tail
@@ -406,13 +416,13 @@ func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 	le.PutUint32(d.inode(), ino)
 	le.PutUint16(d.recLen(), 12)
 	d.nameLen()[0] = 1
-	d.fileType()[0] = ftDir
+	d.fileType()[0] = f.ft(ftDir)
 	b[8] = '.'
 	d = dirEntry(b[12:])
 	le.PutUint32(d.inode(), parent)
 	f.setRecLen(d, end-12)
 	d.nameLen()[0] = 2
-	d.fileType()[0] = ftDir
+	d.fileType()[0] = f.ft(ftDir)
 	b[20], b[21] = '.', '.'
 	return b
 }
@@ -593,7 +603,7 @@ func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
 		if cur >= recLen {
 			le.PutUint32(d.inode(), ino)
 			d.nameLen()[0] = byte(len(name))
-			d.fileType()[0] = ft
+			d.fileType()[0] = f.ft(ft)
 			copy(buf[off+8:], name)
 			return true
 		}

@@ -282,7 +282,13 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sRevLevel(), 1)
 	le.PutUint32(s.sFirstIno(), firstIno)
 	le.PutUint16(s.sInodeSize(), uint16(g.inodeSize))
-	compat := uint32(compatExtAttr | compatDirIndex)
+	compat := uint32(0)
+	if w.ft.extAttr {
+		compat |= compatExtAttr
+	}
+	if w.ft.dirIndex {
+		compat |= compatDirIndex
+	}
 	if w.hasJournal {
 		compat |= compatHasJournal
 		le.PutUint32(s.sJournalInum(), journalIno)
@@ -295,8 +301,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	if !g.noResize {
 		compat |= compatResizeInode
 	}
-	incompat := uint32(incompatFiletype)
-	roCompat := uint32(roCompatSparseSuper | roCompatLargeFile)
+	incompat, roCompat := uint32(0), uint32(0)
 	if w.orphanIno != 0 {
 		compat |= compatOrphanFile
 	}
@@ -307,6 +312,11 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		word *uint32
 		bit  uint32
 	}{
+		{ft.filetype, &incompat, incompatFiletype},
+		{ft.sparse, &roCompat, roCompatSparseSuper},
+		// ext2fs_inode_size_set turns large_file on for a regular file
+		// of 2 GiB or more (the resize inode of 4 KiB blocks is one)
+		{ft.largeFile || w.hasLargeFile(), &roCompat, roCompatLargeFile},
 		{ft.extents, &incompat, incompatExtents},
 		{ft.bit64, &incompat, incompat64bit},
 		{ft.flex, &incompat, incompatFlexBG},
@@ -380,6 +390,18 @@ func (w *writer) writeData(im *bcache.Image) error {
 		return w.nodeErr(w.files[w.f.data[i].file], err)
 	}
 	return nil
+}
+
+// hasLargeFile reports a regular file of 2 GiB or more
+// (ext2fs_needs_large_file_feature).
+func (w *writer) hasLargeFile() bool {
+	for _, n := range w.f.inodes {
+		size := uint64(le.Uint32(n.iSizeLo())) | uint64(le.Uint32(n.iSizeHigh()))<<32
+		if le.Uint16(n.iMode())&sIFMT == sIFREG && size >= 1<<31 {
+			return true
+		}
+	}
+	return false
 }
 
 // kbytesWritten is s_kbytes_written: 1 (what mke2fs starts it at when a

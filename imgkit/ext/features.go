@@ -20,13 +20,8 @@ type features struct {
 	hugeFile   bool // huge_file
 	dirNlink   bool // dir_nlink
 	extraIsize bool // extra_isize
-}
-
-// baseFeatures are mke2fs.conf's base_features, which every type has;
-// -O may name them (a no-op) but not take them away.
-var baseFeatures = map[string]bool{
-	"sparse_super": true, "large_file": true, "filetype": true, "resize_inode": true,
-	"dir_index": true, "ext_attr": true,
+	// the base features, on unless -O takes them away
+	resize, dirIndex, extAttr, sparse, filetype, largeFile bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -56,25 +51,38 @@ func (ft *features) named(name string) *bool {
 		return &ft.dirNlink
 	case "extra_isize":
 		return &ft.extraIsize
+	case "resize_inode":
+		return &ft.resize
+	case "dir_index":
+		return &ft.dirIndex
+	case "ext_attr":
+		return &ft.extAttr
+	case "sparse_super":
+		return &ft.sparse
+	case "filetype":
+		return &ft.filetype
+	case "large_file":
+		return &ft.largeFile
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
 // orphan_file a journal (each dropped when the type gave it, refused when
 // asked for); metadata_csum supersedes uninit_bg.
 func newFeatures(o *Options) (features, error) {
-	var ft features
+	base := features{resize: true, dirIndex: true, extAttr: true, sparse: true, filetype: true, largeFile: true}
+	ft := base
 	switch o.Type {
 	case "ext3":
 		ft.journal = true
 	case "ext4":
-		ft = features{journal: true, extents: true, flex: true, bit64: true, csum: true, csumSeed: true,
-			orphan: true, hugeFile: true, dirNlink: true, extraIsize: true}
+		ft.journal, ft.extents, ft.flex, ft.bit64, ft.csum, ft.csumSeed = true, true, true, true, true, true
+		ft.orphan, ft.hugeFile, ft.dirNlink, ft.extraIsize = true, true, true, true
 	}
 	asked := map[string]bool{}
 	for _, f := range o.Features {
@@ -82,18 +90,15 @@ func newFeatures(o *Options) (features, error) {
 		if name == "" {
 			continue
 		}
-		if baseFeatures[name] {
-			if off {
-				return ft, fmt.Errorf("%w: Features %q: the base features (%s) are always written", ErrOption, f, "sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr")
-			}
-			continue
-		}
 		p := ft.named(name)
 		if p == nil {
-			return ft, fmt.Errorf("%w: Features %q: the features written are %s (and the base ones)", ErrOption, f, FeatureNames)
+			return ft, fmt.Errorf("%w: Features %q: the features written are %s", ErrOption, f, FeatureNames)
 		}
 		*p = !off
 		asked[name] = !off
+	}
+	if ft.resize && !ft.sparse {
+		return ft, fmt.Errorf("%w: Features: resize_inode needs sparse_super (reserved online resize blocks are not supported on a non-sparse file system, as mke2fs says)", ErrOption)
 	}
 	if ft.bit64 && !ft.extents {
 		return ft, fmt.Errorf("%w: Features: 64bit needs extent, as mke2fs says", ErrOption)

@@ -29,6 +29,7 @@ type mkGeometry struct {
 	// noResize is set past 2^32 blocks, where mke2fs turns resize_inode
 	// off (and reserves no GDT block).
 	noResize bool
+	noSparse bool   // without sparse_super every group holds a copy
 	logFlex  uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
 }
 
@@ -107,6 +108,8 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		}
 		g.noResize = true
 	}
+	g.noResize = g.noResize || !ft.resize
+	g.noSparse = !ft.sparse
 	pct := defaultRsvPct
 	if o.ReservedPercent != nil {
 		pct = *o.ReservedPercent
@@ -228,7 +231,7 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // hasSuper is ext2fs_bg_has_super with sparse_super: groups 0 and 1 and
 // the powers of 3, 5 and 7 hold a backup superblock and descriptors.
 func (g *mkGeometry) hasSuper(group uint32) bool {
-	if group <= 1 {
+	if group <= 1 || g.noSparse {
 		return true
 	}
 	if group&1 == 0 {

@@ -123,6 +123,14 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	ft, err := newFeatures(o)
+	if err != nil {
+		return nil, err
+	}
+	if !ft.extAttr {
+		// set_inode_xattr finds no ext_attr feature and copies nothing
+		o.NoCopyXattrs = true
+	}
 	t, err := imgfmt.SourceTree(src, &fstree.Options{Timestamp: o.Timestamp, ClampTimes: o.ClampTimes, Xattrs: !o.NoCopyXattrs})
 	if err != nil {
 		return nil, fmt.Errorf("ext: %w", err)
@@ -133,10 +141,6 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	if now.Unix() < 0 || now.Unix() > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: Timestamp %v is outside 1970 to 2106", ErrOption, now)
-	}
-	ft, err := newFeatures(o)
-	if err != nil {
-		return nil, err
 	}
 	if o.FlexGroups != 0 && !ft.flex {
 		return nil, fmt.Errorf("%w: FlexGroups %d without flex_bg", ErrOption, o.FlexGroups)
@@ -156,6 +160,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
+	w.f.noFiletype = !ft.filetype
 	w.f.stride = o.Stride
 	if err := w.mkfs(); err != nil {
 		return nil, err

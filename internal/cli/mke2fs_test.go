@@ -84,6 +84,9 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext3", "16m", []string{"-O", "extent,flex_bg"}},
 		{"mkfs.ext2", "16m", []string{"-O", "metadata_csum,dir_index,uninit_bg"}},
 		{"mkfs.ext2", "16m", []string{"-O", "uninit_bg", "-b", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "^resize_inode,^dir_index,^ext_attr,^filetype,^large_file", "-b", "1024"}},
+		{"mkfs.ext2", "64m", []string{"-O", "^resize_inode,^sparse_super", "-b", "1024"}},
+		{"mkfs.ext3", "64m", []string{"-O", "^large_file"}},
 		// too small for a journal: mke2fs goes on without one
 		{"mkfs.ext4", "1m", nil},
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
@@ -148,7 +151,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
 		{[]string{"mke2fs", "-O", "quota", "img", "8m"}, false, "-O quota"},
-		{[]string{"mke2fs", "-O", "^dir_index", "img", "8m"}, false, "-O ^dir_index"},
+		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
 		{[]string{"mke2fs", "-t", "ext4", "-O", "^extent", "img", "8m"}, false, "64bit needs extent"},
 		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
