@@ -186,7 +186,12 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 		return nil, refuse("-t %s: want ext2, ext3 or ext4", o.Type)
 	}
 	if _, err := newFeatures(o); err != nil {
-		return nil, refuse("-O %s: %s", strings.Join(o.Features, ","), strings.TrimPrefix(err.Error(), ErrOption.Error()+": Features "))
+		// "ext: bad option: Features "x": why" or "...: Features: why"
+		msg := strings.TrimPrefix(err.Error(), ErrOption.Error()+": Features")
+		if _, after, ok := strings.Cut(msg, "\": "); ok && strings.HasPrefix(msg, " \"") {
+			msg = after
+		}
+		return nil, refuse("-O %s: %s", strings.Join(o.Features, ","), strings.TrimPrefix(msg, ": "))
 	}
 	if usageArg != "" {
 		ut, ok := usageTypes[usageArg]
