@@ -314,6 +314,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	}{
 		{ft.filetype, &incompat, incompatFiletype},
 		{ft.sparse, &roCompat, roCompatSparseSuper},
+		{ft.sparse2, &compat, compatSparseSuper2},
 		// ext2fs_inode_size_set turns large_file on for a regular file
 		// of 2 GiB or more (the resize inode of 4 KiB blocks is one)
 		{ft.largeFile || w.hasLargeFile(), &roCompat, roCompatLargeFile},
@@ -333,6 +334,10 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	}
 	if ft.bit64 {
 		le.PutUint16(s.sDescSize(), uint16(g.descSize))
+	}
+	if g.sparse2 {
+		le.PutUint32(s.sBackupBgs()[0:], g.backupBgs[0])
+		le.PutUint32(s.sBackupBgs()[4:], g.backupBgs[1])
 	}
 	if ft.flex {
 		s.sLogGroupsPerFlex()[0] = byte(g.logFlex)

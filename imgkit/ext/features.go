@@ -22,6 +22,7 @@ type features struct {
 	extraIsize bool // extra_isize
 	// the base features, on unless -O takes them away
 	resize, dirIndex, extAttr, sparse, filetype, largeFile bool
+	sparse2                                                bool // sparse_super2: copies in s_backup_bgs' two groups only
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -63,12 +64,14 @@ func (ft *features) named(name string) *bool {
 		return &ft.filetype
 	case "large_file":
 		return &ft.largeFile
+	case "sparse_super2":
+		return &ft.sparse2
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2 and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and

@@ -34,6 +34,9 @@ func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte)
 	fmt.Fprintf(h, "type %s size %d blocksize %d inodesize %d inoderatio %d reserved %g\n",
 		typ, o.Size, w.g.bs, w.g.inodeSize, o.InodeRatio, reserved)
 	fmt.Fprintf(h, "label %q time %d\n", o.Label, w.f.now)
+	if o.NumBackupSB != nil {
+		fmt.Fprintf(h, "numbackupsb %d\n", *o.NumBackupSB)
+	}
 	if len(o.Features) > 0 {
 		fmt.Fprintf(h, "features %q\n", strings.Join(o.Features, ","))
 	}

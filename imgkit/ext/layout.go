@@ -29,8 +29,12 @@ type mkGeometry struct {
 	// noResize is set past 2^32 blocks, where mke2fs turns resize_inode
 	// off (and reserves no GDT block).
 	noResize bool
-	noSparse bool   // without sparse_super every group holds a copy
-	logFlex  uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
+	noSparse bool // without sparse_super every group holds a copy
+	// sparse2 is sparse_super2: the copies are in backupBgs only
+	// (s_backup_bgs, 0 for none).
+	sparse2   bool
+	backupBgs [2]uint32
+	logFlex   uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
 }
 
 const (
@@ -110,6 +114,20 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	}
 	g.noResize = g.noResize || !ft.resize
 	g.noSparse = !ft.sparse
+	if ft.sparse2 {
+		// mke2fs's num_backup_sb: group 1, then the last (~0)
+		g.sparse2 = true
+		n := 2
+		if o.NumBackupSB != nil {
+			n = *o.NumBackupSB
+		}
+		if n >= 1 {
+			g.backupBgs[0] = 1
+		}
+		if n >= 2 {
+			g.backupBgs[1] = ^uint32(0)
+		}
+	}
 	pct := defaultRsvPct
 	if o.ReservedPercent != nil {
 		pct = *o.ReservedPercent
@@ -208,7 +226,12 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 			return nil, fmt.Errorf("%w: too many inodes for the group size", ErrOption)
 		}
 		overhead := 2 + g.itbPerGroup
-		if g.hasSuper(g.groups - 1) {
+		lastHas := g.hasSuper(g.groups - 1)
+		if g.sparse2 {
+			// the wanted groups, before they are fitted to the count
+			lastHas = g.groups == 2 && g.backupBgs[0] != 0 || g.groups != 2 && g.backupBgs[1] != 0
+		}
+		if lastHas {
 			overhead += 1 + g.descBlocks + g.rsvGDT
 		}
 		rem := (g.blocks - g.firstData) % g.bpg
@@ -223,6 +246,19 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		}
 		break
 	}
+	if g.sparse2 {
+		// ext2fs_initialize fits them to the group count
+		b := &g.backupBgs
+		for k := range b {
+			b[k] = min(b[k], g.groups-1)
+		}
+		if b[0] == b[1] {
+			b[1] = 0
+		}
+		if b[0] > b[1] {
+			b[0], b[1] = b[1], b[0]
+		}
+	}
 	return g, nil
 }
 
@@ -231,6 +267,12 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // hasSuper is ext2fs_bg_has_super with sparse_super: groups 0 and 1 and
 // the powers of 3, 5 and 7 hold a backup superblock and descriptors.
 func (g *mkGeometry) hasSuper(group uint32) bool {
+	if group == 0 {
+		return true
+	}
+	if g.sparse2 {
+		return group == g.backupBgs[0] || group == g.backupBgs[1]
+	}
 	if group <= 1 || g.noSparse {
 		return true
 	}

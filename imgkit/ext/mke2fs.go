@@ -434,12 +434,18 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 				return usage("-E offset=%s: invalid offset", v)
 			}
 			o.Offset = n
+		case "num_backup_sb":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 2 {
+				return usage("-E num_backup_sb=%s: want 0, 1 or 2", v)
+			}
+			o.NumBackupSB = &n
 		case "no_copy_xattrs":
 			o.NoCopyXattrs = true
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

@@ -70,6 +70,10 @@ type Options struct {
 	// turns a feature on, ^name off. The features written are FeatureNames
 	// (and the base ones, which cannot be turned off).
 	Features []string
+	// NumBackupSB (-E num_backup_sb=) is how many superblock copies
+	// sparse_super2 keeps: 0, 1 (group 1) or 2 (and the last group); nil
+	// means 2.
+	NumBackupSB *int
 	// Offset (-E offset=) is where the file system starts in the image,
 	// in bytes: the image is Offset zero bytes, then the file system of
 	// Size bytes.
@@ -138,6 +142,9 @@ func (o *Options) check() error {
 	}
 	if o.Offset < 0 || o.Offset > math.MaxInt64-o.Size {
 		return fmt.Errorf("%w: Offset %d: want 0 or more", ErrOption, o.Offset)
+	}
+	if n := o.NumBackupSB; n != nil && (*n < 0 || *n > 2) {
+		return fmt.Errorf("%w: NumBackupSB %d: want 0, 1 or 2", ErrOption, *n)
 	}
 	if o.Errors < 0 || o.Errors > 3 {
 		return fmt.Errorf("%w: Errors %d: want 1, 2 or 3", ErrOption, o.Errors)

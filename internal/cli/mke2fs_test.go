@@ -87,6 +87,10 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "64m", []string{"-O", "^resize_inode,^dir_index,^ext_attr,^filetype,^large_file", "-b", "1024"}},
 		{"mkfs.ext2", "64m", []string{"-O", "^resize_inode,^sparse_super", "-b", "1024"}},
 		{"mkfs.ext3", "64m", []string{"-O", "^large_file"}},
+		{"mkfs.ext4", "64m", []string{"-O", "sparse_super2", "-b", "1024"}},
+		{"mkfs.ext2", "64m", []string{"-O", "sparse_super2", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,num_backup_sb=1"}},
+		{"mkfs.ext3", "64m", []string{"-O", "sparse_super2,^resize_inode", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,num_backup_sb=0"}},
+		{"mkfs.ext4", "8m", []string{"-O", "sparse_super2", "-g", "4096", "-b", "1024"}},
 		// too small for a journal: mke2fs goes on without one
 		{"mkfs.ext4", "1m", nil},
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
