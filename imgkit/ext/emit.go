@@ -315,6 +315,8 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		{ft.filetype, &incompat, incompatFiletype},
 		{ft.sparse, &roCompat, roCompatSparseSuper},
 		{ft.sparse2, &compat, compatSparseSuper2},
+		{ft.encrypt, &incompat, incompatEncrypt},
+		{ft.casefold, &incompat, incompatCasefold},
 		// ext2fs_inode_size_set turns large_file on for a regular file
 		// of 2 GiB or more (the resize inode of 4 KiB blocks is one)
 		{ft.largeFile || w.hasLargeFile(), &roCompat, roCompatLargeFile},
@@ -334,6 +336,13 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	}
 	if ft.bit64 {
 		le.PutUint16(s.sDescSize(), uint16(g.descSize))
+	}
+	if ft.encrypt {
+		// EXT4_ENCRYPTION_MODE_AES_256_XTS for contents, _CTS for names
+		s.sEncryptAlgos()[0], s.sEncryptAlgos()[1] = 1, 4
+	}
+	if ft.casefold {
+		le.PutUint16(s.sEncoding(), 1) // EXT4_ENC_UTF8_12_1, default flags 0
 	}
 	if g.sparse2 {
 		le.PutUint32(s.sBackupBgs()[0:], g.backupBgs[0])

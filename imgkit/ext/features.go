@@ -22,7 +22,11 @@ type features struct {
 	extraIsize bool // extra_isize
 	// the base features, on unless -O takes them away
 	resize, dirIndex, extAttr, sparse, filetype, largeFile bool
-	sparse2                                                bool // sparse_super2: copies in s_backup_bgs' two groups only
+	// sparse2 is sparse_super2: copies in s_backup_bgs' two groups only.
+	sparse2 bool
+	// encrypt and casefold change only the superblock of what -d
+	// writes: their algorithms and encoding.
+	encrypt, casefold bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -66,12 +70,16 @@ func (ft *features) named(name string) *bool {
 		return &ft.largeFile
 	case "sparse_super2":
 		return &ft.sparse2
+	case "encrypt":
+		return &ft.encrypt
+	case "casefold":
+		return &ft.casefold
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2 and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and

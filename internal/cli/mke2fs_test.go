@@ -91,6 +91,7 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext2", "64m", []string{"-O", "sparse_super2", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,num_backup_sb=1"}},
 		{"mkfs.ext3", "64m", []string{"-O", "sparse_super2,^resize_inode", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,num_backup_sb=0"}},
 		{"mkfs.ext4", "8m", []string{"-O", "sparse_super2", "-g", "4096", "-b", "1024"}},
+		{"mkfs.ext4", "16m", []string{"-O", "encrypt,casefold"}},
 		// too small for a journal: mke2fs goes on without one
 		{"mkfs.ext4", "1m", nil},
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
