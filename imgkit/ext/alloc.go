@@ -47,6 +47,9 @@ type fsys struct {
 	// xattrBlocks are the attribute blocks, whose checksums are seeded
 	// by their block number.
 	xattrBlocks []uint64
+	// io replays mke2fs's block I/O for s_kbytes_written (nil: not
+	// counted).
+	io *ioModel
 }
 
 // dataRun is a run of a file's blocks that follow each other both in the
@@ -452,6 +455,11 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 	if name == "lost+found" && parent == rootIno {
 		le.PutUint16(n.iMode(), sIFDIR|0o700)
 	}
+	if parent != ino {
+		f.io.ri(parent)
+	}
+	f.io.wiFull(ino)
+	f.io.w(blk)
 	if err := f.mapFirst(ino, n, blk); err != nil {
 		return 0, err
 	}
@@ -461,6 +469,7 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 	f.mark(blk)
 	f.inodeAllocStats(ino, true)
 	if name != "" {
+		f.lookupIO(parent, "")
 		if err := f.link(parent, name, ino, ftDir, true); err != nil {
 			return 0, err
 		}
@@ -468,6 +477,8 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 	if parent != ino {
 		pn := f.inodes[parent]
 		le.PutUint16(pn.iLinksCount(), le.Uint16(pn.iLinksCount())+1)
+		f.io.ri(parent)
+		f.io.wi(parent)
 	}
 	return ino, nil
 }
@@ -551,14 +562,21 @@ func (f *fsys) setRecLen(d dirEntry, n int) {
 func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode bool) error {
 	for {
 		n := f.inodes[dir]
+		f.io.ri(dir)
 		if appendMode {
 			last := f.lookupBlock(n, uint64(le.Uint32(n.iSizeLo()))/uint64(f.g.bs)-1)
+			f.io.r(last)
 			if f.linkBlock(f.meta[last], name, ino, ft) {
+				f.io.w(last)
 				return nil
 			}
 		} else {
+			f.io.ri(dir) // ext2fs_dir_iterate2's check and block_iterate3
+			f.io.ri(dir)
 			for _, blk := range f.dirBlocks(n) {
+				f.io.r(blk)
 				if f.linkBlock(f.meta[blk], name, ino, ft) {
+					f.io.w(blk)
 					return nil
 				}
 			}
@@ -571,6 +589,40 @@ func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode boo
 }
 
 var errDirNoSpace = fmt.Errorf("%w: directory full", ErrOption)
+
+// lookupIO is the I/O of ext2fs_lookup of name in dir: the directory's
+// blocks read up to the one that holds the name, all of them for "" or a
+// name it does not hold.
+func (f *fsys) lookupIO(dir uint32, name string) {
+	if f.io == nil {
+		return
+	}
+	f.io.ri(dir)
+	f.io.ri(dir)
+	for _, blk := range f.dirBlocks(f.inodes[dir]) {
+		f.io.r(blk)
+		if name != "" && dirBlockHolds(f.meta[blk], name, f.g.bs-f.dirTailSize(), f) {
+			return
+		}
+	}
+}
+
+// dirBlockHolds reports whether a directory block has an entry name.
+func dirBlockHolds(buf []byte, name string, end int, f *fsys) bool {
+	for off := 0; off < end; {
+		d := dirEntry(buf[off:])
+		nl := int(d.nameLen()[0])
+		if le.Uint32(d.inode()) != 0 && string(buf[off+8:off+8+nl]) == name {
+			return true
+		}
+		rl := f.recLen(d)
+		if rl == 0 {
+			return false
+		}
+		off += rl
+	}
+	return false
+}
 
 // linkBlock is link_proc over one block; it reports whether the name was
 // placed.
@@ -629,13 +681,19 @@ func (f *fsys) expandDir(dir uint32) error {
 		if err != nil {
 			return err
 		}
+		f.io.ri(dir) // ext2fs_check_directory, the read, block_iterate3's
+		f.io.ri(dir)
+		f.io.ri(dir)
 		f.meta[b] = f.newDirBlock(0, 0)
 		f.dirOwner[b] = dir
+		f.io.w(b)
 		f.addIBlocks(n, 1)
 		if err := f.extAppend(dir, n, l, b, true); err != nil {
 			return err
 		}
 		le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
+		f.io.ri(dir)
+		f.io.wi(dir)
 		return nil
 	}
 	goal := f.findInodeGoal(dir, n)
@@ -734,8 +792,14 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	f.io.w(b) // ext2fs_alloc_block3 zeroes it through the cache
 	f.addIBlocks(n, 1)
-	return b, f.extAppend(ino, n, l, b, true)
+	if err := f.extAppend(ino, n, l, b, true); err != nil {
+		return 0, err
+	}
+	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
+	f.io.wi(ino)
+	return b, nil
 }
 
 // mapBlock is ext2fs_bmap2 with BMAP_ALLOC for a file without extents:

@@ -61,6 +61,7 @@ func (w *writer) write(im *bcache.Image) error {
 			if err := put(f.bbmLoc[i], bm); err != nil {
 				return err
 			}
+			f.io.w(f.bbmLoc[i]) // write_bitmaps
 		}
 		ibm, lastUsed := w.inodeBitmap(i, st, ibmBuf)
 		totalFreeI += st.freeInodes
@@ -81,7 +82,9 @@ func (w *writer) write(im *bcache.Image) error {
 		if err := put(f.ibmLoc[i], ibm); err != nil {
 			return err
 		}
+		f.io.w(f.ibmLoc[i])
 	}
+	f.io.close()
 	if f.csum {
 		w.setBlockCsums(seed)
 	}
@@ -426,6 +429,10 @@ func (w *writer) hasLargeFile() bool {
 // rule gives (DETAILS.md, "s_kbytes_written").
 func (w *writer) kbytesWritten() uint64 {
 	g, f := w.g, w.f
+	if f.io != nil {
+		// what the I/O channel wrote before ext2fs_close's flush
+		return 1 + uint64(f.io.atClose>>10) + (g.descBlocks+1)/uint64(g.bs/1024)
+	}
 	blocks := uint64(len(f.meta))
 	for _, r := range f.data {
 		blocks += r.blocks

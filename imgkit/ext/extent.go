@@ -139,6 +139,7 @@ func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
 		start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
 		if l == start+length && p == leafStart(e, false)+length && length < extInitMaxLen-1 {
 			le.PutUint16(e[4:], uint16(length+1))
+			f.leafUpdateIO(ino, n) // ext2fs_extent_replace
 			return nil
 		}
 	}
@@ -158,7 +159,23 @@ func (f *fsys) extInsert(ino uint32, n inode, l, p, length uint64) error {
 	k := extEntries(leaf)
 	putExtent(extEntry(leaf, k), uint32(l), uint16(length), p)
 	le.PutUint16(leaf[2:], uint16(k+1))
+	f.leafUpdateIO(ino, n) // ext2fs_extent_insert: its replace, then its own update
+	f.leafUpdateIO(ino, n)
 	return nil
+}
+
+// leafUpdateIO is update_path's write of the last leaf: the inode for a
+// tree of depth 0, else the leaf block.
+func (f *fsys) leafUpdateIO(ino uint32, n inode) {
+	if f.io == nil {
+		return
+	}
+	path := f.extPath(n)
+	if len(path) == 1 {
+		f.io.wi(ino)
+		return
+	}
+	f.io.w(path[len(path)-1].blk)
 }
 
 // extSplit is extent_node_split at the end of the file for the node at
@@ -188,6 +205,8 @@ func (f *fsys) extSplit(ino uint32, n inode, level int) error {
 	if err != nil {
 		return err
 	}
+	f.io.w(blk) // zeroed through the cache, then written
+	f.io.w(blk)
 	nb := make([]byte, f.g.bs)
 	copy(nb[:extHeaderSize], node[:extHeaderSize])
 	le.PutUint16(nb[2:], uint16(tocopy))
@@ -210,5 +229,22 @@ func (f *fsys) extSplit(ino uint32, n inode, level int) error {
 		le.PutUint16(parent[2:], uint16(pk+1))
 	}
 	f.addIBlocks(n, 1)
+	if f.io != nil {
+		// the split node, its parent's new entry, and the inode
+		if level == 0 {
+			f.io.wi(ino)
+			f.io.wi(ino)
+		} else {
+			f.io.w(path[level].blk)
+			if level-1 == 0 {
+				f.io.wi(ino)
+				f.io.wi(ino)
+			} else {
+				f.io.w(path[level-1].blk)
+				f.io.w(path[level-1].blk)
+			}
+		}
+		f.io.wi(ino)
+	}
 	return nil
 }

@@ -73,10 +73,14 @@ type writer struct {
 	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
-	im        *bcache.Image
-	readBuf   []byte   // readChunk bytes, reused for every file
-	zeroBlock []byte   // a block of zeros to compare with
-	ft        features // the features laid out
+	im      *bcache.Image
+	readBuf []byte // readChunk bytes, reused for every file
+	// flushPending and pendingBlk are the file block ext2fs_file_write
+	// holds in its buffer, written when the next one comes (ioModel).
+	flushPending bool
+	pendingBlk   uint64
+	zeroBlock    []byte   // a block of zeros to compare with
+	ft           features // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -161,6 +165,9 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
 	w.f.noFiletype = !ft.filetype
+	if ft.kbytesStart() {
+		w.f.io = newIOModel(w.f)
+	}
 	w.f.stride = o.Stride
 	if err := w.mkfs(); err != nil {
 		return nil, err
@@ -216,10 +223,19 @@ func (w *writer) mkfs() error {
 		return err
 	}
 	w.overhead = f.usedIn(g.firstData, g.blocks) + g.firstData
+	f.io.prologue()
+	if f.csum {
+		// write_reserved_inodes, before the root
+		for i := uint32(1); i < firstIno; i++ {
+			f.io.wiFull(i)
+		}
+	}
 	if _, err := f.mkdir(rootIno, rootIno, ""); err != nil {
 		return err
 	}
 	if o := w.o; o.RootUID != 0 || o.RootGID != 0 {
+		f.io.ri(rootIno)
+		f.io.wiFull(rootIno)
 		// create_root_dir's root_owner
 		n := f.inodes[rootIno]
 		le.PutUint16(n.iUID(), uint16(o.RootUID))
@@ -231,6 +247,7 @@ func (w *writer) mkfs() error {
 	if err != nil {
 		return err
 	}
+	f.lookupIO(rootIno, "lost+found")
 	size := 0
 	for i := 1; i < nDirect; i++ {
 		if size += g.bs; size >= 16*1024 && size >= 2*g.bs {
@@ -257,6 +274,8 @@ func (w *writer) mkfs() error {
 		le.PutUint32(t, f.now)
 	}
 	f.inodes[badIno] = bad
+	f.io.ri(badIno) // ext2fs_update_bb_inode
+	f.io.wi(badIno)
 	if !g.noResize {
 		if err := w.resizeInode(); err != nil {
 			return err
@@ -342,6 +361,7 @@ func (w *writer) journal() error {
 	be.PutUint32(jsb[0x18:], 1) // s_sequence
 	w.jsb = jsb                 // its s_uuid is the file system's, set by prepare
 	be.PutUint32(jsb[0x40:], 1) // s_nr_users
+	f.io.ri(journalIno)
 	if f.extents {
 		initExtents(n)
 		if err := w.journalExtents(n, uint64(nj)); err != nil {
@@ -373,6 +393,10 @@ func (w *writer) journal() error {
 	le.PutUint32(w.jnlBlocks[60:], uint32(size>>32))
 	le.PutUint32(w.jnlBlocks[64:], uint32(size))
 	w.overhead += uint64(nj)
+	f.io.wiFull(journalIno)
+	if f.extents {
+		f.io.w(f.extLookup(rec, 0)) // the journal superblock
+	}
 	return nil
 }
 
@@ -472,6 +496,7 @@ func (w *writer) orphanFile() error {
 	n := f.newInodeRecord(ino)
 	if f.extents {
 		initExtents(n)
+		f.io.wi(ino) // ext2fs_create_orphan_file writes the empty tree
 	}
 	nb := orphanFileBlocks(g.blocks, g.bs)
 	last, allocated := uint64(0), uint64(0)
@@ -500,6 +525,7 @@ func (w *writer) orphanFile() error {
 		buf := make([]byte, g.bs)
 		le.PutUint32(buf[g.bs-8:], orphanBlockMagic)
 		f.meta[b] = buf
+		f.io.w(b)
 		f.orphan = append(f.orphan, b)
 		if slot != nil {
 			le.PutUint32(slot, uint32(b))
@@ -517,6 +543,8 @@ func (w *writer) orphanFile() error {
 	le.PutUint32(n.iSizeLo(), uint32(size))
 	le.PutUint32(n.iSizeHigh(), uint32(size>>32))
 	w.orphanIno = ino
+	f.io.ri(ino) // read back, then ext2fs_write_new_inode
+	f.io.wiFull(ino)
 	return nil
 }
 
@@ -529,6 +557,7 @@ func (w *writer) resizeInode() error {
 	g, f := w.g, w.f
 	sbBlk := g.firstData
 	apb := uint64(g.bs / 4)
+	f.io.ri(resizeIno)
 	dind, err := f.allocBlock(sbBlk + g.descBlocks + g.rsvGDT + 2 + g.itbPerGroup)
 	if err != nil {
 		return err
@@ -555,7 +584,10 @@ func (w *writer) resizeInode() error {
 			f.addIBlocks(n, 1)
 		}
 		f.meta[gdtBlk] = buf
+		f.io.w(gdtBlk)
 	}
+	f.io.w(dind)
+	f.io.wiFull(resizeIno)
 	return nil
 }
 
@@ -590,11 +622,13 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 		ft, ifmt := fileType(c)
 		if c.HardLink != nil {
 			ino := w.inoOf[c.HardLink]
+			f.io.ri(ino) // add_link
 			if err := f.link(dino, c.Name, ino, ft, true); err != nil {
 				return w.nodeErr(c, err)
 			}
 			n := f.inodes[ino]
 			le.PutUint16(n.iLinksCount(), le.Uint16(n.iLinksCount())+1)
+			f.io.wi(ino)
 			continue
 		}
 		var ino uint32
@@ -603,8 +637,11 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 		case fstree.TypeDir:
 			if dino == rootIno && c.Name == "lost+found" {
 				ino = w.lookup(dino, c.Name)
+				f.lookupIO(dino, c.Name)
 			} else if ino, err = f.mkdir(dino, 0, c.Name); err != nil {
 				return w.nodeErr(c, err)
+			} else {
+				f.lookupIO(dino, c.Name) // __populate_fs finds the new folder
 			}
 			if err := w.populate(c, ino); err != nil {
 				return err
@@ -623,6 +660,9 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 			}
 		}
 		w.inoOf[c] = ino
+		f.lookupIO(dino, c.Name) // __populate_fs's ext2fs_namei
+		f.io.ri(ino)             // set_inode_extra
+		f.io.wi(ino)
 		w.setExtra(ino, c)
 		if !w.o.NoCopyXattrs {
 			if err := w.setXattrs(ino, c.Xattrs); err != nil {
@@ -711,6 +751,7 @@ func (w *writer) mknod(dir uint32, c *fstree.Node, ft byte, ifmt uint16) (uint32
 		le.PutUint32(n.iBlockWord(1), mnr&0xff|maj<<8|(mnr&^0xff)<<12)
 	}
 	le.PutUint16(n.iLinksCount(), 1)
+	f.io.wiFull(ino)
 	return ino, nil
 }
 
@@ -741,17 +782,28 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 		le.PutUint32(n.iSizeLo(), uint32(len(target)))
 		if fast {
 			copy(n.iBlock(), target)
+			f.io.wiFull(ino)
 		} else {
 			f.addIBlocks(n, 1)
-			if err := f.mapFirst(ino, n, blk); err != nil {
-				return 0, err
+			if f.extents {
+				initExtents(n)
+			}
+			f.io.wiFull(ino)
+			if f.extents {
+				if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
+					return 0, err
+				}
+			} else {
+				le.PutUint32(n.iBlockWord(0), uint32(blk))
 			}
 			buf := make([]byte, g.bs)
 			copy(buf, target)
 			f.meta[blk] = buf
 			f.mark(blk)
+			f.io.w(blk)
 		}
 		f.inodeAllocStats(ino, false)
+		f.lookupIO(dir, "")
 		err = f.link(dir, name, ino, ftSymlink, false)
 		if err == nil {
 			return ino, nil
@@ -775,6 +827,7 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 // copied block by block, blocks of zeros left as holes.
 func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	f, g := w.f, w.g
+	f.lookupIO(dir, "") // do_write_internal's ext2fs_namei: not there yet
 	ino, err := f.newInode(dir)
 	if err != nil {
 		return 0, err
@@ -784,6 +837,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	f.inodeAllocStats(ino, false)
 	n := f.newInodeRecord(ino)
+	f.io.wiFull(ino)
+	f.io.ri(ino) // copy_file's ext2fs_file_open
 	le.PutUint16(n.iMode(), sIFREG|uint16(c.Mode&0o7777))
 	le.PutUint16(n.iLinksCount(), 1)
 	if f.extents {
@@ -856,7 +911,11 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					continue
 				}
 				off := chunk + at
+				if w.flushPending {
+					f.io.w(w.pendingBlk) // ext2fs_file_write flushes the block before
+				}
 				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
+				w.flushPending, w.pendingBlk = true, phys
 				if err != nil {
 					return 0, err
 				}
@@ -878,6 +937,10 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	if sum != nil {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
+	}
+	if w.flushPending {
+		f.io.w(w.pendingBlk) // ext2fs_file_close flushes the last block
+		w.flushPending = false
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))

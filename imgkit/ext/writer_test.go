@@ -174,6 +174,13 @@ func TestWriteReaderTree(t *testing.T) {
 // returns the image read back.
 func sameAsReference(t *testing.T, src, size string, o Options, args ...string) *FS {
 	t.Helper()
+	return sameAsReferenceKb(t, false, src, size, o, args...)
+}
+
+// sameAsReferenceKb is sameAsReference, past s_kbytes_written with
+// pastKbytes.
+func sameAsReferenceKb(t *testing.T, pastKbytes bool, src, size string, o Options, args ...string) *FS {
+	t.Helper()
 	want, err := os.ReadFile(mke2fs(t, refMke2fs, src, size, args...))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +191,11 @@ func sameAsReference(t *testing.T, src, size string, o Options, args ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareImages(t, got, want)
+	if pastKbytes {
+		compareImagesPastKbytes(t, got, want)
+	} else {
+		compareImages(t, got, want)
+	}
 	f, err := NewReader(bytes.NewReader(got), int64(len(got)))
 	if err != nil {
 		t.Fatal(err)
@@ -192,12 +203,21 @@ func sameAsReference(t *testing.T, src, size string, o Options, args ...string) 
 	return f
 }
 
+// compareImagesPastKbytes is compareImages past s_kbytes_written, for
+// the trees whose I/O the writer's model of mke2fs's does not follow
+// (DETAILS.md, "s_kbytes_written").
+func compareImagesPastKbytes(t *testing.T, got, want []byte) {
+	t.Helper()
+	got, want = bytes.Clone(got), bytes.Clone(want)
+	tooltest.MaskExtKbytesWritten(got, want)
+	compareImages(t, got, want)
+}
+
 // compareImages fails with the first differing byte ranges of got and
 // want, each named by the reference's Fields.
 func compareImages(t *testing.T, got, want []byte) {
 	t.Helper()
-	got, want = bytes.Clone(got), bytes.Clone(want)
-	tooltest.MaskExtKbytesWritten(got, want)
+
 	if len(got) != len(want) {
 		t.Errorf("size %d, want %d", len(got), len(want))
 	}
@@ -303,7 +323,9 @@ func TestWriteExtentTrees(t *testing.T) {
 	for _, v := range []struct{ bs, isize int }{{1024, 256}, {4096, 256}, {1024, 128}, {2048, 256}} {
 		t.Run(fmt.Sprint(v.bs, "-", v.isize), func(t *testing.T) {
 			t.Parallel()
-			f := sameAsReference(t, src, "48M", Options{Type: "ext4", BlockSize: v.bs, InodeSize: v.isize, Size: 48 << 20}, "-t", "ext4", "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize))
+			// islands 64 KiB apart and extent trees past the inode: I/O the
+			// model does not follow
+			f := sameAsReferenceKb(t, true, src, "48M", Options{Type: "ext4", BlockSize: v.bs, InodeSize: v.isize, Size: 48 << 20}, "-t", "ext4", "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize))
 			checkAgainstTree(t, f, src, true, false)
 		})
 	}
@@ -459,8 +481,7 @@ func TestWriteXattrs(t *testing.T) {
 
 // TestWriteHugeFileSystem compares a 4 TiB ext4 (32768 groups: 2048 flex
 // groups, backups up to group 19683, a 1 GiB journal in the middle) of a
-// small tree with the reference, as sparse files, past s_kbytes_written.
-// Not with -short.
+// small tree with the reference, as sparse files. Not with -short.
 func TestWriteHugeFileSystem(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -471,8 +492,7 @@ func TestWriteHugeFileSystem(t *testing.T) {
 
 // sameSparseAsReference makes an ext4 of size bytes (sizeArg for mke2fs)
 // of a small tree with the writer and with the reference, as sparse
-// files in dir, gives ours the reference's s_kbytes_written in every
-// superblock, and fails where they differ.
+// files in dir, and fails where they differ.
 func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string) {
 	t.Helper()
 	tooltest.Need(t, refMke2fs)
@@ -488,44 +508,6 @@ func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string)
 	o := Options{Type: "ext4", Size: size, UUID: testUUID, HashSeed: testHashSeed, Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
 	if err := WriteFile(got, fstree.Dir(src), &o); err != nil {
 		t.Fatal(err)
-	}
-	rf, err := os.Open(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rf.Close()
-	gf, err := os.OpenFile(got, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gf.Close()
-	var sb superblock
-	if _, err := rf.ReadAt(sb[:], superblockOff); err != nil {
-		t.Fatal(err)
-	}
-	bs, bpg := int64(1024)<<le.Uint32(sb.sLogBlockSize()), int64(le.Uint32(sb.sBlocksPerGroup()))
-	groups := (int64(le.Uint32(sb.sBlocksCountLo())) | int64(le.Uint32(sb.sBlocksCountHi()))<<32) / bpg
-	g := &mkGeometry{}
-	for grp := int64(0); grp < groups; grp++ {
-		if !g.hasSuper(uint32(grp)) {
-			continue
-		}
-		off := grp * bpg * bs
-		if grp == 0 {
-			off = superblockOff
-		}
-		var want, have superblock
-		if _, err := rf.ReadAt(want[:], off); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := gf.ReadAt(have[:], off); err != nil {
-			t.Fatal(err)
-		}
-		copy(have.sKbytesWritten(), want.sKbytesWritten())
-		le.PutUint32(have.sChecksum(), superblockCsum(&have))
-		if _, err := gf.WriteAt(have[:], off); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if off, err := tooltest.FirstDiff(got, ref); err != nil || off >= 0 {
 		t.Errorf("differs from mke2fs 1.47.4 at byte %d (%v)", off, err)

@@ -73,6 +73,8 @@ func (w *writer) setXattrs(ino uint32, xs []fstree.Xattr) error {
 	n := f.inodes[ino]
 	var ibody, block []eaEntry
 	var blk uint64
+	hadBlock := false
+	f.io.ri(ino) // ext2fs_xattrs_read
 	for _, x := range xs {
 		value := x.Value
 		if x.Name == "system.posix_acl_access" || x.Name == "system.posix_acl_default" {
@@ -113,6 +115,18 @@ func (w *writer) setXattrs(ino uint32, xs []fstree.Xattr) error {
 		default:
 			return fmt.Errorf("%w: attribute %s: no room left in the inode or its attribute block", ErrOption, x.Name)
 		}
+		// ext2fs_xattr_set reads the inode twice and ext2fs_xattrs_write
+		// writes the block (read first when it was there) and the inode
+		f.io.ri(ino)
+		f.io.ri(ino)
+		if blk != 0 {
+			if hadBlock {
+				f.io.r(blk)
+			}
+			f.io.w(blk)
+		}
+		f.io.wiFull(ino)
+		hadBlock = blk != 0
 	}
 	if len(ibody) > 0 {
 		start := goodOldInodeSize + largeExtra
