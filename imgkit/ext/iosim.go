@@ -114,12 +114,12 @@ func (s *ioSim) direct(bytes int64) {
 // as they are read and written. Its count at ext2fs_close is what
 // s_kbytes_written adds. A nil *ioModel does nothing.
 type ioModel struct {
-	sim    ioSim
-	f      *fsys
-	icache [4]uint32
-	last   int
-	buf    uint64 // icache->buffer_blk
-	closed bool
+	sim     ioSim
+	f       *fsys
+	icache  [4]uint32
+	last    int
+	buf     uint64 // icache->buffer_blk
+	closed  bool
 	atClose int64
 }
 
