@@ -788,6 +788,10 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	} else if l > 0 {
 		goal = f.extLookup(n, l-1)
 	}
+	// load_buffer's lookup, then extent_bmap's gotos to l and l-1
+	f.pathReadIO(n)
+	f.pathReadIO(n)
+	f.pathReadIO(n)
 	b, err := f.allocBlock(goal)
 	if err != nil {
 		return 0, err

@@ -43,7 +43,8 @@
 // from a source tree as `mke2fs -t TYPE -d DIR` of e2fsprogs 1.47.4 does
 // with its default mke2fs.conf, byte for byte when given the same UUID,
 // hash seed and SOURCE_DATE_EPOCH (Options.UUID, HashSeed, Timestamp with
-// ClampTimes), but for ext4's s_kbytes_written (DETAILS.md). What it does
+// ClampTimes; ext4's s_kbytes_written from a model of mke2fs's I/O,
+// DETAILS.md). What it does
 // not reproduce yet is refused with ErrOption rather than written
 // differently; a tree that does not fit is ErrNoSpace.
 //

@@ -135,15 +135,48 @@ func (f *fsys) lastExtent(n inode) []byte {
 // follow it, else a new extent after it (extent_node_split first when its
 // leaf is full).
 func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
+	// set_bmap's walks down the tree: a goto, NEXT_LEAF, two more gotos
+	f.pathReadIO(n)
+	f.leafReadIO(n)
+	f.pathReadIO(n)
+	f.pathReadIO(n)
 	if e := f.lastExtent(n); merge && e != nil {
 		start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
 		if l == start+length && p == leafStart(e, false)+length && length < extInitMaxLen-1 {
 			le.PutUint16(e[4:], uint16(length+1))
 			f.leafUpdateIO(ino, n) // ext2fs_extent_replace
+			f.pathReadIO(n)        // fix_parents' and the final goto
+			f.pathReadIO(n)
 			return nil
 		}
 	}
-	return f.extInsert(ino, n, l, p, 1)
+	if err := f.extInsert(ino, n, l, p, 1); err != nil {
+		return err
+	}
+	f.pathReadIO(n)
+	f.pathReadIO(n)
+	return nil
+}
+
+// pathReadIO is an extent goto's reads: each tree block below the inode
+// on the path to the last leaf.
+func (f *fsys) pathReadIO(n inode) {
+	if f.io == nil {
+		return
+	}
+	for _, nd := range f.extPath(n)[1:] {
+		f.io.r(nd.blk)
+	}
+}
+
+// leafReadIO is a read of the last leaf when it is a block.
+func (f *fsys) leafReadIO(n inode) {
+	if f.io == nil {
+		return
+	}
+	if path := f.extPath(n); len(path) > 1 {
+		f.io.r(path[len(path)-1].blk)
+	}
 }
 
 // extInsert appends the extent (l, length, p) to the last leaf.
@@ -195,6 +228,11 @@ func (f *fsys) extSplit(ino uint32, n inode, level int) error {
 		path = f.extPath(n)
 		level = len(path) - 1 - height
 		node = path[level].buf
+		if f.io != nil {
+			for _, nd := range path[1 : level+1] { // goto back to the node
+				f.io.r(nd.blk)
+			}
+		}
 	}
 	k := extEntries(node)
 	tocopy := 1
@@ -234,15 +272,23 @@ func (f *fsys) extSplit(ino uint32, n inode, level int) error {
 		if level == 0 {
 			f.io.wi(ino)
 			f.io.wi(ino)
+			f.io.r(blk) // back to the moved entries, one level down
 		} else {
 			f.io.w(path[level].blk)
-			if level-1 == 0 {
-				f.io.wi(ino)
-				f.io.wi(ino)
-			} else {
-				f.io.w(path[level-1].blk)
-				f.io.w(path[level-1].blk)
+			// the parent's entry replaced, then the new one inserted
+			// (a replace and its own update)
+			for range 3 {
+				if level-1 == 0 {
+					f.io.wi(ino)
+				} else {
+					f.io.w(path[level-1].blk)
+				}
 			}
+			// back to the split entry, now in the new node
+			for _, nd := range path[1:level] {
+				f.io.r(nd.blk)
+			}
+			f.io.r(blk)
 		}
 		f.io.wi(ino)
 	}

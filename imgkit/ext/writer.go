@@ -912,6 +912,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				}
 				off := chunk + at
 				if w.flushPending {
+					f.pathReadIO(n)      // ext2fs_file_flush's lookup
 					f.io.w(w.pendingBlk) // ext2fs_file_write flushes the block before
 				}
 				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
@@ -939,6 +940,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
 	}
 	if w.flushPending {
+		f.pathReadIO(n)
 		f.io.w(w.pendingBlk) // ext2fs_file_close flushes the last block
 		w.flushPending = false
 	}

@@ -535,3 +535,38 @@ func TestWriteNoSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteDeepExtentTreesExact compares, byte for byte with
+// s_kbytes_written, ext4 images of files of 3, 5, 90 and 400 one-block
+// islands 128 KiB apart (so that mke2fs writes each once): extent trees
+// of depth 0, 1 and 2, whose splits, gotos and leaf updates the writer's
+// model of mke2fs's I/O follows.
+func TestWriteDeepExtentTreesExact(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := filepath.Join(t.TempDir(), "deep")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{3, 5, 90, 400} {
+		f, err := os.Create(filepath.Join(src, fmt.Sprintf("islands-%03d", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := f.WriteAt(bytes.Repeat([]byte{byte(i%250 + 1)}, 100), int64(i)<<17); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bs := range []int{1024, 4096} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			t.Parallel()
+			f := sameAsReference(t, src, "64M", Options{Type: "ext4", BlockSize: bs, Size: 64 << 20}, "-t", "ext4", "-b", fmt.Sprint(bs))
+			checkAgainstTree(t, f, src, true, false)
+		})
+	}
+}

@@ -40,7 +40,7 @@ derived from the options and the tree (imgkit/ext DETAILS.md), never
 random; without SOURCE_DATE_EPOCH or --timestamp the files keep their
 times and the file system's own times are the tree's newest modification
 time, not the clock. ext4's s_kbytes_written (a statistic of mke2fs's
-I/O cache) is fixturegen's count of what it wrote. The options the writer
+I/O cache) comes from a model of mke2fs's block I/O. The options the writer
 does not reproduce are refused, naming the option. The image is written beside the device
 and renamed into place when complete; the size is required unless the
 device is a file already (its size is then kept). -F and -q are accepted;

@@ -191,9 +191,9 @@ func diffRange(fa, fb *os.File, start, end int64, bufA, bufB []byte) (int64, err
 
 // MaskExtKbytesWritten zeroes s_kbytes_written and s_checksum in every
 // ext superblock of each image (a 1024-byte window at a multiple of 1024
-// holding the magic 0xEF53 at byte 0x38), the fields where fixturegen's
-// ext4 differs from mke2fs 1.47.4's: its I/O statistics (imgkit/ext
-// DETAILS.md, "s_kbytes_written").
+// holding the magic 0xEF53 at byte 0x38): for the trees whose I/O
+// statistics imgkit/ext's model of mke2fs's I/O does not follow
+// (imgkit/ext DETAILS.md, "s_kbytes_written").
 func MaskExtKbytesWritten(imgs ...[]byte) {
 	for _, img := range imgs {
 		for off := 0; off+1024 <= len(img); off += 1024 {
