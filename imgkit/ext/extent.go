@@ -169,6 +169,19 @@ func (f *fsys) pathReadIO(n inode) {
 	}
 }
 
+// leafPathIO is the tree blocks below the inode on the path to the last
+// leaf (none without extents or in the inode).
+func (f *fsys) leafPathIO(n inode) []uint64 {
+	if !hasExtents(n) {
+		return nil
+	}
+	var out []uint64
+	for _, nd := range f.extPath(n)[1:] {
+		out = append(out, nd.blk)
+	}
+	return out
+}
+
 // leafReadIO is a read of the last leaf when it is a block.
 func (f *fsys) leafReadIO(n inode) {
 	if f.io == nil {

@@ -121,6 +121,40 @@ type ioModel struct {
 	buf     uint64 // icache->buffer_blk
 	closed  bool
 	atClose int64
+	// capture, when not nil, takes the calls instead of making them,
+	// for replay (a file's blocks, replayed in copy_file's order).
+	capture *[]ioOp
+}
+
+// ioOp is one captured call: r, w (block), i (ri), I (wiFull).
+type ioOp struct {
+	kind byte
+	v    uint64
+}
+
+// replay makes captured calls.
+func (m *ioModel) replay(ops []ioOp) {
+	for _, op := range ops {
+		switch op.kind {
+		case 'r':
+			m.r(op.v)
+		case 'w':
+			m.w(op.v)
+		case 'i':
+			m.ri(uint32(op.v))
+		case 'I':
+			m.wiFull(uint32(op.v))
+		}
+	}
+}
+
+// took appends a call to the capture, reporting whether there is one.
+func (m *ioModel) took(kind byte, v uint64) bool {
+	if m.capture == nil {
+		return false
+	}
+	*m.capture = append(*m.capture, ioOp{kind, v})
+	return true
 }
 
 func newIOModel(f *fsys) *ioModel {
@@ -142,7 +176,7 @@ func (m *ioModel) inodeBlock(ino uint32) uint64 {
 // ri is ext2fs_read_inode: from the inode cache, else through the
 // buffer block, then cached.
 func (m *ioModel) ri(ino uint32) {
-	if m == nil {
+	if m == nil || m.took('i', uint64(ino)) {
 		return
 	}
 	for _, c := range m.icache {
@@ -161,7 +195,7 @@ func (m *ioModel) ri(ino uint32) {
 // wiFull is ext2fs_write_inode_full (and write_new_inode): the inode's
 // block through the buffer, written.
 func (m *ioModel) wiFull(ino uint32) {
-	if m == nil {
+	if m == nil || m.took('I', uint64(ino)) {
 		return
 	}
 	b := m.inodeBlock(ino)
@@ -182,13 +216,13 @@ func (m *ioModel) wi(ino uint32) {
 }
 
 func (m *ioModel) r(b uint64) {
-	if m != nil {
+	if m != nil && !m.took('r', b) {
 		m.sim.read(b, 1)
 	}
 }
 
 func (m *ioModel) w(b uint64) {
-	if m != nil {
+	if m != nil && !m.took('w', b) {
 		m.sim.write(b, 1)
 	}
 }
@@ -212,5 +246,79 @@ func (m *ioModel) close() {
 		if m.sim.log != nil {
 			*m.sim.log = append(*m.sim.log, "CLOSE")
 		}
+	}
+}
+
+// blockIO is what mke2fs does at a file block's first write: the calls
+// of its allocation, its physical block, and the extent tree blocks a
+// lookup of it reads.
+type blockIO struct {
+	ops  []ioOp
+	phys uint64
+	path []uint64
+}
+
+// copyWrites holds a file's blocks of data as the layout allocated them,
+// for replay in the order mke2fs's copy_file writes them.
+type copyWrites struct {
+	first map[uint64]blockIO
+}
+
+func (c *copyWrites) add(l, phys uint64, ops []ioOp, path []uint64) {
+	c.first[l] = blockIO{ops, phys, path}
+}
+
+// copyWindow is COPY_FILE_BUFLEN: copy_file_chunk reads this much from
+// each data region's start and writes every block of data in it, past
+// the region's end too.
+const copyWindow = 64 << 10
+
+// replay makes the calls of copy_file over the file's data regions raw
+// (as SEEK_DATA gives them): ext2fs_file_write of each block of data of
+// each window, which flushes the block it holds (a lookup, then the
+// write) when it moves to another, allocates a block at its first write
+// and looks it up at a later one; the last block is flushed at close.
+func (c *copyWrites) replay(m *ioModel, raw [][2]int64, size, bs int64) {
+	done := map[uint64]bool{}
+	var cur uint64
+	have := false
+	// path is the tree as the latest first write left it: what a lookup
+	// then reads
+	var path []uint64
+	lookup := func() {
+		for _, p := range path {
+			m.r(p)
+		}
+	}
+	flush := func() {
+		lookup()
+		m.w(c.first[cur].phys)
+	}
+	for _, reg := range raw {
+		for off := reg[0]; off < reg[1]; off += copyWindow {
+			end := min(off+copyWindow, size)
+			for l := uint64(off / bs); int64(l)*bs < end; l++ {
+				b, ok := c.first[l]
+				if !ok || have && l == cur {
+					continue
+				}
+				if have {
+					flush()
+				}
+				cur, have = l, true
+				if !done[l] {
+					m.replay(b.ops)
+					done[l], path = true, b.path
+					continue
+				}
+				lookup() // load_buffer
+				if int64(l+1)*bs > size {
+					m.r(b.phys) // a partial block is read before it is written
+				}
+			}
+		}
+	}
+	if have {
+		flush()
 	}
 }

@@ -73,14 +73,10 @@ type writer struct {
 	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
-	im      *bcache.Image
-	readBuf []byte // readChunk bytes, reused for every file
-	// flushPending and pendingBlk are the file block ext2fs_file_write
-	// holds in its buffer, written when the next one comes (ioModel).
-	flushPending bool
-	pendingBlk   uint64
-	zeroBlock    []byte   // a block of zeros to compare with
-	ft           features // the features laid out
+	im        *bcache.Image
+	readBuf   []byte   // readChunk bytes, reused for every file
+	zeroBlock []byte   // a block of zeros to compare with
+	ft        features // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -866,10 +862,11 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	bs := int64(g.bs)
 	pos := int64(0) // bytes of the file hashed so far
-	regs, err := dataRegions(r, c.Size, bs)
+	regs, raw, err := dataRegions(r, c.Size, bs)
 	if err != nil {
 		return 0, err
 	}
+	cw := &copyWrites{first: map[uint64]blockIO{}}
 	for _, reg := range regs {
 		if sum != nil {
 			hashZeros(sum, reg[0]-pos, w.zeroBlock)
@@ -911,12 +908,15 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					continue
 				}
 				off := chunk + at
-				if w.flushPending {
-					f.pathReadIO(n)      // ext2fs_file_flush's lookup
-					f.io.w(w.pendingBlk) // ext2fs_file_write flushes the block before
+				var ops []ioOp
+				if f.io != nil {
+					f.io.capture = &ops
 				}
 				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
-				w.flushPending, w.pendingBlk = true, phys
+				if f.io != nil {
+					f.io.capture = nil
+					cw.add(uint64(off)/uint64(bs), phys, ops, f.leafPathIO(n))
+				}
 				if err != nil {
 					return 0, err
 				}
@@ -939,10 +939,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if sum != nil {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
 	}
-	if w.flushPending {
-		f.pathReadIO(n)
-		f.io.w(w.pendingBlk) // ext2fs_file_close flushes the last block
-		w.flushPending = false
+	if f.io != nil {
+		cw.replay(f.io, raw, c.Size, bs)
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
@@ -955,14 +953,13 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 // host file that answers lseek's SEEK_DATA
 // and SEEK_HOLE gives its data extents, as mke2fs's try_lseek_copy asks
 // them, so that holes are not read; any other source is one range.
-func dataRegions(r io.Reader, size, bs int64) ([][2]int64, error) {
+func dataRegions(r io.Reader, size, bs int64) (regs, raw [][2]int64, err error) {
 	all := [][2]int64{{0, size}}
 	s, ok := r.(io.Seeker)
 	if !ok {
-		return all, nil
+		return all, all, nil
 	}
 	const seekData, seekHole = 3, 4 // lseek(2)'s SEEK_DATA and SEEK_HOLE
-	var regs [][2]int64
 	for at := int64(0); at < size; {
 		data, err := s.Seek(at, seekData)
 		if errors.Is(err, syscall.ENXIO) {
@@ -972,11 +969,12 @@ func dataRegions(r io.Reader, size, bs int64) ([][2]int64, error) {
 		if err != nil || err2 != nil || hole <= data {
 			// not answered: read it all
 			if _, err := s.Seek(0, io.SeekStart); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return all, nil
+			return all, all, nil
 		}
 		start, end := data&^(bs-1), min((hole+bs-1)&^(bs-1), size)
+		raw = append(raw, [2]int64{start, end})
 		if k := len(regs); k > 0 && regs[k-1][1] >= start {
 			regs[k-1][1] = max(regs[k-1][1], end)
 		} else if start < end {
@@ -984,7 +982,7 @@ func dataRegions(r io.Reader, size, bs int64) ([][2]int64, error) {
 		}
 		at = hole
 	}
-	return regs, nil
+	return regs, raw, nil
 }
 
 // hashZeros writes n zero bytes to h, a block of zeros at a time.
