@@ -161,7 +161,7 @@ func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
 // pathReadIO is an extent goto's reads: each tree block below the inode
 // on the path to the last leaf.
 func (f *fsys) pathReadIO(n inode) {
-	if f.io == nil {
+	if f.io == nil || extDepth(n.iBlock()) == 0 {
 		return
 	}
 	for _, nd := range f.extPath(n)[1:] {
@@ -172,7 +172,7 @@ func (f *fsys) pathReadIO(n inode) {
 // leafPathIO is the tree blocks below the inode on the path to the last
 // leaf (none without extents or in the inode).
 func (f *fsys) leafPathIO(n inode) []uint64 {
-	if !hasExtents(n) {
+	if !hasExtents(n) || extDepth(n.iBlock()) == 0 {
 		return nil
 	}
 	var out []uint64
@@ -184,7 +184,7 @@ func (f *fsys) leafPathIO(n inode) []uint64 {
 
 // leafReadIO is a read of the last leaf when it is a block.
 func (f *fsys) leafReadIO(n inode) {
-	if f.io == nil {
+	if f.io == nil || extDepth(n.iBlock()) == 0 {
 		return
 	}
 	if path := f.extPath(n); len(path) > 1 {
@@ -216,11 +216,11 @@ func (f *fsys) leafUpdateIO(ino uint32, n inode) {
 	if f.io == nil {
 		return
 	}
-	path := f.extPath(n)
-	if len(path) == 1 {
+	if extDepth(n.iBlock()) == 0 {
 		f.io.wi(ino)
 		return
 	}
+	path := f.extPath(n)
 	f.io.w(path[len(path)-1].blk)
 }
 

@@ -1,6 +1,10 @@
 package ext
 
-import "strconv"
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
 
 // ioSim models the write-back cache of e2fsprogs' unix I/O manager
 // (lib/ext2fs/unix_io.c: 8 blocks, the least recently used one reused),
@@ -250,22 +254,57 @@ func (m *ioModel) close() {
 }
 
 // blockIO is what mke2fs does at a file block's first write: the calls
-// of its allocation, its physical block, and the extent tree blocks a
-// lookup of it reads.
+// of its allocation (ops[lo:hi] of its copyWrites), its physical block,
+// and the extent tree blocks a lookup of it reads.
 type blockIO struct {
-	ops  []ioOp
-	phys uint64
+	l, phys uint64
+	lo, hi  int
+	path    []uint64
+	done    bool // the first write was replayed
+}
+
+// copyWrites replays a file's blocks of data, as the layout allocates
+// them, in the order mke2fs's copy_file writes them: over the file's
+// data regions raw (as SEEK_DATA gives them), a window at a time, each
+// window once the layout has allocated every block in it. It holds the
+// blocks no later window is past yet, so its memory is bounded by the
+// layout's read chunk, whatever the file's size.
+type copyWrites struct {
+	m        *ioModel
+	raw      [][2]int64
+	size, bs int64
+	ri       int   // the raw region of the next window
+	off      int64 // the next window's start
+	pend     []blockIO
+	ops      []ioOp // the calls of pend's allocations
+	lo       int    // where the calls of the allocation captured start
+	cur      blockIO
+	have     bool // cur is the block ext2fs_file_write holds
+	// path is the tree as the latest first write left it: what a lookup
+	// then reads
 	path []uint64
 }
 
-// copyWrites holds a file's blocks of data as the layout allocated them,
-// for replay in the order mke2fs's copy_file writes them.
-type copyWrites struct {
-	first map[uint64]blockIO
+// start readies c for a file of size bytes whose data regions are raw,
+// keeping the room it has.
+func (c *copyWrites) start(m *ioModel, raw [][2]int64, size, bs int64) {
+	*c = copyWrites{m: m, raw: raw, size: size, bs: bs, pend: c.pend[:0], ops: c.ops[:0]}
+	if len(raw) > 0 {
+		c.off = raw[0][0]
+	}
 }
 
-func (c *copyWrites) add(l, phys uint64, ops []ioOp, path []uint64) {
-	c.first[l] = blockIO{ops, phys, path}
+// capture makes the model's calls go to c until took records them.
+func (c *copyWrites) capture() {
+	c.lo = len(c.ops)
+	c.m.capture = &c.ops
+}
+
+// took records the calls since capture as the allocation of logical
+// block l at phys, the tree path after it.
+func (c *copyWrites) took(l, phys uint64, path []uint64) {
+	c.m.capture = nil
+	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), path: path})
 }
 
 // copyWindow is COPY_FILE_BUFLEN: copy_file_chunk reads this much from
@@ -273,52 +312,94 @@ func (c *copyWrites) add(l, phys uint64, ops []ioOp, path []uint64) {
 // the region's end too.
 const copyWindow = 64 << 10
 
-// replay makes the calls of copy_file over the file's data regions raw
-// (as SEEK_DATA gives them): ext2fs_file_write of each block of data of
-// each window, which flushes the block it holds (a lookup, then the
-// write) when it moves to another, allocates a block at its first write
-// and looks it up at a later one; the last block is flushed at close.
-func (c *copyWrites) replay(m *ioModel, raw [][2]int64, size, bs int64) {
-	done := map[uint64]bool{}
-	var cur uint64
-	have := false
-	// path is the tree as the latest first write left it: what a lookup
-	// then reads
-	var path []uint64
-	lookup := func() {
-		for _, p := range path {
-			m.r(p)
-		}
-	}
-	flush := func() {
-		lookup()
-		m.w(c.first[cur].phys)
-	}
-	for _, reg := range raw {
-		for off := reg[0]; off < reg[1]; off += copyWindow {
-			end := min(off+copyWindow, size)
-			for l := uint64(off / bs); int64(l)*bs < end; l++ {
-				b, ok := c.first[l]
-				if !ok || have && l == cur {
-					continue
-				}
-				if have {
-					flush()
-				}
-				cur, have = l, true
-				if !done[l] {
-					m.replay(b.ops)
-					done[l], path = true, b.path
-					continue
-				}
-				lookup() // load_buffer
-				if int64(l+1)*bs > size {
-					m.r(b.phys) // a partial block is read before it is written
-				}
+// advance replays the windows that end at or before byte upTo, which
+// the layout has allocated every block before: ext2fs_file_write of
+// each block of data of each window, which flushes the block it holds
+// (a lookup, then the write) when it moves to another, allocates a
+// block at its first write and looks it up at a later one.
+func (c *copyWrites) advance(upTo int64) {
+	for c.ri < len(c.raw) {
+		if c.off >= c.raw[c.ri][1] {
+			if c.ri++; c.ri < len(c.raw) {
+				c.off = c.raw[c.ri][0]
 			}
+			continue
+		}
+		end := min(c.off+copyWindow, c.size)
+		if end > upTo {
+			return
+		}
+		c.window(c.off, end)
+		c.off += copyWindow
+		next := c.off
+		if c.off >= c.raw[c.ri][1] && c.ri+1 < len(c.raw) {
+			next = c.raw[c.ri+1][0]
+		}
+		c.prune(uint64(next / c.bs))
+	}
+}
+
+// window replays the writes of the blocks of data in [off, end).
+func (c *copyWrites) window(off, end int64) {
+	k, _ := slices.BinarySearchFunc(c.pend, uint64(off/c.bs), func(b blockIO, l uint64) int { return cmp.Compare(b.l, l) })
+	for ; k < len(c.pend) && int64(c.pend[k].l)*c.bs < end; k++ {
+		b := &c.pend[k]
+		if c.have && b.l == c.cur.l {
+			continue
+		}
+		c.flush()
+		c.cur, c.have = *b, true
+		if !b.done {
+			c.m.replay(c.ops[b.lo:b.hi])
+			b.done, c.path = true, b.path
+			continue
+		}
+		c.lookup() // load_buffer
+		if int64(b.l+1)*c.bs > c.size {
+			c.m.r(b.phys) // a partial block is read before it is written
 		}
 	}
-	if have {
-		flush()
+}
+
+// prune drops the blocks before logical block l, which no later window
+// reaches.
+func (c *copyWrites) prune(l uint64) {
+	k := 0
+	for k < len(c.pend) && c.pend[k].l < l {
+		k++
 	}
+	c.pend = c.pend[k:]
+	switch {
+	case len(c.pend) == 0:
+		c.pend, c.ops = c.pend[:0], c.ops[:0]
+	case c.pend[0].lo > len(c.ops)/2 && len(c.ops) > 1024:
+		d := c.pend[0].lo
+		c.ops = c.ops[:copy(c.ops, c.ops[d:])]
+		for i := range c.pend {
+			c.pend[i].lo -= d
+			c.pend[i].hi -= d
+		}
+	}
+}
+
+func (c *copyWrites) lookup() {
+	for _, p := range c.path {
+		c.m.r(p)
+	}
+}
+
+// flush writes the block held (ext2fs_file_flush: a lookup, then the
+// write), if any.
+func (c *copyWrites) flush() {
+	if c.have {
+		c.lookup()
+		c.m.w(c.cur.phys)
+		c.have = false
+	}
+}
+
+// finish replays the windows left and the flush of ext2fs_file_close.
+func (c *copyWrites) finish() {
+	c.advance(c.size)
+	c.flush()
 }

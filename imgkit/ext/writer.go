@@ -74,9 +74,10 @@ type writer struct {
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
 	im        *bcache.Image
-	readBuf   []byte   // readChunk bytes, reused for every file
-	zeroBlock []byte   // a block of zeros to compare with
-	ft        features // the features laid out
+	readBuf   []byte     // readChunk bytes, reused for every file
+	zeroBlock []byte     // a block of zeros to compare with
+	copies    copyWrites // the I/O model's replay of copy_file, reused
+	ft        features   // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -866,8 +867,12 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	cw := &copyWrites{first: map[uint64]blockIO{}}
-	for _, reg := range regs {
+	var cw *copyWrites
+	if f.io != nil {
+		cw = &w.copies
+		cw.start(f.io, raw, c.Size, bs)
+	}
+	for i, reg := range regs {
 		if sum != nil {
 			hashZeros(sum, reg[0]-pos, w.zeroBlock)
 		}
@@ -908,14 +913,12 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					continue
 				}
 				off := chunk + at
-				var ops []ioOp
-				if f.io != nil {
-					f.io.capture = &ops
+				if cw != nil {
+					cw.capture()
 				}
 				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
-				if f.io != nil {
-					f.io.capture = nil
-					cw.add(uint64(off)/uint64(bs), phys, ops, f.leafPathIO(n))
+				if cw != nil {
+					cw.took(uint64(off)/uint64(bs), phys, f.leafPathIO(n))
 				}
 				if err != nil {
 					return 0, err
@@ -933,14 +936,20 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			if err := flush(); err != nil {
 				return 0, err
 			}
+			if cw != nil {
+				cw.advance(chunk + want)
+			}
 		}
 		pos = reg[1]
+		if cw != nil && i+1 < len(regs) {
+			cw.advance(regs[i+1][0])
+		}
 	}
 	if sum != nil {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
 	}
-	if f.io != nil {
-		cw.replay(f.io, raw, c.Size, bs)
+	if cw != nil {
+		cw.finish()
 	}
 	if sum != nil {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
