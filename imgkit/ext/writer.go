@@ -2,6 +2,7 @@ package ext
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -74,10 +75,11 @@ type writer struct {
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
 	im        *bcache.Image
-	readBuf   []byte     // readChunk bytes, reused for every file
-	zeroBlock []byte     // a block of zeros to compare with
-	copies    copyWrites // the I/O model's replay of copy_file, reused
-	ft        features   // the features laid out
+	dw        *dataWriter // writes files' data to im, when not nil
+	readBuf   []byte      // readChunk bytes, reused for every file
+	zeroBlock []byte      // a block of zeros to compare with
+	copies    copyWrites  // the I/O model's replay of copy_file, reused
+	ft        features    // the features laid out
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
@@ -175,7 +177,18 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 			return nil, fmt.Errorf("ext: the root folder: %w", err)
 		}
 	}
-	if err := w.populate(t.Root, rootIno); err != nil {
+	if im != nil {
+		w.dw = newDataWriter(im)
+	}
+	err = w.populate(t.Root, rootIno)
+	if w.dw != nil {
+		err = cmp.Or(err, w.dw.close())
+		w.dw = nil
+		if we := (*imageWriteError)(nil); errors.As(err, &we) {
+			err = we.err
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	if w.sums != nil {
@@ -671,6 +684,9 @@ func (w *writer) populate(dir *fstree.Node, dino uint32) error {
 }
 
 func (w *writer) nodeErr(n *fstree.Node, err error) error {
+	if we := (*imageWriteError)(nil); errors.As(err, &we) {
+		return we.err
+	}
 	return &nodeError{path: n.Path(), err: err}
 }
 
@@ -857,8 +873,10 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.sums != nil {
 		sum = sha256.New()
 	}
-	if w.readBuf == nil {
+	if w.readBuf == nil && w.dw == nil {
 		w.readBuf = make([]byte, readChunk)
+	}
+	if w.zeroBlock == nil {
 		w.zeroBlock = make([]byte, g.bs)
 	}
 	bs := int64(g.bs)
@@ -883,7 +901,15 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := min(readChunk, reg[1]-chunk)
-			buf := w.readBuf[:want]
+			buf := w.readBuf
+			var dc *dataChunk // the one-pass layout's buffer and writes
+			if w.dw != nil {
+				if dc, err = w.dw.get(); err != nil {
+					return 0, err
+				}
+				buf = dc.buf
+			}
+			buf = buf[:want]
 			if k, err := io.ReadFull(r, buf); err != nil {
 				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
@@ -894,15 +920,14 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				sum.Write(buf)
 			}
 			// run is the blocks of buf that follow each other on disk,
-			// written to w.im at once in the one-pass layout.
+			// written to the image at once in the one-pass layout.
 			var run struct{ at, n, phys int64 }
 			flush := func() error {
-				if w.im == nil || run.n == 0 {
-					return nil
+				if dc != nil && run.n > 0 {
+					dc.runs = append(dc.runs, imageRun{run.at, min(run.n*bs, want-run.at), w.o.Offset + run.phys*bs})
 				}
-				_, err := w.im.WriteAt(buf[run.at:min(run.at+run.n*bs, want)], w.o.Offset+run.phys*bs)
 				run.n = 0
-				return err
+				return nil
 			}
 			for at := int64(0); at < want; at += bs {
 				blk := buf[at:min(at+bs, want)]
@@ -935,6 +960,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			}
 			if err := flush(); err != nil {
 				return 0, err
+			}
+			if dc != nil {
+				w.dw.put(dc)
 			}
 			if cw != nil {
 				cw.advance(chunk + want)
