@@ -894,7 +894,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		if sum != nil {
 			hashZeros(sum, reg[0]-pos, w.zeroBlock)
 		}
-		if sk, ok := r.(io.Seeker); ok {
+		ra, hasAt := r.(io.ReaderAt)
+		if sk, ok := r.(io.Seeker); ok && !hasAt {
 			if _, err := sk.Seek(reg[0], io.SeekStart); err != nil {
 				return 0, err
 			}
@@ -910,7 +911,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				buf = dc.buf
 			}
 			buf = buf[:want]
-			if k, err := io.ReadFull(r, buf); err != nil {
+			if k, err := readFull(r, ra, buf, chunk); err != nil {
 				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
 				}
@@ -998,11 +999,20 @@ func dataRegions(r io.Reader, size, bs int64) (regs, raw [][2]int64, err error) 
 	}
 	const seekData, seekHole = 3, 4 // lseek(2)'s SEEK_DATA and SEEK_HOLE
 	for at := int64(0); at < size; {
-		data, err := s.Seek(at, seekData)
-		if errors.Is(err, syscall.ENXIO) {
-			break // no data past at
+		var data, hole int64
+		var err, err2 error
+		if at == 0 {
+			// a hole past byte 0 means byte 0 is data: one lseek
+			// less for a file without holes
+			hole, err2 = s.Seek(0, seekHole)
 		}
-		hole, err2 := s.Seek(data, seekHole)
+		if at != 0 || err2 != nil || hole == 0 {
+			data, err = s.Seek(at, seekData)
+			if errors.Is(err, syscall.ENXIO) {
+				break // no data past at
+			}
+			hole, err2 = s.Seek(data, seekHole)
+		}
 		if err != nil || err2 != nil || hole <= data {
 			// not answered: read it all
 			if _, err := s.Seek(0, io.SeekStart); err != nil {
@@ -1020,6 +1030,22 @@ func dataRegions(r io.Reader, size, bs int64) (regs, raw [][2]int64, err error) 
 		at = hole
 	}
 	return regs, raw, nil
+}
+
+// readFull reads len(buf) bytes at byte off of a file: with ReadAt when
+// ra is not nil (no seek before each region), else from r's offset.
+func readFull(r io.Reader, ra io.ReaderAt, buf []byte, off int64) (int, error) {
+	if ra == nil {
+		return io.ReadFull(r, buf)
+	}
+	n, err := ra.ReadAt(buf, off)
+	if n == len(buf) {
+		return n, nil
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
 }
 
 // hashZeros writes n zero bytes to h, a block of zeros at a time.

@@ -284,7 +284,8 @@ func TestWriteOptionsRefused(t *testing.T) {
 // depth 1 (5 extents), to depth 2 on 1 KiB blocks (400 extents, past
 // the root's 4 leaves of 84) and beyond a split of a depth-1 leaf, and
 // a directory whose blocks are interleaved with files' (many small files
-// written between its expansions).
+// written between its expansions), a file that starts with a hole and
+// one of zeros written out.
 func islandTree(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "islands")
@@ -304,6 +305,22 @@ func islandTree(t *testing.T) string {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// a file that starts with a hole, and one of zeros written out
+	f, err := os.Create(filepath.Join(dir, "hole-first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int64{100 << 10, 300 << 10} {
+		if _, err := f.WriteAt([]byte("past a hole"), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(f.Truncate(400<<10), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "zeros"), make([]byte, 70000), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for i := range 300 {
 		name := filepath.Join(dir, "d", fmt.Sprintf("%s-%03d", strings.Repeat("n", 40), i))

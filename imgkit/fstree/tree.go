@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -140,7 +139,7 @@ func (n *Node) Open() (fs.File, error) {
 	}
 	switch {
 	case n.SourcePath != "":
-		return os.Open(n.SourcePath)
+		return openHost(n.SourcePath)
 	case n.fsys != nil:
 		return n.fsys.Open(n.fsPath)
 	}
