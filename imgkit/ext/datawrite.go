@@ -15,6 +15,8 @@ type dataWriter struct {
 	im   *bcache.Image
 	jobs chan *dataChunk
 	free chan *dataChunk
+	cur  *dataChunk // the chunk the layout fills
+	used int        // bytes of cur's buffer filled
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	err  error
@@ -29,7 +31,7 @@ type dataChunk struct {
 // imageRun is buf[at:at+n] written at the image's byte off.
 type imageRun struct{ at, n, off int64 }
 
-// dataBuffers is how many read chunks are in flight: one filled by the
+// dataBuffers is how many chunks are in flight: one filled by the
 // layout, the others queued or being written.
 const dataBuffers = 3
 
@@ -73,14 +75,39 @@ func (d *dataWriter) failed() error {
 	return d.err
 }
 
-// get returns a chunk to read into, once one is free.
-func (d *dataWriter) get() (*dataChunk, error) {
-	c := <-d.free
-	return c, d.failed()
+// space returns n bytes of buffer to read into (n at most readChunk):
+// the rest of the chunk being filled, else a new one once one is free,
+// the full one queued to be written. Many small files share one chunk,
+// and so one hand-over to the writer.
+func (d *dataWriter) space(n int) ([]byte, error) {
+	if d.cur != nil && len(d.cur.buf)-d.used < n {
+		d.flush()
+	}
+	if d.cur == nil {
+		d.cur, d.used = <-d.free, 0
+	}
+	if err := d.failed(); err != nil {
+		return nil, err
+	}
+	return d.cur.buf[d.used : d.used+n], nil
 }
 
-// put queues c's runs to be written; c is free again after.
-func (d *dataWriter) put(c *dataChunk) {
+// write queues the first n bytes of the last space returned to be
+// written at the image's byte off.
+func (d *dataWriter) write(at, n, off int64) {
+	d.cur.runs = append(d.cur.runs, imageRun{int64(d.used) + at, n, off})
+}
+
+// filled marks the last space returned, n bytes, as used.
+func (d *dataWriter) filled(n int) { d.used += n }
+
+// flush queues the chunk being filled, if any.
+func (d *dataWriter) flush() {
+	c := d.cur
+	if c == nil {
+		return
+	}
+	d.cur = nil
 	if len(c.runs) == 0 {
 		d.free <- c
 		return
@@ -90,6 +117,7 @@ func (d *dataWriter) put(c *dataChunk) {
 
 // close waits for the writes queued and returns the first error.
 func (d *dataWriter) close() error {
+	d.flush()
 	close(d.jobs)
 	d.wg.Wait()
 	return d.failed()

@@ -902,15 +902,14 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := min(readChunk, reg[1]-chunk)
-			buf := w.readBuf
-			var dc *dataChunk // the one-pass layout's buffer and writes
-			if w.dw != nil {
-				if dc, err = w.dw.get(); err != nil {
+			var buf []byte
+			if w.dw != nil { // the one-pass layout's buffer
+				if buf, err = w.dw.space(int(want)); err != nil {
 					return 0, err
 				}
-				buf = dc.buf
+			} else {
+				buf = w.readBuf[:want]
 			}
-			buf = buf[:want]
 			if k, err := readFull(r, ra, buf, chunk); err != nil {
 				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
@@ -924,8 +923,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			// written to the image at once in the one-pass layout.
 			var run struct{ at, n, phys int64 }
 			flush := func() error {
-				if dc != nil && run.n > 0 {
-					dc.runs = append(dc.runs, imageRun{run.at, min(run.n*bs, want-run.at), w.o.Offset + run.phys*bs})
+				if w.dw != nil && run.n > 0 {
+					w.dw.write(run.at, min(run.n*bs, want-run.at), w.o.Offset+run.phys*bs)
 				}
 				run.n = 0
 				return nil
@@ -962,8 +961,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			if err := flush(); err != nil {
 				return 0, err
 			}
-			if dc != nil {
-				w.dw.put(dc)
+			if w.dw != nil {
+				w.dw.filled(int(want))
 			}
 			if cw != nil {
 				cw.advance(chunk + want)
