@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -190,10 +191,14 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 }
 
 // TestMke2fsCommandReproducible checks that without -U, hash_seed and
-// SOURCE_DATE_EPOCH two runs give the same bytes.
+// SOURCE_DATE_EPOCH two runs give the same bytes. The tree's times are
+// pinned: without a time the image keeps the files' own, and a read can
+// move an access time (it failed that way under load, the derived UUID
+// apart).
 func TestMke2fsCommandReproducible(t *testing.T) {
 	t.Parallel()
 	src := mke2fsTree(t)
+	tooltest.PinTimes(t, src, time.Time{})
 	dir := t.TempDir()
 	for _, name := range []string{"a.img", "b.img"} {
 		e := &env{Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Dir: dir, Getenv: func(string) string { return "" }}
