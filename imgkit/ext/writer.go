@@ -161,6 +161,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
 	w.f.noFiletype = !ft.filetype
+	w.f.inline = ft.inline
 	if ft.kbytesStart() {
 		w.f.io = newIOModel(w.f)
 	}
@@ -760,6 +761,9 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 	}
 	for tries := 0; ; tries++ {
 		fast := len(target) < iBlockSz
+		// ext2fs_symlink tries inline data for a slow link (its block
+		// is found first all the same, and left free)
+		inline := !fast && f.inline && len(target)-inlineSize <= f.inlineMax()
 		var blk uint64
 		var err error
 		if !fast {
@@ -776,10 +780,21 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 		le.PutUint16(n.iMode(), sIFLNK|0o777)
 		le.PutUint16(n.iLinksCount(), 1)
 		le.PutUint32(n.iSizeLo(), uint32(len(target)))
-		if fast {
+		switch {
+		case fast:
 			copy(n.iBlock(), target)
 			f.io.wiFull(ino)
-		} else {
+		case inline:
+			le.PutUint32(n.iFlags(), inlineDataFL)
+			f.io.wiFull(ino)
+			f.io.ri(ino) // ext2fs_inline_data_set's sizes and attribute write
+			f.io.ri(ino)
+			f.io.ri(ino)
+			f.setInline(ino, n, []byte(target))
+			f.io.wiFull(ino)
+			f.io.ri(ino)
+			f.io.wi(ino)
+		default:
 			f.addIBlocks(n, 1)
 			if f.extents {
 				initExtents(n)
@@ -807,12 +822,13 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 		if !errors.Is(err, errDirNoSpace) || tries > 0 {
 			return 0, err
 		}
-		if !fast {
+		if !fast && !inline {
 			f.bmap.clear(blk)
 			delete(f.meta, blk)
 		}
 		f.imap.clear(uint64(ino))
 		delete(f.inodes, ino)
+		delete(f.ibody, ino)
 		if err := f.expandDir(dir); err != nil {
 			return 0, err
 		}
@@ -837,7 +853,12 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	f.io.ri(ino) // copy_file's ext2fs_file_open
 	le.PutUint16(n.iMode(), sIFREG|uint16(c.Mode&0o7777))
 	le.PutUint16(n.iLinksCount(), 1)
-	if f.extents {
+	if f.inline {
+		// do_write_internal: inline data, system.data made empty
+		f.setInline(ino, n, nil)
+		f.io.ri(ino)
+		f.io.wiFull(ino)
+	} else if f.extents {
 		initExtents(n)
 	}
 	le.PutUint32(n.iSizeLo(), uint32(c.Size))
@@ -845,8 +866,6 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if c.Size == 0 || c.ZeroFilled() {
 		return ino, nil
 	}
-	idx := len(w.files)
-	w.files = append(w.files, c)
 	r, err := c.Open()
 	if err != nil {
 		return 0, err
@@ -856,6 +875,15 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.sums != nil {
 		sum = sha256.New()
 	}
+	// expanded is logical block 0 of a file that outgrew its inline
+	// data: ext2fs_inline_data_expand writes the 60 bytes of i_block
+	// (zeros) to a new block 0 before the file's first write goes to
+	// blocks. A file of zeros is never written, and stays inline.
+	var expanded uint64
+	inline := f.inline
+	var written int64 // the end of the last block written
+	idx := len(w.files)
+	w.files = append(w.files, c)
 	if w.readBuf == nil {
 		w.readBuf = make([]byte, readChunk)
 		w.zeroBlock = make([]byte, g.bs)
@@ -908,11 +936,36 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					continue
 				}
 				off := chunk + at
+				written = off + int64(len(blk))
+				if inline {
+					// the first write (ext2fs_file_write_inline_data)
+					inline = false
+					if f.fitsInline(c.Size) {
+						// a file under a block: this is all its data
+						f.setInline(ino, n, blk)
+						f.io.wiFull(ino)
+						continue
+					}
+					f.dropInline(ino, n)
+					if f.extents {
+						initExtents(n)
+					}
+					f.io.wi(ino)
+					if expanded, err = f.mapData(ino, n, 0); err != nil {
+						return 0, err
+					}
+				}
 				var ops []ioOp
 				if f.io != nil {
 					f.io.capture = &ops
 				}
-				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
+				var phys uint64
+				var err error
+				if off == 0 && expanded != 0 {
+					phys = expanded
+				} else {
+					phys, err = f.mapData(ino, n, uint64(off)/uint64(bs))
+				}
 				if f.io != nil {
 					f.io.capture = nil
 					cw.add(uint64(off)/uint64(bs), phys, ops, f.leafPathIO(n))
@@ -938,6 +991,14 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	if sum != nil {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
+	}
+	if expanded != 0 {
+		// ext2fs_file_write grows i_size to each write's end, from the
+		// 60 bytes the expansion wrote: a file ending in a hole is
+		// shorter than its source
+		size := max(written, inlineSize)
+		le.PutUint32(n.iSizeLo(), uint32(size))
+		le.PutUint32(n.iSizeHigh(), uint32(size>>32))
 	}
 	if f.io != nil {
 		cw.replay(f.io, raw, c.Size, bs)

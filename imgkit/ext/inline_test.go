@@ -1,0 +1,156 @@
+package ext
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
+)
+
+// inlineTree makes a tree around inline_data's limits: empty files and
+// files of 1 to 5000 bytes (60 in i_block, up to 128 or 384 with
+// system.data in a 256 or 512-byte inode), files of zeros (left inline
+// whatever their size), a file ending in a hole (written short),
+// directories of 0, 1, 5, 50 and 500 entries (inline until their 56
+// bytes are full, then a block), symbolic links of 59 to 300 bytes, hard
+// links, and user attributes beside system.data (in the body and in the
+// block). It reports whether the attributes could be set.
+func inlineTree(t *testing.T) (string, bool) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "inline")
+	write := func(name string, data []byte) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i*7%26)
+		}
+		return b
+	}
+	for _, n := range []int{0, 1, 59, 60, 61, 100, 128, 129, 160, 384, 385, 1000, 5000} {
+		write(fmt.Sprintf("f%d", n), text(n))
+	}
+	write("zero100", make([]byte, 100))
+	write("zero8k", make([]byte, 8192))
+	hole := make([]byte, 9000)
+	hole[0] = 'x'
+	write("hole-end", hole)
+	lead := make([]byte, 9000)
+	copy(lead[5000:], "after zeros")
+	write("hole-start", lead)
+	if err := os.MkdirAll(filepath.Join(dir, "d0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("d1/a", []byte("one"))
+	for i := range 5 {
+		write(fmt.Sprintf("d5/file%d", i), text(i))
+	}
+	for i := range 50 {
+		write(fmt.Sprintf("d50/entry%d", i), text(i))
+	}
+	for i := range 500 {
+		write(fmt.Sprintf("d500/n%d", i), nil)
+	}
+	write("d2/sub/leaf", text(70))
+	for _, n := range []int{59, 60, 61, 100, 129, 300, 384, 385} {
+		if err := os.Symlink(strings.Repeat("t", n-4)+"/end", filepath.Join(dir, fmt.Sprintf("l%d", n))); err != nil {
+			t.Fatal(err)
+		}
+		// links made by ext2fs_symlink into a full inline directory
+		if err := os.Symlink(strings.Repeat("s", n-4)+"/end", filepath.Join(dir, "d1", fmt.Sprintf("link%d", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range [][2]string{{"f1", "hard1"}, {"f100", "d5/hard100"}, {"f1000", "d1/hard1000"}} {
+		if err := os.Link(filepath.Join(dir, l[0]), filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xattrs := true
+	for _, x := range []struct {
+		path, name string
+		value      []byte
+	}{
+		{"f100", "user.small", []byte("hello")},
+		{"f1", "user.big", bytes.Repeat([]byte("y"), 80)},
+		{"f60", "user.a", []byte("fits beside system.data")},
+		{"d0", "user.dir", []byte("v")},
+		{"d5", "user.dir", []byte("expanded")},
+		{"f5000", "user.x", []byte("1234")},
+	} {
+		if err := setXattr(filepath.Join(dir, x.path), x.name, x.value); err != nil {
+			xattrs = false
+			break
+		}
+	}
+	return dir, xattrs
+}
+
+// TestWriteInlineData compares images made with -O inline_data with the
+// reference: ext4 with 1 and 4 KiB blocks and 256 and 512-byte inodes,
+// ext4 without metadata_csum, and ext2 (block maps): identical past
+// s_kbytes_written, e2fsck -fn clean, and every path reads back equal to
+// the source (a file ending in a hole as far as its last data block).
+func TestWriteInlineData(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src, xattrs := inlineTree(t)
+	if !xattrs {
+		t.Log("the test folder's file system takes no user attributes: the tree has none")
+	}
+	for _, v := range []struct {
+		typ      string
+		bs       int
+		isize    int
+		features string
+	}{
+		{"ext4", 4096, 256, "inline_data"},
+		{"ext4", 1024, 256, "inline_data"},
+		{"ext4", 4096, 512, "inline_data"},
+		{"ext4", 1024, 512, "inline_data,^metadata_csum"},
+		{"ext2", 1024, 256, "inline_data"},
+		{"ext2", 4096, 256, "inline_data"},
+	} {
+		t.Run(fmt.Sprintf("%s-%d-%d-%s", v.typ, v.bs, v.isize, v.features), func(t *testing.T) {
+			t.Parallel()
+			o := Options{Type: v.typ, BlockSize: v.bs, InodeSize: v.isize, Size: 16 << 20, Features: strings.Split(v.features, ",")}
+			f := sameAsReferenceKb(t, false, src, "16M", o, "-t", v.typ, "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize), "-O", v.features)
+			checkAgainstTree(t, f, src, true, true)
+			o.UUID, o.HashSeed = testUUID, testHashSeed
+			img := filepath.Join(t.TempDir(), "w.img")
+			if err := WriteFile(img, fstree.Dir(src), &o); err != nil {
+				t.Fatal(err)
+			}
+			e2fsckClean(t, img)
+		})
+	}
+}
+
+// TestWriteInlineDataRefused: 128-byte inodes and inline_data without
+// ext_attr are refused, as mke2fs refuses the first (and makes an image
+// e2fsck finds wrong of the second).
+func TestWriteInlineDataRefused(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options{
+		{Type: "ext4", InodeSize: 128, Size: 8 << 20, Features: []string{"inline_data"}},
+		{Type: "ext4", Size: 8 << 20, Features: []string{"inline_data", "^ext_attr"}},
+	} {
+		_, err := Build(fstree.Dir(t.TempDir()), &o)
+		if !errors.Is(err, ErrOption) {
+			t.Errorf("%+v: %v, want ErrOption", o, err)
+		}
+	}
+}
