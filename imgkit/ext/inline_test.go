@@ -51,6 +51,10 @@ func inlineTree(t *testing.T) (string, bool) {
 	lead := make([]byte, 9000)
 	copy(lead[5000:], "after zeros")
 	write("hole-start", lead)
+	big := text(300_000)
+	write("big", big)
+	clear(big[:20_000])
+	write("big-hole-start", big)
 	if err := os.MkdirAll(filepath.Join(dir, "d0"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +139,26 @@ func TestWriteInlineData(t *testing.T) {
 				t.Fatal(err)
 			}
 			e2fsckClean(t, img)
+		})
+	}
+}
+
+// TestWriteInlineDataReaderTree compares -O inline_data images of the
+// reader tests' tree (a 3000-entry directory, a sparse 5 MiB file, 255-byte
+// and UTF-8 names, devices, a FIFO) with the reference's.
+func TestWriteInlineDataReaderTree(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := mkTree(t)
+	for _, v := range []struct {
+		typ string
+		bs  int
+	}{{"ext4", 4096}, {"ext2", 1024}} {
+		t.Run(fmt.Sprint(v.typ, "-", v.bs), func(t *testing.T) {
+			t.Parallel()
+			o := Options{Type: v.typ, BlockSize: v.bs, Size: 32 << 20, Features: []string{"inline_data"}}
+			f := sameAsReference(t, src, "32M", o, "-t", v.typ, "-b", fmt.Sprint(v.bs), "-O", "inline_data")
+			checkAgainstTree(t, f, src, true, true)
 		})
 	}
 }
