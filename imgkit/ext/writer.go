@@ -875,12 +875,13 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.sums != nil {
 		sum = sha256.New()
 	}
-	// expanded is logical block 0 of a file that outgrew its inline
-	// data: ext2fs_inline_data_expand writes the 60 bytes of i_block
-	// (zeros) to a new block 0 before the file's first write goes to
-	// blocks. A file of zeros is never written, and stays inline.
-	var expanded uint64
+	// inline holds until the file's first write, which keeps a small
+	// file inline or expands it: a file of zeros is never written, and
+	// stays inline. expanded is then the block ext2fs_inline_data_expand
+	// gave logical block 0, writing the 60 bytes of i_block (zeros) to
+	// it before the file's first write goes to blocks.
 	inline := f.inline
+	var expanded uint64
 	var written int64 // the end of the last block written
 	idx := len(w.files)
 	w.files = append(w.files, c)
