@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -108,8 +109,9 @@ func inlineTree(t *testing.T) (string, bool) {
 // reference: ext4 with 1, 4 and 64 KiB blocks and 256 and 512-byte
 // inodes, ext4 without metadata_csum, ext2 and ext3 (block maps, 1024-byte
 // inodes, ^filetype) and ext4 without extents: identical (the last past
-// s_kbytes_written), e2fsck -fn clean, and every path reads back equal
-// to the source (a file ending in a hole as far as its last data block).
+// s_kbytes_written), e2fsck -fn clean, the same bytes built in place
+// (Write to a bcache.Section), and every path reads back equal to the
+// source (a file ending in a hole as far as its last data block).
 func TestWriteInlineData(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, refMke2fs)
@@ -151,6 +153,24 @@ func TestWriteInlineData(t *testing.T) {
 				t.Fatal(err)
 			}
 			e2fsckClean(t, img)
+			// built in place (a disk's partition): the same bytes
+			disk, err := bcache.CreateMemory(o.Size, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Write(disk.Section(0, o.Size), fstree.Dir(src), &o); err != nil {
+				t.Fatal(err)
+			}
+			if err := disk.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(disk.Bytes(), want) {
+				t.Error("built in place, the image differs from WriteFile's")
+			}
 		})
 	}
 }
