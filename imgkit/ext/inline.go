@@ -1,6 +1,9 @@
 package ext
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // This file is inline_data (-O inline_data) as mke2fs -d makes it
 // through lib/ext2fs (inline_data.c, mkdir.c, symlink.c, link.c,
@@ -55,7 +58,9 @@ func (f *fsys) setInline(ino uint32, n inode, data []byte) {
 	copy(b, data)
 	e := inlineData
 	if len(data) > inlineSize {
-		e.value = data[inlineSize:]
+		// a copy: data may be the layout's read buffer, and the body
+		// is written again when attributes are added
+		e.value = bytes.Clone(data[inlineSize:])
 	}
 	es := f.ibody[ino]
 	for i, x := range es {
