@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -207,6 +208,62 @@ func TestWriteInlineDataRefused(t *testing.T) {
 		_, err := Build(fstree.Dir(t.TempDir()), &o)
 		if !errors.Is(err, ErrOption) {
 			t.Errorf("%+v: %v, want ErrOption", o, err)
+		}
+	}
+}
+
+// TestWriteInlineDataFS writes a tree that is not a host folder
+// (fstree.FS of a MapFS: no SEEK_DATA, each file one region) with
+// -O inline_data: e2fsck -fn clean, and every file reads back, inline
+// or expanded.
+func TestWriteInlineDataFS(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"small":      {Data: []byte("inline"), Mode: 0o644},
+		"edge":       {Data: bytes.Repeat([]byte("e"), 128), Mode: 0o644},
+		"over":       {Data: bytes.Repeat([]byte("o"), 129), Mode: 0o644},
+		"zeros":      {Data: make([]byte, 5000), Mode: 0o644},
+		"late":       {Data: append(make([]byte, 5000), "late"...), Mode: 0o644},
+		"dir/a":      {Data: []byte("a"), Mode: 0o644},
+		"dir/b":      {Data: []byte("b"), Mode: 0o644},
+		"full/name1": {Data: nil, Mode: 0o644},
+		"full/name2": {Data: nil, Mode: 0o644},
+		"full/name3": {Data: nil, Mode: 0o644},
+		"full/name4": {Data: nil, Mode: 0o644},
+	}
+	o := Options{Type: "ext4", BlockSize: 1024, Size: 8 << 20, Features: []string{"inline_data"}, Timestamp: time.Unix(testEpoch, 0)}
+	img := filepath.Join(t.TempDir(), "fs.img")
+	if err := WriteFile(img, fstree.FS(m), &o); err != nil {
+		t.Fatal(err)
+	}
+	e2fsckClean(t, img)
+	f := openImage(t, img)
+	for name, want := range map[string]struct {
+		data   []byte
+		inline bool
+	}{
+		"small": {m["small"].Data, true}, "edge": {m["edge"].Data, true}, "over": {m["over"].Data, false},
+		"zeros": {m["zeros"].Data, true}, "late": {m["late"].Data, false}, "dir/b": {m["dir/b"].Data, true},
+	} {
+		got, err := f.ReadFile(name)
+		if err != nil || !bytes.Equal(got, want.data) {
+			t.Errorf("%s: %d bytes, %v; want %d", name, len(got), err, len(want.data))
+		}
+		fi, err := f.Lstat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := fi.Sys().(*Inode); (in.Flags&inlineDataFL != 0) != want.inline {
+			t.Errorf("%s: i_flags %#x, want inline %v", name, in.Flags, want.inline)
+		}
+	}
+	for dir, inline := range map[string]bool{"dir": true, "full": false} {
+		fi, err := f.Lstat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := fi.Sys().(*Inode); (in.Flags&inlineDataFL != 0) != inline {
+			t.Errorf("%s: i_flags %#x, want inline %v", dir, in.Flags, inline)
 		}
 	}
 }
