@@ -47,6 +47,13 @@ type fsys struct {
 	// xattrBlocks are the attribute blocks, whose checksums are seeded
 	// by their block number.
 	xattrBlocks []uint64
+	// inline is inline_data: new directories, small files and
+	// symbolic links keep their bytes in the inode.
+	inline bool
+	// ibody holds the attributes in each inode's body (after
+	// i_extra_isize) that later ones are added to: system.data, set
+	// before the others. An inode listed with none keeps the magic.
+	ibody map[uint32][]eaEntry
 	// io replays mke2fs's block I/O for s_kbytes_written (nil: not
 	// counted).
 	io *ioModel
@@ -87,6 +94,7 @@ func newFsys(g *mkGeometry, now uint32) *fsys {
 		itLoc:  make([]uint64, g.groups),
 
 		dirOwner: map[uint64]uint32{},
+		ibody:    map[uint32][]eaEntry{},
 		extOwner: map[uint64]uint32{},
 	}
 }
@@ -385,7 +393,7 @@ func iblock(n inode, i int) uint64 { return uint64(le.Uint32(n.iBlockWord(i))) }
 // findInodeGoal is ext2fs_find_inode_goal: the block of logical block
 // 0, else the first block of the inode's (flex) group.
 func (f *fsys) findInodeGoal(ino uint32, n inode) uint64 {
-	if n != nil && !isFastSymlink(n) {
+	if n != nil && !isFastSymlink(n) && !isInline(n) {
 		if hasExtents(n) {
 			if b := f.extLookup(n, 0); b != 0 {
 				return b
@@ -434,6 +442,9 @@ func (f *fsys) newDirBlock(ino, parent uint32) []byte {
 // (ino, or a new one in parent's group), its block, and the entry in
 // parent (expanding it when full).
 func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
+	if f.inline && (ino == 0 || ino >= firstIno) {
+		return f.mkdirInline(parent, ino, name)
+	}
 	var err error
 	if ino == 0 {
 		if ino, err = f.newInode(parent); err != nil {
@@ -563,7 +574,19 @@ func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode boo
 	for {
 		n := f.inodes[dir]
 		f.io.ri(dir)
-		if appendMode {
+		if isInline(n) {
+			// ext2fs_dir_iterate2 over the inline entries, with or
+			// without EXT2FS_LINK_APPEND
+			f.io.ri(dir)
+			f.io.ri(dir)
+			if f.linkInline(n, name, ino, ft) {
+				f.io.wi(dir)
+				return nil
+			}
+			if !appendMode {
+				return errDirNoSpace
+			}
+		} else if appendMode {
 			last := f.lookupBlock(n, uint64(le.Uint32(n.iSizeLo()))/uint64(f.g.bs)-1)
 			f.io.r(last)
 			if f.linkBlock(f.meta[last], name, ino, ft) {
@@ -628,13 +651,20 @@ func dirBlockHolds(buf []byte, name string, end int, f *fsys) bool {
 // placed.
 func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
 	bs := len(buf) - f.dirTailSize()
+	return f.linkIn(buf, name, ino, ft, bs, bs, bs-8)
+}
+
+// linkIn is link_proc over the entries of buf that start before stop
+// (ext2fs_process_dir_block's end), within end bytes; an empty entry
+// after one that ends before absorb is merged into it.
+func (f *fsys) linkIn(buf []byte, name string, ino uint32, ft byte, end, stop, absorb int) bool {
 	recLen := dirRecLen(len(name))
-	for off := 0; off < bs; {
+	for off := 0; off < stop; {
 		d := dirEntry(buf[off:])
 		cur := f.recLen(d)
-		if off+cur < bs-8 {
+		if off+cur < absorb {
 			next := dirEntry(buf[off+cur:])
-			if le.Uint32(next.inode()) == 0 && off+cur+f.recLen(next) <= bs {
+			if le.Uint32(next.inode()) == 0 && off+cur+f.recLen(next) <= end {
 				cur += f.recLen(next)
 				f.setRecLen(d, cur)
 			}
@@ -668,6 +698,9 @@ func (f *fsys) linkBlock(buf []byte, name string, ino uint32, ft byte) bool {
 // single indirect blocks: one more block after its last one.
 func (f *fsys) expandDir(dir uint32) error {
 	n := f.inodes[dir]
+	if isInline(n) {
+		return f.expandInlineDir(dir, n)
+	}
 	size := uint64(le.Uint32(n.iSizeLo()))
 	l := size / uint64(f.g.bs)
 	if hasExtents(n) {

@@ -320,6 +320,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		{ft.sparse2, &compat, compatSparseSuper2},
 		{ft.encrypt, &incompat, incompatEncrypt},
 		{ft.casefold, &incompat, incompatCasefold},
+		{ft.inline, &incompat, incompatInlineData},
 		// ext2fs_inode_size_set turns large_file on for a regular file
 		// of 2 GiB or more (the resize inode of 4 KiB blocks is one)
 		{ft.largeFile || w.hasLargeFile(), &roCompat, roCompatLargeFile},

@@ -27,6 +27,9 @@ type features struct {
 	// encrypt and casefold change only the superblock of what -d
 	// writes: their algorithms and encoding.
 	encrypt, casefold bool
+	// inline is inline_data: small files, directories and symbolic
+	// links kept in i_block and the system.data attribute.
+	inline bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -74,12 +77,14 @@ func (ft *features) named(name string) *bool {
 		return &ft.encrypt
 	case "casefold":
 		return &ft.casefold
+	case "inline_data":
+		return &ft.inline
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
@@ -125,6 +130,11 @@ func newFeatures(o *Options) (features, error) {
 			return ft, fmt.Errorf("%w: Features: orphan_file needs has_journal", ErrOption)
 		}
 		ft.orphan = false
+	}
+	if ft.inline && !ft.extAttr {
+		// mke2fs goes on, and its image is one e2fsck finds wrong
+		// (attribute blocks without the feature)
+		return ft, fmt.Errorf("%w: Features: inline_data needs ext_attr (inline data lives in the system.data attribute)", ErrOption)
 	}
 	if ft.csum {
 		ft.gdtCsum = false

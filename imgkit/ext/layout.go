@@ -95,6 +95,12 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	if o.InodeSize != 0 {
 		g.inodeSize = o.InodeSize
 	}
+	if g.inodeSize > bs {
+		return nil, fmt.Errorf("%w: InodeSize %d: invalid inode size %d (min %d/max %d), as mke2fs says", ErrOption, g.inodeSize, g.inodeSize, goodOldInodeSize, bs)
+	}
+	if ft.inline && g.inodeSize == goodOldInodeSize {
+		return nil, fmt.Errorf("%w: Features: %d byte inodes are too small for inline data; specify larger size (as mke2fs says)", ErrOption, g.inodeSize)
+	}
 	for l := uint32(0); 1024<<l < bs; l++ {
 		g.logBS = l + 1
 	}

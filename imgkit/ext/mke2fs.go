@@ -283,8 +283,8 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		if o.InodeSize, err = num(); err != nil {
 			return err
 		}
-		if o.InodeSize != 128 && o.InodeSize != 256 {
-			return refuse("-I %s: the inode sizes written are 128 and 256", arg)
+		if o.InodeSize != 128 && o.InodeSize != 256 && o.InodeSize != 512 && o.InodeSize != 1024 {
+			return refuse("-I %s: the inode sizes written are 128, 256, 512 and 1024", arg)
 		}
 	case 'i':
 		if o.InodeRatio, err = num(); err != nil {

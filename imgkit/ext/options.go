@@ -35,7 +35,8 @@ type Options struct {
 	// 4096 give groups of 65528 blocks at most); 0 chooses from the size as
 	// mke2fs.conf does (1024 under 512 MiB, else 4096).
 	BlockSize int
-	// InodeSize (-I) is 128 or 256; 0 means 256.
+	// InodeSize (-I) is 128, 256, 512 or 1024 (at most the block
+	// size); 0 means 256.
 	InodeSize int
 	// InodeRatio (-i) is the bytes per inode; 0 chooses from the size as
 	// mke2fs.conf does (8192 under 3 MiB, 4096 under 512 MiB, then 16384,
@@ -127,9 +128,9 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: BlockSize %d: want 1024, 2048 or 4096", ErrOption, o.BlockSize)
 	}
 	switch o.InodeSize {
-	case 0, 128, 256:
+	case 0, 128, 256, 512, 1024:
 	default:
-		return fmt.Errorf("%w: InodeSize %d: want 128 or 256", ErrOption, o.InodeSize)
+		return fmt.Errorf("%w: InodeSize %d: want 128, 256, 512 or 1024", ErrOption, o.InodeSize)
 	}
 	if o.InodeRatio != 0 && (o.InodeRatio < 1024 || o.InodeRatio > 65536*1024) {
 		return fmt.Errorf("%w: InodeRatio %d: want 1024 to 67108864", ErrOption, o.InodeRatio)

@@ -164,6 +164,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
 	w.f.noFiletype = !ft.filetype
+	w.f.inline = ft.inline
 	if ft.kbytesStart() {
 		w.f.io = newIOModel(w.f)
 	}
@@ -777,6 +778,9 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 	}
 	for tries := 0; ; tries++ {
 		fast := len(target) < iBlockSz
+		// ext2fs_symlink tries inline data for a slow link (its block
+		// is found first all the same, and left free)
+		inline := !fast && f.inline && len(target)-inlineSize <= f.inlineMax()
 		var blk uint64
 		var err error
 		if !fast {
@@ -793,10 +797,21 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 		le.PutUint16(n.iMode(), sIFLNK|0o777)
 		le.PutUint16(n.iLinksCount(), 1)
 		le.PutUint32(n.iSizeLo(), uint32(len(target)))
-		if fast {
+		switch {
+		case fast:
 			copy(n.iBlock(), target)
 			f.io.wiFull(ino)
-		} else {
+		case inline:
+			le.PutUint32(n.iFlags(), inlineDataFL)
+			f.io.wiFull(ino)
+			f.io.ri(ino) // ext2fs_inline_data_set's sizes and attribute write
+			f.io.ri(ino)
+			f.io.ri(ino)
+			f.setInline(ino, n, []byte(target))
+			f.io.wiFull(ino)
+			f.io.ri(ino)
+			f.io.wi(ino)
+		default:
 			f.addIBlocks(n, 1)
 			if f.extents {
 				initExtents(n)
@@ -824,12 +839,13 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 		if !errors.Is(err, errDirNoSpace) || tries > 0 {
 			return 0, err
 		}
-		if !fast {
+		if !fast && !inline {
 			f.bmap.clear(blk)
 			delete(f.meta, blk)
 		}
 		f.imap.clear(uint64(ino))
 		delete(f.inodes, ino)
+		delete(f.ibody, ino)
 		if err := f.expandDir(dir); err != nil {
 			return 0, err
 		}
@@ -854,7 +870,12 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	f.io.ri(ino) // copy_file's ext2fs_file_open
 	le.PutUint16(n.iMode(), sIFREG|uint16(c.Mode&0o7777))
 	le.PutUint16(n.iLinksCount(), 1)
-	if f.extents {
+	if f.inline {
+		// do_write_internal: inline data, system.data made empty
+		f.setInline(ino, n, nil)
+		f.io.ri(ino)
+		f.io.wiFull(ino)
+	} else if f.extents {
 		initExtents(n)
 	}
 	le.PutUint32(n.iSizeLo(), uint32(c.Size))
@@ -862,8 +883,6 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if c.Size == 0 || c.ZeroFilled() {
 		return ino, nil
 	}
-	idx := len(w.files)
-	w.files = append(w.files, c)
 	r, err := c.Open()
 	if err != nil {
 		return 0, err
@@ -873,6 +892,16 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.sums != nil {
 		sum = sha256.New()
 	}
+	// inline holds until the file's first write, which keeps a small
+	// file inline or expands it: a file of zeros is never written, and
+	// stays inline. expanded is then the block ext2fs_inline_data_expand
+	// gave logical block 0, writing the 60 bytes of i_block (zeros) to
+	// it before the file's first write goes to blocks.
+	inline := f.inline
+	var expanded uint64
+	var written int64 // the end of the last block written
+	idx := len(w.files)
+	w.files = append(w.files, c)
 	if w.readBuf == nil && w.dw == nil {
 		w.readBuf = make([]byte, readChunk)
 	}
@@ -938,10 +967,35 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					continue
 				}
 				off := chunk + at
+				written = off + int64(len(blk))
+				if inline {
+					// the first write (ext2fs_file_write_inline_data)
+					inline = false
+					if f.fitsInline(c.Size) {
+						// a file under a block: this is all its data
+						f.setInline(ino, n, blk)
+						f.io.wiFull(ino)
+						continue
+					}
+					f.dropInline(ino, n)
+					if f.extents {
+						initExtents(n)
+					}
+					f.io.wi(ino)
+					if expanded, err = f.mapData(ino, n, 0); err != nil {
+						return 0, err
+					}
+				}
 				if cw != nil {
 					cw.capture()
 				}
-				phys, err := f.mapData(ino, n, uint64(off)/uint64(bs))
+				var phys uint64
+				var err error
+				if off == 0 && expanded != 0 {
+					phys = expanded
+				} else {
+					phys, err = f.mapData(ino, n, uint64(off)/uint64(bs))
+				}
 				if cw != nil {
 					cw.took(uint64(off)/uint64(bs), phys, f.leafPathIO(n))
 				}
@@ -975,6 +1029,14 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	if sum != nil {
 		hashZeros(sum, c.Size-pos, w.zeroBlock)
+	}
+	if expanded != 0 {
+		// ext2fs_file_write grows i_size to each write's end, from the
+		// 60 bytes the expansion wrote: a file ending in a hole is
+		// shorter than its source
+		size := max(written, inlineSize)
+		le.PutUint32(n.iSizeLo(), uint32(size))
+		le.PutUint32(n.iSizeHigh(), uint32(size>>32))
 	}
 	if cw != nil {
 		cw.finish()

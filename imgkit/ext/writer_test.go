@@ -481,7 +481,7 @@ func TestWriteXattrs(t *testing.T) {
 	for _, v := range []struct {
 		typ   string
 		isize int
-	}{{"ext2", 128}, {"ext4", 256}, {"ext3", 256}} {
+	}{{"ext2", 128}, {"ext4", 256}, {"ext3", 256}, {"ext4", 512}, {"ext2", 1024}} {
 		t.Run(fmt.Sprint(v.typ, "-", v.isize), func(t *testing.T) {
 			t.Parallel()
 			f := sameAsReference(t, src, "8M", Options{Type: v.typ, BlockSize: 1024, InodeSize: v.isize, Size: 8 << 20}, "-t", v.typ, "-b", "1024", "-I", fmt.Sprint(v.isize))

@@ -71,7 +71,7 @@ func (w *writer) setXattrs(ino uint32, xs []fstree.Xattr) error {
 	}
 	f, g := w.f, w.g
 	n := f.inodes[ino]
-	var ibody, block []eaEntry
+	ibody, block := f.ibody[ino], []eaEntry(nil)
 	var blk uint64
 	hadBlock := false
 	f.io.ri(ino) // ext2fs_xattrs_read
@@ -129,9 +129,8 @@ func (w *writer) setXattrs(ino uint32, xs []fstree.Xattr) error {
 		hadBlock = blk != 0
 	}
 	if len(ibody) > 0 {
-		start := goodOldInodeSize + largeExtra
-		le.PutUint32(n[start:], xattrMagic)
-		writeEntries(n[start+4:], ibody, 0, false)
+		f.ibody[ino] = ibody
+		f.putIbody(ino)
 	}
 	if blk != 0 {
 		b := make([]byte, g.bs)

@@ -98,6 +98,13 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
 		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "32768"}},
 		{"mkfs.ext4", "32m", []string{"-g", "1024", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
+		// inline_data: a.txt and the folder d inline, d/holey expanded
+		{"mkfs.ext4", "16m", []string{"-O", "inline_data"}},
+		{"mkfs.ext4", "16m", []string{"-O", "inline_data", "-I", "512", "-b", "1024"}},
+		{"mkfs.ext2", "16m", []string{"-O", "inline_data"}},
+		{"mke2fs", "8m", []string{"-t", "ext4", "-O", "inline_data,^metadata_csum", "-I", "1024", "-b", "1024"}},
+		{"mkfs.ext3", "16m", []string{"-O", "inline_data", "-b", "2048"}},
+		{"mke2fs", "8m", []string{"-t", "ext4", "-I", "512"}},
 	} {
 		if testing.Short() && i%3 != 0 {
 			continue // -short (the race run in CI) takes every third line
@@ -166,6 +173,9 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-O", "quota", "img", "8m"}, false, "-O quota"},
 		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
 		{[]string{"mke2fs", "-t", "ext4", "-O", "^extent", "img", "8m"}, false, "64bit needs extent"},
+		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "inline_data", "img", "8m"}, false, "too small for inline data"},
+		{[]string{"mke2fs", "-t", "ext4", "-O", "inline_data,^ext_attr", "img", "8m"}, false, "inline_data needs ext_attr"},
+		{[]string{"mke2fs", "-b", "1024", "-I", "2048", "img", "8m"}, false, "-I 2048"},
 		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "hurd", "img", "8m"}, false, "-T hurd"},
