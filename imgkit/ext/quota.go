@@ -75,28 +75,25 @@ func (w *writer) quotaUsage(qtype int) []dquot {
 }
 
 // quotaFile is a quota file being written as quotaio_tree.c writes it:
-// its 1 KiB blocks, the order in which writes first reached each file
-// system block (the order ext2fs_file_write allocates them), and its
-// size (the end of the last write past it).
+// its 1 KiB blocks and the reads and writes that make it, in order, as
+// ext2fs_file_read and ext2fs_file_write get them.
 type quotaFile struct {
 	blocks    [][]byte
-	firstSeen []uint64 // logical file system blocks, in first-write order
-	seen      map[uint64]bool
-	size      uint64
-	perBlock  uint64 // quota blocks per file system block
+	ops       []quotaOp
 	nBlocks   uint32 // dqi_blocks
 	freeEntry uint32 // dqi_free_entry
 }
 
-// write records a write of n bytes at byte off.
-func (q *quotaFile) write(off, n uint64) {
-	for l := off / (qtBlockSize * q.perBlock); l <= (off+n-1)/(qtBlockSize*q.perBlock); l++ {
-		if !q.seen[l] {
-			q.seen[l] = true
-			q.firstSeen = append(q.firstSeen, l)
-		}
-	}
-	q.size = max(q.size, off+n)
+// quotaOp is a read or write of n bytes at byte off of the file.
+type quotaOp struct {
+	write  bool
+	off, n uint64
+}
+
+func (q *quotaFile) write(off, n uint64) { q.ops = append(q.ops, quotaOp{true, off, n}) }
+
+func (q *quotaFile) readBlock(b uint32) {
+	q.ops = append(q.ops, quotaOp{false, uint64(b) * qtBlockSize, qtBlockSize})
 }
 
 // block returns quota block b, zeros when never written.
@@ -126,6 +123,7 @@ func (q *quotaFile) freeEntrySlot() (uint32, uint64) {
 	var blk uint32
 	if q.freeEntry != 0 {
 		blk = q.freeEntry
+		q.readBlock(blk)
 	} else {
 		blk = q.freeBlock()
 		q.freeEntry = blk
@@ -168,6 +166,8 @@ func allZero(b []byte) bool {
 func (q *quotaFile) insert(id uint32, tb *uint32, depth int) uint64 {
 	if *tb == 0 {
 		*tb = q.freeBlock()
+	} else {
+		q.readBlock(*tb)
 	}
 	buf := q.block(*tb)
 	idx := (id >> ((qtTreeDepth - depth - 1) * 8)) & 0xff
@@ -188,8 +188,8 @@ func (q *quotaFile) insert(id uint32, tb *uint32, depth int) uint64 {
 
 // newQuotaFile is quota_file_create, v2_new_io, write_dquots and
 // quota_file_close for one type's usage.
-func newQuotaFile(qtype int, usage []dquot, bs int) *quotaFile {
-	q := &quotaFile{seen: map[uint64]bool{}, perBlock: uint64(max(bs/qtBlockSize, 1)), nBlocks: qtTreeOff + 1}
+func newQuotaFile(qtype int, usage []dquot) *quotaFile {
+	q := &quotaFile{nBlocks: qtTreeOff + 1}
 	hdr := q.block(0)
 	le.PutUint32(hdr[0:], quotaMagics[qtype]) // dqh_magic
 	le.PutUint32(hdr[4:], qtVersionR1)        // dqh_version
@@ -221,6 +221,7 @@ func newQuotaFile(qtype int, usage []dquot, bs int) *quotaFile {
 // order the writes first reach them.
 func (w *writer) quotaFiles() error {
 	f, g := w.f, w.g
+	w.scanIO()
 	for qtype := usrQuota; qtype <= prjQuota; qtype++ {
 		if w.ft.quotaTypes&(1<<qtype) == 0 {
 			continue
@@ -237,8 +238,9 @@ func (w *writer) quotaFiles() error {
 			}
 			f.inodeAllocStats(ino, false)
 		}
-		q := newQuotaFile(qtype, usage, g.bs)
-		// quota_inode_init_new
+		q := newQuotaFile(qtype, usage)
+		// quota_inode_init_new, then ext2fs_file_open
+		f.io.ri(ino)
 		n := f.newInodeRecord(ino)
 		le.PutUint16(n.iMode(), sIFREG|0o600)
 		le.PutUint16(n.iLinksCount(), 1)
@@ -246,43 +248,243 @@ func (w *writer) quotaFiles() error {
 		if f.extents {
 			initExtents(n)
 		}
-		data := make([]byte, uint64(len(q.blocks))*qtBlockSize)
-		for i, b := range q.blocks {
-			copy(data[i*qtBlockSize:], b)
-		}
-		phys := map[uint64]uint64{}
-		for _, l := range q.firstSeen {
-			var p uint64
+		f.io.wiFull(ino)
+		f.io.ri(ino)
+		qf := &quotaInode{f: f, ino: ino, n: n, blockno: 0}
+		for _, op := range q.ops {
 			var err error
-			if f.extents {
-				if p, err = f.allocBlock(f.findInodeGoal(ino, nil)); err != nil {
-					return err
-				}
-				if err := quotaExtent(n, l, p); err != nil {
-					return err
-				}
-				f.addIBlocks(n, 1)
-			} else if p, err = f.mapBlock(ino, n, l); err != nil {
+			if op.write {
+				err = qf.write(op.off, op.n)
+			} else {
+				qf.read(op.off)
+			}
+			if err != nil {
 				return err
 			}
-			phys[l] = p
+		}
+		if err := qf.flush(); err != nil { // ext2fs_file_close
+			return err
+		}
+		for l, p := range qf.phys {
 			buf := make([]byte, g.bs)
-			if at := l * uint64(g.bs); at < uint64(len(data)) {
-				copy(buf, data[at:])
+			for k := range max(g.bs/qtBlockSize, 1) {
+				if b := int(l)*max(g.bs/qtBlockSize, 1) + k; b < len(q.blocks) {
+					copy(buf[k*qtBlockSize:], q.blocks[b])
+				}
 			}
 			f.meta[p] = buf
 		}
-		le.PutUint32(n.iSizeLo(), uint32(q.size))
+		le.PutUint32(n.iSizeLo(), uint32(qf.size))
 		w.quotaIno[qtype] = ino
+	}
+	w.bitmapsIO() // quota_write_inode's ext2fs_write_bitmaps
+	return nil
+}
+
+// scanIO is the reads of quota_compute_usage's inode scan: the bad
+// blocks inode (ext2fs_read_bb_inode), then each group's inode table
+// 8 blocks at a time, up to its last used inode with group checksums
+// (none of a group with INODE_UNINIT); a read of more than 4 blocks
+// flushes the cache and goes past it.
+func (w *writer) scanIO() {
+	f, g := w.f, w.g
+	if f.io == nil {
+		return
+	}
+	f.io.ri(badIno)
+	f.io.ri(badIno)
+	for i := uint64(0); i < uint64(g.groups); i++ {
+		left := g.itbPerGroup
+		if f.groupCsum {
+			first := i*uint64(g.ipg) + 1
+			last, ok := f.imap.last(first, first+uint64(g.ipg))
+			if !ok {
+				continue // INODE_UNINIT
+			}
+			used := last - first + 1
+			per := uint64(g.bs / g.inodeSize)
+			left = (used + per - 1) * uint64(g.inodeSize) / uint64(g.bs)
+		}
+		for b := f.itLoc[i]; left > 0; {
+			k := min(left, 8)
+			if k > 4 {
+				f.io.sim.flush(false)
+			} else {
+				f.io.sim.read(b, int(k))
+			}
+			b += k
+			left -= k
+		}
+	}
+}
+
+// bitmapsIO is ext2fs_write_bitmaps: each group's block bitmap (but a
+// BLOCK_UNINIT one's) and inode bitmap (but an INODE_UNINIT one's).
+func (w *writer) bitmapsIO() {
+	f, g := w.f, w.g
+	if f.io == nil {
+		return
+	}
+	for i := uint32(0); i < g.groups; i++ {
+		first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
+		used := f.usedIn(first, last+1)
+		if g.logFlex == 0 {
+			used -= 2 + g.itbPerGroup
+		}
+		if !(f.groupCsum && used == 0 && i != g.groups-1 && !g.hasSuper(i)) {
+			f.io.w(f.bbmLoc[i])
+		}
+		ifirst := uint64(i)*uint64(g.ipg) + 1
+		if _, ok := f.imap.last(ifirst, ifirst+uint64(g.ipg)); ok || !f.groupCsum {
+			f.io.w(f.ibmLoc[i])
+		}
+	}
+}
+
+// quotaInode is the ext2_file_t quota_write_nomount and
+// quota_read_nomount write and read a quota file through: the block in
+// its buffer, and the inode's size; its blocks are allocated as the
+// writes reach them, the first free block from the inode's (flex)
+// group each, and the I/O goes to the model of mke2fs's.
+type quotaInode struct {
+	f            *fsys
+	ino          uint32
+	n            inode
+	blockno      uint64
+	bufPhys      uint64
+	valid, dirty bool
+	size         uint64
+	phys         map[uint64]uint64
+}
+
+// lookup is ext2fs_bmap2 without allocation.
+func (q *quotaInode) lookup(l uint64) uint64 {
+	if q.phys == nil {
+		return 0
+	}
+	return q.phys[l]
+}
+
+// sync is sync_buffer_position.
+func (q *quotaInode) sync(pos uint64) error {
+	if b := pos / uint64(q.f.g.bs); b != q.blockno {
+		if err := q.flush(); err != nil {
+			return err
+		}
+		q.valid = false
+		q.blockno = b
 	}
 	return nil
 }
 
+// load is load_buffer.
+func (q *quotaInode) load(dontfill bool) {
+	if q.valid {
+		return
+	}
+	q.bufPhys = q.lookup(q.blockno)
+	if !dontfill && q.bufPhys != 0 {
+		q.f.io.r(q.bufPhys)
+	}
+	q.valid = true
+}
+
+// alloc is ext2fs_bmap2 with BMAP_ALLOC for the buffer's block.
+func (q *quotaInode) alloc() error {
+	f := q.f
+	var p uint64
+	var err error
+	if f.extents {
+		if p, err = f.allocBlock(f.findInodeGoal(q.ino, nil)); err != nil {
+			return err
+		}
+		f.io.w(p) // ext2fs_alloc_block3 zeroes it
+		merged, err := quotaExtent(q.n, q.blockno, p)
+		if err != nil {
+			return err
+		}
+		f.leafUpdateIO(q.ino, q.n) // set_bmap's replace, or insert's two
+		if !merged {
+			f.leafUpdateIO(q.ino, q.n)
+		}
+		f.addIBlocks(q.n, 1)
+		f.io.ri(q.ino)
+		f.io.wi(q.ino)
+	} else if p, err = f.mapBlock(q.ino, q.n, q.blockno); err != nil {
+		return err
+	}
+	if q.phys == nil {
+		q.phys = map[uint64]uint64{}
+	}
+	q.phys[q.blockno] = p
+	q.bufPhys = p
+	return nil
+}
+
+// flush is ext2fs_file_flush.
+func (q *quotaInode) flush() error {
+	if !q.valid || !q.dirty {
+		return nil
+	}
+	if q.bufPhys == 0 {
+		if err := q.alloc(); err != nil {
+			return err
+		}
+	}
+	q.f.io.w(q.bufPhys)
+	q.dirty = false
+	return nil
+}
+
+// write is ext2fs_file_write of n bytes at off (within one block), then
+// ext2fs_file_set_size2 when it ends past the size: the inode written,
+// the rest of a last partial block zeroed on disk.
+func (q *quotaInode) write(off, n uint64) error {
+	f, bs := q.f, uint64(q.f.g.bs)
+	if err := q.sync(off); err != nil {
+		return err
+	}
+	q.load(n == bs)
+	q.dirty = true
+	if q.bufPhys == 0 {
+		if err := q.alloc(); err != nil {
+			return err
+		}
+	}
+	if end := off + n; end > q.size {
+		q.size = end
+		f.io.wi(q.ino)
+		if end%bs != 0 {
+			if err := q.sync(end); err != nil {
+				return err
+			}
+			f.io.ri(q.ino)
+			if p := q.lookup(end / bs); p != 0 {
+				f.io.r(p)
+				f.io.w(p)
+			}
+		}
+	}
+	return nil
+}
+
+// read is ext2fs_file_read of a quota block at off: nothing past the
+// size.
+func (q *quotaInode) read(off uint64) {
+	if off >= q.size {
+		return
+	}
+	if err := q.sync(off); err != nil {
+		return
+	}
+	q.load(false)
+}
+
 // quotaExtent maps logical block l to p in the extent tree in the inode
 // as ext2fs_extent_set_bmap does for the few blocks of a quota file: the
-// extent ending just before both grows, else a new one goes in logical
-// order.
-func quotaExtent(n inode, l, p uint64) error {
+// extent ending just before both grows (merged), else a new one goes in
+// logical order.
+func quotaExtent(n inode, l, p uint64) (merged bool, err error) {
 	b := n.iBlock()
 	k := extEntries(b)
 	for i := range k {
@@ -290,11 +492,11 @@ func quotaExtent(n inode, l, p uint64) error {
 		start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
 		if start+length == l && leafStart(e, false)+length == p {
 			le.PutUint16(e[4:], uint16(length+1))
-			return nil
+			return true, nil
 		}
 	}
 	if k >= extMax(b) {
-		return fmt.Errorf("%w: a quota file of more than %d extents", ErrOption, extMax(b))
+		return false, fmt.Errorf("%w: a quota file of more than %d extents", ErrOption, extMax(b))
 	}
 	i := 0
 	for i < k && uint64(le.Uint32(extEntry(b, i))) < l {
@@ -303,5 +505,5 @@ func quotaExtent(n inode, l, p uint64) error {
 	copy(b[extHeaderSize+extentEntrySize*(i+1):extHeaderSize+extentEntrySize*(k+1)], b[extHeaderSize+extentEntrySize*i:extHeaderSize+extentEntrySize*k])
 	putExtent(extEntry(b, i), uint32(l), 1, p)
 	le.PutUint16(b[2:], uint16(k+1))
-	return nil
+	return false, nil
 }
