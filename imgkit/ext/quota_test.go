@@ -50,6 +50,10 @@ func TestWriteQuota(t *testing.T) {
 		{"ext4-4k-quotatype-prj", Options{Type: "ext4", BlockSize: 4096, Features: []string{"quota"}, QuotaTypes: []string{"prjquota"}}, []string{"-t", "ext4", "-b", "4096", "-O", "quota", "-E", "quotatype=prjquota"}},
 		{"ext4-1k-quotatype-usr-prj", Options{Type: "ext4", BlockSize: 1024, Features: []string{"quota"}, QuotaTypes: []string{"usr", "prjquota"}, RootUID: 1000, RootGID: 1000}, []string{"-t", "ext4", "-b", "1024", "-O", "quota", "-E", "quotatype=usr:prjquota,root_owner=1000:1000"}},
 		{"ext4-4k-quotatype-grp", Options{Type: "ext4", BlockSize: 4096, Features: []string{"quota", "^orphan_file"}, QuotaTypes: []string{"usrquota", "grpquota", "^usrquota"}}, []string{"-t", "ext4", "-b", "4096", "-O", "quota,^orphan_file", "-E", "quotatype=usrquota:grpquota:^usrquota"}},
+		// quota with no type: no quota file, but the scan and the bitmaps'
+		// I/O; prjquota without quota: the project feature only
+		{"ext4-1k-quotatype-none", Options{Type: "ext4", BlockSize: 1024, Features: []string{"quota"}, QuotaTypes: []string{}}, []string{"-t", "ext4", "-b", "1024", "-O", "quota", "-E", "quotatype="}},
+		{"ext4-4k-quotatype-prj-only", Options{Type: "ext4", BlockSize: 4096, QuotaTypes: []string{"prj"}}, []string{"-t", "ext4", "-b", "4096", "-E", "quotatype=prj"}},
 		// no group checksums: the inode scan reads whole inode tables,
 		// 8 blocks at a time past the cache
 		{"ext4-1k-quota-nocsum", Options{Type: "ext4", BlockSize: 1024, Features: []string{"quota", "^metadata_csum"}, RootUID: 1000, RootGID: 100}, []string{"-t", "ext4", "-b", "1024", "-O", "quota,^metadata_csum", "-E", "root_owner=1000:100"}},
