@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +21,8 @@ import (
 // tree blocks of their own), on an empty folder (e2fsck -fn clean) and
 // on the small tree with files of several owners (mke2fs counts the
 // usage before it copies the tree, so e2fsck finds those files missing
-// from the quota files, in the reference's image as in the writer's):
+// from the quota files, in the reference's image as in the writer's,
+// and nothing else):
 // identical, s_kbytes_written included.
 func TestWriteQuota(t *testing.T) {
 	t.Parallel()
@@ -80,17 +83,44 @@ func TestWriteQuota(t *testing.T) {
 					t.Fatal(err)
 				}
 				compareImages(t, got, want)
+				img := filepath.Join(t.TempDir(), "w.img")
+				if err := os.WriteFile(img, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
 				if tree == "empty" {
-					img := filepath.Join(t.TempDir(), "w.img")
-					if err := os.WriteFile(img, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
 					e2fsckClean(t, img)
+				} else {
+					e2fsckOnlyQuotaUsage(t, img)
 				}
 				if _, err := NewReader(bytes.NewReader(got), int64(len(got))); err != nil {
 					t.Fatal(err)
 				}
 			})
+		}
+	}
+}
+
+// e2fsckOnlyQuotaUsage runs the reference e2fsck -fn on img and fails
+// on any complaint but the quota files' usage, which mke2fs -d leaves
+// without the copied files.
+func e2fsckOnlyQuotaUsage(t *testing.T, img string) {
+	t.Helper()
+	bin := tooltest.Need(t, "e2fsck-1.47.4")
+	out, err := exec.Command(bin, "-fn", img).CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 4) {
+		t.Fatalf("e2fsck -fn: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case line == "", strings.HasPrefix(line, "Pass "), strings.HasPrefix(line, "e2fsck 1.47.4"),
+			strings.HasPrefix(line, "Update quota info for quota type "),
+			strings.HasPrefix(line, "[QUOTA WARNING] Usage inconsistent for ID "), strings.HasPrefix(line, "[QUOTA WARNING] Missing quota entry ID "),
+			strings.Contains(line, "WARNING: Filesystem still has errors"),
+			strings.HasPrefix(line, img+": ") && strings.Contains(line, " files ("):
+		default:
+			t.Errorf("e2fsck -fn: %q\n%s", line, out)
+			return
 		}
 	}
 }
