@@ -46,9 +46,8 @@ func (w *writer) quotaUsage(qtype int) []dquot {
 		return nil
 	}
 	byID := map[uint32]*dquot{}
-	for ino := uint32(1); ino <= w.g.inodes; ino++ {
-		n := f.inodes[ino]
-		if n == nil || le.Uint16(n.iLinksCount()) == 0 || (ino != rootIno && ino < firstIno) {
+	for ino, n := range f.inodes { // the few made so far; the ids sorted below
+		if le.Uint16(n.iLinksCount()) == 0 || (ino != rootIno && ino < firstIno) {
 			continue
 		}
 		var id uint32
