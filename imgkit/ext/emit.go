@@ -309,6 +309,9 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		compat |= compatOrphanFile
 	}
 	le.PutUint32(s.sOrphanFileInum(), w.orphanIno)
+	le.PutUint32(s.sUsrQuotaInum(), w.quotaIno[usrQuota])
+	le.PutUint32(s.sGrpQuotaInum(), w.quotaIno[grpQuota])
+	le.PutUint32(s.sPrjQuotaInum(), w.quotaIno[prjQuota])
 	ft := w.ft
 	for _, b := range []struct {
 		on   bool
@@ -333,6 +336,8 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		{ft.dirNlink, &roCompat, roCompatDirNlink},
 		{ft.extraIsize, &roCompat, roCompatExtraIsize},
 		{ft.csum, &roCompat, roCompatMetadataCsum},
+		{ft.quota, &roCompat, roCompatQuota},
+		{ft.project, &roCompat, roCompatProject},
 	} {
 		if b.on {
 			*b.word |= b.bit

@@ -30,6 +30,12 @@ type features struct {
 	// inline is inline_data: small files, directories and symbolic
 	// links kept in i_block and the system.data attribute.
 	inline bool
+	// quota makes the quota files of quotaTypes (create_quota_inodes);
+	// project marks inodes as carrying i_projid (256-byte inodes).
+	quota, project bool
+	// quotaTypes is mke2fs's quotatype_bits: 1<<usrQuota, 1<<grpQuota,
+	// 1<<prjQuota.
+	quotaTypes uint
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -79,12 +85,16 @@ func (ft *features) named(name string) *bool {
 		return &ft.casefold
 	case "inline_data":
 		return &ft.inline
+	case "quota":
+		return &ft.quota
+	case "project":
+		return &ft.project
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data, quota, project and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
@@ -139,6 +149,20 @@ func newFeatures(o *Options) (features, error) {
 	if ft.csum {
 		ft.gdtCsum = false
 	}
+	qt, err := quotaTypeBits(o.QuotaTypes)
+	if err != nil {
+		return ft, err
+	}
+	if qt&(1<<prjQuota) != 0 {
+		ft.project = true
+	}
+	if ft.project {
+		qt |= 1 << prjQuota
+		if o.InodeSize == goodOldInodeSize {
+			return ft, fmt.Errorf("%w: Features: project needs inodes larger than 128 bytes (128 byte inodes are too small for project quota, as mke2fs says)", ErrOption)
+		}
+	}
+	ft.quotaTypes = qt
 	return ft, nil
 }
 
@@ -149,4 +173,42 @@ func (ft features) groupCsum() bool { return ft.csum || ft.gdtCsum }
 // kbytesStart reports whether mke2fs starts s_kbytes_written at 1.
 func (ft features) kbytesStart() bool {
 	return ft.flex || ft.hugeFile || ft.gdtCsum || ft.dirNlink || ft.csum || ft.extraIsize
+}
+
+// The quota types, as quota_type numbers them (quotaio.h).
+const (
+	usrQuota = iota
+	grpQuota
+	prjQuota
+)
+
+// quotaTypeBits is parse_quota_types over the words of -E quotatype=
+// from no type: usrquota (usr), grpquota (grp) and prjquota (prj) add
+// one, with "^" they take it away. Nil is mke2fs's default, user and
+// group.
+func quotaTypeBits(words []string) (uint, error) {
+	if words == nil {
+		return 1<<usrQuota | 1<<grpQuota, nil
+	}
+	var bits uint
+	for _, w := range words {
+		name, off := strings.CutPrefix(w, "^")
+		var t uint
+		switch name {
+		case "usr", "usrquota":
+			t = usrQuota
+		case "grp", "grpquota":
+			t = grpQuota
+		case "prj", "prjquota":
+			t = prjQuota
+		default:
+			return 0, fmt.Errorf("%w: QuotaTypes %q: want usrquota, grpquota or prjquota (usr, grp, prj), or one of them after ^", ErrOption, w)
+		}
+		if off {
+			bits &^= 1 << t
+		} else {
+			bits |= 1 << t
+		}
+	}
+	return bits, nil
 }

@@ -74,8 +74,10 @@ const (
 	roCompatGdtCsum      = 0x0010
 	roCompatDirNlink     = 0x0020
 	roCompatExtraIsize   = 0x0040
+	roCompatQuota        = 0x0100
 	roCompatBigalloc     = 0x0200
 	roCompatMetadataCsum = 0x0400
+	roCompatProject      = 0x2000
 
 	incompatCompression = 0x0001
 	incompatFiletype    = 0x0002

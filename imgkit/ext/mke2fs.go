@@ -80,7 +80,7 @@ var usageTypes = map[string][2]int{
 // ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
 // program's name) as prog ("mke2fs", "mkfs.ext2", "mkfs.ext3" or
 // "mkfs.ext4", whose -t is implied) runs it, for what the writer
-// reproduces: -t, -b, -d, -E hash_seed= and root_owner=0:0, -F, -I, -i,
+// reproduces: -t, -b, -d, -E hash_seed=, root_owner=0:0 and quotatype=, -F, -I, -i,
 // -j, -L, -m, -O with the default features, -q, -T usage types, -U, the
 // device and the size (with mke2fs's suffixes), and fixturegen's own
 // --timestamp=T (every time T, as makefs -T; seconds or a file's time,
@@ -388,7 +388,7 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 	o := &m.Options
 	for _, e := range strings.Split(arg, ",") {
-		k, v, _ := strings.Cut(e, "=")
+		k, v, hasVal := strings.Cut(e, "=")
 		switch k {
 		case "":
 		case "hash_seed":
@@ -442,10 +442,25 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 			o.NumBackupSB = &n
 		case "no_copy_xattrs":
 			o.NoCopyXattrs = true
+		case "quotatype":
+			// parse_quota_types: words split at ':' (and ',', which -E
+			// has taken already), from no type each time
+			if !hasVal {
+				return usage("-E quotatype: give the quota types (usrquota, grpquota, prjquota)")
+			}
+			o.QuotaTypes = []string{}
+			for _, q := range strings.Split(v, ":") {
+				if q != "" {
+					o.QuotaTypes = append(o.QuotaTypes, q)
+				}
+			}
+			if _, err := quotaTypeBits(o.QuotaTypes); err != nil {
+				return usage("-E quotatype=%s: Failed to parse quota type", v)
+			}
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, quotatype, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

@@ -71,6 +71,13 @@ type Options struct {
 	// turns a feature on, ^name off. The features written are FeatureNames
 	// (and the base ones, which cannot be turned off).
 	Features []string
+	// QuotaTypes (-E quotatype=) are the quota files the quota feature
+	// makes, as mke2fs's words: "usrquota", "grpquota", "prjquota" (or
+	// "usr", "grp", "prj"), each turning its type on from none, or off
+	// after "^". Nil means user and group; prjquota turns the project
+	// feature on (which needs 256-byte inodes), and project adds
+	// prjquota. An empty list makes no quota file.
+	QuotaTypes []string
 	// NumBackupSB (-E num_backup_sb=) is how many superblock copies
 	// sparse_super2 keeps: 0, 1 (group 1) or 2 (and the last group); nil
 	// means 2.

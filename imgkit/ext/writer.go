@@ -83,6 +83,9 @@ type writer struct {
 	// orphanIno is s_orphan_file_inum of ext4.
 	orphanIno  uint32
 	hasJournal bool
+	// quotaIno is each quota type's inode (s_usr_quota_inum,
+	// s_grp_quota_inum, s_prj_quota_inum), 0 for none.
+	quotaIno [3]uint32
 }
 
 // writeTarget lays the file system out and writes it to t. Where t's
@@ -299,12 +302,18 @@ func (w *writer) mkfs() error {
 			if w.o.Warn != nil {
 				fmt.Fprintf(w.o.Warn, "ext: %d blocks are too few for a journal; the file system has none, as mke2fs makes it\n", g.blocks)
 			}
-			return nil
+		} else {
+			if err := w.journal(); err != nil {
+				return err
+			}
+			w.hasJournal = true
 		}
-		if err := w.journal(); err != nil {
+	}
+	if w.ft.quota {
+		// create_quota_inodes, before the orphan file and the tree
+		if err := w.quotaFiles(); err != nil {
 			return err
 		}
-		w.hasJournal = true
 	}
 	if w.ft.orphan && w.hasJournal {
 		return w.orphanFile()

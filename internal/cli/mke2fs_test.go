@@ -105,6 +105,14 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mke2fs", "8m", []string{"-t", "ext4", "-O", "inline_data,^metadata_csum", "-I", "1024", "-b", "1024"}},
 		{"mkfs.ext3", "16m", []string{"-O", "inline_data", "-b", "2048"}},
 		{"mke2fs", "8m", []string{"-t", "ext4", "-I", "512"}},
+		// quota files (the root's and lost+found's usage) and project
+		{"mkfs.ext4", "16m", []string{"-O", "quota", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,root_owner=1000:100"}},
+		{"mkfs.ext2", "8m", []string{"-O", "quota,project", "-b", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "project", "-b", "1024"}},
+		{"mkfs.ext4", "16m", []string{"-O", "quota", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,quotatype=prjquota:usrquota"}},
+		{"mkfs.ext3", "16m", []string{"-I", "128", "-O", "quota", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,quotatype=grp"}},
+		{"mkfs.ext4", "16m", []string{"-O", "inline_data,quota,project", "-I", "512", "-b", "1024"}},
+		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "2048", "-O", "quota,^orphan_file", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,root_owner=70000:0"}},
 	} {
 		if testing.Short() && i%3 != 0 {
 			continue // -short (the race run in CI) takes every third line
@@ -170,7 +178,9 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-N", "0", "img", "8m"}, true, "-N"},
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
-		{[]string{"mke2fs", "-O", "quota", "img", "8m"}, false, "-O quota"},
+		{[]string{"mke2fs", "-O", "meta_bg", "img", "8m"}, false, "-O meta_bg"},
+		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "project", "img", "8m"}, false, "project quota"},
+		{[]string{"mke2fs", "-O", "quota", "-E", "quotatype=usr:bogus", "img", "8m"}, true, "quotatype"},
 		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
 		{[]string{"mke2fs", "-t", "ext4", "-O", "^extent", "img", "8m"}, false, "64bit needs extent"},
 		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "inline_data", "img", "8m"}, false, "too small for inline data"},
