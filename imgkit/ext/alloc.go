@@ -121,10 +121,18 @@ func (f *fsys) reserveSuper(group uint32) {
 	g := f.g
 	first := g.groupFirst(uint64(group))
 	if g.hasSuper(group) {
-		n := 1 + g.descBlocks + g.rsvGDT
-		for b := first; b < first+n; b++ {
-			f.mark(b)
-		}
+		f.mark(first)
+	}
+	blk, ok := g.descBlock(group)
+	if !ok {
+		return
+	}
+	n := uint64(1)
+	if !g.metaBg {
+		n = g.descBlocks + g.rsvGDT
+	}
+	for b := blk; b < blk+n && b < g.blocks; b++ {
+		f.mark(b)
 	}
 }
 

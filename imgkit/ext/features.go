@@ -27,6 +27,10 @@ type features struct {
 	// encrypt and casefold change only the superblock of what -d
 	// writes: their algorithms and encoding.
 	encrypt, casefold bool
+	// metaBg is meta_bg: each group of descriptors in its meta
+	// group's first, second and last group (ext2fs_initialize also
+	// turns it on when the descriptors would fill a group).
+	metaBg bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -74,17 +78,20 @@ func (ft *features) named(name string) *bool {
 		return &ft.encrypt
 	case "casefold":
 		return &ft.casefold
+	case "meta_bg":
+		return &ft.metaBg
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, meta_bg and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
 // orphan_file a journal (each dropped when the type gave it, refused when
-// asked for); metadata_csum supersedes uninit_bg.
+// asked for); meta_bg is refused with resize_inode; metadata_csum
+// supersedes uninit_bg.
 func newFeatures(o *Options) (features, error) {
 	base := features{resize: true, dirIndex: true, extAttr: true, sparse: true, filetype: true, largeFile: true}
 	ft := base
@@ -110,6 +117,9 @@ func newFeatures(o *Options) (features, error) {
 	}
 	if ft.resize && !ft.sparse {
 		return ft, fmt.Errorf("%w: Features: resize_inode needs sparse_super (reserved online resize blocks are not supported on a non-sparse file system, as mke2fs says)", ErrOption)
+	}
+	if ft.metaBg && ft.resize {
+		return ft, fmt.Errorf("%w: Features: resize_inode and meta_bg are not compatible (add ^resize_inode), as mke2fs says", ErrOption)
 	}
 	if ft.bit64 && !ft.extents {
 		return ft, fmt.Errorf("%w: Features: 64bit needs extent, as mke2fs says", ErrOption)
