@@ -440,12 +440,21 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 				return usage("-E num_backup_sb=%s: want 0, 1 or 2", v)
 			}
 			o.NumBackupSB = &n
+		case "packed_meta_blocks":
+			n := uint64(1)
+			if v != "" {
+				var err error
+				if n, err = strconv.ParseUint(v, 0, 32); err != nil {
+					return usage("-E %s: invalid value %s", k, v)
+				}
+			}
+			o.PackedMetaBlocks = n != 0
 		case "no_copy_xattrs":
 			o.NoCopyXattrs = true
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, packed_meta_blocks, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

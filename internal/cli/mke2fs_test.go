@@ -97,6 +97,33 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
 		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "32768"}},
 		{"mkfs.ext4", "32m", []string{"-g", "1024", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
+		// meta_bg (which mke2fs refuses beside resize_inode): with 1 KiB
+		// blocks and 1024-block groups a meta group is 16 groups with
+		// 64bit (4 of them here), 32 without; with 4 KiB blocks and
+		// 256-block groups 64 and 128 (of 160 groups)
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,^flex_bg", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,^64bit", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext4", "160m", []string{"-O", "meta_bg,^resize_inode,^flex_bg,^64bit", "-g", "256"}},
+		{"mkfs.ext2", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext2", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext3", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext3", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext2", "64m", []string{"-O", "meta_bg,^resize_inode,^sparse_super", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,sparse_super2,^metadata_csum,uninit_bg", "-b", "1024", "-g", "1024"}},
+		// meta_bg turned on by ext2fs_initialize: 256 reserved GDT blocks
+		// are more than 3/4 of a 256-block group
+		{"mkfs.ext4", "8m", []string{"-g", "256", "-b", "1024"}},
+		{"mkfs.ext2", "8m", []string{"-g", "256", "-b", "1024"}},
+		// packed_meta_blocks: tables (with flex_bg) and journal first
+		{"mkfs.ext4", "64m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks=1"}},
+		{"mkfs.ext4", "64m", []string{"-O", "^has_journal", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-O", "^flex_bg", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext3", "64m", []string{"-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks=0"}},
 	} {
 		if testing.Short() && i%3 != 0 {
 			continue // -short (the race run in CI) takes every third line
@@ -165,7 +192,8 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-O", "quota", "img", "8m"}, false, "-O quota"},
 		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
 		{[]string{"mke2fs", "-t", "ext4", "-O", "^extent", "img", "8m"}, false, "64bit needs extent"},
-		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
+		{[]string{"mke2fs", "-E", "quotatype=usrquota", "img", "8m"}, false, "-E quotatype"},
+		{[]string{"mke2fs", "-O", "meta_bg", "img", "8m"}, false, "resize_inode and meta_bg"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "hurd", "img", "8m"}, false, "-T hurd"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
