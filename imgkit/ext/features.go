@@ -90,8 +90,9 @@ const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metada
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
 // orphan_file a journal (each dropped when the type gave it, refused when
-// asked for); meta_bg is refused with resize_inode; metadata_csum
-// supersedes uninit_bg.
+// asked for); metadata_csum supersedes uninit_bg. (meta_bg beside
+// resize_inode is refused by newGeometry, which knows whether the size
+// turns resize_inode off.)
 func newFeatures(o *Options) (features, error) {
 	base := features{resize: true, dirIndex: true, extAttr: true, sparse: true, filetype: true, largeFile: true}
 	ft := base
@@ -117,9 +118,6 @@ func newFeatures(o *Options) (features, error) {
 	}
 	if ft.resize && !ft.sparse {
 		return ft, fmt.Errorf("%w: Features: resize_inode needs sparse_super (reserved online resize blocks are not supported on a non-sparse file system, as mke2fs says)", ErrOption)
-	}
-	if ft.metaBg && ft.resize {
-		return ft, fmt.Errorf("%w: Features: resize_inode and meta_bg are not compatible (add ^resize_inode), as mke2fs says", ErrOption)
 	}
 	if ft.bit64 && !ft.extents {
 		return ft, fmt.Errorf("%w: Features: 64bit needs extent, as mke2fs says", ErrOption)

@@ -116,6 +116,9 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		g.noResize = true
 	}
 	g.noResize = g.noResize || !ft.resize
+	if ft.metaBg && !g.noResize {
+		return nil, fmt.Errorf("%w: Features: resize_inode and meta_bg are not compatible (add ^resize_inode), as mke2fs says", ErrOption)
+	}
 	g.metaBg = ft.metaBg
 	g.noSparse = !ft.sparse
 	if ft.sparse2 {

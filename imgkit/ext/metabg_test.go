@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,15 @@ func TestWriteMetaBg(t *testing.T) {
 			if w := f.Warnings(); len(w) != 0 {
 				t.Errorf("warnings: %q", w)
 			}
+			fields, err := Fields(bytes.NewReader(got), int64(len(got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fd := range fields {
+				if strings.Contains(fd.Value, "(computed") {
+					t.Errorf("%s %s: %s", fd.Path, fd.Name, fd.Value)
+				}
+			}
 		})
 	}
 }
@@ -128,4 +138,17 @@ func sizeOf(s string) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n << 20
+}
+
+// TestWriteMetaBgPast2To32Blocks compares the writer with the reference
+// for -O meta_bg without ^resize_inode past 2^32 blocks (1 KiB blocks,
+// 4 TiB and 128 MiB, sparse), which mke2fs takes: it turns resize_inode
+// off there before it checks the two. Not with -short.
+func TestWriteMetaBgPast2To32Blocks(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a 4 TiB sparse image each")
+	}
+	sameSparseAsReferenceWith(t, t.TempDir(), Options{Size: 4<<40 + 128<<20, BlockSize: 1024, Features: []string{"meta_bg"}},
+		"4194432m", "-b", "1024", "-O", "meta_bg")
 }
