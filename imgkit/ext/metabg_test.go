@@ -64,6 +64,7 @@ func TestWriteMetaBg(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			tooltest.Reserve(t, 2*sizeOf(c.size)) // the reference's image and Build's
 			want, err := os.ReadFile(mke2fs(t, refMke2fs, src, c.size, c.args...))
 			if err != nil {
 				t.Fatal(err)
