@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -441,10 +442,12 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 			}
 			o.NumBackupSB = &n
 		case "packed_meta_blocks":
+			// bare: on; with "=", mke2fs's strtoul of the value, so an
+			// empty one is 0
 			n := uint64(1)
-			if v != "" {
+			if strings.Contains(e, "=") {
 				var err error
-				if n, err = strconv.ParseUint(v, 0, 32); err != nil {
+				if n, err = strconv.ParseUint(cmp.Or(v, "0"), 0, 32); err != nil {
 					return usage("-E %s: invalid value %s", k, v)
 				}
 			}
