@@ -31,10 +31,13 @@ type fsys struct {
 	ibmLoc []uint64
 	itLoc  []uint64
 
-	orphan  []uint64 // the orphan file's blocks, whose tails hold checksums
-	stride  uint32   // fs->stride: -E stride, which staggers bitmaps without flex_bg
-	extents bool     // ext4's extent feature: inodes map their blocks with extent trees
-	csum    bool     // metadata_csum: directory blocks end in a checksum tail
+	orphan []uint64 // the orphan file's blocks, whose tails hold checksums
+	// packed is -E packed_meta_blocks with flex_bg: the tables follow
+	// group 0's descriptors.
+	packed  bool
+	stride  uint32 // fs->stride: -E stride, which staggers bitmaps without flex_bg
+	extents bool   // ext4's extent feature: inodes map their blocks with extent trees
+	csum    bool   // metadata_csum: directory blocks end in a checksum tail
 	// noFiletype leaves directory entries' file_type 0 (^filetype).
 	noFiletype bool
 	// groupCsum is metadata_csum or uninit_bg: group flags and
@@ -129,10 +132,18 @@ func (f *fsys) reserveSuper(group uint32) {
 	g := f.g
 	first := g.groupFirst(uint64(group))
 	if g.hasSuper(group) {
-		n := 1 + g.descBlocks + g.rsvGDT
-		for b := first; b < first+n; b++ {
-			f.mark(b)
-		}
+		f.mark(first)
+	}
+	blk, ok := g.descBlock(group)
+	if !ok {
+		return
+	}
+	n := uint64(1)
+	if !g.metaBg {
+		n = g.descBlocks + g.rsvGDT
+	}
+	for b := blk; b < blk+n && b < g.blocks; b++ {
+		f.mark(b)
 	}
 }
 
@@ -168,6 +179,9 @@ func (f *fsys) firstFreeRun(start, finish uint64, num uint64) (uint64, bool) {
 // block bitmap, inode bitmap and inode table at its first free blocks.
 func (f *fsys) allocateTables() error {
 	g := f.g
+	if f.packed {
+		return f.allocatePackedTables()
+	}
 	if g.logFlex != 0 {
 		return f.allocateFlexTables()
 	}
@@ -205,6 +219,35 @@ func (f *fsys) allocateTables() error {
 			f.mark(b + j)
 		}
 		f.itLoc[i] = b
+	}
+	return nil
+}
+
+// allocatePackedTables is mke2fs's packed_allocate_tables: every
+// group's block bitmap, each at the first free block after the one
+// before, then the inode bitmaps, then the inode tables, from the start
+// of the file system.
+func (f *fsys) allocatePackedTables() error {
+	g := f.g
+	goal := uint64(0)
+	for _, locs := range [][]uint64{f.bbmLoc, f.ibmLoc} {
+		for i := range locs {
+			b, err := f.allocBlock(goal)
+			if err != nil {
+				return err
+			}
+			locs[i], goal = b, b
+		}
+	}
+	for i := range f.itLoc {
+		b, ok := f.firstFreeRun(goal, g.blocks-1, g.itbPerGroup)
+		if !ok {
+			return f.full("blocks")
+		}
+		for j := uint64(0); j < g.itbPerGroup; j++ {
+			f.mark(b + j)
+		}
+		f.itLoc[i], goal = b, b
 	}
 	return nil
 }

@@ -117,21 +117,29 @@ func (w *writer) write(im *bcache.Image) error {
 	if _, err := im.WriteAt(sb[:], base+superblockOff); err != nil {
 		return err
 	}
-	if err := put(g.firstData+1, gdt); err != nil {
-		return err
-	}
 	for _, grp := range g.backups() {
-		blk := g.groupFirst(uint64(grp))
 		bk := sb
 		le.PutUint16(bk.sBlockGroupNr(), uint16(min(grp, 65535)))
 		le.PutUint16(bk.sState(), 0)
 		if f.csum {
 			le.PutUint32(bk.sChecksum(), superblockCsum(&bk))
 		}
-		if err := put(blk, bk[:]); err != nil {
+		if err := put(g.groupFirst(uint64(grp)), bk[:]); err != nil {
 			return err
 		}
-		if err := put(blk+1, gdt); err != nil {
+	}
+	// the descriptors, in every group that holds a copy: the whole table,
+	// or with meta_bg the meta group's block
+	for i := uint32(0); i < g.groups; i++ {
+		blk, ok := g.descBlock(i)
+		if !ok {
+			continue
+		}
+		b := gdt
+		if g.metaBg {
+			b = gdt[uint64(i)/g.descPerBlock()*uint64(g.bs):][:g.bs]
+		}
+		if err := put(blk, b); err != nil {
 			return err
 		}
 	}
@@ -319,6 +327,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		bit  uint32
 	}{
 		{ft.filetype, &incompat, incompatFiletype},
+		{g.metaBg, &incompat, incompatMetaBG},
 		{ft.sparse, &roCompat, roCompatSparseSuper},
 		{ft.sparse2, &compat, compatSparseSuper2},
 		{ft.encrypt, &incompat, incompatEncrypt},

@@ -36,6 +36,10 @@ type features struct {
 	// quotaTypes is mke2fs's quotatype_bits: 1<<usrQuota, 1<<grpQuota,
 	// 1<<prjQuota.
 	quotaTypes uint
+	// metaBg is meta_bg: each group of descriptors in its meta
+	// group's first, second and last group (ext2fs_initialize also
+	// turns it on when the descriptors would fill a group).
+	metaBg bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -89,17 +93,21 @@ func (ft *features) named(name string) *bool {
 		return &ft.quota
 	case "project":
 		return &ft.project
+	case "meta_bg":
+		return &ft.metaBg
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data, quota, project and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data, quota, project, meta_bg and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
 // orphan_file a journal (each dropped when the type gave it, refused when
-// asked for); metadata_csum supersedes uninit_bg.
+// asked for); metadata_csum supersedes uninit_bg. (meta_bg beside
+// resize_inode is refused by newGeometry, which knows whether the size
+// turns resize_inode off.)
 func newFeatures(o *Options) (features, error) {
 	base := features{resize: true, dirIndex: true, extAttr: true, sparse: true, filetype: true, largeFile: true}
 	ft := base

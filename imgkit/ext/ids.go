@@ -37,6 +37,9 @@ func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte)
 	if o.NumBackupSB != nil {
 		fmt.Fprintf(h, "numbackupsb %d\n", *o.NumBackupSB)
 	}
+	if o.PackedMetaBlocks {
+		fmt.Fprint(h, "packedmetablocks\n")
+	}
 	if len(o.Features) > 0 {
 		fmt.Fprintf(h, "features %q\n", strings.Join(o.Features, ","))
 	}

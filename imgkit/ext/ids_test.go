@@ -67,5 +67,15 @@ func TestWriteReproducible(t *testing.T) {
 		if w1 != uint32(mtime.Unix()) {
 			t.Errorf("%s: s_wtime %d, want the tree's newest mtime %d", typ, w1, mtime.Unix())
 		}
+		// an option that moves blocks is in the seed
+		op := o
+		op.PackedMetaBlocks = true
+		p, err := Build(fstree.Dir(tree("one")), &op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u3, _, _ := ids(p); bytes.Equal(u1, u3) {
+			t.Errorf("%s: PackedMetaBlocks kept the UUID %x", typ, u1)
+		}
 	}
 }

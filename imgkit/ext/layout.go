@@ -35,6 +35,9 @@ type mkGeometry struct {
 	sparse2   bool
 	backupBgs [2]uint32
 	logFlex   uint32 // s_log_groups_per_flex: 4 with flex_bg, else 0
+	// metaBg is meta_bg (s_first_meta_bg 0): a meta group's
+	// descriptor block in its first, second and last group only.
+	metaBg bool
 }
 
 const (
@@ -119,6 +122,10 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		g.noResize = true
 	}
 	g.noResize = g.noResize || !ft.resize
+	if ft.metaBg && !g.noResize {
+		return nil, fmt.Errorf("%w: Features: resize_inode and meta_bg are not compatible (add ^resize_inode), as mke2fs says", ErrOption)
+	}
+	g.metaBg = ft.metaBg
 	g.noSparse = !ft.sparse
 	if ft.sparse2 {
 		// mke2fs's num_backup_sb: group 1, then the last (~0)
@@ -226,9 +233,16 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 			g.rsvGDT = 0
 		}
 		if g.rsvGDT+g.descBlocks > g.bpg*3/4 {
-			return nil, fmt.Errorf("%w: the file system needs meta_bg, which is not written yet", ErrOption)
+			// more than 3/4 of a group would be descriptors: meta_bg,
+			// without resize_inode (kept once turned on, as the retry
+			// keeps the feature)
+			g.metaBg, g.noResize, g.rsvGDT = true, true, 0
 		}
-		if 3+g.itbPerGroup+g.rsvGDT+g.descBlocks > g.bpg {
+		descOverhead := g.descBlocks
+		if g.metaBg {
+			descOverhead = 1
+		}
+		if 3+g.itbPerGroup+g.rsvGDT+descOverhead > g.bpg {
 			return nil, fmt.Errorf("%w: too many inodes for the group size", ErrOption)
 		}
 		overhead := 2 + g.itbPerGroup
@@ -295,6 +309,31 @@ func (g *mkGeometry) hasSuper(group uint32) bool {
 		}
 	}
 	return false
+}
+
+// descPerBlock is EXT2_DESC_PER_BLOCK, the groups of a meta group.
+func (g *mkGeometry) descPerBlock() uint64 { return uint64(g.bs / g.descSize) }
+
+// descBlock is where group's copy of the descriptors lies
+// (ext2fs_super_and_bgd_loc2): without meta_bg the table of descBlocks
+// blocks after the superblock of a group holding one; with meta_bg the
+// block of its meta group's descriptors, in the meta group's first,
+// second and last group, after the superblock if the group has one. ok
+// is false for a group holding no descriptors.
+func (g *mkGeometry) descBlock(group uint32) (blk uint64, ok bool) {
+	first := g.groupFirst(uint64(group))
+	has := g.hasSuper(group)
+	if !g.metaBg {
+		return first + 1, has
+	}
+	dpb := g.descPerBlock()
+	if k := uint64(group) % dpb; k != 0 && k != 1 && k != dpb-1 {
+		return 0, false
+	}
+	if has {
+		first++
+	}
+	return first, true
 }
 
 // backups lists the groups after 0 that hold a backup superblock, in

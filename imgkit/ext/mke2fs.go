@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -440,6 +441,17 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 				return usage("-E num_backup_sb=%s: want 0, 1 or 2", v)
 			}
 			o.NumBackupSB = &n
+		case "packed_meta_blocks":
+			// bare: on; with "=", mke2fs's strtoul of the value, so an
+			// empty one is 0
+			n := uint64(1)
+			if strings.Contains(e, "=") {
+				var err error
+				if n, err = strconv.ParseUint(cmp.Or(v, "0"), 0, 32); err != nil {
+					return usage("-E %s: invalid value %s", k, v)
+				}
+			}
+			o.PackedMetaBlocks = n != 0
 		case "no_copy_xattrs":
 			o.NoCopyXattrs = true
 		case "quotatype":
@@ -460,7 +472,7 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 		case "discard", "nodiscard", "lazy_journal_init":
 			// no byte of a new image file depends on them
 		default:
-			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, quotatype, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
+			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, packed_meta_blocks, quotatype, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}
 	}
 	return nil

@@ -82,6 +82,11 @@ type Options struct {
 	// sparse_super2 keeps: 0, 1 (group 1) or 2 (and the last group); nil
 	// means 2.
 	NumBackupSB *int
+	// PackedMetaBlocks (-E packed_meta_blocks) puts the journal at the
+	// start of the disk and, with flex_bg, every group's block bitmap,
+	// then inode bitmap, then inode table after the superblock and
+	// descriptors of group 0, as mke2fs's packed_allocate_tables does.
+	PackedMetaBlocks bool
 	// Offset (-E offset=) is where the file system starts in the image,
 	// in bytes: the image is Offset zero bytes, then the file system of
 	// Size bytes.

@@ -172,6 +172,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 		w.f.io = newIOModel(w.f)
 	}
 	w.f.stride = o.Stride
+	w.f.packed = o.PackedMetaBlocks && ft.flex
 	if err := w.mkfs(); err != nil {
 		return nil, err
 	}
@@ -425,7 +426,10 @@ func (w *writer) journal() error {
 // picks, runs of free blocks of at most 32768, each its own extent.
 func (w *writer) journalExtents(n inode, nj uint64) error {
 	f := w.f
-	pblk := w.midpointJournalBlock()
+	pblk := uint64(0) // packed_meta_blocks' journal_location: the first free block
+	if !w.o.PackedMetaBlocks {
+		pblk = w.midpointJournalBlock()
+	}
 	for l := uint64(0); l < nj; {
 		p, run, err := f.newRange(pblk, min(nj-l, extInitMaxLen))
 		if err != nil {

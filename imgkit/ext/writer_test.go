@@ -512,6 +512,14 @@ func TestWriteHugeFileSystem(t *testing.T) {
 // files in dir, and fails where they differ.
 func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string) {
 	t.Helper()
+	sameSparseAsReferenceWith(t, dir, Options{Size: size}, sizeArg)
+}
+
+// sameSparseAsReferenceWith is sameSparseAsReference with the writer's
+// options o (Type, the ids and times set here) and mke2fs's arguments
+// args after -t ext4.
+func sameSparseAsReferenceWith(t *testing.T, dir string, o Options, sizeArg string, args ...string) {
+	t.Helper()
 	tooltest.Need(t, refMke2fs)
 	src := filepath.Join(t.TempDir(), "tree")
 	if err := os.MkdirAll(filepath.Join(src, "d"), 0o755); err != nil {
@@ -520,9 +528,10 @@ func sameSparseAsReference(t *testing.T, dir string, size int64, sizeArg string)
 	if err := os.WriteFile(filepath.Join(src, "d", "f"), []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref := mke2fsAt(t, filepath.Join(dir, "ref.img"), refMke2fs, src, sizeArg, "-t", "ext4")
+	ref := mke2fsAt(t, filepath.Join(dir, "ref.img"), refMke2fs, src, sizeArg, append([]string{"-t", "ext4"}, args...)...)
 	got := filepath.Join(dir, "got.img")
-	o := Options{Type: "ext4", Size: size, UUID: testUUID, HashSeed: testHashSeed, Timestamp: time.Unix(testEpoch, 0), ClampTimes: true}
+	o.Type, o.UUID, o.HashSeed = "ext4", testUUID, testHashSeed
+	o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
 	if err := WriteFile(got, fstree.Dir(src), &o); err != nil {
 		t.Fatal(err)
 	}

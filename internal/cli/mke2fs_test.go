@@ -113,6 +113,35 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext3", "16m", []string{"-I", "128", "-O", "quota", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,quotatype=grp"}},
 		{"mkfs.ext4", "16m", []string{"-O", "inline_data,quota,project", "-I", "512", "-b", "1024"}},
 		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "2048", "-O", "quota,^orphan_file", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,root_owner=70000:0"}},
+		// meta_bg (which mke2fs refuses beside resize_inode): with 1 KiB
+		// blocks and 1024-block groups a meta group is 16 groups with
+		// 64bit (4 of them here), 32 without; with 4 KiB blocks and
+		// 256-block groups 64 and 128 (of 160 groups)
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,^flex_bg", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,^64bit", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext4", "160m", []string{"-O", "meta_bg,^resize_inode,^flex_bg,^64bit", "-g", "256"}},
+		{"mkfs.ext2", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext2", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext3", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext3", "160m", []string{"-O", "meta_bg,^resize_inode", "-b", "4096", "-g", "256"}},
+		{"mkfs.ext2", "64m", []string{"-O", "meta_bg,^resize_inode,^sparse_super", "-b", "1024", "-g", "1024"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,sparse_super2,^metadata_csum,uninit_bg", "-b", "1024", "-g", "1024"}},
+		// meta_bg turned on by ext2fs_initialize: 256 reserved GDT blocks
+		// are more than 3/4 of a 256-block group
+		{"mkfs.ext4", "8m", []string{"-g", "256", "-b", "1024"}},
+		{"mkfs.ext2", "8m", []string{"-g", "256", "-b", "1024"}},
+		// packed_meta_blocks: tables (with flex_bg) and journal first
+		{"mkfs.ext4", "64m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks=1"}},
+		{"mkfs.ext4", "64m", []string{"-O", "^has_journal", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-O", "^flex_bg", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext3", "64m", []string{"-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode", "-b", "1024", "-g", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks"}},
+		{"mkfs.ext4", "64m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks=0"}},
+		{"mkfs.ext4", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks="}}, // strtoul of "": off
+		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,inline_data,quota", "-b", "1024", "-g", "1024"}},
 	} {
 		if testing.Short() && i%3 != 0 {
 			continue // -short (the race run in CI) takes every third line
@@ -142,6 +171,9 @@ func TestMke2fsCommandReference(t *testing.T) {
 			}}
 			if err := run(e, append([]string{c.prog}, args...)); err != nil {
 				t.Fatalf("%s %v: %v\n%s", c.prog, args, err, stderr.String())
+			}
+			if fi, err := os.Stat(filepath.Join(dir, "ref.img")); err == nil {
+				tooltest.Reserve(t, 2*fi.Size()) // both images, read whole
 			}
 			got, err := os.ReadFile(filepath.Join(dir, "got.img"))
 			if err != nil {
@@ -178,7 +210,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-N", "0", "img", "8m"}, true, "-N"},
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
-		{[]string{"mke2fs", "-O", "meta_bg", "img", "8m"}, false, "-O meta_bg"},
+		{[]string{"mke2fs", "-O", "bigalloc", "img", "8m"}, false, "-O bigalloc"},
 		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "project", "img", "8m"}, false, "project quota"},
 		{[]string{"mke2fs", "-O", "quota", "-E", "quotatype=usr:bogus", "img", "8m"}, true, "quotatype"},
 		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
@@ -186,7 +218,8 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "inline_data", "img", "8m"}, false, "too small for inline data"},
 		{[]string{"mke2fs", "-t", "ext4", "-O", "inline_data,^ext_attr", "img", "8m"}, false, "inline_data needs ext_attr"},
 		{[]string{"mke2fs", "-b", "1024", "-I", "2048", "img", "8m"}, false, "-I 2048"},
-		{[]string{"mke2fs", "-E", "packed_meta_blocks", "img", "8m"}, false, "-E packed_meta_blocks"},
+		{[]string{"mke2fs", "-E", "android_sparse", "img", "8m"}, false, "-E android_sparse"},
+		{[]string{"mke2fs", "-O", "meta_bg", "img", "8m"}, false, "resize_inode and meta_bg"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
 		{[]string{"mke2fs", "-T", "hurd", "img", "8m"}, false, "-T hurd"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
