@@ -521,11 +521,18 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 	f.addIBlocks(n, 1)
 	le.PutUint16(n.iLinksCount(), 2)
 	f.mark(blk)
+	return ino, f.linkNewDir(parent, name, ino)
+}
+
+// linkNewDir ends ext2fs_mkdir: the new folder ino's allocation counted,
+// its entry name in parent (none for the root), and the parent's link
+// count raised.
+func (f *fsys) linkNewDir(parent uint32, name string, ino uint32) error {
 	f.inodeAllocStats(ino, true)
 	if name != "" {
 		f.lookupIO(parent, "")
 		if err := f.link(parent, name, ino, ftDir, true); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if parent != ino {
@@ -534,7 +541,7 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 		f.io.ri(parent)
 		f.io.wi(parent)
 	}
-	return ino, nil
+	return nil
 }
 
 // mapFirst maps a new inode's logical block 0 to blk: the first extent

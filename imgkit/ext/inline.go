@@ -116,20 +116,7 @@ func (f *fsys) mkdirInline(parent, ino uint32, name string) (uint32, error) {
 	f.setInline(ino, n, dir)
 	f.io.ri(ino) // ext2fs_inline_data_init's attribute write
 	f.io.wiFull(ino)
-	f.inodeAllocStats(ino, true)
-	if name != "" {
-		f.lookupIO(parent, "")
-		if err := f.link(parent, name, ino, ftDir, true); err != nil {
-			return 0, err
-		}
-	}
-	if parent != ino {
-		pn := f.inodes[parent]
-		le.PutUint16(pn.iLinksCount(), le.Uint16(pn.iLinksCount())+1)
-		f.io.ri(parent)
-		f.io.wi(parent)
-	}
-	return ino, nil
+	return ino, f.linkNewDir(parent, name, ino)
 }
 
 // linkInline is link_proc over an inline directory's entries (i_block

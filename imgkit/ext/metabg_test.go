@@ -3,12 +3,9 @@ package ext
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -71,17 +68,7 @@ func TestWriteMetaBg(t *testing.T) {
 			}
 			o := c.opts
 			o.Size = sizeOf(c.size)
-			o.UUID, o.HashSeed = testUUID, testHashSeed
-			o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
-			got, err := Build(fstree.Dir(src), &o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareImages(t, got, want)
-			img := filepath.Join(t.TempDir(), "w.img")
-			if err := os.WriteFile(img, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			got, img := buildCompared(t, src, o, want)
 			e2fsckClean(t, img)
 			f, err := NewReader(bytes.NewReader(got), int64(len(got)))
 			if err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
@@ -76,17 +75,7 @@ func TestWriteQuota(t *testing.T) {
 				}
 				o := c.o
 				o.Size = 32 << 20
-				o.UUID, o.HashSeed = testUUID, testHashSeed
-				o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
-				got, err := Build(fstree.Dir(src), &o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareImages(t, got, want)
-				img := filepath.Join(t.TempDir(), "w.img")
-				if err := os.WriteFile(img, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				got, img := buildCompared(t, src, o, want)
 				if tree == "empty" {
 					e2fsckClean(t, img)
 				} else {

@@ -121,18 +121,7 @@ func TestWriteReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := c.opts
-				o.UUID, o.HashSeed = testUUID, testHashSeed
-				o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
-				got, err := Build(fstree.Dir(src), &o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareImages(t, got, want)
-				img := filepath.Join(t.TempDir(), "w.img")
-				if err := os.WriteFile(img, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				got, img := buildCompared(t, src, c.opts, want)
 				e2fsckClean(t, img)
 				if tree == "small" {
 					f, err := NewReader(bytes.NewReader(got), int64(len(got)))
@@ -166,6 +155,25 @@ func TestWriteReaderTree(t *testing.T) {
 			checkAgainstTree(t, f, src, true, false)
 		})
 	}
+}
+
+// buildCompared builds src with o (the test ids and SOURCE_DATE_EPOCH
+// added), fails where it differs from want, and returns the image and a
+// file of the test's holding it.
+func buildCompared(t *testing.T, src string, o Options, want []byte) ([]byte, string) {
+	t.Helper()
+	o.UUID, o.HashSeed = testUUID, testHashSeed
+	o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true
+	got, err := Build(fstree.Dir(src), &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareImages(t, got, want)
+	img := filepath.Join(t.TempDir(), "w.img")
+	if err := os.WriteFile(img, got, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return got, img
 }
 
 // sameAsReference makes the image of src with o (the test ids and
