@@ -108,7 +108,10 @@ func TestWriteReference(t *testing.T) {
 	if err := os.Mkdir(trees["empty"], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range writeCases {
+	for i, c := range writeCases {
+		if testing.Short() && i%3 != 0 {
+			continue // -short (the race run in CI) takes every third case
+		}
 		if c.long && !tooltest.Long() {
 			continue
 		}
@@ -148,6 +151,9 @@ func TestWriteReaderTree(t *testing.T) {
 		typ string
 		bs  int
 	}{{"ext2", 1024}, {"ext2", 4096}, {"ext3", 1024}, {"ext4", 1024}, {"ext4", 4096}} {
+		if testing.Short() && v.typ != "ext4" {
+			continue // -short (the race run in CI): ext4 only
+		}
 		typ, bs := v.typ, v.bs
 		t.Run(fmt.Sprint(typ, "-", bs), func(t *testing.T) {
 			t.Parallel()
@@ -345,7 +351,10 @@ func TestWriteExtentTrees(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, refMke2fs)
 	src := islandTree(t)
-	for _, v := range []struct{ bs, isize int }{{1024, 256}, {4096, 256}, {1024, 128}, {2048, 256}} {
+	for i, v := range []struct{ bs, isize int }{{1024, 256}, {4096, 256}, {1024, 128}, {2048, 256}} {
+		if testing.Short() && i != 0 {
+			continue // -short (the race run in CI): 1 KiB blocks only
+		}
 		t.Run(fmt.Sprint(v.bs, "-", v.isize), func(t *testing.T) {
 			t.Parallel()
 			// islands 64 KiB apart and extent trees past the inode: I/O the
