@@ -89,7 +89,7 @@ func TestDebianIdentity(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "makefs")
 	for k, c := range debianCases {
-		if testing.Short() && k%3 != 0 {
+		if !tooltest.ShortSample(k, 3) {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
 		for _, tr := range tooltest.Pick(k, debianTimes) {

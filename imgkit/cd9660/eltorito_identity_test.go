@@ -23,7 +23,7 @@ func TestBootIdentity(t *testing.T) {
 	tooltest.Need(t, "freebsd-makefs")
 	n := 0 // the cases run so far, which take the variants in turn (tooltest.Pick)
 	for k, c := range bootCases {
-		if testing.Short() && k%3 != 0 {
+		if !tooltest.ShortSample(k, 3) {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
 		extras := tooltest.Pick(n, [][]string{nil, {"rockridge"}})

@@ -31,7 +31,7 @@ func TestBootReaders(t *testing.T) {
 	tooltest.Need(t, "xorriso")
 	n := 0 // the cases run so far, which take the variants in turn (tooltest.Pick)
 	for k, c := range bootCases {
-		if testing.Short() && k%3 != 0 {
+		if !tooltest.ShortSample(k, 3) {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
 		if strings.Count(c.opts, "bootimage=") > 32 {

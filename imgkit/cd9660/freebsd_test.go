@@ -148,7 +148,7 @@ func TestFreeBSDIdentity(t *testing.T) {
 	t.Parallel()
 	tooltest.Need(t, "freebsd-makefs")
 	for k, c := range identityCases {
-		if testing.Short() && k%3 != 0 {
+		if !tooltest.ShortSample(k, 3) {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
 		name := c.tree + "/" + strings.Join(c.opts, ",")

@@ -138,7 +138,7 @@ func TestWriteInlineData(t *testing.T) {
 		{"ext3", 1024, 1024, "inline_data,^dir_index,^filetype", 0},
 		{"ext4", 1024, 256, "inline_data,^64bit,^extent", 0},
 	} {
-		if testing.Short() && i%4 != 0 {
+		if !tooltest.ShortSample(i, 4) {
 			continue // -short (the race run in CI) takes every fourth case
 		}
 		t.Run(fmt.Sprintf("%s-%d-%d-%s", v.typ, v.bs, v.isize, v.features), func(t *testing.T) {

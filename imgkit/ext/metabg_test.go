@@ -59,7 +59,7 @@ func TestWriteMetaBg(t *testing.T) {
 		{"ext3-1k-packed", "64M", Options{Type: "ext3", BlockSize: 1024, PackedMetaBlocks: true},
 			[]string{"-t", "ext3", "-b", "1024", "-E", seedPacked}, false, 8},
 	} {
-		if testing.Short() && i%4 != 0 {
+		if !tooltest.ShortSample(i, 4) {
 			continue // -short (the race run in CI) takes every fourth case
 		}
 		t.Run(c.name, func(t *testing.T) {

@@ -109,7 +109,7 @@ func TestWriteReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range writeCases {
-		if testing.Short() && i%3 != 0 {
+		if !tooltest.ShortSample(i, 3) {
 			continue // -short (the race run in CI) takes every third case
 		}
 		if c.long && !tooltest.Long() {
@@ -605,7 +605,10 @@ func TestWriteDeepExtentTreesExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, bs := range []int{1024, 4096} {
+	for i, bs := range []int{1024, 4096} {
+		if !tooltest.ShortSample(i, 2) {
+			continue // -short: 1 KiB blocks, the deeper trees
+		}
 		t.Run(fmt.Sprint(bs), func(t *testing.T) {
 			t.Parallel()
 			f := sameAsReference(t, src, "64M", Options{Type: "ext4", BlockSize: bs, Size: 64 << 20}, "-t", "ext4", "-b", fmt.Sprint(bs))

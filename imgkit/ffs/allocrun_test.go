@@ -38,13 +38,13 @@ func randomSizedTree(r *rand.Rand) *fstree.Tree {
 // geometries include short fs_maxbpg sections, several cylinder groups
 // and images with few blocks to spare, where runs stop at blocks in use.
 // FIXTUREGEN_LONG=1 builds all 60 draws; by default every third of them
-// is built (the same draws), and with -short the first 15.
+// is built (the same draws), and with -short the first 6.
 func TestAllocRunSameBytes(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(14, 17))
 	n, every := 60, 3
 	if testing.Short() {
-		n, every = 15, 1
+		n, every = 6, 1
 	}
 	ts := time.Unix(1000000000, 0).UTC()
 	failed, built := 0, 0

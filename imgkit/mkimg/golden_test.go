@@ -133,7 +133,11 @@ func TestFreeBSDGolden(t *testing.T) {
 	write("partition_data_4M.bin", bytes.Repeat([]byte("P\n"), 2097152))
 	write("boot-8192", bytes.Repeat([]byte("B\n"), 4096))
 	write("boot-512", bytes.Repeat([]byte("B\n"), 256))
-	sample := tooltest.NewSampler(3)
+	k := 3
+	if testing.Short() {
+		k = 9
+	}
+	sample := tooltest.NewSampler(k)
 	defer sample.Log(t)
 	for _, g := range files {
 		// img-GEOM-BLKSZ-SCHEME.FORMAT.hex: by default every third

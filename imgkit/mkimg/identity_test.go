@@ -317,11 +317,15 @@ func shortName(line string) string {
 }
 
 // eachLine runs check on each command line in a parallel subtest named
-// by shortName, with inputs' files in dir.
+// by shortName, with inputs' files in dir; with -short on every other
+// line (tooltest.ShortSample).
 func eachLine(t *testing.T, lines []string, check func(t *testing.T, dir, line string)) {
 	t.Helper()
 	dir := inputsDir(t)
-	for _, line := range lines {
+	for i, line := range lines {
+		if !tooltest.ShortSample(i, 2) {
+			continue
+		}
 		t.Run(shortName(line), func(t *testing.T) {
 			t.Parallel()
 			check(t, dir, line)

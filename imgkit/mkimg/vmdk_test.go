@@ -46,7 +46,8 @@ var vmdkLines = []string{
 // for every fifth line WriteFile (the raw disk and the spool in temporary
 // files) and Write must give Build's bytes. vmdkLines are compared in
 // both formats; the matrix's lines in both with FIXTUREGEN_LONG=1, by
-// default in one of the two, in turn.
+// default in one of the two, in turn. With -short it takes every third
+// line.
 func TestVMDKFreeBSD(t *testing.T) {
 	t.Parallel()
 	ref := tooltest.Need(t, "freebsd-mkimg")
@@ -60,6 +61,9 @@ func TestVMDKFreeBSD(t *testing.T) {
 		}
 	}
 	for i, line := range lines {
+		if !tooltest.ShortSample(i, 3) {
+			continue
+		}
 		formats := []string{"vmdk", "vmdks"}
 		if i >= len(vmdkLines) {
 			formats = tooltest.Pick(i-len(vmdkLines), formats)

@@ -390,7 +390,7 @@ func TestFreeBSDMakefsBytes(t *testing.T) {
 	}
 	makeBootstraps(t, root)
 	for k, c := range fbsdMatrix() {
-		if testing.Short() && k%3 != 0 {
+		if !tooltest.ShortSample(k, 3) {
 			continue // -short (CI's race run): every third case; the run without -short, all
 		}
 		for i, a := range c.args {
@@ -426,7 +426,7 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 	tooltest.Need(t, "freebsd-makefs")
 	fsck := tooltest.Need(t, "fsck.fat")
 	src := makeFbsdTree(t, t.TempDir(), "small")
-	for _, c := range []struct {
+	for i, c := range []struct {
 		args []string
 		// sameFAT is set where FreeBSD's msdosfs, which takes the FAT
 		// type from the cluster count, fills the FAT as the boot sector
@@ -441,6 +441,9 @@ func TestFreeBSDInvalidLayouts(t *testing.T) {
 		{[]string{"-s", "2m", "-o", "sectors_per_fat=4"}, true, "the volume is cut to"},
 		{[]string{"-S", "4096", "-s", "4m", "-o", "num_FAT=2"}, false, "counts the image in 512-byte units"}, // 8 times the sectors the file holds // capped FAT12 of 4084 clusters, filled as FAT16  // the 1232 KiB floppy in 512-byte sectors
 	} {
+		if !tooltest.ShortSample(i, 2) {
+			continue // -short (CI's race run): every other layout
+		}
 		args := c.args
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -544,8 +547,8 @@ func TestFreeBSDSmallest(t *testing.T) {
 // fails fsck.fat (the invalid layouts of DETAILS.md) the
 // writer's must pass it instead; where both refuse the tree for want of
 // space, that is agreement; every other case must give the same bytes.
-// FIXTUREGEN_LONG=1 runs all 150 cases; otherwise every third is run,
-// and each case with a tree, size, FAT type, cluster size, FAT count or
+// FIXTUREGEN_LONG=1 runs all 150 cases; otherwise every third is run
+// (every ninth with -short), and each case with a tree, size, FAT type, cluster size, FAT count or
 // other option no case run before it has (each drawn as in the whole
 // run).
 func TestFreeBSDRandomOptions(t *testing.T) {
@@ -562,7 +565,11 @@ func TestFreeBSDRandomOptions(t *testing.T) {
 	slices.Sort(names)
 	r := rand.New(rand.NewPCG(10, 2026))
 	sizes := []string{"300k", "700k", "1m", "1500k", "3m", "5m", "6m", "9m", "17m", "33m", "34m", "50m"}
-	sample := tooltest.NewSampler(3)
+	k := 3
+	if testing.Short() {
+		k = 9
+	}
+	sample := tooltest.NewSampler(k)
 	defer sample.Log(t)
 	for range 150 {
 		var o []string

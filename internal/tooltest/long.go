@@ -28,6 +28,14 @@ func Long() bool { return os.Getenv(LongEnv) == "1" }
 // case.
 func Sample(i, k int) bool { return Long() || k < 2 || i%k == 0 }
 
+// ShortSample reports whether case i (counting from 0) of a table runs
+// under testing.Short, which CI's -race run sets: every case without
+// -short, and otherwise those with i%k == 0. The race run looks for data
+// races, which a few cases of a comparison table find as well as all of
+// them; the long run, without -short, compares every case. A k below 2
+// keeps every case.
+func ShortSample(i, k int) bool { return !testing.Short() || k < 2 || i%k == 0 }
+
 // Pick returns the variants that case k (counting from 0) of a sweep
 // runs in, for a sweep that runs each case in several variants (with
 // several tools, formats or option sets): all of them under Long;
