@@ -2,6 +2,7 @@ package ext
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -139,4 +141,29 @@ func bigallocTree(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// TestWriteBigallocRefused checks that bigalloc settings mke2fs refuses
+// are refused with ErrOption naming the field: bigalloc without extent,
+// a cluster size without bigalloc, out of range, or smaller than the
+// block size.
+func TestWriteBigallocRefused(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Type: "ext2", Size: 64 << 20, Features: []string{"bigalloc"}}, "bigalloc needs extent"},
+		{Options{Type: "ext4", Size: 64 << 20, Features: []string{"bigalloc", "^extent", "^64bit"}}, "bigalloc needs extent"},
+		{Options{Type: "ext4", Size: 64 << 20, ClusterSize: 16384}, "ClusterSize 16384: specifying a cluster size requires the bigalloc feature"},
+		{Options{Type: "ext4", Size: 64 << 20, ClusterSize: 1024, Features: []string{"bigalloc"}}, "ClusterSize 1024: invalid cluster size"},
+		{Options{Type: "ext4", Size: 64 << 20, ClusterSize: 1 << 30, Features: []string{"bigalloc"}}, "invalid cluster size"},
+		{Options{Type: "ext4", Size: 64 << 20, BlockSize: 4096, ClusterSize: 2048, Features: []string{"bigalloc"}}, "may not be smaller than the block size"},
+	} {
+		_, err := Build(fstree.Dir(src), &c.o)
+		if !errors.Is(err, ErrOption) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want ErrOption saying %q", c.o, err, c.want)
+		}
+	}
 }

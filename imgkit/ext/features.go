@@ -144,9 +144,6 @@ func newFeatures(o *Options) (features, error) {
 	if ft.bigalloc && !ft.extents {
 		return ft, fmt.Errorf("%w: Features: bigalloc needs extent (Can't support bigalloc feature without extents feature, as mke2fs says)", ErrOption)
 	}
-	if o.ClusterSize != 0 && !ft.bigalloc {
-		return ft, fmt.Errorf("%w: ClusterSize %d: specifying a cluster size requires the bigalloc feature, as mke2fs says", ErrOption, o.ClusterSize)
-	}
 	if ft.csumSeed && !ft.csum {
 		if asked["metadata_csum_seed"] {
 			return ft, fmt.Errorf("%w: Features: metadata_csum_seed needs metadata_csum", ErrOption)

@@ -138,6 +138,9 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	if ratio < bs {
 		ratio = bs
 	}
+	if o.ClusterSize != 0 && !ft.bigalloc {
+		return nil, fmt.Errorf("%w: ClusterSize %d: specifying a cluster size requires the bigalloc feature, as mke2fs says", ErrOption, o.ClusterSize)
+	}
 	if ft.bigalloc {
 		// mke2fs takes log2 of the cluster size in KiB, rounded down
 		// (16 times the block size by default); ext2fs_initialize
