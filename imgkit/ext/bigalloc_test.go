@@ -30,19 +30,19 @@ func TestWriteBigalloc(t *testing.T) {
 		opts Options
 		args []string
 	}{
-		{"4k-default", "64M", Options{Type: "ext4", BlockSize: 4096, Features: []string{"bigalloc"}},
+		{"4k-default", "32M", Options{Type: "ext4", BlockSize: 4096, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "4096", "-O", "bigalloc"}},
-		{"4k-8k", "64M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 8192, Features: []string{"bigalloc"}},
+		{"4k-8k", "32M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 8192, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "4096", "-O", "bigalloc", "-C", "8192"}},
 		{"4k-128k", "128M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 128 << 10, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "4096", "-O", "bigalloc", "-C", "131072"}},
-		{"1k-2k", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 2048, Features: []string{"bigalloc"}},
+		{"1k-2k", "32M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 2048, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc", "-C", "2048"}},
-		{"1k-default", "64M", Options{Type: "ext4", BlockSize: 1024, Features: []string{"bigalloc"}},
+		{"1k-default", "32M", Options{Type: "ext4", BlockSize: 1024, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc"}},
-		{"1k-64k", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 65536, Features: []string{"bigalloc"}},
+		{"1k-64k", "32M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 65536, Features: []string{"bigalloc"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc", "-C", "65536"}},
-		{"1k-4k-nojournal", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 4096, Features: []string{"bigalloc", "^has_journal"}},
+		{"1k-4k-nojournal", "32M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 4096, Features: []string{"bigalloc", "^has_journal"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc,^has_journal", "-C", "4096"}},
 		// -g counts clusters: several groups, flex_bg
 		{"1k-16k-groups", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 16384, BlocksPerGroup: 512, Features: []string{"bigalloc"}},
@@ -53,13 +53,13 @@ func TestWriteBigalloc(t *testing.T) {
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc,^flex_bg", "-C", "4096", "-g", "1024"}},
 		{"4k-meta_bg", "64M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 16384, BlocksPerGroup: 256, Features: []string{"bigalloc", "meta_bg", "^resize_inode"}},
 			[]string{"-t", "ext4", "-b", "4096", "-O", "bigalloc,meta_bg,^resize_inode", "-C", "16384", "-g", "256"}},
-		{"1k-inline", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 4096, Features: []string{"bigalloc", "inline_data"}},
+		{"1k-inline", "32M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 4096, Features: []string{"bigalloc", "inline_data"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc,inline_data", "-C", "4096"}},
-		{"1k-quota", "64M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 8192, Features: []string{"bigalloc", "quota"}},
+		{"1k-quota", "32M", Options{Type: "ext4", BlockSize: 1024, ClusterSize: 8192, Features: []string{"bigalloc", "quota"}},
 			[]string{"-t", "ext4", "-b", "1024", "-O", "bigalloc,quota", "-C", "8192"}},
-		{"4k-noresize", "64M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 16384, Features: []string{"bigalloc", "^resize_inode"}},
+		{"4k-noresize", "32M", Options{Type: "ext4", BlockSize: 4096, ClusterSize: 16384, Features: []string{"bigalloc", "^resize_inode"}},
 			[]string{"-t", "ext4", "-b", "4096", "-O", "bigalloc,^resize_inode", "-C", "16384"}},
-		{"4k-32k-ext3", "64M", Options{Type: "ext3", BlockSize: 4096, ClusterSize: 32768, Features: []string{"bigalloc", "extent"}},
+		{"4k-32k-ext3", "32M", Options{Type: "ext3", BlockSize: 4096, ClusterSize: 32768, Features: []string{"bigalloc", "extent"}},
 			[]string{"-t", "ext3", "-b", "4096", "-O", "bigalloc,extent", "-C", "32768"}},
 	} {
 		if testing.Short() && i%3 != 0 {
@@ -105,7 +105,7 @@ func TestWriteBigalloc(t *testing.T) {
 }
 
 // bigallocTree is smallTree with what clusters change: a sparse file
-// whose data shares clusters with holes, a folder of 600 entries that
+// whose data shares clusters with holes, a folder of 300 entries that
 // grows past a cluster, and user attributes in inodes and in a block.
 func bigallocTree(t *testing.T) string {
 	t.Helper()
@@ -126,7 +126,7 @@ func bigallocTree(t *testing.T) string {
 	if err := os.Mkdir(filepath.Join(dir, "folder"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 600 {
+	for i := range 300 {
 		if err := os.WriteFile(filepath.Join(dir, "folder", fmt.Sprintf("file-%04d", i)), []byte{byte(i)}, 0o644); err != nil {
 			t.Fatal(err)
 		}
