@@ -60,6 +60,10 @@ type fsys struct {
 	// io replays mke2fs's block I/O for s_kbytes_written (nil: not
 	// counted).
 	io *ioModel
+	// clustered is set once the tables are placed with bigalloc
+	// (ext2fs_convert_subcluster_bitmap): from then on a block marked
+	// or cleared is its whole cluster.
+	clustered bool
 }
 
 // dataRun is a run of a file's blocks that follow each other both in the
@@ -120,7 +124,38 @@ func (f *fsys) dirTailSize() int {
 }
 
 func (f *fsys) used(b uint64) bool { return f.bmap.test(b) }
-func (f *fsys) mark(b uint64)      { f.bmap.set(b) }
+
+// mark marks block b used: its cluster once the bitmap counts clusters.
+func (f *fsys) mark(b uint64) {
+	if f.clustered {
+		c := b &^ f.g.cmask()
+		f.bmap.setRange(c, c+f.g.ratio())
+		return
+	}
+	f.bmap.set(b)
+}
+
+// unmark frees block b (its cluster once the bitmap counts clusters).
+func (f *fsys) unmark(b uint64) {
+	if !f.clustered {
+		f.bmap.clear(b)
+		return
+	}
+	for c := b &^ f.g.cmask(); c <= b|f.g.cmask(); c++ {
+		f.bmap.clear(c)
+	}
+}
+
+// toClusters turns the block bitmap into a cluster bitmap
+// (ext2fs_convert_subcluster_bitmap): a cluster holding a used block is
+// used whole.
+func (f *fsys) toClusters() {
+	if f.g.cbits == 0 {
+		return
+	}
+	f.bmap.roundRuns(f.g.ratio())
+	f.clustered = true
+}
 
 // usedIn counts the used blocks from start to end (exclusive).
 func (f *fsys) usedIn(start, end uint64) uint64 { return f.bmap.count(start, end) }
@@ -131,6 +166,12 @@ func (f *fsys) usedIn(start, end uint64) uint64 { return f.bmap.count(start, end
 func (f *fsys) reserveSuper(group uint32) {
 	g := f.g
 	first := g.groupFirst(uint64(group))
+	if first == 0 && g.bs == 1024 {
+		// with 1 KiB blocks and bigalloc block 0 is group 0's, marked
+		// with the superblock at 1
+		f.mark(0)
+		first = g.sbBlock()
+	}
 	if g.hasSuper(group) {
 		f.mark(first)
 	}
@@ -346,6 +387,7 @@ func (f *fsys) newBlock(goal uint64) (uint64, error) {
 	if goal == 0 || goal >= g.blocks {
 		goal = g.firstData
 	}
+	goal &^= g.cmask()
 	if b, ok := f.bmap.firstZero(goal, g.blocks); ok {
 		return b, nil
 	}
@@ -427,8 +469,10 @@ func (f *fsys) newInodeRecord(ino uint32) inode {
 	return n
 }
 
-func (f *fsys) addIBlocks(n inode, blocks uint64) {
-	le.PutUint32(n.iBlocksLo(), le.Uint32(n.iBlocksLo())+uint32(blocks*uint64(f.g.bs/512)))
+// addIBlocks is ext2fs_iblk_add_blocks: units are blocks, or with
+// bigalloc clusters.
+func (f *fsys) addIBlocks(n inode, units uint64) {
+	le.PutUint32(n.iBlocksLo(), le.Uint32(n.iBlocksLo())+uint32(units<<f.g.cbits*uint64(f.g.bs/512)))
 }
 
 func iblock(n inode, i int) uint64 { return uint64(le.Uint32(n.iBlockWord(i))) }
@@ -760,9 +804,16 @@ func (f *fsys) expandDir(dir uint32) error {
 		if goal == 0 {
 			goal = f.findInodeGoal(dir, n)
 		}
-		b, err := f.allocBlock(goal)
-		if err != nil {
-			return err
+		var b uint64
+		newClusters := uint64(0)
+		if l > 0 && goal>>f.g.cbits == (goal+1)>>f.g.cbits {
+			b = goal + 1 // bigalloc: the next block of the last one's cluster
+		} else {
+			var err error
+			if b, err = f.allocBlock(goal); err != nil {
+				return err
+			}
+			newClusters = 1
 		}
 		f.io.ri(dir) // ext2fs_check_directory, the read, block_iterate3's
 		f.io.ri(dir)
@@ -770,7 +821,7 @@ func (f *fsys) expandDir(dir uint32) error {
 		f.meta[b] = f.newDirBlock(0, 0)
 		f.dirOwner[b] = dir
 		f.io.w(b)
-		f.addIBlocks(n, 1)
+		f.addIBlocks(n, newClusters)
 		if err := f.extAppend(dir, n, l, b, true); err != nil {
 			return err
 		}
@@ -865,28 +916,59 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	if !hasExtents(n) {
 		return f.mapBlock(ino, n, l)
 	}
+	// load_buffer's lookup, then extent_bmap's goto to l
+	f.pathReadIO(n)
+	f.pathReadIO(n)
+	if b, ok := f.impliedCluster(n, l); ok {
+		// bigalloc: l's logical cluster has a block, so l takes its
+		// place in that block's physical cluster, with no allocation
+		if err := f.extAppend(ino, n, l, b, true); err != nil {
+			return 0, err
+		}
+		f.io.ri(ino)
+		f.io.wi(ino)
+		return b, nil
+	}
 	var goal uint64
 	if e := f.lastExtent(n); l > 0 && e != nil && uint64(le.Uint32(e))+uint64(le.Uint16(e[4:])) == l {
 		goal = leafStart(e, false) + l - 1 - uint64(le.Uint32(e)) // l-1 ends the last extent
 	} else if l > 0 {
 		goal = f.extLookup(n, l-1)
 	}
-	// load_buffer's lookup, then extent_bmap's gotos to l and l-1
-	f.pathReadIO(n)
-	f.pathReadIO(n)
-	f.pathReadIO(n)
+	f.pathReadIO(n) // extent_bmap's goto to l-1
 	b, err := f.allocBlock(goal)
 	if err != nil {
 		return 0, err
 	}
 	f.io.w(b) // ext2fs_alloc_block3 zeroes it through the cache
 	f.addIBlocks(n, 1)
+	b += l & f.g.cmask() // bigalloc: l's place in its cluster
 	if err := f.extAppend(ino, n, l, b, true); err != nil {
 		return 0, err
 	}
 	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
 	f.io.wi(ino)
 	return b, nil
+}
+
+// impliedCluster is bmap.c's implied_cluster_alloc: with bigalloc, the
+// physical block of logical block l when another block of its logical
+// cluster is mapped (looked up in order, each a goto).
+func (f *fsys) impliedCluster(n inode, l uint64) (uint64, bool) {
+	if f.g.cbits == 0 {
+		return 0, false
+	}
+	base := l &^ f.g.cmask()
+	for i := uint64(0); i < f.g.ratio(); i++ {
+		if base+i == l {
+			continue
+		}
+		f.pathReadIO(n)
+		if p := f.extLookup(n, base+i); p != 0 {
+			return p - i + (l - base), true
+		}
+	}
+	return 0, false
 }
 
 // mapBlock is ext2fs_bmap2 with BMAP_ALLOC for a file without extents:

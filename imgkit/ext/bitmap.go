@@ -57,6 +57,36 @@ func (m *bitmap) set(i uint64) {
 	}
 }
 
+// setRange sets the bits from i to end (exclusive).
+func (m *bitmap) setRange(i, end uint64) {
+	k := m.after(i)
+	if k > 0 && m.runs[k-1].end == i {
+		k-- // the run before touches it
+	}
+	j := k
+	for j < len(m.runs) && m.runs[j].start <= end {
+		i, end = min(i, m.runs[j].start), max(end, m.runs[j].end)
+		j++
+	}
+	m.runs = append(m.runs[:k], append([]bitRun{{i, end}}, m.runs[j:]...)...)
+}
+
+// roundRuns widens every run to multiples of unit (a power of 2) and
+// joins the runs that then touch: a block bitmap becoming a cluster
+// bitmap, as ext2fs_convert_subcluster_bitmap makes it.
+func (m *bitmap) roundRuns(unit uint64) {
+	old := m.runs
+	m.runs = nil
+	for _, r := range old {
+		s, e := r.start&^(unit-1), (r.end+unit-1)&^(unit-1)
+		if k := len(m.runs); k > 0 && m.runs[k-1].end >= s {
+			m.runs[k-1].end = max(m.runs[k-1].end, e)
+			continue
+		}
+		m.runs = append(m.runs, bitRun{s, e})
+	}
+}
+
 func (m *bitmap) clear(i uint64) {
 	k := m.after(i)
 	if k == len(m.runs) || m.runs[k].start > i {

@@ -36,8 +36,7 @@
 // Not read yet: encrypted names and contents (read as stored), the
 // journal's transactions (Fields describes the journal inode and its
 // superblock; it is not listed as a file), POSIX ACLs in getxattr(2)'s
-// form (Xattrs gives them as stored), and bigalloc clusters beyond what
-// block numbers say.
+// form (Xattrs gives them as stored).
 //
 // The writer (WriteFile, Write, Build) makes ext2, ext3 and ext4 images
 // from a source tree as `mke2fs -t TYPE -d DIR` of e2fsprogs 1.47.4 does

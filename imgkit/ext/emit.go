@@ -43,20 +43,20 @@ func (w *writer) write(im *bcache.Image) error {
 	for i := uint32(0); i < g.groups; i++ {
 		st := &states[i]
 		bm, used := w.blockBitmap(i, st, bmBuf)
-		totalFreeB += uint64(st.freeBlocks)
+		totalFreeB += uint64(st.freeBlocks) << g.cbits
 		// A group that holds no superblock copy keeps the BLOCK_UNINIT
 		// ext2fs_initialize gave it until a block of it is allocated
 		// (its own bitmaps and inode table do not count without flex_bg,
 		// where ext2fs_allocate_group_table does not clear the flag), and
 		// its bitmap is not written (write_bitmaps skips it).
 		if g.logFlex == 0 {
-			used -= 2 + g.itbPerGroup
+			used -= w.tableClusters(i)
 		}
 		if f.groupCsum && used == 0 && i != g.groups-1 && !g.hasSuper(i) {
 			st.flags |= bgBlockUninit
 		} else {
 			if f.csum {
-				st.bbmCsum = crc32c(seed, bm[:g.bpg/8])
+				st.bbmCsum = crc32c(seed, bm[:g.cpg()/8])
 			}
 			if err := put(f.bbmLoc[i], bm); err != nil {
 				return err
@@ -153,20 +153,50 @@ func (w *writer) blockBitmap(i uint32, st *groupState, buf []byte) (bm []byte, u
 	g, f := w.g, w.f
 	first, last := g.groupFirst(uint64(i)), g.groupLast(uint64(i))
 	bm = buf
-	f.bmap.chunkBytes(uint64(i), bm[:g.bpg/8])
-	for j := range bm[g.bpg/8:] {
-		bm[g.bpg/8+uint64(j)] = 0xff
+	cpg := g.cpg()
+	if g.cbits == 0 {
+		f.bmap.chunkBytes(uint64(i), bm[:cpg/8])
+	} else {
+		// a bit per cluster: the block bitmap's runs are whole clusters
+		clear(bm[:cpg/8])
+		for c := first >> g.cbits; c <= last>>g.cbits; c++ {
+			if f.used(c << g.cbits) {
+				j := c - first>>g.cbits
+				bm[j/8] |= 1 << (j % 8)
+			}
+		}
 	}
-	used = f.usedIn(first, last+1)
-	st.freeBlocks = uint32(last + 1 - first - used)
+	for j := range bm[cpg/8:] {
+		bm[cpg/8+uint64(j)] = 0xff
+	}
+	used = f.usedIn(first, last+1) >> g.cbits
+	st.freeBlocks = uint32((last+1-first)>>g.cbits - used)
 	if i == g.groups-1 {
-		if nbits := (g.blocks - g.firstData) % g.bpg; nbits != 0 {
+		if nbits := (g.blocks - g.firstData) % g.bpg >> g.cbits; nbits != 0 {
 			for j := nbits; j < uint64(g.bs)*8; j++ {
 				bm[j/8] |= 1 << (j % 8)
 			}
 		}
 	}
 	return bm, used
+}
+
+// tableClusters counts the clusters (blocks without bigalloc) of group
+// i that its own bitmaps and inode table take.
+func (w *writer) tableClusters(i uint32) uint64 {
+	g, f := w.g, w.f
+	if g.cbits == 0 {
+		return 2 + g.itbPerGroup
+	}
+	seen := map[uint64]bool{}
+	for _, r := range [][2]uint64{{f.bbmLoc[i], 1}, {f.ibmLoc[i], 1}, {f.itLoc[i], g.itbPerGroup}} {
+		for b := r[0]; b < r[0]+r[1]; b++ {
+			if g.groupOfBlock(b) == uint64(i) {
+				seen[b>>g.cbits] = true
+			}
+		}
+	}
+	return uint64(len(seen))
 }
 
 // inodeBitmap is group i's inode bitmap, padded with ones, with its free
@@ -280,9 +310,9 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFreeInodesCount(), freeInodes)
 	le.PutUint32(s.sFirstDataBlock(), uint32(g.firstData))
 	le.PutUint32(s.sLogBlockSize(), g.logBS)
-	le.PutUint32(s.sLogClusterSize(), g.logBS)
+	le.PutUint32(s.sLogClusterSize(), g.logBS+g.cbits)
 	le.PutUint32(s.sBlocksPerGroup(), uint32(g.bpg))
-	le.PutUint32(s.sClustersPerGroup(), uint32(g.bpg))
+	le.PutUint32(s.sClustersPerGroup(), uint32(g.cpg()))
 	le.PutUint32(s.sInodesPerGroup(), g.ipg)
 	le.PutUint32(s.sWtime(), f.now)
 	le.PutUint16(s.sMaxMntCount(), 0xffff)
@@ -347,6 +377,7 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 		{ft.csum, &roCompat, roCompatMetadataCsum},
 		{ft.quota, &roCompat, roCompatQuota},
 		{ft.project, &roCompat, roCompatProject},
+		{ft.bigalloc, &roCompat, roCompatBigalloc},
 	} {
 		if b.on {
 			*b.word |= b.bit

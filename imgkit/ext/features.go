@@ -40,6 +40,8 @@ type features struct {
 	// group's first, second and last group (ext2fs_initialize also
 	// turns it on when the descriptors would fill a group).
 	metaBg bool
+	// bigalloc allocates blocks a cluster at a time (Options.ClusterSize).
+	bigalloc bool
 }
 
 // featureNames maps each feature the writer can turn on or off to its
@@ -95,12 +97,14 @@ func (ft *features) named(name string) *bool {
 		return &ft.project
 	case "meta_bg":
 		return &ft.metaBg
+	case "bigalloc":
+		return &ft.bigalloc
 	}
 	return nil
 }
 
 // FeatureNames lists the features Options.Features may turn on or off.
-const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data, quota, project, meta_bg and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
+const FeatureNames = "has_journal, extent, flex_bg, 64bit, metadata_csum, metadata_csum_seed, uninit_bg, orphan_file, huge_file, dir_nlink, extra_isize, sparse_super2, encrypt, casefold, inline_data, quota, project, meta_bg, bigalloc and the base features sparse_super, large_file, filetype, resize_inode, dir_index, ext_attr"
 
 // newFeatures is the feature set of o, checked as mke2fs checks it:
 // 64bit needs extent; metadata_csum_seed needs metadata_csum and
@@ -136,6 +140,9 @@ func newFeatures(o *Options) (features, error) {
 	}
 	if ft.bit64 && !ft.extents {
 		return ft, fmt.Errorf("%w: Features: 64bit needs extent, as mke2fs says", ErrOption)
+	}
+	if ft.bigalloc && !ft.extents {
+		return ft, fmt.Errorf("%w: Features: bigalloc needs extent (Can't support bigalloc feature without extents feature, as mke2fs says)", ErrOption)
 	}
 	if ft.csumSeed && !ft.csum {
 		if asked["metadata_csum_seed"] {

@@ -46,6 +46,9 @@ func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte)
 	if o.QuotaTypes != nil {
 		fmt.Fprintf(h, "quotatypes %q\n", strings.Join(o.QuotaTypes, ":"))
 	}
+	if w.g.cbits != 0 {
+		fmt.Fprintf(h, "clustersize %d\n", w.g.bs<<w.g.cbits)
+	}
 	if more := (Options{LastMounted: o.LastMounted, InodeCount: o.InodeCount, BlocksPerGroup: o.BlocksPerGroup,
 		FlexGroups: o.FlexGroups, JournalMiB: o.JournalMiB, RootUID: o.RootUID, RootGID: o.RootGID,
 		Stride: o.Stride, StripeWidth: o.StripeWidth, ZeroedInodeTables: o.ZeroedInodeTables, Errors: o.Errors}); !reflect.DeepEqual(more, Options{}) {

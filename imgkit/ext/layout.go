@@ -38,6 +38,29 @@ type mkGeometry struct {
 	// metaBg is meta_bg (s_first_meta_bg 0): a meta group's
 	// descriptor block in its first, second and last group only.
 	metaBg bool
+	// cbits is bigalloc's log2 of blocks per cluster
+	// (s_log_cluster_size - s_log_block_size), 0 without it: blocks
+	// are allocated a cluster at a time and the block bitmap has a bit
+	// per cluster.
+	cbits uint32
+}
+
+// ratio is EXT2FS_CLUSTER_RATIO, blocks per cluster.
+func (g *mkGeometry) ratio() uint64 { return 1 << g.cbits }
+
+// cpg is s_clusters_per_group.
+func (g *mkGeometry) cpg() uint64 { return g.bpg >> g.cbits }
+
+// cmask is EXT2FS_CLUSTER_MASK.
+func (g *mkGeometry) cmask() uint64 { return g.ratio() - 1 }
+
+// sbBlock is the block of group 0's superblock: s_first_data_block, but
+// block 1 with 1 KiB blocks and bigalloc, whose first data block is 0.
+func (g *mkGeometry) sbBlock() uint64 {
+	if g.bs == 1024 {
+		return 1
+	}
+	return g.firstData
 }
 
 const (
@@ -115,6 +138,30 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 	if ratio < bs {
 		ratio = bs
 	}
+	if o.ClusterSize != 0 && !ft.bigalloc {
+		return nil, fmt.Errorf("%w: ClusterSize %d: specifying a cluster size requires the bigalloc feature, as mke2fs says", ErrOption, o.ClusterSize)
+	}
+	if ft.bigalloc {
+		// mke2fs takes log2 of the cluster size in KiB, rounded down
+		// (16 times the block size by default); ext2fs_initialize
+		// takes 0 (a size under 2 KiB) as no value, and gives the
+		// default
+		cs := o.ClusterSize
+		if cs == 0 {
+			cs = 16 * bs
+		}
+		logC := uint32(bits.Len(uint(cs>>10))) - 1
+		if logC != 0 && logC < g.logBS {
+			return nil, fmt.Errorf("%w: ClusterSize %d: the cluster size may not be smaller than the block size (%d), as mke2fs says", ErrOption, o.ClusterSize, bs)
+		}
+		if o.InodeRatio == 0 && ratio < 1024<<logC {
+			ratio = 1024 << logC
+		}
+		if logC == 0 {
+			logC = g.logBS + 4
+		}
+		g.cbits = logC - g.logBS
+	}
 	if param > 0xffffffff {
 		if !ft.bit64 {
 			return nil, fmt.Errorf("%w: %d blocks need the 64bit feature (ext4)", ErrOption, param)
@@ -159,8 +206,8 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		return nil, fmt.Errorf("%w: InodeSize %d times %d inodes does not fit %d blocks", ErrOption, g.inodeSize, inodesParam, param)
 	}
 	rParam := uint64(pct * float64(param) / 100.0)
-	if bs == 1024 {
-		g.firstData = 1
+	if bs == 1024 && g.cbits == 0 {
+		g.firstData = 1 // with bigalloc the first cluster holds block 0
 	}
 	g.bpg = min(uint64(bs)*8, maxBlocksPerGroup)
 	if o.BlocksPerGroup != 0 {
@@ -170,6 +217,20 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		g.bpg = uint64(o.BlocksPerGroup)
 	}
 	g.blocks = param
+	if ft.bigalloc {
+		// -g counts clusters; a group has 8 times the block size of
+		// them, at most 65528 (EXT2_MAX_CLUSTERS_PER_GROUP)
+		cpg := uint64(bs) * 8
+		if o.BlocksPerGroup != 0 {
+			cpg = uint64(o.BlocksPerGroup)
+		}
+		cpg = min(cpg, maxBlocksPerGroup)
+		if cpg<<g.cbits >= 1<<32 {
+			return nil, fmt.Errorf("%w: ClusterSize %d: %d clusters a group are 2^32 blocks or more", ErrOption, bs<<g.cbits, cpg)
+		}
+		g.bpg = cpg << g.cbits
+		g.blocks &^= g.cmask()
+	}
 	g.rBlocks = rParam
 	if g.rBlocks >= param {
 		return nil, fmt.Errorf("%w: the reserved blocks take the whole file system", ErrOption)
@@ -185,7 +246,7 @@ func newGeometry(o *Options, ft features) (*mkGeometry, error) {
 		g.descBlocks = ceilDiv(uint64(g.groups), descPerBlock)
 		ipg := uint32(ceilDiv(uint64(inodesCount), uint64(g.groups)))
 		if ipg > uint32(bs*8) {
-			if g.bpg >= 256 {
+			if !ft.bigalloc && g.bpg >= 256 {
 				g.bpg -= 8
 				g.blocks = param
 				continue
@@ -322,6 +383,9 @@ func (g *mkGeometry) descPerBlock() uint64 { return uint64(g.bs / g.descSize) }
 // is false for a group holding no descriptors.
 func (g *mkGeometry) descBlock(group uint32) (blk uint64, ok bool) {
 	first := g.groupFirst(uint64(group))
+	if first == 0 {
+		first = g.sbBlock()
+	}
 	has := g.hasSuper(group)
 	if !g.metaBg {
 		return first + 1, has

@@ -81,7 +81,7 @@ var usageTypes = map[string][2]int{
 // ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
 // program's name) as prog ("mke2fs", "mkfs.ext2", "mkfs.ext3" or
 // "mkfs.ext4", whose -t is implied) runs it, for what the writer
-// reproduces: -t, -b, -d, -E hash_seed=, root_owner=0:0 and quotatype=, -F, -I, -i,
+// reproduces: -t, -b, -C (with bigalloc), -d, -E hash_seed=, root_owner=0:0 and quotatype=, -F, -I, -i,
 // -j, -L, -m, -O with the default features, -q, -T usage types, -U, the
 // device and the size (with mke2fs's suffixes), and fixturegen's own
 // --timestamp=T (every time T, as makefs -T; seconds or a file's time,
@@ -193,6 +193,9 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			msg = after
 		}
 		return nil, refuse("-O %s: %s", strings.Join(o.Features, ","), strings.TrimPrefix(msg, ": "))
+	}
+	if ft, _ := newFeatures(o); o.ClusterSize != 0 && !ft.bigalloc {
+		return nil, refuse("-C %d: specifying a cluster size requires the bigalloc feature", o.ClusterSize)
 	}
 	if usageArg != "" {
 		ut, ok := usageTypes[usageArg]
@@ -311,6 +314,13 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 				o.Features = append(o.Features, f)
 			}
 		}
+	case 'C':
+		// parse_num_blocks2 with no block size: bytes, or K, M, G, T
+		n, err := parseBlocks(arg, 1)
+		if err != nil || n <= 1024 || n > 1<<29 {
+			return usage("invalid cluster size - %s", arg)
+		}
+		o.ClusterSize = int(n)
 	case 'T':
 		*usageArg = arg
 	case 'U':

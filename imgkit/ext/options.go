@@ -71,6 +71,15 @@ type Options struct {
 	// turns a feature on, ^name off. The features written are FeatureNames
 	// (and the base ones, which cannot be turned off).
 	Features []string
+	// ClusterSize (-C) is bigalloc's allocation unit in bytes: with the
+	// bigalloc feature blocks are allocated a cluster at a time, the
+	// block bitmap has a bit per cluster, s_clusters_per_group is
+	// BlocksPerGroup (-g counts clusters then) and i_blocks counts whole
+	// clusters (ext4 layout, "Bigalloc"). As mke2fs(8) reads -C, the size
+	// is taken as a power of 2 KiB rounded down, from 2048 to 2^29
+	// bytes and at least the block size; 0 means 16 blocks. It needs
+	// bigalloc in Features (which needs extent).
+	ClusterSize int
 	// QuotaTypes (-E quotatype=) are the quota files the quota feature
 	// makes, as mke2fs's words: "usrquota", "grpquota", "prjquota" (or
 	// "usr", "grp", "prj"), each turning its type on from none, or off
@@ -173,6 +182,9 @@ func (o *Options) check() error {
 	}
 	if n := o.FlexGroups; n != 0 && (n&(n-1) != 0 || n > 1<<30) {
 		return fmt.Errorf("%w: FlexGroups %d: want a power of 2", ErrOption, n)
+	}
+	if n := o.ClusterSize; n != 0 && (n <= 1024 || n > 1<<29) {
+		return fmt.Errorf("%w: ClusterSize %d: invalid cluster size (want 2048 to 536870912 bytes), as mke2fs says", ErrOption, n)
 	}
 	if o.JournalMiB < 0 {
 		return fmt.Errorf("%w: JournalMiB %d: want a size in MiB", ErrOption, o.JournalMiB)

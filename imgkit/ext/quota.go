@@ -394,10 +394,14 @@ func (q *quotaInode) alloc() error {
 	var p uint64
 	var err error
 	if f.extents {
-		if p, err = f.allocBlock(f.findInodeGoal(q.ino, nil)); err != nil {
-			return err
+		if p = q.impliedCluster(); p == 0 {
+			if p, err = f.allocBlock(f.findInodeGoal(q.ino, nil)); err != nil {
+				return err
+			}
+			f.io.w(p) // ext2fs_alloc_block3 zeroes it
+			f.addIBlocks(q.n, 1)
+			p += q.blockno & f.g.cmask() // bigalloc: its place in the cluster
 		}
-		f.io.w(p) // ext2fs_alloc_block3 zeroes it
 		merged, err := quotaExtent(q.n, q.blockno, p)
 		if err != nil {
 			return err
@@ -406,7 +410,6 @@ func (q *quotaInode) alloc() error {
 		if !merged {
 			f.leafUpdateIO(q.ino, q.n)
 		}
-		f.addIBlocks(q.n, 1)
 		f.io.ri(q.ino)
 		f.io.wi(q.ino)
 	} else if p, err = f.mapBlock(q.ino, q.n, q.blockno); err != nil {
@@ -418,6 +421,20 @@ func (q *quotaInode) alloc() error {
 	q.phys[q.blockno] = p
 	q.bufPhys = p
 	return nil
+}
+
+// impliedCluster is implied_cluster_alloc for the buffer's block: with
+// bigalloc, its place in the physical cluster of another block of its
+// logical cluster, or 0.
+func (q *quotaInode) impliedCluster() uint64 {
+	g := q.f.g
+	base := q.blockno &^ g.cmask()
+	for i := uint64(0); g.cbits != 0 && i < g.ratio(); i++ {
+		if p := q.lookup(base + i); p != 0 && base+i != q.blockno {
+			return p - i + (q.blockno - base)
+		}
+	}
+	return 0
 }
 
 // flush is ext2fs_file_flush.

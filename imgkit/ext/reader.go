@@ -238,16 +238,28 @@ func (f *FS) groupHasSuper(group uint64) bool {
 	return false
 }
 
+// groupBlock is where group's superblock copy (or descriptor block)
+// would start: its first block, but block 1 for group 0 with 1 KiB
+// blocks and bigalloc, whose s_first_data_block is 0 while the
+// superblock stays at byte 1024 (ext2fs_super_and_bgd_loc2).
+func (f *FS) groupBlock(group uint64) uint64 {
+	blk := f.g.firstData + group*f.g.bpg
+	if blk == 0 && f.g.bsize == 1024 {
+		blk = 1
+	}
+	return blk
+}
+
 // descBlock returns the block holding descriptor block i (of the
 // descriptors' blocks in order): right after the superblock for the
 // traditional layout, or in the first group of its meta group (meta_bg).
 func (f *FS) descBlock(i uint64) uint64 {
 	g := &f.g
 	if i < g.firstMetaBg {
-		return g.firstData + 1 + i
+		return f.groupBlock(0) + 1 + i
 	}
 	group := i * f.descPerBlock()
-	blk := g.firstData + group*g.bpg
+	blk := f.groupBlock(group)
 	if f.groupHasSuper(group) {
 		blk++
 	}

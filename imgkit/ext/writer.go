@@ -237,7 +237,9 @@ func (w *writer) mkfs() error {
 	if err := f.allocateTables(); err != nil {
 		return err
 	}
-	w.overhead = f.usedIn(g.firstData, g.blocks) + g.firstData
+	f.toClusters()
+	// ext2fs_count_used_clusters, and s_first_data_block in clusters
+	w.overhead = f.usedIn(g.firstData, g.blocks)>>g.cbits + ceilDiv(g.firstData, g.ratio())
 	f.io.prologue()
 	if f.csum {
 		// write_reserved_inodes, before the root
@@ -413,7 +415,7 @@ func (w *writer) journal() error {
 	copy(w.jnlBlocks[:iBlockSz], rec.iBlock())
 	le.PutUint32(w.jnlBlocks[60:], uint32(size>>32))
 	le.PutUint32(w.jnlBlocks[64:], uint32(size))
-	w.overhead += uint64(nj)
+	w.overhead += ceilDiv(uint64(nj), g.ratio())
 	f.io.wiFull(journalIno)
 	if f.extents {
 		f.io.w(f.extLookup(rec, 0)) // the journal superblock
@@ -431,14 +433,15 @@ func (w *writer) journalExtents(n inode, nj uint64) error {
 		pblk = w.midpointJournalBlock()
 	}
 	for l := uint64(0); l < nj; {
-		p, run, err := f.newRange(pblk, min(nj-l, extInitMaxLen))
+		// extents of whole clusters with bigalloc
+		p, run, err := f.newRange(pblk, min(nj-l, extInitMaxLen&^w.g.cmask()))
 		if err != nil {
 			return err
 		}
 		for b := p; b < p+run; b++ {
 			f.mark(b)
 		}
-		f.addIBlocks(n, run)
+		f.addIBlocks(n, ceilDiv(run, w.g.ratio())) // claim_range counts clusters
 		if err := f.extInsert(journalIno, n, l, p, run); err != nil {
 			return err
 		}
@@ -523,10 +526,16 @@ func (w *writer) orphanFile() error {
 		f.io.wi(ino) // ext2fs_create_orphan_file writes the empty tree
 	}
 	nb := orphanFileBlocks(g.blocks, g.bs)
+	nb = (nb + g.cmask()) &^ g.cmask() // whole clusters with bigalloc
 	last, allocated := uint64(0), uint64(0)
 	// alloc is mkorphan_proc's allocation: the first free block after
 	// the last one allocated, an indirect block as much as a data block.
 	alloc := func() (uint64, error) {
+		if allocated > 0 && last>>g.cbits == (last+1)>>g.cbits {
+			// bigalloc: the next block of the last one's cluster
+			last++
+			return last, nil
+		}
 		b, err := f.allocBlock(last)
 		if err == nil {
 			last = b
@@ -579,7 +588,7 @@ func (w *writer) orphanFile() error {
 // them.
 func (w *writer) resizeInode() error {
 	g, f := w.g, w.f
-	sbBlk := g.firstData
+	sbBlk := g.sbBlock()
 	apb := uint64(g.bs / 4)
 	f.io.ri(resizeIno)
 	dind, err := f.allocBlock(sbBlk + g.descBlocks + g.rsvGDT + 2 + g.itbPerGroup)
@@ -853,7 +862,7 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			return 0, err
 		}
 		if !fast && !inline {
-			f.bmap.clear(blk)
+			f.unmark(blk)
 			delete(f.meta, blk)
 		}
 		f.imap.clear(uint64(ino))

@@ -469,7 +469,7 @@ func TestWriteXattrs(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(src, "dir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"a", "b", "dir/c", "plain"} {
+	for _, n := range []string{"a", "b", "blockonly", "dir/c", "plain"} {
 		if err := os.WriteFile(filepath.Join(src, n), []byte("contents of "+n), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -486,6 +486,8 @@ func TestWriteXattrs(t *testing.T) {
 	set("b", "user."+strings.Repeat("long", 10), bytes.Repeat([]byte("x"), 100))
 	set("b", "user.aa", []byte("fits in the block too"))
 	set("dir", "user.folder", []byte("yes"))
+	// alone in the block: the body keeps the magic all the same
+	set("blockonly", "user.blockonly", bytes.Repeat([]byte("b"), 300))
 	set(".", "user.root", []byte("the source folder's own"))
 	// an access ACL: user::rw-, user:1000:r--, group::r--, mask::r--, other::---
 	acl := []byte{2, 0, 0, 0}

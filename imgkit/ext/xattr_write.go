@@ -128,7 +128,9 @@ func (w *writer) setXattrs(ino uint32, xs []fstree.Xattr) error {
 		f.io.wiFull(ino)
 		hadBlock = blk != 0
 	}
-	if len(ibody) > 0 {
+	if g.inodeSize > goodOldInodeSize+largeExtra+4 {
+		// ext2fs_xattrs_write writes the body's magic whenever it has
+		// room, also when every attribute went to the block
 		f.ibody[ino] = ibody
 		f.putIbody(ino)
 	}

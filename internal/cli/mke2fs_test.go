@@ -142,6 +142,14 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "64m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks=0"}},
 		{"mkfs.ext4", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,packed_meta_blocks="}}, // strtoul of "": off
 		{"mkfs.ext4", "64m", []string{"-O", "meta_bg,^resize_inode,inline_data,quota", "-b", "1024", "-g", "1024"}},
+		// bigalloc: -C's default (16 blocks), sizes with and without a
+		// suffix, -g counting clusters
+		{"mkfs.ext4", "64m", []string{"-O", "bigalloc"}},
+		{"mkfs.ext4", "64m", []string{"-O", "bigalloc", "-b", "4096", "-C", "64k"}},
+		{"mke2fs", "64m", []string{"-t", "ext4", "-O", "bigalloc,^has_journal", "-b", "1024", "-C", "2048"}},
+		{"mkfs.ext4", "64m", []string{"-O", "bigalloc", "-b", "1024", "-C", "8192", "-g", "1024"}},
+		{"mkfs.ext3", "64m", []string{"-O", "bigalloc,extent", "-b", "4096", "-C", "32768"}},
+		{"mkfs.ext4", "32m", []string{"-O", "bigalloc,inline_data,quota", "-C", "4096"}},
 	} {
 		if !tooltest.ShortSample(i, 10) {
 			continue // -short (the race run in CI) takes every tenth line
@@ -210,7 +218,12 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-N", "0", "img", "8m"}, true, "-N"},
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
-		{[]string{"mke2fs", "-O", "bigalloc", "img", "8m"}, false, "-O bigalloc"},
+		{[]string{"mke2fs", "-O", "mmp", "img", "8m"}, false, "-O mmp"},
+		{[]string{"mke2fs", "-O", "bigalloc", "img", "8m"}, false, "bigalloc needs extent"},
+		{[]string{"mke2fs", "-t", "ext4", "-C", "16384", "img", "8m"}, false, "-C 16384: specifying a cluster size requires the bigalloc feature"},
+		{[]string{"mke2fs", "-t", "ext4", "-O", "bigalloc", "-C", "1024", "img", "8m"}, true, "invalid cluster size - 1024"},
+		{[]string{"mke2fs", "-t", "ext4", "-O", "bigalloc", "-C", "1g", "img", "8m"}, true, "invalid cluster size - 1g"},
+		{[]string{"mke2fs", "-t", "ext4", "-O", "bigalloc", "-b", "4096", "-C", "2048", "img", "64m"}, false, "ClusterSize 2048: the cluster size may not be smaller than the block size"},
 		{[]string{"mke2fs", "-t", "ext4", "-I", "128", "-O", "project", "img", "8m"}, false, "project quota"},
 		{[]string{"mke2fs", "-O", "quota", "-E", "quotatype=usr:bogus", "img", "8m"}, true, "quotatype"},
 		{[]string{"mke2fs", "-O", "^sparse_super", "img", "8m"}, false, "resize_inode needs sparse_super"},
