@@ -62,7 +62,7 @@ func TestWriteBigalloc(t *testing.T) {
 		{"4k-32k-ext3", "32M", Options{Type: "ext3", BlockSize: 4096, ClusterSize: 32768, Features: []string{"bigalloc", "extent"}},
 			[]string{"-t", "ext3", "-b", "4096", "-O", "bigalloc,extent", "-C", "32768"}},
 	} {
-		if testing.Short() && i%3 != 0 {
+		if !tooltest.ShortSample(i, 3) {
 			continue // -short (the race run in CI) takes every third case
 		}
 		t.Run(c.name, func(t *testing.T) {
