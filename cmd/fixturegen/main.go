@@ -1,7 +1,9 @@
-// Command fixturegen builds test fixtures — FAT, FFS (UFS1 and UFS2) and
-// ISO 9660 file system images (makefs -t msdos, ffs and cd9660) and ar
-// archives — byte for byte as FreeBSD makefs(8) and ar(1) do, and
-// reproducibly; ls, cat and diff read all four formats back.
+// Command fixturegen builds test fixtures byte for byte as their reference
+// tools do, and reproducibly: FAT, FFS (UFS1, UFS2) and ISO 9660 images as
+// FreeBSD's makefs(8), ext2, ext3 and ext4 images as e2fsprogs' mke2fs -d,
+// partitioned disks (APM, BSD, EBR, GPT, MBR, VTOC8; raw, qcow, qcow2,
+// VHD, VHDX, VMDK) as FreeBSD's mkimg(1), ar archives as ar(1) and cpio
+// archives as GNU cpio. ls, cat and diff read them all back.
 //
 // Usage:
 //
@@ -10,8 +12,12 @@
 // The commands are:
 //
 //	makefs   a file system image from a directory tree, with the command line of makefs(8)
+//	mke2fs   an ext2, ext3 or ext4 image, with the command line of mke2fs(8)
+//	         (also as mkfs.ext2, mkfs.ext3 and mkfs.ext4)
+//	mkimg    a partitioned disk image, with the command line of mkimg(1)
 //	ar       create and edit an archive, with the command line of ar(1)
 //	ranlib   write an archive's symbol index
+//	cpio     create, list and extract cpio archives, with the command line of GNU cpio
 //	build    build a fixture catalogue (fixtures/manifest) and check fixtures.sum
 //	verify   rebuild a catalogue in a temporary directory and compare
 //	diff     say how two images or archives differ, field by field

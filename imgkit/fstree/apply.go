@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"time"
 )
 
@@ -248,26 +246,12 @@ func (a *applier) lookup(name string, group bool) (uint32, error) {
 }
 
 // LookupHostOwner returns the number of the user name, or with group of
-// the group name, in the host's user and group databases (os/user), as
-// ApplySpec does without Options.LookupUser and LookupGroup.
+// the group name, in the host's /etc/passwd or /etc/group (HostUsers,
+// HostGroups), as ApplySpec does without Options.LookupUser and
+// LookupGroup.
 func LookupHostOwner(name string, group bool) (uint32, error) {
-	var id string
 	if group {
-		g, err := user.LookupGroup(name)
-		if err != nil {
-			return 0, err
-		}
-		id = g.Gid
-	} else {
-		u, err := user.Lookup(name)
-		if err != nil {
-			return 0, err
-		}
-		id = u.Uid
+		return HostGroups().Lookup(name)
 	}
-	v, err := strconv.ParseUint(id, 10, 32)
-	if err != nil {
-		return 0, fmt.Errorf("id %q is not a number", id)
-	}
-	return uint32(v), nil
+	return HostUsers().Lookup(name)
 }

@@ -35,7 +35,7 @@ func (c *Command) TreeOptions() (*fstree.Options, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts.LookupUser, opts.LookupGroup = users.lookup, groups.lookup
+		opts.LookupUser, opts.LookupGroup = users.Lookup, groups.Lookup
 	} else if note := c.HostOwners; note != nil {
 		opts.LookupUser = func(name string) (uint32, error) {
 			note(name, false)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -281,26 +280,25 @@ func parseOwner(s string, o *cpio.Options) error {
 }
 
 func lookupUser(s string) (uid, gid uint32, err error) {
-	if usr, err := user.Lookup(s); err == nil {
-		u, _ := strconv.ParseUint(usr.Uid, 10, 32)
-		g, _ := strconv.ParseUint(usr.Gid, 10, 32)
-		return uint32(u), uint32(g), nil
+	users := fstree.HostUsers()
+	if u, ok := users.ID(s); ok {
+		g, _ := users.PrimaryGroup(s)
+		return u, g, nil
 	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
 		return 0, 0, fmt.Errorf("invalid user %q", s)
 	}
-	if usr, err := user.LookupId(s); err == nil {
-		g, _ := strconv.ParseUint(usr.Gid, 10, 32)
-		return uint32(n), uint32(g), nil
+	if name, ok := users.Name(uint32(n)); ok {
+		g, _ := users.PrimaryGroup(name)
+		return uint32(n), g, nil
 	}
 	return uint32(n), 0, nil
 }
 
 func lookupGroup(s string) (uint32, error) {
-	if grp, err := user.LookupGroup(s); err == nil {
-		g, _ := strconv.ParseUint(grp.Gid, 10, 32)
-		return uint32(g), nil
+	if g, ok := fstree.HostGroups().ID(s); ok {
+		return g, nil
 	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
@@ -452,14 +450,14 @@ func (e *env) cpioRead(a *cpioArgs) error {
 		rd = &rc.Reader
 	}
 	if a.mode == 't' {
-		now, names := time.Now(), &ownerNames{}
+		now := time.Now()
 		for _, en := range rd.Entries() {
 			if en.Header.Name == "TRAILER!!!" {
 				continue
 			}
 			line := en.Header.Name
 			if a.verbose {
-				line = cpioLongLine(&en, now, names)
+				line = cpioLongLine(&en, now)
 			}
 			fmt.Fprintln(e.Stdout, line)
 		}
@@ -492,8 +490,8 @@ func modeOf(m uint32) os.FileMode { return cpio.FileMode(m) }
 // instead), the modification time in the local zone (with the year
 // instead of the time of day when it is more than six months of 30 days
 // before now, or after it), the name, and a symbolic link's target.
-func cpioLongLine(en *cpio.Entry, now time.Time, names *ownerNames) string {
-	owner, group := names.user(en.UID), names.group(en.GID)
+func cpioLongLine(en *cpio.Entry, now time.Time) string {
+	owner, group := ownerName(fstree.HostUsers(), en.UID), ownerName(fstree.HostGroups(), en.GID)
 	sizeText := fmt.Sprintf("%8d", en.Size) // c_filesize: 0 for a hard link stored without its data
 	if t := en.Mode & cpio.ModeType; t == cpio.ModeChar || t == cpio.ModeBlock {
 		sizeText = fmt.Sprintf("%3d, %3d", en.RdevMajor, en.RdevMinor)
@@ -510,39 +508,11 @@ func cpioLongLine(en *cpio.Entry, now time.Time, names *ownerNames) string {
 	return line
 }
 
-// ownerNames looks up the names of owners and groups once each: an
-// archive of thousands of entries owned by one user reads the host's user
-// database once, not once an entry.
-type ownerNames struct{ users, groups map[uint32]string }
-
-// user returns the name of uid, or its number when the host has none.
-func (o *ownerNames) user(uid uint32) string {
-	if n, ok := o.users[uid]; ok {
+// ownerName returns the name db (the host's users or groups) has for
+// id, or the number when it has none, as cpio -tv shows an owner.
+func ownerName(db *fstree.UserDB, id uint32) string {
+	if n, ok := db.Name(id); ok {
 		return n
 	}
-	n := strconv.FormatUint(uint64(uid), 10)
-	if u, err := user.LookupId(n); err == nil {
-		n = u.Username
-	}
-	if o.users == nil {
-		o.users = map[uint32]string{}
-	}
-	o.users[uid] = n
-	return n
-}
-
-// group returns the name of gid, or its number when the host has none.
-func (o *ownerNames) group(gid uint32) string {
-	if n, ok := o.groups[gid]; ok {
-		return n
-	}
-	n := strconv.FormatUint(uint64(gid), 10)
-	if g, err := user.LookupGroupId(n); err == nil {
-		n = g.Name
-	}
-	if o.groups == nil {
-		o.groups = map[uint32]string{}
-	}
-	o.groups[gid] = n
-	return n
+	return strconv.FormatUint(uint64(id), 10)
 }

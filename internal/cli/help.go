@@ -24,7 +24,7 @@ func printUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("usage: fixturegen <command> [arguments]\n")
 	writeFlags(&b, []flagGroup{{
-		Title: "fixturegen makes, as FreeBSD's makefs(8), mkimg(1) and ar(1) would and the\nsame on every run:",
+		Title: "fixturegen makes, as FreeBSD's makefs(8) and mkimg(1), e2fsprogs' mke2fs(8),\nar(1) and GNU cpio(1) would and the same on every run:",
 		Flags: madeHelp(),
 	}})
 	b.WriteString("ls, cat and diff read them back.\n\nCommands:\n")
@@ -41,7 +41,8 @@ func printUsage(w io.Writer) {
 }
 
 // madeHelp lists what fixturegen makes, from the registries: the makefs
-// types, with what each makes, and the mkimg schemes.
+// types, with what each makes, the mkimg schemes and formats, ext and
+// the archives.
 func madeHelp() []flagHelp {
 	var types []string
 	for _, name := range makefs.Types() {
@@ -51,9 +52,9 @@ func madeHelp() []flagHelp {
 		types = append(types, name)
 	}
 	return []flagHelp{
-		{"file system images", "makefs -t " + strings.Join(types, ", ")},
-		{"partitioned disks", "mkimg -s " + strings.Join(mkimg.Schemes(), ", ")},
-		{"archives", "ar archives, with their ranlib index"},
+		{"file system images", "makefs -t " + strings.Join(types, ", ") + "; mke2fs -t ext2, ext3, ext4"},
+		{"partitioned disks", "mkimg -s " + strings.Join(mkimg.Schemes(), ", ") + ", as -f " + strings.Join(mkimg.Formats(), ", ")},
+		{"archives", "ar archives, with their ranlib index; cpio archives (initramfs)"},
 	}
 }
 
