@@ -145,8 +145,12 @@ func figures(out, label string) []figure {
 // has drawn that step after the add, so that the line shows its figures
 // growing, mid-way ones among them, however the machine is loaded. shown
 // returns the step a meter shows, or is nil when the step added to is
-// always the one shown. The hook is seen by every meter of the process:
-// the test must not run in parallel.
+// always the one shown. Where two steps run at once (mkimg copies a
+// partition while it hashes it for the derived GUIDs), the meter shows
+// the one that started last: a hold ends when the step it waits for is
+// no longer the one shown, for it will not be drawn again until the other
+// step, waiting on the hook, moves. The hook is seen by every meter of
+// the process: the test must not run in parallel.
 func holdFigures(t *testing.T, w *ptyWatch, shown func() (string, int64, int64)) (restore func()) {
 	var mu sync.Mutex
 	held := map[string][]int64{} // the figures held, by step
@@ -164,7 +168,14 @@ func holdFigures(t *testing.T, w *ptyWatch, shown func() (string, int64, int64))
 		}
 		held[name] = append(held[name], done)
 		from := w.size()
-		if !w.waitFor(from, func(r string) bool { return strings.Contains(r, ": "+name+" ") }) {
+		replaced := func() bool {
+			if shown == nil {
+				return false
+			}
+			now, _, _ := shown()
+			return now != name
+		}
+		if !w.waitFor(from, func(r string) bool { return strings.Contains(r, ": "+name+" ") || replaced() }) {
 			t.Errorf("%s never drawn while held", name)
 		}
 	})
