@@ -11,8 +11,16 @@ import (
 // last one is written: the one-pass layout's reads and the image's
 // writes overlap. Writes go in the order they were queued; the first
 // error stops the writes that follow and is what close returns.
+//
+// Each read starts a block into its chunk, its last block padded with
+// zeros, so that a chunk is laid out as the image is: a run that starts
+// where the one before it ends, in the chunk and in the image (small
+// files whose blocks follow each other), is one write with it. Writing
+// the midsize tree took 11,400 writes before, 6,200 of them a file's
+// partial last block (BENCHMARKS.md).
 type dataWriter struct {
 	im   *bcache.Image
+	bs   int // the file system's block size
 	jobs chan *dataChunk
 	free chan *dataChunk
 	cur  *dataChunk // the chunk the layout fills
@@ -35,8 +43,8 @@ type imageRun struct{ at, n, off int64 }
 // layout, the others queued or being written.
 const dataBuffers = 3
 
-func newDataWriter(im *bcache.Image) *dataWriter {
-	d := &dataWriter{im: im, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
+func newDataWriter(im *bcache.Image, bs int) *dataWriter {
+	d := &dataWriter{im: im, bs: bs, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
 	for range dataBuffers {
 		d.free <- &dataChunk{buf: make([]byte, readChunk)}
 	}
@@ -78,9 +86,12 @@ func (d *dataWriter) failed() error {
 // space returns n bytes of buffer to read into (n at most readChunk):
 // the rest of the chunk being filled, else a new one once one is free,
 // the full one queued to be written. Many small files share one chunk,
-// and so one hand-over to the writer.
+// and so one hand-over to the writer. The buffer starts a block into
+// the chunk, and the bytes after it to the end of its last block are
+// zeros, which write may take.
 func (d *dataWriter) space(n int) ([]byte, error) {
-	if d.cur != nil && len(d.cur.buf)-d.used < n {
+	padded := d.padded(n)
+	if d.cur != nil && len(d.cur.buf)-d.used < padded {
 		d.flush()
 	}
 	if d.cur == nil {
@@ -89,17 +100,31 @@ func (d *dataWriter) space(n int) ([]byte, error) {
 	if err := d.failed(); err != nil {
 		return nil, err
 	}
+	clear(d.cur.buf[d.used+n : d.used+padded])
 	return d.cur.buf[d.used : d.used+n], nil
 }
 
-// write queues the first n bytes of the last space returned to be
-// written at the image's byte off.
+// padded is n rounded up to whole blocks.
+func (d *dataWriter) padded(n int) int { return (n + d.bs - 1) / d.bs * d.bs }
+
+// write queues n bytes of the last space returned, from its byte at, to
+// be written at the image's byte off; n may reach into the zeros that
+// pad the space to its last block. A run that goes on from the one
+// queued before it, in the chunk and in the image, lengthens it.
 func (d *dataWriter) write(at, n, off int64) {
-	d.cur.runs = append(d.cur.runs, imageRun{int64(d.used) + at, n, off})
+	at += int64(d.used)
+	if k := len(d.cur.runs) - 1; k >= 0 {
+		if r := &d.cur.runs[k]; r.at+r.n == at && r.off+r.n == off {
+			r.n += n
+			return
+		}
+	}
+	d.cur.runs = append(d.cur.runs, imageRun{at, n, off})
 }
 
-// filled marks the last space returned, n bytes, as used.
-func (d *dataWriter) filled(n int) { d.used += n }
+// filled marks the last space returned, n bytes and the zeros after them
+// to the end of their block, as used.
+func (d *dataWriter) filled(n int) { d.used += d.padded(n) }
 
 // flush queues the chunk being filled, if any.
 func (d *dataWriter) flush() {

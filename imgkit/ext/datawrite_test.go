@@ -3,14 +3,17 @@ package ext
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
 // TestDataWriter checks that the layout's writer goroutine writes the runs
-// queued where they go, that small reads share a chunk, and that a failed
-// write stops the writes after it and is what space and close return,
+// queued where they go, that small reads share a chunk, each a block
+// into it with zeros to its block's end, that runs following each other
+// in the chunk and in the image are one write, and that a failed write
+// stops the writes after it and is what space and close return,
 // unwrapped by nodeErr to the image's own error.
 func TestDataWriter(t *testing.T) {
 	t.Parallel()
@@ -18,7 +21,7 @@ func TestDataWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDataWriter(im)
+	d := newDataWriter(im, 16)
 	fill := func(s string, at, n, off int64) []byte {
 		t.Helper()
 		buf, err := d.space(len(s))
@@ -30,10 +33,16 @@ func TestDataWriter(t *testing.T) {
 		d.filled(len(s))
 		return buf
 	}
+	d.cur = <-d.free
+	copy(d.cur.buf, bytes.Repeat([]byte{0xff}, 64)) // a chunk used before
 	a := fill("0123456789", 2, 3, 100)
-	b := fill("abcdefghij", 7, 3, 4000)
-	if &a[:cap(a)][10] != &b[0] {
-		t.Errorf("a second small read does not follow the first in its chunk")
+	b := fill("abcdefghij", 0, 16, 4000) // the whole block: its zeros too
+	c := fill("ABCDEFGHIJKLMNOPQRS", 0, 32, 4016)
+	if &a[:cap(a)][16] != &b[0] || &b[:cap(b)][16] != &c[0] {
+		t.Errorf("small reads do not follow each other a block apart in their chunk")
+	}
+	if runs := d.cur.runs; len(runs) != 2 || runs[1] != (imageRun{16, 48, 4000}) {
+		t.Errorf("runs %v, want b and c's as one of 48 bytes from the chunk's byte 16", runs)
 	}
 	d.flush()
 	fill("xyz", 0, 3, 8190) // past the image's end
@@ -60,8 +69,9 @@ func TestDataWriter(t *testing.T) {
 	if _, err := im.ReadAt(got, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got[100:103], []byte("234")) || !bytes.Equal(got[4000:4003], []byte("hij")) {
-		t.Errorf("runs written as %q and %q, want 234 and hij", got[100:103], got[4000:4003])
+	want := "abcdefghij\x00\x00\x00\x00\x00\x00ABCDEFGHIJKLMNOPQRS" + strings.Repeat("\x00", 13)
+	if !bytes.Equal(got[100:103], []byte("234")) || string(got[4000:4048]) != want {
+		t.Errorf("runs written as %q and %q, want 234 and %q", got[100:103], got[4000:4048], want)
 	}
 	if got[0] != 0 || got[1] != 0 {
 		t.Errorf("a write queued after the failure was made: %q", got[:2])

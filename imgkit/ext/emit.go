@@ -2,6 +2,8 @@ package ext
 
 import (
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
@@ -88,21 +90,28 @@ func (w *writer) write(im *bcache.Image) error {
 	if f.csum {
 		w.setBlockCsums(seed)
 	}
-	for ino, n := range f.inodes {
+	// inodes and metadata blocks in the order of their numbers, those
+	// that follow each other in one write
+	runs := runWriter{im: im}
+	for _, ino := range slices.Sorted(maps.Keys(f.inodes)) {
+		n := f.inodes[ino]
 		if f.csum {
 			setInodeCsum(seed, ino, n)
 		}
 		grp := (ino - 1) / g.ipg
 		idx := uint64((ino - 1) % g.ipg)
 		off := int64(f.itLoc[grp])*bs + int64(idx)*int64(g.inodeSize)
-		if _, err := im.WriteAt(n, base+off); err != nil {
+		if err := runs.put(base+off, n); err != nil {
 			return err
 		}
 	}
-	for blk, b := range f.meta {
-		if err := put(blk, b); err != nil {
+	for _, blk := range slices.Sorted(maps.Keys(f.meta)) {
+		if err := runs.put(base+int64(blk)*bs, f.meta[blk]); err != nil {
 			return err
 		}
+	}
+	if err := runs.flush(); err != nil {
+		return err
 	}
 	if w.im == nil { // else the layout wrote the files' data
 		if err := w.writeData(im); err != nil {
@@ -429,6 +438,43 @@ func (w *writer) superblock(freeBlocks uint64, freeInodes uint32) superblock {
 	le.PutUint32(s.sFlags(), 1) // signed_directory_hash
 	le.PutUint32(s.sOverheadClusters(), uint32(w.overhead))
 	return s
+}
+
+// runWriter writes byte ranges given in increasing order, those that
+// follow each other gathered into one write of up to runWriterMax
+// bytes: the inode table's records and the metadata blocks, which are
+// thousands of writes of a few hundred bytes or a block each.
+type runWriter struct {
+	im  *bcache.Image
+	off int64 // where buf goes
+	buf []byte
+}
+
+// runWriterMax is the most a runWriter gathers before it writes.
+const runWriterMax = 1 << 20
+
+// put queues b at the image's byte off, writing what was queued before
+// when b does not follow it.
+func (r *runWriter) put(off int64, b []byte) error {
+	if len(r.buf) > 0 && r.off+int64(len(r.buf)) == off && len(r.buf)+len(b) <= runWriterMax {
+		r.buf = append(r.buf, b...)
+		return nil
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	r.off, r.buf = off, append(r.buf, b...)
+	return nil
+}
+
+// flush writes what is queued.
+func (r *runWriter) flush() error {
+	if len(r.buf) == 0 {
+		return nil
+	}
+	_, err := r.im.WriteAt(r.buf, r.off)
+	r.buf = r.buf[:0]
+	return err
 }
 
 // writeData copies the files' blocks that are not all zeros, a run of

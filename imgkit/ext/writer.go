@@ -183,7 +183,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 		}
 	}
 	if im != nil {
-		w.dw = newDataWriter(im)
+		w.dw = newDataWriter(im, int(w.g.bs))
 	}
 	err = w.populate(t.Root, rootIno)
 	if w.dw != nil {
@@ -975,7 +975,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			var run struct{ at, n, phys int64 }
 			flush := func() error {
 				if w.dw != nil && run.n > 0 {
-					w.dw.write(run.at, min(run.n*bs, want-run.at), w.o.Offset+run.phys*bs)
+					// whole blocks: the space's zeros pad the last
+					w.dw.write(run.at, run.n*bs, w.o.Offset+run.phys*bs)
 				}
 				run.n = 0
 				return nil
