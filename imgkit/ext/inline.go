@@ -134,20 +134,9 @@ func (f *fsys) linkInline(n inode, name string, ino uint32, ft byte) bool {
 // checksum tail), mapped as the directory's block 0.
 func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 	bs := f.g.bs
-	buf := make([]byte, bs)
 	tail := f.dirTailSize()
-	d := dirEntry(buf)
-	le.PutUint32(d.inode(), dir)
-	le.PutUint16(d.recLen(), 12)
-	d.nameLen()[0] = 1
-	d.fileType()[0] = f.ft(ftDir)
-	buf[8] = '.'
-	d = dirEntry(buf[12:])
-	le.PutUint32(d.inode(), le.Uint32(n.iBlock()))
-	le.PutUint16(d.recLen(), 12)
-	d.nameLen()[0] = 2
-	d.fileType()[0] = f.ft(ftDir)
-	buf[20], buf[21] = '.', '.'
+	buf := f.newDirBlock(dir, le.Uint32(n.iBlock()))
+	le.PutUint16(dirEntry(buf[12:]).recLen(), 12) // ".." ends where the entries start
 	copy(buf[24:], n.iBlock()[inlineDotdot:inlineSize])
 	size := inlineSize + 24 - inlineDotdot
 	off, last := 24, 24
@@ -164,11 +153,6 @@ func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 	}
 	ld := dirEntry(buf[last:])
 	f.setRecLen(ld, f.recLen(ld)+bs-tail-off)
-	if tail != 0 {
-		t := dirEntry(buf[bs-tail:])
-		le.PutUint16(t.recLen(), dirTailLen)
-		t.fileType()[0] = dirTailFT
-	}
 	f.io.ri(dir)
 	f.io.wi(dir)
 	f.dropInline(dir, n)
