@@ -185,6 +185,9 @@ func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 	if err := f.mapFirst(dir, n, blk); err != nil {
 		return err
 	}
+	if !f.extents {
+		f.io.wi(dir) // ext2fs_bmap2's BMAP_SET
+	}
 	f.io.wi(dir)
 	f.mark(blk)
 	return nil

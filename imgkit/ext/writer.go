@@ -390,7 +390,9 @@ func (w *writer) journal() error {
 		}
 		f.meta[f.extLookup(n, 0)] = jsb
 	} else {
+		// ext2fs_fallocate's slow path: a lookup, then the allocation
 		for l := uint64(0); l < uint64(nj); l++ {
+			f.bmapIO(n, l)
 			b, err := f.mapBlock(journalIno, n, l)
 			if err != nil {
 				return err
@@ -415,9 +417,7 @@ func (w *writer) journal() error {
 	le.PutUint32(w.jnlBlocks[64:], uint32(size))
 	w.overhead += uint64(nj)
 	f.io.wiFull(journalIno)
-	if f.extents {
-		f.io.w(f.extLookup(rec, 0)) // the journal superblock
-	}
+	f.io.w(f.lookupBlock(rec, 0)) // the journal superblock
 	return nil
 }
 
@@ -521,8 +521,14 @@ func (w *writer) orphanFile() error {
 	if f.extents {
 		initExtents(n)
 		f.io.wi(ino) // ext2fs_create_orphan_file writes the empty tree
+	} else {
+		f.io.ri(ino) // block_iterate3's read
 	}
 	nb := orphanFileBlocks(g.blocks, g.bs)
+	// open is the indirect blocks block_iterate3 is in, from the top:
+	// each written when it leaves it (an entry of each was set), a new
+	// one written zeroed, then read, when it enters it.
+	var open []uint64
 	last, allocated := uint64(0), uint64(0)
 	// alloc is mkorphan_proc's allocation: the first free block after
 	// the last one allocated, an indirect block as much as a data block.
@@ -541,6 +547,7 @@ func (w *writer) orphanFile() error {
 			if slot, err = f.dirSlot(n, l, alloc); err != nil {
 				return err
 			}
+			open = w.enterIndIO(open, f.indPath(n, l))
 		}
 		b, err := alloc()
 		if err != nil {
@@ -553,9 +560,13 @@ func (w *writer) orphanFile() error {
 		f.orphan = append(f.orphan, b)
 		if slot != nil {
 			le.PutUint32(slot, uint32(b))
-		} else if err := f.extAppend(ino, n, l, b, true); err != nil {
+		} else if err := f.extAppend(ino, n, l, b, true, true); err != nil {
 			return err
 		}
+	}
+	if !f.extents {
+		w.enterIndIO(open, nil)
+		f.io.wi(ino) // block_iterate3: i_block changed
 	}
 	// ext2fs_create_orphan_file counts the blocks it allocated (not an
 	// extent tree's).
@@ -570,6 +581,26 @@ func (w *writer) orphanFile() error {
 	f.io.ri(ino) // read back, then ext2fs_write_new_inode
 	f.io.wiFull(ino)
 	return nil
+}
+
+// enterIndIO is the I/O of ext2fs_block_iterate3 with BLOCK_FLAG_APPEND
+// going from the indirect blocks open (from the top) to those of path:
+// the ones it leaves written, from the bottom, the new ones written
+// (zeroed) and read, from the top. It returns path.
+func (w *writer) enterIndIO(open, path []uint64) []uint64 {
+	f := w.f
+	p := 0
+	for p < len(open) && p < len(path) && open[p] == path[p] {
+		p++
+	}
+	for i := len(open) - 1; i >= p; i-- {
+		f.io.w(open[i])
+	}
+	for _, b := range path[p:] {
+		f.io.w(b)
+		f.io.r(b)
+	}
+	return path
 }
 
 // resizeInode is ext2fs_create_resize_inode: inode 7's double indirect
@@ -836,6 +867,7 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 				}
 			} else {
 				le.PutUint32(n.iBlockWord(0), uint32(blk))
+				f.io.wi(ino) // ext2fs_bmap2's BMAP_SET
 			}
 			buf := make([]byte, g.bs)
 			copy(buf, target)
@@ -930,7 +962,11 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	var cw *copyWrites
 	if f.io != nil {
 		cw = &w.copies
-		cw.start(f.io, raw, c.Size, bs)
+		pathOf := func(l uint64) []uint64 { return f.extPathTo(n, l) }
+		if !f.extents {
+			pathOf = func(l uint64) []uint64 { return f.indPath(n, l) }
+		}
+		cw.start(f.io, raw, c.Size, bs, pathOf, !f.extents)
 	}
 	for i, reg := range regs {
 		if sum != nil {
@@ -1010,7 +1046,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					phys, err = f.mapData(ino, n, uint64(off)/uint64(bs))
 				}
 				if cw != nil {
-					cw.took(uint64(off)/uint64(bs), phys, f.leafPathIO(n))
+					cw.took(uint64(off)/uint64(bs), phys)
 				}
 				if err != nil {
 					return 0, err
