@@ -170,7 +170,8 @@ func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 		t.fileType()[0] = dirTailFT
 	}
 	f.io.ri(dir)
-	f.io.wi(dir)
+	f.io.wi(dir)     // ext2fs_inline_data_expand
+	f.io.wiFull(dir) // ext2fs_inline_data_ea_remove's attribute write
 	f.dropInline(dir, n)
 	f.io.ri(dir)
 	blk, err := f.newBlock(0)

@@ -860,6 +860,11 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			if f.extents {
 				initExtents(n)
 			}
+			if f.inline {
+				// the inline attempt's ext2fs_write_new_inode, before
+				// ext2fs_inline_data_set finds no room
+				f.io.wiFull(ino)
+			}
 			f.io.wiFull(ino)
 			if f.extents {
 				if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
@@ -945,6 +950,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	inline := f.inline
 	var expanded uint64
 	var written int64 // the end of the last block written
+	var grown int64   // i_size as ext2fs_file_write grows it after an expansion
 	idx := len(w.files)
 	w.files = append(w.files, c)
 	if w.readBuf == nil && w.dw == nil {
@@ -1023,27 +1029,39 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					if f.fitsInline(c.Size) {
 						// a file under a block: this is all its data
 						f.setInline(ino, n, blk)
-						f.io.wiFull(ino)
+						f.io.wiFull(ino) // ext2fs_inline_data_set
+						if len(blk) > inlineSize {
+							f.io.wiFull(ino) // its system.data past i_block
+						}
 						continue
 					}
 					f.dropInline(ino, n)
 					if f.extents {
 						initExtents(n)
 					}
-					f.io.wi(ino)
-					if expanded, err = f.mapData(ino, n, 0); err != nil {
+					if expanded, err = f.expandInlineFile(ino, n); err != nil {
 						return 0, err
 					}
+					grown = inlineSize
 				}
 				if cw != nil {
 					cw.capture()
 				}
 				var phys uint64
 				var err error
+				l := uint64(off) / uint64(bs)
 				if off == 0 && expanded != 0 {
 					phys = expanded
+					f.lookupReadIO(n, 0) // load_buffer's lookup, then
+					if int64(len(blk)) < bs {
+						f.io.r(phys) // its read of a partial write's block
+					}
 				} else {
-					phys, err = f.mapData(ino, n, uint64(off)/uint64(bs))
+					phys, err = f.mapData(ino, n, l)
+				}
+				if end := off + int64(len(blk)); err == nil && expanded != 0 && end > grown {
+					grown = end
+					f.setSizeIO(ino, n, l, phys, end)
 				}
 				if cw != nil {
 					cw.took(uint64(off)/uint64(bs), phys)
@@ -1094,6 +1112,58 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
 	}
 	return ino, nil
+}
+
+// expandInlineFile is the I/O and allocation of ext2fs_inline_data_expand
+// for a regular file whose inline data was dropped (n has its empty
+// block map or extent tree): the inode written, its system.data
+// attribute removed, then ext2fs_inline_data_file_expand writes the 60
+// bytes of i_block (zeros) to logical block 0 through a file of its own
+// (allocated, i_size grown to 60, the rest of the block zeroed, flushed
+// at close), and the writer's file reads the inode again. It returns
+// the block.
+func (f *fsys) expandInlineFile(ino uint32, n inode) (uint64, error) {
+	f.io.ri(ino)
+	f.io.wi(ino)     // ext2fs_inline_data_expand
+	f.io.wiFull(ino) // ext2fs_inline_data_ea_remove's attribute write
+	f.io.ri(ino)
+	f.io.wi(ino) // ext2fs_inline_data_file_expand
+	f.io.ri(ino) // ext2fs_file_open
+	b, err := f.mapData(ino, n, 0)
+	if err != nil {
+		return 0, err
+	}
+	f.setSizeIO(ino, n, 0, b, inlineSize)
+	if f.extents {
+		f.pathReadIO(n) // ext2fs_file_close's flush
+	}
+	f.io.w(b)
+	f.io.ri(ino) // ext2fs_file_write_inline_data reloads the inode
+	return b, nil
+}
+
+// lookupReadIO is the reads of ext2fs_bmap2 looking up logical block l,
+// the last one mapped, without allocating.
+func (f *fsys) lookupReadIO(n inode, l uint64) {
+	if hasExtents(n) {
+		f.pathReadIO(n)
+	} else {
+		f.bmapIO(n, l)
+	}
+}
+
+// setSizeIO is ext2fs_file_set_size2 growing i_size to end after a
+// write to logical block l at phys: the inode written, then
+// ext2fs_file_zero_past_offset's lookup (the inode read first), read
+// and write of the block when end is inside it.
+func (f *fsys) setSizeIO(ino uint32, n inode, l, phys uint64, end int64) {
+	f.io.wi(ino)
+	if end%int64(f.g.bs) != 0 {
+		f.io.ri(ino)
+		f.lookupReadIO(n, l)
+		f.io.r(phys)
+		f.io.w(phys)
+	}
 }
 
 // dataRegions lists the byte ranges of a file of size bytes that may hold
