@@ -2,6 +2,7 @@ package ext
 
 import (
 	"fmt"
+	"slices"
 )
 
 // This file is the file system under construction: bitmaps, inodes and
@@ -557,6 +558,12 @@ func (f *fsys) mkdir(parent, ino uint32, name string) (uint32, error) {
 		f.io.ri(parent)
 	}
 	f.io.wiFull(ino)
+	if f.csum && !f.extents {
+		// the block's checksum reads the new inode (its generation),
+		// which the buffer holds: it is cached without a read (with
+		// extents, the extent insert's reads do the same)
+		f.io.ri(ino)
+	}
 	f.io.w(blk)
 	if err := f.mapFirst(ino, n, blk); err != nil {
 		return 0, err
@@ -607,6 +614,67 @@ func (f *fsys) dirBlocks(n inode) []uint64 {
 	for l := uint64(0); l < nb; l++ {
 		out = append(out, f.lookupBlock(n, l))
 	}
+	return out
+}
+
+// iterBlock is a block ext2fs_block_iterate3 reaches: a directory block,
+// or an indirect block it reads before the blocks it maps.
+type iterBlock struct {
+	blk uint64
+	ind bool
+}
+
+// iterOrder is the blocks ext2fs_block_iterate3 reaches in a directory,
+// in its order: an extent tree's blocks below the inode are read as
+// ext2fs_extent_get goes down to them, depth first, indirect blocks
+// before the blocks they map.
+func (f *fsys) iterOrder(n inode) []iterBlock {
+	var out []iterBlock
+	if hasExtents(n) {
+		var walk func(node []byte)
+		walk = func(node []byte) {
+			for i := range extEntries(node) {
+				e := extEntry(node, i)
+				if extDepth(node) > 0 {
+					blk := leafStart(e, true)
+					out = append(out, iterBlock{blk: blk, ind: true})
+					walk(f.meta[blk])
+					continue
+				}
+				p := leafStart(e, false)
+				for k := range uint64(le.Uint16(e[4:])) {
+					out = append(out, iterBlock{blk: p + k})
+				}
+			}
+		}
+		walk(n.iBlock())
+		return out
+	}
+	// the directory's blocks up to its size: block_iterate3 stops at
+	// none of them, but a directory maps nothing past its size
+	left := uint64(le.Uint32(n.iSizeLo())) / uint64(f.g.bs)
+	var walk func(blk uint64, level int)
+	walk = func(blk uint64, level int) {
+		if blk == 0 || left == 0 {
+			return
+		}
+		if level == 0 {
+			out = append(out, iterBlock{blk: blk})
+			left--
+			return
+		}
+		out = append(out, iterBlock{blk: blk, ind: true})
+		buf := f.meta[blk]
+		for i := 0; i < f.g.bs/4 && left > 0; i++ {
+			walk(uint64(le.Uint32(buf[4*i:])), level-1)
+		}
+	}
+	for i := range nDirect {
+		walk(iblock(n, i), 0)
+	}
+	walk(iblock(n, indBlock), 1)
+	walk(iblock(n, dindBlock), 2)
+	walk(iblock(n, tindBlock), 3)
 	return out
 }
 
@@ -681,7 +749,13 @@ func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode boo
 				return errDirNoSpace
 			}
 		} else if appendMode {
-			last := f.lookupBlock(n, uint64(le.Uint32(n.iSizeLo()))/uint64(f.g.bs)-1)
+			l := uint64(le.Uint32(n.iSizeLo()))/uint64(f.g.bs) - 1
+			if hasExtents(n) {
+				f.pathReadIO(n) // ext2fs_bmap2's goto to the last block
+			} else {
+				f.bmapIO(n, l)
+			}
+			last := f.lookupBlock(n, l)
 			f.io.r(last)
 			if f.linkBlock(f.meta[last], name, ino, ft) {
 				f.io.w(last)
@@ -690,8 +764,12 @@ func (f *fsys) link(dir uint32, name string, ino uint32, ft byte, appendMode boo
 		} else {
 			f.io.ri(dir) // ext2fs_dir_iterate2's check and block_iterate3
 			f.io.ri(dir)
-			for _, blk := range f.dirBlocks(n) {
+			for _, it := range f.iterOrder(n) {
+				blk := it.blk
 				f.io.r(blk)
+				if it.ind {
+					continue
+				}
 				if f.linkBlock(f.meta[blk], name, ino, ft) {
 					f.io.w(blk)
 					return nil
@@ -716,9 +794,10 @@ func (f *fsys) lookupIO(dir uint32, name string) {
 	}
 	f.io.ri(dir)
 	f.io.ri(dir)
-	for _, blk := range f.dirBlocks(f.inodes[dir]) {
+	for _, it := range f.iterOrder(f.inodes[dir]) {
+		blk := it.blk
 		f.io.r(blk)
-		if name != "" && dirBlockHolds(f.meta[blk], name, f.g.bs-f.dirTailSize(), f) {
+		if !it.ind && name != "" && dirBlockHolds(f.meta[blk], name, f.g.bs-f.dirTailSize(), f) {
 			return
 		}
 	}
@@ -817,12 +896,18 @@ func (f *fsys) expandDir(dir uint32) error {
 		}
 		f.io.ri(dir) // ext2fs_check_directory, the read, block_iterate3's
 		f.io.ri(dir)
+		f.firstPathIO(n) // ext2fs_find_inode_goal's goto to block 0
 		f.io.ri(dir)
+		for _, it := range f.iterOrder(n) {
+			if it.ind {
+				f.io.r(it.blk) // block_iterate3 going down the tree
+			}
+		}
 		f.meta[b] = f.newDirBlock(0, 0)
 		f.dirOwner[b] = dir
 		f.io.w(b)
 		f.addIBlocks(n, newClusters)
-		if err := f.extAppend(dir, n, l, b, true); err != nil {
+		if err := f.extAppend(dir, n, l, b, true, true); err != nil {
 			return err
 		}
 		le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
@@ -838,10 +923,12 @@ func (f *fsys) expandDir(dir uint32) error {
 	// block_iterate3's append order: a missing indirect block at each
 	// level from the top, then the directory block, all from the same
 	// goal (the last directory block).
+	var fresh []uint64
 	alloc := func() (uint64, error) {
 		b, err := f.allocBlock(goal)
 		if err == nil {
 			newBlocks++
+			fresh = append(fresh, b)
 		}
 		return b, err
 	}
@@ -856,9 +943,79 @@ func (f *fsys) expandDir(dir uint32) error {
 	f.meta[b] = f.newDirBlock(0, 0)
 	f.dirOwner[b] = dir
 	le.PutUint32(slot, uint32(b))
+	f.io.ri(dir) // ext2fs_check_directory, the read, block_iterate3's
+	f.io.ri(dir)
+	f.io.ri(dir)
+	if f.appendIO(n, l, b, fresh[:len(fresh)-1]) {
+		f.io.wi(dir) // block_iterate3: i_block changed
+	}
 	le.PutUint32(n.iSizeLo(), uint32(size)+uint32(f.g.bs))
 	f.addIBlocks(n, newBlocks)
+	f.io.ri(dir)
+	f.io.wi(dir)
 	return nil
+}
+
+// appendIO is the I/O of ext2fs_block_iterate3 with BLOCK_FLAG_APPEND
+// that expand_dir_proc ends at logical block l, mapped to the new
+// directory block b, the indirect blocks in fresh made on its way
+// (zeroed with ext2fs_zero_blocks2, which punches them out of the
+// file, past the cache): every indirect block before l's read, l's
+// read, b written, then each indirect block an entry of which was set.
+// It reports whether i_block changed (the inode is then written).
+func (f *fsys) appendIO(n inode, l, b uint64, fresh []uint64) bool {
+	if f.io == nil {
+		return false
+	}
+	if l < nDirect {
+		f.io.w(b)
+		return true
+	}
+	isFresh := func(blk uint64) bool { return slices.Contains(fresh, blk) }
+	apb := uint64(f.g.bs / 4)
+	// full reads an indirect block of level lv and, below it, all of
+	// its blocks: iterated, nothing changed.
+	var full func(blk uint64, lv int)
+	full = func(blk uint64, lv int) {
+		f.io.r(blk)
+		if lv == 1 {
+			return
+		}
+		for i := range apb {
+			full(uint64(le.Uint32(f.meta[blk][4*i:])), lv-1)
+		}
+	}
+	// down reads the indirect block blk of level lv, the ones before
+	// entry idx[0] below it in full, then goes down that entry; it
+	// reports whether blk is new (so its parent is written).
+	var down func(blk uint64, lv int, idx []uint64) bool
+	down = func(blk uint64, lv int, idx []uint64) bool {
+		f.io.r(blk)
+		if lv == 1 {
+			f.io.w(b)
+			f.io.w(blk)
+			return isFresh(blk)
+		}
+		for i := range idx[0] {
+			full(uint64(le.Uint32(f.meta[blk][4*i:])), lv-1)
+		}
+		if down(uint64(le.Uint32(f.meta[blk][4*idx[0]:])), lv-1, idx[1:]) {
+			f.io.w(blk)
+		}
+		return isFresh(blk)
+	}
+	l -= nDirect
+	if l < apb {
+		return down(iblock(n, indBlock), 1, []uint64{l})
+	}
+	full(iblock(n, indBlock), 1)
+	l -= apb
+	if l < apb*apb {
+		return down(iblock(n, dindBlock), 2, []uint64{l / apb, l % apb})
+	}
+	full(iblock(n, dindBlock), 2)
+	l -= apb * apb
+	return down(iblock(n, tindBlock), 3, []uint64{l / (apb * apb), l / apb % apb, l % apb})
 }
 
 // dirSlot returns the 4 bytes that map logical block l of a block-mapped
@@ -914,6 +1071,7 @@ func (f *fsys) dirSlot(n inode, l uint64, alloc func() (uint64, error)) ([]byte,
 // first free block of the file system, then set_bmap) or its block map.
 func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	if !hasExtents(n) {
+		f.bmapIO(n, l) // load_buffer's lookup
 		return f.mapBlock(ino, n, l)
 	}
 	// load_buffer's lookup, then extent_bmap's goto to l
@@ -922,7 +1080,7 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	if b, ok := f.impliedCluster(n, l); ok {
 		// bigalloc: l's logical cluster has a block, so l takes its
 		// place in that block's physical cluster, with no allocation
-		if err := f.extAppend(ino, n, l, b, true); err != nil {
+		if err := f.extAppend(ino, n, l, b, true, false); err != nil {
 			return 0, err
 		}
 		f.io.ri(ino)
@@ -943,7 +1101,7 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	f.io.w(b) // ext2fs_alloc_block3 zeroes it through the cache
 	f.addIBlocks(n, 1)
 	b += l & f.g.cmask() // bigalloc: l's place in its cluster
-	if err := f.extAppend(ino, n, l, b, true); err != nil {
+	if err := f.extAppend(ino, n, l, b, true, false); err != nil {
 		return 0, err
 	}
 	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
@@ -971,16 +1129,69 @@ func (f *fsys) impliedCluster(n inode, l uint64) (uint64, bool) {
 	return 0, false
 }
 
+// indPath is the indirect blocks ext2fs_bmap2 reads to map logical block
+// l of a block-mapped inode without allocating (load_buffer's lookup):
+// from the top one down, up to the first missing one.
+func (f *fsys) indPath(n inode, l uint64) []uint64 {
+	apb := uint64(f.g.bs / 4)
+	if l < nDirect {
+		return nil
+	}
+	l -= nDirect
+	top, idx := indBlock, []uint64{l}
+	switch {
+	case l < apb:
+	case l-apb < apb*apb:
+		l -= apb
+		top, idx = dindBlock, []uint64{l / apb, l % apb}
+	default:
+		l -= apb + apb*apb
+		top, idx = tindBlock, []uint64{l / (apb * apb), l / apb % apb, l % apb}
+	}
+	var out []uint64
+	blk := iblock(n, top)
+	for _, i := range idx {
+		if blk == 0 {
+			break
+		}
+		out = append(out, blk)
+		blk = uint64(le.Uint32(f.meta[blk][4*i:]))
+	}
+	return out
+}
+
+// bmapIO is the reads of ext2fs_bmap2 without BMAP_ALLOC of logical
+// block l: the indirect blocks on its way (none with extents, whose
+// lookups the callers make).
+func (f *fsys) bmapIO(n inode, l uint64) {
+	if f.io == nil || hasExtents(n) {
+		return
+	}
+	for _, b := range f.indPath(n, l) {
+		f.io.r(b)
+	}
+}
+
 // mapBlock is ext2fs_bmap2 with BMAP_ALLOC for a file without extents:
 // the physical block of logical block l, allocated (with the indirect
-// blocks on its way) when missing, with bmap.c's goals.
+// blocks on its way) when missing, with bmap.c's goals. Its I/O is
+// bmap.c's: each block allocated zeroed through the cache
+// (ext2fs_alloc_block3), each indirect block on the way read, and
+// written when an entry of it was set (block_ind_bmap), then the inode
+// written.
 func (f *fsys) mapBlock(ino uint32, n inode, l uint64) (uint64, error) {
 	apb := uint64(f.g.bs / 4)
 	alloc := 0
-	defer func() { f.addIBlocks(n, uint64(alloc)) }()
+	defer func() {
+		f.addIBlocks(n, uint64(alloc))
+		if alloc > 0 {
+			f.io.wi(ino)
+		}
+	}()
 	// ind resolves entry i of the indirect block blk, allocating it
 	// with the goal of the entry before it (or blk itself).
 	ind := func(blk, i uint64) (uint64, error) {
+		f.io.r(blk)
 		buf := f.meta[blk]
 		if b := uint64(le.Uint32(buf[4*i:])); b != 0 {
 			return b, nil
@@ -994,7 +1205,9 @@ func (f *fsys) mapBlock(ino uint32, n inode, l uint64) (uint64, error) {
 			return 0, err
 		}
 		alloc++
+		f.io.w(b)
 		le.PutUint32(buf[4*i:], uint32(b))
+		f.io.w(blk)
 		return b, nil
 	}
 	// top returns i_block[slot], allocating it with the goal of
@@ -1008,6 +1221,7 @@ func (f *fsys) mapBlock(ino uint32, n inode, l uint64) (uint64, error) {
 			return 0, err
 		}
 		alloc++
+		f.io.w(b)
 		f.meta[b] = make([]byte, f.g.bs)
 		le.PutUint32(n.iBlockWord(slot), uint32(b))
 		return b, nil
@@ -1034,6 +1248,7 @@ func (f *fsys) mapBlock(ino uint32, n inode, l uint64) (uint64, error) {
 			return 0, err
 		}
 		alloc++
+		f.io.w(b)
 		le.PutUint32(n.iBlockWord(int(l)), uint32(b))
 		return b, nil
 	}

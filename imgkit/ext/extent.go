@@ -133,8 +133,16 @@ func (f *fsys) lastExtent(n inode) []byte {
 // extAppend maps logical block l, past every mapped one, to physical
 // block p: ext2fs_extent_set_bmap's growth of the last extent when both
 // follow it, else a new extent after it (extent_node_split first when its
-// leaf is full).
-func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
+// leaf is full). With iter, set_bmap is called by block_iterate3 with
+// BLOCK_FLAG_APPEND, whose handle has gone back up to the root: the
+// final goto, back to where the handle was, then reads nothing in a
+// tree deeper than the inode.
+func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge, iter bool) error {
+	// finalIO is the final goto's reads.
+	finalIO := f.pathReadIO
+	if iter && extDepth(n.iBlock()) > 0 {
+		finalIO = func(inode) {}
+	}
 	// set_bmap's walks down the tree: a goto, NEXT_LEAF, two more gotos
 	f.pathReadIO(n)
 	f.leafReadIO(n)
@@ -146,7 +154,7 @@ func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
 			le.PutUint16(e[4:], uint16(length+1))
 			f.leafUpdateIO(ino, n) // ext2fs_extent_replace
 			f.pathReadIO(n)        // fix_parents' and the final goto
-			f.pathReadIO(n)
+			finalIO(n)
 			return nil
 		}
 	}
@@ -154,8 +162,21 @@ func (f *fsys) extAppend(ino uint32, n inode, l, p uint64, merge bool) error {
 		return err
 	}
 	f.pathReadIO(n)
-	f.pathReadIO(n)
+	finalIO(n)
 	return nil
+}
+
+// firstPathIO is the reads of a goto to logical block 0: the tree blocks
+// below the inode on the path to the first leaf.
+func (f *fsys) firstPathIO(n inode) {
+	if f.io == nil || !hasExtents(n) {
+		return
+	}
+	for b := n.iBlock(); extDepth(b) > 0 && extEntries(b) > 0; {
+		blk := leafStart(extEntry(b, 0), true)
+		f.io.r(blk)
+		b = f.meta[blk]
+	}
 }
 
 // pathReadIO is an extent goto's reads: each tree block below the inode
@@ -169,15 +190,19 @@ func (f *fsys) pathReadIO(n inode) {
 	}
 }
 
-// leafPathIO is the tree blocks below the inode on the path to the last
-// leaf (none without extents or in the inode).
-func (f *fsys) leafPathIO(n inode) []uint64 {
-	if !hasExtents(n) || extDepth(n.iBlock()) == 0 {
-		return nil
-	}
+// extPathTo is the tree blocks below the inode on the path a goto to
+// logical block l reads: at each level, the last entry that starts at
+// or before l (the first one when none does).
+func (f *fsys) extPathTo(n inode, l uint64) []uint64 {
 	var out []uint64
-	for _, nd := range f.extPath(n)[1:] {
-		out = append(out, nd.blk)
+	for b := n.iBlock(); extDepth(b) > 0 && extEntries(b) > 0; {
+		i := extEntries(b) - 1
+		for i > 0 && uint64(le.Uint32(extEntry(b, i))) > l {
+			i--
+		}
+		blk := leafStart(extEntry(b, i), true)
+		out = append(out, blk)
+		b = f.meta[blk]
 	}
 	return out
 }

@@ -154,7 +154,8 @@ func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 	ld := dirEntry(buf[last:])
 	f.setRecLen(ld, f.recLen(ld)+bs-tail-off)
 	f.io.ri(dir)
-	f.io.wi(dir)
+	f.io.wi(dir)     // ext2fs_inline_data_expand
+	f.io.wiFull(dir) // ext2fs_inline_data_ea_remove's attribute write
 	f.dropInline(dir, n)
 	f.io.ri(dir)
 	blk, err := f.newBlock(0)
@@ -168,6 +169,9 @@ func (f *fsys) expandInlineDir(dir uint32, n inode) error {
 	le.PutUint32(n.iSizeLo(), uint32(bs))
 	if err := f.mapFirst(dir, n, blk); err != nil {
 		return err
+	}
+	if !f.extents {
+		f.io.wi(dir) // ext2fs_bmap2's BMAP_SET
 	}
 	f.io.wi(dir)
 	f.mark(blk)

@@ -145,10 +145,7 @@ func TestWriteInlineData(t *testing.T) {
 			t.Parallel()
 			mib := max(v.mib, 16)
 			o := Options{Type: v.typ, BlockSize: v.bs, InodeSize: v.isize, Size: int64(mib) << 20, Features: strings.Split(v.features, ",")}
-			// without extents the I/O of indirect blocks is not modelled
-			// (DETAILS.md, "s_kbytes_written")
-			pastKbytes := strings.Contains(v.features, "^extent")
-			f := sameAsReferenceKb(t, pastKbytes, src, fmt.Sprintf("%dM", mib), o, "-t", v.typ, "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize), "-O", v.features)
+			f := sameAsReference(t, src, fmt.Sprintf("%dM", mib), o, "-t", v.typ, "-b", fmt.Sprint(v.bs), "-I", fmt.Sprint(v.isize), "-O", v.features)
 			checkAgainstTree(t, f, src, true, true)
 			o.UUID, o.HashSeed = testUUID, testHashSeed
 			o.Timestamp, o.ClampTimes = time.Unix(testEpoch, 0), true

@@ -255,12 +255,22 @@ func (m *ioModel) close() {
 
 // blockIO is what mke2fs does at a file block's first write: the calls
 // of its allocation (ops[lo:hi] of its copyWrites), its physical block,
-// and the extent tree blocks a lookup of it reads.
+// and the tree or indirect blocks a lookup of it reads.
 type blockIO struct {
 	l, phys uint64
 	lo, hi  int
-	path    []uint64
-	done    bool // the first write was replayed
+	seq     int      // its allocation's place among the file's, from 1
+	paths   []pathAt // what a lookup reads, as the tree changed
+	done    bool     // the first write was replayed
+}
+
+// pathAt is the blocks a lookup of a file block reads (ext2fs_bmap2's
+// goto, or its indirect blocks) once the file's allocation from has
+// been made: a leaf split moves the last extent of the leaf, a root
+// split every one.
+type pathAt struct {
+	from int
+	path []uint64
 }
 
 // copyWrites replays a file's blocks of data, as the layout allocates
@@ -280,15 +290,21 @@ type copyWrites struct {
 	lo       int    // where the calls of the allocation captured start
 	cur      blockIO
 	have     bool // cur is the block ext2fs_file_write holds
-	// path is the tree as the latest first write left it: what a lookup
-	// then reads
-	path []uint64
+	// pathOf is what a lookup of a logical block reads as the tree is
+	// now (the layout's tree, ahead of the replay)
+	pathOf func(l uint64) []uint64
+	// blockMapped is a file without extents: its indirect blocks never
+	// move, and a flush makes no lookup
+	blockMapped bool
+	nalloc      int      // the allocations taken
+	seq         int      // the allocations replayed
+	last        []uint64 // the path of the latest allocation taken
 }
 
 // start readies c for a file of size bytes whose data regions are raw,
 // keeping the room it has.
-func (c *copyWrites) start(m *ioModel, raw [][2]int64, size, bs int64) {
-	*c = copyWrites{m: m, raw: raw, size: size, bs: bs, pend: c.pend[:0], ops: c.ops[:0]}
+func (c *copyWrites) start(m *ioModel, raw [][2]int64, size, bs int64, pathOf func(uint64) []uint64, blockMapped bool) {
+	*c = copyWrites{m: m, raw: raw, size: size, bs: bs, pend: c.pend[:0], ops: c.ops[:0], pathOf: pathOf, blockMapped: blockMapped}
 	if len(raw) > 0 {
 		c.off = raw[0][0]
 	}
@@ -301,10 +317,46 @@ func (c *copyWrites) capture() {
 }
 
 // took records the calls since capture as the allocation of logical
-// block l at phys, the tree path after it.
-func (c *copyWrites) took(l, phys uint64, path []uint64) {
+// block l at phys. When the path to the last leaf changed, the tree was
+// split: the blocks held whose lookup now reads another path get it,
+// from this allocation on (the latest ones, back to the first whose
+// path is the same).
+func (c *copyWrites) took(l, phys uint64) {
 	c.m.capture = nil
-	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), path: path})
+	c.nalloc++
+	p := c.pathOf(l)
+	if !c.blockMapped && !slices.Equal(p, c.last) {
+		for k := len(c.pend) - 1; k >= 0 && c.repath(&c.pend[k]); k-- {
+		}
+		if c.have {
+			c.repath(&c.cur)
+		}
+	}
+	c.last = p
+	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), seq: c.nalloc, paths: []pathAt{{c.nalloc, p}}})
+}
+
+// repath gives b the path a lookup of it reads after the latest
+// allocation, reporting whether it changed.
+func (c *copyWrites) repath(b *blockIO) bool {
+	p := c.pathOf(b.l)
+	if slices.Equal(p, b.paths[len(b.paths)-1].path) {
+		return false
+	}
+	b.paths = append(b.paths, pathAt{c.nalloc, p})
+	return true
+}
+
+// lookup is the reads of a lookup of b (ext2fs_bmap2) with the
+// allocations replayed so far made.
+func (c *copyWrites) lookup(b *blockIO) {
+	k := len(b.paths) - 1
+	for k > 0 && b.paths[k].from > c.seq {
+		k--
+	}
+	for _, p := range b.paths[k].path {
+		c.m.r(p)
+	}
 }
 
 // copyWindow is COPY_FILE_BUFLEN: copy_file_chunk reads this much from
@@ -351,10 +403,10 @@ func (c *copyWrites) window(off, end int64) {
 		c.cur, c.have = *b, true
 		if !b.done {
 			c.m.replay(c.ops[b.lo:b.hi])
-			b.done, c.path = true, b.path
+			b.done, c.seq = true, b.seq
 			continue
 		}
-		c.lookup() // load_buffer
+		c.lookup(b) // load_buffer
 		if int64(b.l+1)*c.bs > c.size {
 			c.m.r(b.phys) // a partial block is read before it is written
 		}
@@ -382,17 +434,13 @@ func (c *copyWrites) prune(l uint64) {
 	}
 }
 
-func (c *copyWrites) lookup() {
-	for _, p := range c.path {
-		c.m.r(p)
-	}
-}
-
 // flush writes the block held (ext2fs_file_flush: a lookup, then the
 // write), if any.
 func (c *copyWrites) flush() {
 	if c.have {
-		c.lookup()
+		if !c.blockMapped {
+			c.lookup(&c.cur) // the uninit check of an extent
+		}
 		c.m.w(c.cur.phys)
 		c.have = false
 	}

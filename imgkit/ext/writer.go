@@ -392,7 +392,9 @@ func (w *writer) journal() error {
 		}
 		f.meta[f.extLookup(n, 0)] = jsb
 	} else {
+		// ext2fs_fallocate's slow path: a lookup, then the allocation
 		for l := uint64(0); l < uint64(nj); l++ {
+			f.bmapIO(n, l)
 			b, err := f.mapBlock(journalIno, n, l)
 			if err != nil {
 				return err
@@ -417,9 +419,7 @@ func (w *writer) journal() error {
 	le.PutUint32(w.jnlBlocks[64:], uint32(size))
 	w.overhead += ceilDiv(uint64(nj), g.ratio())
 	f.io.wiFull(journalIno)
-	if f.extents {
-		f.io.w(f.extLookup(rec, 0)) // the journal superblock
-	}
+	f.io.w(f.lookupBlock(rec, 0)) // the journal superblock
 	return nil
 }
 
@@ -524,9 +524,15 @@ func (w *writer) orphanFile() error {
 	if f.extents {
 		initExtents(n)
 		f.io.wi(ino) // ext2fs_create_orphan_file writes the empty tree
+	} else {
+		f.io.ri(ino) // block_iterate3's read
 	}
 	nb := orphanFileBlocks(g.blocks, g.bs)
 	nb = (nb + g.cmask()) &^ g.cmask() // whole clusters with bigalloc
+	// open is the indirect blocks block_iterate3 is in, from the top:
+	// each written when it leaves it (an entry of each was set), a new
+	// one written zeroed, then read, when it enters it.
+	var open []uint64
 	last, allocated := uint64(0), uint64(0)
 	// alloc is mkorphan_proc's allocation: the first free block after
 	// the last one allocated, an indirect block as much as a data block.
@@ -550,6 +556,7 @@ func (w *writer) orphanFile() error {
 			if slot, err = f.dirSlot(n, l, alloc); err != nil {
 				return err
 			}
+			open = w.enterIndIO(open, f.indPath(n, l))
 		}
 		b, err := alloc()
 		if err != nil {
@@ -562,9 +569,13 @@ func (w *writer) orphanFile() error {
 		f.orphan = append(f.orphan, b)
 		if slot != nil {
 			le.PutUint32(slot, uint32(b))
-		} else if err := f.extAppend(ino, n, l, b, true); err != nil {
+		} else if err := f.extAppend(ino, n, l, b, true, true); err != nil {
 			return err
 		}
+	}
+	if !f.extents {
+		w.enterIndIO(open, nil)
+		f.io.wi(ino) // block_iterate3: i_block changed
 	}
 	// ext2fs_create_orphan_file counts the blocks it allocated (not an
 	// extent tree's).
@@ -579,6 +590,26 @@ func (w *writer) orphanFile() error {
 	f.io.ri(ino) // read back, then ext2fs_write_new_inode
 	f.io.wiFull(ino)
 	return nil
+}
+
+// enterIndIO is the I/O of ext2fs_block_iterate3 with BLOCK_FLAG_APPEND
+// going from the indirect blocks open (from the top) to those of path:
+// the ones it leaves written, from the bottom, the new ones written
+// (zeroed) and read, from the top. It returns path.
+func (w *writer) enterIndIO(open, path []uint64) []uint64 {
+	f := w.f
+	p := 0
+	for p < len(open) && p < len(path) && open[p] == path[p] {
+		p++
+	}
+	for i := len(open) - 1; i >= p; i-- {
+		f.io.w(open[i])
+	}
+	for _, b := range path[p:] {
+		f.io.w(b)
+		f.io.r(b)
+	}
+	return path
 }
 
 // resizeInode is ext2fs_create_resize_inode: inode 7's double indirect
@@ -838,6 +869,11 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 			if f.extents {
 				initExtents(n)
 			}
+			if f.inline {
+				// the inline attempt's ext2fs_write_new_inode, before
+				// ext2fs_inline_data_set finds no room
+				f.io.wiFull(ino)
+			}
 			f.io.wiFull(ino)
 			if f.extents {
 				if err := f.extInsert(ino, n, 0, blk, 1); err != nil {
@@ -845,6 +881,7 @@ func (w *writer) symlink(dir uint32, name, target string) (uint32, error) {
 				}
 			} else {
 				le.PutUint32(n.iBlockWord(0), uint32(blk))
+				f.io.wi(ino) // ext2fs_bmap2's BMAP_SET
 			}
 			buf := make([]byte, g.bs)
 			copy(buf, target)
@@ -922,6 +959,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	inline := f.inline
 	var expanded uint64
 	var written int64 // the end of the last block written
+	var grown int64   // i_size as ext2fs_file_write grows it after an expansion
 	idx := len(w.files)
 	w.files = append(w.files, c)
 	if w.readBuf == nil && w.dw == nil {
@@ -939,7 +977,11 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	var cw *copyWrites
 	if f.io != nil {
 		cw = &w.copies
-		cw.start(f.io, raw, c.Size, bs)
+		pathOf := func(l uint64) []uint64 { return f.extPathTo(n, l) }
+		if !f.extents {
+			pathOf = func(l uint64) []uint64 { return f.indPath(n, l) }
+		}
+		cw.start(f.io, raw, c.Size, bs, pathOf, !f.extents)
 	}
 	for i, reg := range regs {
 		if sum != nil {
@@ -997,30 +1039,42 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					if f.fitsInline(c.Size) {
 						// a file under a block: this is all its data
 						f.setInline(ino, n, blk)
-						f.io.wiFull(ino)
+						f.io.wiFull(ino) // ext2fs_inline_data_set
+						if len(blk) > inlineSize {
+							f.io.wiFull(ino) // its system.data past i_block
+						}
 						continue
 					}
 					f.dropInline(ino, n)
 					if f.extents {
 						initExtents(n)
 					}
-					f.io.wi(ino)
-					if expanded, err = f.mapData(ino, n, 0); err != nil {
+					if expanded, err = f.expandInlineFile(ino, n); err != nil {
 						return 0, err
 					}
+					grown = inlineSize
 				}
 				if cw != nil {
 					cw.capture()
 				}
 				var phys uint64
 				var err error
+				l := uint64(off) / uint64(bs)
 				if off == 0 && expanded != 0 {
 					phys = expanded
+					f.lookupReadIO(n, 0) // load_buffer's lookup, then
+					if int64(len(blk)) < bs {
+						f.io.r(phys) // its read of a partial write's block
+					}
 				} else {
-					phys, err = f.mapData(ino, n, uint64(off)/uint64(bs))
+					phys, err = f.mapData(ino, n, l)
+				}
+				if end := off + int64(len(blk)); err == nil && expanded != 0 && end > grown {
+					grown = end
+					f.setSizeIO(ino, n, l, phys, end)
 				}
 				if cw != nil {
-					cw.took(uint64(off)/uint64(bs), phys, f.leafPathIO(n))
+					cw.took(uint64(off)/uint64(bs), phys)
 				}
 				if err != nil {
 					return 0, err
@@ -1068,6 +1122,58 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
 	}
 	return ino, nil
+}
+
+// expandInlineFile is the I/O and allocation of ext2fs_inline_data_expand
+// for a regular file whose inline data was dropped (n has its empty
+// block map or extent tree): the inode written, its system.data
+// attribute removed, then ext2fs_inline_data_file_expand writes the 60
+// bytes of i_block (zeros) to logical block 0 through a file of its own
+// (allocated, i_size grown to 60, the rest of the block zeroed, flushed
+// at close), and the writer's file reads the inode again. It returns
+// the block.
+func (f *fsys) expandInlineFile(ino uint32, n inode) (uint64, error) {
+	f.io.ri(ino)
+	f.io.wi(ino)     // ext2fs_inline_data_expand
+	f.io.wiFull(ino) // ext2fs_inline_data_ea_remove's attribute write
+	f.io.ri(ino)
+	f.io.wi(ino) // ext2fs_inline_data_file_expand
+	f.io.ri(ino) // ext2fs_file_open
+	b, err := f.mapData(ino, n, 0)
+	if err != nil {
+		return 0, err
+	}
+	f.setSizeIO(ino, n, 0, b, inlineSize)
+	if f.extents {
+		f.pathReadIO(n) // ext2fs_file_close's flush
+	}
+	f.io.w(b)
+	f.io.ri(ino) // ext2fs_file_write_inline_data reloads the inode
+	return b, nil
+}
+
+// lookupReadIO is the reads of ext2fs_bmap2 looking up logical block l,
+// the last one mapped, without allocating.
+func (f *fsys) lookupReadIO(n inode, l uint64) {
+	if hasExtents(n) {
+		f.pathReadIO(n)
+	} else {
+		f.bmapIO(n, l)
+	}
+}
+
+// setSizeIO is ext2fs_file_set_size2 growing i_size to end after a
+// write to logical block l at phys: the inode written, then
+// ext2fs_file_zero_past_offset's lookup (the inode read first), read
+// and write of the block when end is inside it.
+func (f *fsys) setSizeIO(ino uint32, n inode, l, phys uint64, end int64) {
+	f.io.wi(ino)
+	if end%int64(f.g.bs) != 0 {
+		f.io.ri(ino)
+		f.lookupReadIO(n, l)
+		f.io.r(phys)
+		f.io.w(phys)
+	}
 }
 
 // dataRegions lists the byte ranges of a file of size bytes that may hold

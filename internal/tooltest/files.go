@@ -188,21 +188,3 @@ func diffRange(fa, fb *os.File, start, end int64, bufA, bufB []byte) (int64, err
 	}
 	return -1, nil
 }
-
-// MaskExtKbytesWritten zeroes s_kbytes_written and s_checksum in every
-// ext superblock of each image (a 1024-byte window at a multiple of 1024
-// holding the magic 0xEF53 at byte 0x38): for the trees whose I/O
-// statistics imgkit/ext's model of mke2fs's I/O does not follow
-// (imgkit/ext DETAILS.md, "s_kbytes_written").
-func MaskExtKbytesWritten(imgs ...[]byte) {
-	for _, img := range imgs {
-		for off := 0; off+1024 <= len(img); off += 1024 {
-			w := img[off : off+1024]
-			if w[0x38] != 0x53 || w[0x39] != 0xef || w[0x4c] != 1 {
-				continue
-			}
-			clear(w[0x178:0x180])
-			clear(w[0x3fc:0x400])
-		}
-	}
-}
