@@ -180,20 +180,10 @@ func TestMke2fsCommandReference(t *testing.T) {
 			if err := run(e, append([]string{c.prog}, args...)); err != nil {
 				t.Fatalf("%s %v: %v\n%s", c.prog, args, err, stderr.String())
 			}
-			if fi, err := os.Stat(filepath.Join(dir, "ref.img")); err == nil {
-				tooltest.Reserve(t, 2*fi.Size()) // both images, read whole
-			}
-			got, err := os.ReadFile(filepath.Join(dir, "got.img"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(filepath.Join(dir, "ref.img"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				off, _ := tooltest.FirstDiffBytes(filepath.Join(dir, "ref.img"), got)
-				t.Errorf("%s %v: differs from mke2fs 1.47.4 at byte %d", c.prog, args, off)
+			// compared a piece at a time: the 1g line's images would
+			// take 2 GiB read whole
+			if off, err := tooltest.FirstDiff(filepath.Join(dir, "got.img"), filepath.Join(dir, "ref.img")); err != nil || off >= 0 {
+				t.Errorf("%s %v: differs from mke2fs 1.47.4 at byte %d (%v)", c.prog, args, off, err)
 			}
 		})
 	}
