@@ -62,8 +62,8 @@ func TestWriteBigalloc(t *testing.T) {
 		{"4k-32k-ext3", "32M", Options{Type: "ext3", BlockSize: 4096, ClusterSize: 32768, Features: []string{"bigalloc", "extent"}},
 			[]string{"-t", "ext3", "-b", "4096", "-O", "bigalloc,extent", "-C", "32768"}},
 	} {
-		if !tooltest.ShortSample(i, 3) {
-			continue // -short (the race run in CI) takes every third case
+		if !tooltest.Thin(i, 2, 3) {
+			continue // by default every other case, with -short (the race run) every third, with FIXTUREGEN_LONG=1 all
 		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

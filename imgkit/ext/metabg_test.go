@@ -59,8 +59,8 @@ func TestWriteMetaBg(t *testing.T) {
 		{"ext3-1k-packed", "64M", Options{Type: "ext3", BlockSize: 1024, PackedMetaBlocks: true},
 			[]string{"-t", "ext3", "-b", "1024", "-E", seedPacked}, false, 8},
 	} {
-		if !tooltest.ShortSample(i, 4) {
-			continue // -short (the race run in CI) takes every fourth case
+		if !tooltest.Thin(i, 2, 4) {
+			continue // by default every other case, with -short (the race run) every fourth, with FIXTUREGEN_LONG=1 all
 		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -65,8 +65,8 @@ func TestWriteQuota(t *testing.T) {
 		{"ext3-1k-quota-128", Options{Type: "ext3", BlockSize: 1024, InodeSize: 128, Features: []string{"quota"}, RootUID: 1 << 24, RootGID: 65536}, []string{"-t", "ext3", "-b", "1024", "-I", "128", "-O", "quota", "-E", "root_owner=16777216:65536"}},
 	}
 	for i, c := range cases {
-		if !tooltest.ShortSample(i, 4) {
-			continue // -short (the race run in CI) takes every fourth case
+		if !tooltest.Thin(i, 2, 4) {
+			continue // by default every other case, with -short (the race run) every fourth, with FIXTUREGEN_LONG=1 all
 		}
 		for _, tree := range []string{"empty", "small"} {
 			t.Run(c.name+"/"+tree, func(t *testing.T) {

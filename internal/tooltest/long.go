@@ -34,7 +34,23 @@ func Sample(i, k int) bool { return Long() || k < 2 || i%k == 0 }
 // races, which a few cases of a comparison table find as well as all of
 // them; the long run, without -short, compares every case. A k below 2
 // keeps every case.
-func ShortSample(i, k int) bool { return !testing.Short() || k < 2 || i%k == 0 }
+func ShortSample(i, k int) bool { return Thin(i, 1, k) }
+
+// Thin reports whether case i (counting from 0) of a comparison table
+// runs: every case under Long (CI's long run), those with i%short == 0
+// under testing.Short (the race run), and those with i%def == 0
+// otherwise (`go test ./...`, kept quick). A step below 2 keeps every
+// case.
+func Thin(i, def, short int) bool {
+	k := def
+	switch {
+	case Long():
+		return true
+	case testing.Short():
+		k = short
+	}
+	return k < 2 || i%k == 0
+}
 
 // Pick returns the variants that case k (counting from 0) of a sweep
 // runs in, for a sweep that runs each case in several variants (with
