@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"hash"
 	"sync"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -30,14 +31,26 @@ type dataWriter struct {
 	err  error
 }
 
-// dataChunk is a read buffer and the runs of it that go into the image.
+// dataChunk is a read buffer, the runs of it that go into the image and
+// the hashing of the files' contents it holds, done after the writes.
 type dataChunk struct {
-	buf  []byte
-	runs []imageRun
+	buf    []byte
+	runs   []imageRun
+	hashes []hashStep
 }
 
 // imageRun is buf[at:at+n] written at the image's byte off.
 type imageRun struct{ at, n, off int64 }
+
+// hashStep is a step of hashing a file's contents, in the file's order:
+// buf[at:at+n] written to h, else zeros bytes of zeros, else, when out is
+// not nil, the sum taken into out.
+type hashStep struct {
+	h     hash.Hash
+	at, n int64
+	zeros int64
+	out   *[32]byte
+}
 
 // dataBuffers is how many chunks are in flight: one filled by the
 // layout, the others queued or being written.
@@ -71,8 +84,24 @@ func (d *dataWriter) run() {
 				d.mu.Unlock()
 			}
 		}
-		c.runs = c.runs[:0]
+		for _, s := range c.hashes {
+			s.run(c.buf)
+		}
+		clear(c.hashes) // the hashes, for the collector
+		c.runs, c.hashes = c.runs[:0], c.hashes[:0]
 		d.free <- c
+	}
+}
+
+// run takes the step.
+func (s hashStep) run(buf []byte) {
+	switch {
+	case s.out != nil:
+		s.h.Sum(s.out[:0])
+	case s.zeros > 0:
+		hashZeros(s.h, s.zeros, zeroChunk())
+	default:
+		s.h.Write(buf[s.at : s.at+s.n])
 	}
 }
 
@@ -122,6 +151,34 @@ func (d *dataWriter) write(at, n, off int64) {
 	d.cur.runs = append(d.cur.runs, imageRun{at, n, off})
 }
 
+// hash queues hashing the first n bytes of the last space returned into
+// h, on the writer's goroutine: the SHA-256 of every file the UUID rule
+// takes costs as much as the copy (BENCHMARKS.md), so it runs beside the
+// layout.
+func (d *dataWriter) hash(h hash.Hash, n int64) {
+	d.cur.hashes = append(d.cur.hashes, hashStep{h: h, at: int64(d.used), n: n})
+}
+
+// hashZeros queues hashing n zero bytes into h after the steps queued.
+func (d *dataWriter) hashZeros(h hash.Hash, n int64) {
+	if n > 0 {
+		d.step(hashStep{h: h, zeros: n})
+	}
+}
+
+// sum queues taking h's sum into out after the steps queued; out holds
+// it once close returns.
+func (d *dataWriter) sum(h hash.Hash, out *[32]byte) { d.step(hashStep{h: h, out: out}) }
+
+// step queues a hashing step that reads no buffer, in the chunk being
+// filled (a new one if none is).
+func (d *dataWriter) step(s hashStep) {
+	if d.cur == nil {
+		d.cur, d.used = <-d.free, 0
+	}
+	d.cur.hashes = append(d.cur.hashes, s)
+}
+
 // filled marks the last space returned, n bytes and the zeros after them
 // to the end of their block, as used.
 func (d *dataWriter) filled(n int) { d.used += d.padded(n) }
@@ -133,7 +190,7 @@ func (d *dataWriter) flush() {
 		return
 	}
 	d.cur = nil
-	if len(c.runs) == 0 {
+	if len(c.runs) == 0 && len(c.hashes) == 0 {
 		d.free <- c
 		return
 	}

@@ -19,7 +19,7 @@ const idDomain = "fixturegen ext id v1\n"
 // regular file by the SHA-256 of its contents (sums, which file computes
 // while it looks for blocks of zeros). See DETAILS.md "UUID and hash
 // seed".
-func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node][sha256.Size]byte) [sha256.Size]byte {
+func (w *writer) idSeed(t *fstree.Tree, sums map[*fstree.Node]*[sha256.Size]byte) [sha256.Size]byte {
 	o := &w.o
 	h := sha256.New()
 	typ := o.Type

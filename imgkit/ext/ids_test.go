@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
@@ -76,6 +77,87 @@ func TestWriteReproducible(t *testing.T) {
 		}
 		if u3, _, _ := ids(p); bytes.Equal(u1, u3) {
 			t.Errorf("%s: PackedMetaBlocks kept the UUID %x", typ, u1)
+		}
+	}
+}
+
+// TestWriteReproducibleInPlace checks that the ids derived from a tree are
+// the same whether the files' contents are hashed on the data writer's
+// goroutine (Build, the one-pass layout) or by the layout itself (Write
+// to a disk's section, built in place): files of zeros, a file with a
+// hole and blocks of zeros across several read chunks, and small files
+// sharing a chunk.
+func TestWriteReproducibleInPlace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := make([]byte, 3*readChunk+5000)
+	for i := range big {
+		if i/4096%3 != 1 { // every third 4 KiB is zeros
+			big[i] = byte(i*7 + i>>12)
+		}
+	}
+	files := map[string][]byte{"big": big, "zeros": make([]byte, 9000), "empty": nil}
+	for i := range 40 {
+		files["small"+string(rune('a'+i%26))+string(rune('a'+i/26))] = bytes.Repeat([]byte{byte(i + 1)}, 100*i+1)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "sparse"), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("after the hole"), 5*readChunk+123); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"ext2", "ext4"} {
+		o := Options{Type: typ, Size: 24 << 20, Timestamp: time.Unix(1_600_000_000, 0), ClampTimes: true}
+		one, err := Build(fstree.Dir(dir), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := bcache.CreateMemory(o.Size, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(disk.Section(0, o.Size), fstree.Dir(dir), &o); err != nil {
+			t.Fatal(err)
+		}
+		if err := disk.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(one, disk.Bytes()) {
+			t.Errorf("%s: built in place, the image (and so its ids) differs from Build's", typ)
+		}
+		// another byte in the big file's last chunk moves the ids
+		changed := bytes.Clone(big)
+		changed[len(changed)-1]++
+		other := filepath.Join(t.TempDir(), "t")
+		if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, "big"), changed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		two, err := Build(fstree.Dir(other), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1, err := NewReader(bytes.NewReader(one), int64(len(one)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := NewReader(bytes.NewReader(two), int64(len(two)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(r1.sb.sUUID(), r2.sb.sUUID()) {
+			t.Errorf("%s: a byte changed at the end of a large file kept the UUID %x", typ, r1.sb.sUUID())
 		}
 	}
 }

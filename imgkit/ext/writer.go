@@ -70,7 +70,9 @@ type writer struct {
 	jnlBlocks [68]byte                // s_jnl_blocks of ext3
 	// sums holds each regular file's content SHA-256 while the UUID or
 	// hash seed is to be derived (see idSeed); nil otherwise.
-	sums map[*fstree.Node][sha256.Size]byte
+	// The sums are taken on the data writer's goroutine when there is
+	// one, and hold once it is closed.
+	sums map[*fstree.Node]*[sha256.Size]byte
 	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
@@ -162,7 +164,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	w.g = g
 	w.uuid, w.hashSeed = o.UUID, o.HashSeed
 	if w.uuid == ([16]byte{}) || w.hashSeed == ([16]byte{}) {
-		w.sums = map[*fstree.Node][sha256.Size]byte{}
+		w.sums = map[*fstree.Node]*[sha256.Size]byte{}
 	}
 	w.f = newFsys(g, uint32(now.Unix()))
 	w.f.extents, w.f.csum, w.f.groupCsum = ft.extents, ft.csum, ft.groupCsum()
@@ -985,7 +987,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	}
 	for i, reg := range regs {
 		if sum != nil {
-			hashZeros(sum, reg[0]-pos, w.zeroBlock)
+			w.hashZeros(sum, reg[0]-pos)
 		}
 		ra, hasAt := r.(io.ReaderAt)
 		if sk, ok := r.(io.Seeker); ok && !hasAt {
@@ -1009,7 +1011,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				}
 				return 0, err
 			}
-			if sum != nil {
+			if sum != nil && w.dw != nil {
+				w.dw.hash(sum, int64(len(buf)))
+			} else if sum != nil {
 				sum.Write(buf)
 			}
 			// run is the blocks of buf that follow each other on disk,
@@ -1105,7 +1109,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		}
 	}
 	if sum != nil {
-		hashZeros(sum, c.Size-pos, w.zeroBlock)
+		w.hashZeros(sum, c.Size-pos)
 	}
 	if expanded != 0 {
 		// ext2fs_file_write grows i_size to each write's end, from the
@@ -1119,7 +1123,13 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		cw.finish()
 	}
 	if sum != nil {
-		w.sums[c] = [sha256.Size]byte(sum.Sum(nil))
+		out := new([sha256.Size]byte)
+		w.sums[c] = out
+		if w.dw != nil {
+			w.dw.sum(sum, out)
+		} else {
+			sum.Sum(out[:0])
+		}
 	}
 	return ino, nil
 }
@@ -1238,7 +1248,17 @@ func readFull(r io.Reader, ra io.ReaderAt, buf []byte, off int64) (int, error) {
 	return n, err
 }
 
-// hashZeros writes n zero bytes to h, a block of zeros at a time.
+// hashZeros writes n zero bytes to h, on the data writer's goroutine
+// when there is one.
+func (w *writer) hashZeros(h hash.Hash, n int64) {
+	if w.dw != nil {
+		w.dw.hashZeros(h, n)
+		return
+	}
+	hashZeros(h, n, zeroChunk())
+}
+
+// hashZeros writes n zero bytes to h, a chunk of zeros at a time.
 func hashZeros(h io.Writer, n int64, zero []byte) {
 	for ; n > 0; n -= int64(len(zero)) {
 		h.Write(zero[:min(n, int64(len(zero)))])
