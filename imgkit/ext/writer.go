@@ -78,6 +78,7 @@ type writer struct {
 	// as it reads them (writeTarget).
 	im        *bcache.Image
 	dw        *dataWriter // writes files' data to im, when not nil
+	pf        *prefetcher // reads files' data ahead, when dw is not nil
 	readBuf   []byte      // readChunk bytes, reused for every file
 	zeroBlock []byte      // a block of zeros to compare with
 	copies    copyWrites  // the I/O model's replay of copy_file, reused
@@ -186,8 +187,13 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	if im != nil {
 		w.dw = newDataWriter(im, int(w.g.bs))
+		w.pf = newPrefetcher(t.Root, int64(w.g.bs))
 	}
 	err = w.populate(t.Root, rootIno)
+	if w.pf != nil {
+		w.pf.stop()
+		w.pf = nil
+	}
 	if w.dw != nil {
 		err = cmp.Or(err, w.dw.close())
 		w.dw = nil
@@ -944,11 +950,12 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if c.Size == 0 || c.ZeroFilled() {
 		return ino, nil
 	}
-	r, err := c.Open()
+	bs := int64(g.bs)
+	src, regs, raw, err := openData(w.pf, c, bs)
+	defer src.close()
 	if err != nil {
 		return 0, err
 	}
-	defer r.Close()
 	var sum hash.Hash
 	if w.sums != nil {
 		sum = sha256.New()
@@ -970,12 +977,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 	if w.zeroBlock == nil {
 		w.zeroBlock = make([]byte, g.bs)
 	}
-	bs := int64(g.bs)
 	pos := int64(0) // bytes of the file hashed so far
-	regs, raw, err := dataRegions(r, c.Size, bs)
-	if err != nil {
-		return 0, err
-	}
 	var cw *copyWrites
 	if f.io != nil {
 		cw = &w.copies
@@ -989,11 +991,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		if sum != nil {
 			w.hashZeros(sum, reg[0]-pos)
 		}
-		ra, hasAt := r.(io.ReaderAt)
-		if sk, ok := r.(io.Seeker); ok && !hasAt {
-			if _, err := sk.Seek(reg[0], io.SeekStart); err != nil {
-				return 0, err
-			}
+		if err := src.region(reg[0]); err != nil {
+			return 0, err
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := min(readChunk, reg[1]-chunk)
@@ -1005,7 +1004,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			} else {
 				buf = w.readBuf[:want]
 			}
-			if k, err := readFull(r, ra, buf, chunk); err != nil {
+			if k, err := src.read(buf, chunk); err != nil {
 				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
 				}

@@ -1,0 +1,119 @@
+package ext
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
+)
+
+// prefetchTree writes n files of size bytes each (a few of them bigger
+// than a read chunk) to a new folder and returns its walked tree.
+func prefetchTree(t *testing.T, n int) (string, *fstree.Tree) {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		size := 3000 + i
+		if i%10 == 9 {
+			size = readChunk + 4096*i
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), bytes.Repeat([]byte{byte(i + 1)}, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := fstree.Dir(dir).Tree(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, tree
+}
+
+// settled waits for the goroutines started since base to end, reporting
+// whether they did.
+func settled(base int) bool {
+	for range 100 {
+		if runtime.NumGoroutine() <= base {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// TestWriteSourceChanged checks the errors of files that changed after
+// the walk, read ahead of the layout (the prefetcher) as the layout would
+// have read them: one removed is named with its error, one cut short is
+// "file shorter than its size", and a layout that fails first (out of
+// space) stops the reads. No goroutine is left running.
+func TestWriteSourceChanged(t *testing.T) {
+	base := runtime.NumGoroutine()
+	dir, tree := prefetchTree(t, 60)
+	if err := os.Remove(filepath.Join(dir, "f041")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(tree, &Options{Type: "ext4", Size: 64 << 20})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "f041") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a file removed after the walk: %v, want one line naming f041 wrapping fs.ErrNotExist", err)
+	}
+
+	// a host file cut short reads as holes past its end (SEEK_DATA), as
+	// mke2fs reads it; an fs.FS file has no holes
+	fsys := fstest.MapFS{}
+	for i := range 60 {
+		fsys[fmt.Sprintf("f%03d", i)] = &fstest.MapFile{Data: bytes.Repeat([]byte{byte(i + 1)}, 1000+readChunk*(i%3))}
+	}
+	if tree, err = fstree.FS(fsys).Tree(nil); err != nil {
+		t.Fatal(err)
+	}
+	fsys["f040"].Data = fsys["f040"].Data[:readChunk/2]
+	_, err = Build(tree, &Options{Type: "ext2", Size: 64 << 20})
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "f040") || !strings.Contains(err.Error(), "shorter than its size") {
+		t.Errorf("a file cut short after the walk: %v, want f040 shorter than its size", err)
+	}
+
+	_, tree = prefetchTree(t, 60)
+	if _, err := Build(tree, &Options{Type: "ext4", Size: 8 << 20}); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("a tree too large: %v, want ErrNoSpace", err)
+	}
+	if !settled(base) {
+		t.Errorf("%d goroutines running, %d before", runtime.NumGoroutine(), base)
+	}
+}
+
+// TestPrefetchOrder checks that a layout asking for another file than
+// the one read next gets an error, not another file's bytes, and that
+// stop ends the reads.
+func TestPrefetchOrder(t *testing.T) {
+	t.Parallel()
+	_, tree := prefetchTree(t, 12)
+	p := newPrefetcher(tree.Root, 1024)
+	if _, _, err := p.open(tree.Root.Children[1]); !errors.Is(err, errPrefetchOrder) {
+		t.Errorf("the second file asked for first: %v, want errPrefetchOrder", err)
+	}
+	p.stop()
+
+	p = newPrefetcher(tree.Root, 1024)
+	defer p.stop()
+	first := tree.Root.Children[0]
+	regs, _, err := p.open(first)
+	if err != nil || len(regs) != 1 || regs[0] != [2]int64{0, first.Size} {
+		t.Fatalf("the first file's regions %v (%v), want [0 %d]", regs, err, first.Size)
+	}
+	buf := make([]byte, first.Size)
+	if n, err := p.read(first, buf, 0); n != len(buf) || err != nil || buf[0] != 1 || buf[n-1] != 1 {
+		t.Errorf("the first file read %d bytes (%v), first %d last %d, want %d bytes of 1", n, err, buf[0], buf[n-1], len(buf))
+	}
+	if _, err := p.read(first, buf, 0); !errors.Is(err, errPrefetchOrder) {
+		t.Errorf("a piece past the first file's last: %v, want errPrefetchOrder", err)
+	}
+}
