@@ -260,8 +260,17 @@ type blockIO struct {
 	l, phys uint64
 	lo, hi  int
 	seq     int      // its allocation's place among the file's, from 1
-	paths   []pathAt // what a lookup reads, as the tree changed
+	path    pathAt   // what a lookup reads after its allocation
+	later   []pathAt // what it reads after later ones, as the tree changed
 	done    bool     // the first write was replayed
+}
+
+// latest is the path a lookup of b reads after the allocations taken.
+func (b *blockIO) latest() []uint64 {
+	if k := len(b.later); k > 0 {
+		return b.later[k-1].path
+	}
+	return b.path.path
 }
 
 // pathAt is the blocks a lookup of a file block reads (ext2fs_bmap2's
@@ -333,28 +342,31 @@ func (c *copyWrites) took(l, phys uint64) {
 		}
 	}
 	c.last = p
-	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), seq: c.nalloc, paths: []pathAt{{c.nalloc, p}}})
+	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), seq: c.nalloc, path: pathAt{c.nalloc, p}})
 }
 
 // repath gives b the path a lookup of it reads after the latest
 // allocation, reporting whether it changed.
 func (c *copyWrites) repath(b *blockIO) bool {
 	p := c.pathOf(b.l)
-	if slices.Equal(p, b.paths[len(b.paths)-1].path) {
+	if slices.Equal(p, b.latest()) {
 		return false
 	}
-	b.paths = append(b.paths, pathAt{c.nalloc, p})
+	b.later = append(b.later, pathAt{c.nalloc, p})
 	return true
 }
 
 // lookup is the reads of a lookup of b (ext2fs_bmap2) with the
 // allocations replayed so far made.
 func (c *copyWrites) lookup(b *blockIO) {
-	k := len(b.paths) - 1
-	for k > 0 && b.paths[k].from > c.seq {
-		k--
+	path := b.path.path
+	for k := len(b.later) - 1; k >= 0; k-- {
+		if b.later[k].from <= c.seq {
+			path = b.later[k].path
+			break
+		}
 	}
-	for _, p := range b.paths[k].path {
+	for _, p := range path {
 		c.m.r(p)
 	}
 }
