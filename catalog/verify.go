@@ -33,8 +33,31 @@ func (e *engine) verifyCopy(ctx context.Context, sel []Entry) error {
 		}
 		return fmt.Errorf("copying the inputs: %v", err)
 	}
+	if err := writableOutputDirs(tmp, sel); err != nil {
+		return fmt.Errorf("copying the inputs: %v", err)
+	}
 	e.dir = tmp
 	e.st = &state{entries: map[string]*stateEntry{}}
+	return nil
+}
+
+// writableOutputDirs gives the owner write permission on the folder of
+// each output in the copy at dir: a catalogue folder that no one may
+// write to (installed read-only, a build sandbox's, chmod a-w) is
+// verified in a copy that its outputs can be written to. No input reads
+// those folders' modes: an input folder never holds an output
+// (treeHolds).
+func writableOutputDirs(dir string, sel []Entry) error {
+	for _, m := range sel {
+		out := filepath.Dir(filepath.Join(dir, filepath.FromSlash(m.Name)))
+		fi, err := os.Stat(out)
+		if err != nil || fi.Mode().Perm()&0o200 != 0 {
+			continue // a missing folder is the build's to report
+		}
+		if err := os.Chmod(out, fi.Mode().Perm()|0o200); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
