@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
@@ -56,6 +57,7 @@ func settled(base int) bool {
 // "file shorter than its size", and a layout that fails first (out of
 // space) stops the reads. No goroutine is left running.
 func TestWriteSourceChanged(t *testing.T) {
+	// not parallel: it counts the goroutines running
 	base := runtime.NumGoroutine()
 	dir, tree := prefetchTree(t, 60)
 	if err := os.Remove(filepath.Join(dir, "f041")); err != nil {
@@ -96,24 +98,30 @@ func TestWriteSourceChanged(t *testing.T) {
 func TestPrefetchOrder(t *testing.T) {
 	t.Parallel()
 	_, tree := prefetchTree(t, 12)
-	p := newPrefetcher(tree.Root, 1024)
+	im, err := bcache.CreateMemory(1<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dw := newDataWriter(im, 1024)
+	defer dw.close()
+	p := newPrefetcher(tree.Root, 1024, dw.free)
 	if _, _, err := p.open(tree.Root.Children[1]); !errors.Is(err, errPrefetchOrder) {
 		t.Errorf("the second file asked for first: %v, want errPrefetchOrder", err)
 	}
 	p.stop()
 
-	p = newPrefetcher(tree.Root, 1024)
+	p = newPrefetcher(tree.Root, 1024, dw.free)
 	defer p.stop()
 	first := tree.Root.Children[0]
 	regs, _, err := p.open(first)
 	if err != nil || len(regs) != 1 || regs[0] != [2]int64{0, first.Size} {
 		t.Fatalf("the first file's regions %v (%v), want [0 %d]", regs, err, first.Size)
 	}
-	buf := make([]byte, first.Size)
-	if n, err := p.read(first, buf, 0); n != len(buf) || err != nil || buf[0] != 1 || buf[n-1] != 1 {
-		t.Errorf("the first file read %d bytes (%v), first %d last %d, want %d bytes of 1", n, err, buf[0], buf[n-1], len(buf))
+	buf, k, err := p.piece(dw, first, 0, int(first.Size))
+	if k != len(buf) || len(buf) != int(first.Size) || err != nil || buf[0] != 1 || buf[k-1] != 1 {
+		t.Fatalf("the first file read %d of %d bytes (%v), want %d bytes of 1", k, len(buf), err, first.Size)
 	}
-	if _, err := p.read(first, buf, 0); !errors.Is(err, errPrefetchOrder) {
+	if _, _, err := p.piece(dw, first, 0, int(first.Size)); !errors.Is(err, errPrefetchOrder) {
 		t.Errorf("a piece past the first file's last: %v, want errPrefetchOrder", err)
 	}
 }

@@ -192,8 +192,9 @@ func TestCpioListLong(t *testing.T) {
 	dir, list := cpioTree(t)
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	os.Chtimes(filepath.Join(dir, "empty"), old, old)
-	tooltest.Mknod(t, filepath.Join(dir, "tty"), true, 0o620, 4, 1)
-	list += "./tty\n"
+	if tooltest.Mknod(t, filepath.Join(dir, "tty"), true, 0o620, 4, 1) { // root only
+		list += "./tty\n"
+	}
 	archive, _, err := cpioRun(dir, list, "-o", "-H", "newc")
 	if err != nil {
 		t.Fatal(err)
