@@ -8,12 +8,16 @@ import (
 )
 
 // dataWriter writes files' data into the image on a goroutine of its
-// own, so that the layout reads and scans a file's next chunk while the
-// last one is written: the one-pass layout's reads and the image's
-// writes overlap. Writes go in the order they were queued; the first
-// error stops the writes that follow and is what close returns.
+// own, so that the layout scans a file's next chunk while the last one
+// is written: the one-pass layout's reads and the image's writes
+// overlap. Writes go in the order they were queued; the first error
+// stops the writes that follow and is what close returns.
 //
-// Each read starts a block into its chunk, its last block padded with
+// Its chunks go round: the prefetcher reads files into a free one, the
+// layout adopts each piece read (the space it finds blocks of zeros in
+// and queues runs and hashes of), and a chunk goes to the writer once
+// the layout has moved to a later one, then back to the free ones. Each
+// piece starts a block into its chunk, its last block padded with
 // zeros, so that a chunk is laid out as the image is: a run that starts
 // where the one before it ends, in the chunk and in the image (small
 // files whose blocks follow each other), is one write with it. Writing
@@ -24,11 +28,14 @@ type dataWriter struct {
 	bs   int // the file system's block size
 	jobs chan *dataChunk
 	free chan *dataChunk
-	cur  *dataChunk // the chunk the layout fills
-	used int        // bytes of cur's buffer filled
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	err  error
+	cur  *dataChunk // the chunk of the piece the layout has
+	used int        // where that piece starts in cur's buffer
+	// early is the hashing queued before the first piece (files of
+	// holes), run where the first chunk's is
+	early []hashStep
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	err   error
 }
 
 // dataChunk is a read buffer, the runs of it that go into the image and
@@ -52,9 +59,9 @@ type hashStep struct {
 	out   *[32]byte
 }
 
-// dataBuffers is how many chunks are in flight: one filled by the
-// layout, the others queued or being written.
-const dataBuffers = 3
+// dataBuffers is how many chunks are in flight: filled by the
+// prefetcher, scanned by the layout, queued or being written.
+const dataBuffers = 6
 
 func newDataWriter(im *bcache.Image, bs int) *dataWriter {
 	d := &dataWriter{im: im, bs: bs, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
@@ -112,33 +119,25 @@ func (d *dataWriter) failed() error {
 	return d.err
 }
 
-// space returns n bytes of buffer to read into (n at most readChunk):
-// the rest of the chunk being filled, else a new one once one is free,
-// the full one queued to be written. Many small files share one chunk,
-// and so one hand-over to the writer. The buffer starts a block into
-// the chunk, and the bytes after it to the end of its last block are
-// zeros, which write may take.
-func (d *dataWriter) space(n int) ([]byte, error) {
-	padded := d.padded(n)
-	if d.cur != nil && len(d.cur.buf)-d.used < padded {
+// adopt makes the piece at byte at of chunk c the space the layout
+// queues runs and hashes of; a chunk before c is queued to be written.
+// It returns the first write's error, if any.
+func (d *dataWriter) adopt(c *dataChunk, at int) error {
+	if d.cur != c {
 		d.flush()
+		d.cur = c
+		if len(d.early) > 0 {
+			c.hashes = append(c.hashes, d.early...)
+			d.early = nil
+		}
 	}
-	if d.cur == nil {
-		d.cur, d.used = <-d.free, 0
-	}
-	if err := d.failed(); err != nil {
-		return nil, err
-	}
-	clear(d.cur.buf[d.used+n : d.used+padded])
-	return d.cur.buf[d.used : d.used+n], nil
+	d.used = at
+	return d.failed()
 }
 
-// padded is n rounded up to whole blocks.
-func (d *dataWriter) padded(n int) int { return (n + d.bs - 1) / d.bs * d.bs }
-
-// write queues n bytes of the last space returned, from its byte at, to
-// be written at the image's byte off; n may reach into the zeros that
-// pad the space to its last block. A run that goes on from the one
+// write queues n bytes of the piece adopted, from its byte at, to be
+// written at the image's byte off; n may reach into the zeros that pad
+// the piece to its last block. A run that goes on from the one
 // queued before it, in the chunk and in the image, lengthens it.
 func (d *dataWriter) write(at, n, off int64) {
 	at += int64(d.used)
@@ -151,7 +150,7 @@ func (d *dataWriter) write(at, n, off int64) {
 	d.cur.runs = append(d.cur.runs, imageRun{at, n, off})
 }
 
-// hash queues hashing the first n bytes of the last space returned into
+// hash queues hashing the first n bytes of the piece adopted into
 // h, on the writer's goroutine: the SHA-256 of every file the UUID rule
 // takes costs as much as the copy (BENCHMARKS.md), so it runs beside the
 // layout.
@@ -170,18 +169,17 @@ func (d *dataWriter) hashZeros(h hash.Hash, n int64) {
 // it once close returns.
 func (d *dataWriter) sum(h hash.Hash, out *[32]byte) { d.step(hashStep{h: h, out: out}) }
 
-// step queues a hashing step that reads no buffer, in the chunk being
-// filled (a new one if none is).
+// step queues a hashing step that reads no buffer, in the chunk of the
+// piece the layout has; before the first piece, with the first chunk's.
+// (Taking a free chunk for it could wait for ever: the prefetcher may
+// hold them all, read ahead.)
 func (d *dataWriter) step(s hashStep) {
 	if d.cur == nil {
-		d.cur, d.used = <-d.free, 0
+		d.early = append(d.early, s)
+		return
 	}
 	d.cur.hashes = append(d.cur.hashes, s)
 }
-
-// filled marks the last space returned, n bytes and the zeros after them
-// to the end of their block, as used.
-func (d *dataWriter) filled(n int) { d.used += d.padded(n) }
 
 // flush queues the chunk being filled, if any.
 func (d *dataWriter) flush() {
@@ -200,6 +198,9 @@ func (d *dataWriter) flush() {
 // close waits for the writes queued and returns the first error.
 func (d *dataWriter) close() error {
 	d.flush()
+	for _, s := range d.early { // no piece at all: files of holes only
+		s.run(nil)
+	}
 	close(d.jobs)
 	d.wg.Wait()
 	return d.failed()

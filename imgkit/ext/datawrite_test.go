@@ -13,7 +13,7 @@ import (
 // queued where they go, that small reads share a chunk, each a block
 // into it with zeros to its block's end, that runs following each other
 // in the chunk and in the image are one write, and that a failed write
-// stops the writes after it and is what space and close return,
+// stops the writes after it and is what adopt and close return,
 // unwrapped by nodeErr to the image's own error.
 func TestDataWriter(t *testing.T) {
 	t.Parallel()
@@ -22,19 +22,23 @@ func TestDataWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := newDataWriter(im, 16)
+	// the pieces placed as the prefetcher places them
+	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
 	fill := func(s string, at, n, off int64) []byte {
 		t.Helper()
-		buf, err := d.space(len(s))
-		if err != nil {
+		m, ok := r.space(len(s))
+		if !ok {
+			t.Fatal("no space")
+		}
+		copy(m.data, s)
+		if err := d.adopt(m.chunk, m.at); err != nil {
 			t.Fatal(err)
 		}
-		copy(buf, s)
 		d.write(at, n, off)
-		d.filled(len(s))
-		return buf
+		return m.data
 	}
-	d.cur = <-d.free
-	copy(d.cur.buf, bytes.Repeat([]byte{0xff}, 64)) // a chunk used before
+	r.cur = <-d.free
+	copy(r.cur.buf, bytes.Repeat([]byte{0xff}, 64)) // a chunk used before
 	a := fill("0123456789", 2, 3, 100)
 	b := fill("abcdefghij", 0, 16, 4000) // the whole block: its zeros too
 	c := fill("ABCDEFGHIJKLMNOPQRS", 0, 32, 4016)
@@ -45,18 +49,20 @@ func TestDataWriter(t *testing.T) {
 		t.Errorf("runs %v, want b and c's as one of 48 bytes from the chunk's byte 16", runs)
 	}
 	d.flush()
+	r.cur = nil
 	fill("xyz", 0, 3, 8190) // past the image's end
 	d.flush()
-	// the writer has failed by the time a third chunk is free
+	r.cur = nil
+	// the writer has failed by the time the chunks have gone round
 	for range dataBuffers {
-		if _, err = d.space(readChunk); err != nil {
+		m, _ := r.space(readChunk)
+		if err = d.adopt(m.chunk, m.at); err != nil {
 			break
 		}
 		d.write(0, 2, 0) // not written: queued after the failure
-		d.filled(readChunk)
 	}
 	if !errors.Is(err, bcache.ErrRange) {
-		t.Errorf("space after a failed write: %v, want the out-of-range write's error", err)
+		t.Errorf("a piece after a failed write: %v, want the out-of-range write's error", err)
 	}
 	err = d.close()
 	if err == nil || !errors.Is(err, bcache.ErrRange) {

@@ -12,59 +12,51 @@ import (
 // layout, on a goroutine of its own, in the order the layout copies them
 // (populate's). The layout's goroutine is the one-pass build's critical
 // path: the opens, the SEEK_DATA calls and the reads took about 40% of
-// it on the midsize tree (BENCHMARKS.md), and they now run beside it,
-// the layout copying each piece read into the data writer's chunk.
+// it on the midsize tree (BENCHMARKS.md), and they now run beside it.
 //
 // The reads are the ones the layout would make, piece for piece: the
 // file's data regions (dataRegions), then each region a readChunk at a
-// time. They go into slabs of readChunk bytes, small files' pieces
-// sharing one; a slab is free again once the layout has taken a piece
-// of a later one, so that memory is bounded by prefetchSlabs whatever the
-// tree. The first error of a file (opening, seeking or reading it) ends
-// the reads: the layout gets it where it would have met it.
+// time, into the data writer's free chunks, as the data writer lays
+// pieces out (a block into the chunk, the rest of the last block
+// zeros). The layout adopts each piece where it lies, and the chunk goes
+// on to be written: memory is bounded by the data writer's chunks
+// whatever the tree. The first error of a file (opening, seeking or
+// reading it) ends the reads: the layout gets it where it would have met
+// it.
 type prefetcher struct {
 	out  chan fetched
-	free chan []byte
+	free chan *dataChunk
 	done chan struct{}
 	wg   sync.WaitGroup
-	// the layout's side
-	next *fetched // the piece taken and not yet used
-	slab int      // the slab of the last piece used, -1 for none
-	held []byte
 }
 
 // fetched is one message of the prefetcher, in order: a file's opening
-// (node set: its regions, or the error opening it), or one of its pieces.
+// (node set: its regions, or the error opening it), or one of its pieces
+// (data, chunk[at:], k bytes of it read).
 type fetched struct {
 	node      *fstree.Node
 	regs, raw [][2]int64
-	off       int64  // the piece's byte offset in the file
-	data      []byte // the piece's bytes, k of them read
+	off       int64 // the piece's byte offset in the file
+	chunk     *dataChunk
+	at        int
+	data      []byte
 	k         int
-	slab      int // a count of the slabs taken, the piece's
-	slabBuf   []byte
 	err       error
 }
-
-// prefetchSlabs is how many readChunk slabs are in flight.
-const prefetchSlabs = 4
 
 // errPrefetchOrder is the layout asking for a file or piece the
 // prefetcher did not read next: a bug, reported as one.
 var errPrefetchOrder = errors.New("ext: internal error: files read out of order")
 
 // newPrefetcher starts reading the files the layout of t copies, with
-// block size bs.
-func newPrefetcher(t *fstree.Node, bs int64) *prefetcher {
-	p := &prefetcher{out: make(chan fetched, 64), free: make(chan []byte, prefetchSlabs), done: make(chan struct{}), slab: -1}
-	for range prefetchSlabs {
-		p.free <- make([]byte, readChunk)
-	}
+// block size bs, into the chunks free gives.
+func newPrefetcher(t *fstree.Node, bs int, free chan *dataChunk) *prefetcher {
+	p := &prefetcher{out: make(chan fetched, 64), free: free, done: make(chan struct{})}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer close(p.out)
-		r := prefetchRun{p: p, bs: bs, slab: -1}
+		r := prefetchRun{p: p, bs: bs}
 		r.dir(t)
 	}()
 	return p
@@ -73,10 +65,9 @@ func newPrefetcher(t *fstree.Node, bs int64) *prefetcher {
 // prefetchRun is the prefetcher's goroutine's state.
 type prefetchRun struct {
 	p     *prefetcher
-	bs    int64
-	buf   []byte // the slab being filled
+	bs    int
+	cur   *dataChunk // the chunk being filled
 	used  int
-	slab  int
 	ended bool // an error was sent, or the layout stopped
 }
 
@@ -122,14 +113,14 @@ func (r *prefetchRun) fail(m fetched, err error) {
 
 // file reads c as the layout's file would.
 func (r *prefetchRun) file(c *fstree.Node) {
-	head := fetched{node: c, slab: -1}
+	head := fetched{node: c}
 	src, err := c.Open()
 	if err != nil {
 		r.fail(head, err)
 		return
 	}
 	defer src.Close()
-	if head.regs, head.raw, err = dataRegions(src, c.Size, r.bs); err != nil {
+	if head.regs, head.raw, err = dataRegions(src, c.Size, int64(r.bs)); err != nil {
 		r.fail(head, err)
 		return
 	}
@@ -140,17 +131,17 @@ func (r *prefetchRun) file(c *fstree.Node) {
 	for _, reg := range head.regs {
 		if sk, ok := src.(io.Seeker); ok && !hasAt {
 			if _, err := sk.Seek(reg[0], io.SeekStart); err != nil {
-				r.fail(fetched{off: reg[0], slab: -1}, err)
+				r.fail(fetched{off: reg[0]}, err)
 				return
 			}
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := int(min(readChunk, reg[1]-chunk))
-			if !r.space(want) {
+			m, ok := r.space(want)
+			if !ok {
 				return
 			}
-			m := fetched{off: chunk, data: r.buf[r.used : r.used+want], slab: r.slab, slabBuf: r.buf}
-			r.used += want
+			m.off = chunk
 			m.k, m.err = readFull(src, ra, m.data, chunk)
 			if m.err != nil {
 				r.fail(m, m.err)
@@ -163,21 +154,24 @@ func (r *prefetchRun) file(c *fstree.Node) {
 	}
 }
 
-// space makes room for n bytes in the slab being filled, taking a free
-// one when it has none left, reporting false when the layout stopped.
-func (r *prefetchRun) space(n int) bool {
-	if r.buf != nil && len(r.buf)-r.used >= n {
-		return true
+// space places a piece of n bytes in the chunk being filled, or in a
+// free one when it has no room left, its last block's bytes past n
+// zeroed; it reports false when the layout stopped.
+func (r *prefetchRun) space(n int) (fetched, bool) {
+	padded := (n + r.bs - 1) / r.bs * r.bs
+	if r.cur == nil || len(r.cur.buf)-r.used < padded {
+		select {
+		case r.cur = <-r.p.free:
+			r.used = 0
+		case <-r.p.done:
+			r.ended = true
+			return fetched{}, false
+		}
 	}
-	select {
-	case r.buf = <-r.p.free:
-		r.used = 0
-		r.slab++
-		return true
-	case <-r.p.done:
-		r.ended = true
-		return false
-	}
+	m := fetched{chunk: r.cur, at: r.used, data: r.cur.buf[r.used : r.used+n]}
+	clear(r.cur.buf[r.used+n : r.used+padded])
+	r.used += padded
+	return m, true
 }
 
 // take returns the next message, which must be about file c (its opening
@@ -186,12 +180,6 @@ func (p *prefetcher) take(c *fstree.Node, open bool) (fetched, error) {
 	m, ok := <-p.out
 	if !ok || (open && m.node != c) || (!open && m.node != nil) {
 		return fetched{}, errPrefetchOrder
-	}
-	if m.slab >= 0 && m.slab != p.slab {
-		if p.held != nil {
-			p.free <- p.held // the layout is past every piece in it
-		}
-		p.slab, p.held = m.slab, m.slabBuf
 	}
 	return m, nil
 }
@@ -205,17 +193,24 @@ func (p *prefetcher) open(c *fstree.Node) (regs, raw [][2]int64, err error) {
 	return m.regs, m.raw, m.err
 }
 
-// read is the layout's readFull of buf at byte off of c: the piece read
-// ahead, copied.
-func (p *prefetcher) read(c *fstree.Node, buf []byte, off int64) (int, error) {
+// piece is the layout's read of want bytes at byte off of c: the piece
+// read ahead, which dw adopts. On a read's error it returns how many
+// bytes were read.
+func (p *prefetcher) piece(dw *dataWriter, c *fstree.Node, off int64, want int) ([]byte, int, error) {
 	m, err := p.take(c, false)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	if m.off != off || (m.err == nil && len(m.data) != len(buf)) {
-		return 0, errPrefetchOrder
+	if m.off != off || (m.err == nil && len(m.data) != want) {
+		return nil, 0, errPrefetchOrder
 	}
-	return copy(buf, m.data[:m.k]), m.err
+	if m.err != nil {
+		return nil, m.k, m.err
+	}
+	if err := dw.adopt(m.chunk, m.at); err != nil {
+		return nil, 0, err
+	}
+	return m.data, m.k, nil
 }
 
 // stop ends the reads, whether or not every file was read, and waits for
@@ -265,12 +260,15 @@ func (d *fileData) region(off int64) error {
 	return nil
 }
 
-// read reads len(buf) bytes at byte off (readFull).
-func (d *fileData) read(buf []byte, off int64) (int, error) {
+// chunk returns want bytes at byte off: the prefetched piece, which dw
+// adopts, else read into buf (readFull). On a read's error it returns
+// how many bytes were read.
+func (d *fileData) chunk(dw *dataWriter, buf []byte, off int64, want int) ([]byte, int, error) {
 	if d.p != nil {
-		return d.p.read(d.c, buf, off)
+		return d.p.piece(dw, d.c, off, want)
 	}
-	return readFull(d.r, d.ra, buf, off)
+	k, err := readFull(d.r, d.ra, buf[:want], off)
+	return buf[:want], k, err
 }
 
 // close closes the file the layout opened, if any.

@@ -187,7 +187,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	if im != nil {
 		w.dw = newDataWriter(im, int(w.g.bs))
-		w.pf = newPrefetcher(t.Root, int64(w.g.bs))
+		w.pf = newPrefetcher(t.Root, int(w.g.bs), w.dw.free)
 	}
 	err = w.populate(t.Root, rootIno)
 	if w.pf != nil {
@@ -996,15 +996,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := min(readChunk, reg[1]-chunk)
-			var buf []byte
-			if w.dw != nil { // the one-pass layout's buffer
-				if buf, err = w.dw.space(int(want)); err != nil {
-					return 0, err
-				}
-			} else {
-				buf = w.readBuf[:want]
-			}
-			if k, err := src.read(buf, chunk); err != nil {
+			buf, k, err := src.chunk(w.dw, w.readBuf, chunk, int(want))
+			if err != nil {
 				if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 					return 0, fmt.Errorf("%w: file shorter than its size %d (%d bytes)", io.ErrUnexpectedEOF, c.Size, chunk+int64(k))
 				}
@@ -1094,9 +1087,6 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 			}
 			if err := flush(); err != nil {
 				return 0, err
-			}
-			if w.dw != nil {
-				w.dw.filled(int(want))
 			}
 			if cw != nil {
 				cw.advance(chunk + want)
