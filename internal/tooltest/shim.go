@@ -40,11 +40,17 @@ func Main(m *testing.M) {
 //	func TestMain(m *testing.M) { testscript.Main(tooltest.M{M: m}, programs) }
 type M struct{ M *testing.M }
 
-// Run runs the tests, removes the shim, and ends with a note naming the
-// checks that were skipped for want of a tool and the command that
-// enables them (see report).
+// Run runs the tests in the C.UTF-8 locale (LC_ALL, for the commands they
+// start), removes the shim, and ends with a note naming the checks that
+// were skipped for want of a tool and the command that enables them (see
+// report).
 func (m M) Run() int {
 	mainRan = true
+	// The validators' listings are compared with names in UTF-8: in the
+	// C or POSIX locale (a CI runner's, env -i's) bsdtar and others print
+	// other bytes as escapes. A test that wants the C locale sets it on
+	// its command, which wins.
+	os.Setenv("LC_ALL", "C.UTF-8")
 	code := m.M.Run()
 	if shim.dir != "" {
 		os.RemoveAll(shim.dir)
