@@ -60,8 +60,10 @@ type hashStep struct {
 }
 
 // dataBuffers is how many chunks are in flight: filled by the
-// prefetcher, scanned by the layout, queued or being written.
-const dataBuffers = 6
+// prefetcher, scanned by the layout, queued or being written. Three to
+// five took the same time on the midsize tree, six more: each chunk's
+// pages are faulted in once, which costs on a VM (BENCHMARKS.md).
+const dataBuffers = 4
 
 func newDataWriter(im *bcache.Image, bs int) *dataWriter {
 	d := &dataWriter{im: im, bs: bs, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
@@ -204,6 +206,18 @@ func (d *dataWriter) close() error {
 	close(d.jobs)
 	d.wg.Wait()
 	return d.failed()
+}
+
+// spare returns the buffer of a chunk no one holds once close has
+// returned, nil if none is left: memory whose pages were touched
+// already, for the metadata's writes (runWriter).
+func (d *dataWriter) spare() []byte {
+	select {
+	case c := <-d.free:
+		return c.buf
+	default:
+		return nil
+	}
 }
 
 // imageWriteError is a write of the image that failed, reported when the

@@ -92,7 +92,7 @@ func (w *writer) write(im *bcache.Image) error {
 	}
 	// inodes and metadata blocks in the order of their numbers, those
 	// that follow each other in one write
-	runs := runWriter{im: im}
+	runs := runWriter{im: im, buf: w.spare[:0]}
 	for _, ino := range slices.Sorted(maps.Keys(f.inodes)) {
 		n := f.inodes[ino]
 		if f.csum {

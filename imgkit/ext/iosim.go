@@ -432,10 +432,13 @@ func (c *copyWrites) prune(l uint64) {
 	for k < len(c.pend) && c.pend[k].l < l {
 		k++
 	}
-	c.pend = c.pend[k:]
+	// the blocks left move to the front, so that the array is reused: a
+	// new one for every file's windows cost more in page faults than
+	// the copy (BENCHMARKS.md)
+	c.pend = c.pend[:copy(c.pend, c.pend[k:])]
 	switch {
 	case len(c.pend) == 0:
-		c.pend, c.ops = c.pend[:0], c.ops[:0]
+		c.ops = c.ops[:0]
 	case c.pend[0].lo > len(c.ops)/2 && len(c.ops) > 1024:
 		d := c.pend[0].lo
 		c.ops = c.ops[:copy(c.ops, c.ops[d:])]

@@ -79,6 +79,7 @@ type writer struct {
 	im        *bcache.Image
 	dw        *dataWriter // writes files' data to im, when not nil
 	pf        *prefetcher // reads files' data ahead, when dw is not nil
+	spare     []byte      // a chunk of dw's once it is closed, its pages touched
 	readBuf   []byte      // readChunk bytes, reused for every file
 	zeroBlock []byte      // a block of zeros to compare with
 	copies    copyWrites  // the I/O model's replay of copy_file, reused
@@ -196,6 +197,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	if w.dw != nil {
 		err = cmp.Or(err, w.dw.close())
+		w.spare = w.dw.spare()
 		w.dw = nil
 		if we := (*imageWriteError)(nil); errors.As(err, &we) {
 			err = we.err
