@@ -3,6 +3,7 @@ package cd9660
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
@@ -184,74 +185,79 @@ func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p
 // optionTable lists the -o options of makefs -t cd9660 that this package
 // writes (the El Torito ones live with the boot catalogue), sorted
 // bytewise by name. ParseOption and OptionHelp both read it.
-var optionTable = withBootOptions([]optionSpec{
-	boolOption("allow-deep-trees", "D", "AllowDeepTrees", "allow directories deeper than 8 levels (without Rock Ridge)",
-		func(o *Options) *bool { return &o.AllowDeepTrees }),
-	boolOption("allow-illegal-chars", "i", "AllowIllegalChars", "accepted; makefs converts names regardless",
-		func(o *Options) *bool { return &o.AllowIllegalChars }),
-	boolOption("allow-lowercase", "", "AllowLowercase", "accepted; makefs converts names regardless",
-		func(o *Options) *bool { return &o.AllowLowercase }),
-	boolOption("allow-max-name", "a", "AllowMaxName", "accepted; makefs does not implement it",
-		func(o *Options) *bool { return &o.AllowMaxName }),
-	boolOption("allow-multidot", "m", "AllowMultidot", "keep every dot of a file name (isolevel 2 and 3)",
-		func(o *Options) *bool { return &o.AllowMultidot }),
-	stringOption("applicationid", "A", "ApplicationID", "Application Identifier, up to 128 a-characters", 128, isAChar,
-		func(o *Options) *string { return &o.ApplicationID }),
-	boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
-		func(o *Options) *bool { return &o.Archimedes }),
-	fsopt.CompatRow(ErrOption, "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs",
-		func(o *Options) *Compat { return &o.Compat }),
-	{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
-		Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
-		Set: func(o *Options, key, value string) error {
-			v, err := num(key, value, 1, 3)
-			if err == nil {
-				o.ISOLevel = int(v)
-			}
-			return err
-		}},
-	boolOption("joliet", "", "Joliet", "add a Joliet volume (UCS-2 names up to 64 characters); not in makefs",
-		func(o *Options) *bool { return &o.Joliet }),
-	boolOption("keep-bad-images", "K", "KeepBadImages", "accepted; an image that fails is never kept",
-		func(o *Options) *bool { return &o.KeepBadImages }),
-	stringOption("label", "L", "Label", "Volume Identifier, up to 32 d-characters", 32, isDChar,
-		func(o *Options) *string { return &o.Label }),
-	{Option: fsopt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
-		Usage: "as in makefs, the value says whether to pad: =0 leaves out the 150 sectors of padding"},
-		Set: func(o *Options, key, value string) error {
-			v, err := num(key, value, 0, 1)
-			o.NoTrailingPadding = err == nil && v == 0
-			return err
-		}},
-	boolOption("omit-trailing-period", "o", "OmitTrailingPeriod", `no "." in file identifiers without an extension`,
-		func(o *Options) *bool { return &o.OmitTrailingPeriod }),
-	stringOption("preparer", "p", "Preparer", "Data Preparer Identifier, up to 128 a-characters", 128, isAChar,
-		func(o *Options) *string { return &o.Preparer }),
-	stringOption("publisher", "P", "Publisher", "Publisher Identifier, up to 128 a-characters", 128, isAChar,
-		func(o *Options) *string { return &o.Publisher }),
-	boolOption("relocate-deep-trees", "", "RelocateDeepTrees",
-		"with rockridge, relocate directories deeper than 8 levels into RR_MOVED as makefs does (see the package documentation)",
-		func(o *Options) *bool { return &o.RelocateDeepTrees }),
-	boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
-		func(o *Options) *bool { return &o.RockRidge }),
-	{Option: fsopt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
-		Usage: "accepted, 0 to 2; prints nothing"},
-		Set: func(o *Options, key, value string) error {
-			v, err := num(key, value, 0, 2)
-			if err == nil {
-				o.Verbose = int(v)
-			}
-			return err
-		}},
-	stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
-		func(o *Options) *string { return &o.VolumeSetID }),
+//
+// It is made on first use, not at package initialisation: every run of
+// the fixturegen binary initialises this package, and most never read it.
+var optionTable = sync.OnceValue(func() fsopt.Table[Options] {
+	return withBootOptions([]optionSpec{
+		boolOption("allow-deep-trees", "D", "AllowDeepTrees", "allow directories deeper than 8 levels (without Rock Ridge)",
+			func(o *Options) *bool { return &o.AllowDeepTrees }),
+		boolOption("allow-illegal-chars", "i", "AllowIllegalChars", "accepted; makefs converts names regardless",
+			func(o *Options) *bool { return &o.AllowIllegalChars }),
+		boolOption("allow-lowercase", "", "AllowLowercase", "accepted; makefs converts names regardless",
+			func(o *Options) *bool { return &o.AllowLowercase }),
+		boolOption("allow-max-name", "a", "AllowMaxName", "accepted; makefs does not implement it",
+			func(o *Options) *bool { return &o.AllowMaxName }),
+		boolOption("allow-multidot", "m", "AllowMultidot", "keep every dot of a file name (isolevel 2 and 3)",
+			func(o *Options) *bool { return &o.AllowMultidot }),
+		stringOption("applicationid", "A", "ApplicationID", "Application Identifier, up to 128 a-characters", 128, isAChar,
+			func(o *Options) *string { return &o.ApplicationID }),
+		boolOption("archimedes", "", "Archimedes", "RISC OS ARCHIMEDES blocks for names ,xxx and !name, as NetBSD's makefs writes them",
+			func(o *Options) *bool { return &o.Archimedes }),
+		fsopt.CompatRow(ErrOption, "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs",
+			func(o *Options) *Compat { return &o.Compat }),
+		{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
+			Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
+			Set: func(o *Options, key, value string) error {
+				v, err := num(key, value, 1, 3)
+				if err == nil {
+					o.ISOLevel = int(v)
+				}
+				return err
+			}},
+		boolOption("joliet", "", "Joliet", "add a Joliet volume (UCS-2 names up to 64 characters); not in makefs",
+			func(o *Options) *bool { return &o.Joliet }),
+		boolOption("keep-bad-images", "K", "KeepBadImages", "accepted; an image that fails is never kept",
+			func(o *Options) *bool { return &o.KeepBadImages }),
+		stringOption("label", "L", "Label", "Volume Identifier, up to 32 d-characters", 32, isDChar,
+			func(o *Options) *string { return &o.Label }),
+		{Option: fsopt.Option{Key: "no-trailing-padding", Field: "NoTrailingPadding", Default: "1",
+			Usage: "as in makefs, the value says whether to pad: =0 leaves out the 150 sectors of padding"},
+			Set: func(o *Options, key, value string) error {
+				v, err := num(key, value, 0, 1)
+				o.NoTrailingPadding = err == nil && v == 0
+				return err
+			}},
+		boolOption("omit-trailing-period", "o", "OmitTrailingPeriod", `no "." in file identifiers without an extension`,
+			func(o *Options) *bool { return &o.OmitTrailingPeriod }),
+		stringOption("preparer", "p", "Preparer", "Data Preparer Identifier, up to 128 a-characters", 128, isAChar,
+			func(o *Options) *string { return &o.Preparer }),
+		stringOption("publisher", "P", "Publisher", "Publisher Identifier, up to 128 a-characters", 128, isAChar,
+			func(o *Options) *string { return &o.Publisher }),
+		boolOption("relocate-deep-trees", "", "RelocateDeepTrees",
+			"with rockridge, relocate directories deeper than 8 levels into RR_MOVED as makefs does (see the package documentation)",
+			func(o *Options) *bool { return &o.RelocateDeepTrees }),
+		boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
+			func(o *Options) *bool { return &o.RockRidge }),
+		{Option: fsopt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
+			Usage: "accepted, 0 to 2; prints nothing"},
+			Set: func(o *Options, key, value string) error {
+				v, err := num(key, value, 0, 2)
+				if err == nil {
+					o.Verbose = int(v)
+				}
+				return err
+			}},
+		stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
+			func(o *Options) *string { return &o.VolumeSetID }),
+	})
 })
 
 // OptionHelp describes every -o option of makefs -t cd9660 this package
 // takes, sorted bytewise by name as makefs(8) documents them: its name,
 // its one-letter key, the field of Options it sets, its default and its
 // meaning. ParseOption accepts exactly these names and letters.
-func OptionHelp() []fsopt.Option { return optionTable.Help() }
+func OptionHelp() []fsopt.Option { return optionTable().Help() }
 
 // num parses the value of option key as a makefs number from minv to maxv
 // (fsopt.Number: base 10, suffixes, products; no value means 1).
@@ -266,7 +272,7 @@ func num(key, value string, minv, maxv int64) (int64, error) {
 // their character set and length and upper-cased. Errors name the option
 // and wrap ErrOption.
 func ParseOption(o *Options, key, value string) error {
-	return optionTable.Parse(o, key, value, unknownOption)
+	return optionTable().Parse(o, key, value, unknownOption)
 }
 
 // unknownOption is ParseOption's error for a key that no option has.

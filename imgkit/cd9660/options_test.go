@@ -41,7 +41,7 @@ func TestParseOption(t *testing.T) {
 			t.Errorf("%s=%s: error %v, want ErrOption", kv[0], kv[1], err)
 		}
 	}
-	if len(OptionHelp()) != len(optionTable) || OptionHelp()[0].Key != "allow-deep-trees" {
+	if len(OptionHelp()) != len(optionTable()) || OptionHelp()[0].Key != "allow-deep-trees" {
 		t.Errorf("OptionHelp %v", OptionHelp())
 	}
 }

@@ -3,6 +3,7 @@ package ext
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"sync"
 )
 
 // Checksums of the metadata_csum feature (crc32c, Castagnoli) and of the
@@ -10,13 +11,15 @@ import (
 // kernel compute them. The reader verifies them and reports a mismatch as
 // a warning, never as an error: an image with a bad checksum still reads.
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is crc32c's table, made on first use: making it (hash/crc32
+// fills its SSE4.2 tables too) cost every run of the binary at its start.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // crc32c continues the raw crc32c crc over p, without the inversions
 // before and after that hash/crc32 applies: the form ext2fs_crc32c_le
 // and the kernel's ext4_chksum have, seeded with ~0 for the superblock
 // and with the file system's seed elsewhere.
-func crc32c(crc uint32, p []byte) uint32 { return ^crc32.Update(^crc, castagnoli, p) }
+func crc32c(crc uint32, p []byte) uint32 { return ^crc32.Update(^crc, castagnoli(), p) }
 
 // crc32cU32 continues crc over the little-endian bytes of v.
 func crc32cU32(crc, v uint32) uint32 {

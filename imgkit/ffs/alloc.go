@@ -473,7 +473,7 @@ func (a *alloc) mapsearch(c, bpref, allocsiz int64) int64 {
 	slot := a.cache.cur // group c's, since a.cg(c) above
 	low := nextNonzero(free, slot.lowfree)
 	slot.lowfree = low
-	tbl := fragtbl[g.frag]
+	tbl := fragtbl()[g.frag]
 	mask := byte(1) << (allocsiz - 1 + g.frag%8)
 	wholeFF := g.frag == 8 && allocsiz == 8
 	found := findByte(free, max(start, low), int64(len(free)), tbl, mask, wholeFF)

@@ -12,7 +12,7 @@ func TestFindByte(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, frag := range []int64{1, 2, 4, 8} {
-		tbl := fragtbl[frag]
+		tbl := fragtbl()[frag]
 		for allocsiz := int64(1); allocsiz <= frag; allocsiz++ {
 			mask := byte(1) << (allocsiz - 1 + frag%8)
 			wholeFF := frag == 8 && allocsiz == 8

@@ -3,6 +3,7 @@ package ffs
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 )
 
 // This file holds the on-disk layout of the Berkeley Fast File System as
@@ -304,21 +305,18 @@ func (o order) put16(b []byte, v int64) { o.PutUint16(b, uint16(v)) }
 func (o order) put32(b []byte, v int64) { o.PutUint32(b, uint32(v)) }
 func (o order) put64(b []byte, v int64) { o.PutUint64(b, uint64(v)) }
 
-// fragtbl, around and inside are the fragment tables of ffs_tables.c,
-// computed here from their definition: fragtbl[frag][b] has bit
-// (n-1 + frag%8) set when the byte b of a free-fragment map holds, inside
-// one of its blocks of frag bits, a run of exactly n free fragments that
-// cannot be extended. Tables for frag 1, 2 and 4 share one array.
+// around and inside are the masks of ffs_tables.c.
 var (
-	fragtbl [maxFrag + 1]*[256]byte
-	around  = [9]int{0x3, 0x7, 0xf, 0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff}
-	inside  = [9]int{0x0, 0x2, 0x6, 0xe, 0x1e, 0x3e, 0x7e, 0xfe, 0x1fe}
-	tbl124  [256]byte
-	tbl8    [256]byte
-	_       = initFragtbl()
+	around = [9]int{0x3, 0x7, 0xf, 0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff}
+	inside = [9]int{0x0, 0x2, 0x6, 0xe, 0x1e, 0x3e, 0x7e, 0xfe, 0x1fe}
 )
 
-func initFragtbl() bool {
+// fragtbl returns the fragment tables of ffs_tables.c, computed on first
+// use from their definition: fragtbl()[frag][b] has bit (n-1 + frag%8)
+// set when the byte b of a free-fragment map holds, inside one of its
+// blocks of frag bits, a run of exactly n free fragments that cannot be
+// extended. Tables for frag 1, 2 and 4 share one array.
+var fragtbl = sync.OnceValue(func() *[maxFrag + 1]*[256]byte {
 	runs := func(b, frag int) byte {
 		var out byte
 		for base := 0; base < 8; base += frag {
@@ -336,10 +334,12 @@ func initFragtbl() bool {
 		}
 		return out
 	}
+	var tbl124, tbl8 [256]byte
 	for b := 0; b < 256; b++ {
 		tbl124[b] = runs(b, 1) | runs(b, 2) | runs(b, 4)
 		tbl8[b] = runs(b, 8)
 	}
-	fragtbl[1], fragtbl[2], fragtbl[4], fragtbl[8] = &tbl124, &tbl124, &tbl124, &tbl8
-	return true
-}
+	var t [maxFrag + 1]*[256]byte
+	t[1], t[2], t[4], t[8] = &tbl124, &tbl124, &tbl124, &tbl8
+	return &t
+})

@@ -222,17 +222,19 @@ var globalFlags = map[string]string{
 // fieldWords matches what a library error says of an Options field:
 // "Options.SectorsPerCluster", with a value "Options.SectorsPerCluster = 4",
 // or a field inside one, "Options.Boot.Images[1].File".
-var fieldWords = regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*|\[[0-9]*\])*)(?: = ([^\s,;()]+))?`)
+var fieldWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bOptions\.([A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*|\[[0-9]*\])*)(?: = ([^\s,;()]+))?`)
+})
 
 // elementIndex matches the index of a slice element in a field path.
-var elementIndex = regexp.MustCompile(`\[[0-9]+\]`)
+var elementIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[0-9]+\]`) })
 
 // optionKey returns the -o key that sets field, a path as fieldWords
 // matches it: the key listed for the path itself, with indexes written
 // "[]", or else for the nearest field that holds it ("Boot.Images[1].File"
 // is set by the key of "Boot.Images").
 func optionKey(keys map[string]string, field string) (string, bool) {
-	path := elementIndex.ReplaceAllString(field, "[]")
+	path := elementIndex().ReplaceAllString(field, "[]")
 	for path != "" {
 		if key, ok := keys[path]; ok {
 			return key, true
@@ -256,7 +258,7 @@ func optionKey(keys map[string]string, field string) (string, bool) {
 // neither names are left as they are. The result wraps err, so errors.Is
 // and errors.As see what they saw before.
 func reword(err error, help func() []fsopt.Option) error {
-	if err == nil || !fieldWords.MatchString(err.Error()) {
+	if err == nil || !fieldWords().MatchString(err.Error()) {
 		return err
 	}
 	keys := map[string]string{}
@@ -267,8 +269,8 @@ func reword(err error, help func() []fsopt.Option) error {
 			}
 		}
 	}
-	msg := fieldWords.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		sub := fieldWords.FindStringSubmatch(m)
+	msg := fieldWords().ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := fieldWords().FindStringSubmatch(m)
 		field, value := sub[1], sub[2]
 		if flag, ok := globalFlags[field]; ok {
 			if value != "" {

@@ -51,6 +51,10 @@ type command struct {
 	Usage   string // synopsis without the program name: "makefs [options] image directory..."
 	Summary string // one line for the command list
 	Help    string // optional longer description for "fixturegen help <name>"
+	// More, when not nil, is the rest of Help, made when the help is
+	// shown: text built from a package's tables, which every run of the
+	// binary would otherwise build at its start.
+	More func() string
 	// Flags, when not nil, lists the flags for the help, one a line,
 	// before Help; Examples follow Help.
 	Flags    func() []flagGroup

@@ -78,10 +78,14 @@ func runHelp(e *env, args []string) error {
 	if c.Flags != nil {
 		writeFlags(&b, c.Flags())
 	}
-	if c.Help != "" {
+	help := c.Help
+	if c.More != nil {
+		help += c.More()
+	}
+	if help != "" {
 		b.WriteString("\n")
-		b.WriteString(strings.TrimLeft(c.Help, "\n"))
-		if !strings.HasSuffix(c.Help, "\n") {
+		b.WriteString(strings.TrimLeft(help, "\n"))
+		if !strings.HasSuffix(help, "\n") {
 			b.WriteString("\n")
 		}
 	}

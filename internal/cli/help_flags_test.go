@@ -52,7 +52,7 @@ func TestHelpFlagsFromParsers(t *testing.T) {
 		prefix string // of a letter's line in the help
 	}{
 		{"makefs", parserFlags(makefs.OptString, makefs.LongOptions), makefsFlagTexts, "-"},
-		{"mkimg", parserFlags(mkimg.OptString, mkimg.LongOptions()), mkimgFlagTexts, "-"},
+		{"mkimg", parserFlags(mkimg.OptString, mkimg.LongOptions()), mkimgFlagTexts(), "-"},
 		{"ar", arLetters, arFlagTexts, ""},
 	} {
 		var stdout, stderr bytes.Buffer

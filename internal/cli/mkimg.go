@@ -31,7 +31,8 @@ for the other options the last one counts.
 On a terminal, a disk that takes more than a second shows on standard
 error the step it is at and how far that is until it is done ("mkimg:
 disk.qcow2: copying part.img 512.0 MiB / 1.5 GiB (33%)"; then hashing
-for the GUIDs, scanning for data, writing the container).` + mkimgSchemesHelp(),
+for the GUIDs, scanning for data, writing the container).`,
+		More:     mkimgSchemesHelp,
 		Examples: mkimgExamples,
 		Run:      runMkimg,
 	})
@@ -42,44 +43,46 @@ for the GUIDs, scanning for data, writing the container).` + mkimgSchemesHelp(),
 func mkimgFlags() []flagGroup {
 	return []flagGroup{{
 		Title: "Options, those of FreeBSD mkimg(1) for every scheme, and fixturegen's\n--disk-guid and --partition-guid:",
-		Flags: getoptFlags(mkimg.OptString, mkimg.LongOptions(), mkimgFlagTexts),
+		Flags: getoptFlags(mkimg.OptString, mkimg.LongOptions(), mkimgFlagTexts()),
 	}}
 }
 
 // mkimgFlagTexts says each option of mkimg's command line, by its letter
 // or long name.
-var mkimgFlagTexts = map[string]flagText{
-	"a": {"n", "the active MBR partition, 1 to 100"},
-	"b": {"bootcode", "boot code, at most the scheme's size below"},
-	"C": {"bytes", "maximum capacity: a larger disk is an error"},
-	"c": {"bytes", "minimum capacity: a smaller disk is grown with zeros"},
-	"f": {"format", mkimgFormatsHelp()},
-	"H": {"heads", "simulated heads, 1 to 255"},
-	"h": {"", "this help"},
-	"o": {"disk", "the file to write; without -o the disk goes to standard output, unless that is a terminal"},
-	"P": {"blksz", "physical block size, a power of two, at least secsz"},
-	"p": {"partition", "a partition slot, in order; one of\n" +
-		"  TYPE[/LABEL]::SIZE[:[+]OFFSET]   empty, of SIZE bytes\n" +
-		"  TYPE[/LABEL]:=FILE[:[+]OFFSET]   the bytes of FILE\n" +
-		"  TYPE[/LABEL]:-CMD                the standard output\n" +
-		"                                   of /bin/sh -c CMD\n" +
-		"  -                                an unused slot\n" +
-		"OFFSET places the partition at that byte of the disk, +OFFSET leaves that gap before it; both are aligned as the scheme aligns partitions. " +
-		"For := a FILE that exists under the whole name keeps its colons. TYPE is one of the scheme's aliases, listed below; as in FreeBSD, no raw GUID or number. " +
-		"A CMD that exits non-zero is an error (mkimg ignores its status)."},
-	"S": {"secsz", "logical sector size, a power of two, 512 to 4096"},
-	"s": {"scheme", "one of the schemes below (any case); needed when there are partitions"},
-	"T": {"track", "simulated sectors per track, 1 to 63"},
-	"t": {"time", "a timestamp (seconds since the epoch, C syntax: 0x1f, 017), kept for container formats; raw records none"},
-	"v": {"", "print the layout to standard error, as mkimg -v does"},
-	"y": {"", "FreeBSD's test-mode GUIDs: freebsd-mkimg -y's bytes; without it the GUIDs are derived from the layout and the contents, so the same inputs give the same disk"},
+func mkimgFlagTexts() map[string]flagText {
+	return map[string]flagText{
+		"a": {"n", "the active MBR partition, 1 to 100"},
+		"b": {"bootcode", "boot code, at most the scheme's size below"},
+		"C": {"bytes", "maximum capacity: a larger disk is an error"},
+		"c": {"bytes", "minimum capacity: a smaller disk is grown with zeros"},
+		"f": {"format", mkimgFormatsHelp()},
+		"H": {"heads", "simulated heads, 1 to 255"},
+		"h": {"", "this help"},
+		"o": {"disk", "the file to write; without -o the disk goes to standard output, unless that is a terminal"},
+		"P": {"blksz", "physical block size, a power of two, at least secsz"},
+		"p": {"partition", "a partition slot, in order; one of\n" +
+			"  TYPE[/LABEL]::SIZE[:[+]OFFSET]   empty, of SIZE bytes\n" +
+			"  TYPE[/LABEL]:=FILE[:[+]OFFSET]   the bytes of FILE\n" +
+			"  TYPE[/LABEL]:-CMD                the standard output\n" +
+			"                                   of /bin/sh -c CMD\n" +
+			"  -                                an unused slot\n" +
+			"OFFSET places the partition at that byte of the disk, +OFFSET leaves that gap before it; both are aligned as the scheme aligns partitions. " +
+			"For := a FILE that exists under the whole name keeps its colons. TYPE is one of the scheme's aliases, listed below; as in FreeBSD, no raw GUID or number. " +
+			"A CMD that exits non-zero is an error (mkimg ignores its status)."},
+		"S": {"secsz", "logical sector size, a power of two, 512 to 4096"},
+		"s": {"scheme", "one of the schemes below (any case); needed when there are partitions"},
+		"T": {"track", "simulated sectors per track, 1 to 63"},
+		"t": {"time", "a timestamp (seconds since the epoch, C syntax: 0x1f, 017), kept for container formats; raw records none"},
+		"v": {"", "print the layout to standard error, as mkimg -v does"},
+		"y": {"", "FreeBSD's test-mode GUIDs: freebsd-mkimg -y's bytes; without it the GUIDs are derived from the layout and the contents, so the same inputs give the same disk"},
 
-	"capacity":       {" bytes", "both -c and -C; with it alone no scheme or partition is needed"},
-	"disk-guid":      {" GUID", "fixturegen's own (mkimg has no such option): the GPT's disk GUID, as RFC 4122 text (8-4-4-4-12 hex digits)"},
-	"formats":        {"", "list the formats written"},
-	"partition-guid": {" N=GUID", "fixturegen's own: the unique GUID of the N'th -p slot (from 1; a used one), once per slot. A GPT GUID not given is derived; given all, no partition is read twice to hash it. Not with -y, nor the nil GUID, nor for a scheme without GUIDs (all but gpt)"},
-	"schemes":        {"", "list the schemes written, as mkimg orders them"},
-	"version":        {"", "print the mkimg version copied"},
+		"capacity":       {" bytes", "both -c and -C; with it alone no scheme or partition is needed"},
+		"disk-guid":      {" GUID", "fixturegen's own (mkimg has no such option): the GPT's disk GUID, as RFC 4122 text (8-4-4-4-12 hex digits)"},
+		"formats":        {"", "list the formats written"},
+		"partition-guid": {" N=GUID", "fixturegen's own: the unique GUID of the N'th -p slot (from 1; a used one), once per slot. A GPT GUID not given is derived; given all, no partition is read twice to hash it. Not with -y, nor the nil GUID, nor for a scheme without GUIDs (all but gpt)"},
+		"schemes":        {"", "list the schemes written, as mkimg orders them"},
+		"version":        {"", "print the mkimg version copied"},
+	}
 }
 
 // mkimgExamples are the examples of "fixturegen help mkimg", each run by

@@ -86,7 +86,7 @@ func vhdxCurrentHeader(r io.ReaderAt) error {
 		want := binary.LittleEndian.Uint32(h.checksum())
 		g := h
 		clear(g.checksum())
-		if string(h.signature()) != vhdxHeaderSignature || crc32.Checksum(g[:], castagnoli) != want {
+		if string(h.signature()) != vhdxHeaderSignature || crc32.Checksum(g[:], castagnoli()) != want {
 			continue
 		}
 		if cur == nil || binary.LittleEndian.Uint64(h.sequenceNumber()) > binary.LittleEndian.Uint64(cur.sequenceNumber()) {
@@ -116,7 +116,7 @@ func vhdxReadRegions(r io.ReaderAt, size int64) (bat, meta int64, err error) {
 		g := t
 		clear(g.checksum())
 		n := binary.LittleEndian.Uint32(t.entryCount())
-		if string(t.signature()) != vhdxRegionSignature || crc32.Checksum(g[:], castagnoli) != want || n > 2047 {
+		if string(t.signature()) != vhdxRegionSignature || crc32.Checksum(g[:], castagnoli()) != want || n > 2047 {
 			continue
 		}
 		bat, meta = -1, -1

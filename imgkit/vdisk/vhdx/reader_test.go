@@ -61,7 +61,7 @@ func tinyVHDX() []byte {
 	vhdxBATRegion.Encode(rt.entry(1).guid())
 	le.PutUint64(rt.entry(1).fileOffset(), 5*vhdx64K+1024)
 	le.PutUint32(rt.entry(1).length(), 1024)
-	le.PutUint32(rt.checksum(), crc32.Checksum(rt[:], castagnoli))
+	le.PutUint32(rt.checksum(), crc32.Checksum(rt[:], castagnoli()))
 	copy(b[vhdxRegionTableOffset:], rt[:])
 	m := b[5*vhdx64K:]
 	copy(m, vhdxMetadataSignature)

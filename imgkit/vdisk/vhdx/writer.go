@@ -6,12 +6,15 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/uuid"
 	"hash/crc32"
+	"sync"
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
-// castagnoli is the CRC-32C table VHDX's checksums use.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table VHDX's checksums use, made on first
+// use: making it (hash/crc32 fills its SSE4.2 tables too) cost every run
+// of the binary at its start.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Resize rounds the disk up to whole 16 MiB payload blocks, as mkimg's
 // vhdx_resize does, and refuses a disk past VHDX's 64 TiB.
@@ -83,7 +86,7 @@ func vhdxHeaders() (*vhdxHeader, *vhdxHeader) {
 		le.PutUint16(h.version(), 1)
 		le.PutUint32(h.logLength(), vhdxMiB)
 		le.PutUint64(h.logOffset(), vhdxLogOffset)
-		le.PutUint32(h.checksum(), crc32.Checksum(h[:], castagnoli))
+		le.PutUint32(h.checksum(), crc32.Checksum(h[:], castagnoli()))
 	}
 	return &hs[0], &hs[1]
 }
@@ -109,7 +112,7 @@ func vhdxRegions(batLen int) *vhdxRegionTable {
 		le.PutUint64(e.fileOffset(), r.off)
 		le.PutUint32(e.length(), uint32(r.n))
 	}
-	le.PutUint32(t.checksum(), crc32.Checksum(t[:], castagnoli))
+	le.PutUint32(t.checksum(), crc32.Checksum(t[:], castagnoli()))
 	return &t
 }
 
