@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -250,4 +251,21 @@ func checkAgainstTree(t *testing.T, f *FS, src string, ref, holeLost bool) {
 	if n < len(seen) {
 		t.Errorf("walked %d paths, want at least the source's %d", n, len(seen))
 	}
+}
+
+// buildInPlace returns the image of src that Write builds in place, into
+// a section of a memory disk (the path a disk's partition takes).
+func buildInPlace(t *testing.T, src fstree.Source, o *Options) []byte {
+	t.Helper()
+	disk, err := bcache.CreateMemory(o.Size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(disk.Section(0, o.Size), src, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := disk.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return disk.Bytes()
 }
