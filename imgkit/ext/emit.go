@@ -450,8 +450,9 @@ type runWriter struct {
 	buf []byte
 }
 
-// runWriterMax is the most a runWriter gathers before it writes.
-const runWriterMax = 1 << 20
+// runWriterMax is the most a runWriter gathers before it writes: a data
+// chunk, whose buffer it takes over once the files are written.
+const runWriterMax = readChunk
 
 // put queues b at the image's byte off, writing what was queued before
 // when b does not follow it.

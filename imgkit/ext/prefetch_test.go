@@ -26,7 +26,7 @@ func prefetchTree(t *testing.T, n int) (string, *fstree.Tree) {
 	for i := range n {
 		size := 3000 + i
 		if i%10 == 9 {
-			size = readChunk + 4096*i
+			size = 8*readChunk + 4096*i
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), bytes.Repeat([]byte{byte(i + 1)}, size), 0o644); err != nil {
 			t.Fatal(err)
@@ -98,18 +98,23 @@ func TestWriteSourceChanged(t *testing.T) {
 func TestPrefetchOrder(t *testing.T) {
 	t.Parallel()
 	_, tree := prefetchTree(t, 12)
-	im, err := bcache.CreateMemory(1<<20, nil)
-	if err != nil {
-		t.Fatal(err)
+	// a data writer a prefetcher: one stopped keeps the chunks it took
+	writer := func() *dataWriter {
+		im, err := bcache.CreateMemory(1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dw := newDataWriter(im, 1024)
+		t.Cleanup(func() { dw.close() })
+		return dw
 	}
-	dw := newDataWriter(im, 1024)
-	defer dw.close()
-	p := newPrefetcher(tree.Root, 1024, dw.free)
+	p := newPrefetcher(tree.Root, 1024, writer().free)
 	if _, _, err := p.open(tree.Root.Children[1]); !errors.Is(err, errPrefetchOrder) {
 		t.Errorf("the second file asked for first: %v, want errPrefetchOrder", err)
 	}
 	p.stop()
 
+	dw := writer()
 	p = newPrefetcher(tree.Root, 1024, dw.free)
 	defer p.stop()
 	first := tree.Root.Children[0]
