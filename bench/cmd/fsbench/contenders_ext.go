@@ -24,7 +24,11 @@ import (
 // SIZE` runs, with SOURCE_DATE_EPOCH), for ext2, ext3 and ext4. Both get the
 // same UUID, hash seed, SOURCE_DATE_EPOCH and size, so the images are the
 // same bytes: each fixturegen row checks that, untimed, after its first
-// run (contender.Check), against the reference's image of the tree.
+// run (contender.Check), against the reference's image of the tree. The
+// "(whole process)" rows run the fixturegen command with the reference's
+// command line, as the mke2fs rows run mke2fs: the process's start and
+// the page faults of a fresh heap included, which the in-process rows
+// (the library, called again and again in one process) do not pay.
 //
 // The size is the tree's bytes and a half plus 8 KiB a file, rounded up
 // to a MiB, at least 16 MiB: 16 MiB (1 KiB blocks) for the small tree,
@@ -48,6 +52,15 @@ func init() {
 				return runRefMke2fs(typ, tree, filepath.Join(outdir, extFile))
 			},
 		})
+		proc := fmt.Sprintf("fixturegen mke2fs -t %s -d (whole process)", typ)
+		comparePeer(proc, refName, "mke2fs -t "+typ)
+		register(contender{
+			Name: proc,
+			Run: func(tree, outdir string) error {
+				return runFixturegenMke2fs(typ, tree, filepath.Join(outdir, extFile))
+			},
+			Check: func(tree, outdir string) error { return checkExt(proc, typ, tree, outdir) },
+		})
 		name := fmt.Sprintf("fixturegen mke2fs -t %s -d", typ)
 		comparePeer(name, refName, "mke2fs -t "+typ)
 		register(contender{
@@ -61,19 +74,68 @@ func init() {
 					Timestamp: time.Unix(extEpoch, 0), ClampTimes: true}
 				return ext.WriteFile(filepath.Join(outdir, extFile), fstree.Dir(tree), o)
 			},
-			Check: func(tree, outdir string) error {
-				if _, err := refMke2fsPath(); err != nil {
-					fmt.Fprintf(os.Stderr, "fsbench: %s: %v; bytes not compared\n", name, err)
-					return nil
-				}
-				ref := filepath.Join(outdir, "ref.img")
-				if err := runRefMke2fs(typ, tree, ref); err != nil {
-					return err
-				}
-				return sameFile(filepath.Join(outdir, extFile), ref)
-			},
+			Check: func(tree, outdir string) error { return checkExt(name, typ, tree, outdir) },
 		})
 	}
+}
+
+// checkExt compares the image row made in outdir with the reference's
+// image of tree, when the reference is here.
+func checkExt(row, typ, tree, outdir string) error {
+	if _, err := refMke2fsPath(); err != nil {
+		fmt.Fprintf(os.Stderr, "fsbench: %s: %v; bytes not compared\n", row, err)
+		return nil
+	}
+	ref := filepath.Join(outdir, "ref.img")
+	if err := runRefMke2fs(typ, tree, ref); err != nil {
+		return err
+	}
+	return sameFile(filepath.Join(outdir, extFile), ref)
+}
+
+// fixturegenBinary builds the fixturegen command of the main module once,
+// as dir/fixturegen (dir is the trees' folder; -noop builds the same
+// file), for the rows that time it as a whole process, as a user runs it:
+// its start and a fresh heap included, which the in-process rows do not
+// pay.
+func fixturegenBinary(dir string) (string, error) {
+	fgBuild.once.Do(func() {
+		fgBuild.bin = filepath.Join(dir, "fixturegen")
+		build := exec.Command("go", "build", "-o", fgBuild.bin, "github.com/fixturegen/fixturegen/cmd/fixturegen")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fgBuild.err = fmt.Errorf("go build fixturegen: %v", err)
+		}
+	})
+	return fgBuild.bin, fgBuild.err
+}
+
+var fgBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// runFixturegenMke2fs makes img of tree with the fixturegen command, the
+// reference's command line: SOURCE_DATE_EPOCH=extEpoch fixturegen mke2fs
+// -q -F -t typ -U extUUID -E hash_seed=extHashSeed,root_owner=0:0 -d tree
+// img size.
+func runFixturegenMke2fs(typ, tree, img string) error {
+	bin, err := fixturegenBinary(filepath.Dir(tree))
+	if err != nil {
+		return err
+	}
+	size, err := extSize(tree)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, "mke2fs", "-q", "-F", "-t", typ, "-U", extUUID, "-E", "hash_seed="+extHashSeed+",root_owner=0:0",
+		"-d", tree, img, strconv.FormatInt(size/1024, 10)+"k")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", extEpoch))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", bin, err, out)
+	}
+	return nil
 }
 
 // refMke2fsPath finds the reference mke2fs: on PATH, else built by `go
