@@ -25,7 +25,6 @@ import (
 // partial last block (BENCHMARKS.md).
 type dataWriter struct {
 	im   *bcache.Image
-	bs   int // the file system's block size
 	jobs chan *dataChunk
 	free chan *dataChunk
 	cur  *dataChunk // the chunk of the piece the layout has
@@ -65,8 +64,8 @@ type hashStep struct {
 // pages are faulted in once, which costs on a VM (BENCHMARKS.md).
 const dataBuffers = 4
 
-func newDataWriter(im *bcache.Image, bs int) *dataWriter {
-	d := &dataWriter{im: im, bs: bs, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
+func newDataWriter(im *bcache.Image) *dataWriter {
+	d := &dataWriter{im: im, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
 	for range dataBuffers {
 		d.free <- &dataChunk{buf: make([]byte, readChunk)}
 	}

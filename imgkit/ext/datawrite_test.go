@@ -21,7 +21,7 @@ func TestDataWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDataWriter(im, 16)
+	d := newDataWriter(im)
 	// the pieces placed as the prefetcher places them
 	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
 	fill := func(s string, at, n, off int64) []byte {

@@ -111,29 +111,23 @@ func (r *prefetchRun) fail(m fetched, err error) {
 	r.ended = true
 }
 
-// file reads c as the layout's file would.
+// file reads c as the layout's file would, through the same fileData.
 func (r *prefetchRun) file(c *fstree.Node) {
 	head := fetched{node: c}
-	src, err := c.Open()
+	src, regs, raw, err := openData(nil, c, int64(r.bs))
+	defer src.close()
 	if err != nil {
 		r.fail(head, err)
 		return
 	}
-	defer src.Close()
-	if head.regs, head.raw, err = dataRegions(src, c.Size, int64(r.bs)); err != nil {
-		r.fail(head, err)
-		return
-	}
+	head.regs, head.raw = regs, raw
 	if !r.send(head) {
 		return
 	}
-	ra, hasAt := src.(io.ReaderAt)
-	for _, reg := range head.regs {
-		if sk, ok := src.(io.Seeker); ok && !hasAt {
-			if _, err := sk.Seek(reg[0], io.SeekStart); err != nil {
-				r.fail(fetched{off: reg[0]}, err)
-				return
-			}
+	for _, reg := range regs {
+		if err := src.region(reg[0]); err != nil {
+			r.fail(fetched{off: reg[0]}, err)
+			return
 		}
 		for chunk := reg[0]; chunk < reg[1]; chunk += readChunk {
 			want := int(min(readChunk, reg[1]-chunk))
@@ -142,8 +136,7 @@ func (r *prefetchRun) file(c *fstree.Node) {
 				return
 			}
 			m.off = chunk
-			m.k, m.err = readFull(src, ra, m.data, chunk)
-			if m.err != nil {
+			if m.k, m.err = src.read(m.data, chunk); m.err != nil {
 				r.fail(m, m.err)
 				return
 			}
@@ -267,9 +260,12 @@ func (d *fileData) chunk(dw *dataWriter, buf []byte, off int64, want int) ([]byt
 	if d.p != nil {
 		return d.p.piece(dw, d.c, off, want)
 	}
-	k, err := readFull(d.r, d.ra, buf[:want], off)
+	k, err := d.read(buf[:want], off)
 	return buf[:want], k, err
 }
+
+// read reads len(buf) bytes at byte off of the file opened (readFull).
+func (d *fileData) read(buf []byte, off int64) (int, error) { return readFull(d.r, d.ra, buf, off) }
 
 // close closes the file the layout opened, if any.
 func (d *fileData) close() {

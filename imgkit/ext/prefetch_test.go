@@ -104,7 +104,7 @@ func TestPrefetchOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dw := newDataWriter(im, 1024)
+		dw := newDataWriter(im)
 		t.Cleanup(func() { dw.close() })
 		return dw
 	}
