@@ -187,7 +187,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 		}
 	}
 	if im != nil {
-		w.dw = newDataWriter(im, int(w.g.bs))
+		w.dw = newDataWriter(im)
 		w.pf = newPrefetcher(t.Root, int(w.g.bs), w.dw.free)
 	}
 	err = w.populate(t.Root, rootIno)
@@ -1005,10 +1005,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				}
 				return 0, err
 			}
-			if sum != nil && w.dw != nil {
-				w.dw.hash(sum, int64(len(buf)))
-			} else if sum != nil {
-				sum.Write(buf)
+			if sum != nil {
+				w.hashData(sum, buf)
 			}
 			// run is the blocks of buf that follow each other on disk,
 			// written to the image at once in the one-pass layout.
@@ -1114,13 +1112,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		cw.finish()
 	}
 	if sum != nil {
-		out := new([sha256.Size]byte)
-		w.sums[c] = out
-		if w.dw != nil {
-			w.dw.sum(sum, out)
-		} else {
-			sum.Sum(out[:0])
-		}
+		w.sums[c] = w.takeSum(sum)
 	}
 	return ino, nil
 }
@@ -1237,6 +1229,30 @@ func readFull(r io.Reader, ra io.ReaderAt, buf []byte, off int64) (int, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return n, err
+}
+
+// The files' hashing for the derived ids: on the data writer's goroutine,
+// in the order of its chunks, when there is one; else here.
+
+// hashData writes buf, the piece the data writer adopted last when there
+// is one, to h.
+func (w *writer) hashData(h hash.Hash, buf []byte) {
+	if w.dw != nil {
+		w.dw.hash(h, int64(len(buf)))
+		return
+	}
+	h.Write(buf)
+}
+
+// takeSum returns where h's sum is once the data writer is closed.
+func (w *writer) takeSum(h hash.Hash) *[sha256.Size]byte {
+	out := new([sha256.Size]byte)
+	if w.dw != nil {
+		w.dw.sum(h, out)
+	} else {
+		h.Sum(out[:0])
+	}
+	return out
 }
 
 // hashZeros writes n zero bytes to h, on the data writer's goroutine
