@@ -93,29 +93,6 @@ func checkExt(row, typ, tree, outdir string) error {
 	return sameFile(filepath.Join(outdir, extFile), ref)
 }
 
-// fixturegenBinary builds the fixturegen command of the main module once,
-// as dir/fixturegen (dir is the trees' folder; -noop builds the same
-// file), for the rows that time it as a whole process, as a user runs it:
-// its start and a fresh heap included, which the in-process rows do not
-// pay.
-func fixturegenBinary(dir string) (string, error) {
-	fgBuild.once.Do(func() {
-		fgBuild.bin = filepath.Join(dir, "fixturegen")
-		build := exec.Command("go", "build", "-o", fgBuild.bin, "github.com/fixturegen/fixturegen/cmd/fixturegen")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fgBuild.err = fmt.Errorf("go build fixturegen: %v", err)
-		}
-	})
-	return fgBuild.bin, fgBuild.err
-}
-
-var fgBuild struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
 // runFixturegenMke2fs makes img of tree with the fixturegen command, the
 // reference's command line: SOURCE_DATE_EPOCH=extEpoch fixturegen mke2fs
 // -q -F -t typ -U extUUID -E hash_seed=extHashSeed,root_owner=0:0 -d tree

@@ -41,10 +41,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fixturegen/fixturegen/internal/benchtree"
@@ -346,4 +348,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// fixturegenBinary builds the fixturegen command of the main module once,
+// as dir/fixturegen (dir is the trees' folder), and returns its absolute
+// path: -noop times it, and so do the rows that run it as a whole
+// process, as a user runs it.
+func fixturegenBinary(dir string) (string, error) {
+	fgBuild.once.Do(func() {
+		if fgBuild.bin, fgBuild.err = filepath.Abs(filepath.Join(dir, "fixturegen")); fgBuild.err != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-o", fgBuild.bin, "github.com/fixturegen/fixturegen/cmd/fixturegen")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fgBuild.err = fmt.Errorf("go build fixturegen: %v", err)
+		}
+	})
+	return fgBuild.bin, fgBuild.err
+}
+
+var fgBuild struct {
+	once sync.Once
+	bin  string
+	err  error
 }

@@ -47,14 +47,9 @@ func runNoop(sizes []int, runs int, dir, before string) error {
 	if err != nil {
 		return fmt.Errorf("-noop needs ninja (apt install ninja-build): %v", err)
 	}
-	fg, err := filepath.Abs(filepath.Join(dir, "fixturegen"))
+	fg, err := fixturegenBinary(dir)
 	if err != nil {
 		return err
-	}
-	build := exec.Command("go", "build", "-o", fg, "github.com/fixturegen/fixturegen/cmd/fixturegen")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build fixturegen: %v", err)
 	}
 	_, straceErr := exec.LookPath("strace")
 	type row struct {
