@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -52,12 +53,12 @@ func (im *Image) initClone() {
 // whether it did the copy; when it did not (nothing worth cloning, or the
 // clone refused), nothing was written and src has not moved.
 func (im *Image) cloneFile(buf []byte, fc *FileCopy, src io.ReadCloser) (bool, error) {
-	rf, ok := src.(rawFile)
+	rf, ok := src.(hostfile.File)
 	if !ok {
 		return false, nil
 	}
 	head, mid := im.clonePiece(fc.Off, fc.SrcOff, fc.N)
-	if mid == 0 || !im.cloneRange(int(rf), fc.SrcOff+head, fc.Off+head, mid) {
+	if mid == 0 || !im.cloneRange(rf.Fd(), fc.SrcOff+head, fc.Off+head, mid) {
 		return false, nil
 	}
 	return true, im.copyAround(buf, fc.Off, src, fc.SrcOff, fc.N, head, mid)

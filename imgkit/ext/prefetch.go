@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
 )
 
 // prefetcher opens and reads the tree's regular files ahead of the
@@ -232,11 +233,34 @@ func openData(p *prefetcher, c *fstree.Node, bs int64) (d fileData, regs, raw []
 		regs, raw, err = p.open(c)
 		return d, regs, raw, err
 	}
+	if c.SourcePath != "" {
+		return openHost(d, c.SourcePath, c.Size, bs)
+	}
 	if d.r, err = c.Open(); err != nil {
 		return d, nil, nil, err
 	}
 	d.ra, _ = d.r.(io.ReaderAt)
 	regs, raw, err = dataRegions(d.r, c.Size, bs)
+	return d, regs, raw, err
+}
+
+// openHost is openData of the host file path, walked as a regular file
+// of size bytes, through its bare descriptor (hostfile.Open). When its
+// regions are not the whole file, or cannot be had, it makes sure that
+// the file is still a regular one: a folder put in its place reads as
+// one hole, a FIFO refuses the seeks.
+func openHost(d fileData, path string, size, bs int64) (fileData, [][2]int64, [][2]int64, error) {
+	f, err := hostfile.Open(path)
+	if err != nil {
+		return d, nil, nil, err
+	}
+	d.r, d.ra = f, f
+	regs, raw, err := dataRegions(f, size, bs)
+	if err != nil || len(regs) != 1 || regs[0] != [2]int64{0, size} {
+		if rerr := f.Regular(path); rerr != nil {
+			err = rerr
+		}
+	}
 	return d, regs, raw, err
 }
 

@@ -4,12 +4,8 @@ package fstree
 
 import (
 	"io/fs"
-	"os"
 )
 
 // fillSys reports that this system's FileInfo.Sys has nothing fstree uses:
 // ownership is 0 and the type and mode come from the fs.FileMode.
 func fillSys(n *Node, fi fs.FileInfo) bool { return false }
-
-// openHost opens the host file at path for reading.
-func openHost(path string) (*os.File, error) { return os.Open(path) }

@@ -4,7 +4,6 @@ package fstree
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -34,19 +33,4 @@ func fillSys(n *Node, fi fs.FileInfo) bool {
 		n.Atime, n.Mtime, n.Ctime = mt, mt, mt
 	}
 	return true
-}
-
-// openHost opens the host file at path for reading as os.Open does, but
-// through os.NewFile: a regular file has no use for the runtime's poller,
-// whose registration os.Open tries for every file (an epoll_ctl that
-// fails and four fcntl calls on Linux, against one fcntl here).
-func openHost(path string) (*os.File, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
 }

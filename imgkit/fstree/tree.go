@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these where
@@ -130,7 +132,9 @@ type Node struct {
 }
 
 // Open returns the contents of a regular file. For a node whose SourcePath
-// is set it returns an *os.File; for a tree from FromFS, the fs.FS's file;
+// is set it returns an *os.File, opened without waiting should a named
+// pipe have taken the file's name since the walk (a FIFO then reads as
+// empty); for a tree from FromFS, the fs.FS's file;
 // for a file an mtree spec creates without contents, Size zero bytes.
 // Open on any other type returns an error wrapping ErrNotRegular.
 func (n *Node) Open() (fs.File, error) {
@@ -139,7 +143,7 @@ func (n *Node) Open() (fs.File, error) {
 	}
 	switch {
 	case n.SourcePath != "":
-		return openHost(n.SourcePath)
+		return hostfile.OpenOS(n.SourcePath)
 	case n.fsys != nil:
 		return n.fsys.Open(n.fsPath)
 	}
