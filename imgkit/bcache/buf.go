@@ -252,3 +252,21 @@ func (im *Image) newBuf() *Buf {
 	im.slab = im.slab[1:]
 	return b
 }
+
+// advanceBufs returns bufs without their first k bytes, those a short
+// vectored write wrote, leaving the caller's slices as they were.
+func advanceBufs(bufs [][]byte, k int) [][]byte {
+	for k > 0 && len(bufs) > 0 {
+		if k < len(bufs[0]) {
+			rest := append([][]byte(nil), bufs...) // the caller's stay whole
+			rest[0] = rest[0][k:]
+			return rest
+		}
+		k -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	for len(bufs) > 0 && len(bufs[0]) == 0 {
+		bufs = bufs[1:]
+	}
+	return bufs
+}

@@ -156,3 +156,42 @@ func preallocate(f *os.File, off, n int64) {
 		}
 	})
 }
+
+// pwritev writes bufs one after the other at off of f with pwritev(2),
+// again from where a short write stopped, and returns how many bytes it
+// wrote. The iovecs go IOV_MAX (1,024) at a time.
+func pwritev(f *os.File, bufs [][]byte, off int64) (int64, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var done int64
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for len(bufs) > 0 {
+			batch := bufs[:min(len(bufs), iovMax)]
+			k, err := unix.Pwritev(int(fd), batch, off+done)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				werr = err
+				return true
+			}
+			if k == 0 {
+				werr = io.ErrShortWrite
+				return true
+			}
+			done += int64(k)
+			bufs = advanceBufs(bufs, k)
+		}
+		return true
+	})
+	if werr != nil {
+		return done, werr
+	}
+	return done, err
+}
+
+// iovMax is the most iovecs one pwritev takes (IOV_MAX).
+const iovMax = 1024

@@ -386,6 +386,57 @@ func (im *Image) writeAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// WriteVAt writes the buffers of bufs one after the other from byte
+// offset off of the image, as WriteAt would their concatenation, and
+// returns how many bytes it wrote. On Linux it is one pwritev(2) (more
+// only if the kernel writes less than asked): a writer whose pieces lie
+// apart in its memory and follow each other in the image, as a file's
+// data and the indirect block between its runs do, writes them in one
+// call instead of one each, without copying them together first.
+func (im *Image) WriteVAt(bufs [][]byte, off int64) (int, error) {
+	if err := im.checkOpen(); err != nil {
+		return 0, err
+	}
+	off += im.base
+	var n int64
+	for _, b := range bufs {
+		n += int64(len(b))
+	}
+	if err := im.checkRange(off, n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if len(bufs) == 1 || im.mem {
+		done := 0
+		for _, b := range bufs {
+			k, err := im.writeAt(b, off+int64(done))
+			done += k
+			if err != nil {
+				return done, err
+			}
+		}
+		return done, nil
+	}
+	if im.data != nil {
+		im.markTouched(off, n)
+	}
+	done, err := pwritev(im.f, bufs, off)
+	im.wrote(done)
+	if err != nil {
+		return int(done), fmt.Errorf("writing %s at offset %#x: %w", im.name, off+done, im.untemp(err))
+	}
+	if im.data == nil {
+		at := off
+		for _, b := range bufs {
+			im.writeThrough(b, at)
+			at += int64(len(b))
+		}
+	}
+	return int(done), nil
+}
+
 // wrote adds n bytes written into the image to Options.Progress.
 func (im *Image) wrote(n int64) { im.opts.Progress.Add(n) }
 

@@ -262,9 +262,28 @@ func (s *propState) writeAt() {
 	if !s.inRange(off, int64(len(p))) {
 		want = ErrRange
 	}
+	// half the time through WriteVAt, p cut into up to five pieces (some
+	// of them empty)
+	var pieces [][]byte
+	if s.rng.IntN(2) == 0 {
+		rest := p
+		for range s.rng.IntN(5) {
+			k := s.rng.IntN(len(rest) + 1)
+			pieces, rest = append(pieces, rest[:k]), rest[k:]
+		}
+		pieces = append(pieces, rest)
+	}
 	errs := make([]error, len(s.ims))
 	for k, im := range s.ims {
-		_, errs[k] = im.WriteAt(p, off)
+		var n int
+		if pieces != nil {
+			n, errs[k] = im.WriteVAt(pieces, off)
+		} else {
+			n, errs[k] = im.WriteAt(p, off)
+		}
+		if errs[k] == nil && n != len(p) {
+			s.fail("%s: wrote %d of %d bytes", s.names[k], n, len(p))
+		}
 	}
 	s.checkErr("WriteAt", want, errs)
 	if want == nil {

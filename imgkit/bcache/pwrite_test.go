@@ -92,3 +92,23 @@ func TestPwritePathsAndHeldBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceBufs checks what a short vectored write leaves to write: the
+// bytes after the first k, across pieces and empty ones, with the
+// caller's slices left whole.
+func TestAdvanceBufs(t *testing.T) {
+	t.Parallel()
+	for _, k := range []int{0, 1, 3, 4, 5, 9, 10} {
+		bufs := [][]byte{[]byte("abc"), nil, []byte("defg"), []byte("hij")}
+		rest := advanceBufs(bufs, k)
+		if got, want := string(bytes.Join(rest, nil)), "abcdefghij"[k:]; got != want {
+			t.Errorf("k=%d: %q left, want %q", k, got, want)
+		}
+		if len(rest) > 0 && len(rest[0]) == 0 {
+			t.Errorf("k=%d: an empty piece first", k)
+		}
+		if string(bytes.Join(bufs, nil)) != "abcdefghij" {
+			t.Errorf("k=%d: the caller's pieces changed", k)
+		}
+	}
+}
