@@ -1160,6 +1160,23 @@ func (f *fsys) indPath(n inode, l uint64) []uint64 {
 	return out
 }
 
+// indirectGap reports whether the blocks [from, to) of a file without
+// extents are indirect blocks on the way to its logical block l, which
+// ext2fs_bmap2 allocated just before l's own: metadata of the file that
+// lies between two of its data runs, complete once the file is.
+func (f *fsys) indirectGap(n inode, l, from, to uint64) bool {
+	if hasExtents(n) || to <= from || to-from > 3 {
+		return false
+	}
+	path := f.indPath(n, l)
+	for b := from; b < to; b++ {
+		if !slices.Contains(path, b) {
+			return false
+		}
+	}
+	return true
+}
+
 // bmapIO is the reads of ext2fs_bmap2 without BMAP_ALLOC of logical
 // block l: the indirect blocks on its way (none with extents, whose
 // lookups the callers make).

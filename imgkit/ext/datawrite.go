@@ -32,6 +32,14 @@ type dataWriter struct {
 	// early is the hashing queued before the first piece (files of
 	// holes), run where the first chunk's is
 	early []hashStep
+	// file numbers the files the layout copies, from 1 (startFile), so
+	// that flush knows which files' indirect blocks are complete: those
+	// of the files before the one being laid out
+	file int
+	// final returns the bytes of metadata block blk of a file laid out
+	// in full, and notes that they are written (the writer's metaDone)
+	final func(blk uint64) []byte
+	iov   [][]byte // the pieces of one write, reused by run
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	err   error
@@ -43,10 +51,21 @@ type dataChunk struct {
 	buf    []byte
 	runs   []imageRun
 	hashes []hashStep
+	// meta holds the indirect blocks its runs write, copied by flush
+	meta []byte
 }
 
-// imageRun is buf[at:at+n] written at the image's byte off.
-type imageRun struct{ at, n, off int64 }
+// imageRun is buf[at:at+n] written at the image's byte off. With blk not
+// 0 it is instead n bytes of metadata block blk, an indirect block of
+// the layout's file number file that lies between two of the file's
+// runs: meta[at:at+n] once flush has copied them, or n zeros when at is
+// -1 (the file was not complete then, and the block is written with the
+// metadata at the end).
+type imageRun struct {
+	at, n, off int64
+	blk        uint64
+	file       int
+}
 
 // hashStep is a step of hashing a file's contents, in the file's order:
 // buf[at:at+n] written to h, else zeros bytes of zeros, else, when out is
@@ -78,14 +97,7 @@ func (d *dataWriter) run() {
 	defer d.wg.Done()
 	for c := range d.jobs {
 		if d.failed() == nil {
-			err := d.im.Guard(func() error {
-				for _, r := range c.runs {
-					if _, err := d.im.WriteAt(c.buf[r.at:r.at+r.n], r.off); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+			err := d.im.Guard(func() error { return d.writeRuns(c) })
 			if err != nil {
 				d.mu.Lock()
 				d.err = &imageWriteError{err}
@@ -96,9 +108,47 @@ func (d *dataWriter) run() {
 			s.run(c.buf)
 		}
 		clear(c.hashes) // the hashes, for the collector
-		c.runs, c.hashes = c.runs[:0], c.hashes[:0]
+		c.runs, c.hashes, c.meta = c.runs[:0], c.hashes[:0], c.meta[:0]
 		d.free <- c
 	}
+}
+
+// writeRuns writes c's runs, those that follow each other in the image
+// (a file's data runs and the indirect blocks between them) with one
+// vectored write.
+func (d *dataWriter) writeRuns(c *dataChunk) error {
+	var off, end int64
+	write := func() error {
+		if len(d.iov) == 0 {
+			return nil
+		}
+		_, err := d.im.WriteVAt(d.iov, off)
+		clear(d.iov)
+		d.iov = d.iov[:0]
+		return err
+	}
+	for _, r := range c.runs {
+		var p []byte
+		switch {
+		case r.blk == 0:
+			p = c.buf[r.at : r.at+r.n]
+		case r.at >= 0:
+			p = c.meta[r.at : r.at+r.n]
+		default:
+			p = zeroChunk()[:r.n]
+		}
+		if len(d.iov) > 0 && r.off == end {
+			d.iov = append(d.iov, p)
+			end += r.n
+			continue
+		}
+		if err := write(); err != nil {
+			return err
+		}
+		d.iov = append(d.iov, p)
+		off, end = r.off, r.off+r.n
+	}
+	return write()
 }
 
 // run takes the step.
@@ -143,12 +193,26 @@ func (d *dataWriter) adopt(c *dataChunk, at int) error {
 func (d *dataWriter) write(at, n, off int64) {
 	at += int64(d.used)
 	if k := len(d.cur.runs) - 1; k >= 0 {
-		if r := &d.cur.runs[k]; r.at+r.n == at && r.off+r.n == off {
+		if r := &d.cur.runs[k]; r.blk == 0 && r.at+r.n == at && r.off+r.n == off {
 			r.n += n
 			return
 		}
 	}
-	d.cur.runs = append(d.cur.runs, imageRun{at, n, off})
+	d.cur.runs = append(d.cur.runs, imageRun{at: at, n: n, off: off})
+}
+
+// startFile tells the writer that the layout starts on its next file:
+// the indirect blocks of the files before it are complete.
+func (d *dataWriter) startFile() { d.file++ }
+
+// indirect queues metadata block blk of the file being laid out, n bytes
+// at the image's byte off, to be written with the runs around it: an
+// indirect block ext2fs_bmap2 allocated between two of the file's data
+// blocks. Writing it there lets the data before and after it go in one
+// write with it; without it, every file past its direct blocks took
+// three writes (BENCHMARKS.md).
+func (d *dataWriter) indirect(blk uint64, n, off int64) {
+	d.cur.runs = append(d.cur.runs, imageRun{n: n, off: off, blk: blk, file: d.file})
 }
 
 // hash queues hashing the first n bytes of the piece adopted into
@@ -182,7 +246,9 @@ func (d *dataWriter) step(s hashStep) {
 	d.cur.hashes = append(d.cur.hashes, s)
 }
 
-// flush queues the chunk being filled, if any.
+// flush queues the chunk being filled, if any, with a copy of each
+// indirect block it writes whose file is complete; the others it writes
+// as zeros, for the metadata's writes to overwrite.
 func (d *dataWriter) flush() {
 	c := d.cur
 	if c == nil {
@@ -193,11 +259,23 @@ func (d *dataWriter) flush() {
 		d.free <- c
 		return
 	}
+	for i := range c.runs {
+		r := &c.runs[i]
+		switch {
+		case r.blk == 0:
+		case r.file < d.file:
+			r.at = int64(len(c.meta))
+			c.meta = append(c.meta, d.final(r.blk)...)
+		default:
+			r.at = -1
+		}
+	}
 	d.jobs <- c
 }
 
 // close waits for the writes queued and returns the first error.
 func (d *dataWriter) close() error {
+	d.file++ // the last file is complete
 	d.flush()
 	for _, s := range d.early { // no piece at all: files of holes only
 		s.run(nil)

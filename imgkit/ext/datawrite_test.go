@@ -45,7 +45,7 @@ func TestDataWriter(t *testing.T) {
 	if &a[:cap(a)][16] != &b[0] || &b[:cap(b)][16] != &c[0] {
 		t.Errorf("small reads do not follow each other a block apart in their chunk")
 	}
-	if runs := d.cur.runs; len(runs) != 2 || runs[1] != (imageRun{16, 48, 4000}) {
+	if runs := d.cur.runs; len(runs) != 2 || runs[1] != (imageRun{at: 16, n: 48, off: 4000}) {
 		t.Errorf("runs %v, want b and c's as one of 48 bytes from the chunk's byte 16", runs)
 	}
 	d.flush()
@@ -81,5 +81,67 @@ func TestDataWriter(t *testing.T) {
 	}
 	if got[0] != 0 || got[1] != 0 {
 		t.Errorf("a write queued after the failure was made: %q", got[:2])
+	}
+}
+
+// TestDataWriterIndirect checks the indirect blocks queued between a
+// file's runs: one whose file is complete when its chunk goes to the
+// writer is written with the runs around it, its bytes taken then and
+// noted (final); one whose file goes on into the next chunk is written
+// as zeros and not noted, for the metadata's writes to overwrite.
+func TestDataWriterIndirect(t *testing.T) {
+	t.Parallel()
+	im, err := bcache.CreateMemory(8192, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDataWriter(im)
+	meta := map[uint64][]byte{7: bytes.Repeat([]byte{'I'}, 16), 9: bytes.Repeat([]byte{'J'}, 16)}
+	var final []uint64
+	d.final = func(blk uint64) []byte {
+		final = append(final, blk)
+		return meta[blk]
+	}
+	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
+	piece := func(s string) {
+		t.Helper()
+		m, ok := r.space(len(s))
+		if !ok {
+			t.Fatal("no space")
+		}
+		copy(m.data, s)
+		if err := d.adopt(m.chunk, m.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// file 1: a block of data, its indirect block 7, another block
+	d.startFile()
+	piece("aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbb")
+	d.write(0, 16, 96)
+	d.indirect(7, 16, 112)
+	d.write(16, 16, 128)
+	// file 2: the same, but the file goes on into another chunk
+	d.startFile()
+	piece("ccccccccccccccccdddddddddddddddd")
+	d.write(0, 16, 400)
+	d.indirect(9, 16, 416)
+	d.write(16, 16, 432)
+	r.cur = nil
+	piece("eeeeeeeeeeeeeeee") // file 2's next piece, in a new chunk
+	if len(final) != 1 || final[0] != 7 {
+		t.Errorf("blocks taken as complete: %v, want [7]", final)
+	}
+	if err := d.close(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 8192)
+	if _, err := im.ReadAt(got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("a", 16) + strings.Repeat("I", 16) + strings.Repeat("b", 16); string(got[96:144]) != want {
+		t.Errorf("file 1 written as %q, want %q", got[96:144], want)
+	}
+	if want := strings.Repeat("c", 16) + strings.Repeat("\x00", 16) + strings.Repeat("d", 16); string(got[400:448]) != want {
+		t.Errorf("file 2 written as %q, want %q", got[400:448], want)
 	}
 }

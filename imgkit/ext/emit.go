@@ -106,6 +106,9 @@ func (w *writer) write(im *bcache.Image) error {
 		}
 	}
 	for _, blk := range slices.Sorted(maps.Keys(f.meta)) {
+		if w.metaDone[blk] {
+			continue // written with its file's data
+		}
 		if err := runs.put(base+int64(blk)*bs, f.meta[blk]); err != nil {
 			return err
 		}

@@ -76,8 +76,11 @@ type writer struct {
 	jsb  []byte // the journal's superblock block of ext3 and ext4
 	// im, when not nil, is the image the layout writes files' data to
 	// as it reads them (writeTarget).
-	im        *bcache.Image
-	dw        *dataWriter // writes files' data to im, when not nil
+	im *bcache.Image
+	dw *dataWriter // writes files' data to im, when not nil
+	// metaDone holds the indirect blocks dw wrote between the data of
+	// their files, complete, which the metadata's writes leave out
+	metaDone  map[uint64]bool
 	pf        *prefetcher // reads files' data ahead, when dw is not nil
 	spare     []byte      // a chunk of dw's once it is closed, its pages touched
 	readBuf   []byte      // readChunk bytes, reused for every file
@@ -188,6 +191,11 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 	}
 	if im != nil {
 		w.dw = newDataWriter(im)
+		w.metaDone = map[uint64]bool{}
+		w.dw.final = func(blk uint64) []byte {
+			w.metaDone[blk] = true
+			return w.f.meta[blk]
+		}
 		w.pf = newPrefetcher(t.Root, int(w.g.bs), w.dw.free)
 	}
 	err = w.populate(t.Root, rootIno)
@@ -953,6 +961,9 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 		return ino, nil
 	}
 	bs := int64(g.bs)
+	if w.dw != nil {
+		w.dw.startFile()
+	}
 	src, regs, raw, err := openData(w.pf, c, bs)
 	defer src.close()
 	if err != nil {
@@ -1080,8 +1091,15 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					run.n++
 					continue
 				}
+				// the indirect blocks allocated just before this
+				// block go with the runs around them
+				gap := run.phys + run.n
+				bridged := run.n > 0 && w.dw != nil && f.indirectGap(n, l, uint64(gap), phys)
 				if err := flush(); err != nil {
 					return 0, err
+				}
+				for b := gap; bridged && b < int64(phys); b++ {
+					w.dw.indirect(uint64(b), bs, w.o.Offset+b*bs)
 				}
 				run.at, run.n, run.phys = at, 1, int64(phys)
 			}
