@@ -9,6 +9,21 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 )
 
+// placePiece places the bytes of s as the prefetcher r places a piece
+// and has d adopt it, as the layout does, and returns the piece's bytes.
+func placePiece(t *testing.T, r *prefetchRun, d *dataWriter, s string) []byte {
+	t.Helper()
+	m, ok := r.space(len(s))
+	if !ok {
+		t.Fatal("no space")
+	}
+	copy(m.data, s)
+	if err := d.adopt(m.chunk, m.at); err != nil {
+		t.Fatal(err)
+	}
+	return m.data
+}
+
 // TestDataWriter checks that the layout's writer goroutine writes the runs
 // queued where they go, that small reads share a chunk, each a block
 // into it with zeros to its block's end, that runs following each other
@@ -26,16 +41,9 @@ func TestDataWriter(t *testing.T) {
 	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
 	fill := func(s string, at, n, off int64) []byte {
 		t.Helper()
-		m, ok := r.space(len(s))
-		if !ok {
-			t.Fatal("no space")
-		}
-		copy(m.data, s)
-		if err := d.adopt(m.chunk, m.at); err != nil {
-			t.Fatal(err)
-		}
+		data := placePiece(t, &r, d, s)
 		d.write(at, n, off)
-		return m.data
+		return data
 	}
 	r.cur = <-d.free
 	copy(r.cur.buf, bytes.Repeat([]byte{0xff}, 64)) // a chunk used before
@@ -103,17 +111,7 @@ func TestDataWriterIndirect(t *testing.T) {
 		return meta[blk]
 	}
 	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
-	piece := func(s string) {
-		t.Helper()
-		m, ok := r.space(len(s))
-		if !ok {
-			t.Fatal("no space")
-		}
-		copy(m.data, s)
-		if err := d.adopt(m.chunk, m.at); err != nil {
-			t.Fatal(err)
-		}
-	}
+	piece := func(s string) { t.Helper(); placePiece(t, &r, d, s) }
 	// file 1: a block of data, its indirect block 7, another block
 	d.startFile()
 	piece("aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbb")
