@@ -39,7 +39,7 @@ type dataWriter struct {
 	// final returns the bytes of metadata block blk of a file laid out
 	// in full, and notes that they are written (the writer's metaDone)
 	final func(blk uint64) []byte
-	iov   [][]byte // the pieces of one write, reused by run
+	iov   [][]byte // the pieces of one write, reused by writeRuns
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	err   error
