@@ -146,7 +146,9 @@ func (rd *Reader) skipNULs(off int64) (int64, bool, error) {
 func (rd *Reader) readEntry(off int64) (Entry, int64, error) {
 	var magic [6]byte
 	if off+6 > rd.size {
-		return Entry{}, 0, formatErr(off, "", "archive truncated in a header (no TRAILER!!! entry)")
+		// off may be past the end: the last entry's padding to 4 bytes
+		// was cut off
+		return Entry{}, 0, formatErr(min(off, rd.size), "", "archive truncated in a header (no TRAILER!!! entry)")
 	}
 	if _, err := rd.r.ReadAt(magic[:], off); err != nil {
 		return Entry{}, 0, err
