@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -84,6 +85,11 @@ func TestReadCutImages(t *testing.T) {
 				sec, _ := d.Partition(p1.Index)
 				if got, err := io.ReadAll(sec); err != nil || int64(len(got)) != p1.Size {
 					t.Errorf("cut at byte %d: partition 1: %d bytes, %v", cut, len(got), err)
+				}
+				// its file's size is what the image holds of it, so that
+				// fs.ReadFile takes no more memory than that
+				if fi, err := fs.Stat(d.FS(nil), fmt.Sprintf("p%d", p2.Index)); err != nil || fi.Size() != cut-p2.Start {
+					t.Errorf("cut at byte %d: partition 2's file: %v, %v; want %d bytes", cut, fi, err, cut-p2.Start)
 				}
 				sec, _ = d.Partition(p2.Index)
 				got, err := io.ReadAll(sec)

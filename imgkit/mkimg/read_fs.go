@@ -87,6 +87,9 @@ type part struct {
 	scheme string
 	e      *Entry
 	sec    *io.SectionReader
+	// there is how many of its bytes the disk holds: e.Size, less what
+	// runs past the end of a cut image
+	there  int64
 	detect Detector
 	depth  int
 
@@ -100,7 +103,8 @@ type part struct {
 }
 
 func newPart(d *Disk, e *Entry, detect Detector, depth int) *part {
-	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), detect: detect, depth: depth, in: d.in}
+	there := min(e.Size, max(0, d.size-e.Start))
+	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), there: there, detect: detect, depth: depth, in: d.in}
 }
 
 // nestable reports whether partition e of a disk at depth may be read as
@@ -225,7 +229,13 @@ func (p *part) info() fs.FileInfo {
 type partInfo struct{ p *part }
 
 func (i partInfo) Name() string { return i.p.name }
-func (i partInfo) Size() int64  { return i.p.e.Size }
+
+// Size is the partition's bytes that the disk holds: all of them but in
+// a cut image, whose table can claim any size (a problem says so). A
+// reader that sizes its buffer by it, as fs.ReadFile does, then takes
+// no more memory than the image has bytes, and its read past them ends
+// with imgfmt.ErrTruncated.
+func (i partInfo) Size() int64 { return i.p.there }
 func (i partInfo) Mode() fs.FileMode {
 	if i.p.fsys != nil {
 		return fs.ModeDir | 0o555
