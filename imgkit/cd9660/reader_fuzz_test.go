@@ -83,6 +83,7 @@ func unpackImage(p []byte) []byte {
 //
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/cd9660/
 func FuzzOpen(f *testing.F) {
+	imgfmttest.NoMinimize(f) // the seeds are images
 	f.Fuzz(func(t *testing.T, p []byte) { fuzzOne(t, p) })
 }
 

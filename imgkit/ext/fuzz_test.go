@@ -2,7 +2,6 @@ package ext
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,15 +27,11 @@ import (
 //	FIXTUREGEN_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./imgkit/ext/
 //
 // Each input runs in well under a millisecond, but the seeds are images of
-// 40 to 50 KiB, and go test minimizes every input that widens coverage by
-// trying it without each of its bytes and then without each run of
-// bytes: for an image that fills the whole default -fuzzminimizetime of
-// 60 s, and the worker fuzzes nothing meanwhile (14 inputs in 20 s
-// against 134,000 without minimizing). So unless the command line sets
-// -fuzzminimizetime, FuzzOpen turns minimizing off; a crashing input is
-// kept as it was found.
+// 40 to 50 KiB, whose minimizing would take each minute the fuzzer finds
+// something: FuzzOpen turns it off (imgfmttest.NoMinimize) unless the
+// command line sets -fuzzminimizetime.
 func FuzzOpen(f *testing.F) {
-	defaultMinimizeTime(f, "0")
+	imgfmttest.NoMinimize(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		size := int64(len(b))
 		check := func(err error) { t.Helper(); imgfmttest.CheckFormatError(t, err, size, "ext", ErrFormat) }
@@ -131,19 +126,6 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		out := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(out), 0o644); err != nil {
 			t.Fatal(err)
-		}
-	}
-}
-
-// defaultMinimizeTime sets -test.fuzzminimizetime to d unless the command
-// line set it. It must run before f.Fuzz, which hands the value to the
-// fuzzing coordinator.
-func defaultMinimizeTime(f *testing.F, d string) {
-	set := false
-	flag.Visit(func(fl *flag.Flag) { set = set || fl.Name == "test.fuzzminimizetime" })
-	if fl := flag.Lookup("test.fuzzminimizetime"); fl != nil && !set {
-		if err := fl.Value.Set(d); err != nil {
-			f.Fatal(err)
 		}
 	}
 }

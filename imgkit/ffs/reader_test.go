@@ -218,6 +218,7 @@ func walkAll(f *FS, check func(error)) {
 // that wraps ErrFormat must be an *imgfmt.FormatError with a byte of the
 // image or -1 as its Off.
 func FuzzReader(f *testing.F) {
+	imgfmttest.NoMinimize(f) // the seeds are images
 	for _, v := range []int{1, 2} {
 		seed := fuzzSeed(f, v)
 		f.Add(seed, uint32(len(seed)))

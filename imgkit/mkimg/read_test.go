@@ -295,6 +295,7 @@ func TestDiffDisks(t *testing.T) {
 // and cut short, and an MBR whose FreeBSD slice holds a BSD label with
 // absolute offsets (util-linux's dos+bsd.img's shape).
 func FuzzOpenDisk(f *testing.F) {
+	imgfmttest.NoMinimize(f) // the seeds are disk images
 	for _, scheme := range []string{"gpt", "mbr"} {
 		b, err := mkimg.Build(&mkimg.Options{Scheme: scheme, Partitions: []mkimg.Partition{{Type: "efi", Size: 2048}, {Type: "freebsd", Size: 512}}, FreeBSDTestMode: true})
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/vdisktest"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
@@ -204,6 +205,7 @@ func TestQCOWTinySeeds(t *testing.T) {
 // made with 512-byte clusters from a 1 KiB MBR disk, plain and
 // compressed (-c), and a compressed qcow version 1.
 func FuzzOpenQCOW2(f *testing.F) {
+	imgfmttest.NoMinimize(f) // the seeds are disk images
 	disk := tinyDisk(f)
 	f.Add(qcowTinyV1(disk))
 	f.Add(qcowTinyExtended(disk))

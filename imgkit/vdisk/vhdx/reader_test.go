@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt/imgfmttest"
 	"github.com/fixturegen/fixturegen/imgkit/internal/diskio"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk"
 	"github.com/fixturegen/fixturegen/imgkit/vdisk/internal/uuid"
@@ -15,6 +16,7 @@ import (
 // FuzzOpenVHDX checks that vhdxOpen never panics and that the disk it
 // opens reads (or fails) within its size, however the file is broken.
 func FuzzOpenVHDX(f *testing.F) {
+	imgfmttest.NoMinimize(f) // the seeds are disk images
 	f.Add(tinyVHDX())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, size, err := vhdxOpen(bytes.NewReader(b), int64(len(b)))
