@@ -98,8 +98,12 @@ func checkEntries(t *Table, size int64) error {
 // A Disk is a partitioned disk opened for reading: its table, and each
 // partition as a section of the disk.
 type Disk struct {
-	r         io.ReaderAt
-	size      int64
+	r    io.ReaderAt
+	size int64
+	// held is how many of its bytes the image holds, when fewer than
+	// size: a disk inside a partition that runs past a cut image's end
+	// (0: all of them)
+	held      int64
 	table     *Table
 	container vdisk.Reader // the container r is the disk of; nil for none
 	// in names the image the disk's offsets count in when it is not the

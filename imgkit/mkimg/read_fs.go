@@ -103,7 +103,7 @@ type part struct {
 }
 
 func newPart(d *Disk, e *Entry, detect Detector, depth int) *part {
-	there := min(e.Size, max(0, d.size-e.Start))
+	there := min(e.Size, max(0, d.holds()-e.Start))
 	return &part{name: "p" + strconv.Itoa(e.Index), scheme: d.table.Scheme, e: e, sec: d.section(e), there: there, detect: detect, depth: depth, in: d.in}
 }
 
@@ -168,9 +168,22 @@ func (p *part) nestedDisk() (*Disk, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Disk{r: p.sec, size: p.e.Size, table: t}, nil
+		return &Disk{r: p.sec, size: p.e.Size, held: p.there, table: t}, nil
 	}
-	return NewReader(p.sec, p.e.Size)
+	d, err := NewReader(p.sec, p.e.Size)
+	if err == nil && d.container == nil {
+		d.held = p.there
+	}
+	return d, err
+}
+
+// holds returns how many of the disk's bytes the image holds: the
+// partitions of a disk nested in a cut partition are cut where it is.
+func (d *Disk) holds() int64 {
+	if d.held > 0 && d.held < d.size {
+		return d.held
+	}
+	return d.size
 }
 
 // notDir says why a path inside the partition, which is shown as a file

@@ -450,3 +450,35 @@ func TestDiffMBR(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCutNested checks that a partition of a disk nested in a
+// partition cut short (a BSD label in an MBR slice that runs past the
+// image's end) is, as a file of the disk's fs.FS, the bytes the image
+// holds of it, as a partition of the outer disk is: its table's size
+// could be anything, and fs.ReadFile sizes its buffer by it.
+func TestReadCutNested(t *testing.T) {
+	t.Parallel()
+	inner, err := mkimg.Build(&mkimg.Options{Scheme: "bsd", Partitions: []mkimg.Partition{{Type: "freebsd-ufs", Size: 64 << 10}, {Type: "freebsd-swap", Size: 64 << 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := mkimg.Build(&mkimg.Options{Scheme: "mbr", Partitions: []mkimg.Partition{{Type: "fat32", Size: 512}, {Type: "freebsd", Source: mkimg.ReaderSource(bytes.NewReader(inner), int64(len(inner)))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	label, err := mkimg.NewReader(bytes.NewReader(inner), int64(len(inner)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slice := int64(binary.LittleEndian.Uint32(disk[0x1be+16+8:])) * 512
+	swap := label.Table().Partitions[1]
+	cut := disk[:slice+swap.Start+4096] // 4 KiB of the swap partition
+	d, err := mkimg.NewReader(bytes.NewReader(cut), int64(len(cut)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := fs.Stat(d.FS(inspect.Detect), "p2/p2")
+	if err != nil || fi.Size() != 4096 {
+		t.Errorf("p2/p2 of the cut disk: %v, %v; want the 4096 bytes there", fi, err)
+	}
+}
