@@ -182,6 +182,18 @@ func stringOption(key, letter, field, usage string, n int, ok func(byte) bool, p
 		}}
 }
 
+// intOption is a number option from minv to maxv, def by default.
+func intOption(key, letter, field, def, usage string, minv, maxv int64, p func(o *Options) *int) optionSpec {
+	return optionSpec{Option: fsopt.Option{Key: key, Letter: letter, Field: field, Default: def, Usage: usage},
+		Set: func(o *Options, key, value string) error {
+			v, err := num(key, value, minv, maxv)
+			if err == nil {
+				*p(o) = int(v)
+			}
+			return err
+		}}
+}
+
 // optionTable lists the -o options of makefs -t cd9660 that this package
 // writes (the El Torito ones live with the boot catalogue), sorted
 // bytewise by name. ParseOption and OptionHelp both read it.
@@ -206,15 +218,9 @@ var optionTable = sync.OnceValue(func() fsopt.Table[Options] {
 			func(o *Options) *bool { return &o.Archimedes }),
 		fsopt.CompatRow(ErrOption, "freebsd, or debian for the bytes of Debian's makefs (NetBSD's of 2019); not in makefs",
 			func(o *Options) *Compat { return &o.Compat }),
-		{Option: fsopt.Option{Key: "isolevel", Letter: "l", Field: "ISOLevel", Default: "2",
-			Usage: "ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)"},
-			Set: func(o *Options, key, value string) error {
-				v, err := num(key, value, 1, 3)
-				if err == nil {
-					o.ISOLevel = int(v)
-				}
-				return err
-			}},
+		intOption("isolevel", "l", "ISOLevel", "2",
+			"ISO 9660 interchange level: 1 (8.3 names), 2 (30 characters), 3 (as 2, and files of 4 GiB or more in sections)", 1, 3,
+			func(o *Options) *int { return &o.ISOLevel }),
 		boolOption("joliet", "", "Joliet", "add a Joliet volume (UCS-2 names up to 64 characters); not in makefs",
 			func(o *Options) *bool { return &o.Joliet }),
 		boolOption("keep-bad-images", "K", "KeepBadImages", "accepted; an image that fails is never kept",
@@ -239,15 +245,8 @@ var optionTable = sync.OnceValue(func() fsopt.Table[Options] {
 			func(o *Options) *bool { return &o.RelocateDeepTrees }),
 		boolOption("rockridge", "R", "RockRidge", "Rock Ridge extensions: POSIX names, modes, links, devices, deep trees",
 			func(o *Options) *bool { return &o.RockRidge }),
-		{Option: fsopt.Option{Key: "verbose", Letter: "v", Field: "Verbose", Default: "0",
-			Usage: "accepted, 0 to 2; prints nothing"},
-			Set: func(o *Options, key, value string) error {
-				v, err := num(key, value, 0, 2)
-				if err == nil {
-					o.Verbose = int(v)
-				}
-				return err
-			}},
+		intOption("verbose", "v", "Verbose", "0", "accepted, 0 to 2; prints nothing", 0, 2,
+			func(o *Options) *int { return &o.Verbose }),
 		stringOption("volumeid", "V", "VolumeSetID", "Volume Set Identifier, up to 128 a-characters", 128, isAChar,
 			func(o *Options) *string { return &o.VolumeSetID }),
 	})
