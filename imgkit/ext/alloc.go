@@ -1074,6 +1074,9 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 		f.bmapIO(n, l) // load_buffer's lookup
 		return f.mapBlock(ino, n, l)
 	}
+	if b, ok := f.growLast(ino, n, l); ok {
+		return b, nil
+	}
 	// load_buffer's lookup, then extent_bmap's goto to l
 	f.pathReadIO(n)
 	f.pathReadIO(n)
@@ -1107,6 +1110,36 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
 	f.io.wi(ino)
 	return b, nil
+}
+
+// growLast is mapData of a file's next block in its most common case,
+// made without the walks that find it is that case: logical block l
+// right after the last extent of a tree that lies in the inode, and the
+// block after that extent's end free. The goal (l-1's block) is taken,
+// so ext2fs_alloc_block finds the block after it; ext2fs_extent_set_bmap
+// grows the extent over it. Its I/O is mapData's: the gotos read no tree
+// block. It reports false, changing nothing, in any other case.
+func (f *fsys) growLast(ino uint32, n inode, l uint64) (uint64, bool) {
+	if f.g.cbits != 0 || l == 0 || extDepth(n.iBlock()) != 0 {
+		return 0, false
+	}
+	e := f.lastExtent(n)
+	if e == nil {
+		return 0, false
+	}
+	start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
+	b := leafStart(e, false) + length
+	if l != start+length || length >= extInitMaxLen-1 || b >= f.g.blocks || f.used(b) {
+		return 0, false
+	}
+	f.mark(b)
+	f.io.w(b) // ext2fs_alloc_block3 zeroes it through the cache
+	f.addIBlocks(n, 1)
+	le.PutUint16(e[4:], uint16(length+1))
+	f.io.wi(ino) // ext2fs_extent_replace's update of the inode
+	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
+	f.io.wi(ino)
+	return b, true
 }
 
 // impliedCluster is bmap.c's implied_cluster_alloc: with bigalloc, the

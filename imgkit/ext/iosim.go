@@ -169,6 +169,55 @@ func newIOModel(f *fsys) *ioModel {
 	return m
 }
 
+// skipSteady makes the calls of copying n steady blocks of inode ino, the
+// blocks after last (copyWrites.steady), in one step, reporting false
+// (making none) when the cache is not in the steady state. Each block's
+// calls are the flush of the one before it (a write, a hit), its own
+// zeroing (a write, a miss), two writes of the inode's block (hits, the
+// inode in the inode cache and its block the buffer's): in the steady
+// state, the cache holds the inode's block, used last, and the 7 blocks
+// up to last, dirty, the older the lower. Each block then writes out the
+// oldest, and leaves the cache in that state one block on.
+func (m *ioModel) skipSteady(ino uint32, last uint64, n int) bool {
+	s := &m.sim
+	ib := m.inodeBlock(ino)
+	if s.log != nil || m.buf != ib || !slices.Contains(m.icache[:], ino) || last < 6 {
+		return false
+	}
+	var at [8]uint64 // the access times: the data blocks' by age, the inode block's
+	for i := range s.slots {
+		c := &s.slots[i]
+		switch {
+		case !c.inUse || !c.dirty:
+			return false
+		case c.block == ib:
+			at[7] = c.access
+		case c.block <= last && last-c.block < 7:
+			at[6-(last-c.block)] = c.access
+		default:
+			return false
+		}
+	}
+	for i := 1; i < len(at); i++ {
+		if at[i] <= at[i-1] {
+			return false // a block twice, or out of order
+		}
+	}
+	s.written += int64(n) * s.bs
+	base := s.access
+	for i := range s.slots {
+		c := &s.slots[i]
+		if c.block == ib {
+			c.access = base + 8
+			continue
+		}
+		c.block += uint64(n)
+		c.access = base + 7 - (last + uint64(n) - c.block)
+	}
+	s.access = base + 8
+	return true
+}
+
 // ioLogHook, set by tests, sees each new model.
 var ioLogHook func(*ioModel)
 
@@ -411,6 +460,10 @@ func (c *copyWrites) window(off, end int64) {
 		if c.have && b.l == c.cur.l {
 			continue
 		}
+		if n := c.steadyRun(k, end); n > 0 {
+			k += n - 1
+			continue
+		}
 		c.flush()
 		c.cur, c.have = *b, true
 		if !b.done {
@@ -423,6 +476,60 @@ func (c *copyWrites) window(off, end int64) {
 			c.m.r(b.phys) // a partial block is read before it is written
 		}
 	}
+}
+
+// steadyOps is the calls of a steady block's allocation: the block
+// zeroed through the cache (ext2fs_alloc_block3), then the inode read
+// and written as ext2fs_extent_replace's update and ext2fs_bmap2 make
+// them.
+var steadyOps = [...]byte{'w', 'i', 'I', 'i', 'i', 'I'}
+
+// steady returns the inode of b when b is a steady block: the file's
+// next block on disk after the one held, whose allocation grew the last
+// extent of a tree that lies in the inode (steadyOps), so that neither
+// its lookup nor its flush reads a tree block.
+func (c *copyWrites) steady(b *blockIO, after uint64) (uint32, bool) {
+	if b.done || b.phys != after+1 || b.hi-b.lo != len(steadyOps) || len(b.path.path) != 0 || len(b.later) != 0 {
+		return 0, false
+	}
+	ops := c.ops[b.lo:b.hi]
+	ino := ops[1].v
+	for k, kind := range steadyOps {
+		if ops[k].kind != kind || k > 0 && ops[k].v != ino {
+			return 0, false
+		}
+	}
+	return uint32(ino), ops[0].v == b.phys
+}
+
+// steadyRun replays the steady blocks from pend[k] on, up to byte end, at
+// once when the cache is in the state the copy of such blocks keeps it
+// in (ioModel.skipSteady), and returns how many it replayed: none when
+// pend[k] is not one, or the cache is in another state.
+func (c *copyWrites) steadyRun(k int, end int64) int {
+	if c.blockMapped || !c.have || len(c.cur.path.path) != 0 || len(c.cur.later) != 0 {
+		return 0
+	}
+	ino, ok := c.steady(&c.pend[k], c.cur.phys)
+	if !ok {
+		return 0
+	}
+	n := 1
+	for j := k + 1; j < len(c.pend) && int64(c.pend[j].l)*c.bs < end; j++ {
+		if i, ok := c.steady(&c.pend[j], c.pend[j-1].phys); !ok || i != ino {
+			break
+		}
+		n++
+	}
+	if !c.m.skipSteady(ino, c.cur.phys, n) {
+		return 0
+	}
+	for j := k; j < k+n; j++ {
+		c.pend[j].done = true
+	}
+	c.cur = c.pend[k+n-1]
+	c.seq = c.cur.seq
+	return n
 }
 
 // prune drops the blocks before logical block l, which no later window
