@@ -45,7 +45,10 @@
 // ClampTimes; ext4's s_kbytes_written from a model of mke2fs's I/O,
 // DETAILS.md). What it does
 // not reproduce yet is refused with ErrOption rather than written
-// differently; a tree that does not fit is ErrNoSpace.
+// differently; a tree that does not fit is ErrNoSpace. UpdateFile writes
+// into a file that holds bytes already, as mke2fs writes to a device:
+// the bytes outside the file system (a disk's partition table before
+// Options.Offset) are kept.
 //
 // The package registers with imgkit/inspect through Describe, so that
 // "fixturegen ls", "cat" and "diff" read ext images and the ext file

@@ -261,6 +261,10 @@ func (w *writer) descriptors(states []groupState, seed uint32) []byte {
 			}
 			le.PutUint16(d.bgFlags(), st.flags)
 			put16(d.bgItableUnusedLo, d.bgItableUnusedHi, st.itableUnused)
+		} else if w.o.ZeroedInodeTables {
+			// write_inode_tables flags a zeroed table with or without
+			// group checksums (ext2 and ext3 too)
+			le.PutUint16(d.bgFlags(), bgInodeZeroed)
 		}
 		if f.csum {
 			put16(d.bgBlockBitmapCsumLo, d.bgBlockBitmapCsumHi, st.bbmCsum)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,14 @@ type Mke2fs struct {
 	// Metadata is fixturegen's --metadata=git|host (makefs.ParseMetadata's
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
+	// Existing is true when the device is a regular file of one byte or
+	// more: mke2fs writes the file system into it, keeping its other
+	// bytes (UpdateFile), after discarding the file system's range,
+	// which marks every inode table zeroed (unless -E nodiscard or -K).
+	Existing bool
 
-	extended string // every -E's options, joined by commas
+	extended  string // every -E's options, joined by commas
+	noDiscard bool   // -E nodiscard or -K
 }
 
 // Mke2fsUsageError is an error of a command line's syntax (exit status 2).
@@ -143,6 +150,8 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			if strings.IndexByte(mke2fsFlagOpts, c) >= 0 {
 				switch c {
 				case 'F', 'q':
+				case 'K':
+					m.noDiscard = true // deprecated for -E nodiscard
 				case 'j':
 					journal = true
 				case 'c':
@@ -231,12 +240,25 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			return nil, err
 		}
 		o.Size = n
-	} else {
-		fi, err := os.Stat(m.Device)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-			return nil, usage("%s: give the size of the image after the device", m.Device)
+	}
+	device := m.Device
+	if !filepath.IsAbs(device) {
+		device = filepath.Join(dir, device)
+	}
+	if fi, err := os.Stat(device); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		// mke2fs discards a device of a size (a file that is not empty):
+		// the unix I/O manager punches the file system's range out of a
+		// file, which then reads as zeros, so the inode tables are
+		// marked zeroed
+		m.Existing = true
+		if !m.noDiscard {
+			o.ZeroedInodeTables = true
 		}
-		o.Size = fi.Size()
+		if len(operands) == 1 {
+			o.Size = fi.Size()
+		}
+	} else if len(operands) == 1 {
+		return nil, usage("%s: give the size of the image after the device", m.Device)
 	}
 	if m.TimestampArg != "" {
 		ts, err := fstree.ParseTimestamp(dir, m.TimestampArg)
@@ -479,8 +501,10 @@ func (m *Mke2fs) extendedOptions(arg string, seedSet *bool) error {
 			if _, err := quotaTypeBits(o.QuotaTypes); err != nil {
 				return usage("-E quotatype=%s: Failed to parse quota type", v)
 			}
-		case "discard", "nodiscard", "lazy_journal_init":
-			// no byte of a new image file depends on them
+		case "discard", "nodiscard":
+			m.noDiscard = k == "nodiscard"
+		case "lazy_journal_init":
+			// no byte of an image file depends on it
 		default:
 			return refuse("-E %s is not supported by fixturegen mke2fs (only hash_seed, root_owner, offset, num_backup_sb, packed_meta_blocks, quotatype, stride, stripe_width, lazy_itable_init, assume_storage_prezeroed, lazy_journal_init, no_copy_xattrs, discard and nodiscard)", k)
 		}

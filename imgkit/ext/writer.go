@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -19,7 +21,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
-// WriteFile makes the ext2 or ext3 image of src with opts (nil is the zero Options),
+// WriteFile makes the ext2, ext3 or ext4 image of src with opts (nil is the zero Options),
 // as e2fsprogs' mke2fs -d does, and writes it to the file path through the
 // block cache (Options.Cache). The image appears at path only when
 // complete: on any error the temporary file is removed and path is left as
@@ -31,6 +33,59 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 	_, err := writeTarget(imgfmt.ToFile(path), src, opts)
 	return err
 }
+
+// UpdateFile writes the image WriteFile makes into the existing file path
+// as mke2fs writes to a device that holds bytes already: the file system
+// goes at Options.Offset, over Options.Size bytes that read as zeros
+// first (mke2fs discards them), and every other byte of the file is
+// kept, the file growing to hold the file system when it is shorter. A
+// disk image's partition table and other partitions stay as they were
+// when the file system goes into one of its partitions (-E offset=). As
+// with WriteFile, path changes only when the image is complete: the
+// update is made in a copy beside it (through copy_file_range, which
+// shares the bytes where the host's file system can), renamed into
+// place. mke2fs also marks the inode tables zeroed after its discard;
+// that is Options.ZeroedInodeTables, which ParseMke2fs sets for a device
+// that is not empty, and UpdateFile takes as given.
+func UpdateFile(path string, src fstree.Source, opts *Options) error {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	old, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer old.Close()
+	fi, err := old.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "update", Path: path, Err: errNotRegularFile}
+	}
+	im, err := bcache.Create(path, max(fi.Size(), o.Offset+o.Size), o.Cache)
+	if err != nil {
+		return err
+	}
+	defer im.Abort()
+	if err := im.CopyFrom(0, old, fi.Size()); err != nil {
+		return err
+	}
+	inner := o
+	inner.Offset = 0
+	if _, err := writeTarget(imgfmt.ToWriterAt(im.Section(o.Offset, o.Size)), src, &inner); err != nil {
+		return err
+	}
+	return im.Commit()
+}
+
+// errNotRegularFile is UpdateFile's error for a path that is not a
+// regular file (a device, a folder).
+var errNotRegularFile = errors.New("not a regular file")
 
 // Write makes the image WriteFile makes and writes it to dst, every byte of
 // it from offset 0, and returns its size (0 on any error). The file

@@ -709,3 +709,77 @@ func TestWriteDeepExtentTreesExact(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateFile writes file systems into existing files: the bytes
+// outside Offset..Offset+Size are the file's (a disk's first MiB, a
+// longer file's tail), the range is Build's image, a shorter file grows;
+// a tree that does not fit leaves the file as it was with nothing beside
+// it, and a folder is refused.
+func TestUpdateFile(t *testing.T) {
+	t.Parallel()
+	src := fstest.MapFS{"a.txt": {Data: []byte("hello\n"), Mode: 0o644}, "d/b": {Data: bytes.Repeat([]byte("b"), 5000), Mode: 0o600}}
+	for _, c := range []struct {
+		have, off int64
+	}{{16 << 20, 0}, {16 << 20, 1 << 20}, {1 << 20, 4096}, {0, 0}} {
+		t.Run(fmt.Sprint(c.have, c.off), func(t *testing.T) {
+			t.Parallel()
+			o := &Options{Type: "ext4", Size: 4 << 20, Offset: c.off, Timestamp: time.Unix(1, 0)}
+			path := filepath.Join(t.TempDir(), "disk.img")
+			before := make([]byte, c.have)
+			for i := range before {
+				before[i] = byte(i%251 + 1)
+			}
+			if err := os.WriteFile(path, before, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := UpdateFile(path, fstree.FS(src), o); err != nil {
+				t.Fatal(err)
+			}
+			inner := *o
+			inner.Offset = 0
+			want, err := Build(fstree.FS(src), &inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := c.off + o.Size
+			if int64(len(got)) != max(end, c.have) {
+				t.Fatalf("%d bytes, want %d", len(got), max(end, c.have))
+			}
+			if !bytes.Equal(got[c.off:end], want) {
+				t.Errorf("the file system's range is not Build's image")
+			}
+			if c.off <= c.have && !bytes.Equal(got[:c.off], before[:c.off]) {
+				t.Errorf("the bytes before the offset changed")
+			}
+			if end < c.have && !bytes.Equal(got[end:], before[end:]) {
+				t.Errorf("the bytes past the file system changed")
+			}
+		})
+	}
+	t.Run("errors", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "disk.img")
+		before := bytes.Repeat([]byte{0xa5}, 2<<20)
+		if err := os.WriteFile(path, before, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		big := fstest.MapFS{"big": {Data: bytes.Repeat([]byte{1}, 3<<20)}}
+		if err := UpdateFile(path, fstree.FS(big), &Options{Size: 2 << 20}); !errors.Is(err, ErrNoSpace) {
+			t.Fatalf("a tree too big: %v, want ErrNoSpace", err)
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, before) {
+			t.Errorf("the file changed after a failed update (%v)", err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("left beside the file: %v", ents)
+		}
+		if err := UpdateFile(dir, fstree.FS(big), &Options{Size: 8 << 20}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a folder: %v, want not a regular file", err)
+		}
+	})
+}

@@ -43,8 +43,11 @@ time, not the clock. ext4's s_kbytes_written (a statistic of mke2fs's
 I/O cache) comes from a model of mke2fs's block I/O. The options the writer
 does not reproduce are refused, naming the option. The image is written beside the device
 and renamed into place when complete; the size is required unless the
-device is a file already (its size is then kept). -F and -q are accepted;
-nothing is printed.
+device is a file already (its size is then kept). A device that is a file
+of one byte or more is written into, as mke2fs does: the bytes outside the
+file system (a disk's partition table before -E offset=) are kept, and
+its inode tables are flagged zeroed unless -E nodiscard. -F and -q are
+accepted; nothing is printed.
 
 fixturegen's own options: --timestamp=T sets every time to T (seconds
 since the epoch, or a file's time), as makefs -T; --metadata=git|host
@@ -65,7 +68,11 @@ func runMke2fs(e *env, prog string, args []string) error {
 	}
 	defer e.removeTempsOnSignal("mke2fs")()
 	e.removeLeftovers("mke2fs", m.Device)
-	if err := ext.WriteFile(e.abs(m.Device), src, &m.Options); err != nil {
+	write := ext.WriteFile
+	if m.Existing {
+		write = ext.UpdateFile // into the file, as mke2fs writes a device
+	}
+	if err := write(e.abs(m.Device), src, &m.Options); err != nil {
 		return fmt.Errorf("mke2fs: %s: %w", m.Device, err)
 	}
 	return nil

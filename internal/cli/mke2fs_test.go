@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +100,9 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext3", "1m", []string{"-b", "4096"}},
 		{"mke2fs", "32m", []string{"-t", "ext4", "-b", "32768"}},
 		{"mkfs.ext4", "32m", []string{"-g", "1024", "-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
+		// zeroed inode tables flagged without group checksums too
+		{"mkfs.ext2", "16m", []string{"-b", "1024", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,lazy_itable_init=0"}},
+		{"mkfs.ext3", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,assume_storage_prezeroed=1"}},
 		// inline_data: a.txt and the folder d inline, d/holey expanded
 		{"mkfs.ext4", "16m", []string{"-O", "inline_data"}},
 		{"mkfs.ext4", "16m", []string{"-O", "inline_data", "-I", "512", "-b", "1024"}},
@@ -184,6 +189,97 @@ func TestMke2fsCommandReference(t *testing.T) {
 			// take 2 GiB read whole
 			if off, err := tooltest.FirstDiff(filepath.Join(dir, "got.img"), filepath.Join(dir, "ref.img")); err != nil || off >= 0 {
 				t.Errorf("%s %v: differs from mke2fs 1.47.4 at byte %d (%v)", c.prog, args, off, err)
+			}
+		})
+	}
+}
+
+// TestMke2fsCommandExistingDevice checks "fixturegen mke2fs" against the
+// reference on a device that is a file with bytes already: mke2fs writes
+// into it, keeping the bytes outside the file system (a disk's partition
+// table before -E offset=, a longer file's tail), after a discard that
+// zeroes the file system's range and flags the inode tables zeroed
+// (not with -E nodiscard or -K, which leave a range of zeros as it is).
+func TestMke2fsCommandExistingDevice(t *testing.T) {
+	t.Parallel()
+	bin := tooltest.Need(t, "mke2fs-1.47.4")
+	src := mke2fsTree(t)
+	ids := []string{"-U", "6b33f6a2-4bd5-4fb1-9ba5-2c4f3a0d1e77", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"}
+	for _, c := range []struct {
+		prog    string
+		have    int64 // the device's bytes before
+		pattern bool  // they are a pattern, else zeros
+		size    string
+		args    []string
+	}{
+		{"mkfs.ext4", 16 << 20, true, "8m", nil},
+		{"mkfs.ext4", 32 << 20, true, "8m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1048576"}},
+		{"mkfs.ext2", 8 << 20, true, "", nil},
+		{"mkfs.ext3", 8 << 20, true, "", []string{"-b", "4096"}},
+		{"mkfs.ext3", 4 << 20, false, "8m", nil},
+		{"mkfs.ext4", 16 << 20, false, "8m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,nodiscard"}},
+		{"mkfs.ext4", 8 << 20, false, "", []string{"-K"}},
+		{"mkfs.ext4", 0, false, "8m", nil}, // empty: as a new file
+	} {
+		t.Run(fmt.Sprint(c.prog, c.have, c.pattern, c.size, c.args), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			before := make([]byte, c.have)
+			for i := range before {
+				if c.pattern {
+					before[i] = byte(i%251 + 1)
+				}
+			}
+			for _, name := range []string{"ref.img", "got.img"} {
+				if err := os.WriteFile(filepath.Join(dir, name), before, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			typ := strings.TrimPrefix(c.prog, "mkfs.")
+			line := func(img string) []string {
+				l := append(append(append([]string{"-q", "-F", "-t", typ}, ids...), c.args...), "-d", src, img)
+				if c.size != "" {
+					l = append(l, c.size)
+				}
+				return l
+			}
+			ref := exec.Command(bin, line("ref.img")...)
+			ref.Dir = dir
+			ref.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1700000000", "E2FSPROGS_FAKE_TIME=",
+				"MKE2FS_CONFIG="+filepath.Join(filepath.Dir(bin), "mke2fs-1.47.4.conf"))
+			if out, err := ref.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %v\n%s", ref.Args, err, out)
+			}
+			var stderr bytes.Buffer
+			e := &env{Stdout: &stderr, Stderr: &stderr, Dir: dir, Getenv: func(k string) string {
+				if k == "SOURCE_DATE_EPOCH" {
+					return "1700000000"
+				}
+				return ""
+			}}
+			if err := run(e, append([]string{"mke2fs"}, line("got.img")...)); err != nil {
+				t.Fatalf("%v: %v\n%s", line("got.img"), err, stderr.String())
+			}
+			if off, err := tooltest.FirstDiff(filepath.Join(dir, "got.img"), filepath.Join(dir, "ref.img")); err != nil || off >= 0 {
+				t.Errorf("%v: differs from mke2fs 1.47.4 at byte %d (%v)", line("got.img"), off, err)
+			}
+			// what lies outside the file system is the old bytes: the
+			// first MiB before offset=, the tail past 8m
+			got, err := os.ReadFile(filepath.Join(dir, "got.img"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, end := int64(0), c.have
+			if slices.ContainsFunc(c.args, func(a string) bool { return strings.Contains(a, "offset=") }) {
+				start = 1 << 20
+			}
+			if c.size != "" {
+				end = start + 8<<20
+			}
+			if int64(len(got)) != max(c.have, end) {
+				t.Errorf("%d bytes, want %d", len(got), max(c.have, end))
+			} else if !bytes.Equal(got[:start], before[:start]) || end < c.have && !bytes.Equal(got[end:], before[end:]) {
+				t.Errorf("the bytes outside the file system (%d to %d) changed", start, end)
 			}
 		})
 	}
