@@ -149,7 +149,8 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			c := a[k]
 			if strings.IndexByte(mke2fsFlagOpts, c) >= 0 {
 				switch c {
-				case 'F', 'q':
+				case 'F', 'q', 'v':
+					// nothing is printed: -v's listing is not reproduced
 				case 'K':
 					m.noDiscard = true // deprecated for -E nodiscard
 				case 'j':
@@ -357,9 +358,11 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		}
 		m.extended += arg
 	case 'N':
+		// 0 is mke2fs's default, the count -i's ratio gives (Buildroot
+		// passes -N 0 unless told a count)
 		n, err := strconv.ParseUint(arg, 0, 64)
-		if err != nil || n == 0 || n > math.MaxUint32 {
-			return usage("-N %s: invalid inodes count (want 1 to 2^32-1)", arg)
+		if err != nil || n > math.MaxUint32 {
+			return usage("-N %s: invalid inodes count (want 0 to 2^32-1)", arg)
 		}
 		o.InodeCount = n
 	case 'g':

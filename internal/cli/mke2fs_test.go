@@ -72,6 +72,8 @@ func TestMke2fsCommandReference(t *testing.T) {
 			"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,lazy_itable_init=0,stride=16,stripe-width=32"}},
 		{"mke2fs", "8m", []string{"-e", "remount-ro", "-E", "root_owner=0:5"}},
 		{"mkfs.ext4", "16m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1048576"}},
+		// Buildroot's line (-N 0 is mke2fs's default count), with -v
+		{"mkfs.ext4", "60m", []string{"-r", "1", "-N", "0", "-m", "5", "-L", "rootfs", "-I", "256", "-O", "^64bit", "-v"}},
 		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
 		{"mkfs.ext4", "64m", []string{"-T", "largefile"}},
 		{"mke2fs", "64m", []string{"-T", "largefile4", "-t", "ext3"}},
@@ -296,7 +298,7 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		want  string
 	}{
 		{[]string{"mke2fs", "-t", "ext5", "img", "8m"}, false, "ext5"},
-		{[]string{"mke2fs", "-N", "0", "img", "8m"}, true, "-N"},
+		{[]string{"mke2fs", "-N", "12abc", "img", "8m"}, true, "-N"},
 		{[]string{"mke2fs", "-J", "device=/dev/sdb", "img", "8m"}, false, "-J device"},
 		{[]string{"mke2fs", "-e", "explode", "img", "8m"}, true, "explode"},
 		{[]string{"mke2fs", "-O", "mmp", "img", "8m"}, false, "-O mmp"},
