@@ -35,7 +35,8 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 }
 
 // UpdateFile writes the image WriteFile makes into the existing file path
-// as mke2fs writes to a device that holds bytes already: the file system
+// as mke2fs writes to a device that holds bytes already (the file keeps
+// its permissions): the file system
 // goes at Options.Offset, over Options.Size bytes that read as zeros
 // first (mke2fs discards them), and every other byte of the file is
 // kept, the file growing to hold the file system when it is shorter. A
@@ -66,6 +67,19 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	}
 	if !fi.Mode().IsRegular() {
 		return &fs.PathError{Op: "update", Path: path, Err: errNotRegularFile}
+	}
+	// the file keeps its permissions, as a file written in place does
+	c := bcache.Options{}
+	if o.Cache != nil {
+		c = *o.Cache
+	}
+	c.Perm = fi.Mode().Perm()
+	o.Cache = &c
+	if o.Offset == 0 && fi.Size() <= o.Size {
+		// no byte outside the file system: the image WriteFile makes
+		old.Close()
+		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
+		return err
 	}
 	im, err := bcache.Create(path, max(fi.Size(), o.Offset+o.Size), o.Cache)
 	if err != nil {

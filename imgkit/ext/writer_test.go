@@ -783,3 +783,24 @@ func TestUpdateFile(t *testing.T) {
 		}
 	})
 }
+
+// TestUpdateFileKeepsPerm checks that an updated file keeps its
+// permissions, whether bytes outside the file system are kept or not.
+func TestUpdateFileKeepsPerm(t *testing.T) {
+	t.Parallel()
+	for _, off := range []int64{0, 4096} {
+		path := filepath.Join(t.TempDir(), "disk.img")
+		if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := UpdateFile(path, fstree.FS(fstest.MapFS{}), &Options{Size: 2 << 20, Offset: off}); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("offset %d: %v after the update (%v), want -rw-r-----", off, fi.Mode(), err)
+		}
+	}
+}
