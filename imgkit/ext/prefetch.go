@@ -10,8 +10,9 @@ import (
 )
 
 // prefetcher opens and reads the tree's regular files ahead of the
-// layout, on a goroutine of its own, in the order the layout copies them
-// (populate's). The layout's goroutine is the one-pass build's critical
+// layout, on two goroutines of its own (one opens files and finds their
+// regions, openAhead files ahead of the other, which reads them), in the
+// order the layout copies them (populate's). The layout's goroutine is the one-pass build's critical
 // path: the opens, the SEEK_DATA calls and the reads took about 40% of
 // it on the midsize tree (BENCHMARKS.md), and they now run beside it.
 //
@@ -53,14 +54,65 @@ var errPrefetchOrder = errors.New("ext: internal error: files read out of order"
 // block size bs, into the chunks free gives.
 func newPrefetcher(t *fstree.Node, bs int, free chan *dataChunk) *prefetcher {
 	p := &prefetcher{out: make(chan fetched, 64), free: free, done: make(chan struct{})}
-	p.wg.Add(1)
+	opens := make(chan openedFile, openAhead)
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		defer close(opens)
+		p.openDir(t, int64(bs), opens)
+	}()
 	go func() {
 		defer p.wg.Done()
 		defer close(p.out)
 		r := prefetchRun{p: p, bs: bs}
-		r.dir(t)
+		for o := range opens {
+			if r.ended {
+				o.src.close() // the layout stopped: the files opened ahead
+				continue
+			}
+			r.file(o)
+		}
 	}()
 	return p
+}
+
+// openAhead is how many files the opening goroutine opens ahead of the
+// reads.
+const openAhead = 16
+
+// openedFile is a file the opening goroutine opened, and its regions
+// (openData's results).
+type openedFile struct {
+	c         *fstree.Node
+	src       fileData
+	regs, raw [][2]int64
+	err       error
+}
+
+// openDir opens the files of d's tree in populate's order (depth first,
+// each folder's entries in turn) and finds their regions, on a goroutine
+// of its own: opening a file and its SEEK_HOLE took a third of the
+// reads' goroutine, the longest of a build (BENCHMARKS.md). It reports
+// false when the layout stopped.
+func (p *prefetcher) openDir(d *fstree.Node, bs int64, opens chan<- openedFile) bool {
+	for _, c := range d.Children {
+		switch {
+		case c.Type == fstree.TypeDir && c.HardLink == nil:
+			if !p.openDir(c, bs, opens) {
+				return false
+			}
+		case copied(c):
+			o := openedFile{c: c}
+			o.src, o.regs, o.raw, o.err = openData(nil, c, bs)
+			select {
+			case opens <- o:
+			case <-p.done:
+				o.src.close()
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // prefetchRun is the prefetcher's goroutine's state.
@@ -76,22 +128,6 @@ type prefetchRun struct {
 // file, not a second link, with bytes to read.
 func copied(c *fstree.Node) bool {
 	return c.Type == fstree.TypeFile && c.HardLink == nil && c.Size != 0 && !c.ZeroFilled()
-}
-
-// dir reads the files of d's tree in populate's order: depth first, each
-// folder's entries in turn.
-func (r *prefetchRun) dir(d *fstree.Node) {
-	for _, c := range d.Children {
-		if r.ended {
-			return
-		}
-		switch {
-		case c.Type == fstree.TypeDir && c.HardLink == nil:
-			r.dir(c)
-		case copied(c):
-			r.file(c)
-		}
-	}
 }
 
 // send hands m to the layout, reporting false when it has stopped.
@@ -112,10 +148,11 @@ func (r *prefetchRun) fail(m fetched, err error) {
 	r.ended = true
 }
 
-// file reads c as the layout's file would, through the same fileData.
-func (r *prefetchRun) file(c *fstree.Node) {
-	head := fetched{node: c}
-	src, regs, raw, err := openData(nil, c, int64(r.bs))
+// file reads the file o opened as the layout's file would, through the
+// same fileData.
+func (r *prefetchRun) file(o openedFile) {
+	head := fetched{node: o.c}
+	src, regs, raw, err := o.src, o.regs, o.raw, o.err
 	defer src.close()
 	if err != nil {
 		r.fail(head, err)

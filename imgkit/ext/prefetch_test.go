@@ -55,10 +55,11 @@ func settled(base int) bool {
 // the walk, read ahead of the layout (the prefetcher) as the layout would
 // have read them: one removed is named with its error, one cut short is
 // "file shorter than its size", and a layout that fails first (out of
-// space) stops the reads. No goroutine is left running.
+// space) stops the reads. No goroutine is left running, and no file
+// open (those opened ahead of the reads are closed too).
 func TestWriteSourceChanged(t *testing.T) {
-	// not parallel: it counts the goroutines running
-	base := runtime.NumGoroutine()
+	// not parallel: it counts the goroutines running and the files open
+	base, fds := runtime.NumGoroutine(), openFiles()
 	dir, tree := prefetchTree(t, 60)
 	if err := os.Remove(filepath.Join(dir, "f041")); err != nil {
 		t.Fatal(err)
@@ -90,6 +91,19 @@ func TestWriteSourceChanged(t *testing.T) {
 	if !settled(base) {
 		t.Errorf("%d goroutines running, %d before", runtime.NumGoroutine(), base)
 	}
+	if n := openFiles(); n != fds {
+		t.Errorf("%d files open, %d before", n, fds)
+	}
+}
+
+// openFiles returns how many descriptors the process has open, -1
+// where /proc/self/fd does not list them.
+func openFiles() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(ents)
 }
 
 // TestPrefetchOrder checks that a layout asking for another file than
