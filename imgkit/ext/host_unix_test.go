@@ -4,7 +4,13 @@ package ext
 
 import (
 	"io/fs"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"testing"
+	"testing/fstest"
+
+	"github.com/fixturegen/fixturegen/imgkit/fstree"
 )
 
 // hostNumbers returns the inode and device numbers of a file of the host
@@ -12,4 +18,18 @@ import (
 func hostNumbers(fi fs.FileInfo) (ino, rdev uint64) {
 	st := fi.Sys().(*syscall.Stat_t)
 	return uint64(st.Ino), uint64(st.Rdev)
+}
+
+// TestUpdateFileFIFO checks that UpdateFile refuses a FIFO as not a
+// regular file at once, not waiting for a writer to open it.
+func TestUpdateFileFIFO(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err) // no FIFOs here
+	}
+	err := UpdateFile(fifo, fstree.FS(fstest.MapFS{}), &Options{Size: 8 << 20})
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a FIFO: %v, want not a regular file", err)
+	}
 }

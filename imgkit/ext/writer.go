@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
+	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
 )
 
 // WriteFile makes the ext2, ext3 or ext4 image of src with opts (nil is the zero Options),
@@ -56,7 +56,7 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	old, err := os.Open(path)
+	old, err := hostfile.OpenOS(path) // a FIFO in its place does not block
 	if err != nil {
 		return err
 	}
