@@ -3,14 +3,15 @@
 package ext
 
 import (
+	"errors"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"testing/fstest"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 )
 
 // hostNumbers returns the inode and device numbers of a file of the host
@@ -29,7 +30,7 @@ func TestUpdateFileFIFO(t *testing.T) {
 		t.Skip(err) // no FIFOs here
 	}
 	err := UpdateFile(fifo, fstree.FS(fstest.MapFS{}), &Options{Size: 8 << 20})
-	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err == nil || !errors.Is(err, imgfmt.ErrNotRegular) {
 		t.Errorf("a FIFO: %v, want not a regular file", err)
 	}
 }

@@ -12,9 +12,10 @@ import (
 // prefetcher opens and reads the tree's regular files ahead of the
 // layout, on two goroutines of its own (one opens files and finds their
 // regions, openAhead files ahead of the other, which reads them), in the
-// order the layout copies them (populate's). The layout's goroutine is the one-pass build's critical
-// path: the opens, the SEEK_DATA calls and the reads took about 40% of
-// it on the midsize tree (BENCHMARKS.md), and they now run beside it.
+// order the layout copies them (populate's). The layout's goroutine is
+// the one-pass build's critical path: the opens, the SEEK_DATA calls and
+// the reads took about 40% of it on the midsize tree (BENCHMARKS.md),
+// and they now run beside it.
 //
 // The reads are the ones the layout would make, piece for piece: the
 // file's data regions (dataRegions), then each region a readChunk at a

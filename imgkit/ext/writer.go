@@ -36,10 +36,10 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 
 // UpdateFile writes the image WriteFile makes into the existing file path
 // as mke2fs writes to a device that holds bytes already (the file keeps
-// its permissions): the file system
-// goes at Options.Offset, over Options.Size bytes that read as zeros
-// first (mke2fs discards them), and every other byte of the file is
-// kept, the file growing to hold the file system when it is shorter. A
+// its permissions): the file system goes at Options.Offset, over
+// Options.Size bytes that read as zeros first (mke2fs discards them),
+// and every other byte of the file is kept, the file growing to hold the
+// file system when it is shorter. A
 // disk image's partition table and other partitions stay as they were
 // when the file system goes into one of its partitions (-E offset=). As
 // with WriteFile, path changes only when the image is complete: the
@@ -47,7 +47,8 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // shares the bytes where the host's file system can), renamed into
 // place. mke2fs also marks the inode tables zeroed after its discard;
 // that is Options.ZeroedInodeTables, which ParseMke2fs sets for a device
-// that is not empty, and UpdateFile takes as given.
+// that is not empty, and UpdateFile takes as given. A path that is not a
+// regular file is an error wrapping imgfmt.ErrNotRegular.
 func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	var o Options
 	if opts != nil {
@@ -66,7 +67,7 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return &fs.PathError{Op: "update", Path: path, Err: errNotRegularFile}
+		return &fs.PathError{Op: "update", Path: path, Err: imgfmt.ErrNotRegular}
 	}
 	// the file keeps its permissions, as a file written in place does
 	c := bcache.Options{}
@@ -77,7 +78,6 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	o.Cache = &c
 	if o.Offset == 0 && fi.Size() <= o.Size {
 		// no byte outside the file system: the image WriteFile makes
-		old.Close()
 		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
 		return err
 	}
@@ -96,10 +96,6 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	}
 	return im.Commit()
 }
-
-// errNotRegularFile is UpdateFile's error for a path that is not a
-// regular file (a device, a folder).
-var errNotRegularFile = errors.New("not a regular file")
 
 // Write makes the image WriteFile makes and writes it to dst, every byte of
 // it from offset 0, and returns its size (0 on any error). The file

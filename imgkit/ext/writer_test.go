@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
@@ -778,7 +779,7 @@ func TestUpdateFile(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 			t.Errorf("left beside the file: %v", ents)
 		}
-		if err := UpdateFile(dir, fstree.FS(big), &Options{Size: 8 << 20}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if err := UpdateFile(dir, fstree.FS(big), &Options{Size: 8 << 20}); err == nil || !errors.Is(err, imgfmt.ErrNotRegular) {
 			t.Errorf("a folder: %v, want not a regular file", err)
 		}
 	})
