@@ -770,11 +770,14 @@ func TestUpdateFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		big := fstest.MapFS{"big": {Data: bytes.Repeat([]byte{1}, 3<<20)}}
-		if err := UpdateFile(path, fstree.FS(big), &Options{Size: 2 << 20}); !errors.Is(err, ErrNoSpace) {
-			t.Fatalf("a tree too big: %v, want ErrNoSpace", err)
-		}
-		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, before) {
-			t.Errorf("the file changed after a failed update (%v)", err)
+		// the whole file, then a part of it (the copy made first)
+		for _, o := range []*Options{{Size: 2 << 20}, {Size: 1 << 20, Offset: 64 << 10}} {
+			if err := UpdateFile(path, fstree.FS(big), o); !errors.Is(err, ErrNoSpace) {
+				t.Fatalf("a tree too big at %d: %v, want ErrNoSpace", o.Offset, err)
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, before) {
+				t.Errorf("the file changed after a failed update at %d (%v)", o.Offset, err)
+			}
 		}
 		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 			t.Errorf("left beside the file: %v", ents)
