@@ -182,6 +182,7 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	if err := m.extendedOptions(m.extended, &seedSet); err != nil {
 		return nil, err
 	}
+	givenBS := o.BlockSize // -b's, before -T's
 	if typeArg != "" {
 		o.Type = typeArg
 	}
@@ -256,7 +257,12 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			o.ZeroedInodeTables = true
 		}
 		if len(operands) == 1 {
-			o.Size = fi.Size()
+			if o.Offset != 0 {
+				// mke2fs takes the device's size less the offset, but
+				// picks the usage type from the whole device's
+				return nil, refuse("-E offset=%d without a size: give the file system's size after the device", o.Offset)
+			}
+			o.Size = deviceSize(fi.Size(), givenBS)
 		}
 	} else if len(operands) == 1 {
 		return nil, usage("%s: give the size of the image after the device", m.Device)
@@ -279,6 +285,17 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 		return nil, fmt.Errorf("mke2fs: %w", err)
 	}
 	return m, nil
+}
+
+// deviceSize is the size mke2fs gives a file system that fills a device
+// of n bytes: whole blocks of -b's size (1024 without -b), and with
+// blocks smaller than the page (4096 bytes on x86-64) whole pages.
+func deviceSize(n int64, blockSize int) int64 {
+	unit := int64(max(blockSize, 1024))
+	if unit < 4096 {
+		unit = 4096
+	}
+	return n / unit * unit
 }
 
 // option applies option c with its argument arg (at index argi).

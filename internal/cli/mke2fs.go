@@ -43,7 +43,8 @@ time, not the clock. ext4's s_kbytes_written (a statistic of mke2fs's
 I/O cache) comes from a model of mke2fs's block I/O. The options the writer
 does not reproduce are refused, naming the option. The image is written beside the device
 and renamed into place when complete; the size is required unless the
-device is a file already (its size is then kept). A device that is a file
+device is a file already (the file system then fills it, as mke2fs
+sizes it). A device that is a file
 of one byte or more is written into, as mke2fs does: the bytes outside the
 file system (a disk's partition table before -E offset=) are kept, and
 its inode tables are flagged zeroed unless -E nodiscard. -F and -q are

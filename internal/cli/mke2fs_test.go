@@ -222,6 +222,9 @@ func TestMke2fsCommandExistingDevice(t *testing.T) {
 		{"mkfs.ext4", 16 << 20, false, "8m", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,nodiscard"}},
 		{"mkfs.ext4", 8 << 20, false, "", []string{"-K"}},
 		{"mkfs.ext4", 0, false, "8m", nil}, // empty: as a new file
+		// no size: the device's whole pages (blocks under 4 KiB)
+		{"mkfs.ext4", 10<<20 + 1024, true, "", nil},
+		{"mkfs.ext2", 7000000, true, "", []string{"-b", "2048"}},
 	} {
 		t.Run(fmt.Sprint(c.prog, c.have, c.pattern, c.size, c.args), func(t *testing.T) {
 			t.Parallel()
@@ -336,6 +339,27 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 			t.Errorf("%v: left %v", c.args, ents)
 		}
+	}
+}
+
+// TestMke2fsOffsetWithoutSize checks that -E offset= on a device that is
+// a file, without a size, is refused (mke2fs would take the device's size
+// less the offset, the usage type from the whole device), the file left
+// as it was.
+func TestMke2fsOffsetWithoutSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	before := bytes.Repeat([]byte{7}, 4<<20)
+	if err := os.WriteFile(filepath.Join(dir, "disk.img"), before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Dir: dir, Getenv: func(string) string { return "" }}
+	err := run(e, []string{"mke2fs", "-E", "offset=1048576", "disk.img"})
+	if err == nil || !strings.Contains(err.Error(), "-E offset=1048576 without a size") {
+		t.Errorf("%v, want -E offset=1048576 without a size", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "disk.img")); err != nil || !bytes.Equal(got, before) {
+		t.Errorf("the device changed (%v)", err)
 	}
 }
 
