@@ -181,7 +181,7 @@ func newIOModel(f *fsys) *ioModel {
 func (m *ioModel) skipSteady(ino uint32, last uint64, n int) bool {
 	s := &m.sim
 	ib := m.inodeBlock(ino)
-	if s.log != nil || m.buf != ib || !slices.Contains(m.icache[:], ino) || last < 6 {
+	if s.log != nil || m.capture != nil || m.buf != ib || !slices.Contains(m.icache[:], ino) || last < 6 {
 		return false
 	}
 	var at [8]uint64 // the access times: the data blocks' by age, the inode block's
