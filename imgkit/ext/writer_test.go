@@ -808,3 +808,44 @@ func TestUpdateFileKeepsPerm(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteSteadyRunsExact compares with the reference, s_kbytes_written
+// included, ext4 images of files whose blocks follow each other on disk
+// (the runs the I/O model replays in one step, ioModel.skipSteady):
+// files of 1 to 2,000 blocks, one whose blocks of zeros break its runs,
+// one crossing a block group, with 1 KiB and 4 KiB blocks.
+func TestWriteSteadyRunsExact(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	src := filepath.Join(t.TempDir(), "steady")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(src, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pattern := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i%253 + 1)
+		}
+		return b
+	}
+	for _, kib := range []int{1, 7, 8, 9, 64, 65, 300, 2000} {
+		put(fmt.Sprintf("f%04d", kib), pattern(kib<<10))
+	}
+	holes := pattern(200 << 10)
+	for _, at := range []int{3, 40, 41, 100, 150} {
+		clear(holes[at<<10 : (at+1)<<10])
+	}
+	put("holes", holes)
+	put("zcross", pattern(9<<20)) // past a 1 KiB-block group's 8 MiB
+	for _, bs := range []int{1024, 4096} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			t.Parallel()
+			sameAsReference(t, src, "64M", Options{Type: "ext4", BlockSize: bs, Size: 64 << 20}, "-t", "ext4", "-b", fmt.Sprint(bs))
+		})
+	}
+}
