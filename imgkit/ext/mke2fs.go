@@ -257,12 +257,10 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 			o.ZeroedInodeTables = true
 		}
 		if len(operands) == 1 {
-			if o.Offset != 0 {
-				// mke2fs takes the device's size less the offset, but
-				// picks the usage type from the whole device's
-				return nil, refuse("-E offset=%d without a size: give the file system's size after the device", o.Offset)
-			}
 			o.Size = deviceSize(fi.Size(), givenBS)
+			if o.Offset != 0 {
+				offsetFromDevice(o)
+			}
 		}
 	} else if len(operands) == 1 {
 		return nil, usage("%s: give the size of the image after the device", m.Device)
@@ -296,6 +294,22 @@ func deviceSize(n int64, blockSize int) int64 {
 		unit = 4096
 	}
 	return n / unit * unit
+}
+
+// offsetFromDevice sizes the file system of a device of o.Size bytes
+// that starts o.Offset bytes in, as mke2fs does without a size: the
+// usage type (block size and inode ratio) is the whole device's, and
+// the offset's whole blocks come off the file system.
+func offsetFromDevice(o *Options) {
+	bs := o.BlockSize
+	if bs == 0 {
+		bs, _ = sizeType(uint64(o.Size)/1024, 1024)
+	}
+	if o.InodeRatio == 0 {
+		_, o.InodeRatio = sizeType(uint64(o.Size)/uint64(bs), bs)
+	}
+	o.BlockSize = bs
+	o.Size = o.Size/int64(bs)*int64(bs) - o.Offset/int64(bs)*int64(bs)
 }
 
 // option applies option c with its argument arg (at index argi).

@@ -28,8 +28,10 @@ type Options struct {
 	// features: extents, flex_bg, 64bit, metadata_csum and its seed,
 	// huge_file, dir_nlink, extra_isize, orphan_file and the journal).
 	Type string
-	// Size is the image size in bytes (mke2fs's size argument); the file
-	// system takes Size/BlockSize blocks.
+	// Size is the file system's size in bytes (mke2fs's size argument);
+	// it takes Size/BlockSize blocks, fewer when a last group would be
+	// too small for its metadata (ext2fs_initialize drops it), and the
+	// image ends with its last block, as mke2fs writes it.
 	Size int64
 	// BlockSize (-b) is a power of 2 from 1024 to 65536 (blocks past
 	// 4096 give groups of 65528 blocks at most); 0 chooses from the size as

@@ -81,7 +81,11 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
 		return err
 	}
-	im, err := bcache.Create(path, max(fi.Size(), o.Offset+o.Size), o.Cache)
+	size, err := imageSize(&o)
+	if err != nil {
+		return err
+	}
+	im, err := bcache.Create(path, max(fi.Size(), size), o.Cache)
 	if err != nil {
 		return err
 	}
@@ -174,20 +178,42 @@ func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Ima
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	size, err := imageSize(&o)
+	if err != nil {
+		return nil, err
+	}
 	if t.InPlace() {
 		w, err := prepare(src, &o, nil)
 		if err != nil {
 			return nil, err
 		}
-		return imgfmt.WriteImage(t, o.Offset+o.Size, o.Cache, w.write)
+		return imgfmt.WriteImage(t, size, o.Cache, w.write)
 	}
-	return imgfmt.WriteImage(t, o.Offset+o.Size, o.Cache, func(im *bcache.Image) error {
+	return imgfmt.WriteImage(t, size, o.Cache, func(im *bcache.Image) error {
 		w, err := prepare(src, &o, im)
 		if err != nil {
 			return err
 		}
 		return w.write(im)
 	})
+}
+
+// imageSize returns the bytes of the image of o: Offset, then the file
+// system's blocks, to the end of its last one, which mke2fs writes (its
+// zeroing of the last 64 KiB against old RAID metadata): fewer than Size
+// when Size is not a whole number of blocks, or when ext2fs_initialize
+// drops a last group too small for its own metadata (a 513 MiB ext4 is
+// 512 MiB).
+func imageSize(o *Options) (int64, error) {
+	ft, err := newFeatures(o)
+	if err != nil {
+		return 0, err
+	}
+	g, err := newGeometry(o, ft)
+	if err != nil {
+		return 0, err
+	}
+	return o.Offset + int64(g.blocks)*int64(g.bs), nil
 }
 
 // prepare lays the file system of src out; with im, files' data goes to
