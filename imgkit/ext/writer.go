@@ -76,13 +76,13 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	}
 	c.Perm = fi.Mode().Perm()
 	o.Cache = &c
-	if o.Offset == 0 && fi.Size() <= o.Size {
-		// no byte outside the file system: the image WriteFile makes
-		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
-		return err
-	}
 	size, err := imageSize(&o)
 	if err != nil {
+		return err
+	}
+	if o.Offset == 0 && fi.Size() <= size {
+		// no byte outside the file system: the image WriteFile makes
+		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
 		return err
 	}
 	im, err := bcache.Create(path, max(fi.Size(), size), o.Cache)

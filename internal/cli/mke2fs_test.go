@@ -231,6 +231,8 @@ func TestMke2fsCommandExistingDevice(t *testing.T) {
 		// no size: the device's whole pages (blocks under 4 KiB)
 		{"mkfs.ext4", 10<<20 + 1024, true, "", nil},
 		{"mkfs.ext2", 7000000, true, "", []string{"-b", "2048"}},
+		// a last group too small to keep: the device's tail stays
+		{"mkfs.ext4", 8292 << 10, true, "", nil},
 		// no size with offset=: the device less the offset's blocks,
 		// the usage type the whole device's (3 MiB is small, 2 floppy)
 		{"mkfs.ext2", 3 << 20, true, "", []string{"-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1048576"}},
