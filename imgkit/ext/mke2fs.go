@@ -33,6 +33,9 @@ type Mke2fs struct {
 	// Metadata is fixturegen's --metadata=git|host (makefs.ParseMetadata's
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
+	// Warnings are the lines mke2fs would print as warnings for the
+	// command line (a label cut to 16 bytes), for the caller to print.
+	Warnings []string
 	// Existing is true when the device is a regular file of one byte or
 	// more: mke2fs writes the file system into it, keeping its other
 	// bytes (UpdateFile), after discarding the file system's range,
@@ -327,9 +330,13 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 	case 't':
 		*typeArg = arg
 	case 'b':
-		if o.BlockSize, err = num(); err != nil {
-			return err
+		// parse_num_blocks2 in bytes: a number, or with a suffix s, k,
+		// m, g or t (-b 4k)
+		n, perr := parseBlocks(arg, 1)
+		if perr != nil || n > math.MaxInt32 {
+			return usage("-b: invalid argument %q", arg)
 		}
+		o.BlockSize = int(n)
 		switch o.BlockSize {
 		case 1024, 2048, 4096, 8192, 16384, 32768, 65536:
 		default:
@@ -353,7 +360,9 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		}
 	case 'L':
 		if len(arg) > 16 {
-			return usage("-L %q: a volume label is at most 16 bytes", arg)
+			// mke2fs cuts it to s_volume_name's 16 bytes, and says so
+			arg = arg[:16]
+			m.Warnings = append(m.Warnings, fmt.Sprintf("label too long; truncated to '%s', as mke2fs truncates it", arg))
 		}
 		o.Label = arg
 	case 'm':
@@ -422,10 +431,8 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		}
 		*journal = true
 	case 'M':
-		if len(arg) > 64 {
-			return usage("-M %q: the last mounted directory is at most 64 bytes", arg)
-		}
-		o.LastMounted = arg
+		// mke2fs's strncpy into s_last_mounted keeps 64 bytes, no more
+		o.LastMounted = arg[:min(len(arg), 64)]
 	case 'e':
 		switch arg {
 		case "continue":

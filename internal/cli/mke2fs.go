@@ -59,6 +59,9 @@ func runMke2fs(e *env, prog string, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(e.Stderr, "fixturegen: mke2fs: warning: %s\n", w)
+	}
 	var src fstree.Source = emptyTree()
 	if m.Dir != "" {
 		t, err := fstree.WalkDir(e.abs(m.Dir), &fstree.Options{Metadata: m.Metadata, Xattrs: !m.Options.NoCopyXattrs})

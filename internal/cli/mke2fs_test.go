@@ -78,6 +78,9 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext2", "8292k", nil},
 		{"mkfs.ext4", "10241k", []string{"-b", "4096"}},
 		{"mkfs.ext3", "10001k", []string{"-b", "2048"}},
+		// a label past 16 bytes and a folder past 64 cut as mke2fs cuts
+		// them; -b with a suffix
+		{"mkfs.ext4", "16m", []string{"-L", "averyveryverylonglabelname", "-M", "/" + strings.Repeat("mnt/", 20), "-b", "4k"}},
 		// Buildroot's line (-N 0 is mke2fs's default count), with -v
 		{"mkfs.ext4", "60m", []string{"-r", "1", "-N", "0", "-m", "5", "-L", "rootfs", "-I", "256", "-O", "^64bit", "-v"}},
 		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
@@ -353,6 +356,20 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 			t.Errorf("%v: left %v", c.args, ents)
 		}
+	}
+}
+
+// TestMke2fsLabelWarning checks that a label past 16 bytes is cut, with
+// one warning line saying so, as mke2fs warns.
+func TestMke2fsLabelWarning(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	e := &env{Stdout: new(bytes.Buffer), Stderr: &stderr, Dir: t.TempDir(), Getenv: func(string) string { return "" }}
+	if err := run(e, []string{"mkfs.ext4", "-L", "averyveryverylonglabelname", "img", "8m"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "warning: label too long; truncated to 'averyveryverylon'") {
+		t.Errorf("standard error %q, want one warning naming the cut label", got)
 	}
 }
 
