@@ -292,10 +292,7 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 // of n bytes: whole blocks of -b's size (1024 without -b), and with
 // blocks smaller than the page (4096 bytes on x86-64) whole pages.
 func deviceSize(n int64, blockSize int) int64 {
-	unit := int64(max(blockSize, 1024))
-	if unit < 4096 {
-		unit = 4096
-	}
+	unit := int64(max(blockSize, 4096))
 	return n / unit * unit
 }
 

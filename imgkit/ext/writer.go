@@ -37,9 +37,10 @@ func WriteFile(path string, src fstree.Source, opts *Options) error {
 // UpdateFile writes the image WriteFile makes into the existing file path
 // as mke2fs writes to a device that holds bytes already (the file keeps
 // its permissions): the file system goes at Options.Offset, over its
-// own bytes (Options.Size, less what imageSize leaves off), which read as
-// zeros first (mke2fs discards them), and every other byte of the file is
-// kept, the file growing to hold the file system when it is shorter. A
+// own bytes (Options.Size, less a part block or a last group too small to
+// keep, as WriteFile's image), which read as zeros first (mke2fs discards
+// them), and every other byte of the file is kept, the file growing to
+// hold the file system when it is shorter. A
 // disk image's partition table and other partitions stay as they were
 // when the file system goes into one of its partitions (-E offset=). As
 // with WriteFile, path changes only when the image is complete: the
