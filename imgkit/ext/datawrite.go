@@ -79,14 +79,17 @@ type hashStep struct {
 
 // dataBuffers is how many chunks are in flight: filled by the
 // prefetcher, scanned by the layout, queued or being written. Three to
-// five took the same time on the midsize tree, six more: each chunk's
-// pages are faulted in once, which costs on a VM (BENCHMARKS.md).
+// five took the same time on the midsize tree, six more (BENCHMARKS.md),
+// when each chunk's pages were faulted in one by one.
 const dataBuffers = 4
 
-func newDataWriter(im *bcache.Image) *dataWriter {
+// newDataWriter starts a data writer of im whose chunks are mem, cut in
+// dataBuffers of readChunk bytes (hugemem's: one huge page rather than
+// 256 faults on their first touch).
+func newDataWriter(im *bcache.Image, mem []byte) *dataWriter {
 	d := &dataWriter{im: im, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
-	for range dataBuffers {
-		d.free <- &dataChunk{buf: make([]byte, readChunk)}
+	for i := range dataBuffers {
+		d.free <- &dataChunk{buf: mem[i*readChunk : (i+1)*readChunk : (i+1)*readChunk]}
 	}
 	d.wg.Add(1)
 	go d.run()

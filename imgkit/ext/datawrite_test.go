@@ -36,7 +36,7 @@ func TestDataWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDataWriter(im)
+	d := newDataWriter(im, make([]byte, dataBuffers*readChunk))
 	// the pieces placed as the prefetcher places them
 	r := prefetchRun{p: &prefetcher{free: d.free, done: make(chan struct{})}, bs: 16}
 	fill := func(s string, at, n, off int64) []byte {
@@ -103,7 +103,7 @@ func TestDataWriterIndirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDataWriter(im)
+	d := newDataWriter(im, make([]byte, dataBuffers*readChunk))
 	meta := map[uint64][]byte{7: bytes.Repeat([]byte{'I'}, 16), 9: bytes.Repeat([]byte{'J'}, 16)}
 	var final []uint64
 	d.final = func(blk uint64) []byte {

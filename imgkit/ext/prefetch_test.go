@@ -118,7 +118,7 @@ func TestPrefetchOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dw := newDataWriter(im)
+		dw := newDataWriter(im, make([]byte, dataBuffers*readChunk))
 		t.Cleanup(func() { dw.close() })
 		return dw
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
 	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
+	"github.com/fixturegen/fixturegen/imgkit/internal/hugemem"
 )
 
 // WriteFile makes the ext2, ext3 or ext4 image of src with opts (nil is the zero Options),
@@ -184,14 +185,18 @@ func writeTarget(t imgfmt.Target, src fstree.Source, opts *Options) (*bcache.Ima
 		return nil, err
 	}
 	if t.InPlace() {
-		w, err := prepare(src, &o, nil)
+		w, err := prepare(src, &o, nil, nil)
 		if err != nil {
 			return nil, err
 		}
 		return imgfmt.WriteImage(t, size, o.Cache, w.write)
 	}
 	return imgfmt.WriteImage(t, size, o.Cache, func(im *bcache.Image) error {
-		w, err := prepare(src, &o, im)
+		// the data writer's chunks, freed once nothing reads or writes
+		// them: prepare has waited for its goroutines, write is done
+		chunks := hugemem.Alloc(dataBuffers * readChunk)
+		defer chunks.Free()
+		w, err := prepare(src, &o, im, chunks.Bytes)
 		if err != nil {
 			return err
 		}
@@ -218,8 +223,9 @@ func imageSize(o *Options) (int64, error) {
 }
 
 // prepare lays the file system of src out; with im, files' data goes to
-// im as the layout reads it.
-func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error) {
+// im as the layout reads it, through the data writer's chunks, cut from
+// chunks (dataBuffers of readChunk bytes).
+func prepare(src fstree.Source, opts *Options, im *bcache.Image, chunks []byte) (*writer, error) {
 	w := &writer{inoOf: map[*fstree.Node]uint32{}, im: im}
 	if opts != nil {
 		w.o = *opts
@@ -282,7 +288,7 @@ func prepare(src fstree.Source, opts *Options, im *bcache.Image) (*writer, error
 		}
 	}
 	if im != nil {
-		w.dw = newDataWriter(im)
+		w.dw = newDataWriter(im, chunks)
 		w.metaDone = map[uint64]bool{}
 		w.dw.final = func(blk uint64) []byte {
 			w.metaDone[blk] = true

@@ -1,0 +1,3 @@
+package hugemem
+
+func hugePageOf() uintptr { return hugePage }

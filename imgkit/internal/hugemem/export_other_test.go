@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hugemem
+
+func hugePageOf() uintptr { return 1 }
