@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +35,8 @@ type Mke2fs struct {
 	// words): the owners and modes -d's tree is read with.
 	Metadata fstree.Metadata
 	// Warnings are the lines mke2fs would print as warnings for the
-	// command line (a label cut to 16 bytes), for the caller to print.
+	// command line (a label cut to 16 bytes, a -T name mke2fs.conf does not
+	// define, 128-byte inodes), for the caller to print.
 	Warnings []string
 	// Existing is true when the device is a regular file of one byte or
 	// more: mke2fs writes the file system into it, keeping its other
@@ -72,27 +74,82 @@ const mke2fsArgOpts = "bdegiIlmoNrstCEGJLMOTUz"
 // mke2fsFlagOpts are its letters that take none.
 const mke2fsFlagOpts = "cjnqvDFKSV"
 
-// usageTypes are mke2fs.conf's usage types the writer lays out, with
-// their block size and inode ratio (0: the [defaults] value).
-// largefile and largefile4 ask for blocksize -1, the page size, which is
-// 4096 on x86-64 (and 65536 on some arm64 kernels, where mke2fs would
-// differ): fixturegen takes 4096.
-var usageTypes = map[string][2]int{
-	"largefile":  {4096, 1048576},
-	"largefile4": {4096, 4194304},
-	"floppy":     {1024, 8192},
-	"small":      {1024, 4096},
-	"default":    {0, 0},
-	"big":        {0, 32768},
-	"huge":       {0, 65536},
-	"news":       {0, 4096},
+// fsType is what a stanza of [fs_types] in mke2fs 1.47.4's default
+// mke2fs.conf sets (0 or "": nothing): -t's type and -T's usage types
+// name them.
+type fsType struct {
+	blockSize, inodeRatio, inodeSize int
+	// ext is the ext type whose features the stanza adds: ext3's
+	// has_journal, ext4's list (which holds has_journal)
+	ext string
+	// noY2038Warning is warn_y2038_dates = 0 (hurd's)
+	noY2038Warning bool
 }
+
+// fsTypes are the default mke2fs.conf's [fs_types]. largefile and
+// largefile4 ask for blocksize -1, the page size, which is 4096 on
+// x86-64 (and 65536 on some arm64 kernels, where mke2fs would differ):
+// fixturegen takes 4096.
+var fsTypes = map[string]fsType{
+	"ext3":       {ext: "ext3"},
+	"ext4":       {ext: "ext4"},
+	"small":      {blockSize: 1024, inodeRatio: 4096},
+	"floppy":     {blockSize: 1024, inodeRatio: 8192},
+	"big":        {inodeRatio: 32768},
+	"huge":       {inodeRatio: 65536},
+	"news":       {inodeRatio: 4096},
+	"largefile":  {blockSize: 4096, inodeRatio: 1048576},
+	"largefile4": {blockSize: 4096, inodeRatio: 4194304},
+	"hurd":       {blockSize: 4096, inodeSize: 128, noY2038Warning: true},
+}
+
+// extRank orders the ext types by the features they add to each other's.
+var extRank = map[string]int{"": 0, "ext2": 0, "ext3": 1, "ext4": 2}
+
+// applyUsageTypes applies -T's comma-separated list as mke2fs's
+// parse_fs_type and its profile lookups do: the types mke2fs.conf has
+// no stanza for are skipped with mke2fs's warning ("default" without
+// one), each value comes from the last stanza that sets it, else from
+// [defaults] (never from the size's usage type, which -T replaces), and
+// -b, -i and -I win over them all. The ext types' features go in order,
+// ext4's holding ext3's, so the type is the greatest named.
+func (m *Mke2fs) applyUsageTypes(list string) {
+	o := &m.Options
+	var bs, ratio, isize int
+	noWarn := false
+	for _, name := range strings.Split(list, ",") {
+		t, ok := fsTypes[name]
+		if !ok {
+			if name != "" && name != "default" {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("the fs_type %s is not defined in mke2fs.conf", name))
+			}
+			continue
+		}
+		if extRank[t.ext] > extRank[o.Type] {
+			o.Type = t.ext
+		}
+		bs = cmp.Or(t.blockSize, bs)
+		ratio = cmp.Or(t.inodeRatio, ratio)
+		isize = cmp.Or(t.inodeSize, isize)
+		noWarn = noWarn || t.noY2038Warning
+	}
+	o.BlockSize = cmp.Or(o.BlockSize, bs, 4096)
+	o.InodeRatio = cmp.Or(o.InodeRatio, ratio, 16384)
+	o.InodeSize = cmp.Or(o.InodeSize, isize)
+	if o.InodeSize == 128 && !noWarn {
+		m.Warnings = append(m.Warnings, y2038Warning)
+	}
+}
+
+// y2038Warning is the line mke2fs prints for 128-byte inodes.
+const y2038Warning = "128-byte inodes cannot handle dates beyond 2038 and are deprecated"
 
 // ParseMke2fs reads the command line of mke2fs 1.47.4 (args without the
 // program's name) as prog ("mke2fs", "mkfs.ext2", "mkfs.ext3" or
 // "mkfs.ext4", whose -t is implied) runs it, for what the writer
 // reproduces: -t, -b, -C (with bigalloc), -d, -E hash_seed=, root_owner=0:0 and quotatype=, -F, -I, -i,
-// -j, -L, -m, -O with the default features, -q, -T usage types, -U, the
+// -j, -L, -m, -O with the default features, -q, -T usage types (the
+// default mke2fs.conf's [fs_types], in a list), -U, the
 // device and the size (with mke2fs's suffixes), and fixturegen's own
 // --timestamp=T (every time T, as makefs -T; seconds or a file's time,
 // relative to dir). Without --timestamp, getenv's SOURCE_DATE_EPOCH
@@ -107,7 +164,8 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 		o.Type = strings.TrimPrefix(prog, "mkfs.")
 	}
 	var operands []int
-	var typeArg, sizeArg, usageArg string
+	var typeArg, sizeArg string
+	var usageArg *string // -T's, nil without one
 	journal := false
 	uuidSet, seedSet := false, false
 	for i := 0; i < len(args); i++ {
@@ -200,6 +258,11 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	default:
 		return nil, refuse("-t %s: want ext2, ext3 or ext4", o.Type)
 	}
+	if usageArg != nil {
+		m.applyUsageTypes(*usageArg)
+	} else if o.InodeSize == 128 {
+		m.Warnings = append(m.Warnings, y2038Warning)
+	}
 	if _, err := newFeatures(o); err != nil {
 		// "ext: bad option: Features "x": why" or "...: Features: why"
 		msg := strings.TrimPrefix(err.Error(), ErrOption.Error()+": Features")
@@ -210,24 +273,6 @@ func ParseMke2fs(prog string, args []string, dir string, getenv func(string) str
 	}
 	if ft, _ := newFeatures(o); o.ClusterSize != 0 && !ft.bigalloc {
 		return nil, refuse("-C %d: specifying a cluster size requires the bigalloc feature", o.ClusterSize)
-	}
-	if usageArg != "" {
-		ut, ok := usageTypes[usageArg]
-		if !ok {
-			return nil, refuse("-T %s: the usage types written are floppy, small, default, big, huge, news, largefile and largefile4", usageArg)
-		}
-		if o.BlockSize == 0 {
-			o.BlockSize = ut[0]
-			if o.BlockSize == 0 {
-				o.BlockSize = 4096
-			}
-		}
-		if o.InodeRatio == 0 {
-			o.InodeRatio = ut[1]
-			if o.InodeRatio == 0 {
-				o.InodeRatio = 16384
-			}
-		}
 	}
 	switch len(operands) {
 	case 0:
@@ -313,7 +358,7 @@ func offsetFromDevice(o *Options) {
 }
 
 // option applies option c with its argument arg (at index argi).
-func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string, journal, uuidSet *bool) error {
+func (m *Mke2fs) option(c byte, arg string, argi int, typeArg *string, usageArg **string, journal, uuidSet *bool) error {
 	o := &m.Options
 	num := func() (int, error) {
 		n, err := strconv.ParseInt(arg, 0, 64)
@@ -333,11 +378,17 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		if perr != nil || n > math.MaxInt32 {
 			return usage("-b: invalid argument %q", arg)
 		}
-		o.BlockSize = int(n)
-		switch o.BlockSize {
-		case 1024, 2048, 4096, 8192, 16384, 32768, 65536:
-		default:
-			return refuse("-b %s: the block sizes written are the powers of 2 from 1024 to 65536", arg)
+		if n < 1024 || n > 65536 {
+			return usage("invalid block size - %s", arg)
+		}
+		// mke2fs takes the power of 2 at or below it (its log2 of
+		// the size in KiB) and keeps the number as given for the
+		// inode ratio's floor, which is then the block size itself
+		// up to 4096, below every usage type's ratio; past that the
+		// number would decide it
+		o.BlockSize = 1 << (bits.Len64(uint64(n)) - 1)
+		if n > 4096 && int64(o.BlockSize) != n {
+			return refuse("-b %s: past 4096, the block sizes written are the powers of 2 to 65536", arg)
 		}
 	case 'd':
 		m.Dir, m.DirArg = arg, argi
@@ -382,7 +433,7 @@ func (m *Mke2fs) option(c byte, arg string, argi int, typeArg, usageArg *string,
 		}
 		o.ClusterSize = int(n)
 	case 'T':
-		*usageArg = arg
+		*usageArg = &arg
 	case 'U':
 		id, err := parseUUID(arg)
 		if err != nil {

@@ -85,6 +85,19 @@ func TestMke2fsCommandReference(t *testing.T) {
 		{"mkfs.ext4", "60m", []string{"-r", "1", "-N", "0", "-m", "5", "-L", "rootfs", "-I", "256", "-O", "^64bit", "-v"}},
 		{"mke2fs", "8m", []string{"-t", "ext2", "-E", "hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0,offset=1536"}},
 		{"mkfs.ext4", "64m", []string{"-T", "largefile"}},
+		// -T's list: mke2fs.conf's stanzas in order, the last to set a
+		// value winning, ext3's and ext4's features going on the type's,
+		// names it has no stanza for skipped
+		{"mke2fs", "8m", []string{"-T", "ext4"}},
+		{"mkfs.ext2", "8m", []string{"-T", "small,ext4"}},
+		{"mkfs.ext4", "8m", []string{"-T", "ext3"}},
+		{"mke2fs", "8m", []string{"-j", "-T", "hurd"}},
+		{"mke2fs", "64m", []string{"-T", "small,news,bogus"}},
+		{"mke2fs", "64m", []string{"-T", "largefile,floppy", "-I", "512"}},
+		{"mkfs.ext3", "8m", []string{"-T", ""}},
+		// -b not a power of 2: rounded down, as mke2fs rounds it
+		{"mke2fs", "8m", []string{"-t", "ext4", "-b", "3000"}},
+		{"mkfs.ext3", "8m", []string{"-b", "1500", "-i", "1024"}},
 		{"mke2fs", "64m", []string{"-T", "largefile4", "-t", "ext3"}},
 		{"mkfs.ext4", "1g", nil}, // 262144 blocks: a 64-block orphan file
 		// -O on top of the type's features
@@ -337,9 +350,9 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 		{[]string{"mke2fs", "-E", "android_sparse", "img", "8m"}, false, "-E android_sparse"},
 		{[]string{"mke2fs", "-O", "meta_bg", "img", "8m"}, false, "resize_inode and meta_bg"},
 		{[]string{"mke2fs", "-E", "root_owner", "img", "8m"}, false, "root_owner"},
-		{[]string{"mke2fs", "-T", "hurd", "img", "8m"}, false, "-T hurd"},
 		{[]string{"mke2fs", "-U", "random", "img", "8m"}, false, "-U random"},
-		{[]string{"mke2fs", "-b", "3000", "img", "8m"}, false, "-b 3000"},
+		{[]string{"mke2fs", "-b", "5000", "img", "8m"}, false, "-b 5000"},
+		{[]string{"mke2fs", "-b", "1000", "img", "8m"}, true, "invalid block size - 1000"},
 		{[]string{"mke2fs", "-c", "img", "8m"}, false, "-c"},
 		{[]string{"mke2fs", "-Z", "img", "8m"}, true, "'Z'"},
 		{[]string{"mke2fs", "img", "8x"}, true, "8x"},
@@ -359,17 +372,40 @@ func TestMke2fsCommandRefusals(t *testing.T) {
 	}
 }
 
-// TestMke2fsLabelWarning checks that a label past 16 bytes is cut, with
-// one warning line saying so, as mke2fs warns.
-func TestMke2fsLabelWarning(t *testing.T) {
+// TestMke2fsWarnings checks the lines mke2fs prints as warnings for a
+// command line that it goes on with: a label past 16 bytes (cut), a -T
+// name mke2fs.conf has no stanza for, 128-byte inodes (but not hurd's).
+func TestMke2fsWarnings(t *testing.T) {
 	t.Parallel()
-	var stderr bytes.Buffer
-	e := &env{Stdout: new(bytes.Buffer), Stderr: &stderr, Dir: t.TempDir(), Getenv: func(string) string { return "" }}
-	if err := run(e, []string{"mkfs.ext4", "-L", "averyveryverylonglabelname", "img", "8m"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "warning: label too long; truncated to 'averyveryverylon'") {
-		t.Errorf("standard error %q, want one warning naming the cut label", got)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mkfs.ext4", "-L", "averyveryverylonglabelname"}, []string{"warning: label too long; truncated to 'averyveryverylon'"}},
+		{[]string{"mke2fs", "-T", "small,bogus,default"}, []string{"warning: the fs_type bogus is not defined in mke2fs.conf"}},
+		{[]string{"mkfs.ext3", "-I", "128"}, []string{"warning: 128-byte inodes cannot handle dates beyond 2038 and are deprecated"}},
+		{[]string{"mke2fs", "-T", "hurd"}, nil},
+		{[]string{"mke2fs", "-T", "hurd", "-I", "128"}, nil},
+		{[]string{"mke2fs", "-T", "ext4"}, nil},
+	} {
+		var stderr bytes.Buffer
+		e := &env{Stdout: new(bytes.Buffer), Stderr: &stderr, Dir: t.TempDir(), Getenv: func(string) string { return "" }}
+		if err := run(e, append(c.args, "img", "8m")); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+		if stderr.Len() == 0 {
+			got = nil
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%v: standard error %q, want %q", c.args, stderr.String(), c.want)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(got[i], "fixturegen: mke2fs: ") || !strings.Contains(got[i], w) {
+				t.Errorf("%v: line %q, want one saying %q", c.args, got[i], w)
+			}
+		}
 	}
 }
 
