@@ -78,14 +78,17 @@ type hashStep struct {
 }
 
 // dataBuffers is how many chunks are in flight: filled by the
-// prefetcher, scanned by the layout, queued or being written. Three to
-// five took the same time on the midsize tree, six more (BENCHMARKS.md),
-// when each chunk's pages were faulted in one by one.
-const dataBuffers = 4
+// prefetcher, scanned by the layout, queued or being written. Eight (2
+// MiB, one huge page of hugemem's) took 99 ms at best and 109 ms in the
+// median on the midsize tree against 110 and 115 ms with four, and
+// sixteen no less than eight (BENCHMARKS.md): the slack lets the three
+// goroutines run at their own pace. (Before hugemem, each chunk's pages
+// were faulted in one by one, and six took longer than four.)
+const dataBuffers = 8
 
 // newDataWriter starts a data writer of im whose chunks are mem, cut in
 // dataBuffers of readChunk bytes (hugemem's: one huge page rather than
-// 256 faults on their first touch).
+// a fault for each 4 KiB page on their first touch).
 func newDataWriter(im *bcache.Image, mem []byte) *dataWriter {
 	d := &dataWriter{im: im, jobs: make(chan *dataChunk, dataBuffers), free: make(chan *dataChunk, dataBuffers)}
 	for i := range dataBuffers {
