@@ -1,6 +1,8 @@
 package ext
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"sync"
@@ -82,12 +84,14 @@ func newPrefetcher(t *fstree.Node, bs int, free chan *dataChunk) *prefetcher {
 const openAhead = 16
 
 // openedFile is a file the opening goroutine opened, and its regions
-// (openData's results).
+// (openData's results), or, with probe, a host file opened only, whose
+// regions the reads find (probe).
 type openedFile struct {
 	c         *fstree.Node
 	src       fileData
 	regs, raw [][2]int64
 	err       error
+	probe     bool
 }
 
 // openDir opens the files of d's tree in populate's order (depth first,
@@ -104,7 +108,12 @@ func (p *prefetcher) openDir(d *fstree.Node, bs int64, opens chan<- openedFile) 
 			}
 		case copied(c):
 			o := openedFile{c: c}
-			o.src, o.regs, o.raw, o.err = openData(nil, c, bs)
+			if c.SourcePath != "" && c.Size <= readChunk {
+				o.probe = true
+				o.src, o.err = openHostFile(fileData{c: c}, c.SourcePath)
+			} else {
+				o.src, o.regs, o.raw, o.err = openData(nil, c, bs)
+			}
 			select {
 			case opens <- o:
 			case <-p.done:
@@ -159,6 +168,24 @@ func (r *prefetchRun) file(o openedFile) {
 		r.fail(head, err)
 		return
 	}
+	if o.probe {
+		m, dense, ok := r.probe(o)
+		if !ok {
+			return
+		}
+		if dense {
+			head.regs = [][2]int64{{0, o.c.Size}}
+			head.raw = head.regs
+			if r.send(head) {
+				r.send(m)
+			}
+			return
+		}
+		if regs, raw, err = hostRegions(src, o.c.SourcePath, o.c.Size, int64(r.bs)); err != nil {
+			r.fail(head, err)
+			return
+		}
+	}
 	head.regs, head.raw = regs, raw
 	if !r.send(head) {
 		return
@@ -184,6 +211,47 @@ func (r *prefetchRun) file(o openedFile) {
 			}
 		}
 	}
+}
+
+// probe reads the whole of o's file, of at most readChunk bytes, as the
+// one piece of its one region, without asking the file for its regions
+// first: that is one lseek (SEEK_HOLE) less for most files, a tenth of
+// the reads' system calls on the midsize tree (BENCHMARKS.md). A file
+// read in full with no 512-byte sector of zeros has no hole: a hole
+// spans at least one of the host's blocks, a sector or more. Then probe
+// reports dense, the piece read in m; else (zeros, a short read, an
+// error) it gives its space back, and the file's regions are asked as
+// before, so that what the layout gets is what SEEK_DATA and SEEK_HOLE
+// say. It reports false when the layout stopped.
+func (r *prefetchRun) probe(o openedFile) (m fetched, dense, ok bool) {
+	n := int(o.c.Size)
+	if m, ok = r.space(n); !ok {
+		return m, false, false
+	}
+	m.off = 0
+	k, err := o.src.read(m.data, 0)
+	if err == nil && k == n && !zeroSector(m.data) {
+		m.k = k
+		return m, true, true
+	}
+	r.used -= (n + r.bs - 1) / r.bs * r.bs // the chunk space goes back
+	return fetched{}, false, true
+}
+
+// zeroSector reports whether b, a file's bytes from its start, has a
+// 512-byte sector (or a last part of one) that is all zeros.
+func zeroSector(b []byte) bool {
+	const sector = 512
+	for at := 0; at < len(b); at += sector {
+		s := b[at:min(at+sector, len(b))]
+		if len(s) >= 8 && binary.LittleEndian.Uint64(s) != 0 {
+			continue // most sectors: a byte that is not zero at once
+		}
+		if bytes.Equal(s, zeroChunk()[:len(s)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // space places a piece of n bytes in the chunk being filled, or in a
@@ -288,18 +356,36 @@ func openData(p *prefetcher, c *fstree.Node, bs int64) (d fileData, regs, raw []
 // the file is still a regular one: a folder put in its place reads as
 // one hole, a FIFO refuses the seeks.
 func openHost(d fileData, path string, size, bs int64) (fileData, [][2]int64, [][2]int64, error) {
-	f, err := hostfile.Open(path)
+	d, err := openHostFile(d, path)
 	if err != nil {
 		return d, nil, nil, err
 	}
+	regs, raw, err := hostRegions(d, path, size, bs)
+	return d, regs, raw, err
+}
+
+// openHostFile opens the host file path as d's, through its bare
+// descriptor (hostfile.Open).
+func openHostFile(d fileData, path string) (fileData, error) {
+	f, err := hostfile.Open(path)
+	if err != nil {
+		return d, err
+	}
 	d.r, d.ra = f, f
+	return d, nil
+}
+
+// hostRegions is dataRegions of d, opened by openHostFile, checking that
+// the file is still a regular one as openHost says.
+func hostRegions(d fileData, path string, size, bs int64) ([][2]int64, [][2]int64, error) {
+	f := d.r.(hostfile.File)
 	regs, raw, err := dataRegions(f, size, bs)
 	if err != nil || len(regs) != 1 || regs[0] != [2]int64{0, size} {
 		if rerr := f.Regular(path); rerr != nil {
 			err = rerr
 		}
 	}
-	return d, regs, raw, err
+	return regs, raw, err
 }
 
 // region readies the reads of a region starting at byte off: a file read

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
+	"github.com/fixturegen/fixturegen/internal/tooltest"
 )
 
 // prefetchTree writes n files of size bytes each (a few of them bigger
@@ -142,5 +144,72 @@ func TestPrefetchOrder(t *testing.T) {
 	}
 	if _, _, err := p.piece(dw, first, 0, int(first.Size)); !errors.Is(err, errPrefetchOrder) {
 		t.Errorf("a piece past the first file's last: %v, want errPrefetchOrder", err)
+	}
+}
+
+// TestZeroSector checks the sectors probe looks for: 512 bytes of zeros
+// from a multiple of 512, or the last part of one.
+func TestZeroSector(t *testing.T) {
+	t.Parallel()
+	data := func(n int) []byte { return bytes.Repeat([]byte{1}, n) }
+	for _, c := range []struct {
+		b    []byte
+		want bool
+	}{
+		{data(1), false},
+		{data(5000), false},
+		{make([]byte, 3), true},
+		{append(data(512), make([]byte, 10)...), true},              // a last part sector
+		{append(data(100), make([]byte, 900)...), true},             // [512, 1000)
+		{append(append(data(10), make([]byte, 1000)...), 1), false}, // no whole sector of zeros
+		{append(append(data(1), make([]byte, 1023)...), 1), true},   // [512, 1024)
+		{append(make([]byte, 8), data(504)...), false},              // zeros first, then data
+	} {
+		if got := zeroSector(c.b); got != c.want {
+			t.Errorf("zeroSector of %d bytes: %v, want %v", len(c.b), got, c.want)
+		}
+	}
+}
+
+// TestWriteSmallSparseFiles compares ext4 images of files under a
+// readChunk with holes between runs of data with the reference: the
+// prefetcher reads such files whole before asking for their regions,
+// and must find the holes all the same, or the I/O model's
+// s_kbytes_written differs from mke2fs's (it does when every such file
+// is taken as dense).
+func TestWriteSmallSparseFiles(t *testing.T) {
+	t.Parallel()
+	tooltest.Need(t, refMke2fs)
+	dir := filepath.Join(t.TempDir(), "src")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 12 {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%02d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := 1 + r.Int64N(readChunk)
+		for at := int64(0); at < size; at += 4096 * (1 + r.Int64N(8)) {
+			if r.IntN(2) == 0 {
+				b := make([]byte, min(1+r.Int64N(40000), size-at))
+				for j := range b {
+					b[j] = byte(1 + r.IntN(255))
+				}
+				if _, err := f.WriteAt(b, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := errors.Join(f.Truncate(size), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bs := range []int{1024, 4096} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			t.Parallel()
+			sameAsReference(t, dir, "16M", Options{Type: "ext4", BlockSize: bs, Size: 16 << 20}, "-t", "ext4", "-b", fmt.Sprint(bs))
+		})
 	}
 }

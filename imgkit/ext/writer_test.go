@@ -316,6 +316,18 @@ func islandTree(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "zeros"), make([]byte, 70000), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// small files (read whole, without SEEK_HOLE, when they hold no
+	// sector of zeros): one whose end is a hole, one whose last part
+	// sector is zeros written out, one of data throughout
+	tail := bytes.Repeat([]byte("data"), 300)
+	for name, size := range map[string]int64{"hole-last": 20_000, "zeros-last": 1_500, "dense": 1_200} {
+		if err := os.WriteFile(filepath.Join(dir, name), tail, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(filepath.Join(dir, name), size); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range 300 {
 		name := filepath.Join(dir, "d", fmt.Sprintf("%s-%03d", strings.Repeat("n", 40), i))
 		if err := os.WriteFile(name, []byte{byte(i)}, 0o644); err != nil {
