@@ -14,3 +14,7 @@ func lstatNode(p string, n *Node) error {
 	fillInfo(n, fi)
 	return nil
 }
+
+// lstatNodeAt is lstatNode of the host file p, the entry name of the
+// open folder dir.
+func lstatNodeAt(dir *os.File, name, p string, n *Node) error { return lstatNode(p, n) }

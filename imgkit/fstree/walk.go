@@ -103,62 +103,90 @@ func (hw *hostWalk) dir(path string, d *Node, plen int) {
 }
 
 // entries does the work of dir and returns where and why it stopped.
+// Each entry is examined relative to the open folder (lstatNodeAt); its
+// subfolders are walked once it is closed, so that a walk holds one
+// folder open, however deep the tree.
 func (hw *hostWalk) entries(dir string, d *Node, plen int) (int, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return -1, err
 	}
 	names, err := f.Readdirnames(-1)
-	f.Close()
 	if err != nil {
+		f.Close()
 		return -1, &fs.PathError{Op: "readdir", Path: dir, Err: err}
 	}
 	slices.Sort(names)
 	d.Children = make([]*Node, 0, len(names))
+	type subdir struct {
+		path string
+		n    *Node
+		plen int
+	}
+	var subdirs []subdir
+	at, err := 0, error(nil)
 	for i, name := range names {
 		p := filepath.Join(dir, name)
 		n := &Node{Name: name, Parent: d}
 		nlen := childPathLen(plen, name)
-		if nlen > MaxPath {
-			return i, pathTooLong(n)
+		if err = hw.entry(f, name, p, n, nlen); err != nil {
+			at = i
+			break
 		}
-		if err := lstatNode(p, n); err != nil {
-			if errors.Is(err, syscall.ENAMETOOLONG) {
-				return i, pathTooLong(n) // the host's limit, and a shorter message
-			}
-			return i, err
-		}
-		if hw.xattrs {
-			if n.Xattrs, err = readXattrs(p); err != nil {
-				return i, err
-			}
-		}
-		switch n.Type {
-		case TypeFile:
-			n.SourcePath = p
-		case TypeSymlink:
-			if n.Link, err = os.Readlink(p); err != nil {
-				return i, err
-			}
-			n.Size = int64(len(n.Link))
-		case TypeDir:
-			select {
-			case hw.sem <- struct{}{}:
-				hw.wg.Add(1)
-				go func() {
-					defer func() { <-hw.sem; hw.wg.Done() }()
-					hw.dir(p, n, nlen)
-				}()
-			default:
-				hw.dir(p, n, nlen)
-			}
-		}
-		if n.Type != TypeFile && n.Type != TypeSymlink {
-			n.Size = 0
+		if n.Type == TypeDir {
+			subdirs = append(subdirs, subdir{p, n, nlen})
 		}
 		d.Children = append(d.Children, n)
 	}
-	return 0, nil
+	f.Close()
+	// the folders before a failed entry are walked all the same: firstErr
+	// reports their errors first
+	for _, s := range subdirs {
+		select {
+		case hw.sem <- struct{}{}:
+			hw.wg.Add(1)
+			go func() {
+				defer func() { <-hw.sem; hw.wg.Done() }()
+				hw.dir(s.path, s.n, s.plen)
+			}()
+		default:
+			hw.dir(s.path, s.n, s.plen)
+		}
+	}
+	return at, err
+}
+
+// entry examines the entry name of the open folder f, the host file p,
+// as n, whose path in the tree is nlen bytes long.
+func (hw *hostWalk) entry(f *os.File, name, p string, n *Node, nlen int) error {
+	if nlen > MaxPath {
+		return pathTooLong(n)
+	}
+	if err := lstatNodeAt(f, name, p, n); err != nil {
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			return pathTooLong(n) // the host's limit, and a shorter message
+		}
+		return err
+	}
+	var err error
+	if hw.xattrs {
+		if n.Xattrs, err = readXattrs(p); err != nil {
+			return err
+		}
+	}
+	switch n.Type {
+	case TypeFile:
+		n.SourcePath = p
+	case TypeSymlink:
+		if n.Link, err = os.Readlink(p); err != nil {
+			return err
+		}
+		n.Size = int64(len(n.Link))
+	}
+	if n.Type != TypeFile && n.Type != TypeSymlink {
+		n.Size = 0
+	}
+	return nil
 }
 
 // firstErr returns the error a walk of one goroutine would have stopped
