@@ -78,15 +78,19 @@ type dataRun struct {
 
 // addData records that the block at byte off of file idx goes to block
 // phys, growing the last run when it follows it.
-func (f *fsys) addData(phys uint64, idx int, off int64) {
+func (f *fsys) addData(phys uint64, idx int, off int64) { f.addDataRun(phys, 1, idx, off) }
+
+// addDataRun is addData of n blocks that follow each other, in the file
+// and on disk, from phys.
+func (f *fsys) addDataRun(phys, n uint64, idx int, off int64) {
 	if k := len(f.data); k > 0 {
 		r := &f.data[k-1]
 		if r.file == idx && r.phys+r.blocks == phys && r.off+int64(r.blocks)*int64(f.g.bs) == off {
-			r.blocks++
+			r.blocks += n
 			return
 		}
 	}
-	f.data = append(f.data, dataRun{phys: phys, blocks: 1, file: idx, off: off})
+	f.data = append(f.data, dataRun{phys: phys, blocks: n, file: idx, off: off})
 }
 
 func newFsys(g *mkGeometry, now uint32) *fsys {
@@ -1140,6 +1144,36 @@ func (f *fsys) growLast(ino uint32, n inode, l uint64) (uint64, bool) {
 	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
 	f.io.wi(ino)
 	return b, true
+}
+
+// growRoom reports where and by how many blocks (none: it cannot) the
+// last extent of a file could grow as growLast grows it, from logical
+// block l on: each block growLast's case, the blocks free, the extent
+// short of its longest. It changes nothing.
+func (f *fsys) growRoom(n inode, l uint64) (uint64, uint64) {
+	if f.g.cbits != 0 || l == 0 || !hasExtents(n) || extDepth(n.iBlock()) != 0 {
+		return 0, 0
+	}
+	e := f.lastExtent(n)
+	if e == nil {
+		return 0, 0
+	}
+	start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
+	b := leafStart(e, false) + length
+	if l != start+length || length >= extInitMaxLen-1 || b >= f.g.blocks {
+		return 0, 0
+	}
+	return b, f.bmap.clearRun(b, min(extInitMaxLen-1-length, f.g.blocks-b))
+}
+
+// growBy grows the last extent of a file over the k blocks from b that
+// growRoom found room for: k of growLast's allocations at once, without
+// their I/O, which the caller records (copyWrites.tookSteady).
+func (f *fsys) growBy(n inode, b, k uint64) {
+	e := f.lastExtent(n)
+	f.bmap.extend(b, b+k)
+	f.addIBlocks(n, k)
+	le.PutUint16(e[4:], le.Uint16(e[4:])+uint16(k))
 }
 
 // impliedCluster is bmap.c's implied_cluster_alloc: with bigalloc, the

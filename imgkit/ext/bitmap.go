@@ -57,6 +57,31 @@ func (m *bitmap) set(i uint64) {
 	}
 }
 
+// clearRun returns how many bits from i on are clear, at most limit:
+// how far a run of set bits ending at i can grow.
+func (m *bitmap) clearRun(i, limit uint64) uint64 {
+	k := m.after(i)
+	if k == len(m.runs) {
+		return limit
+	}
+	if m.runs[k].start <= i {
+		return 0
+	}
+	return min(limit, m.runs[k].start-i)
+}
+
+// extend sets the clear bits from i to end (exclusive): the run ending at
+// i grows over them, as a file's blocks allocated in order grow it, else
+// as setRange sets them.
+func (m *bitmap) extend(i, end uint64) {
+	k := m.after(i)
+	if k > 0 && m.runs[k-1].end == i && (k == len(m.runs) || m.runs[k].start > end) {
+		m.runs[k-1].end = end
+		return
+	}
+	m.setRange(i, end)
+}
+
 // setRange sets the bits from i to end (exclusive).
 func (m *bitmap) setRange(i, end uint64) {
 	k := m.after(i)

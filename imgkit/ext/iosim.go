@@ -152,6 +152,17 @@ func (m *ioModel) replay(ops []ioOp) {
 	}
 }
 
+// replaySteady makes the calls of a steady block's allocation at phys
+// for inode ino (steadyOps).
+func (m *ioModel) replaySteady(phys uint64, ino uint32) {
+	m.w(phys)
+	m.ri(ino)
+	m.wiFull(ino)
+	m.ri(ino)
+	m.ri(ino)
+	m.wiFull(ino)
+}
+
 // took appends a call to the capture, reporting whether there is one.
 func (m *ioModel) took(kind byte, v uint64) bool {
 	if m.capture == nil {
@@ -309,6 +320,10 @@ type blockIO struct {
 	l, phys uint64
 	lo, hi  int
 	seq     int      // its allocation's place among the file's, from 1
+	// steady, when not 0, is the inode whose last extent, in the inode,
+	// grew over the block (growBy): its calls, not captured, are
+	// steadyOps, and its path is empty
+	steady uint32
 	path    pathAt   // what a lookup reads after its allocation
 	later   []pathAt // what it reads after later ones, as the tree changed
 	done    bool     // the first write was replayed
@@ -394,6 +409,16 @@ func (c *copyWrites) took(l, phys uint64) {
 	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: c.lo, hi: len(c.ops), seq: c.nalloc, path: pathAt{c.nalloc, p}})
 }
 
+// tookSteady records the allocation of logical block l at phys as one of
+// growBy's for inode ino: what took records of growLast's, its calls
+// known (steadyOps) rather than captured. The tree lies in the inode, as
+// it did at every allocation before (a tree never gets shallower), so
+// the path is as empty as the last one's and nothing is looked up again.
+func (c *copyWrites) tookSteady(l, phys uint64, ino uint32) {
+	c.nalloc++
+	c.pend = append(c.pend, blockIO{l: l, phys: phys, lo: len(c.ops), hi: len(c.ops), seq: c.nalloc, steady: ino})
+}
+
 // repath gives b the path a lookup of it reads after the latest
 // allocation, reporting whether it changed.
 func (c *copyWrites) repath(b *blockIO) bool {
@@ -467,7 +492,11 @@ func (c *copyWrites) window(off, end int64) {
 		c.flush()
 		c.cur, c.have = *b, true
 		if !b.done {
-			c.m.replay(c.ops[b.lo:b.hi])
+			if b.steady != 0 {
+				c.m.replaySteady(b.phys, b.steady)
+			} else {
+				c.m.replay(c.ops[b.lo:b.hi])
+			}
 			b.done, c.seq = true, b.seq
 			continue
 		}
@@ -489,7 +518,13 @@ var steadyOps = [...]byte{'w', 'i', 'I', 'i', 'i', 'I'}
 // extent of a tree that lies in the inode (steadyOps), so that neither
 // its lookup nor its flush reads a tree block.
 func (c *copyWrites) steady(b *blockIO, after uint64) (uint32, bool) {
-	if b.done || b.phys != after+1 || b.hi-b.lo != len(steadyOps) || len(b.path.path) != 0 || len(b.later) != 0 {
+	if b.done || b.phys != after+1 || len(b.path.path) != 0 || len(b.later) != 0 {
+		return 0, false
+	}
+	if b.steady != 0 {
+		return b.steady, true
+	}
+	if b.hi-b.lo != len(steadyOps) {
 		return 0, false
 	}
 	ops := c.ops[b.lo:b.hi]

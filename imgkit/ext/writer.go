@@ -1159,12 +1159,41 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					}
 					grown = inlineSize
 				}
+				l := uint64(off) / uint64(bs)
+				if b, room := f.growRoom(n, l); room > 0 && expanded == 0 {
+					// growLast's case: the blocks of data that follow in
+					// buf, up to the room, grown over at once
+					k := int64(1)
+					for next := at + bs; k < int64(room) && next < want; next += bs {
+						if bytes.Equal(buf[next:min(next+bs, want)], w.zeroBlock[:min(bs, want-next)]) {
+							break
+						}
+						k++
+					}
+					f.growBy(n, b, uint64(k))
+					if cw != nil {
+						for i := range uint64(k) {
+							cw.tookSteady(l+i, b+i, ino)
+						}
+					}
+					f.addDataRun(b, uint64(k), idx, off)
+					written = chunk + min(at+k*bs, want)
+					if run.n > 0 && run.phys+run.n == int64(b) {
+						run.n += k
+					} else {
+						if err := flush(); err != nil {
+							return 0, err
+						}
+						run.at, run.n, run.phys = at, k, int64(b)
+					}
+					at += (k - 1) * bs // the loop steps past the run
+					continue
+				}
 				if cw != nil {
 					cw.capture()
 				}
 				var phys uint64
 				var err error
-				l := uint64(off) / uint64(bs)
 				if off == 0 && expanded != 0 {
 					phys = expanded
 					f.lookupReadIO(n, 0) // load_buffer's lookup, then
