@@ -320,13 +320,13 @@ type blockIO struct {
 	l, phys uint64
 	lo, hi  int
 	seq     int      // its allocation's place among the file's, from 1
+	path    pathAt   // what a lookup reads after its allocation
+	later   []pathAt // what it reads after later ones, as the tree changed
+	done    bool     // the first write was replayed
 	// steady, when not 0, is the inode whose last extent, in the inode,
 	// grew over the block (growBy): its calls, not captured, are
 	// steadyOps, and its path is empty
 	steady uint32
-	path    pathAt   // what a lookup reads after its allocation
-	later   []pathAt // what it reads after later ones, as the tree changed
-	done    bool     // the first write was replayed
 }
 
 // latest is the path a lookup of b reads after the allocations taken.
