@@ -1146,12 +1146,22 @@ func (f *fsys) growLast(ino uint32, n inode, l uint64) (uint64, bool) {
 	return b, true
 }
 
-// growRoom reports where and by how many blocks (none: it cannot) the
-// last extent of a file could grow as growLast grows it, from logical
-// block l on: each block growLast's case, the blocks free, the extent
-// short of its longest. It changes nothing.
+// growRoom reports where and by how many blocks (none: it cannot) a
+// file's data could go on from logical block l as mapData would place
+// each of them, block after block, with no other allocation between:
+// with extents, growLast's case (the last extent, in the inode, grown);
+// without, the words after l-1's in i_block or in an indirect block that
+// is there, each taking the block after the one before (ext2fs_bmap2's
+// goal), when the I/O model is off (the indirect blocks' I/O is not
+// modelled here). It changes nothing.
 func (f *fsys) growRoom(n inode, l uint64) (uint64, uint64) {
-	if f.g.cbits != 0 || l == 0 || !hasExtents(n) || extDepth(n.iBlock()) != 0 {
+	if f.g.cbits != 0 || l == 0 {
+		return 0, 0
+	}
+	if !hasExtents(n) {
+		return f.mappedRoom(n, l)
+	}
+	if extDepth(n.iBlock()) != 0 {
 		return 0, 0
 	}
 	e := f.lastExtent(n)
@@ -1166,13 +1176,63 @@ func (f *fsys) growRoom(n inode, l uint64) (uint64, uint64) {
 	return b, f.bmap.clearRun(b, min(extInitMaxLen-1-length, f.g.blocks-b))
 }
 
-// growBy grows the last extent of a file over the k blocks from b that
-// growRoom found room for: k of growLast's allocations at once, without
-// their I/O, which the caller records (copyWrites.tookSteady).
-func (f *fsys) growBy(n inode, b, k uint64) {
-	e := f.lastExtent(n)
+// mappedRoom is growRoom of a file without extents.
+func (f *fsys) mappedRoom(n inode, l uint64) (uint64, uint64) {
+	words, i := f.mappedWords(n, l)
+	if f.io != nil || words == nil || i == 0 {
+		return 0, 0
+	}
+	prev := uint64(le.Uint32(words[4*(i-1):]))
+	b := prev + 1
+	if prev == 0 || b >= f.g.blocks {
+		return 0, 0
+	}
+	room := f.bmap.clearRun(b, min(uint64(len(words)/4)-i, f.g.blocks-b))
+	for k := range room {
+		if le.Uint32(words[4*(i+k):]) != 0 {
+			return b, k // mapped already: mapBlock's to find
+		}
+	}
+	return b, room
+}
+
+// mappedWords returns the words that map logical block l of a file
+// without extents and the ones after it in the same place (i_block's
+// direct words, or an indirect block), and l's index among them: nil
+// when an indirect block on the way is not there yet.
+func (f *fsys) mappedWords(n inode, l uint64) ([]byte, uint64) {
+	if l < nDirect {
+		return n.iBlock()[:4*nDirect], l
+	}
+	apb := uint64(f.g.bs / 4)
+	levels := 3
+	switch r := l - nDirect; {
+	case r < apb:
+		levels = 1
+	case r-apb < apb*apb:
+		levels = 2
+	}
+	path := f.indPath(n, l)
+	if len(path) != levels {
+		return nil, 0
+	}
+	return f.meta[path[levels-1]], (l - nDirect) % apb
+}
+
+// growBy places logical blocks l to l+k-1 of a file in the k blocks from
+// b that growRoom found room for: k of mapData's allocations at once,
+// without their I/O, which the caller records (copyWrites.tookSteady).
+func (f *fsys) growBy(n inode, l, b, k uint64) {
 	f.bmap.extend(b, b+k)
 	f.addIBlocks(n, k)
+	if !hasExtents(n) {
+		words, i := f.mappedWords(n, l)
+		for j := range k {
+			le.PutUint32(words[4*(i+j):], uint32(b+j))
+		}
+		return
+	}
+	e := f.lastExtent(n)
 	le.PutUint16(e[4:], le.Uint16(e[4:])+uint16(k))
 }
 

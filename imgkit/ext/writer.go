@@ -1161,8 +1161,8 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				}
 				l := uint64(off) / uint64(bs)
 				if b, room := f.growRoom(n, l); room > 0 && expanded == 0 {
-					// growLast's case: the blocks of data that follow in
-					// buf, up to the room, grown over at once
+					// the blocks of data that follow in buf, up to the
+					// room, placed at once (growRoom's cases)
 					k := int64(1)
 					for next := at + bs; k < int64(room) && next < want; next += bs {
 						if bytes.Equal(buf[next:min(next+bs, want)], w.zeroBlock[:min(bs, want-next)]) {
@@ -1170,7 +1170,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 						}
 						k++
 					}
-					f.growBy(n, b, uint64(k))
+					f.growBy(n, l, b, uint64(k))
 					if cw != nil {
 						for i := range uint64(k) {
 							cw.tookSteady(l+i, b+i, ino)
