@@ -12,5 +12,5 @@ func accessTime(fi fs.FileInfo) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return time.Unix(st.Atim.Sec, st.Atim.Nsec), true
+	return time.Unix(int64(st.Atim.Sec), int64(st.Atim.Nsec)), true
 }

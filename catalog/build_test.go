@@ -502,7 +502,7 @@ func TestVerifyCopyMemory(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
-		t.Errorf("copying a %d-byte input allocated %d bytes", size, n)
+		t.Errorf("copying a %d-byte input allocated %d bytes", int64(size), n)
 	}
 	g, err := os.Open(filepath.Join(dst, "big"))
 	if err != nil {

@@ -3,7 +3,7 @@ package mkimg
 // Sizes and values fixed by FreeBSD's BSD disklabel (sys/sys/disk/bsd.h).
 const (
 	// bsdMagic is d_magic and d_magic2, DISKMAGIC.
-	bsdMagic = 0x82564557
+	bsdMagic uint32 = 0x82564557
 	// bsdBootblockSize is the boot area at the start of the disk, in
 	// bytes whatever the sector size: the label sits in its second
 	// sector and the boot code (-b) fills the rest.
