@@ -8,12 +8,13 @@ import (
 	"syscall"
 )
 
-// Magic numbers of statfs(2) (linux/magic.h).
+// Magic numbers of statfs(2) (linux/magic.h): f_type is 32 bits wide
+// on 32-bit systems, so they are compared as uint32.
 const (
-	xfsMagic   = 0x58465342
-	btrfsMagic = 0x9123683e
-	ext4Magic  = 0xef53
-	tmpfsMagic = 0x01021994
+	xfsMagic   uint32 = 0x58465342
+	btrfsMagic uint32 = 0x9123683e
+	ext4Magic  uint32 = 0xef53
+	tmpfsMagic uint32 = 0x01021994
 )
 
 // loopImageSize is the size of the sparse file -mount makes its file
@@ -72,7 +73,8 @@ func sharesExtents(dir string) bool {
 	if syscall.Statfs(dir, &st) != nil {
 		return false
 	}
-	return st.Type == xfsMagic || st.Type == btrfsMagic
+	t := uint32(st.Type)
+	return t == xfsMagic || t == btrfsMagic
 }
 
 // fsName names the file system dir lies on, for the table's heading.
@@ -81,7 +83,7 @@ func fsName(dir string) string {
 	if syscall.Statfs(dir, &st) != nil {
 		return "unknown file system"
 	}
-	switch st.Type {
+	switch uint32(st.Type) {
 	case xfsMagic:
 		return "XFS"
 	case btrfsMagic:
