@@ -76,12 +76,8 @@ type dataRun struct {
 	off    int64 // byte offset in the file
 }
 
-// addData records that the block at byte off of file idx goes to block
-// phys, growing the last run when it follows it.
-func (f *fsys) addData(phys uint64, idx int, off int64) { f.addDataRun(phys, 1, idx, off) }
-
-// addDataRun is addData of n blocks that follow each other, in the file
-// and on disk, from phys.
+// addDataRun records that the n blocks at byte off of file idx go to the
+// blocks from phys on, growing the last run when they follow it.
 func (f *fsys) addDataRun(phys, n uint64, idx int, off int64) {
 	if k := len(f.data); k > 0 {
 		r := &f.data[k-1]
@@ -1124,25 +1120,15 @@ func (f *fsys) mapData(ino uint32, n inode, l uint64) (uint64, error) {
 // grows the extent over it. Its I/O is mapData's: the gotos read no tree
 // block. It reports false, changing nothing, in any other case.
 func (f *fsys) growLast(ino uint32, n inode, l uint64) (uint64, bool) {
-	if f.g.cbits != 0 || l == 0 || extDepth(n.iBlock()) != 0 {
+	if !hasExtents(n) {
 		return 0, false
 	}
-	e := f.lastExtent(n)
-	if e == nil {
+	b, room := f.growRoom(n, l)
+	if room == 0 {
 		return 0, false
 	}
-	start, length := uint64(le.Uint32(e)), uint64(le.Uint16(e[4:]))
-	b := leafStart(e, false) + length
-	if l != start+length || length >= extInitMaxLen-1 || b >= f.g.blocks || f.used(b) {
-		return 0, false
-	}
-	f.mark(b)
-	f.io.w(b) // ext2fs_alloc_block3 zeroes it through the cache
-	f.addIBlocks(n, 1)
-	le.PutUint16(e[4:], uint16(length+1))
-	f.io.wi(ino) // ext2fs_extent_replace's update of the inode
-	f.io.ri(ino) // extent_bmap reads the inode back, ext2fs_bmap2 writes it
-	f.io.wi(ino)
+	f.growBy(n, l, b, 1)
+	f.io.steadyCalls(b, ino)
 	return b, true
 }
 

@@ -152,15 +152,15 @@ func (m *ioModel) replay(ops []ioOp) {
 	}
 }
 
-// replaySteady makes the calls of a steady block's allocation at phys
-// for inode ino (steadyOps).
-func (m *ioModel) replaySteady(phys uint64, ino uint32) {
+// steadyCalls makes the calls of growLast's allocation of block phys
+// for inode ino (steadyOps): ext2fs_alloc_block3 zeroes the block through
+// the cache, ext2fs_extent_replace updates the inode (a read and a
+// write), extent_bmap reads it back and ext2fs_bmap2 writes it.
+func (m *ioModel) steadyCalls(phys uint64, ino uint32) {
 	m.w(phys)
+	m.wi(ino)
 	m.ri(ino)
-	m.wiFull(ino)
-	m.ri(ino)
-	m.ri(ino)
-	m.wiFull(ino)
+	m.wi(ino)
 }
 
 // took appends a call to the capture, reporting whether there is one.
@@ -325,7 +325,7 @@ type blockIO struct {
 	done    bool     // the first write was replayed
 	// steady, when not 0, is the inode whose last extent, in the inode,
 	// grew over the block (growBy): its calls, not captured, are
-	// steadyOps, and its path is empty
+	// steadyCalls', and its path is empty
 	steady uint32
 }
 
@@ -493,7 +493,7 @@ func (c *copyWrites) window(off, end int64) {
 		c.cur, c.have = *b, true
 		if !b.done {
 			if b.steady != 0 {
-				c.m.replaySteady(b.phys, b.steady)
+				c.m.steadyCalls(b.phys, b.steady)
 			} else {
 				c.m.replay(c.ops[b.lo:b.hi])
 			}

@@ -1160,62 +1160,56 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 					grown = inlineSize
 				}
 				l := uint64(off) / uint64(bs)
+				// phys takes l and the k-1 blocks after it
+				var phys uint64
+				k := int64(1)
 				if b, room := f.growRoom(n, l); room > 0 && expanded == 0 {
 					// the blocks of data that follow in buf, up to the
 					// room, placed at once (growRoom's cases)
-					k := int64(1)
 					for next := at + bs; k < int64(room) && next < want; next += bs {
 						if bytes.Equal(buf[next:min(next+bs, want)], w.zeroBlock[:min(bs, want-next)]) {
 							break
 						}
 						k++
 					}
-					f.growBy(n, l, b, uint64(k))
+					phys = b
+					f.growBy(n, l, phys, uint64(k))
 					if cw != nil {
 						for i := range uint64(k) {
-							cw.tookSteady(l+i, b+i, ino)
+							cw.tookSteady(l+i, phys+i, ino)
 						}
 					}
-					f.addDataRun(b, uint64(k), idx, off)
 					written = chunk + min(at+k*bs, want)
-					if run.n > 0 && run.phys+run.n == int64(b) {
-						run.n += k
-					} else {
-						if err := flush(); err != nil {
-							return 0, err
-						}
-						run.at, run.n, run.phys = at, k, int64(b)
-					}
-					at += (k - 1) * bs // the loop steps past the run
-					continue
-				}
-				if cw != nil {
-					cw.capture()
-				}
-				var phys uint64
-				var err error
-				if off == 0 && expanded != 0 {
-					phys = expanded
-					f.lookupReadIO(n, 0) // load_buffer's lookup, then
-					if int64(len(blk)) < bs {
-						f.io.r(phys) // its read of a partial write's block
-					}
 				} else {
-					phys, err = f.mapData(ino, n, l)
+					if cw != nil {
+						cw.capture()
+					}
+					var err error
+					if off == 0 && expanded != 0 {
+						phys = expanded
+						f.lookupReadIO(n, 0) // load_buffer's lookup, then
+						if int64(len(blk)) < bs {
+							f.io.r(phys) // its read of a partial write's block
+						}
+					} else {
+						phys, err = f.mapData(ino, n, l)
+					}
+					if end := off + int64(len(blk)); err == nil && expanded != 0 && end > grown {
+						grown = end
+						f.setSizeIO(ino, n, l, phys, end)
+					}
+					if cw != nil {
+						cw.took(l, phys)
+					}
+					if err != nil {
+						return 0, err
+					}
 				}
-				if end := off + int64(len(blk)); err == nil && expanded != 0 && end > grown {
-					grown = end
-					f.setSizeIO(ino, n, l, phys, end)
-				}
-				if cw != nil {
-					cw.took(uint64(off)/uint64(bs), phys)
-				}
-				if err != nil {
-					return 0, err
-				}
-				f.addData(phys, idx, off)
+				f.addDataRun(phys, uint64(k), idx, off)
+				start := at
+				at += (k - 1) * bs // the loop steps past the run
 				if run.n > 0 && run.phys+run.n == int64(phys) {
-					run.n++
+					run.n += k
 					continue
 				}
 				// the indirect blocks allocated just before this
@@ -1228,7 +1222,7 @@ func (w *writer) file(dir uint32, c *fstree.Node) (uint32, error) {
 				for b := gap; bridged && b < int64(phys); b++ {
 					w.dw.indirect(uint64(b), bs, w.o.Offset+b*bs)
 				}
-				run.at, run.n, run.phys = at, 1, int64(phys)
+				run.at, run.n, run.phys = start, k, int64(phys)
 			}
 			if err := flush(); err != nil {
 				return 0, err
