@@ -24,12 +24,14 @@ func lstatNode(p string, n *Node) error { return lstatNodeAt(nil, p, p, n) }
 // lstatNodeAt is lstatNode of the entry name of the open folder dir (the
 // host file p): statx relative to the folder's descriptor, which spares
 // the kernel a lookup of every component of p (on the midsize tree 2.7
-// us a call against 3.4 us, BENCHMARKS.md). A nil dir is p's lstatNode.
+// us a call against 3.4 us, BENCHMARKS.md). A nil dir is p's lstatNode,
+// and so is a p past the kernel's PATH_MAX, so that the kernel refuses
+// it (ENAMETOOLONG) as it refuses every later use of p.
 func lstatNodeAt(dir *os.File, name, p string, n *Node) error {
 	var stx unix.Statx_t
 	const mask = unix.STATX_BASIC_STATS | unix.STATX_BTIME
 	fd := unix.AT_FDCWD
-	if dir != nil {
+	if dir != nil && len(p) < unix.PathMax {
 		fd = int(dir.Fd())
 	} else {
 		name = p
