@@ -12,8 +12,9 @@ import (
 )
 
 // prefetcher opens and reads the tree's regular files ahead of the
-// layout, on two goroutines of its own (one opens files and finds their
-// regions, openAhead files ahead of the other, which reads them), in the
+// layout, on two goroutines of its own (one opens files and finds the
+// regions of those past a readChunk, openAhead files ahead of the other,
+// which reads them and finds the smaller ones' with probe), in the
 // order the layout copies them (populate's). The layout's goroutine is
 // the one-pass build's critical path: the opens, the SEEK_DATA calls and
 // the reads took about 40% of it on the midsize tree (BENCHMARKS.md),
@@ -95,7 +96,8 @@ type openedFile struct {
 }
 
 // openDir opens the files of d's tree in populate's order (depth first,
-// each folder's entries in turn) and finds their regions, on a goroutine
+// each folder's entries in turn) and finds their regions (but for host
+// files of a readChunk at most, which probe reads first), on a goroutine
 // of its own: opening a file and its SEEK_HOLE took a third of the
 // reads' goroutine, the longest of a build (BENCHMARKS.md). It reports
 // false when the layout stopped.
