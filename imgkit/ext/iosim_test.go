@@ -8,15 +8,33 @@ import (
 )
 
 // steadyStep makes the calls of copying one steady block b of inode ino
-// after block b-1, one by one: the flush of b-1, then steadyOps.
+// after block b-1, one by one: the flush of b-1, then its allocation's
+// (steadyCalls).
 func steadyStep(m *ioModel, ino uint32, b uint64) {
 	m.w(b - 1)
-	m.w(b)
-	m.ri(ino)
-	m.wiFull(ino)
-	m.ri(ino)
-	m.ri(ino)
-	m.wiFull(ino)
+	m.steadyCalls(b, ino)
+}
+
+// TestSteadyCalls checks that the calls steadyCalls makes, captured, are
+// the ones copyWrites.steady recognises a captured steady block by
+// (steadyOps), with the block and the inode.
+func TestSteadyCalls(t *testing.T) {
+	t.Parallel()
+	var ops []ioOp
+	m := &ioModel{capture: &ops}
+	m.steadyCalls(77, 12)
+	if len(ops) != len(steadyOps) {
+		t.Fatalf("%d calls, want %d", len(ops), len(steadyOps))
+	}
+	for k, op := range ops {
+		want := uint64(12)
+		if k == 0 {
+			want = 77
+		}
+		if op.kind != steadyOps[k] || op.v != want {
+			t.Errorf("call %d: %c %d, want %c %d", k, op.kind, op.v, steadyOps[k], want)
+		}
+	}
 }
 
 // cacheState is what of an ioSim decides its future counts: each slot's
