@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"math"
 	"strings"
 	"syscall"
@@ -18,7 +17,6 @@ import (
 	"github.com/fixturegen/fixturegen/imgkit/bcache"
 	"github.com/fixturegen/fixturegen/imgkit/fstree"
 	"github.com/fixturegen/fixturegen/imgkit/imgfmt"
-	"github.com/fixturegen/fixturegen/imgkit/internal/hostfile"
 	"github.com/fixturegen/fixturegen/imgkit/internal/hugemem"
 )
 
@@ -59,7 +57,7 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	old, err := hostfile.OpenOS(path) // a FIFO in its place does not block
+	old, have, err := imgfmt.OpenFile(path) // regular only; a FIFO does not block
 	if err != nil {
 		return err
 	}
@@ -67,9 +65,6 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	fi, err := old.Stat()
 	if err != nil {
 		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return &fs.PathError{Op: "update", Path: path, Err: imgfmt.ErrNotRegular}
 	}
 	// the file keeps its permissions, as a file written in place does
 	c := bcache.Options{}
@@ -82,17 +77,17 @@ func UpdateFile(path string, src fstree.Source, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Offset == 0 && fi.Size() <= size {
+	if o.Offset == 0 && have <= size {
 		// no byte outside the file system: the image WriteFile makes
 		_, err := writeTarget(imgfmt.ToFile(path), src, &o)
 		return err
 	}
-	im, err := bcache.Create(path, max(fi.Size(), size), o.Cache)
+	im, err := bcache.Create(path, max(have, size), o.Cache)
 	if err != nil {
 		return err
 	}
 	defer im.Abort()
-	if err := im.CopyFrom(0, old, fi.Size()); err != nil {
+	if err := im.CopyFrom(0, old, have); err != nil {
 		return err
 	}
 	inner := o
